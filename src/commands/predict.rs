@@ -1,0 +1,78 @@
+//! `contention predict`: load a model, predict the asked placements and core counts, write
+//! the report in the asked format.
+
+use crate::cli::{Format, PlacementArg, PredictArgs};
+use crate::cores::CoreList;
+use crate::error::{Error, Result};
+use crate::export;
+use crate::io::{model_file, output};
+use crate::model::{self, Model, Placement};
+use crate::provenance::Provenance;
+use crate::report::{PredictReport, REPORT_SCHEMA_VERSION};
+
+pub fn run(args: &PredictArgs) -> Result<()> {
+    let model = model_file::load(&args.model)?;
+    let report = build_report(&model, &args.model, args.ncores.as_ref(), args.placement)?;
+    for note in &report.notes {
+        eprintln!("note: {note}");
+    }
+    let text = match args.format {
+        Format::Table => export::table::render(&report),
+        Format::Json => export::json::render(&report),
+        Format::Csv => export::csv::render(&report),
+    };
+    output::emit(args.output.as_deref(), &text)
+}
+
+/// The report for `model`, its core counts defaulting to every core of one socket.
+pub fn build_report(
+    model: &Model,
+    source: &str,
+    cores: Option<&CoreList>,
+    placement: PlacementArg,
+) -> Result<PredictReport> {
+    let cores_per_socket = model.machine.cores_per_socket;
+    let cores = cores
+        .cloned()
+        .unwrap_or_else(|| CoreList::up_to(cores_per_socket));
+    cores
+        .check_max(
+            cores_per_socket,
+            &format!(
+                "the cores per socket of machine `{}` in {source}",
+                model.machine.name
+            ),
+        )
+        .map_err(|e| Error::Input(format!("--ncores {cores}: {e}")))?;
+    let mut notes = Vec::new();
+    let placements = match placement {
+        PlacementArg::One {
+            comp_numa,
+            comm_numa,
+        } => vec![Placement {
+            comp_numa,
+            comm_numa,
+        }],
+        PlacementArg::All => {
+            if model.remote.is_none() && model.machine.numa_nodes > model.machine.numa_per_socket {
+                notes.push(format!(
+                    "the model has no `remote` parameters: only the {} placements on the first \
+                     socket's NUMA nodes (0..{}) are predicted, not the {} of the whole machine",
+                    model.predictable_nodes().pow(2),
+                    model.machine.numa_per_socket - 1,
+                    model.machine.numa_nodes.pow(2)
+                ));
+            }
+            model::all_placements(model)
+        }
+    };
+    let placements = model::predict(model, &placements, cores.counts())?;
+    Ok(PredictReport {
+        schema_version: REPORT_SCHEMA_VERSION,
+        tool: Provenance::current(),
+        model: source.to_string(),
+        machine: model.machine.clone(),
+        notes,
+        placements,
+    })
+}

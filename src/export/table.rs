@@ -1,0 +1,102 @@
+//! The prediction as a table for a person at a terminal: a header that says which machine and
+//! which build, then one block per placement with aligned columns and the loss each stream
+//! suffers from running beside the other.
+
+use crate::model::placement::Source;
+use crate::model::PlacementPrediction;
+use crate::report::PredictReport;
+use std::fmt::Write;
+
+fn source_name(s: Source) -> &'static str {
+    match s {
+        Source::Local => "local",
+        Source::Remote => "remote",
+        Source::LocalWithRemoteComm => "local, remote b_seq_comm",
+    }
+}
+
+/// Percentage lost going from `alone` to `parallel` (0 when nothing was there to lose).
+fn loss(alone: f64, parallel: f64) -> f64 {
+    if alone > 0.0 {
+        100.0 * (alone - parallel) / alone
+    } else {
+        0.0
+    }
+}
+
+pub fn render(report: &PredictReport) -> String {
+    let m = &report.machine;
+    let mut out = String::new();
+    // `write!` into a String cannot fail.
+    let _ = writeln!(out, "# {}", report.tool.summary());
+    let _ = writeln!(
+        out,
+        "# model {}: machine {}, {} NUMA node(s), {} per socket, {} cores per socket",
+        report.model, m.name, m.numa_nodes, m.numa_per_socket, m.cores_per_socket
+    );
+    let _ = writeln!(
+        out,
+        "# bandwidths in MB/s; loss = how much slower than alone; \
+         * = both data on one NUMA node (contention)"
+    );
+    for note in &report.notes {
+        let _ = writeln!(out, "# note: {note}");
+    }
+    for p in &report.placements {
+        out.push('\n');
+        block(&mut out, p, m.numa_per_socket);
+    }
+    out
+}
+
+fn side(node: u32, numa_per_socket: u32) -> &'static str {
+    if node < numa_per_socket {
+        "first socket"
+    } else {
+        "remote socket"
+    }
+}
+
+fn block(out: &mut String, p: &PlacementPrediction, numa_per_socket: u32) {
+    let _ = writeln!(
+        out,
+        "placement {},{}{}  computation data on node {} ({}), communication data on node {} ({})",
+        p.comp_numa,
+        p.comm_numa,
+        if p.shared_node { " *" } else { "" },
+        p.comp_numa,
+        side(p.comp_numa, numa_per_socket),
+        p.comm_numa,
+        side(p.comm_numa, numa_per_socket),
+    );
+    let _ = writeln!(
+        out,
+        "  model used: computations {}, communications {}",
+        source_name(p.comp_model),
+        source_name(p.comm_model)
+    );
+    let _ = writeln!(
+        out,
+        "  {:>5}  {:>10}  {:>13}  {:>9}  {:>10}  {:>13}  {:>9}",
+        "cores",
+        "comp_alone",
+        "comp_parallel",
+        "comp_loss",
+        "comm_alone",
+        "comm_parallel",
+        "comm_loss"
+    );
+    for pt in &p.points {
+        let _ = writeln!(
+            out,
+            "  {:>5}  {:>10.1}  {:>13.1}  {:>8.1}%  {:>10.1}  {:>13.1}  {:>8.1}%",
+            pt.cores,
+            pt.comp_alone,
+            pt.comp_parallel,
+            loss(pt.comp_alone, pt.comp_parallel),
+            pt.comm_alone,
+            pt.comm_parallel,
+            loss(pt.comm_alone, pt.comm_parallel),
+        );
+    }
+}

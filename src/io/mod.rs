@@ -1,0 +1,5 @@
+//! Everything that touches files: model files, prediction reports, atomic writes.
+
+pub mod atomic;
+pub mod model_file;
+pub mod output;

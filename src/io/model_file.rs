@@ -1,0 +1,150 @@
+//! Reading a model file (DESIGN.md, "Model file") into a validated [`Model`].
+//!
+//! Every refusal names the file, the field (`local.alpha`) and the rule, so a user fixing a
+//! hand-typed file knows where to look.
+
+use crate::error::{Error, Result};
+use crate::model::{paper, Model, Problem};
+use std::path::Path;
+
+/// Prefix that names a model built into the binary (the paper's tables) instead of a file.
+pub const PAPER_PREFIX: &str = "paper:";
+
+/// Loads `spec`: a path, or `paper:NAME` for one of the paper's machines.
+pub fn load(spec: &str) -> Result<Model> {
+    if let Some(name) = spec.strip_prefix(PAPER_PREFIX) {
+        let json = paper::model_json(name).ok_or_else(|| {
+            Error::Input(format!(
+                "the paper has no machine `{name}`; built-in models are {}",
+                paper::names()
+                    .iter()
+                    .map(|n| format!("{PAPER_PREFIX}{n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+        return parse(json, spec);
+    }
+    let text = std::fs::read_to_string(Path::new(spec))
+        .map_err(|e| Error::io("read model file", spec, e))?;
+    parse(&text, spec)
+}
+
+/// Parses and validates model-file JSON; `source` names it in errors.
+pub fn parse(text: &str, source: &str) -> Result<Model> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let model: Model = serde_path_to_error::deserialize(de).map_err(|e| Error::InvalidModel {
+        source: source.to_string(),
+        problems: vec![schema_problem(&e)],
+    })?;
+    let problems = model.problems();
+    if problems.is_empty() {
+        Ok(model)
+    } else {
+        Err(Error::InvalidModel {
+            source: source.to_string(),
+            problems,
+        })
+    }
+}
+
+/// Turns a serde error into a [`Problem`] naming the field: serde reports a missing field
+/// against its parent object, so the field's own name is appended to the path.
+fn schema_problem(e: &serde_path_to_error::Error<serde_json::Error>) -> Problem {
+    let path = e.path().to_string();
+    let msg = e.inner().to_string();
+    let missing = msg
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(name, _)| name.to_string());
+    let field = match (&missing, path.as_str()) {
+        (Some(name), "." | "") => name.clone(),
+        (Some(name), parent) => format!("{parent}.{name}"),
+        (None, "." | "") => "(file)".to_string(),
+        (None, p) => p.to_string(),
+    };
+    let rule = match missing {
+        Some(_) => format!("required field is missing ({msg})"),
+        None => msg,
+    };
+    Problem {
+        field,
+        value: String::new(),
+        rule,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HENRI: &str = include_str!("../model/paper/paper-henri.json");
+
+    fn problems(text: &str) -> Vec<String> {
+        match parse(text, "m.json") {
+            Err(Error::InvalidModel { problems, source }) => {
+                assert_eq!(source, "m.json");
+                problems.iter().map(|p| p.to_string()).collect()
+            }
+            other => panic!("expected InvalidModel, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn paper_models_load() {
+        for name in paper::names() {
+            let m = load(&format!("paper:{name}")).unwrap();
+            assert_eq!(m.machine.name, name);
+        }
+        let err = load("paper:nope").unwrap_err().to_string();
+        assert!(err.contains("paper:henri"), "{err}");
+    }
+
+    #[test]
+    fn missing_field_is_named_with_its_path() {
+        let text = HENRI.replacen("\"alpha\": 0.915,", "", 1);
+        let p = problems(&text);
+        assert_eq!(p.len(), 1);
+        assert!(
+            p[0].starts_with("local.alpha: required field is missing"),
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn mistyped_field_is_named() {
+        let p = problems(&HENRI.replacen("\"n_par_max\": 17", "\"n_par_max\": \"17\"", 1));
+        assert!(p[0].starts_with("local.n_par_max: invalid type"), "{p:?}");
+        let p = problems(&HENRI.replacen("\"n_par_max\": 17", "\"n_par_max\": 17.5", 1));
+        assert!(p[0].starts_with("local.n_par_max"), "{p:?}");
+    }
+
+    #[test]
+    fn rule_violations_are_all_listed() {
+        let text = HENRI
+            .replacen("\"alpha\": 0.915", "\"alpha\": 1.5", 1)
+            .replacen("\"b_seq_comp\": 4455.2", "\"b_seq_comp\": -1", 1);
+        let p = problems(&text);
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert!(p[0].starts_with("local.alpha = 1.5"));
+        assert!(p[1].starts_with("remote.b_seq_comp = -1"));
+    }
+
+    #[test]
+    fn out_of_range_numbers_and_extra_fields() {
+        // JSON has no NaN or infinity; an overflowing literal is refused by the parser.
+        let p = problems(&HENRI.replacen("73423.0", "1e999", 1));
+        assert!(p[0].contains("local.t_par_max"), "{p:?}");
+        // More fields are allowed (DESIGN.md: "more fields may be added").
+        let extra = HENRI.replacen("{", "{\"provenance\": {\"by\": \"hand\"},", 1);
+        assert!(parse(&extra, "m.json").is_ok());
+        // A model without remote is valid (single socket).
+        let m: serde_json::Value = serde_json::from_str(HENRI).unwrap();
+        let mut m = m.as_object().unwrap().clone();
+        m.remove("remote");
+        assert!(parse(&serde_json::to_string(&m).unwrap(), "m.json")
+            .unwrap()
+            .remote
+            .is_none());
+    }
+}

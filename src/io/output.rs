@@ -1,0 +1,20 @@
+//! Where a report goes: standard output, or a file written atomically.
+
+use crate::error::{Error, Result};
+use std::io::Write;
+use std::path::Path;
+
+/// Writes `text` to `path` (atomically) or, without one, to standard output.
+pub fn emit(path: Option<&Path>, text: &str) -> Result<()> {
+    match path {
+        Some(p) => super::atomic::write(p, text.as_bytes()),
+        None => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                // A closed pipe (`| head`) is the reader's choice, not a failure.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                r => r.map_err(|e| Error::io("write", "standard output", e)),
+            }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Equations 1-6 of Denis, Jeannot and Swartvagher (section 3.2; Algorithms 1 and 2 of
+//! Appendix A): from one parameter set, the bandwidths of computations and communications for
+//! every number of computing cores.
+
+use super::params::Params;
+
+/// The model's prediction for one core count and one parameter set (MB/s).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CurvePoint {
+    pub cores: u32,
+    /// `T(n)`, equation 1: what the memory system gives both streams together.
+    pub total: f64,
+    /// `B_seq^comp(n)`, equation 6: computations alone.
+    pub comp_alone: f64,
+    /// `B_par^comp(n)`, equation 3: computations while communications run.
+    pub comp_parallel: f64,
+    /// `B_par^comm(n)`, equation 4: communications while computations run.
+    pub comm_parallel: f64,
+}
+
+/// `T(n)`, equation 1 (Algorithm 1): flat at `T_par^max` up to `N_par^max` cores, then losing
+/// `delta_l` per core up to `N_seq^max`, then `delta_r` per core from `T_par^max2`.
+///
+/// The linear pieces can cross zero when a steep `delta` is extrapolated far beyond the
+/// calibrated cores; a bandwidth cannot be negative, so the result is clamped at 0.
+pub fn total(p: &Params, n: u32) -> f64 {
+    let n = f64::from(n);
+    let (n_par, n_seq) = (f64::from(p.n_par_max), f64::from(p.n_seq_max));
+    let t = if n <= n_par {
+        p.t_par_max
+    } else if n <= n_seq {
+        p.t_par_max - p.delta_l * (n - n_par)
+    } else {
+        p.t_par_max2 - p.delta_r * (n - n_seq)
+    };
+    t.max(0.0)
+}
+
+/// `R(n)`, equation 2: what `n` cores request plus the bandwidth assured to communications.
+pub fn required(p: &Params, n: u32) -> f64 {
+    f64::from(n) * p.b_seq_comp + p.alpha * p.b_seq_comm
+}
+
+/// Equations 1-6 for `n = 1 ..= max_cores` (Algorithm 2).
+///
+/// The points must be computed in order from one core: equation 5 interpolates from the last
+/// core count `i` below `n` where the requirement still fitted (`R(i) < T(i)`). Where no core
+/// count fitted (a corner the paper leaves open: even one core saturates the bus), there is
+/// nothing to interpolate from and `alpha(n) = alpha`.
+pub fn curve(p: &Params, max_cores: u32) -> Vec<CurvePoint> {
+    let mut points = Vec::with_capacity(max_cores as usize);
+    // (i, B_par^comm(i) / B_seq^comm) at the last core count where R(i) < T(i).
+    let mut last_fit: Option<(u32, f64)> = None;
+    for n in 1..=max_cores {
+        let t = total(p, n);
+        let wanted = f64::from(n) * p.b_seq_comp;
+        let comp_alone = wanted.min(t).min(p.t_seq_max); // equation 6
+        let (comp_parallel, comm_parallel) = if required(p, n) < t {
+            let comm = (t - wanted).min(p.b_seq_comm); // equation 4, first case
+            last_fit = Some((n, comm / p.b_seq_comm));
+            (wanted, comm) // equation 3, first case
+        } else {
+            let comm = alpha_n(p, n, last_fit) * p.b_seq_comm; // equation 4, second case
+            ((t - comm).max(0.0), comm) // equation 3, second case
+        };
+        points.push(CurvePoint {
+            cores: n,
+            total: t,
+            comp_alone,
+            comp_parallel,
+            comm_parallel,
+        });
+    }
+    points
+}
+
+/// `alpha(n)`, equation 5: between the last fitting core count `i` and `N_seq^max`, the share
+/// left to communications falls linearly from its value at `i` to `alpha` instead of dropping
+/// at once; elsewhere it is `alpha`.
+fn alpha_n(p: &Params, n: u32, last_fit: Option<(u32, f64)>) -> f64 {
+    match last_fit {
+        Some((i, beta)) if p.n_seq_max > p.n_par_max + 1 && n < p.n_seq_max => {
+            let slope = (beta - p.alpha) / f64::from(p.n_seq_max - i);
+            beta - slope * f64::from(n - i)
+        }
+        _ => p.alpha,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn henri_local() -> Params {
+        Params {
+            n_par_max: 17,
+            t_par_max: 73423.0,
+            n_seq_max: 18,
+            t_seq_max: 72589.9,
+            t_par_max2: 73387.7,
+            alpha: 0.915,
+            delta_l: 35.3,
+            delta_r: 0.0,
+            b_seq_comp: 4455.4,
+            b_seq_comm: 11481.1,
+        }
+    }
+
+    fn dahu_local() -> Params {
+        Params {
+            n_par_max: 11,
+            t_par_max: 72147.6,
+            n_seq_max: 14,
+            t_seq_max: 70072.9,
+            t_par_max2: 71509.2,
+            alpha: 0.959,
+            delta_l: 212.8,
+            delta_r: 656.8,
+            b_seq_comp: 6656.5,
+            b_seq_comm: 11341.2,
+        }
+    }
+
+    #[test]
+    fn total_follows_its_three_pieces() {
+        let p = dahu_local();
+        assert_eq!(total(&p, 1), 72147.6);
+        assert_eq!(total(&p, 11), 72147.6);
+        assert!((total(&p, 13) - (72147.6 - 2.0 * 212.8)).abs() < 1e-9);
+        assert!((total(&p, 16) - (71509.2 - 2.0 * 656.8)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn total_is_clamped_at_zero() {
+        let mut p = dahu_local();
+        p.delta_r = 1e6;
+        assert_eq!(total(&p, 16), 0.0);
+    }
+
+    #[test]
+    fn henri_local_hand_computed_points() {
+        // R(13) = 13 * 4455.4 + 0.915 * 11481.1 = 68425.4 < 73423: communications unhurt.
+        let c = curve(&henri_local(), 18);
+        assert_eq!(c[12].comm_parallel, 11481.1);
+        assert!((c[12].comp_parallel - 13.0 * 4455.4).abs() < 1e-9);
+        // R(14) = 72880.8 < 73423 still, but T - 14 * B = 11047.4 < B_seq^comm.
+        assert!((c[13].comm_parallel - (73423.0 - 14.0 * 4455.4)).abs() < 1e-9);
+        // R(15) > T(15): N_seq^max - N_par^max = 1, so no interpolation: alpha.
+        assert!((c[14].comm_parallel - 0.915 * 11481.1).abs() < 1e-9);
+        assert!((c[14].comp_parallel - (73423.0 - 0.915 * 11481.1)).abs() < 1e-9);
+        // Equation 6: alone, limited by T_seq^max once 17 cores want more.
+        assert!((c[16].comp_alone - 72589.9).abs() < 1e-9);
+    }
+
+    #[test]
+    fn equation_5_interpolates_towards_alpha() {
+        // dahu local: N_seq^max - N_par^max = 3 > 1, so alpha(n) is interpolated.
+        let p = dahu_local();
+        let c = curve(&p, 16);
+        let i = c
+            .iter()
+            .rposition(|pt| required(&p, pt.cores) < pt.total)
+            .expect("some core count fits");
+        let beta = c[i].comm_parallel / p.b_seq_comm;
+        let i_cores = c[i].cores;
+        for pt in &c[i + 1..] {
+            let expected = if pt.cores < p.n_seq_max {
+                beta - (beta - p.alpha) / f64::from(p.n_seq_max - i_cores)
+                    * f64::from(pt.cores - i_cores)
+            } else {
+                p.alpha
+            };
+            assert!(
+                (pt.comm_parallel - expected * p.b_seq_comm).abs() < 1e-6,
+                "n = {}",
+                pt.cores
+            );
+        }
+    }
+
+    #[test]
+    fn no_fitting_core_count_falls_back_to_alpha() {
+        let mut p = dahu_local();
+        p.b_seq_comp = 80000.0; // one core alone over-subscribes the bus
+        let c = curve(&p, 16);
+        assert!(c
+            .iter()
+            .all(|pt| (pt.comm_parallel - p.alpha * p.b_seq_comm).abs() < 1e-9));
+    }
+}

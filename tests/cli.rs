@@ -1,0 +1,220 @@
+//! The `contention` binary end to end: outputs other tools rely on, and errors that name the
+//! bad value with the right exit status.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn contention(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_contention"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("contention-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const HENRI: &str = include_str!("../src/model/paper/paper-henri.json");
+
+#[test]
+fn predict_json_has_the_documented_layout() {
+    let o = contention(&[
+        "predict",
+        "--model",
+        "paper:henri",
+        "--ncores",
+        "1..18",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let placements = v["placements"].as_array().unwrap();
+    assert_eq!(placements.len(), 4);
+    for p in placements {
+        assert!(p["comp_numa"].is_u64() && p["comm_numa"].is_u64());
+        let points = p["points"].as_array().unwrap();
+        assert_eq!(points.len(), 18);
+        for (i, pt) in points.iter().enumerate() {
+            assert_eq!(pt["cores"].as_u64(), Some(i as u64 + 1));
+            for k in ["comp_alone", "comm_alone", "comp_parallel", "comm_parallel"] {
+                assert!(pt[k].as_f64().unwrap() > 0.0, "{k}");
+            }
+        }
+    }
+    assert_eq!(v["machine"]["name"], "henri");
+    assert!(v["tool"]["rustc"].as_str().unwrap().starts_with("rustc"));
+}
+
+#[test]
+fn predict_table_marks_shared_nodes_and_names_the_machine() {
+    let o = contention(&["predict", "--model", "paper:henri", "--ncores", "4"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains("machine henri"), "{out}");
+    assert!(out.contains("placement 0,0 *") && out.contains("placement 1,1 *"));
+    assert!(out.contains("placement 0,1 ") && !out.contains("placement 0,1 *"));
+}
+
+#[test]
+fn predict_csv_is_tidy_and_written_to_file() {
+    let dir = temp_dir("csv");
+    let file = dir.join("pred.csv");
+    let o = contention(&[
+        "predict",
+        "-m",
+        "paper:henri-subnuma",
+        "-n",
+        "1,2,4,8",
+        "-f",
+        "csv",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,comm_parallel")
+    );
+    assert_eq!(lines.count(), 16 * 4);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn bad_core_lists_are_refused_with_status_2() {
+    for (arg, needle) in [
+        ("0..3", "start at 1"),
+        ("5..2", "2..5"),
+        ("x", "`x`"),
+        ("1..19", "18"),
+    ] {
+        let o = contention(&["predict", "--model", "paper:henri", "--ncores", arg]);
+        assert_eq!(o.status.code(), Some(2), "{arg}");
+        assert!(stderr(&o).contains(needle), "{arg}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn invalid_model_files_name_file_field_and_rule() {
+    let dir = temp_dir("model");
+    let cases = [
+        (HENRI.replacen("\"alpha\": 0.915,", "", 1), "local.alpha"),
+        (
+            HENRI.replacen("\"alpha\": 0.915", "\"alpha\": 1.5", 1),
+            "(0, 1]",
+        ),
+        (
+            HENRI.replacen("\"b_seq_comm\": 11481.1", "\"b_seq_comm\": -3", 1),
+            "local.b_seq_comm = -3",
+        ),
+        (
+            HENRI.replacen("\"n_seq_max\": 18", "\"n_seq_max\": 0", 1),
+            "local.n_seq_max = 0",
+        ),
+        (
+            HENRI.replacen("\"numa_per_socket\": 1", "\"numa_per_socket\": 4", 1),
+            "must divide",
+        ),
+        (
+            HENRI.replacen("\"t_seq_max\": 72589.9", "\"t_seq_max\": \"fast\"", 1),
+            "local.t_seq_max",
+        ),
+    ];
+    for (i, (text, needle)) in cases.iter().enumerate() {
+        let path = dir.join(format!("m{i}.json"));
+        std::fs::write(&path, text).unwrap();
+        let o = contention(&["predict", "--model", path.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{needle}");
+        let err = stderr(&o);
+        assert!(
+            err.contains(path.to_str().unwrap()) && err.contains(needle),
+            "{err}"
+        );
+    }
+    let o = contention(&[
+        "predict",
+        "--model",
+        dir.join("absent.json").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("absent.json"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_model_without_remote_predicts_the_first_socket_and_says_so() {
+    let dir = temp_dir("noremote");
+    let mut v: serde_json::Value = serde_json::from_str(HENRI).unwrap();
+    v.as_object_mut().unwrap().remove("remote");
+    let path = dir.join("local-only.json");
+    std::fs::write(&path, v.to_string()).unwrap();
+    let path = path.to_str().unwrap();
+
+    let o = contention(&["predict", "--model", path, "--format", "json"]);
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("no `remote`"), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["placements"].as_array().unwrap().len(), 1);
+
+    let o = contention(&["predict", "--model", path, "--placement", "0,1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("node 1 is on another socket"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn placement_errors_name_the_valid_nodes() {
+    let o = contention(&["predict", "--model", "paper:henri", "--placement", "0,2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("nodes 0..1"), "{}", stderr(&o));
+    let o = contention(&["predict", "--model", "paper:henri", "--placement", "zero"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("COMP,COMM"));
+}
+
+#[test]
+fn help_teaches_units_and_examples() {
+    let o = contention(&["predict", "--help"]);
+    let help = stdout(&o);
+    for needle in [
+        "MB/s",
+        "Examples:",
+        "paper:henri",
+        "comm_parallel",
+        "cores_per_socket",
+    ] {
+        assert!(
+            help.contains(needle),
+            "{needle} missing from predict --help"
+        );
+    }
+    let top = stdout(&contention(&["--help"]));
+    assert!(top.contains("predict") && top.contains("NUMA"));
+}
+
+#[test]
+fn build_script_wrote_man_page_and_completions() {
+    let out = PathBuf::from(env!("OUT_DIR"));
+    let man = std::fs::read_to_string(out.join("contention.1")).unwrap();
+    assert!(man.contains("predict"));
+    let bash = std::fs::read_to_string(out.join("contention.bash")).unwrap();
+    assert!(bash.contains("--ncores"));
+}

@@ -1,0 +1,83 @@
+//! Property tests of the model over valid parameter sets: whatever the parameters, the
+//! predicted bandwidths are physical.
+
+use contention::model::placement::Source;
+use contention::model::{self, Machine, Model, Params};
+use proptest::prelude::*;
+
+fn params(cores: u32) -> impl Strategy<Value = Params> {
+    (
+        (1..=cores, 1..=cores),
+        (
+            1000.0..200_000.0f64,
+            1000.0..200_000.0f64,
+            1000.0..200_000.0f64,
+        ),
+        (0.01..=1.0f64, -1000.0..5000.0f64, -1000.0..5000.0f64),
+        (100.0..20_000.0f64, 100.0..30_000.0f64),
+    )
+        .prop_map(
+            |(
+                (n_par_max, n_seq_max),
+                (t_par_max, t_seq_max, t_par_max2),
+                (alpha, delta_l, delta_r),
+                (b_seq_comp, b_seq_comm),
+            )| Params {
+                n_par_max,
+                t_par_max,
+                n_seq_max,
+                t_seq_max,
+                t_par_max2,
+                alpha,
+                delta_l,
+                delta_r,
+                b_seq_comp,
+                b_seq_comm,
+            },
+        )
+}
+
+fn models() -> impl Strategy<Value = Model> {
+    (1u32..=64, 1u32..=4, 1u32..=3)
+        .prop_flat_map(|(cores, per_socket, sockets)| {
+            (
+                Just((cores, per_socket, sockets)),
+                params(cores),
+                proptest::option::of(params(cores)),
+            )
+        })
+        .prop_map(|((cores, per_socket, sockets), local, remote)| Model {
+            schema_version: 1,
+            machine: Machine {
+                name: "prop".into(),
+                numa_nodes: per_socket * sockets,
+                numa_per_socket: per_socket,
+                cores_per_socket: cores,
+            },
+            local,
+            remote,
+        })
+}
+
+proptest! {
+    #[test]
+    fn predictions_are_physical(m in models()) {
+        prop_assert!(m.problems().is_empty());
+        let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
+        let all = model::predict(&m, &model::all_placements(&m), &cores).unwrap();
+        for p in &all {
+            let comp_params = match p.comp_model {
+                Source::Remote => m.remote.as_ref().unwrap(),
+                _ => &m.local,
+            };
+            for pt in &p.points {
+                for v in [pt.comp_alone, pt.comm_alone, pt.comp_parallel, pt.comm_parallel] {
+                    prop_assert!(v.is_finite() && v >= 0.0, "{:?}", pt);
+                }
+                prop_assert!(pt.comm_parallel <= pt.comm_alone * (1.0 + 1e-12), "{:?}", pt);
+                let wanted = f64::from(pt.cores) * comp_params.b_seq_comp;
+                prop_assert!(pt.comp_parallel <= wanted * (1.0 + 1e-12), "{:?} > {}", pt, wanted);
+            }
+        }
+    }
+}
