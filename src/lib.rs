@@ -16,5 +16,6 @@ pub mod io;
 pub mod model;
 pub mod provenance;
 pub mod report;
+pub mod trace;
 
 pub use error::{Error, Result};

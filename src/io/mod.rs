@@ -3,3 +3,5 @@
 pub mod atomic;
 pub mod model_file;
 pub mod output;
+pub mod tidy_csv;
+pub mod trace_file;

@@ -1,0 +1,164 @@
+//! The tidy CSV of DESIGN.md: `comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,
+//! comm_parallel`, one row per placement and core count, MB/s. `measure` and `predict` write
+//! it; `calibrate` and `evaluate` read it, so measurements from other tools can be used.
+
+use crate::error::{Error, Result};
+use crate::trace::TidyRow;
+use std::path::Path;
+
+/// The header, in this order.
+pub const HEADER: [&str; 7] = [
+    "comp_numa",
+    "comm_numa",
+    "cores",
+    "comp_alone",
+    "comm_alone",
+    "comp_parallel",
+    "comm_parallel",
+];
+
+/// The rows as CSV text, header first, bandwidths with one decimal (0.1 MB/s is far below any
+/// measurement's noise).
+pub fn to_string(rows: &[TidyRow]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    // Writing into a Vec cannot fail.
+    w.write_record(HEADER).expect("in-memory CSV");
+    for r in rows {
+        w.write_record([
+            r.comp_numa.to_string(),
+            r.comm_numa.to_string(),
+            r.cores.to_string(),
+            format!("{:.1}", r.comp_alone),
+            format!("{:.1}", r.comm_alone),
+            format!("{:.1}", r.comp_parallel),
+            format!("{:.1}", r.comm_parallel),
+        ])
+        .expect("in-memory CSV");
+    }
+    String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("ASCII is UTF-8")
+}
+
+/// Reads a tidy CSV file. Columns may come in any order and extra columns are ignored; a
+/// missing column, a bad number, a core count of 0 or a bandwidth that is not a finite number
+/// > 0 is refused naming the file, the line and the column.
+pub fn read(path: &Path) -> Result<Vec<TidyRow>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read CSV file", path, e))?;
+    parse(&text, &path.display().to_string())
+}
+
+/// Parses tidy CSV text; `source` names it in errors.
+pub fn parse(text: &str, source: &str) -> Result<Vec<TidyRow>> {
+    let bad = |msg: String| Error::Input(format!("{source}: {msg}"));
+    let mut r = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let headers = r
+        .headers()
+        .map_err(|e| bad(format!("cannot read the header: {e}")))?
+        .clone();
+    let mut col = [0usize; 7];
+    for (i, name) in HEADER.iter().enumerate() {
+        col[i] = headers.iter().position(|h| h == *name).ok_or_else(|| {
+            bad(format!(
+                "column `{name}` is missing; a tidy CSV has the columns {}",
+                HEADER.join(",")
+            ))
+        })?;
+    }
+    let mut rows = Vec::new();
+    for (n, record) in r.records().enumerate() {
+        let line = n + 2;
+        let record = record.map_err(|e| bad(format!("line {line}: {e}")))?;
+        let field = |i: usize| record.get(col[i]).unwrap_or("");
+        let int = |i: usize| -> Result<u32> {
+            field(i).parse().map_err(|_| {
+                bad(format!(
+                    "line {line}, column {}: `{}` is not a whole number",
+                    HEADER[i],
+                    field(i)
+                ))
+            })
+        };
+        let bw = |i: usize| -> Result<f64> {
+            match field(i).parse::<f64>() {
+                Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+                _ => Err(bad(format!(
+                    "line {line}, column {}: `{}` is not a bandwidth (a finite number > 0, MB/s)",
+                    HEADER[i],
+                    field(i)
+                ))),
+            }
+        };
+        let row = TidyRow {
+            comp_numa: int(0)?,
+            comm_numa: int(1)?,
+            cores: int(2)?,
+            comp_alone: bw(3)?,
+            comm_alone: bw(4)?,
+            comp_parallel: bw(5)?,
+            comm_parallel: bw(6)?,
+        };
+        if row.cores == 0 {
+            return Err(bad(format!(
+                "line {line}, column cores: core counts start at 1"
+            )));
+        }
+        rows.push(row);
+    }
+    if rows.is_empty() {
+        return Err(bad("no data rows after the header".into()));
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(cores: u32) -> TidyRow {
+        TidyRow {
+            comp_numa: 0,
+            comm_numa: 1,
+            cores,
+            comp_alone: 4455.4,
+            comm_alone: 11481.1,
+            comp_parallel: 4400.0,
+            comm_parallel: 11000.0,
+        }
+    }
+
+    #[test]
+    fn round_trips() {
+        let rows = vec![row(1), row(2)];
+        assert_eq!(parse(&to_string(&rows), "x.csv").unwrap(), rows);
+    }
+
+    #[test]
+    fn columns_in_any_order_and_extra_columns() {
+        let text =
+            "cores,note,comm_numa,comp_numa,comp_alone,comm_alone,comp_parallel,comm_parallel\n\
+                    2, a ,1,0,4455.4,11481.1,4400,11000\n";
+        assert_eq!(parse(text, "x.csv").unwrap(), vec![row(2)]);
+    }
+
+    #[test]
+    fn refusals_name_file_line_and_column() {
+        let err = |t: &str| parse(t, "x.csv").unwrap_err().to_string();
+        let e = err("comp_numa,comm_numa,cores,comp_alone\n0,0,1,5\n");
+        assert!(
+            e.starts_with("x.csv: column `comm_alone` is missing"),
+            "{e}"
+        );
+        let head = HEADER.join(",");
+        let e = err(&format!("{head}\n0,0,1,1,1,1,1\n0,0,2,1,NaN,1,1\n"));
+        assert!(e.contains("line 3, column comm_alone: `NaN`"), "{e}");
+        let e = err(&format!("{head}\n0,0,1,1,1,-1,1\n"));
+        assert!(e.contains("column comp_parallel"), "{e}");
+        let e = err(&format!("{head}\n0,x,1,1,1,1,1\n"));
+        assert!(e.contains("column comm_numa: `x`"), "{e}");
+        let e = err(&format!("{head}\n0,0,0,1,1,1,1\n"));
+        assert!(e.contains("start at 1"), "{e}");
+        assert!(err(&format!("{head}\n")).contains("no data rows"));
+        assert!(err(&format!("{head}\n0,0,1,1,1\n")).contains("line 2"));
+    }
+}

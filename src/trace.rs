@@ -1,0 +1,205 @@
+//! The measurement trace: what `measure` writes and `calibrate`, `evaluate` and `plot` read.
+//!
+//! A trace is self-describing: the machine as hwloc saw it, the exact cores and NUMA nodes
+//! used, the MPI library, the build, the configuration, and for every core count of the sweep
+//! the four phases of section 4.1.1 (computations alone, communications alone, both in
+//! parallel) with their per-iteration samples and summaries. Bandwidths are MB/s.
+
+use crate::provenance::Provenance;
+use serde::{Deserialize, Serialize};
+
+/// Version of the trace layout. Readers refuse other versions with the reason.
+pub const TRACE_SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    pub schema_version: u32,
+    pub tool: Provenance,
+    pub machine: MachineInfo,
+    pub mpi: MpiInfo,
+    pub config: MeasureConfig,
+    pub plan: Plan,
+    /// When the run started and when the file was last written (RFC 3339, UTC).
+    pub started_at: String,
+    pub updated_at: String,
+    /// Whether every core count of `config.cores` has its point (false after Ctrl-C, a fault
+    /// or while running; `measure --resume` completes it).
+    pub complete: bool,
+    /// One point per measured core count, ascending.
+    pub points: Vec<TracePoint>,
+}
+
+/// The measured node as hwloc describes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MachineInfo {
+    pub hostname: String,
+    pub cpu_model: String,
+    pub sockets: u32,
+    /// Physical cores of the first socket (the computing socket).
+    pub cores_per_socket: u32,
+    /// Hardware threads per core (2 with hyperthreading); only one per core is ever used.
+    pub pus_per_core: u32,
+    pub numa_per_socket: u32,
+    pub numa_nodes: Vec<NumaNodeInfo>,
+    /// Network cards hwloc sees (InfiniBand, Omni-Path, Ethernet), with their locality.
+    pub nics: Vec<NicInfo>,
+    pub hwloc_version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NumaNodeInfo {
+    /// hwloc logical index: the numbering every option of the tool uses.
+    pub logical_index: u32,
+    /// The operating system's index (`numactl`, `/sys/devices/system/node/nodeN`).
+    pub os_index: u32,
+    /// Logical index of the socket (package) it belongs to, if hwloc knows.
+    pub socket: Option<u32>,
+    pub memory_bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NicInfo {
+    pub name: String,
+    /// NUMA nodes (logical) local to the card, empty if hwloc does not know.
+    pub numa_nodes: Vec<u32>,
+    /// Socket (logical) the card is attached to, if known.
+    pub socket: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MpiInfo {
+    /// `MPI_Get_library_version`.
+    pub library_version: String,
+    /// Thread level granted by `MPI_Init_thread`.
+    pub thread_level: String,
+    /// Host name of each rank, rank 0 (the measured node) first.
+    pub hosts: Vec<String>,
+}
+
+/// What the user asked for, after defaults were applied.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeasureConfig {
+    /// NUMA node (logical) of the computation buffers.
+    pub comp_numa: u32,
+    /// NUMA node (logical) of the communication buffer.
+    pub comm_numa: u32,
+    /// Core counts of the sweep, ascending.
+    pub cores: Vec<u32>,
+    pub message_size_bytes: u64,
+    /// Bytes each computing core writes per iteration (weak scaling).
+    pub buffer_bytes_per_core: u64,
+    /// Longest time one phase is sampled, seconds.
+    pub max_phase_seconds: f64,
+    /// A phase stops early once the median of its samples is stable within this relative
+    /// tolerance (see [`Phase::sampling`]).
+    pub stable_within: f64,
+    /// Seconds without progress after which the run is ended as stalled.
+    pub timeout_seconds: f64,
+    /// The store kernel used (`avx512`, `avx2`, `sse2`, or `portable`).
+    pub kernel: String,
+    /// False when the user passed `--no-bind`: threads and memory were not bound and the
+    /// placement columns are only what was asked, not what was enforced.
+    pub bind: bool,
+}
+
+/// How the run was pinned and bound, exactly.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// The computing cores in the order threads take them: thread `i` runs on `compute[i]`.
+    pub compute: Vec<CoreSlot>,
+    /// The core of the communication thread.
+    pub comm: CoreSlot,
+    /// Why that core (e.g. "last core of socket 0, next to mlx5_0").
+    pub comm_reason: String,
+    /// OS indices of the NUMA nodes that hold the computation and communication buffers.
+    pub comp_numa_os: u32,
+    pub comm_numa_os: u32,
+}
+
+/// One physical core and the hardware thread used on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoreSlot {
+    /// hwloc logical index of the core.
+    pub core: u32,
+    /// OS index of the processing unit (hardware thread) the thread is bound to.
+    pub pu_os: u32,
+    /// Logical index of the socket.
+    pub socket: u32,
+}
+
+/// The four measurements of one core count (section 4.1.1, steps 1-3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TracePoint {
+    pub cores: u32,
+    pub comp_alone: Phase,
+    pub comm_alone: Phase,
+    /// Computations while communications run; with `comm_parallel`, the same time window.
+    pub comp_parallel: Phase,
+    pub comm_parallel: Phase,
+}
+
+/// One stream in one phase: the samples kept (steady state only) and their summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Phase {
+    /// Bandwidth of the whole stream in MB/s: for computations, of all computing cores
+    /// together.
+    pub summary: Summary,
+    /// How the phase was sampled: its duration, why it stopped, what was discarded.
+    pub sampling: String,
+    pub samples: Vec<Sample>,
+}
+
+/// Statistics of a phase's bandwidth, MB/s.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub median: f64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub min: f64,
+    pub max: f64,
+    pub count: u64,
+}
+
+/// One iteration of one thread (a store pass over its buffer, or one received message).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Computing thread index, or 0 for the communication thread.
+    pub thread: u32,
+    /// Seconds since the start of the point (one clock for all phases of a point, so the
+    /// windows of parallel computation and communication samples can be compared).
+    pub start: f64,
+    pub end: f64,
+    /// Bandwidth of this iteration of this thread, MB/s.
+    pub mbps: f64,
+}
+
+impl Trace {
+    /// The tidy rows of this trace (one per point, medians), as `measure` writes its CSV.
+    pub fn tidy_rows(&self) -> Vec<TidyRow> {
+        self.points
+            .iter()
+            .map(|p| TidyRow {
+                comp_numa: self.config.comp_numa,
+                comm_numa: self.config.comm_numa,
+                cores: p.cores,
+                comp_alone: p.comp_alone.summary.median,
+                comm_alone: p.comm_alone.summary.median,
+                comp_parallel: p.comp_parallel.summary.median,
+                comm_parallel: p.comm_parallel.summary.median,
+            })
+            .collect()
+    }
+}
+
+/// One row of the tidy CSV (DESIGN.md): a placement, a core count and its four bandwidths.
+/// Repeated rows are repetitions, aggregated by median.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TidyRow {
+    pub comp_numa: u32,
+    pub comm_numa: u32,
+    pub cores: u32,
+    pub comp_alone: f64,
+    pub comm_alone: f64,
+    pub comp_parallel: f64,
+    pub comm_parallel: f64,
+}
