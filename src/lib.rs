@@ -13,6 +13,7 @@ pub mod cores;
 pub mod error;
 pub mod export;
 pub mod io;
+pub mod measure;
 pub mod model;
 pub mod provenance;
 pub mod report;

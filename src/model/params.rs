@@ -162,7 +162,7 @@ impl Model {
                 out.push(problem(format!("machine.{name}"), v, "must be >= 1"));
             }
         }
-        if m.numa_per_socket >= 1 && m.numa_nodes % m.numa_per_socket != 0 {
+        if m.numa_per_socket >= 1 && !m.numa_nodes.is_multiple_of(m.numa_per_socket) {
             out.push(problem(
                 "machine.numa_per_socket".into(),
                 m.numa_per_socket,

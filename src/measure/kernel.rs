@@ -1,0 +1,214 @@
+//! The computation kernel: a non-temporal `memset` (section 4.1.1 and 2.3 of the paper).
+//!
+//! Non-temporal stores write to memory without allocating cache lines, so every byte the
+//! kernel writes crosses the memory bus exactly once and the last-level cache plays no part,
+//! which is what the model assumes. The widest store the CPU supports is picked at run time:
+//! the intrinsics only reach full speed inside a function compiled for their feature
+//! (`#[target_feature]`), where they are inlined into the loop (DESIGN.md: 14 GB/s outside,
+//! 36 GB/s inside on the development machine).
+
+use std::mem::MaybeUninit;
+
+/// A store kernel, widest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kernel {
+    /// 64-byte `vmovntdq` (`_mm512_stream_si512`).
+    Avx512,
+    /// 32-byte `vmovntdq` (`_mm256_stream_si256`).
+    Avx2,
+    /// 16-byte `movntdq` (`_mm_stream_si128`).
+    Sse2,
+    /// Plain volatile stores, for architectures without a kernel here (e.g. aarch64). They go
+    /// through the cache: the measured bandwidth then includes read-for-ownership traffic and
+    /// is not the paper's non-temporal memset. The trace records it.
+    Portable,
+}
+
+impl Kernel {
+    /// The widest kernel this CPU supports.
+    pub fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if is_x86_feature_detected!("avx512f") {
+                return Kernel::Avx512;
+            }
+            if is_x86_feature_detected!("avx2") {
+                return Kernel::Avx2;
+            }
+            // SSE2 is part of the x86-64 baseline.
+            Kernel::Sse2
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Kernel::Portable
+    }
+
+    /// Every kernel this CPU supports, widest first (for benchmarks and tests).
+    pub fn supported() -> Vec<Kernel> {
+        let mut all = vec![Kernel::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            all.insert(0, Kernel::Sse2);
+            if is_x86_feature_detected!("avx2") {
+                all.insert(0, Kernel::Avx2);
+            }
+            if is_x86_feature_detected!("avx512f") {
+                all.insert(0, Kernel::Avx512);
+            }
+        }
+        all
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Avx512 => "avx512",
+            Kernel::Avx2 => "avx2",
+            Kernel::Sse2 => "sse2",
+            Kernel::Portable => "portable",
+        }
+    }
+
+    /// Fills `buf` with `value`, bypassing the cache where the kernel can. Bytes past the
+    /// largest multiple of 64 are left alone: buffers are page-sized multiples in practice,
+    /// and the bandwidth is computed from the bytes actually written ([`Kernel::written`]).
+    pub fn fill(self, buf: &mut [MaybeUninit<u8>], value: u8) {
+        let len = Self::written(buf.len());
+        let ptr = buf.as_mut_ptr().cast::<u8>();
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `detect`/`supported` only return this kernel when the CPU has AVX-512F;
+            // `ptr .. ptr+len` is inside `buf`, which we borrow mutably.
+            Kernel::Avx512 => unsafe { x86::stream_avx512(ptr, len, value) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above, with AVX2.
+            Kernel::Avx2 => unsafe { x86::stream_avx2(ptr, len, value) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: SSE2 is baseline on x86-64; the range is inside `buf`.
+            Kernel::Sse2 => unsafe { x86::stream_sse2(ptr, len, value) },
+            _ => portable(buf, len, value),
+        }
+    }
+
+    /// Bytes one [`Kernel::fill`] of a `len`-byte buffer writes.
+    pub fn written(len: usize) -> usize {
+        len & !63
+    }
+}
+
+fn portable(buf: &mut [MaybeUninit<u8>], len: usize, value: u8) {
+    for b in &mut buf[..len] {
+        b.write(value);
+    }
+    // Keep the compiler from eliding stores it can prove are dead.
+    std::hint::black_box(buf);
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    /// Streams `len` bytes (a multiple of 64) from `ptr`, whose alignment may be anything:
+    /// the unaligned head is written with regular stores up to the first 64-byte boundary.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512F; `ptr .. ptr + len` is writable.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn stream_avx512(ptr: *mut u8, len: usize, value: u8) {
+        let v = _mm512_set1_epi8(value as i8);
+        let (head, body) = split_aligned(ptr, len, 64);
+        // SAFETY: caller guarantees the range; `head` bytes precede `body`.
+        unsafe {
+            std::ptr::write_bytes(ptr, value, head);
+            let mut p = ptr.add(head);
+            let end = p.add(body);
+            while p < end {
+                _mm512_stream_si512(p.cast(), v);
+                p = p.add(64);
+            }
+            std::ptr::write_bytes(end, value, len - head - body);
+            _mm_sfence();
+        }
+    }
+
+    /// # Safety
+    /// The CPU supports AVX2; `ptr .. ptr + len` is writable.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn stream_avx2(ptr: *mut u8, len: usize, value: u8) {
+        let v = _mm256_set1_epi8(value as i8);
+        let (head, body) = split_aligned(ptr, len, 32);
+        // SAFETY: caller guarantees the range.
+        unsafe {
+            std::ptr::write_bytes(ptr, value, head);
+            let mut p = ptr.add(head);
+            let end = p.add(body);
+            while p < end {
+                _mm256_stream_si256(p.cast(), v);
+                _mm256_stream_si256(p.add(32).cast(), v);
+                p = p.add(64);
+            }
+            std::ptr::write_bytes(end, value, len - head - body);
+            _mm_sfence();
+        }
+    }
+
+    /// # Safety
+    /// `ptr .. ptr + len` is writable.
+    #[target_feature(enable = "sse2")]
+    pub unsafe fn stream_sse2(ptr: *mut u8, len: usize, value: u8) {
+        let v = _mm_set1_epi8(value as i8);
+        let (head, body) = split_aligned(ptr, len, 16);
+        // SAFETY: caller guarantees the range.
+        unsafe {
+            std::ptr::write_bytes(ptr, value, head);
+            let mut p = ptr.add(head);
+            let end = p.add(body);
+            while p < end {
+                _mm_stream_si128(p.cast(), v);
+                _mm_stream_si128(p.add(16).cast(), v);
+                _mm_stream_si128(p.add(32).cast(), v);
+                _mm_stream_si128(p.add(48).cast(), v);
+                p = p.add(64);
+            }
+            std::ptr::write_bytes(end, value, len - head - body);
+            _mm_sfence();
+        }
+    }
+
+    /// Bytes before the first `align`-byte boundary, and the 64-byte-multiple body after it.
+    fn split_aligned(ptr: *mut u8, len: usize, align: usize) -> (usize, usize) {
+        let head = ptr.align_offset(align).min(len);
+        (head, (len - head) & !63)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_supported_kernel_fills_exactly_the_written_bytes() {
+        for k in Kernel::supported() {
+            // Misaligned start and odd length exercise head, body and tail.
+            let mut raw = vec![MaybeUninit::new(0u8); 4096 + 3];
+            let buf = &mut raw[3..];
+            let n = buf.len();
+            k.fill(buf, 0xA5);
+            let written = Kernel::written(n);
+            // SAFETY: every byte of `raw` was initialised by `vec!`.
+            let bytes: Vec<u8> = raw.iter().map(|b| unsafe { b.assume_init() }).collect();
+            assert!(
+                bytes[..3].iter().all(|&b| b == 0),
+                "{k:?} wrote before the buffer"
+            );
+            assert!(bytes[3..3 + written].iter().all(|&b| b == 0xA5), "{k:?}");
+            assert!(
+                bytes[3 + written..].iter().all(|&b| b == 0),
+                "{k:?} wrote past `written`"
+            );
+        }
+    }
+
+    #[test]
+    fn detect_is_among_supported() {
+        assert_eq!(Kernel::supported()[0], Kernel::detect());
+    }
+}

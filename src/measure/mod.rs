@@ -1,0 +1,9 @@
+//! `contention measure`: the benchmark of section 4.1.1 of the paper. This is the only part of
+//! the crate with threads, MPI, pinning and intrinsics.
+//!
+//! - [`topology`]: the machine from hwloc, as plain data.
+//! - [`plan`]: which cores compute, which core communicates, which nodes hold the buffers.
+
+pub mod kernel;
+pub mod plan;
+pub mod topology;

@@ -1,0 +1,349 @@
+//! Where every thread and buffer of a measurement goes, decided from a [`Layout`] before
+//! anything runs, so `--dry-run` can show it and tests can check it on other machines.
+//!
+//! The rules follow section 4.1.1 of the paper: computing threads on distinct physical cores
+//! of the first socket (one hardware thread per core, never two hyperthreads of one core), one
+//! communication thread on a core no computing thread uses, computation buffers on one NUMA
+//! node and the communication buffer on one (possibly other) NUMA node.
+
+use super::topology::{Core, Layout};
+use crate::cores::CoreList;
+use crate::trace::{CoreSlot, Plan};
+
+/// What the user asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    pub comp_numa: u32,
+    pub comm_numa: u32,
+    /// Core counts of the sweep; default every core the communication thread leaves free.
+    pub cores: Option<CoreList>,
+    /// Logical index of the core for the communication thread; default chosen here.
+    pub comm_core: Option<u32>,
+}
+
+/// The plan and the sweep it allows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Planned {
+    pub plan: Plan,
+    pub sweep: Vec<u32>,
+}
+
+fn slot(core: &Core, socket: u32) -> CoreSlot {
+    CoreSlot {
+        core: core.logical,
+        // The first hardware thread of the core: binding to one PU per core is what keeps
+        // two threads off the two hyperthreads of one core.
+        pu_os: core.pus_os[0],
+        socket,
+    }
+}
+
+fn list_nodes(layout: &Layout) -> String {
+    layout
+        .numa
+        .iter()
+        .map(|n| {
+            format!(
+                "{} (P#{}, {:.1} GiB{})",
+                n.logical_index,
+                n.os_index,
+                n.memory_bytes as f64 / (1u64 << 30) as f64,
+                n.socket.map_or(String::new(), |s| format!(", socket {s}"))
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Decides the plan, or says which request cannot be met and what can.
+pub fn plan(layout: &Layout, req: &Request) -> Result<Planned, String> {
+    for (what, node) in [
+        ("computation", req.comp_numa),
+        ("communication", req.comm_numa),
+    ] {
+        if layout.numa.iter().all(|n| n.logical_index != node) {
+            return Err(format!(
+                "NUMA node {node} (for the {what} data) does not exist on {}; its NUMA nodes \
+                 are: {}",
+                layout.hostname,
+                list_nodes(layout)
+            ));
+        }
+    }
+    let first = layout
+        .sockets
+        .iter()
+        .find(|s| !s.cores.is_empty())
+        .ok_or_else(|| "no usable core: the process's cpuset allows none".to_string())?;
+    let (comm, comm_reason) = choose_comm_core(layout, req.comm_core)?;
+    let compute: Vec<CoreSlot> = first
+        .cores
+        .iter()
+        .filter(|c| c.logical != comm.core)
+        .map(|c| slot(c, first.logical))
+        .collect();
+    if compute.is_empty() {
+        return Err(format!(
+            "socket {} has only core {}, which the communication thread needs; pass \
+             --comm-core with a core of another socket",
+            first.logical, comm.core
+        ));
+    }
+    let free = compute.len() as u32;
+    let sweep = match &req.cores {
+        None => CoreList::up_to(free),
+        Some(list) => {
+            list.check_max(
+                free,
+                &format!(
+                    "the {free} cores of socket {} left free by the communication thread \
+                     (core {})",
+                    first.logical, comm.core
+                ),
+            )
+            .map_err(|e| e.to_string())?;
+            list.clone()
+        }
+    };
+    let os = |logical: u32| {
+        layout
+            .numa
+            .iter()
+            .find(|n| n.logical_index == logical)
+            .map_or(logical, |n| n.os_index)
+    };
+    Ok(Planned {
+        plan: Plan {
+            compute,
+            comm,
+            comm_reason,
+            comp_numa_os: os(req.comp_numa),
+            comm_numa_os: os(req.comm_numa),
+        },
+        sweep: sweep.counts().to_vec(),
+    })
+}
+
+/// The communication thread's core and why. Near the network card when hwloc sees one (the
+/// received data crosses that card's PCIe link and the thread drives its completion queue);
+/// otherwise on the second socket when there is one, so every core of the first can compute;
+/// otherwise the last core of the only socket.
+fn choose_comm_core(layout: &Layout, asked: Option<u32>) -> Result<(CoreSlot, String), String> {
+    let all = || {
+        layout
+            .sockets
+            .iter()
+            .flat_map(|s| s.cores.iter().map(move |c| (s.logical, c)))
+    };
+    if let Some(want) = asked {
+        let (socket, core) = all().find(|(_, c)| c.logical == want).ok_or_else(|| {
+            let last = all().map(|(_, c)| c.logical).max().unwrap_or(0);
+            format!("--comm-core {want}: no such usable core; cores are 0..{last} (hwloc logical)")
+        })?;
+        return Ok((slot(core, socket), "chosen with --comm-core".into()));
+    }
+    let sockets: Vec<_> = layout
+        .sockets
+        .iter()
+        .filter(|s| !s.cores.is_empty())
+        .collect();
+    if let Some(nic) = layout.main_nic() {
+        if let Some(s) = nic
+            .info
+            .socket
+            .and_then(|n| sockets.iter().find(|s| s.logical == n))
+        {
+            return Ok(if s.logical == sockets[0].logical {
+                let core = s.cores.last().expect("non-empty");
+                (
+                    slot(core, s.logical),
+                    format!(
+                        "last core of socket {}, the socket of network card {}; it does not compute",
+                        s.logical, nic.info.name
+                    ),
+                )
+            } else {
+                (
+                    slot(&s.cores[0], s.logical),
+                    format!(
+                        "first core of socket {}, the socket of network card {}",
+                        s.logical, nic.info.name
+                    ),
+                )
+            });
+        }
+    }
+    Ok(if let Some(second) = sockets.get(1) {
+        (
+            slot(&second.cores[0], second.logical),
+            format!(
+                "no network card locality seen by hwloc: first core of socket {}, so every \
+                 core of socket {} can compute",
+                second.logical, sockets[0].logical
+            ),
+        )
+    } else {
+        let s = sockets[0];
+        (
+            slot(s.cores.last().expect("non-empty"), s.logical),
+            format!(
+                "single socket: its last core, leaving the others to compute{}",
+                layout.main_nic().map_or(String::new(), |n| format!(
+                    " (network card {})",
+                    n.info.name
+                ))
+            ),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::topology::{layout, load_synthetic, load_xml};
+    use super::*;
+    use std::path::PathBuf;
+
+    fn reference(name: &str) -> Option<Layout> {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/topologies")
+            .join(name);
+        Some(layout(&load_xml(&p).ok()?))
+    }
+
+    fn no_hyperthread_pairs(layout: &Layout, p: &Plan) {
+        let mut cores: Vec<u32> = p.compute.iter().map(|c| c.core).collect();
+        cores.push(p.comm.core);
+        let n = cores.len();
+        cores.sort_unstable();
+        cores.dedup();
+        assert_eq!(cores.len(), n, "two threads on one core");
+        for c in p.compute.iter().chain([&p.comm]) {
+            let core = layout
+                .sockets
+                .iter()
+                .flat_map(|s| &s.cores)
+                .find(|k| k.logical == c.core)
+                .unwrap();
+            assert_eq!(c.pu_os, core.pus_os[0], "bound to the core's first PU");
+        }
+    }
+
+    #[test]
+    fn synthetic_two_sockets_computes_on_every_core_of_the_first() {
+        let l = layout(&load_synthetic("pack:2 numa:2 core:9 pu:2").unwrap());
+        let p = plan(
+            &l,
+            &Request {
+                comp_numa: 0,
+                comm_numa: 3,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(p.plan.compute.len(), 18);
+        assert!(p.plan.compute.iter().all(|c| c.socket == 0));
+        assert_eq!((p.plan.comm.socket, p.plan.comm.core), (1, 18));
+        assert!(p.plan.comm_reason.contains("no network card"));
+        assert_eq!(p.sweep, (1..=18).collect::<Vec<_>>());
+        assert_eq!((p.plan.comp_numa_os, p.plan.comm_numa_os), (0, 3));
+        no_hyperthread_pairs(&l, &p.plan);
+    }
+
+    #[test]
+    fn single_socket_leaves_the_last_core_to_communications() {
+        let l = layout(&load_synthetic("pack:1 numa:1 core:2 pu:1").unwrap());
+        let p = plan(&l, &Request::default()).unwrap();
+        assert_eq!(p.plan.comm.core, 1);
+        assert_eq!(p.plan.compute.len(), 1);
+        assert_eq!(p.sweep, vec![1]);
+        let err = plan(
+            &l,
+            &Request {
+                cores: Some("1..2".parse().unwrap()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("core count 2") && err.contains("left free"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn missing_nodes_are_refused_listing_the_valid_ones() {
+        let l = layout(&load_synthetic("pack:1 numa:1 core:2 pu:1").unwrap());
+        let err = plan(
+            &l,
+            &Request {
+                comm_numa: 1,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("NUMA node 1") && err.contains("nodes are: 0 (P#0"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn comm_core_override_is_checked() {
+        let l = layout(&load_synthetic("pack:2 numa:1 core:4 pu:2").unwrap());
+        let req = |c| Request {
+            comm_core: Some(c),
+            ..Default::default()
+        };
+        let p = plan(&l, &req(2)).unwrap();
+        assert_eq!(p.plan.compute.len(), 3);
+        assert!(p.plan.compute.iter().all(|c| c.core != 2));
+        assert!(plan(&l, &req(8)).unwrap_err().contains("cores are 0..7"));
+    }
+
+    #[test]
+    fn infiniband_machines_put_the_comm_thread_beside_the_card() {
+        // 24em64t: mlx4_0 (and ib0) near package 0.
+        let Some(l) = reference("24em64t-2n6c2t-pci.xml") else {
+            panic!("tests/data/topologies/24em64t-2n6c2t-pci.xml must load");
+        };
+        let nic = l.main_nic().expect("InfiniBand card seen");
+        assert_eq!(nic.info.name, "mlx4_0");
+        let p = plan(&l, &Request::default()).unwrap();
+        assert_eq!(Some(p.plan.comm.socket), nic.info.socket);
+        assert!(
+            p.plan.comm_reason.contains("mlx4_0"),
+            "{}",
+            p.plan.comm_reason
+        );
+        no_hyperthread_pairs(&l, &p.plan);
+        assert_eq!(
+            p.plan.compute.len() + usize::from(p.plan.comm.socket == 0),
+            6
+        );
+
+        // 32em64t: mlx5_0.
+        let l = reference("32em64t-2n8c2t-pci-normalio.xml").expect("loads");
+        let nic = l.main_nic().expect("InfiniBand card seen");
+        assert_eq!(nic.info.name, "mlx5_0");
+        let p = plan(&l, &Request::default()).unwrap();
+        assert_eq!(Some(p.plan.comm.socket), nic.info.socket);
+        assert!(p.plan.comm_reason.contains("mlx5_0"));
+        no_hyperthread_pairs(&l, &p.plan);
+    }
+
+    #[test]
+    fn every_reference_topology_plans_without_hyperthread_pairs() {
+        for name in [
+            "16em64t-4s2c2t.xml",
+            "24em64t-2n6c2t-pci.xml",
+            "32em64t-2n8c2t-pci-normalio.xml",
+            "96em64t-4n4d3ca2co-pci.xml",
+        ] {
+            let l = reference(name).unwrap_or_else(|| panic!("{name} loads"));
+            let p = plan(&l, &Request::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            no_hyperthread_pairs(&l, &p.plan);
+            assert!(p.plan.compute.iter().all(|c| c.socket == 0), "{name}");
+            assert_eq!(p.sweep.len(), p.plan.compute.len(), "{name}");
+        }
+    }
+}

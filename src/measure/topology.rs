@@ -1,0 +1,290 @@
+//! What `measure` needs to know of a machine, read from hwloc once and kept as plain data so
+//! the pinning decisions ([`super::plan`]) are pure and testable on machines this one is not
+//! (synthetic topologies, hwloc XML dumps).
+//!
+//! Numbering follows hwloc's conventions, as `lstopo` and `hwloc-bind` users expect: sockets,
+//! cores and NUMA nodes by logical index, hardware threads (PUs) by OS index for binding.
+
+use crate::error::{Error, Result};
+use crate::trace::{MachineInfo, NicInfo, NumaNodeInfo};
+use hwlocality::object::attributes::ObjectAttributes;
+use hwlocality::object::types::{OSDeviceType, ObjectType};
+use hwlocality::object::TopologyObject;
+use hwlocality::topology::builder::TypeFilter;
+use hwlocality::Topology;
+use std::path::Path;
+
+/// One physical core: its logical index and the OS indices of its usable hardware threads
+/// (those in the process's allowed cpuset; a core with none is left out of the layout).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Core {
+    pub logical: u32,
+    pub pus_os: Vec<u32>,
+}
+
+/// One socket (hwloc Package) and its usable cores in logical order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Socket {
+    pub logical: u32,
+    pub cores: Vec<Core>,
+}
+
+/// Kind of network card, most relevant for MPI first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum NicKind {
+    /// InfiniBand / Omni-Path / RoCE verbs device (`mlx5_0`, `hfi1_0`): the HPC fabric.
+    Fabric,
+    /// A network interface (`ib0`, `eth0`).
+    Network,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Nic {
+    pub kind: NicKind,
+    pub info: NicInfo,
+}
+
+/// The machine as `measure` plans on it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    pub hostname: String,
+    pub cpu_model: String,
+    pub hwloc_version: String,
+    pub sockets: Vec<Socket>,
+    pub numa: Vec<NumaNodeInfo>,
+    pub nics: Vec<Nic>,
+    /// Cores hwloc sees that the process may not use (cpuset restrictions of a container or
+    /// a batch scheduler); reported so a short sweep is explained.
+    pub cores_not_allowed: u32,
+}
+
+/// Loads this machine's topology, with I/O devices so network cards are seen.
+pub fn load_this_machine() -> Result<Topology> {
+    build(Topology::builder())
+        .map_err(|e| Error::Input(format!("hwloc could not read this machine's topology: {e}")))
+}
+
+/// Loads a saved topology (`lstopo file.xml`) to plan for another machine.
+pub fn load_xml(path: &Path) -> Result<Topology> {
+    let builder = Topology::builder().from_xml_file(path).map_err(|e| {
+        Error::Input(format!(
+            "cannot load hwloc XML topology `{}`: {e}; save one with `lstopo {}`",
+            path.display(),
+            path.display()
+        ))
+    })?;
+    build(builder).map_err(|e| Error::Input(format!("`{}`: {e}", path.display())))
+}
+
+/// Loads a synthetic topology (`pack:2 numa:2 core:18 pu:2`), for tests.
+pub fn load_synthetic(description: &str) -> Result<Topology> {
+    let builder = Topology::builder()
+        .from_synthetic(description)
+        .map_err(|e| Error::Input(format!("bad synthetic topology `{description}`: {e}")))?;
+    build(builder).map_err(|e| Error::Input(e.to_string()))
+}
+
+fn build(
+    builder: hwlocality::topology::builder::TopologyBuilder,
+) -> std::result::Result<Topology, String> {
+    builder
+        .with_io_type_filter(TypeFilter::KeepImportant)
+        .map_err(|e| e.to_string())?
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+fn idx(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+fn info(obj: &TopologyObject, key: &str) -> Option<String> {
+    obj.info(key).map(|v| v.to_string_lossy().into_owned())
+}
+
+/// Reads the layout from a topology.
+pub fn layout(topology: &Topology) -> Layout {
+    let root = topology.root_object();
+    let allowed = topology.allowed_cpuset();
+    let packages: Vec<&TopologyObject> = topology.objects_with_type(ObjectType::Package).collect();
+    // A machine without Package objects (some VMs) is one socket holding every core.
+    let socket_roots: Vec<&TopologyObject> = if packages.is_empty() {
+        vec![root]
+    } else {
+        packages.clone()
+    };
+    let mut cores_not_allowed = 0;
+    let sockets = socket_roots
+        .iter()
+        .enumerate()
+        .map(|(i, pkg)| {
+            let cores = topology
+                .objects_with_type(ObjectType::Core)
+                .filter(|c| std::ptr::eq(*pkg, root) || c.is_in_subtree(pkg))
+                .filter_map(|c| {
+                    let pus_os: Vec<u32> = c
+                        .normal_children()
+                        .filter(|pu| pu.object_type() == ObjectType::PU)
+                        .filter(|pu| pu.cpuset().is_some_and(|s| allowed.includes(&*s)))
+                        .filter_map(|pu| pu.os_index().map(idx))
+                        .collect();
+                    if pus_os.is_empty() {
+                        cores_not_allowed += 1;
+                        None
+                    } else {
+                        Some(Core {
+                            logical: idx(c.logical_index()),
+                            pus_os,
+                        })
+                    }
+                })
+                .collect();
+            Socket {
+                logical: idx(i),
+                cores,
+            }
+        })
+        .collect();
+    let socket_of = |obj: &TopologyObject| -> Option<u32> {
+        let set = obj.cpuset()?;
+        if set.is_empty() {
+            return None;
+        }
+        socket_roots
+            .iter()
+            .position(|p| p.cpuset().is_some_and(|ps| ps.intersects(&*set)))
+            .map(idx)
+    };
+    let numa = topology
+        .objects_with_type(ObjectType::NUMANode)
+        .map(|n| NumaNodeInfo {
+            logical_index: idx(n.logical_index()),
+            os_index: n.os_index().map(idx).unwrap_or(0),
+            socket: socket_of(n),
+            memory_bytes: match n.attributes() {
+                Some(ObjectAttributes::NUMANode(a)) => a.local_memory().map_or(0, |m| m.get()),
+                _ => 0,
+            },
+        })
+        .collect();
+    let nics = topology
+        .objects_with_type(ObjectType::OSDevice)
+        .filter_map(|d| {
+            let kind = match d.attributes() {
+                Some(ObjectAttributes::OSDevice(a)) => match a.device_type() {
+                    OSDeviceType::OpenFabrics => NicKind::Fabric,
+                    OSDeviceType::Network => NicKind::Network,
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            let name = d.name()?.to_string_lossy().into_owned();
+            let anchor = d.first_non_io_ancestor()?;
+            let numa_nodes = anchor
+                .nodeset()
+                .map(|ns| {
+                    topology
+                        .objects_with_type(ObjectType::NUMANode)
+                        .filter(|n| n.os_index().is_some_and(|o| ns.is_set(o)))
+                        .map(|n| idx(n.logical_index()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            Some(Nic {
+                kind,
+                info: NicInfo {
+                    name,
+                    numa_nodes,
+                    socket: socket_of(anchor),
+                },
+            })
+        })
+        .collect();
+    let cpu_model = packages
+        .iter()
+        .find_map(|p| info(p, "CPUModel"))
+        .or_else(|| info(root, "CPUModel"))
+        .unwrap_or_else(|| "unknown".into());
+    Layout {
+        hostname: info(root, "HostName").unwrap_or_else(|| "unknown".into()),
+        cpu_model,
+        hwloc_version: info(root, "hwlocVersion").unwrap_or_else(|| {
+            let v = hwlocality::hwloc_api_version();
+            format!("API {}.{}.{}", v >> 16, (v >> 8) & 0xff, v & 0xff)
+        }),
+        sockets,
+        numa,
+        nics,
+        cores_not_allowed,
+    }
+}
+
+impl Layout {
+    /// NUMA nodes on the first socket, `#m` of the model (at least 1: a machine whose nodes
+    /// have no CPUs is treated as one node per socket).
+    pub fn numa_per_socket(&self) -> u32 {
+        let n = self.numa.iter().filter(|n| n.socket == Some(0)).count();
+        idx(n.max(1))
+    }
+
+    /// The network card MPI most likely uses: a fabric device if any, else an interface
+    /// that is not loopback or virtual.
+    pub fn main_nic(&self) -> Option<&Nic> {
+        let usable = |n: &&Nic| {
+            !["lo", "docker", "virbr", "veth", "br-"]
+                .iter()
+                .any(|p| n.info.name.starts_with(p))
+        };
+        self.nics.iter().filter(usable).min_by_key(|n| n.kind)
+    }
+
+    /// The trace's description of the machine.
+    pub fn machine_info(&self) -> MachineInfo {
+        let first = self.sockets.first();
+        MachineInfo {
+            hostname: self.hostname.clone(),
+            cpu_model: self.cpu_model.clone(),
+            sockets: idx(self.sockets.len()),
+            cores_per_socket: first.map_or(0, |s| idx(s.cores.len())),
+            pus_per_core: first
+                .and_then(|s| s.cores.first())
+                .map_or(0, |c| idx(c.pus_os.len())),
+            numa_per_socket: self.numa_per_socket(),
+            numa_nodes: self.numa.clone(),
+            nics: self.nics.iter().map(|n| n.info.clone()).collect(),
+            hwloc_version: self.hwloc_version.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synthetic_two_sockets_two_nodes_each() {
+        let t = load_synthetic("pack:2 numa:2 core:18 pu:2").unwrap();
+        let l = layout(&t);
+        assert_eq!(l.sockets.len(), 2);
+        assert!(l.sockets.iter().all(|s| s.cores.len() == 36));
+        assert_eq!(l.sockets[0].cores[0].pus_os.len(), 2);
+        assert_eq!(l.numa.len(), 4);
+        assert_eq!(l.numa_per_socket(), 2);
+        assert_eq!(
+            l.numa.iter().map(|n| n.socket).collect::<Vec<_>>(),
+            [Some(0), Some(0), Some(1), Some(1)]
+        );
+        // Cores of socket 1 follow those of socket 0 in logical order.
+        assert_eq!(l.sockets[1].cores[0].logical, 36);
+        assert!(l.main_nic().is_none());
+    }
+
+    #[test]
+    fn this_machine_has_at_least_one_socket_core_and_node() {
+        let l = layout(&load_this_machine().unwrap());
+        assert!(!l.sockets.is_empty() && !l.sockets[0].cores.is_empty());
+        assert!(!l.numa.is_empty());
+        let info = l.machine_info();
+        assert!(info.cores_per_socket >= 1 && info.pus_per_core >= 1);
+    }
+}
