@@ -17,12 +17,17 @@ use std::process::Command;
 mod cores;
 
 #[allow(dead_code)]
+#[path = "src/units.rs"]
+mod units;
+
+#[allow(dead_code)]
 #[path = "src/cli.rs"]
 mod cli;
 
 fn main() {
     println!("cargo:rerun-if-changed=src/cli.rs");
     println!("cargo:rerun-if-changed=src/cores.rs");
+    println!("cargo:rerun-if-changed=src/units.rs");
     provenance();
     if let Err(e) = generate_docs() {
         // Docs are a convenience: a read-only target dir must not fail the build.

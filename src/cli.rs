@@ -1,9 +1,10 @@
 //! The command line: argument structs only, no behaviour.
 //!
-//! `build.rs` compiles this file (with `cores.rs`, its only dependency in the crate) to write
-//! the man page and shell completions, so it must stay free of other crate imports.
+//! `build.rs` compiles this file (with `cores.rs` and `units.rs`, its only dependencies in the
+//! crate) to write the man page and shell completions, so it must stay free of other imports.
 
 use crate::cores::CoreList;
+use crate::units::ByteSize;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -49,11 +50,48 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Measure computation and communication bandwidths, alone and in parallel, for every
+    /// number of computing cores (an MPI job of two ranks).
+    #[command(long_about = MEASURE_ABOUT, after_help = MEASURE_EXAMPLES)]
+    Measure(MeasureArgs),
     /// Predict computation and communication bandwidths from a model file, for every
     /// placement of their data on the NUMA nodes.
     #[command(long_about = PREDICT_ABOUT, after_help = PREDICT_EXAMPLES)]
     Predict(PredictArgs),
 }
+
+const MEASURE_ABOUT: &str = "\
+Measure computation and communication bandwidths, alone and in parallel, for every number of \
+computing cores: the benchmark of section 4.1.1 of the paper.
+
+It is an MPI job of two ranks. Rank 0 is the measured node: N computing threads, each pinned \
+to its own physical core of the first socket, write their own buffer (bound to NUMA node COMP) \
+with non-temporal stores; one communication thread, pinned to a core no computing thread uses, \
+receives messages from rank 1 into a buffer bound to NUMA node COMM. For each N: computations \
+alone, communications alone, both in parallel. Only steady state counts: each thread's first \
+and last iterations are dropped, and the parallel phase counts only while both streams run. A \
+phase stops when the median's 95% confidence interval is within --stable-within, or at \
+--max-phase.
+
+Started from a shell, it launches itself with `mpirun -np 2` on this host (or on --hosts); \
+under mpirun or srun it runs as it is. Use --dry-run first to check the pinning.
+
+The trace (JSON: machine, exact binding, MPI library, build, configuration, per-iteration \
+samples and summaries) and a tidy CSV beside it are rewritten after every point, atomically: \
+a killed run keeps every finished point, and --resume continues it. Bandwidths are MB/s.";
+
+const MEASURE_EXAMPLES: &str = "\
+Examples:
+  Check what would run where, on this machine or a saved topology:
+    contention measure --numa 0,0 --dry-run
+    contention measure --numa 0,1 --dry-run --topology node.xml
+  Local placement on this host (two ranks here), then the remote one:
+    contention measure --numa 0,0 -o local.json
+    contention measure --numa 1,1 -o remote.json
+  Two nodes, rank 0 measured on node1:
+    contention measure --numa 0,0 --hosts node1,node2
+  Continue a run stopped by Ctrl-C:
+    contention measure --numa 0,0 -o local.json --resume";
 
 const PREDICT_ABOUT: &str = "\
 Predict computation and communication bandwidths from a model file (equations 1-8 of the paper).
@@ -112,6 +150,120 @@ pub struct PredictArgs {
     /// Write the output to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct MeasureArgs {
+    /// NUMA nodes of the computation data and of the communication data, `COMP,COMM`
+    /// (hwloc logical indices, as `lstopo` numbers them).
+    #[arg(long, value_name = "COMP,COMM", default_value = "0,0")]
+    pub numa: NumaPair,
+
+    /// Computing-core counts to sweep: `A..B`, `N` or `1,2,4,8`. Default: every core of the
+    /// first socket the communication thread leaves free.
+    #[arg(long, value_name = "A..B")]
+    pub cores: Option<CoreList>,
+
+    /// Core (hwloc logical index) of the communication thread. Default: beside the network
+    /// card if hwloc sees one, else the first core of the second socket, else the last core.
+    #[arg(long, value_name = "CORE")]
+    pub comm_core: Option<u32>,
+
+    /// Size of each received message (the paper uses 64 MB).
+    #[arg(long, value_name = "SIZE", default_value = "64MiB")]
+    pub message_size: ByteSize,
+
+    /// Bytes each computing core writes per iteration (weak scaling). Default: 256MiB, less if
+    /// the NUMA node's free memory cannot hold one per core.
+    #[arg(long, value_name = "SIZE")]
+    pub buffer_size: Option<ByteSize>,
+
+    /// Longest time one phase is sampled, in seconds, if it does not become stable sooner.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    pub max_phase: f64,
+
+    /// A phase stops once the 95% confidence interval of its median is within this many
+    /// percent.
+    #[arg(long, value_name = "PERCENT", default_value_t = 1.0)]
+    pub stable_within: f64,
+
+    /// Seconds without any completed iteration or message before the run is ended as stalled
+    /// (e.g. the sender died); finished points are kept.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub timeout: f64,
+
+    /// Two hosts, `A,B`: rank 0 (measured) on A, rank 1 (sender) on B. Default: both ranks
+    /// on this host.
+    #[arg(long, value_name = "A,B", value_delimiter = ',', num_args = 1)]
+    pub hosts: Option<Vec<String>>,
+
+    /// How to start the two ranks when not already under a launcher.
+    #[arg(long, value_enum, default_value_t = Launcher::Mpirun)]
+    pub launcher: Launcher,
+
+    /// Trace file (JSON); the tidy CSV is written beside it with the extension `.csv`.
+    /// Default: contention-HOST-numaCOMP-COMM.json in the current directory.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Continue the trace in --output: measure only the core counts it lacks.
+    #[arg(long)]
+    pub resume: bool,
+
+    /// Overwrite an existing trace file.
+    #[arg(long, conflicts_with = "resume")]
+    pub force: bool,
+
+    /// Do not bind threads or memory (containers, restricted cpusets); recorded in the trace,
+    /// whose placement is then only what was asked.
+    #[arg(long)]
+    pub no_bind: bool,
+
+    /// Print the plan (cores, nodes, sizes, sweep, estimated time) and exit without measuring.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// With --dry-run: plan for the machine of this hwloc XML file (`lstopo node.xml`).
+    #[arg(long, value_name = "FILE.xml", requires = "dry_run")]
+    pub topology: Option<PathBuf>,
+
+    /// No progress output.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// How `measure` starts its two ranks from a shell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Launcher {
+    /// `mpirun -np 2` (Open MPI).
+    Mpirun,
+    /// `srun --ntasks=2` (Slurm).
+    Srun,
+}
+
+/// `COMP,COMM` NUMA node pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NumaPair {
+    pub comp: u32,
+    pub comm: u32,
+}
+
+impl FromStr for NumaPair {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || {
+            format!(
+                "`{s}` is not a NUMA pair; write COMP,COMM with two hwloc logical node \
+                 numbers, e.g. `0,0` (both local) or `0,1`"
+            )
+        };
+        let (c, m) = s.split_once(',').ok_or_else(bad)?;
+        Ok(NumaPair {
+            comp: c.trim().parse().map_err(|_| bad())?,
+            comm: m.trim().parse().map_err(|_| bad())?,
+        })
+    }
 }
 
 /// How a report is written.

@@ -35,6 +35,14 @@ impl CoreList {
         CoreList((1..=max).collect())
     }
 
+    /// The list of `counts` (any order, duplicates allowed).
+    pub fn from_counts(counts: &[u32]) -> Self {
+        let mut v = counts.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        CoreList(v)
+    }
+
     /// The counts, ascending.
     pub fn counts(&self) -> &[u32] {
         &self.0

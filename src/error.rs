@@ -11,6 +11,8 @@ use std::path::PathBuf;
 pub const EXIT_INPUT: i32 = 2;
 /// Exit status when the system failed us (I/O, MPI, a peer that died).
 pub const EXIT_FAILURE: i32 = 1;
+/// Exit status after Ctrl-C: 128 + SIGINT, as shells report it.
+pub const EXIT_INTERRUPTED: i32 = 130;
 
 #[derive(Debug)]
 pub enum Error {
@@ -22,6 +24,12 @@ pub enum Error {
         source: String,
         problems: Vec<Problem>,
     },
+    /// A run failed for a reason outside the user's input (exit 1).
+    Failed(String),
+    /// Ctrl-C or SIGTERM ended the run (exit 130, as shells report SIGINT).
+    Interrupted(String),
+    /// A child job (the MPI launcher) already reported its error; exit with its status.
+    Reported(i32),
     /// Reading or writing a file failed.
     Io {
         action: &'static str,
@@ -35,6 +43,9 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Input(_) | Error::InvalidModel { .. } => EXIT_INPUT,
+            Error::Failed(_) => EXIT_FAILURE,
+            Error::Interrupted(_) => EXIT_INTERRUPTED,
+            Error::Reported(code) => *code,
             // A file the user named that cannot be read is bad input too.
             Error::Io { action, .. } if action.starts_with("read") => EXIT_INPUT,
             Error::Io { .. } => EXIT_FAILURE,
@@ -53,7 +64,8 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Input(msg) => f.write_str(msg),
+            Error::Input(msg) | Error::Failed(msg) | Error::Interrupted(msg) => f.write_str(msg),
+            Error::Reported(code) => write!(f, "the MPI job exited with status {code}"),
             Error::InvalidModel { source, problems } => {
                 write!(f, "model file `{source}` is invalid:")?;
                 for p in problems {

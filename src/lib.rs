@@ -17,6 +17,9 @@ pub mod measure;
 pub mod model;
 pub mod provenance;
 pub mod report;
+pub mod stats;
+pub mod timestamp;
 pub mod trace;
+pub mod units;
 
 pub use error::{Error, Result};

@@ -8,10 +8,14 @@ use contention::commands;
 fn main() {
     let cli = Cli::parse();
     let result = match &cli.command {
+        Command::Measure(args) => commands::measure::run(args),
         Command::Predict(args) => commands::predict::run(args),
     };
     if let Err(e) = result {
-        eprintln!("error: {e}");
+        // The launched job printed its own error already.
+        if !matches!(e, contention::Error::Reported(_)) {
+            eprintln!("error: {e}");
+        }
         std::process::exit(e.exit_code());
     }
 }

@@ -4,6 +4,14 @@
 //! - [`topology`]: the machine from hwloc, as plain data.
 //! - [`plan`]: which cores compute, which core communicates, which nodes hold the buffers.
 
+pub mod comm;
 pub mod kernel;
+pub mod launch;
+pub mod memory;
 pub mod plan;
+pub mod progress;
+pub mod run;
+pub mod sampling;
+pub mod session;
+pub mod signals;
 pub mod topology;

@@ -1,0 +1,86 @@
+//! Byte sizes as users type them: `64MiB`, `64M`, `1GiB`, `512k`, `1048576`.
+//!
+//! Depends on `std` only: `build.rs` compiles it through `cli.rs`.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A size in bytes. Suffixes are binary (`k`/`KiB` = 1024), as buffer sizes are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ByteSize(pub u64);
+
+impl FromStr for ByteSize {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        let split = t
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(t.len());
+        let (num, unit) = t.split_at(split);
+        let shift = match unit.trim().to_ascii_lowercase().as_str() {
+            "" | "b" => 0,
+            "k" | "kb" | "kib" => 10,
+            "m" | "mb" | "mib" => 20,
+            "g" | "gb" | "gib" => 30,
+            _ => {
+                return Err(format!(
+                    "`{s}`: unknown unit `{}`; write e.g. 64MiB, 512k, 1G or a byte count",
+                    unit.trim()
+                ))
+            }
+        };
+        let value: f64 = num.parse().map_err(|_| {
+            format!("`{s}` is not a size; write e.g. 64MiB, 512k, 1G or a byte count")
+        })?;
+        let bytes = value * (1u64 << shift) as f64;
+        if !(bytes >= 1.0 && bytes < 2f64.powi(62)) {
+            return Err(format!(
+                "`{s}`: a size must be at least 1 byte and below 4 EiB"
+            ));
+        }
+        Ok(ByteSize(bytes.round() as u64))
+    }
+}
+
+impl fmt::Display for ByteSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+            if b >= 1 << shift && b.is_multiple_of(1 << shift) {
+                return write!(f, "{}{unit}", b >> shift);
+            }
+        }
+        write!(f, "{b}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_units_and_round_trips() {
+        for (s, b) in [
+            ("64MiB", 64 << 20),
+            ("64M", 64 << 20),
+            ("1g", 1 << 30),
+            ("512k", 512 << 10),
+            ("1000", 1000),
+            ("1.5GiB", 3 << 29),
+        ] {
+            assert_eq!(s.parse::<ByteSize>(), Ok(ByteSize(b)), "{s}");
+        }
+        assert_eq!(ByteSize(64 << 20).to_string(), "64MiB");
+        assert_eq!(ByteSize(1000).to_string(), "1000");
+        assert!("0"
+            .parse::<ByteSize>()
+            .unwrap_err()
+            .contains("at least 1 byte"));
+        assert!("12 parsecs"
+            .parse::<ByteSize>()
+            .unwrap_err()
+            .contains("unknown unit"));
+        assert!("x".parse::<ByteSize>().is_err());
+    }
+}
