@@ -119,9 +119,19 @@ fn as_rank(args: &MeasureArgs) -> Result<()> {
         thread_level: format!("{granted:?}"),
         hosts: vec![name, String::from_utf8_lossy(&peer).into_owned()],
     };
-    let result = rank0(args, mpi_info, interrupted);
+    // Whatever happens on rank 0, even a bug that panics, rank 1 must be told to stop, or
+    // both ranks would wait for each other in MPI_Finalize.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rank0(args, mpi_info, interrupted)
+    }));
     comm::shutdown(&world);
-    result
+    result.unwrap_or_else(|_| {
+        Err(Error::Failed(
+            "internal error on rank 0 (the panic message is above); finished points are \
+             saved; please report this"
+                .into(),
+        ))
+    })
 }
 
 fn rank0(
@@ -163,19 +173,8 @@ fn rank0(
             path.display(),
             path.display()
         ))),
-        Err((Abort::Stalled(why), path)) => {
-            // The communication thread may be blocked inside MPI, so neither shutting rank 1
-            // down nor finalizing MPI can be trusted to return: report and leave now (the
-            // launcher then ends rank 1).
-            eprintln!(
-                "error: stalled: {why}; finished points are saved in {}; continue with --resume",
-                path.display()
-            );
-            std::process::exit(crate::error::EXIT_FAILURE);
-        }
-        Err((Abort::Failed(why), path)) => Err(Error::Failed(format!(
-            "{why} (finished points, if any, are in {})",
-            path.display()
-        ))),
+        Err((Abort::Stalled(why), path)) | Err((Abort::Failed(why), path)) => Err(Error::Failed(
+            format!("{why} (finished points, if any, are in {})", path.display()),
+        )),
     }
 }

@@ -37,8 +37,8 @@ pub struct Sampling {
 pub enum Abort {
     /// Ctrl-C or SIGTERM.
     Interrupted,
-    /// No progress within the timeout. The communication thread may be stuck inside MPI:
-    /// the caller must exit without finalizing MPI.
+    /// No progress within the timeout. Never returned by [`Bench::sweep`], which ends the
+    /// process (the communication thread may be stuck inside MPI).
     Stalled(String),
     /// A failure that leaves MPI usable (binding refused, no samples).
     Failed(String),
@@ -64,6 +64,8 @@ pub struct Bench<'t> {
     pub bind: bool,
     pub sampling: Sampling,
     pub interrupted: &'t AtomicBool,
+    /// Where finished points are saved, for the message if the run stalls.
+    pub saved_to: &'t std::path::Path,
 }
 
 /// Binds the calling thread to one hardware thread (OS index).
@@ -167,14 +169,20 @@ impl Bench<'_> {
                 }
                 Ok(())
             });
-            match result {
-                // A stalled communication thread never returns: leave it to process exit.
-                Err(Abort::Stalled(_)) => {}
-                _ => {
-                    drop(to_comm);
-                    let _ = comm_thread.join();
-                }
+            if let Err(Abort::Stalled(why)) = &result {
+                // The communication thread may be blocked inside MPI for good: this scope
+                // would wait for it forever, and neither telling rank 1 to stop nor
+                // finalizing MPI can be trusted to return. Report and leave now; the
+                // launcher then ends rank 1. Every finished point is already on disk.
+                eprintln!(
+                    "error: stalled: {why}; finished points are saved in {}; continue with \
+                     --resume",
+                    self.saved_to.display()
+                );
+                std::process::exit(crate::error::EXIT_FAILURE);
             }
+            drop(to_comm);
+            let _ = comm_thread.join();
             result
         })
     }
@@ -313,7 +321,9 @@ impl PhaseCtx<'_, '_, '_> {
     ) -> Result<String, Abort> {
         let b = self.bench;
         let tol = b.sampling.stable_within;
-        let mut last_progress = (0usize, Instant::now());
+        // Progress of each running stream (completed iterations, when it last grew): one
+        // stream stalling must not hide behind the other's progress.
+        let mut progress = [(0usize, Instant::now()); 2];
         loop {
             std::thread::sleep(Duration::from_millis(20));
             if b.interrupted.load(Ordering::Relaxed) {
@@ -321,17 +331,26 @@ impl PhaseCtx<'_, '_, '_> {
             }
             let comp_t: Vec<Timings> = comp.iter().map(|m| lock(m).clone()).collect();
             let comm_t = vec![lock(comm).clone()];
-            let count: usize = comp_t.iter().chain(&comm_t).map(Vec::len).sum();
-            if count != last_progress.0 {
-                last_progress = (count, Instant::now());
-            } else if last_progress.1.elapsed() > b.sampling.timeout {
-                return Err(Abort::Stalled(format!(
-                    "{} cores, {}: no iteration or message completed for {:.0} s (is rank 1 \
-                     alive? see --timeout)",
-                    self.n,
-                    phase_name(streams),
-                    b.sampling.timeout.as_secs_f64()
-                )));
+            let counts = [
+                (
+                    streams != Streams::Comm,
+                    comp_t.iter().map(Vec::len).sum::<usize>(),
+                    "computing threads",
+                ),
+                (streams != Streams::Comp, comm_t[0].len(), "sender (rank 1)"),
+            ];
+            for (i, &(running, count, who)) in counts.iter().enumerate() {
+                if !running || count != progress[i].0 {
+                    progress[i] = (count, Instant::now());
+                } else if progress[i].1.elapsed() > b.sampling.timeout {
+                    return Err(Abort::Stalled(format!(
+                        "{} cores, {}: nothing completed by the {who} for {:.0} s (is rank 1 \
+                         alive? see --timeout)",
+                        self.n,
+                        phase_name(streams),
+                        b.sampling.timeout.as_secs_f64()
+                    )));
+                }
             }
             let Some(obs) = observe(streams, &comp_t, &comm_t, bytes_comp, message) else {
                 continue;

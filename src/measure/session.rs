@@ -271,8 +271,8 @@ pub struct Rank0<'a> {
 }
 
 impl Rank0<'_> {
-    /// Runs the sweep, saving the trace after every point. `Abort::Stalled` must end the
-    /// process without finalizing MPI (the communication thread may be stuck in a receive).
+    /// Runs the sweep, saving the trace after every point. A stalled run ends the process
+    /// from inside the sweep (see [`Abort::Stalled`]).
     pub fn run(self) -> std::result::Result<PathBuf, (Abort, PathBuf)> {
         let path = output_path(self.args, &self.layout.hostname);
         let fail = |e: Error, path: &Path| (Abort::Failed(e.to_string()), path.to_path_buf());
@@ -290,6 +290,13 @@ impl Rank0<'_> {
             .collect();
         if let Err(e) = save(&path, &mut trace) {
             return Err(fail(e, &path));
+        }
+        if todo.is_empty() {
+            eprintln!(
+                "measure: {} already holds every asked core count; nothing to measure",
+                path.display()
+            );
+            return Ok(path);
         }
         let c = &self.resolved.config;
         let bind = c.bind;
@@ -326,6 +333,7 @@ impl Rank0<'_> {
                 timeout: Duration::from_secs_f64(c.timeout_seconds),
             },
             interrupted: self.interrupted,
+            saved_to: &path,
         };
         let progress = std::cell::RefCell::new(Progress::new(self.progress, todo.len()));
         let result = bench.sweep(

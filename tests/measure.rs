@@ -1,0 +1,338 @@
+//! `contention measure` end to end on this machine: a real two-rank MPI run on NUMA node 0,
+//! refusals before any work, Ctrl-C, resume and a stalled sender.
+//!
+//! Runs are small (one computing core, short phases, small buffers): they check the
+//! instrument's behaviour, not the machine's speed, so nothing here asserts a bandwidth value.
+
+use contention::io::trace_file;
+use contention::trace::{Phase, Trace};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// MPI jobs run one at a time: two at once on two cores would only slow each other.
+static MPI: Mutex<()> = Mutex::new(());
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("contention-measure-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn measure_cmd(out: &Path, extra: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_contention"));
+    c.args([
+        "measure",
+        "--numa",
+        "0,0",
+        "--cores",
+        "1..1",
+        "--message-size",
+        "4MiB",
+        "--buffer-size",
+        "16MiB",
+        "-o",
+    ])
+    .arg(out)
+    .args(extra);
+    c
+}
+
+fn run(c: &mut Command) -> Output {
+    c.output().expect("contention runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn check_phase(name: &str, p: &Phase) {
+    assert!(!p.samples.is_empty(), "{name}: no samples");
+    assert!(p.summary.count > 0, "{name}");
+    for v in [
+        p.summary.median,
+        p.summary.mean,
+        p.summary.min,
+        p.summary.max,
+    ] {
+        assert!(v.is_finite() && v > 0.0, "{name}: {:?}", p.summary);
+    }
+    for s in &p.samples {
+        assert!(
+            s.mbps.is_finite() && s.mbps > 0.0 && s.end > s.start,
+            "{name}: {s:?}"
+        );
+    }
+    assert!(
+        p.sampling.contains("steady window"),
+        "{name}: {}",
+        p.sampling
+    );
+}
+
+#[test]
+fn a_real_run_on_node_0_gives_a_complete_trace() {
+    let _one = MPI.lock().unwrap_or_else(|p| p.into_inner());
+    let d = dir("e2e");
+    let out = d.join("t.json");
+    let o = run(measure_cmd(&out, &["--max-phase", "0.5"]).arg("--quiet"));
+    assert!(o.status.success(), "{}", text(&o));
+
+    let t: Trace = trace_file::read(&out).unwrap();
+    assert!(t.complete);
+    assert_eq!(t.config.cores, vec![1]);
+    assert_eq!(t.mpi.thread_level, "Serialized");
+    assert!(
+        t.mpi.library_version.contains("MPI"),
+        "{}",
+        t.mpi.library_version
+    );
+    assert_eq!(t.plan.compute.len(), 1);
+    assert_ne!(t.plan.compute[0].core, t.plan.comm.core);
+    assert!(!t.machine.numa_nodes.is_empty() && t.machine.cores_per_socket >= 2);
+    assert_eq!(t.points.len(), 1);
+    let p = &t.points[0];
+    check_phase("comp_alone", &p.comp_alone);
+    check_phase("comm_alone", &p.comm_alone);
+    check_phase("comp_parallel", &p.comp_parallel);
+    check_phase("comm_parallel", &p.comm_parallel);
+    // The parallel samples were taken while both streams ran: their time spans overlap.
+    let span = |ph: &Phase| {
+        (
+            ph.samples.iter().map(|s| s.start).fold(f64::MAX, f64::min),
+            ph.samples.iter().map(|s| s.end).fold(f64::MIN, f64::max),
+        )
+    };
+    let (c, m) = (span(&p.comp_parallel), span(&p.comm_parallel));
+    assert!(
+        c.0 < m.1 && m.0 < c.1,
+        "parallel windows do not overlap: {c:?} {m:?}"
+    );
+    // ... and after the alone phases, on the point's clock.
+    assert!(span(&p.comp_alone).1 <= c.0 && span(&p.comm_alone).1 <= m.0);
+
+    let csv = std::fs::read_to_string(out.with_extension("csv")).unwrap();
+    let rows = contention::io::tidy_csv::parse(&csv, "t.csv").unwrap();
+    assert_eq!(
+        rows,
+        t.tidy_rows().iter().map(|r| round(*r)).collect::<Vec<_>>()
+    );
+
+    // The same file is refused without --resume or --force, before any MPI work.
+    let o = run(&mut measure_cmd(&out, &[]));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--resume"), "{}", text(&o));
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// The CSV keeps one decimal.
+fn round(mut r: contention::trace::TidyRow) -> contention::trace::TidyRow {
+    for v in [
+        &mut r.comp_alone,
+        &mut r.comm_alone,
+        &mut r.comp_parallel,
+        &mut r.comm_parallel,
+    ] {
+        *v = format!("{v:.1}").parse().unwrap();
+    }
+    r
+}
+
+#[test]
+fn a_missing_numa_node_is_refused_naming_the_valid_ones() {
+    let d = dir("numa");
+    let o = run(Command::new(env!("CARGO_BIN_EXE_contention"))
+        .args(["measure", "--numa", "0,1", "-o"])
+        .arg(d.join("t.json")));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("NUMA node 1") && err.contains("0 (P#0"),
+        "{err}"
+    );
+    assert!(!d.join("t.json").exists());
+    for (args, needle) in [
+        (&["--cores", "0..3"][..], "start at 1"),
+        (&["--cores", "1..64"][..], "left free"),
+        (&["--message-size", "0"][..], "at least 1 byte"),
+        (&["--message-size", "4GiB"][..], "32-bit"),
+        (&["--buffer-size", "4k"][..], "cache"),
+        (&["--max-phase", "0"][..], "--max-phase"),
+        (&["--buffer-size", "1000GiB"][..], "free"),
+    ] {
+        let o = run(Command::new(env!("CARGO_BIN_EXE_contention"))
+            .arg("measure")
+            .args(args)
+            .arg("-o")
+            .arg(d.join("t.json")));
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(needle), "{args:?}: {}", text(&o));
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn dry_run_plans_without_measuring() {
+    let o = run(Command::new(env!("CARGO_BIN_EXE_contention")).args([
+        "measure",
+        "--numa",
+        "0,1",
+        "--dry-run",
+        "--topology",
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/topologies/24em64t-2n6c2t-pci.xml"
+        ),
+    ]));
+    assert!(o.status.success(), "{}", text(&o));
+    let plan = String::from_utf8_lossy(&o.stdout);
+    assert!(plan.contains("mlx4_0"), "{plan}");
+    assert!(plan.contains("cores in order: 0 (PU P#"), "{plan}");
+    assert!(plan.contains("NUMA node L#1"), "{plan}");
+}
+
+/// Pids of the processes whose environment says they are MPI rank `rank` of a job writing
+/// `out` (found through /proc, as a user would with `ps`).
+fn rank_pids(out: &Path, rank: u32) -> Vec<i32> {
+    let want_env = format!("OMPI_COMM_WORLD_RANK={rank}");
+    let out = out.to_string_lossy().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            String::from_utf8_lossy(&cmd).contains(&out)
+                && env.split(|&b| b == 0).any(|kv| kv == want_env.as_bytes())
+        })
+        .collect()
+}
+
+fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn wait_exit(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("measure did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn ctrl_c_keeps_a_valid_trace_that_resume_completes() {
+    let _one = MPI.lock().unwrap_or_else(|p| p.into_inner());
+    let d = dir("sigint");
+    let out = d.join("t.json");
+    // Long phases that never count as stable: the run is still measuring when interrupted.
+    let mut child = {
+        use std::os::unix::process::CommandExt;
+        measure_cmd(
+            &out,
+            &["--max-phase", "60", "--stable-within", "0.01", "--quiet"],
+        )
+        .process_group(0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+    };
+    // The trace exists (plan, no points yet) once rank 0 has started the sweep.
+    wait_for("the trace file", Duration::from_secs(60), || out.exists());
+    std::thread::sleep(Duration::from_millis(500));
+    // Ctrl-C in a terminal signals the whole foreground process group.
+    // SAFETY: kill(2) with a negative pid signals that process group; no memory involved.
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+    let status = wait_exit(&mut child, Duration::from_secs(30));
+    assert_eq!(status.code(), Some(130), "exit status after SIGINT");
+
+    let t = trace_file::read(&out).expect("the trace is valid after Ctrl-C");
+    assert!(!t.complete && t.points.is_empty());
+
+    let o = run(&mut measure_cmd(
+        &out,
+        &["--resume", "--max-phase", "0.5", "--quiet"],
+    ));
+    assert!(o.status.success(), "{}", text(&o));
+    let t = trace_file::read(&out).unwrap();
+    assert!(t.complete);
+    assert_eq!(
+        t.points.iter().map(|p| p.cores).collect::<Vec<_>>(),
+        vec![1]
+    );
+    // Resuming a complete trace measures nothing more and duplicates nothing.
+    let o = run(&mut measure_cmd(&out, &["--resume", "--quiet"]));
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(trace_file::read(&out).unwrap().points.len(), 1);
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn a_stalled_sender_ends_the_run_after_the_timeout() {
+    let _one = MPI.lock().unwrap_or_else(|p| p.into_inner());
+    let d = dir("stall");
+    let out = d.join("t.json");
+    // Computations alone stop after 1 s; the communication phase then waits for the sender.
+    let mut child = measure_cmd(
+        &out,
+        &[
+            "--max-phase",
+            "1",
+            "--stable-within",
+            "0.01",
+            "--timeout",
+            "3",
+            "--quiet",
+        ],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    wait_for("the trace file", Duration::from_secs(60), || out.exists());
+    let senders = rank_pids(&out, 1);
+    assert_eq!(senders.len(), 1, "rank 1 found");
+    // SIGSTOP: the sender is alive but sends nothing, as a hung peer would.
+    // SAFETY: kill(2) on a pid we found; no memory involved.
+    unsafe { libc::kill(senders[0], libc::SIGSTOP) };
+    let start = Instant::now();
+    let status = wait_exit(&mut child, Duration::from_secs(60));
+    let mut err = String::new();
+    use std::io::Read;
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!status.success());
+    assert!(
+        start.elapsed() < Duration::from_secs(45),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(err.contains("stalled"), "{err}");
+    assert!(trace_file::read(&out).is_ok(), "the trace stays valid");
+    for pid in senders {
+        // SAFETY: as above; the sender may already be gone.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}
