@@ -3,19 +3,25 @@
 //!
 //! Where things live:
 //! - [`model`]: the paper's equations, pure functions of typed parameters.
+//! - [`dataset`], [`calibrate`], [`evaluate`]: measurements as sweeps per placement, the
+//!   parameters read off them (section 3.1), the model's error on them (section 4.2).
 //! - [`io`]: model files, output files (everything that touches the file system).
 //! - [`export`]: the formats a report is written in (table, JSON, CSV).
 //! - [`commands`]: one module per subcommand, gluing the above; [`cli`] their arguments.
 
+pub mod calibrate;
 pub mod cli;
 pub mod commands;
 pub mod cores;
+pub mod dataset;
 pub mod error;
+pub mod evaluate;
 pub mod export;
 pub mod io;
 pub mod model;
 pub mod provenance;
 pub mod report;
+pub mod stats;
 pub mod trace;
 
 pub use error::{Error, Result};
