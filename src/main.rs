@@ -9,6 +9,8 @@ fn main() {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Predict(args) => commands::predict::run(args),
+        Command::Calibrate(args) => commands::calibrate::run(args),
+        Command::Evaluate(args) => commands::evaluate::run(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");
