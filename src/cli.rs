@@ -58,6 +58,16 @@ pub enum Command {
     /// placement of their data on the NUMA nodes.
     #[command(long_about = PREDICT_ABOUT, after_help = PREDICT_EXAMPLES)]
     Predict(PredictArgs),
+
+    /// Fit the model's parameters to measurements (traces of `contention measure`, or tidy
+    /// CSV) and write the model file.
+    #[command(long_about = CALIBRATE_ABOUT, after_help = CALIBRATE_EXAMPLES)]
+    Calibrate(CalibrateArgs),
+
+    /// Compare a model's predictions with measurements: the error per stream, on the
+    /// calibration placements and the others (the paper's Table 2).
+    #[command(long_about = EVALUATE_ABOUT, after_help = EVALUATE_EXAMPLES)]
+    Evaluate(EvaluateArgs),
 }
 
 const MEASURE_ABOUT: &str = "\
@@ -273,7 +283,7 @@ pub enum Format {
     Table,
     /// The JSON of DESIGN.md, with machine and tool provenance.
     Json,
-    /// Tidy CSV: comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,comm_parallel.
+    /// CSV for tools, one row per point (the command's --help lists the columns).
     Csv,
 }
 
@@ -305,4 +315,146 @@ impl FromStr for PlacementArg {
             comm_numa,
         })
     }
+}
+
+const CALIBRATE_ABOUT: &str = "\
+Fit the model's parameters to measurements (section 3.1 of the paper) and write the model file.
+
+Inputs are traces written by `contention measure` (JSON) or tidy CSV files with the columns
+  comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,comm_parallel
+(bandwidths in MB/s; repeated rows of one placement and core count are repetitions, aggregated \
+by median), so measurements from other benchmarks can be used. The kind is told by the \
+extension (.json, .csv), else by the content.
+
+Two placements are used, as in the paper (section 4.1.2): both data on NUMA node 0 gives the \
+`local` parameters, both data on node N (N = NUMA nodes per socket, the first node of the \
+second socket) the `remote` ones. A single-socket machine gives `local` only. Other placements \
+in the inputs are not used; `contention evaluate` measures the model's error on them.
+
+Each placement's sweep must include 1 computing core and at least one other count; counts \
+above N_seq^max may be skipped except the last one. Maxima (T_seq^max, T_par^max) and the \
+minimum of comm_parallel (alpha) are read so that noise cannot move them: the core counts whose \
+value is within a tolerance of the extreme, from the first one on while they follow each other \
+in the sweep, form a plateau; the plateau's median is the value, its first core count is \
+N_seq^max (where computations alone stop scaling) and its last is N_par^max (equation 1 holds \
+T_par^max up to N_par^max). The tolerance is 1 %, or twice the median relative standard error \
+of the points where the traces' samples (or repeated rows) show more noise; --tolerance sets it.
+
+The model file (JSON) holds the fields `contention predict` reads (schema_version, machine, \
+local, remote) and a `calibration` record: the inputs, the measured machine, the date, the tie \
+rule and, per side, the residuals (measured - predicted, MB/s) and their error. Which \
+placements were used and the parameters are also printed on standard error.";
+
+const CALIBRATE_EXAMPLES: &str = "\
+Examples:
+  From two traces of a two-socket machine:
+    contention calibrate local.json remote.json -o model.json
+
+  From a CSV of another benchmark (one NUMA node per socket, 18 cores per socket):
+    contention calibrate sweep.csv --numa-per-socket 1 --cores-per-socket 18 --name henri -o henri.json
+
+  Then:
+    contention predict --model model.json
+    contention evaluate --model model.json *.json";
+
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// Measurement files: traces of `contention measure` (JSON) or tidy CSV; together they
+    /// must hold placement 0,0 and, on a multi-socket machine, N,N (N = NUMA nodes per socket).
+    #[arg(required = true, value_name = "TRACE")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Write the model file to FILE (atomically) instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// NUMA nodes per socket, for CSV input (traces carry it). Placement N,N calibrates
+    /// `remote`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub numa_per_socket: Option<u32>,
+
+    /// NUMA nodes of the whole machine, for CSV input. Default: the highest node in the
+    /// placements, rounded up to whole sockets.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub numa_nodes: Option<u32>,
+
+    /// Physical cores of one socket, for CSV input. Default: the largest core count measured.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub cores_per_socket: Option<u32>,
+
+    /// Machine name in the model file. Default: the traces' host name, or the CSV file's name.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Relative tolerance, in percent, within which values tie with a maximum or minimum.
+    /// Default: 1 %, or 2 standard errors of the points where the samples show more noise.
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub tolerance: Option<f64>,
+
+    /// On a multi-socket machine, calibrate `local` only (no N,N placement needed); the
+    /// model then predicts the first socket's placements only.
+    #[arg(long)]
+    pub local_only: bool,
+}
+
+/// `--tolerance`: a percentage in [0, 50), returned as a fraction.
+fn parse_percent(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("`{s}` is not a percentage; write e.g. `1` or `0.5` (percent)"))?;
+    if (0.0..50.0).contains(&v) {
+        Ok(v / 100.0)
+    } else {
+        Err(format!(
+            "{v} % is outside [0, 50): the tolerance is how far below a maximum a value may be \
+             and still tie with it, typically 0.5 to 5 %"
+        ))
+    }
+}
+
+const EVALUATE_ABOUT: &str = "\
+Compare a model's predictions with measurements: the mean absolute percentage error
+  MAPE = 100 % / n * sum |measured - predicted| / measured
+for communications and for computations, on the placements the model was calibrated on \
+(\"samples\": 0,0 and N,N with N the NUMA nodes per socket), on the others (\"non-samples\") \
+and on all: the layout of the paper's Table 2 (section 4.2), plus their average.
+
+The Table 2 figures count the bandwidths measured in parallel (comp_parallel, comm_parallel: \
+both streams running together) at every measured placement and core count. The same figures \
+for each stream alone (comp_alone, comm_alone) follow, labelled, with the error per placement.
+
+Inputs are traces of `contention measure` or tidy CSV (see `contention calibrate --help`), of \
+any placements; repeated rows are aggregated by median. The topology is the model's.
+
+Formats: `table` for people; `json` with the same figures (n_samples and n_non_samples are the \
+point counts; null where no point counts); `csv` with one row per point compared:
+  comp_numa,comm_numa,cores,sample,phase,stream,measured,predicted,ape_percent
+(phase is parallel or alone, stream comp or comm, bandwidths MB/s, ape_percent the absolute \
+percentage error of that point).";
+
+const EVALUATE_EXAMPLES: &str = "\
+Examples:
+  contention evaluate --model model.json local.json remote.json cross-*.json
+  contention evaluate --model paper:henri henri-all-placements.csv --format json
+  contention evaluate -m model.json sweep.csv --format csv -o errors.csv";
+
+#[derive(Debug, Args)]
+pub struct EvaluateArgs {
+    /// Model file (JSON, from `contention calibrate` or by hand), or `paper:NAME`.
+    #[arg(long, short = 'm', value_name = "FILE")]
+    pub model: String,
+
+    /// Measurement files: traces of `contention measure` (JSON) or tidy CSV, any placements.
+    #[arg(required = true, value_name = "TRACE")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Output format: Table 2 for people, JSON, or CSV of every point compared.
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+
+    /// Write the output to FILE (atomically) instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }

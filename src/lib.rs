@@ -3,14 +3,20 @@
 //!
 //! Where things live:
 //! - [`model`]: the paper's equations, pure functions of typed parameters.
-//! - [`io`]: model files, output files (everything that touches the file system).
+//! - [`dataset`], [`calibrate`], [`evaluate`]: measurements as sweeps per placement, the
+//!   parameters read off them (section 3.1), the model's error on them (section 4.2).
+//! - [`measure`]: the benchmark (threads, MPI, pinning, intrinsics live only there).
+//! - [`io`]: model files, traces, CSV, output files (everything that touches the file system).
 //! - [`export`]: the formats a report is written in (table, JSON, CSV).
 //! - [`commands`]: one module per subcommand, gluing the above; [`cli`] their arguments.
 
+pub mod calibrate;
 pub mod cli;
 pub mod commands;
 pub mod cores;
+pub mod dataset;
 pub mod error;
+pub mod evaluate;
 pub mod export;
 pub mod io;
 pub mod measure;

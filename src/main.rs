@@ -10,6 +10,8 @@ fn main() {
     let result = match &cli.command {
         Command::Measure(args) => commands::measure::run(args),
         Command::Predict(args) => commands::predict::run(args),
+        Command::Calibrate(args) => commands::calibrate::run(args),
+        Command::Evaluate(args) => commands::evaluate::run(args),
     };
     if let Err(e) = result {
         // The launched job printed its own error already.

@@ -1,24 +1,75 @@
-//! Small statistics used on measurements: summaries and a distribution-free confidence
-//! interval of the median, which decides when a phase has been sampled enough.
+//! Robust statistics for noisy bandwidth measurements: medians rather than means, because a
+//! single disturbed iteration (a page fault, an interrupt, a late message) must not move a
+//! summary, and the median absolute deviation as the matching measure of spread; summaries of
+//! a phase and a distribution-free confidence interval of the median, which decides when a
+//! phase has been sampled enough.
 
 use crate::trace::Summary;
 
-/// Median of `values` (mean of the two middle ones for an even count); NaN when empty.
-pub fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    median_sorted(&v)
-}
+/// `1 / Phi^-1(3/4)`: scales the median absolute deviation to the standard deviation of a
+/// normal distribution (Rousseeuw and Croux, "Alternatives to the Median Absolute Deviation",
+/// JASA 88(424), 1993).
+pub const MAD_TO_SIGMA: f64 = 1.4826;
 
-fn median_sorted(v: &[f64]) -> f64 {
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+/// `sqrt(pi / 2)`: the standard error of the median of `n` normal values is this times
+/// `sigma / sqrt(n)` for large `n` (the median's asymptotic relative efficiency is `2 / pi`;
+/// Kenney and Keeping, "Mathematics of Statistics", 1962, section 13.13).
+pub const MEDIAN_SE_FACTOR: f64 = 1.2533;
+
+/// The median of `values` (the mean of the two middle ones for an even count), reordering them
+/// in place; `None` when empty. Runs in linear time (selection, not sorting), which matters
+/// for traces with thousands of samples per phase.
+pub fn median_in_place(values: &mut [f64]) -> Option<f64> {
+    let n = values.len();
+    if n == 0 {
+        return None;
     }
+    let mid = n / 2;
+    let (lower, &mut upper_mid, _) = values.select_nth_unstable_by(mid, f64::total_cmp);
+    if n % 2 == 1 {
+        return Some(upper_mid);
+    }
+    let lower_mid = lower.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some((lower_mid + upper_mid) / 2.0)
 }
 
-/// Median, mean, sample standard deviation, extremes and count.
+/// The median of `values`, leaving them untouched.
+pub fn median(values: &[f64]) -> Option<f64> {
+    median_in_place(&mut values.to_vec())
+}
+
+/// The relative standard error of the median of `values`: the robust spread
+/// (`MAD_TO_SIGMA * MAD`) divided by the median, times `MEDIAN_SE_FACTOR / sqrt(n)`.
+///
+/// `None` with fewer than two values or a median that is not > 0: nothing can be said of the
+/// spread then. Reorders `values`.
+pub fn relative_se_of_median(values: &mut [f64]) -> Option<f64> {
+    let n = values.len();
+    if n < 2 {
+        return None;
+    }
+    let med = median_in_place(values)?;
+    if !(med > 0.0 && med.is_finite()) {
+        return None;
+    }
+    for v in values.iter_mut() {
+        *v = (*v - med).abs();
+    }
+    let mad = median_in_place(values)?;
+    let sigma = MAD_TO_SIGMA * mad / med;
+    Some(MEDIAN_SE_FACTOR * sigma / (n as f64).sqrt())
+}
+
+/// Mean absolute percentage error, `100 / n * sum |a - p| / a` (the paper's section 4.2), of
+/// `(measured, predicted)` pairs; `None` for no pairs.
+pub fn mape(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<f64> {
+    let (sum, n) = pairs.into_iter().fold((0.0, 0usize), |(s, n), (a, p)| {
+        (s + ((a - p) / a).abs(), n + 1)
+    });
+    (n > 0).then(|| 100.0 * sum / n as f64)
+}
+
+/// Median, mean, sample standard deviation, extremes and count (NaN statistics when empty).
 pub fn summarize(values: &[f64]) -> Summary {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
@@ -34,11 +85,11 @@ pub fn summarize(values: &[f64]) -> Summary {
         (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
     };
     Summary {
-        median: median_sorted(&v),
+        median: median_in_place(&mut v).unwrap_or(f64::NAN),
         mean,
         stddev,
-        min: v.first().copied().unwrap_or(f64::NAN),
-        max: v.last().copied().unwrap_or(f64::NAN),
+        min: v.iter().copied().fold(f64::NAN, f64::min),
+        max: v.iter().copied().fold(f64::NAN, f64::max),
         count: n as u64,
     }
 }
@@ -64,7 +115,7 @@ pub fn median_ci95(values: &[f64]) -> Option<(f64, f64)> {
 /// values to say.
 pub fn relative_ci95(values: &[f64]) -> Option<f64> {
     let (lo, hi) = median_ci95(values)?;
-    let m = median(values);
+    let m = median(values)?;
     (m > 0.0).then(|| (hi - lo) / 2.0 / m)
 }
 
@@ -94,6 +145,40 @@ mod tests {
         );
         assert!(a > 0.01 && b < 0.01, "{a} {b}");
         let (lo, hi) = median_ci95(&steady).unwrap();
-        assert!(lo <= median(&steady) && median(&steady) <= hi);
+        let m = median(&steady).unwrap();
+        assert!(lo <= m && m <= hi);
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[7.0]), Some(7.0));
+        assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn relative_se_follows_spread_and_count() {
+        // Values 99, 100, 101: MAD = 1, sigma = 1.4826 % of 100.
+        let se = relative_se_of_median(&mut [99.0, 100.0, 101.0]).unwrap();
+        assert!((se - 1.2533 * 0.014826 / 3f64.sqrt()).abs() < 1e-12, "{se}");
+        // Four times as many values with the same spread: half the error.
+        let mut many: Vec<f64> = (0..12).map(|i| [99.0, 100.0, 101.0][i % 3]).collect();
+        let se4 = relative_se_of_median(&mut many).unwrap();
+        assert!((se4 - se / 2.0).abs() < 1e-12, "{se4}");
+        assert_eq!(relative_se_of_median(&mut [5.0]), None);
+        assert_eq!(relative_se_of_median(&mut [0.0, 0.0]), None);
+        // One wild value barely moves it: 0.83 %, where the standard deviation of these
+        // values (4.5e5, 4470 times the median) would say nothing sensible.
+        let wild = relative_se_of_median(&mut [99.0, 100.0, 101.0, 100.0, 1e6]).unwrap();
+        assert!(wild < 0.01, "{wild}");
+    }
+
+    #[test]
+    fn mape_is_the_papers_formula() {
+        // |100 - 90| / 100 = 10 %, |200 - 210| / 200 = 5 %: mean 7.5 %.
+        let m = mape([(100.0, 90.0), (200.0, 210.0)]).unwrap();
+        assert!((m - 7.5).abs() < 1e-12);
+        assert_eq!(mape(std::iter::empty()), None);
     }
 }

@@ -1,29 +1,10 @@
 //! The `contention` binary end to end: outputs other tools rely on, and errors that name the
 //! bad value with the right exit status.
 
+mod common;
+
+use common::{contention, stderr, stdout, temp_dir};
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn contention(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_contention"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("contention-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 const HENRI: &str = include_str!("../src/model/paper/paper-henri.json");
 

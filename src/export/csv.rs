@@ -2,12 +2,18 @@
 //! (DESIGN.md, "Tidy CSV"), so predictions and measurements can be joined.
 
 use crate::io::tidy_csv;
+use crate::model::PlacementPrediction;
 use crate::report::PredictReport;
 use crate::trace::TidyRow;
 
 pub fn render(report: &PredictReport) -> String {
-    let rows: Vec<TidyRow> = report
-        .placements
+    tidy_csv::to_string(&tidy_rows(&report.placements))
+}
+
+/// Predictions as tidy rows, one per placement and core count: what a perfect measurement of
+/// a machine the model describes exactly would give.
+pub fn tidy_rows(placements: &[PlacementPrediction]) -> Vec<TidyRow> {
+    placements
         .iter()
         .flat_map(|p| {
             p.points.iter().map(|pt| TidyRow {
@@ -20,6 +26,5 @@ pub fn render(report: &PredictReport) -> String {
                 comm_parallel: pt.comm_parallel,
             })
         })
-        .collect();
-    tidy_csv::to_string(&rows)
+        .collect()
 }

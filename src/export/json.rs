@@ -1,9 +1,9 @@
-//! The prediction as JSON (DESIGN.md, "predict --format json").
+//! Reports as JSON: the prediction (DESIGN.md, "predict --format json"), the evaluation.
 
-use crate::report::PredictReport;
+use serde::Serialize;
 
 /// Pretty-printed JSON, newline-terminated.
-pub fn render(report: &PredictReport) -> String {
+pub fn render<T: Serialize>(report: &T) -> String {
     // Serializing plain structs of numbers and strings cannot fail.
     let mut s = serde_json::to_string_pretty(report).expect("report serializes");
     s.push('\n');

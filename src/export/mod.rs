@@ -1,5 +1,7 @@
-//! Writers of a [`PredictReport`](crate::report::PredictReport), one file per format.
+//! Writers of the reports, one file per format; `evaluation` holds the table and CSV of
+//! `evaluate` (its JSON is [`json::render`]).
 
 pub mod csv;
+pub mod evaluation;
 pub mod json;
 pub mod table;

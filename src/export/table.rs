@@ -3,7 +3,8 @@
 //! suffers from running beside the other.
 
 use crate::model::placement::Source;
-use crate::model::PlacementPrediction;
+use crate::model::{Machine, PlacementPrediction};
+use crate::provenance::Provenance;
 use crate::report::PredictReport;
 use std::fmt::Write;
 
@@ -24,16 +25,21 @@ fn loss(alone: f64, parallel: f64) -> f64 {
     }
 }
 
+/// The first lines of every table: which build, which model file, which machine.
+pub fn header(out: &mut String, tool: &Provenance, model: &str, m: &Machine) {
+    // `write!` into a String cannot fail.
+    let _ = writeln!(out, "# {}", tool.summary());
+    let _ = writeln!(
+        out,
+        "# model {model}: machine {}, {} NUMA node(s), {} per socket, {} cores per socket",
+        m.name, m.numa_nodes, m.numa_per_socket, m.cores_per_socket
+    );
+}
+
 pub fn render(report: &PredictReport) -> String {
     let m = &report.machine;
     let mut out = String::new();
-    // `write!` into a String cannot fail.
-    let _ = writeln!(out, "# {}", report.tool.summary());
-    let _ = writeln!(
-        out,
-        "# model {}: machine {}, {} NUMA node(s), {} per socket, {} cores per socket",
-        report.model, m.name, m.numa_nodes, m.numa_per_socket, m.cores_per_socket
-    );
+    header(&mut out, &report.tool, &report.model, m);
     let _ = writeln!(
         out,
         "# bandwidths in MB/s; loss = how much slower than alone; \

@@ -20,9 +20,15 @@ pub fn read(path: &Path) -> Result<Trace> {
 }
 
 pub fn parse(text: &str, source: &str) -> Result<Trace> {
-    let value: serde_json::Value = serde_json::from_str(text)
+    /// The version alone, read first so that a newer layout is refused with that reason
+    /// rather than with whatever field it changed. Serde skips the rest without building it.
+    #[derive(serde::Deserialize)]
+    struct Version {
+        schema_version: Option<u64>,
+    }
+    let version: Version = serde_json::from_str(text)
         .map_err(|e| Error::Input(format!("{source}: not a JSON trace: {e}")))?;
-    match value.get("schema_version").and_then(|v| v.as_u64()) {
+    match version.schema_version {
         Some(v) if v == u64::from(TRACE_SCHEMA_VERSION) => {}
         Some(v) => {
             return Err(Error::Input(format!(
@@ -36,6 +42,32 @@ pub fn parse(text: &str, source: &str) -> Result<Trace> {
             )))
         }
     }
-    serde_path_to_error::deserialize(value)
-        .map_err(|e| Error::Input(format!("{source}: field `{}`: {}", e.path(), e.inner())))
+    // Straight from the text: a trace holds hundreds of thousands of samples, and going
+    // through a `serde_json::Value` (or tracking the path of every value) costs several
+    // times the parse. Only a file that fails is parsed again to name the bad field.
+    serde_json::from_str(text).map_err(|plain| {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let detail = match serde_path_to_error::deserialize::<_, Trace>(de) {
+            Err(e) => format!("field `{}`: {}", e.path(), e.inner()),
+            Ok(_) => plain.to_string(),
+        };
+        Error::Input(format!("{source}: {detail}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_say_why() {
+        let err = |t: &str| parse(t, "t.json").unwrap_err().to_string();
+        assert!(
+            err("{\"schema_version\": 2, \"points\": 3}").contains("version 2 is not supported")
+        );
+        assert!(err("{\"points\": []}").contains("no schema_version"));
+        assert!(err("nope").starts_with("t.json: not a JSON trace"));
+        let e = err("{\"schema_version\": 1, \"tool\": 5}");
+        assert!(e.starts_with("t.json: field `tool`: invalid type"), "{e}");
+    }
 }

@@ -1,0 +1,453 @@
+//! Calibration: the model's parameters from measurements (sections 3.1 and 4.1.2).
+//!
+//! The paper instantiates the model twice, from two placements where both streams use the
+//! same NUMA node: `M_local` from both data on node 0, `M_remote` from both data on node `#m`
+//! (`numa_per_socket`), the first node of the second socket. Every other placement is
+//! predicted from these two (section 3.3), so calibration uses exactly these two sweeps and
+//! says so; the others are for `evaluate`.
+//!
+//! Pure: the inputs are already read ([`crate::io::inputs`]); the result is a model plus the
+//! record of where it came from and how well it fits its own data.
+
+pub mod rules;
+
+use crate::dataset::{self, Input, InputKind, Sweep, QUANTITIES};
+use crate::error::{Error, Result};
+use crate::model::{self, Machine, Model, Params, Placement, SCHEMA_VERSION};
+use crate::provenance::Provenance;
+use crate::stats;
+use crate::trace::MachineInfo;
+use serde::{Deserialize, Serialize};
+
+pub use rules::{Tolerances, TOLERANCE_FLOOR, TOLERANCE_SE};
+
+/// What the command line adds to the inputs: the topology a CSV lacks, a name, and the
+/// tolerance of the tie rule ([`rules`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Options {
+    pub numa_per_socket: Option<u32>,
+    pub numa_nodes: Option<u32>,
+    pub cores_per_socket: Option<u32>,
+    pub name: Option<String>,
+    /// Relative tolerance for maxima and minima (0.01 = 1 %), instead of the derived one.
+    pub tolerance: Option<f64>,
+    /// Calibrate `local` only on a multi-socket machine.
+    pub local_only: bool,
+    /// When the calibration was made (RFC 3339), recorded in the model file.
+    pub date: String,
+}
+
+/// The model file `calibrate` writes: the fields of DESIGN.md, which `predict` reads, and
+/// beside them where they came from. `calibration` is optional for readers: a model file
+/// without it is still a model ([`crate::io::model_file`] ignores it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibratedModel {
+    #[serde(flatten)]
+    pub model: Model,
+    pub calibration: Calibration,
+}
+
+/// Where a model came from and how well it fits the sweeps it was calibrated on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// The build that calibrated.
+    pub tool: Provenance,
+    /// When (RFC 3339, UTC).
+    pub date: String,
+    pub inputs: Vec<InputRecord>,
+    /// The machine as `measure` described it, when the inputs include a trace.
+    pub measured_machine: Option<MachineInfo>,
+    /// The rule that read maxima and minima, in words.
+    pub tie_rule: String,
+    pub local: SideFit,
+    pub remote: Option<SideFit>,
+    /// What the user was told on standard error.
+    pub notes: Vec<String>,
+}
+
+/// One input file, as recorded in the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputRecord {
+    pub path: String,
+    pub kind: InputKind,
+    /// The measured host, for traces.
+    pub host: Option<String>,
+    /// The placements it holds (`COMP,COMM`).
+    pub placements: Vec<String>,
+}
+
+/// One side of the model and its fit to the sweep it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SideFit {
+    pub comp_numa: u32,
+    pub comm_numa: u32,
+    /// The inputs holding this placement.
+    pub sources: Vec<String>,
+    /// The core counts measured.
+    pub cores: Vec<u32>,
+    /// The tolerances the tie rule used.
+    pub tolerance: Tolerances,
+    /// Mean absolute percentage error of the model on this sweep, per bandwidth.
+    pub mape_percent: Bandwidths,
+    /// Measured minus predicted (MB/s), per core count.
+    pub residuals: Vec<Residual>,
+}
+
+/// The four bandwidths of a point (MB/s), or a statistic of each.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Bandwidths {
+    pub comp_alone: f64,
+    pub comm_alone: f64,
+    pub comp_parallel: f64,
+    pub comm_parallel: f64,
+}
+
+impl From<[f64; 4]> for Bandwidths {
+    /// From an array in [`QUANTITIES`] order.
+    fn from(a: [f64; 4]) -> Self {
+        Bandwidths {
+            comp_alone: a[0],
+            comm_alone: a[1],
+            comp_parallel: a[2],
+            comm_parallel: a[3],
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Residual {
+    pub cores: u32,
+    #[serde(flatten)]
+    pub measured_minus_predicted: Bandwidths,
+}
+
+/// The tie rule, as recorded in every model file.
+pub fn tie_rule(tolerance: Option<f64>) -> String {
+    let tol = match tolerance {
+        Some(t) => format!("tol = {} % (--tolerance)", t * 100.0),
+        None => format!(
+            "tol = max({} %, {} x the median relative standard error of the curve's points)",
+            TOLERANCE_FLOOR * 100.0,
+            TOLERANCE_SE
+        ),
+    };
+    format!(
+        "maxima (T_seq^max, T_par^max) and the minimum of comm_parallel (alpha) are read as \
+         plateaus: the measured core counts within tol of the extreme, from the first on while \
+         they follow each other in the sweep; the value is the plateau's median, N_seq^max its \
+         first core count, N_par^max its last; {tol}"
+    )
+}
+
+/// Calibrates a model from `inputs` (any placements; the two of section 4.1.2 are used).
+/// Returns it with the notes the user should read.
+pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, Vec<String>)> {
+    let (measured, mut notes) = dataset::common_machine(inputs)?;
+    for input in inputs {
+        notes.extend(input.notes.iter().cloned());
+    }
+    let sweeps = dataset::sweeps(inputs);
+    let machine = resolve_machine(measured, inputs, &sweeps, opts, &mut notes)?;
+    let find = |node: u32| {
+        sweeps.iter().find(|s| {
+            s.placement
+                == Placement {
+                    comp_numa: node,
+                    comm_numa: node,
+                }
+        })
+    };
+    let local = find(0).ok_or_else(|| missing(0, "local", &sweeps, inputs))?;
+    let m = machine.numa_per_socket;
+    let multi_socket = machine.numa_nodes > m;
+    let remote = match (multi_socket, opts.local_only, find(m)) {
+        (false, _, _) => None,
+        (true, true, found) => {
+            if found.is_some() {
+                notes.push(format!(
+                    "placement {m},{m} is present but --local-only leaves `remote` out"
+                ));
+            }
+            None
+        }
+        (true, false, Some(s)) => Some(s),
+        (true, false, None) => return Err(missing(m, "remote", &sweeps, inputs)),
+    };
+    for s in [Some(local), remote].into_iter().flatten() {
+        check_cores(s, machine.cores_per_socket, opts)?;
+    }
+    let side = |s: &Sweep| {
+        rules::extract(s, opts.tolerance).map_err(|p| {
+            Error::Input(format!(
+                "placement {} ({}): {p}",
+                s.placement,
+                s.sources.join(", ")
+            ))
+        })
+    };
+    let (local_params, local_tol) = side(local)?;
+    let remote_fit = remote.map(side).transpose()?;
+    let model = Model {
+        schema_version: SCHEMA_VERSION,
+        machine,
+        local: local_params,
+        remote: remote_fit.map(|(p, _)| p),
+    };
+    let problems = model.problems();
+    if !problems.is_empty() {
+        let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+        return Err(Error::Input(format!(
+            "the calibrated parameters break the model's rules:\n  {}\nThe measurements do \
+             not look like the paper's curves; check the inputs with `contention evaluate` or \
+             plot them",
+            list.join("\n  ")
+        )));
+    }
+    let used: Vec<Placement> = [Some(local), remote]
+        .into_iter()
+        .flatten()
+        .map(|s| s.placement)
+        .collect();
+    let unused: Vec<String> = sweeps
+        .iter()
+        .filter(|s| !used.contains(&s.placement))
+        .map(|s| s.placement.to_string())
+        .collect();
+    if !unused.is_empty() {
+        notes.push(format!(
+            "placements {} are not used to calibrate (the model is instantiated on {}, section \
+             4.1.2); give them to `contention evaluate` to measure the model's error there",
+            unused.join(" "),
+            used.iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ));
+    }
+    let local_fit = fit(&model, local, local_tol)?;
+    let remote_fit = match (remote, remote_fit) {
+        (Some(s), Some((_, tol))) => Some(fit(&model, s, tol)?),
+        _ => None,
+    };
+    let calibration = Calibration {
+        tool: Provenance::current(),
+        date: opts.date.clone(),
+        inputs: inputs.iter().map(record).collect(),
+        measured_machine: measured.cloned(),
+        tie_rule: tie_rule(opts.tolerance),
+        local: local_fit,
+        remote: remote_fit,
+        notes: notes.clone(),
+    };
+    Ok((CalibratedModel { model, calibration }, notes))
+}
+
+fn record(input: &Input) -> InputRecord {
+    let mut placements: Vec<String> = Vec::new();
+    for o in &input.observations {
+        let p = o.placement.to_string();
+        if !placements.contains(&p) {
+            placements.push(p);
+        }
+    }
+    InputRecord {
+        path: input.source.clone(),
+        kind: input.kind,
+        host: input.machine.as_ref().map(|m| m.hostname.clone()),
+        placements,
+    }
+}
+
+/// The error for a calibration placement absent from every input.
+fn missing(node: u32, side: &str, sweeps: &[Sweep], inputs: &[Input]) -> Error {
+    let have: Vec<String> = sweeps.iter().map(|s| s.placement.to_string()).collect();
+    let files: Vec<&str> = inputs.iter().map(|i| i.source.as_str()).collect();
+    let hint = if side == "remote" {
+        " (the first node of the second socket); or pass --local-only for a model of the \
+         first socket only"
+    } else {
+        ""
+    };
+    Error::Input(format!(
+        "no input has placement {node},{node}, which the `{side}` parameters are calibrated on \
+         (section 4.1.2); {} hold placements {}. Measure with both the computation and the \
+         communication data on NUMA node {node}{hint}",
+        files.join(", "),
+        have.join(" ")
+    ))
+}
+
+/// Refuses a sweep with more computing cores than the socket has.
+fn check_cores(s: &Sweep, cores_per_socket: u32, opts: &Options) -> Result<()> {
+    match s.points.last() {
+        Some(p) if p.cores > cores_per_socket => Err(Error::Input(format!(
+            "placement {} ({}) has a point with {} computing cores, but the machine has {} \
+             cores per socket{}: the model covers the computing cores of the first socket",
+            s.placement,
+            s.sources.join(", "),
+            p.cores,
+            cores_per_socket,
+            if opts.cores_per_socket.is_some() {
+                " (--cores-per-socket)"
+            } else {
+                ""
+            }
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// A command-line value that must agree with what the traces say.
+fn agree(flag: &str, given: Option<u32>, measured: u32, m: &MachineInfo) -> Result<u32> {
+    match given {
+        Some(g) if g != measured => Err(Error::Input(format!(
+            "--{flag} {g} contradicts the traces, measured on {} with {measured}; leave \
+             --{flag} out for traces (it is for CSV input)",
+            m.hostname
+        ))),
+        _ => Ok(measured),
+    }
+}
+
+/// The machine of the model: from the traces, else from the command line and the CSV.
+fn resolve_machine(
+    measured: Option<&MachineInfo>,
+    inputs: &[Input],
+    sweeps: &[Sweep],
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Result<Machine> {
+    if let Some(m) = measured {
+        let numa_nodes = if m.numa_nodes.is_empty() {
+            m.sockets * m.numa_per_socket
+        } else {
+            m.numa_nodes.len() as u32
+        };
+        return Ok(Machine {
+            name: opts.name.clone().unwrap_or_else(|| m.hostname.clone()),
+            numa_nodes: agree("numa-nodes", opts.numa_nodes, numa_nodes, m)?,
+            numa_per_socket: agree(
+                "numa-per-socket",
+                opts.numa_per_socket,
+                m.numa_per_socket,
+                m,
+            )?,
+            cores_per_socket: agree(
+                "cores-per-socket",
+                opts.cores_per_socket,
+                m.cores_per_socket,
+                m,
+            )?,
+        });
+    }
+    let files: Vec<&str> = inputs.iter().map(|i| i.source.as_str()).collect();
+    let numa_per_socket = opts.numa_per_socket.ok_or_else(|| {
+        Error::Input(format!(
+            "{} carry no topology (CSV): pass --numa-per-socket N, the NUMA nodes of one \
+             socket (`lstopo` or `numactl --hardware` show them; 1 unless sub-NUMA clustering \
+             is on)",
+            files.join(", ")
+        ))
+    })?;
+    let highest = sweeps
+        .iter()
+        .map(|s| s.placement.comp_numa.max(s.placement.comm_numa))
+        .max()
+        .unwrap_or(0);
+    let numa_nodes = match opts.numa_nodes {
+        Some(n) if n <= highest => {
+            return Err(Error::Input(format!(
+                "--numa-nodes {n}, but {} use NUMA node {highest}; nodes are numbered from 0",
+                files.join(", ")
+            )))
+        }
+        Some(n) => n,
+        None => {
+            let n = (highest + 1).div_ceil(numa_per_socket) * numa_per_socket;
+            notes.push(format!(
+                "{n} NUMA node(s) ({} socket(s)) inferred from the placements in the input; \
+                 pass --numa-nodes to say otherwise",
+                n / numa_per_socket
+            ));
+            n
+        }
+    };
+    let cores_per_socket = match opts.cores_per_socket {
+        Some(c) => c,
+        None => {
+            let c = sweeps
+                .iter()
+                .filter_map(|s| s.points.last().map(|p| p.cores))
+                .max()
+                .unwrap_or(1);
+            notes.push(format!(
+                "{c} cores per socket assumed (the largest core count measured); pass \
+                 --cores-per-socket if the socket has more"
+            ));
+            c
+        }
+    };
+    let name = opts.name.clone().unwrap_or_else(|| {
+        std::path::Path::new(files.first().copied().unwrap_or("model"))
+            .file_stem()
+            .map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned())
+    });
+    Ok(Machine {
+        name,
+        numa_nodes,
+        numa_per_socket,
+        cores_per_socket,
+    })
+}
+
+/// How well the calibrated model reproduces the sweep it came from.
+fn fit(model: &Model, sweep: &Sweep, tolerance: Tolerances) -> Result<SideFit> {
+    let cores = sweep.cores();
+    let predicted = model::predict(model, &[sweep.placement], &cores)?;
+    let points = predicted.first().map_or(&[][..], |p| p.points.as_slice());
+    let mut residuals = Vec::with_capacity(points.len());
+    let mut pairs: [Vec<(f64, f64)>; 4] = Default::default();
+    for (m, p) in sweep.points.iter().zip(points) {
+        let pred = [p.comp_alone, p.comm_alone, p.comp_parallel, p.comm_parallel];
+        let mut r = [0.0; 4];
+        for q in 0..QUANTITIES.len() {
+            r[q] = m.bw[q] - pred[q];
+            pairs[q].push((m.bw[q], pred[q]));
+        }
+        residuals.push(Residual {
+            cores: m.cores,
+            measured_minus_predicted: r.into(),
+        });
+    }
+    let mape = pairs.map(|p| stats::mape(p).unwrap_or(f64::NAN));
+    Ok(SideFit {
+        comp_numa: sweep.placement.comp_numa,
+        comm_numa: sweep.placement.comm_numa,
+        sources: sweep.sources.clone(),
+        cores,
+        tolerance,
+        mape_percent: mape.into(),
+        residuals,
+    })
+}
+
+/// The parameters of a side on one line (`name value ...`), for the user's terminal.
+pub fn describe(p: &Params) -> String {
+    format!(
+        "n_par_max {} t_par_max {:.1} n_seq_max {} t_seq_max {:.1} t_par_max2 {:.1} alpha \
+         {:.3} delta_l {:.1} delta_r {:.1} b_seq_comp {:.1} b_seq_comm {:.1}",
+        p.n_par_max,
+        p.t_par_max,
+        p.n_seq_max,
+        p.t_seq_max,
+        p.t_par_max2,
+        p.alpha,
+        p.delta_l,
+        p.delta_r,
+        p.b_seq_comp,
+        p.b_seq_comm
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,220 @@
+use super::*;
+use crate::export::csv::tidy_rows;
+use crate::io::model_file;
+use crate::trace::TidyRow;
+
+/// Noise-free tidy rows of `placements` predicted by the paper's model of `name`.
+fn paper_rows(name: &str, placements: &[(u32, u32)], cores: &[u32]) -> Vec<TidyRow> {
+    let m = model_file::load(&format!("paper:{name}")).unwrap();
+    let placements: Vec<Placement> = placements
+        .iter()
+        .map(|&(comp_numa, comm_numa)| Placement {
+            comp_numa,
+            comm_numa,
+        })
+        .collect();
+    tidy_rows(&model::predict(&m, &placements, cores).unwrap())
+}
+
+fn csv(rows: &[TidyRow], name: &str) -> Input {
+    Input::from_rows(rows, name)
+}
+
+fn opts(numa_per_socket: u32) -> Options {
+    Options {
+        numa_per_socket: Some(numa_per_socket),
+        date: "2026-01-01T00:00:00Z".into(),
+        ..Options::default()
+    }
+}
+
+fn err(inputs: &[Input], o: &Options) -> String {
+    let e = calibrate(inputs, o).unwrap_err();
+    assert_eq!(e.exit_code(), 2, "{e}");
+    e.to_string()
+}
+
+const ALL18: [u32; 18] = [
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+];
+
+#[test]
+fn both_sides_from_exact_henri_data_and_the_record_of_it() {
+    let rows = paper_rows("henri", &[(0, 0), (1, 1), (0, 1), (1, 0)], &ALL18);
+    let (cm, notes) = calibrate(&[csv(&rows, "data/henri.csv")], &opts(1)).unwrap();
+    let m = &cm.model;
+    assert_eq!(m.machine.name, "henri");
+    assert_eq!((m.machine.numa_nodes, m.machine.cores_per_socket), (2, 18));
+    let paper = model_file::load("paper:henri").unwrap();
+    // Parameters read directly off the curves come back exactly.
+    for (got, want) in [
+        (m.local, paper.local),
+        (m.remote.unwrap(), paper.remote.unwrap()),
+    ] {
+        assert_eq!(got.b_seq_comp, want.b_seq_comp);
+        assert_eq!(got.b_seq_comm, want.b_seq_comm);
+        assert!((got.alpha - want.alpha).abs() < 1e-12);
+    }
+    // The fit report covers both sides, every core count, with small errors on exact data.
+    let c = &cm.calibration;
+    assert_eq!(c.local.cores, ALL18);
+    assert_eq!(c.remote.as_ref().unwrap().comp_numa, 1);
+    assert_eq!(c.local.residuals.len(), 18);
+    assert!(c.local.mape_percent.comp_parallel < 1.0, "{:?}", c.local);
+    assert_eq!(c.inputs[0].placements, ["0,0", "1,1", "0,1", "1,0"]);
+    assert_eq!(c.date, "2026-01-01T00:00:00Z");
+    assert!(c.tie_rule.contains("plateau's median"));
+    assert!(
+        notes.iter().any(|n| n.contains("0,1 1,0 are not used")),
+        "{notes:?}"
+    );
+    assert!(notes
+        .iter()
+        .any(|n| n.contains("18 cores per socket assumed")));
+}
+
+#[test]
+fn the_model_file_loads_with_or_without_the_calibration_record() {
+    let rows = paper_rows(
+        "dahu",
+        &[(0, 0), (1, 1)],
+        &[1, 2, 4, 8, 11, 12, 13, 14, 15, 16],
+    );
+    let (cm, _) = calibrate(&[csv(&rows, "dahu.csv")], &opts(1)).unwrap();
+    let text = serde_json::to_string_pretty(&cm).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // The DESIGN.md fields at the top level, the record beside them.
+    for k in [
+        "schema_version",
+        "machine",
+        "local",
+        "remote",
+        "calibration",
+    ] {
+        assert!(v.get(k).is_some(), "{k}");
+    }
+    assert_eq!(model_file::parse(&text, "m.json").unwrap(), cm.model);
+    let back: CalibratedModel = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, cm);
+}
+
+#[test]
+fn a_single_socket_gives_local_only() {
+    let rows = paper_rows("henri", &[(0, 0)], &ALL18);
+    let (cm, notes) = calibrate(&[csv(&rows, "one.csv")], &opts(1)).unwrap();
+    assert!(cm.model.remote.is_none() && cm.calibration.remote.is_none());
+    assert_eq!(cm.model.machine.numa_nodes, 1);
+    assert!(notes.iter().any(|n| n.contains("1 socket(s)) inferred")));
+}
+
+#[test]
+fn a_missing_remote_placement_is_an_error_unless_local_only() {
+    let rows = paper_rows("henri", &[(0, 0), (0, 1)], &ALL18);
+    let inputs = [csv(&rows, "two.csv")];
+    let e = err(&inputs, &opts(1));
+    assert!(
+        e.contains("no input has placement 1,1")
+            && e.contains("two.csv hold placements 0,0 0,1")
+            && e.contains("--local-only"),
+        "{e}"
+    );
+    let o = Options {
+        local_only: true,
+        ..opts(1)
+    };
+    let (cm, _) = calibrate(&inputs, &o).unwrap();
+    assert!(cm.model.remote.is_none());
+    assert_eq!(cm.model.machine.numa_nodes, 2);
+    let no_local = paper_rows("henri", &[(1, 1)], &ALL18);
+    let e = err(&[csv(&no_local, "r.csv")], &opts(1));
+    assert!(e.contains("no input has placement 0,0"), "{e}");
+}
+
+#[test]
+fn csv_topology_comes_from_the_options() {
+    let rows = paper_rows("henri", &[(0, 0), (1, 1)], &ALL18);
+    let inputs = [csv(&rows, "h.csv")];
+    let e = err(
+        &inputs,
+        &Options {
+            numa_per_socket: None,
+            ..opts(1)
+        },
+    );
+    assert!(e.contains("h.csv carry no topology") && e.contains("--numa-per-socket"));
+    let e = err(
+        &inputs,
+        &Options {
+            numa_nodes: Some(1),
+            ..opts(1)
+        },
+    );
+    assert!(e.contains("--numa-nodes 1") && e.contains("node 1"), "{e}");
+    let e = err(
+        &inputs,
+        &Options {
+            cores_per_socket: Some(16),
+            ..opts(1)
+        },
+    );
+    assert!(
+        e.contains("18 computing cores") && e.contains("(--cores-per-socket)"),
+        "{e}"
+    );
+    // With two NUMA nodes per socket, node 1 is local: the remote placement is 2,2.
+    let e = err(
+        &inputs,
+        &Options {
+            numa_nodes: Some(4),
+            ..opts(2)
+        },
+    );
+    assert!(e.contains("placement 2,2"), "{e}");
+    let o = Options {
+        cores_per_socket: Some(20),
+        name: Some("h2".into()),
+        numa_nodes: Some(4),
+        ..opts(1)
+    };
+    let (cm, _) = calibrate(&inputs, &o).unwrap();
+    assert_eq!(cm.model.machine.name, "h2");
+    assert_eq!(cm.model.machine.cores_per_socket, 20);
+    assert_eq!(cm.model.machine.numa_nodes, 4);
+}
+
+#[test]
+fn a_sweep_that_cannot_give_parameters_names_placement_and_file() {
+    let rows = paper_rows("henri", &[(0, 0), (1, 1)], &[4]);
+    let e = err(&[csv(&rows, "four.csv")], &opts(1));
+    assert!(
+        e.contains("placement 0,0 (four.csv): only one core count (4)"),
+        "{e}"
+    );
+    let rows = paper_rows("henri", &[(0, 0), (1, 1)], &[2, 4, 8]);
+    let e = err(&[csv(&rows, "even.csv")], &opts(1));
+    assert!(e.contains("measure 1 core"), "{e}");
+}
+
+#[test]
+fn repetitions_across_files_are_one_sweep() {
+    let a = paper_rows("henri", &[(0, 0)], &[1, 2, 3, 4, 5]);
+    let b = paper_rows("henri", &[(0, 0)], &[4, 5, 6, 7, 8, 12, 18]);
+    let (cm, _) = calibrate(&[csv(&a, "a.csv"), csv(&b, "b.csv")], &opts(1)).unwrap();
+    assert_eq!(cm.calibration.local.sources, ["a.csv", "b.csv"]);
+    assert_eq!(cm.calibration.local.cores, [1, 2, 3, 4, 5, 6, 7, 8, 12, 18]);
+}
+
+#[test]
+fn the_tolerance_option_is_used_and_recorded() {
+    let rows = paper_rows("henri", &[(0, 0), (1, 1)], &ALL18);
+    let o = Options {
+        tolerance: Some(0.05),
+        ..opts(1)
+    };
+    let (cm, _) = calibrate(&[csv(&rows, "h.csv")], &o).unwrap();
+    assert_eq!(cm.calibration.local.tolerance.comp_alone, 0.05);
+    assert!(cm.calibration.tie_rule.contains("tol = 5 % (--tolerance)"));
+    let (exact, _) = calibrate(&[csv(&rows, "h.csv")], &opts(1)).unwrap();
+    // A wider band starts earlier on the rising edge of computations alone.
+    assert!(cm.model.local.n_seq_max <= exact.model.local.n_seq_max);
+}

@@ -1,0 +1,22 @@
+//! `contention evaluate`: the model's error against measurements, as the paper's Table 2.
+
+use crate::cli::{EvaluateArgs, Format};
+use crate::error::Result;
+use crate::evaluate;
+use crate::export::{evaluation, json};
+use crate::io::{inputs, model_file, output};
+
+pub fn run(args: &EvaluateArgs) -> Result<()> {
+    let model = model_file::load(&args.model)?;
+    let inputs = inputs::read_all(&args.inputs)?;
+    let e = evaluate::evaluate(&model, &args.model, &inputs)?;
+    for note in &e.notes {
+        eprintln!("note: {note}");
+    }
+    let text = match args.format {
+        Format::Table => evaluation::table(&e),
+        Format::Json => json::render(&e),
+        Format::Csv => evaluation::csv(&e),
+    };
+    output::emit(args.output.as_deref(), &text)
+}

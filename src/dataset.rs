@@ -1,0 +1,399 @@
+//! Measurements as `calibrate` and `evaluate` see them, whatever file they came from: for each
+//! placement, a sweep over core counts of the four bandwidths of section 4.1.1 (computations
+//! alone, communications alone, both in parallel), with how precisely each is known.
+//!
+//! A `measure` trace and a tidy CSV (DESIGN.md) become the same [`Input`]; repetitions of a
+//! placement and core count, within one file or across files, are aggregated by median
+//! ([`sweeps`]). No I/O here: [`crate::io::inputs`] reads the files.
+
+use crate::error::{Error, Result};
+use crate::model::Placement;
+use crate::stats;
+use crate::trace::{MachineInfo, Phase, TidyRow, Trace};
+use std::collections::BTreeMap;
+
+/// The four bandwidths of a point, in the tidy CSV's column order.
+pub const QUANTITIES: [&str; 4] = ["comp_alone", "comm_alone", "comp_parallel", "comm_parallel"];
+/// Index of computations alone in [`QUANTITIES`] and the arrays that follow its order.
+pub const COMP_ALONE: usize = 0;
+/// Index of communications alone.
+pub const COMM_ALONE: usize = 1;
+/// Index of computations while communications run.
+pub const COMP_PARALLEL: usize = 2;
+/// Index of communications while computations run.
+pub const COMM_PARALLEL: usize = 3;
+
+/// What kind of file an input was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputKind {
+    /// A trace JSON written by `contention measure`: carries the machine and the samples.
+    Trace,
+    /// A tidy CSV: bandwidths only, the topology comes from the command line.
+    Csv,
+}
+
+/// One bandwidth (MB/s) and its relative standard error where the input tells it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measured {
+    pub value: f64,
+    /// Standard error of `value` divided by `value` (0.01 = 1 %): from the spread of a trace
+    /// phase's samples, `None` for a CSV row.
+    pub rel_se: Option<f64>,
+}
+
+/// One measurement of one placement at one core count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Observation {
+    pub placement: Placement,
+    pub cores: u32,
+    /// In [`QUANTITIES`] order.
+    pub bw: [Measured; 4],
+}
+
+/// One input file, read and checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Input {
+    /// The file as the user named it.
+    pub source: String,
+    pub kind: InputKind,
+    /// The measured machine, for traces.
+    pub machine: Option<MachineInfo>,
+    pub observations: Vec<Observation>,
+    /// Things the user should know about this input (an interrupted trace, unbound memory).
+    pub notes: Vec<String>,
+}
+
+/// The relative standard error of a phase's median: from the spread of its samples (robust,
+/// [`stats::relative_se_of_median`]), else from its summary's standard deviation and count.
+///
+/// This is the precision of the value within one run. Run-to-run variation is not in it,
+/// which is why calibration never lets a tolerance fall below a floor
+/// (`crate::calibrate::TOLERANCE_FLOOR`).
+pub fn phase_rel_se(phase: &Phase) -> Option<f64> {
+    if phase.samples.len() >= 2 {
+        let mut mbps: Vec<f64> = phase.samples.iter().map(|s| s.mbps).collect();
+        return stats::relative_se_of_median(&mut mbps);
+    }
+    let s = &phase.summary;
+    (s.count >= 2 && s.stddev.is_finite() && s.stddev >= 0.0 && s.mean > 0.0)
+        .then(|| stats::MEDIAN_SE_FACTOR * s.stddev / s.mean / (s.count as f64).sqrt())
+}
+
+fn is_bandwidth(v: f64) -> bool {
+    v.is_finite() && v > 0.0
+}
+
+impl Input {
+    /// The observations of a trace, one per point, refusing a point whose phase has no valid
+    /// bandwidth (a phase not measured, or one that failed).
+    pub fn from_trace(trace: &Trace, source: &str) -> Result<Input> {
+        if trace.points.is_empty() {
+            return Err(Error::Input(format!(
+                "{source}: the trace has no measured point (measure was stopped before its \
+                 first core count?); complete it with `contention measure --resume`"
+            )));
+        }
+        let placement = Placement {
+            comp_numa: trace.config.comp_numa,
+            comm_numa: trace.config.comm_numa,
+        };
+        let mut observations = Vec::with_capacity(trace.points.len());
+        for p in &trace.points {
+            let phases = [
+                &p.comp_alone,
+                &p.comm_alone,
+                &p.comp_parallel,
+                &p.comm_parallel,
+            ];
+            let mut bw = [Measured {
+                value: 0.0,
+                rel_se: None,
+            }; 4];
+            for (q, phase) in phases.into_iter().enumerate() {
+                let median = phase.summary.median;
+                if !is_bandwidth(median) {
+                    let what = if q >= COMP_PARALLEL {
+                        "the parallel phase (computations and communications together) \
+                         is missing or failed"
+                    } else {
+                        "this phase is missing or failed"
+                    };
+                    return Err(Error::Input(format!(
+                        "{source}: at {} cores, {} has median {median} MB/s from {} samples: \
+                         {what}; a bandwidth must be a finite number > 0 MB/s. Measure this \
+                         core count again, or leave the point out of the trace",
+                        p.cores, QUANTITIES[q], phase.summary.count
+                    )));
+                }
+                bw[q] = Measured {
+                    value: median,
+                    rel_se: phase_rel_se(phase),
+                };
+            }
+            if p.cores == 0 {
+                return Err(Error::Input(format!(
+                    "{source}: a point has 0 computing cores; core counts start at 1"
+                )));
+            }
+            observations.push(Observation {
+                placement,
+                cores: p.cores,
+                bw,
+            });
+        }
+        let mut notes = Vec::new();
+        if !trace.complete {
+            notes.push(format!(
+                "{source} is incomplete ({} of {} core counts measured); \
+                 `contention measure --resume` completes it",
+                trace.points.len(),
+                trace.config.cores.len()
+            ));
+        }
+        if !trace.config.bind {
+            notes.push(format!(
+                "{source} was measured without binding (--no-bind): placement {placement} was \
+                 asked for, not enforced, so the model may not describe it"
+            ));
+        }
+        Ok(Input {
+            source: source.to_string(),
+            kind: InputKind::Trace,
+            machine: Some(trace.machine.clone()),
+            observations,
+            notes,
+        })
+    }
+
+    /// The observations of tidy CSV rows (already checked by [`crate::io::tidy_csv::parse`]).
+    pub fn from_rows(rows: &[TidyRow], source: &str) -> Input {
+        let exact = |value| Measured {
+            value,
+            rel_se: None,
+        };
+        Input {
+            source: source.to_string(),
+            kind: InputKind::Csv,
+            machine: None,
+            observations: rows
+                .iter()
+                .map(|r| Observation {
+                    placement: Placement {
+                        comp_numa: r.comp_numa,
+                        comm_numa: r.comm_numa,
+                    },
+                    cores: r.cores,
+                    bw: [
+                        exact(r.comp_alone),
+                        exact(r.comm_alone),
+                        exact(r.comp_parallel),
+                        exact(r.comm_parallel),
+                    ],
+                })
+                .collect(),
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// One core count of a sweep, repetitions aggregated.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SweepPoint {
+    pub cores: u32,
+    /// Median over the repetitions, in [`QUANTITIES`] order (MB/s).
+    pub bw: [f64; 4],
+    /// Relative standard error of each median: the larger of the spread between repetitions
+    /// and the typical precision within one (`None` when neither is known).
+    pub rel_se: [Option<f64>; 4],
+    pub repetitions: usize,
+}
+
+impl SweepPoint {
+    /// Computations plus communications in parallel: what the memory system delivered to
+    /// both streams (`T` of equation 1 where it is reached).
+    pub fn total_parallel(&self) -> f64 {
+        self.bw[COMP_PARALLEL] + self.bw[COMM_PARALLEL]
+    }
+
+    /// Relative standard error of [`Self::total_parallel`], the two streams' errors
+    /// combined as independent; `None` when neither is known.
+    pub fn total_parallel_rel_se(&self) -> Option<f64> {
+        let (c, m) = (self.rel_se[COMP_PARALLEL], self.rel_se[COMM_PARALLEL]);
+        if c.is_none() && m.is_none() {
+            return None;
+        }
+        let abs_c = c.unwrap_or(0.0) * self.bw[COMP_PARALLEL];
+        let abs_m = m.unwrap_or(0.0) * self.bw[COMM_PARALLEL];
+        Some(abs_c.hypot(abs_m) / self.total_parallel())
+    }
+}
+
+/// One placement's measurements over core counts (ascending).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sweep {
+    pub placement: Placement,
+    /// The inputs that contributed, in the order given.
+    pub sources: Vec<String>,
+    pub points: Vec<SweepPoint>,
+}
+
+impl Sweep {
+    /// The core counts measured, ascending.
+    pub fn cores(&self) -> Vec<u32> {
+        self.points.iter().map(|p| p.cores).collect()
+    }
+}
+
+/// Groups every observation of `inputs` by placement (ordered by computation node, then
+/// communication node) and core count, aggregating repetitions by median (DESIGN.md, "Tidy
+/// CSV").
+pub fn sweeps(inputs: &[Input]) -> Vec<Sweep> {
+    type ByCores<'a> = BTreeMap<u32, Vec<&'a Observation>>;
+    let mut groups: BTreeMap<(u32, u32), (Vec<String>, ByCores)> = BTreeMap::new();
+    for input in inputs {
+        for o in &input.observations {
+            let (sources, by_cores) = groups
+                .entry((o.placement.comp_numa, o.placement.comm_numa))
+                .or_default();
+            if !sources.contains(&input.source) {
+                sources.push(input.source.clone());
+            }
+            by_cores.entry(o.cores).or_default().push(o);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((comp_numa, comm_numa), (sources, by_cores))| Sweep {
+            placement: Placement {
+                comp_numa,
+                comm_numa,
+            },
+            sources,
+            points: by_cores
+                .into_iter()
+                .map(|(cores, obs)| aggregate(cores, &obs))
+                .collect(),
+        })
+        .collect()
+}
+
+fn aggregate(cores: u32, obs: &[&Observation]) -> SweepPoint {
+    let mut bw = [0.0; 4];
+    let mut rel_se = [None; 4];
+    for q in 0..4 {
+        let mut values: Vec<f64> = obs.iter().map(|o| o.bw[q].value).collect();
+        // Every observation has finite values, so a median exists.
+        bw[q] = stats::median(&values).unwrap_or(f64::NAN);
+        let between = stats::relative_se_of_median(&mut values);
+        let within: Vec<f64> = obs.iter().filter_map(|o| o.bw[q].rel_se).collect();
+        let within = stats::median(&within);
+        rel_se[q] = match (between, within) {
+            (Some(b), Some(w)) => Some(b.max(w)),
+            (b, w) => b.or(w),
+        };
+    }
+    SweepPoint {
+        cores,
+        bw,
+        rel_se,
+        repetitions: obs.len(),
+    }
+}
+
+/// The hardware facts two inputs must share to describe one machine. Host names may differ
+/// (two nodes of one homogeneous cluster); [`common_machine`] notes it.
+fn hardware(m: &MachineInfo) -> [(&'static str, String); 5] {
+    [
+        ("cpu_model", m.cpu_model.clone()),
+        ("sockets", m.sockets.to_string()),
+        ("cores_per_socket", m.cores_per_socket.to_string()),
+        ("numa_per_socket", m.numa_per_socket.to_string()),
+        ("NUMA nodes", m.numa_nodes.len().to_string()),
+    ]
+}
+
+/// The machine the traces among `inputs` were measured on (the first one's description), or
+/// `None` when no input is a trace. Refuses traces of different hardware, naming both files
+/// and the first difference; notes different host names of the same hardware.
+pub fn common_machine(inputs: &[Input]) -> Result<(Option<&MachineInfo>, Vec<String>)> {
+    let mut traces = inputs
+        .iter()
+        .filter_map(|i| i.machine.as_ref().map(|m| (i.source.as_str(), m)));
+    let Some((first_src, first)) = traces.next() else {
+        return Ok((None, Vec::new()));
+    };
+    let mut notes = Vec::new();
+    for (src, m) in traces {
+        for ((field, a), (_, b)) in hardware(first).iter().zip(hardware(m).iter()) {
+            if a != b {
+                return Err(Error::Input(format!(
+                    "{first_src} and {src} come from different machines ({field} `{a}` vs \
+                     `{b}`, hosts {} and {}): one model describes one machine; calibrate or \
+                     evaluate each machine's traces separately",
+                    first.hostname, m.hostname
+                )));
+            }
+        }
+        if m.hostname != first.hostname {
+            notes.push(format!(
+                "{first_src} was measured on host {} and {src} on host {}: same hardware, \
+                 used together",
+                first.hostname, m.hostname
+            ));
+        }
+    }
+    Ok((Some(first), notes))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub(crate) fn row(comp: u32, comm: u32, cores: u32, scale: f64) -> TidyRow {
+        TidyRow {
+            comp_numa: comp,
+            comm_numa: comm,
+            cores,
+            comp_alone: 1000.0 * scale,
+            comm_alone: 2000.0 * scale,
+            comp_parallel: 900.0 * scale,
+            comm_parallel: 1800.0 * scale,
+        }
+    }
+
+    #[test]
+    fn repetitions_are_aggregated_by_median_with_their_spread() {
+        let a = Input::from_rows(
+            &[row(0, 0, 1, 1.0), row(0, 0, 1, 1.02), row(0, 0, 2, 1.0)],
+            "a.csv",
+        );
+        let b = Input::from_rows(&[row(0, 0, 1, 0.5), row(1, 1, 1, 1.0)], "b.csv");
+        let s = sweeps(&[a, b]);
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].placement.to_string(), "0,0");
+        assert_eq!(s[0].sources, ["a.csv", "b.csv"]);
+        assert_eq!(s[0].cores(), [1, 2]);
+        let p = s[0].points[0];
+        assert_eq!(p.repetitions, 3);
+        assert_eq!(p.bw[COMP_ALONE], 1000.0, "median of 1000, 1020, 500");
+        assert!(p.rel_se[COMP_ALONE].unwrap() > 0.0);
+        assert_eq!(s[0].points[1].rel_se, [None; 4], "one CSV row: unknown");
+        assert_eq!(s[1].sources, ["b.csv"]);
+        assert!((p.total_parallel() - 2700.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn total_parallel_error_combines_both_streams() {
+        let mut p = SweepPoint {
+            cores: 1,
+            bw: [1.0, 1.0, 300.0, 400.0],
+            rel_se: [None; 4],
+            repetitions: 1,
+        };
+        assert_eq!(p.total_parallel_rel_se(), None);
+        p.rel_se[COMP_PARALLEL] = Some(0.01); // 3 MB/s
+        p.rel_se[COMM_PARALLEL] = Some(0.01); // 4 MB/s
+        assert!((p.total_parallel_rel_se().unwrap() - 5.0 / 700.0).abs() < 1e-12);
+    }
+}

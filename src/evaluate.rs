@@ -1,0 +1,443 @@
+//! The model's error against measurements, laid out as the paper's Table 2 (section 4.2).
+//!
+//! The error is the mean absolute percentage error `100 % / n * sum |a - p| / a` of measured
+//! (`a`) against predicted (`p`) bandwidths, computed separately for communications and
+//! computations, and split between the *samples* (the placements the model is calibrated on:
+//! both data on node 0, and on node `#m` when the model has `remote`) and the *non-samples*
+//! (every other placement). "All" is over every point, samples and non-samples together
+//! (Table 2's henri-subnuma row, 2 sample placements of 16, shows the paper weighs by point),
+//! and "average" is the mean of the communications' and the computations' "all".
+//!
+//! Table 2 compares the bandwidths *in parallel* (both streams running). The same figures for
+//! each stream *alone* are reported beside them, labelled, as they show how well
+//! `B_seq^comm`, `B_seq^comp` and equation 6 describe the machine without contention.
+//!
+//! Pure: inputs are read by [`crate::io::inputs`], the report written by
+//! [`crate::export::evaluation`].
+
+use crate::dataset::{self, Input, Sweep, COMM_ALONE, COMM_PARALLEL, COMP_ALONE, COMP_PARALLEL};
+use crate::error::{Error, Result};
+use crate::model::{self, Machine, Model, Placement};
+use crate::provenance::Provenance;
+use crate::stats;
+use serde::Serialize;
+
+/// Version of the evaluation report's JSON layout.
+pub const EVALUATION_SCHEMA_VERSION: u32 = 1;
+
+/// Which points the headline figures count, stated in every output.
+pub const POINTS_COUNTED: &str = "Table 2 figures (`parallel`) compare comp_parallel and \
+comm_parallel, the bandwidths measured while computations and communications run together, \
+at every measured placement and core count; `alone` compares comp_alone and comm_alone the \
+same way and is not part of the paper's Table 2";
+
+/// The two streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stream {
+    Comp,
+    Comm,
+}
+
+/// Whether the streams ran together or each alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Parallel,
+    Alone,
+}
+
+impl Stream {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stream::Comp => "comp",
+            Stream::Comm => "comm",
+        }
+    }
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Parallel => "parallel",
+            Phase::Alone => "alone",
+        }
+    }
+}
+
+/// One measured bandwidth and its prediction.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PointError {
+    pub comp_numa: u32,
+    pub comm_numa: u32,
+    pub cores: u32,
+    /// On a placement the model was calibrated on.
+    pub sample: bool,
+    pub phase: Phase,
+    pub stream: Stream,
+    /// MB/s.
+    pub measured: f64,
+    /// MB/s.
+    pub predicted: f64,
+    /// `100 * |measured - predicted| / measured`.
+    pub ape_percent: f64,
+}
+
+/// MAPE (%) of one stream and phase on samples, non-samples and all; `None` where no point
+/// counts.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Mape {
+    pub samples: Option<f64>,
+    pub non_samples: Option<f64>,
+    pub all: Option<f64>,
+    pub n_samples: usize,
+    pub n_non_samples: usize,
+}
+
+/// One row of Table 2 for one phase.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PhaseErrors {
+    pub communications: Mape,
+    pub computations: Mape,
+    /// Mean of the two streams' `all`.
+    pub average: Option<f64>,
+}
+
+/// The error on one placement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlacementErrors {
+    pub comp_numa: u32,
+    pub comm_numa: u32,
+    pub sample: bool,
+    pub sources: Vec<String>,
+    pub cores: Vec<u32>,
+    /// MAPE (%) in parallel: communications, computations.
+    pub comm_parallel: f64,
+    pub comp_parallel: f64,
+    /// MAPE (%) alone.
+    pub comm_alone: f64,
+    pub comp_alone: f64,
+}
+
+/// The whole evaluation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evaluation {
+    pub schema_version: u32,
+    pub tool: Provenance,
+    /// The model file as the user named it.
+    pub model: String,
+    pub machine: Machine,
+    pub inputs: Vec<String>,
+    pub points_counted: &'static str,
+    /// The placements the model is calibrated on (`COMP,COMM`).
+    pub sample_placements: Vec<String>,
+    pub notes: Vec<String>,
+    /// Table 2: bandwidths in parallel.
+    pub parallel: PhaseErrors,
+    /// The same for each stream alone.
+    pub alone: PhaseErrors,
+    pub placements: Vec<PlacementErrors>,
+    /// Every point compared (written by `--format csv`).
+    #[serde(skip)]
+    pub points: Vec<PointError>,
+}
+
+/// The placements a model is calibrated on (section 4.1.2).
+pub fn sample_placements(model: &Model) -> Vec<Placement> {
+    let m = model.machine.numa_per_socket;
+    let mut out = vec![Placement {
+        comp_numa: 0,
+        comm_numa: 0,
+    }];
+    if model.remote.is_some() {
+        out.push(Placement {
+            comp_numa: m,
+            comm_numa: m,
+        });
+    }
+    out
+}
+
+fn mape_of(points: &[PointError], phase: Phase, stream: Stream) -> Mape {
+    let pairs = |sample: Option<bool>| {
+        points
+            .iter()
+            .filter(move |p| {
+                p.phase == phase && p.stream == stream && sample.is_none_or(|s| p.sample == s)
+            })
+            .map(|p| (p.measured, p.predicted))
+    };
+    Mape {
+        samples: stats::mape(pairs(Some(true))),
+        non_samples: stats::mape(pairs(Some(false))),
+        all: stats::mape(pairs(None)),
+        n_samples: pairs(Some(true)).count(),
+        n_non_samples: pairs(Some(false)).count(),
+    }
+}
+
+fn phase_errors(points: &[PointError], phase: Phase) -> PhaseErrors {
+    let communications = mape_of(points, phase, Stream::Comm);
+    let computations = mape_of(points, phase, Stream::Comp);
+    let average = match (communications.all, computations.all) {
+        (Some(a), Some(b)) => Some((a + b) / 2.0),
+        _ => None,
+    };
+    PhaseErrors {
+        communications,
+        computations,
+        average,
+    }
+}
+
+/// Refuses traces of another machine than the model's: the placements would not mean the
+/// same NUMA nodes.
+fn check_topology(inputs: &[Input], model: &Model, model_source: &str) -> Result<Vec<String>> {
+    let (measured, notes) = dataset::common_machine(inputs)?;
+    if let Some(m) = measured {
+        let mm = &model.machine;
+        let nodes = m.numa_nodes.len() as u32;
+        if m.numa_per_socket != mm.numa_per_socket || (nodes != 0 && nodes != mm.numa_nodes) {
+            let src = inputs
+                .iter()
+                .find(|i| i.machine.is_some())
+                .map_or("", |i| i.source.as_str());
+            return Err(Error::Input(format!(
+                "{src} was measured on {} ({nodes} NUMA nodes, {} per socket), but model \
+                 {model_source} describes machine `{}` ({} NUMA nodes, {} per socket): \
+                 evaluate a model with measurements of its own machine",
+                m.hostname, m.numa_per_socket, mm.name, mm.numa_nodes, mm.numa_per_socket
+            )));
+        }
+    }
+    Ok(notes)
+}
+
+/// Evaluates `model` (named `model_source`) against every placement of `inputs`.
+pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<Evaluation> {
+    let mut notes = check_topology(inputs, model, model_source)?;
+    for input in inputs {
+        notes.extend(input.notes.iter().cloned());
+    }
+    let samples = sample_placements(model);
+    let mut points = Vec::new();
+    let mut placements = Vec::new();
+    for sweep in dataset::sweeps(inputs) {
+        if !predictable(model, &sweep, &mut notes)? {
+            continue;
+        }
+        let sample = samples.contains(&sweep.placement);
+        let start = points.len();
+        compare(model, &sweep, sample, &mut points)?;
+        let mine = &points[start..];
+        let m = |phase, stream| mape_of(mine, phase, stream).all.unwrap_or(f64::NAN);
+        placements.push(PlacementErrors {
+            comp_numa: sweep.placement.comp_numa,
+            comm_numa: sweep.placement.comm_numa,
+            sample,
+            sources: sweep.sources.clone(),
+            cores: sweep.cores(),
+            comm_parallel: m(Phase::Parallel, Stream::Comm),
+            comp_parallel: m(Phase::Parallel, Stream::Comp),
+            comm_alone: m(Phase::Alone, Stream::Comm),
+            comp_alone: m(Phase::Alone, Stream::Comp),
+        });
+    }
+    if placements.is_empty() {
+        return Err(Error::Input(format!(
+            "nothing to evaluate: no placement of {} can be predicted by model {model_source}",
+            inputs
+                .iter()
+                .map(|i| i.source.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    for s in &samples {
+        if !placements
+            .iter()
+            .any(|p| p.comp_numa == s.comp_numa && p.comm_numa == s.comm_numa)
+        {
+            notes.push(format!(
+                "no input has sample placement {s}: the `samples` column leaves it out"
+            ));
+        }
+    }
+    Ok(Evaluation {
+        schema_version: EVALUATION_SCHEMA_VERSION,
+        tool: Provenance::current(),
+        model: model_source.to_string(),
+        machine: model.machine.clone(),
+        inputs: inputs.iter().map(|i| i.source.clone()).collect(),
+        points_counted: POINTS_COUNTED,
+        sample_placements: samples.iter().map(|p| p.to_string()).collect(),
+        notes,
+        parallel: phase_errors(&points, Phase::Parallel),
+        alone: phase_errors(&points, Phase::Alone),
+        placements,
+        points,
+    })
+}
+
+/// Whether the model can predict `sweep`: an error for nodes or cores the machine does not
+/// have, a note (and `false`) for remote nodes of a model without `remote`.
+fn predictable(model: &Model, sweep: &Sweep, notes: &mut Vec<String>) -> Result<bool> {
+    let m = &model.machine;
+    let p = sweep.placement;
+    let files = sweep.sources.join(", ");
+    let highest = p.comp_numa.max(p.comm_numa);
+    if highest >= m.numa_nodes {
+        return Err(Error::Input(format!(
+            "placement {p} ({files}) uses NUMA node {highest}, but the model's machine `{}` \
+             has nodes 0..{}: evaluate a model with measurements of its own machine",
+            m.name,
+            m.numa_nodes - 1
+        )));
+    }
+    if let Some(last) = sweep
+        .points
+        .last()
+        .filter(|pt| pt.cores > m.cores_per_socket)
+    {
+        return Err(Error::Input(format!(
+            "placement {p} ({files}) has a point with {} computing cores, but the model's \
+             machine `{}` has {} cores per socket",
+            last.cores, m.name, m.cores_per_socket
+        )));
+    }
+    if highest >= model.predictable_nodes() {
+        notes.push(format!(
+            "placement {p} ({files}) is left out: it uses the second socket and the model has \
+             no `remote` parameters"
+        ));
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// Appends the four comparisons of each point of `sweep`.
+fn compare(model: &Model, sweep: &Sweep, sample: bool, out: &mut Vec<PointError>) -> Result<()> {
+    let predicted = model::predict(model, &[sweep.placement], &sweep.cores())?;
+    let pred_points = predicted.first().map_or(&[][..], |p| p.points.as_slice());
+    for (m, p) in sweep.points.iter().zip(pred_points) {
+        for (phase, stream, measured, predicted) in [
+            (
+                Phase::Parallel,
+                Stream::Comm,
+                m.bw[COMM_PARALLEL],
+                p.comm_parallel,
+            ),
+            (
+                Phase::Parallel,
+                Stream::Comp,
+                m.bw[COMP_PARALLEL],
+                p.comp_parallel,
+            ),
+            (Phase::Alone, Stream::Comm, m.bw[COMM_ALONE], p.comm_alone),
+            (Phase::Alone, Stream::Comp, m.bw[COMP_ALONE], p.comp_alone),
+        ] {
+            out.push(PointError {
+                comp_numa: sweep.placement.comp_numa,
+                comm_numa: sweep.placement.comm_numa,
+                cores: m.cores,
+                sample,
+                phase,
+                stream,
+                measured,
+                predicted,
+                ape_percent: 100.0 * ((measured - predicted) / measured).abs(),
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::csv::tidy_rows;
+    use crate::io::model_file;
+    use crate::model::all_placements;
+    use crate::trace::TidyRow;
+
+    fn henri() -> Model {
+        model_file::load("paper:henri").unwrap()
+    }
+
+    /// The model's own predictions, with comp_parallel of the non-sample placements and
+    /// comm_parallel of placement 0,0 scaled by `factor`.
+    fn measured(m: &Model, factor: f64) -> Vec<TidyRow> {
+        let cores: Vec<u32> = (1..=18).collect();
+        let mut rows = tidy_rows(&model::predict(m, &all_placements(m), &cores).unwrap());
+        for r in &mut rows {
+            if r.comp_numa != r.comm_numa {
+                r.comp_parallel *= factor;
+            }
+            if r.comp_numa == 0 && r.comm_numa == 0 {
+                r.comm_parallel *= factor;
+            }
+        }
+        rows
+    }
+
+    #[test]
+    fn table_2_columns_split_samples_and_non_samples() {
+        let m = henri();
+        // Measured = 1.1 x predicted: |a - p| / a = 0.1 / 1.1.
+        let e = evaluate(
+            &m,
+            "paper:henri",
+            &[Input::from_rows(&measured(&m, 1.1), "x")],
+        )
+        .unwrap();
+        let off = 100.0 * 0.1 / 1.1;
+        let close = |a: Option<f64>, b: f64| (a.unwrap() - b).abs() < 1e-9;
+        let comm = e.parallel.communications;
+        // Placement 0,0 is one of the two sample placements: half the sample points are off.
+        assert!(close(comm.samples, off / 2.0), "{comm:?}");
+        assert!(close(comm.non_samples, 0.0));
+        assert!(close(comm.all, off / 4.0));
+        assert_eq!((comm.n_samples, comm.n_non_samples), (36, 36));
+        let comp = e.parallel.computations;
+        assert!(close(comp.samples, 0.0) && close(comp.non_samples, off));
+        assert!(close(e.parallel.average, (off / 4.0 + off / 2.0) / 2.0));
+        // Alone, the model is its own measurement.
+        assert!(close(e.alone.computations.all, 0.0) && close(e.alone.communications.all, 0.0));
+        assert_eq!(e.sample_placements, ["0,0", "1,1"]);
+        assert_eq!(e.placements.len(), 4);
+        let p00 = e
+            .placements
+            .iter()
+            .find(|p| p.comp_numa == 0 && p.comm_numa == 0);
+        assert!((p00.unwrap().comm_parallel - off).abs() < 1e-9);
+        assert_eq!(e.points.len(), 4 * 18 * 4);
+        assert!(e.points.iter().all(|p| p.ape_percent >= 0.0));
+    }
+
+    #[test]
+    fn a_model_without_remote_leaves_the_second_socket_out_and_says_so() {
+        let mut m = henri();
+        let rows = measured(&m, 1.0);
+        m.remote = None;
+        let e = evaluate(&m, "local.json", &[Input::from_rows(&rows, "x")]).unwrap();
+        assert_eq!(e.placements.len(), 1);
+        assert_eq!(e.sample_placements, ["0,0"]);
+        assert_eq!(e.parallel.communications.n_non_samples, 0);
+        assert_eq!(e.parallel.communications.non_samples, None);
+        assert_eq!(e.notes.len(), 3, "{:?}", e.notes);
+        assert!(e.notes[0].contains("placement 0,1 (x) is left out"));
+    }
+
+    #[test]
+    fn nodes_and_cores_beyond_the_machine_are_errors() {
+        let m = henri();
+        let mut rows = measured(&m, 1.0);
+        rows[0].comm_numa = 2;
+        let e = evaluate(&m, "paper:henri", &[Input::from_rows(&rows, "x.csv")]).unwrap_err();
+        assert!(e.to_string().contains("uses NUMA node 2"), "{e}");
+        let mut rows = measured(&m, 1.0);
+        rows[0].cores = 19;
+        let e = evaluate(&m, "paper:henri", &[Input::from_rows(&rows, "x.csv")]).unwrap_err();
+        assert!(e.to_string().contains("19 computing cores"), "{e}");
+    }
+}

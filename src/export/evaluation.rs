@@ -1,0 +1,190 @@
+//! The evaluation ([`Evaluation`]) as a table for people, laid out like the paper's Table 2,
+//! and as CSV of every point compared.
+
+use crate::evaluate::{Evaluation, Mape, PhaseErrors};
+use std::fmt::Write;
+
+/// Columns of `evaluate --format csv`, one row per measured bandwidth.
+pub const CSV_HEADER: [&str; 9] = [
+    "comp_numa",
+    "comm_numa",
+    "cores",
+    "sample",
+    "phase",
+    "stream",
+    "measured",
+    "predicted",
+    "ape_percent",
+];
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| format!("{v:.2} %"))
+}
+
+fn mape_cells(m: &Mape) -> [String; 3] {
+    [pct(m.samples), pct(m.non_samples), pct(m.all)]
+}
+
+fn phase_block(out: &mut String, title: &str, e: &PhaseErrors) {
+    let _ = writeln!(out, "{title}");
+    let _ = writeln!(
+        out,
+        "  {:<8}  {:>35}  {:>35}",
+        "", "Communications", "Computations"
+    );
+    let _ = writeln!(
+        out,
+        "  {:<8}  {:>11} {:>11} {:>11}  {:>11} {:>11} {:>11}  {:>9}",
+        "", "samples", "non-samples", "all", "samples", "non-samples", "all", "Average"
+    );
+    let [cs, cn, ca] = mape_cells(&e.communications);
+    let [ps, pn, pa] = mape_cells(&e.computations);
+    let _ = writeln!(
+        out,
+        "  {:<8}  {cs:>11} {cn:>11} {ca:>11}  {ps:>11} {pn:>11} {pa:>11}  {:>9}",
+        "MAPE",
+        pct(e.average)
+    );
+    let (c, p) = (&e.communications, &e.computations);
+    let _ = writeln!(
+        out,
+        "  {:<8}  {:>11} {:>11} {:>11}  {:>11} {:>11} {:>11}",
+        "points",
+        c.n_samples,
+        c.n_non_samples,
+        c.n_samples + c.n_non_samples,
+        p.n_samples,
+        p.n_non_samples,
+        p.n_samples + p.n_non_samples
+    );
+}
+
+pub fn table(e: &Evaluation) -> String {
+    let mut out = String::new();
+    super::table::header(&mut out, &e.tool, &e.model, &e.machine);
+    let _ = writeln!(out, "# measurements: {}", e.inputs.join(", "));
+    let _ = writeln!(
+        out,
+        "# error: MAPE = 100 % / n * sum |measured - predicted| / measured (section 4.2)"
+    );
+    let _ = writeln!(
+        out,
+        "# samples: placements {} (calibrated on); non-samples: every other placement",
+        e.sample_placements.join(" and ")
+    );
+    for note in &e.notes {
+        let _ = writeln!(out, "# note: {note}");
+    }
+    out.push('\n');
+    phase_block(
+        &mut out,
+        "Parallel phase: computations and communications together (the paper's Table 2)",
+        &e.parallel,
+    );
+    out.push('\n');
+    phase_block(
+        &mut out,
+        "Alone phase: each stream without the other (not in Table 2)",
+        &e.alone,
+    );
+    out.push('\n');
+    let _ = writeln!(out, "Per placement (MAPE; * = sample):");
+    let _ = writeln!(
+        out,
+        "  {:<10} {:>6}  {:>13} {:>13}  {:>10} {:>10}",
+        "placement", "points", "comm_parallel", "comp_parallel", "comm_alone", "comp_alone"
+    );
+    for p in &e.placements {
+        let name = format!(
+            "{},{}{}",
+            p.comp_numa,
+            p.comm_numa,
+            if p.sample { " *" } else { "" }
+        );
+        let _ = writeln!(
+            out,
+            "  {name:<10} {:>6}  {:>13} {:>13}  {:>10} {:>10}",
+            p.cores.len(),
+            pct(Some(p.comm_parallel)),
+            pct(Some(p.comp_parallel)),
+            pct(Some(p.comm_alone)),
+            pct(Some(p.comp_alone)),
+        );
+    }
+    let _ = writeln!(out, "\nPoints counted: {}.", e.points_counted);
+    out
+}
+
+/// Every point compared, long format: one row per placement, core count, phase and stream,
+/// bandwidths in MB/s with one decimal, the absolute percentage error with four.
+pub fn csv(e: &Evaluation) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    // Writing into a Vec cannot fail.
+    w.write_record(CSV_HEADER).expect("in-memory CSV");
+    for p in &e.points {
+        w.write_record([
+            p.comp_numa.to_string(),
+            p.comm_numa.to_string(),
+            p.cores.to_string(),
+            p.sample.to_string(),
+            p.phase.name().to_string(),
+            p.stream.name().to_string(),
+            format!("{:.1}", p.measured),
+            format!("{:.1}", p.predicted),
+            format!("{:.4}", p.ape_percent),
+        ])
+        .expect("in-memory CSV");
+    }
+    String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("ASCII is UTF-8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::Input;
+    use crate::evaluate::evaluate;
+    use crate::export::csv::tidy_rows;
+    use crate::io::model_file;
+    use crate::model::{self, all_placements};
+
+    fn evaluation() -> Evaluation {
+        let m = model_file::load("paper:henri").unwrap();
+        let mut rows = tidy_rows(&model::predict(&m, &all_placements(&m), &[1, 2, 18]).unwrap());
+        rows[0].comm_parallel *= 2.0; // placement 0,0 at 1 core: 50 % off
+        evaluate(&m, "paper:henri", &[Input::from_rows(&rows, "m.csv")]).unwrap()
+    }
+
+    #[test]
+    fn table_has_table_2_layout_and_says_what_counts() {
+        let t = table(&evaluation());
+        for needle in [
+            "machine henri",
+            "Table 2",
+            "non-samples",
+            "Average",
+            "samples: placements 0,0 and 1,1",
+            "0,0 *",
+            "Points counted:",
+            "not in Table 2",
+            "measurements: m.csv",
+        ] {
+            assert!(t.contains(needle), "{needle} missing:\n{t}");
+        }
+        // 1 point of 6 sample points is 50 % off.
+        assert!(t.contains("8.33 %"), "{t}");
+    }
+
+    #[test]
+    fn csv_has_one_row_per_point_phase_and_stream() {
+        let text = csv(&evaluation());
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(CSV_HEADER.join(",").as_str()));
+        let rows: Vec<&str> = lines.collect();
+        assert_eq!(rows.len(), 4 * 3 * 4);
+        assert!(
+            rows.iter()
+                .any(|r| r.starts_with("0,0,1,true,parallel,comm,") && r.ends_with(",50.0000")),
+            "{text}"
+        );
+    }
+}

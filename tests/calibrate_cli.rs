@@ -1,0 +1,385 @@
+//! `calibrate` -> `predict` -> `evaluate` end to end through the binary, on tidy CSV and on
+//! trace JSON, and the refusals of insufficient input (exit status 2, the file and the fix
+//! named).
+
+mod common;
+
+use common::{
+    add_noise, contention, machine, placement, predicted_rows, stderr, stdout, temp_dir, trace,
+    SplitMix64,
+};
+use contention::io::{model_file, tidy_csv, trace_file};
+use contention::model::Model;
+use contention::trace::{TidyRow, Trace};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn henri() -> Model {
+    model_file::load("paper:henri").unwrap()
+}
+
+/// Every placement of henri at 1..18 cores, 1 % noise.
+fn henri_rows(seed: u64) -> Vec<TidyRow> {
+    let m = henri();
+    let cores: Vec<u32> = (1..=18).collect();
+    let mut rows = Vec::new();
+    for (c, k) in [(0, 0), (1, 1), (0, 1), (1, 0)] {
+        rows.extend(predicted_rows(&m, placement(c, k), &cores));
+    }
+    add_noise(&mut rows, 0.01, &mut SplitMix64(seed));
+    rows
+}
+
+/// A trace of henri's placement `(c, k)`, on host `host`.
+fn henri_trace(c: u32, k: u32, host: &str, cores: &[u32], rng: &mut SplitMix64) -> Trace {
+    let mut rows = predicted_rows(&henri(), placement(c, k), cores);
+    add_noise(&mut rows, 0.005, rng);
+    trace(machine(host, 18, 1), &rows, 200, 0.05, rng)
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+}
+
+#[test]
+fn csv_calibrate_predict_evaluate() {
+    let dir = temp_dir("csv");
+    let csv = dir.join("henri-sweep.csv");
+    std::fs::write(&csv, tidy_csv::to_string(&henri_rows(7))).unwrap();
+    let model = dir.join("model.json");
+
+    let o = contention(&[
+        "calibrate",
+        s(&csv),
+        "--numa-per-socket",
+        "1",
+        "-o",
+        s(&model),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    for needle in [
+        "local: placement 0,0 from",
+        "remote: placement 1,1 from",
+        "placements 0,1 1,0 are not used",
+        "machine henri-sweep",
+        "MAPE",
+    ] {
+        assert!(err.contains(needle), "{needle} missing from:\n{err}");
+    }
+    // The model file: DESIGN.md's fields for predict, the record beside them.
+    let m = model_file::load(s(&model)).unwrap();
+    assert_eq!(m.machine.cores_per_socket, 18);
+    assert!(m.remote.is_some());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let cal = &v["calibration"];
+    assert_eq!(cal["inputs"][0]["path"], s(&csv));
+    assert_eq!(cal["inputs"][0]["kind"], "csv");
+    assert!(cal["date"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(cal["local"]["residuals"].as_array().unwrap().len(), 18);
+    assert!(
+        cal["remote"]["mape_percent"]["comp_parallel"]
+            .as_f64()
+            .unwrap()
+            < 3.0
+    );
+
+    let o = contention(&["predict", "--model", s(&model), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(json(&o)["placements"].as_array().unwrap().len(), 4);
+
+    let o = contention(&[
+        "evaluate",
+        "--model",
+        s(&model),
+        s(&csv),
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = json(&o);
+    for stream in ["communications", "computations"] {
+        let t = &e["parallel"][stream];
+        assert_eq!(t["n_samples"], 36, "{stream}");
+        assert_eq!(t["n_non_samples"], 36, "{stream}");
+        for col in ["samples", "non_samples", "all"] {
+            let v = t[col].as_f64().unwrap();
+            assert!(v > 0.0 && v < 2.0, "{stream} {col}: {v}");
+        }
+    }
+    assert!(e["points_counted"]
+        .as_str()
+        .unwrap()
+        .contains("comm_parallel"));
+    assert_eq!(e["sample_placements"], serde_json::json!(["0,0", "1,1"]));
+
+    let o = contention(&["evaluate", "--model", s(&model), s(&csv)]);
+    assert!(o.status.success());
+    let table = stdout(&o);
+    assert!(
+        table.contains("Table 2") && table.contains("non-samples"),
+        "{table}"
+    );
+
+    let out = dir.join("errors.csv");
+    let o = contention(&[
+        "evaluate",
+        "-m",
+        s(&model),
+        s(&csv),
+        "-f",
+        "csv",
+        "-o",
+        s(&out),
+    ]);
+    assert!(o.status.success() && o.stdout.is_empty());
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.starts_with(
+        "comp_numa,comm_numa,cores,sample,phase,stream,measured,predicted,ape_percent\n"
+    ));
+    assert_eq!(text.lines().count(), 1 + 4 * 18 * 4);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn trace_calibrate_predict_evaluate() {
+    let dir = temp_dir("trace");
+    let mut rng = SplitMix64(42);
+    let all: Vec<u32> = (1..=18).collect();
+    // The remote sweep is sparse: up to past its maxima (7 cores), then the last count.
+    let sparse = [1, 2, 3, 4, 5, 6, 7, 8, 18];
+    let paths: Vec<PathBuf> = [(0, 0, &all[..]), (1, 1, &sparse[..]), (0, 1, &all[..])]
+        .into_iter()
+        .map(|(c, k, cores)| {
+            let p = dir.join(format!("henri-{c}{k}.json"));
+            trace_file::write(&p, &henri_trace(c, k, "henri-3", cores, &mut rng)).unwrap();
+            p
+        })
+        .collect();
+    let model = dir.join("model.json");
+    let mut args = vec!["calibrate", "-o", s(&model)];
+    args.extend(paths.iter().map(|p| s(p)));
+    let o = contention(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("placements 0,1 are not used"));
+
+    let m = model_file::load(s(&model)).unwrap();
+    assert_eq!(m.machine.name, "henri-3");
+    assert_eq!((m.machine.numa_nodes, m.machine.numa_per_socket), (2, 1));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let cal = &v["calibration"];
+    assert_eq!(
+        cal["measured_machine"]["cpu_model"],
+        machine("x", 18, 1).cpu_model
+    );
+    assert_eq!(cal["inputs"][1]["host"], "henri-3");
+    assert_eq!(
+        cal["remote"]["cores"],
+        serde_json::json!([1, 2, 3, 4, 5, 6, 7, 8, 18])
+    );
+    // 200 samples spread by 5 % (uniform, sigma 2.9 %): a median known to 0.25 %, within the
+    // 1 % floor.
+    assert_eq!(cal["local"]["tolerance"]["comp_alone"], 0.01);
+
+    let o = contention(&["predict", "--model", s(&model), "--ncores", "1..18"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let mut args = vec!["evaluate", "--model", s(&model), "--format", "json"];
+    args.extend(paths.iter().map(|p| s(p)));
+    let o = contention(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = json(&o);
+    let comm = &e["parallel"]["communications"];
+    assert_eq!(comm["n_samples"], 18 + 9);
+    assert_eq!(comm["n_non_samples"], 18);
+    assert!(e["parallel"]["average"].as_f64().unwrap() < 2.0, "{e}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn noisy_samples_widen_the_tolerance() {
+    let dir = temp_dir("noisy");
+    let mut rng = SplitMix64(3);
+    let all: Vec<u32> = (1..=18).collect();
+    let mut paths = Vec::new();
+    for (c, k) in [(0, 0), (1, 1)] {
+        let rows = predicted_rows(&henri(), placement(c, k), &all);
+        // 10 samples per phase spread by 40 %: each median known to about 10 %.
+        let t = trace(machine("h", 18, 1), &rows, 10, 0.4, &mut rng);
+        let p = dir.join(format!("{c}{k}.json"));
+        trace_file::write(&p, &t).unwrap();
+        paths.push(p);
+    }
+    let o = contention(&["calibrate", s(&paths[0]), s(&paths[1])]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    let tol = v["calibration"]["local"]["tolerance"]["comp_alone"]
+        .as_f64()
+        .unwrap();
+    assert!(tol > 0.05, "{tol}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Runs `args`, expects exit status 2 and every needle in standard error.
+fn refused(args: &[&str], needles: &[&str]) {
+    let o = contention(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{n} missing from: {err}");
+    }
+    assert!(o.stdout.is_empty(), "no model on refusal");
+}
+
+#[test]
+fn insufficient_input_is_refused_naming_the_file_and_the_fix() {
+    let dir = temp_dir("refusals");
+    let mut rng = SplitMix64(9);
+    let all: Vec<u32> = (1..=18).collect();
+    let write = |name: &str, t: &Trace| {
+        let p = dir.join(name);
+        trace_file::write(&p, t).unwrap();
+        p
+    };
+    let local = write("local.json", &henri_trace(0, 0, "h1", &all, &mut rng));
+    let remote = write("remote.json", &henri_trace(1, 1, "h1", &all, &mut rng));
+
+    // A CSV does not carry the topology.
+    let csv = dir.join("sweep.csv");
+    std::fs::write(&csv, tidy_csv::to_string(&henri_rows(1))).unwrap();
+    refused(
+        &["calibrate", s(&csv)],
+        &["sweep.csv carry no topology", "--numa-per-socket"],
+    );
+
+    // Traces of two different machines.
+    let mut other = henri_trace(1, 1, "dahu-7", &all, &mut rng);
+    other.machine.cpu_model = "Intel(R) Xeon(R) Gold 6130 CPU @ 2.10GHz".into();
+    let other = write("other.json", &other);
+    refused(
+        &["calibrate", s(&local), s(&other)],
+        &[
+            "local.json",
+            "other.json",
+            "different machines",
+            "cpu_model",
+        ],
+    );
+
+    // No parallel phase at one core count.
+    let mut broken = henri_trace(0, 0, "h1", &all, &mut rng);
+    broken.points[3].comm_parallel.summary.median = 0.0;
+    broken.points[3].comm_parallel.summary.count = 0;
+    let broken = write("broken.json", &broken);
+    refused(
+        &["calibrate", s(&broken), s(&remote)],
+        &[
+            "broken.json",
+            "at 4 cores",
+            "comm_parallel",
+            "parallel phase",
+        ],
+    );
+
+    // The remote placement is missing on a two-socket machine.
+    refused(
+        &["calibrate", s(&local)],
+        &["placement 1,1", "local.json", "--local-only"],
+    );
+    let o = contention(&["calibrate", s(&local), "--local-only"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(json(&o).get("remote").is_none());
+
+    // One core count only.
+    let one = write("one.json", &henri_trace(0, 0, "h1", &[8], &mut rng));
+    refused(
+        &["calibrate", s(&one), s(&remote)],
+        &["placement 0,0 (", "one.json", "only one core count (8)"],
+    );
+
+    // A command-line topology that contradicts the traces.
+    refused(
+        &["calibrate", s(&local), s(&remote), "--numa-per-socket", "2"],
+        &["--numa-per-socket 2 contradicts", "h1"],
+    );
+
+    // A CSV bandwidth that is not a number.
+    let nan = dir.join("nan.csv");
+    let text = tidy_csv::to_string(&henri_rows(2));
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[5] = "0,0,5,NaN,11481.1,22277.0,11481.1";
+    std::fs::write(&nan, lines.join("\n")).unwrap();
+    let o = contention(&["calibrate", s(&nan), "--numa-per-socket", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("nan.csv: line 6, column comp_alone: `NaN`"),
+        "{}",
+        stderr(&o)
+    );
+
+    // A file that is not there.
+    refused(
+        &["calibrate", s(&dir.join("absent.json"))],
+        &["absent.json"],
+    );
+
+    // Evaluating a model with traces of another topology.
+    let mut sub = henri_trace(0, 0, "h1", &all, &mut rng);
+    sub.machine = machine("h1", 18, 2);
+    let sub = write("subnuma.json", &sub);
+    refused(
+        &["evaluate", "--model", "paper:henri", s(&sub)],
+        &["subnuma.json", "2 per socket", "paper:henri"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_hand_typed_model_is_evaluated() {
+    // The paper's files carry only DESIGN.md's fields.
+    let dir = temp_dir("hand");
+    let csv = dir.join("m.csv");
+    std::fs::write(&csv, tidy_csv::to_string(&henri_rows(5))).unwrap();
+    let o = contention(&["evaluate", "--model", "paper:henri", s(&csv)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("model paper:henri"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn help_teaches_units_rules_and_examples() {
+    let help = stdout(&contention(&["calibrate", "--help"]));
+    for needle in [
+        "MB/s",
+        "Examples:",
+        "--numa-per-socket",
+        "plateau's median",
+        "N_par^max",
+        "comp_numa,comm_numa,cores",
+    ] {
+        assert!(
+            help.contains(needle),
+            "{needle} missing from calibrate --help"
+        );
+    }
+    let help = stdout(&contention(&["evaluate", "--help"]));
+    for needle in [
+        "MAPE",
+        "non-samples",
+        "Table 2",
+        "comp_parallel",
+        "ape_percent",
+        "Examples:",
+    ] {
+        assert!(
+            help.contains(needle),
+            "{needle} missing from evaluate --help"
+        );
+    }
+}

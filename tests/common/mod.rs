@@ -1,0 +1,256 @@
+//! Helpers shared by the integration tests and the benches: running the binary, a tiny
+//! deterministic PRNG (no `rand` dependency), a large synthetic machine, and synthetic
+//! measurements built from a model's predictions.
+// Each test crate uses a different subset.
+#![allow(dead_code)]
+
+use contention::export::csv::tidy_rows;
+use contention::model::{self, Machine, Model, Params, Placement};
+use contention::provenance::Provenance;
+use contention::trace::{
+    CoreSlot, MachineInfo, MeasureConfig, MpiInfo, NicInfo, NumaNodeInfo, Phase, Plan, Sample,
+    Summary, TidyRow, Trace, TracePoint, TRACE_SCHEMA_VERSION,
+};
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// Runs the `contention` binary built for these tests.
+pub fn contention(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_contention"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh directory for one test, unique to this process.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("contention-test-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// One side of [`synthetic_64c`]: bandwidths scaled by `scale`.
+fn synthetic_params(scale: f64) -> Params {
+    Params {
+        n_par_max: 40,
+        t_par_max: 180_000.0 * scale,
+        n_seq_max: 48,
+        t_seq_max: 170_000.0 * scale,
+        t_par_max2: 175_000.0 * scale,
+        alpha: 0.8,
+        delta_l: 150.0,
+        delta_r: 300.0,
+        b_seq_comp: 4000.0 * scale,
+        b_seq_comm: 20_000.0,
+    }
+}
+
+/// A large machine for the benches: 2 sockets of 64 cores and 4 NUMA nodes each.
+pub fn synthetic_64c() -> Model {
+    Model {
+        schema_version: 1,
+        machine: Machine {
+            name: "synthetic-8numa-64c".into(),
+            numa_nodes: 8,
+            numa_per_socket: 4,
+            cores_per_socket: 64,
+        },
+        local: synthetic_params(1.0),
+        remote: Some(synthetic_params(0.45)),
+    }
+}
+
+/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+/// OOPSLA 2014): a seeded, portable stream of 64-bit values.
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in [-1, 1).
+    pub fn symmetric(&mut self) -> f64 {
+        2.0 * self.unit() - 1.0
+    }
+}
+
+pub fn placement(comp_numa: u32, comm_numa: u32) -> Placement {
+    Placement {
+        comp_numa,
+        comm_numa,
+    }
+}
+
+/// The model's predictions of `placement` at `cores`, as tidy rows (noise-free measurements).
+pub fn predicted_rows(m: &Model, placement: Placement, cores: &[u32]) -> Vec<TidyRow> {
+    tidy_rows(&model::predict(m, &[placement], cores).expect("predictable"))
+}
+
+/// Multiplies each of the four bandwidths of each row by `1 + rel * u`, `u` uniform in
+/// [-1, 1): every measurement off by at most `rel`.
+pub fn add_noise(rows: &mut [TidyRow], rel: f64, rng: &mut SplitMix64) {
+    for r in rows {
+        for v in [
+            &mut r.comp_alone,
+            &mut r.comm_alone,
+            &mut r.comp_parallel,
+            &mut r.comm_parallel,
+        ] {
+            *v *= 1.0 + rel * rng.symmetric();
+        }
+    }
+}
+
+/// A plausible two-socket machine as `measure` describes it.
+pub fn machine(host: &str, cores_per_socket: u32, numa_per_socket: u32) -> MachineInfo {
+    let sockets = 2;
+    MachineInfo {
+        hostname: host.into(),
+        cpu_model: "Intel(R) Xeon(R) Gold 6140 CPU @ 2.30GHz".into(),
+        sockets,
+        cores_per_socket,
+        pus_per_core: 2,
+        numa_per_socket,
+        numa_nodes: (0..sockets * numa_per_socket)
+            .map(|i| NumaNodeInfo {
+                logical_index: i,
+                os_index: i,
+                socket: Some(i / numa_per_socket),
+                memory_bytes: 48 << 30,
+            })
+            .collect(),
+        nics: vec![NicInfo {
+            name: "mlx5_0".into(),
+            numa_nodes: vec![0],
+            socket: Some(0),
+        }],
+        hwloc_version: "2.9.0".into(),
+    }
+}
+
+/// A phase whose summary median is `value` and whose `samples` samples (per thread for
+/// computations: `value / threads` each) spread by `rel_spread` (uniform).
+fn phase(value: f64, threads: u32, samples: usize, rel_spread: f64, rng: &mut SplitMix64) -> Phase {
+    let per_thread = value / f64::from(threads);
+    let samples: Vec<Sample> = (0..samples)
+        .map(|i| {
+            let start = i as f64 * 0.01;
+            Sample {
+                thread: i as u32 % threads,
+                start,
+                end: start + 0.01,
+                mbps: per_thread * (1.0 + rel_spread * rng.symmetric()),
+            }
+        })
+        .collect();
+    let n = samples.len().max(1) as f64;
+    let mean = samples.iter().map(|s| s.mbps).sum::<f64>() / n * f64::from(threads);
+    let var = samples
+        .iter()
+        .map(|s| (s.mbps * f64::from(threads) - mean).powi(2))
+        .sum::<f64>()
+        / n;
+    Phase {
+        summary: Summary {
+            median: value,
+            mean,
+            stddev: var.sqrt(),
+            min: samples.iter().map(|s| s.mbps).fold(f64::INFINITY, f64::min),
+            max: samples.iter().map(|s| s.mbps).fold(0.0, f64::max),
+            count: samples.len() as u64,
+        },
+        sampling: format!(
+            "{} samples in {:.2} s, first and last iteration of each thread discarded",
+            samples.len(),
+            n * 0.01
+        ),
+        samples,
+    }
+}
+
+/// A complete trace of one placement's sweep (`rows`, all of that placement), measured on
+/// `machine`, with `samples` samples per phase spread by `rel_spread`.
+pub fn trace(
+    machine: MachineInfo,
+    rows: &[TidyRow],
+    samples: usize,
+    rel_spread: f64,
+    rng: &mut SplitMix64,
+) -> Trace {
+    let (comp_numa, comm_numa) = (rows[0].comp_numa, rows[0].comm_numa);
+    let cores: Vec<u32> = rows.iter().map(|r| r.cores).collect();
+    let max_cores = cores.iter().copied().max().unwrap_or(1);
+    let points = rows
+        .iter()
+        .map(|r| TracePoint {
+            cores: r.cores,
+            comp_alone: phase(r.comp_alone, r.cores, samples, rel_spread, rng),
+            comm_alone: phase(r.comm_alone, 1, samples, rel_spread, rng),
+            comp_parallel: phase(r.comp_parallel, r.cores, samples, rel_spread, rng),
+            comm_parallel: phase(r.comm_parallel, 1, samples, rel_spread, rng),
+        })
+        .collect();
+    let comm_core = machine.cores_per_socket - 1;
+    Trace {
+        schema_version: TRACE_SCHEMA_VERSION,
+        tool: Provenance::current(),
+        mpi: MpiInfo {
+            library_version: "Open MPI v4.1.4".into(),
+            thread_level: "MPI_THREAD_MULTIPLE".into(),
+            hosts: vec![machine.hostname.clone(), "peer".into()],
+        },
+        config: MeasureConfig {
+            comp_numa,
+            comm_numa,
+            cores,
+            message_size_bytes: 64 << 20,
+            buffer_bytes_per_core: 1 << 30,
+            max_phase_seconds: 2.0,
+            stable_within: 0.01,
+            timeout_seconds: 60.0,
+            kernel: "avx512".into(),
+            bind: true,
+        },
+        plan: Plan {
+            compute: (0..max_cores)
+                .map(|c| CoreSlot {
+                    core: c,
+                    pu_os: c,
+                    socket: 0,
+                })
+                .collect(),
+            comm: CoreSlot {
+                core: comm_core,
+                pu_os: comm_core,
+                socket: 0,
+            },
+            comm_reason: "last core of socket 0, next to mlx5_0".into(),
+            comp_numa_os: comp_numa,
+            comm_numa_os: comm_numa,
+        },
+        machine,
+        started_at: "2026-01-01T00:00:00Z".into(),
+        updated_at: "2026-01-01T00:10:00Z".into(),
+        complete: true,
+        points,
+    }
+}
