@@ -5,6 +5,7 @@
 //! - [`model`]: the paper's equations, pure functions of typed parameters.
 //! - [`io`]: model files, output files (everything that touches the file system).
 //! - [`export`]: the formats a report is written in (table, JSON, CSV).
+//! - [`plot`]: the paper's figures, rendered in memory as SVG or PNG.
 //! - [`commands`]: one module per subcommand, gluing the above; [`cli`] their arguments.
 
 pub mod cli;
@@ -14,6 +15,7 @@ pub mod error;
 pub mod export;
 pub mod io;
 pub mod model;
+pub mod plot;
 pub mod provenance;
 pub mod report;
 pub mod trace;
