@@ -18,7 +18,7 @@ use super::data::Measurements;
 use super::style::{
     aligned_scales, anchored, bold, core_ticks, draw_header, draw_legend, draw_line, draw_marker,
     legend_height, mbps_label, text, LegendItem, Scale, Shape, Swatch, COMM, COMP, INK, LABEL,
-    MUTED, SHADE, TICK, TITLE,
+    MARGIN, MUTED, SHADE, TICK, TITLE, Y_TICKS,
 };
 use super::Figure;
 use crate::model::{self, Model, Placement, Point, PredictError};
@@ -79,9 +79,7 @@ const PLOT_H: i32 = 260;
 const H_GAP: i32 = 34;
 const V_GAP: i32 = 22;
 const PANEL_TITLE: i32 = 42;
-const MARGIN: i32 = 24;
 const AXIS_DESC: i32 = 44;
-const Y_TICKS: i32 = 100;
 const HEADER_TITLE: i32 = 52;
 /// Height of each of the two lines under the title.
 const HEADER_SUB: i32 = 38;
@@ -112,34 +110,24 @@ impl Grid {
                 measured: measured.get(p).to_vec(),
             })
             .collect();
-        let comm_max = panels
-            .iter()
-            .flat_map(|p| {
-                let model = p
-                    .model
-                    .iter()
-                    .flat_map(|pt| [pt.comm_alone, pt.comm_parallel]);
-                let meas = p
-                    .measured
-                    .iter()
-                    .flat_map(|r| [r.comm_alone, r.comm_parallel]);
-                model.chain(meas)
-            })
-            .fold(0.0, f64::max);
-        let comp_max = panels
-            .iter()
-            .flat_map(|p| {
-                let model = p
-                    .model
-                    .iter()
-                    .flat_map(|pt| [pt.comp_alone, pt.comp_parallel]);
-                let meas = p
-                    .measured
-                    .iter()
-                    .flat_map(|r| [r.comp_alone, r.comp_parallel]);
-                model.chain(meas)
-            })
-            .fold(0.0, f64::max);
+        // The largest value each axis shows, over the model and the measurements.
+        let largest = |of_model: fn(&Point) -> [f64; 2], of_rows: fn(&TidyRow) -> [f64; 2]| {
+            panels
+                .iter()
+                .flat_map(|p| {
+                    let model = p.model.iter().flat_map(of_model);
+                    model.chain(p.measured.iter().flat_map(of_rows))
+                })
+                .fold(0.0, f64::max)
+        };
+        let comm_max = largest(
+            |p| [p.comm_alone, p.comm_parallel],
+            |r| [r.comm_alone, r.comm_parallel],
+        );
+        let comp_max = largest(
+            |p| [p.comp_alone, p.comp_parallel],
+            |r| [r.comp_alone, r.comp_parallel],
+        );
         let scales = aligned_scales(&[comm_max, comp_max]);
         Ok(Grid {
             machine: m.name.clone(),
@@ -327,20 +315,14 @@ impl Grid {
         // Measured points: ● alone, ▼ in parallel, as in the paper.
         for r in &panel.measured {
             let x = f64::from(r.cores);
-            draw_marker(root, comp.px((x, r.comp_alone)), Shape::Circle, COMP)?;
-            draw_marker(
-                root,
-                comp.px((x, r.comp_parallel)),
-                Shape::DownTriangle,
-                COMP,
-            )?;
-            draw_marker(root, comm.px((x, r.comm_alone)), Shape::Circle, COMM)?;
-            draw_marker(
-                root,
-                comm.px((x, r.comm_parallel)),
-                Shape::DownTriangle,
-                COMM,
-            )?;
+            for (plot, y, shape, color) in [
+                (&comp, r.comp_alone, Shape::Circle, COMP),
+                (&comp, r.comp_parallel, Shape::DownTriangle, COMP),
+                (&comm, r.comm_alone, Shape::Circle, COMM),
+                (&comm, r.comm_parallel, Shape::DownTriangle, COMM),
+            ] {
+                draw_marker(root, plot.px((x, y)), shape, color)?;
+            }
         }
 
         let (frame, title_style) = match panel.calibrates {

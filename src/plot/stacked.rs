@@ -14,7 +14,7 @@ use super::grid::Calibrates;
 use super::style::{
     aligned_scales, anchored, bold, core_ticks, draw_header, draw_legend, draw_line, draw_marker,
     draw_rich, legend_height, mbps_label, rich_width, text, LegendItem, Scale, Seg, Shape, Swatch,
-    Symbol, COMM, COMP, COMP_ALONE, INK, LABEL, MUTED, TICK, TITLE,
+    Symbol, COMM, COMP, COMP_ALONE, INK, LABEL, MARGIN, MUTED, TICK, TITLE, Y_TICKS,
 };
 use super::Figure;
 use crate::model::bandwidth::{self, CurvePoint};
@@ -309,8 +309,6 @@ impl Stacked {
 
 const WIDTH: i32 = 1400;
 const HEIGHT: i32 = 1000;
-const MARGIN: i32 = 24;
-const Y_TICKS: i32 = 100;
 /// Height of a line of the header.
 const LINE: i32 = 38;
 const AREA_ALPHA: f64 = 0.45;
@@ -462,18 +460,15 @@ impl Figure for Stacked {
         })?;
 
         // Stacked areas: communications on top of computations.
-        let x = |p: &StackPoint| f64::from(p.cores);
-        let comp_top: Vec<(i32, i32)> = self
-            .points
-            .iter()
-            .map(|p| plot.px((x(p), p.comp_parallel)))
-            .collect();
-        let stack_top: Vec<(i32, i32)> = self
-            .points
-            .iter()
-            .map(|p| plot.px((x(p), p.comp_parallel + p.comm_parallel)))
-            .collect();
-        let base: Vec<(i32, i32)> = self.points.iter().map(|p| plot.px((x(p), 0.0))).collect();
+        let series = |y: fn(&StackPoint) -> f64| -> Vec<(i32, i32)> {
+            self.points
+                .iter()
+                .map(|p| plot.px((f64::from(p.cores), y(p))))
+                .collect()
+        };
+        let comp_top = series(|p| p.comp_parallel);
+        let stack_top = series(|p| p.comp_parallel + p.comm_parallel);
+        let base = series(|_| 0.0);
         let band = |upper: &[(i32, i32)], lower: &[(i32, i32)]| -> Vec<(i32, i32)> {
             upper.iter().chain(lower.iter().rev()).copied().collect()
         };
@@ -488,22 +483,14 @@ impl Figure for Stacked {
         draw_line(root, &stack_top, COMM, 3, false)?;
         draw_line(root, &comp_top, COMP, 3, false)?;
 
-        let alone: Vec<(i32, i32)> = self
-            .points
-            .iter()
-            .map(|p| plot.px((x(p), p.comp_alone)))
-            .collect();
+        let alone = series(|p| p.comp_alone);
         draw_line(root, &alone, COMP_ALONE, 4, false)?;
         if self.source == DataSource::Measured {
             for &at in &alone {
                 draw_marker(root, at, Shape::Circle, COMP_ALONE)?;
             }
         }
-        let total: Vec<(i32, i32)> = self
-            .points
-            .iter()
-            .map(|p| plot.px((x(p), p.model_total)))
-            .collect();
+        let total = series(|p| p.model_total);
         draw_line(root, &total, INK, 2, true)?;
 
         // The key points and their labels, each label in a white box with a leader line.

@@ -27,6 +27,10 @@ pub const TICK: u32 = 26;
 pub const LABEL: u32 = 28;
 /// Figure titles.
 pub const TITLE: u32 = 34;
+/// Blank border around every figure.
+pub const MARGIN: i32 = 24;
+/// Room for the tick labels of a y axis (six digits of MB/s).
+pub const Y_TICKS: i32 = 100;
 /// Radius of data markers.
 pub const MARKER: i32 = 7;
 

@@ -16,7 +16,7 @@ use super::axes::{Plot, Side, X_TICKS_HEIGHT};
 use super::data::quantile;
 use super::style::{
     anchored, bold, core_ticks, draw_header, draw_legend, legend_height, mbps_label, span_scale,
-    text, LegendItem, Scale, Swatch, COMM, COMP, INK, LABEL, MUTED, TICK, TITLE,
+    text, LegendItem, Scale, Swatch, COMM, COMP, INK, LABEL, MARGIN, MUTED, TICK, TITLE, Y_TICKS,
 };
 use super::Figure;
 use crate::model::Placement;
@@ -153,8 +153,6 @@ pub struct Sweep {
 }
 
 const WIDTH: i32 = 1400;
-const MARGIN: i32 = 24;
-const Y_TICKS: i32 = 100;
 const PANEL_H: i32 = 400;
 const PANEL_TITLE: i32 = 46;
 const PANEL_GAP: i32 = 30;
