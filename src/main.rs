@@ -9,6 +9,7 @@ fn main() {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Predict(args) => commands::predict::run(args),
+        Command::Plot(args) => commands::plot::run(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -1,4 +1,5 @@
 //! One module per subcommand: each turns parsed arguments into calls of the library and
 //! writes the result. The binary's `main` only dispatches here.
 
+pub mod plot;
 pub mod predict;
