@@ -17,8 +17,8 @@ use super::axes::{Plot, Side, X_TICKS_HEIGHT};
 use super::data::Measurements;
 use super::style::{
     aligned_scales, anchored, bold, core_ticks, draw_header, draw_legend, draw_line, draw_marker,
-    legend_height, mbps_label, text, LegendItem, Scale, Shape, Swatch, COMM, COMP, INK, LABEL,
-    MARGIN, MUTED, SHADE, TICK, TITLE, Y_TICKS,
+    fitted_size, legend_height, mbps_label, text, LegendItem, Scale, Shape, Swatch, COMM, COMP,
+    INK, LABEL, MARGIN, MUTED, SHADE, TICK, TITLE, Y_TICKS,
 };
 use super::Figure;
 use crate::model::{self, Model, Placement, Point, PredictError};
@@ -74,6 +74,8 @@ pub struct Grid {
 }
 
 // Layout, pixels at 300 dpi.
+/// A panel's plot area with two or more panels a row; a single panel (a machine with one NUMA
+/// node to predict) gets twice the size, to stay a figure of its own.
 const PLOT_W: i32 = 400;
 const PLOT_H: i32 = 260;
 const H_GAP: i32 = 34;
@@ -180,7 +182,7 @@ impl Grid {
 
     fn width(&self) -> i32 {
         let n = self.side as i32;
-        2 * (MARGIN + AXIS_DESC + Y_TICKS) + n * PLOT_W + (n - 1) * H_GAP
+        2 * (MARGIN + AXIS_DESC + Y_TICKS) + n * self.plot_w() + (n - 1) * H_GAP
     }
 
     fn legend(&self) -> Vec<LegendItem> {
@@ -237,15 +239,32 @@ impl Grid {
     }
 
     fn plot(&self, row: u32, column: u32) -> Plot {
-        let left = MARGIN + AXIS_DESC + Y_TICKS + column as i32 * (PLOT_W + H_GAP);
-        let top = self.header_height() + row as i32 * (PANEL_TITLE + PLOT_H + V_GAP) + PANEL_TITLE;
+        let left = MARGIN + AXIS_DESC + Y_TICKS + column as i32 * (self.plot_w() + H_GAP);
+        let top =
+            self.header_height() + row as i32 * (PANEL_TITLE + self.plot_h() + V_GAP) + PANEL_TITLE;
         Plot {
             left,
             top,
-            width: PLOT_W,
-            height: PLOT_H,
+            width: self.plot_w(),
+            height: self.plot_h(),
             x: (0.5, f64::from(self.max_cores()) + 0.5),
             y: self.comm_scale.range(),
+        }
+    }
+
+    fn plot_w(&self) -> i32 {
+        if self.side == 1 {
+            2 * PLOT_W
+        } else {
+            PLOT_W
+        }
+    }
+
+    fn plot_h(&self) -> i32 {
+        if self.side == 1 {
+            2 * PLOT_H
+        } else {
+            PLOT_H
         }
     }
 
@@ -369,7 +388,7 @@ impl Figure for Grid {
     fn size(&self) -> (u32, u32) {
         let n = self.side as i32;
         let height = self.header_height()
-            + n * (PANEL_TITLE + PLOT_H)
+            + n * (PANEL_TITLE + self.plot_h())
             + (n - 1) * V_GAP
             + X_TICKS_HEIGHT
             + 12
@@ -427,16 +446,27 @@ impl Figure for Grid {
         let first = self.plot(0, 0);
         let last = self.plot(self.side - 1, self.side - 1);
         let middle_y = (first.top + last.bottom()) / 2;
+        let span = last.bottom() - first.top;
+        let comm_desc = "Network bandwidth (MB/s)";
+        let comp_desc = "Computation memory bandwidth (MB/s)";
         root.draw_text(
-            "Network bandwidth (MB/s)",
-            &anchored(bold(LABEL).color(&COMM), HPos::Center, VPos::Center)
-                .transform(FontTransform::Rotate270),
+            comm_desc,
+            &anchored(
+                bold(fitted_size(comm_desc, true, LABEL, span)).color(&COMM),
+                HPos::Center,
+                VPos::Center,
+            )
+            .transform(FontTransform::Rotate270),
             (MARGIN + AXIS_DESC / 2, middle_y),
         )?;
         root.draw_text(
-            "Computation memory bandwidth (MB/s)",
-            &anchored(bold(LABEL).color(&COMP), HPos::Center, VPos::Center)
-                .transform(FontTransform::Rotate90),
+            comp_desc,
+            &anchored(
+                bold(fitted_size(comp_desc, true, LABEL, span)).color(&COMP),
+                HPos::Center,
+                VPos::Center,
+            )
+            .transform(FontTransform::Rotate90),
             (width - MARGIN - AXIS_DESC / 2, middle_y),
         )?;
         root.draw_text(

@@ -620,4 +620,30 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn labels_keep_clear_of_the_curves_when_they_can() {
+        let plot = Plot {
+            left: 0,
+            top: 0,
+            width: 1000,
+            height: 600,
+            x: (0.0, 1.0),
+            y: (0.0, 1.0),
+        };
+        // A curve 50 px above the point, where the first choice (above) would sit.
+        let curve = vec![(0, 250), (1000, 250)];
+        let boxes = place_labels(
+            &plot,
+            &[(500, 300)],
+            &[(300, 40)],
+            std::slice::from_ref(&curve),
+        );
+        assert!(!crosses(&curve, boxes[0]), "{:?}", boxes[0]);
+        let unconstrained = place_labels(&plot, &[(500, 300)], &[(300, 40)], &[]);
+        assert!(
+            crosses(&curve, unconstrained[0]),
+            "the test curve is in the way"
+        );
+    }
 }

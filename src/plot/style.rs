@@ -56,6 +56,24 @@ pub fn text_width(text: &str, size: u32) -> i32 {
         .unwrap_or(text.len() as i32 * size as i32 * 6 / 10)
 }
 
+/// `size`, or the smaller size at which `text` (bold when `strong`) fits in `width` pixels
+/// (never under 12 px).
+pub fn fitted_size(text: &str, strong: bool, size: u32, width: i32) -> u32 {
+    let face = if strong {
+        FontStyle::Bold
+    } else {
+        FontStyle::Normal
+    };
+    let natural = fonts::measure(text, face, f64::from(size))
+        .map(|(w, _)| w as i32)
+        .unwrap_or(width);
+    if natural > width && natural > 0 {
+        (size as i32 * width / natural).max(12) as u32
+    } else {
+        size
+    }
+}
+
 /// Draws a centred header line (title when `strong`, else a muted subtitle) with its top at
 /// `y`, shrinking the font below `size` when the line would not fit in `width` pixels (long
 /// machine names, trace paths).
@@ -67,19 +85,7 @@ pub fn draw_header<DB: DrawingBackend>(
     (center, y): (i32, i32),
     width: i32,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let face = if strong {
-        FontStyle::Bold
-    } else {
-        FontStyle::Normal
-    };
-    let natural = fonts::measure(line, face, f64::from(size))
-        .map(|(w, _)| w as i32)
-        .unwrap_or(width);
-    let size = if natural > width {
-        (size as i32 * width / natural).max(12) as u32
-    } else {
-        size
-    };
+    let size = fitted_size(line, strong, size, width);
     let style = if strong {
         bold(size)
     } else {

@@ -487,4 +487,29 @@ mod tests {
         assert!(BoxStats::from_values(1, Mode::Parallel, &[]).is_none());
         assert!(BoxStats::from_values(1, Mode::Parallel, &[f64::NAN]).is_none());
     }
+
+    #[test]
+    fn a_phase_without_samples_falls_back_to_its_summary_per_core() {
+        let phase = Phase {
+            summary: crate::trace::Summary {
+                median: 8000.0,
+                mean: 8010.0,
+                stddev: 30.0,
+                min: 7000.0,
+                max: 9000.0,
+                count: 40,
+            },
+            sampling: "summary only".into(),
+            samples: Vec::new(),
+        };
+        let b = BoxStats::of_phase(4, Mode::Alone, &phase, 4.0);
+        assert!(!b.from_samples);
+        assert_eq!(
+            (b.min, b.q1, b.median, b.q3, b.max),
+            (1750.0, 2000.0, 2000.0, 2000.0, 2250.0)
+        );
+        assert_eq!((b.whisker_low, b.whisker_high), (1750.0, 2250.0));
+        assert_eq!(b.count, 40);
+        assert!(b.outliers.is_empty());
+    }
 }
