@@ -447,28 +447,24 @@ impl Figure for Grid {
         let last = self.plot(self.side - 1, self.side - 1);
         let middle_y = (first.top + last.bottom()) / 2;
         let span = last.bottom() - first.top;
-        let comm_desc = "Network bandwidth (MB/s)";
-        let comp_desc = "Computation memory bandwidth (MB/s)";
-        root.draw_text(
-            comm_desc,
-            &anchored(
-                bold(fitted_size(comm_desc, true, LABEL, span)).color(&COMM),
-                HPos::Center,
-                VPos::Center,
-            )
-            .transform(FontTransform::Rotate270),
-            (MARGIN + AXIS_DESC / 2, middle_y),
-        )?;
-        root.draw_text(
-            comp_desc,
-            &anchored(
-                bold(fitted_size(comp_desc, true, LABEL, span)).color(&COMP),
-                HPos::Center,
-                VPos::Center,
-            )
-            .transform(FontTransform::Rotate90),
-            (width - MARGIN - AXIS_DESC / 2, middle_y),
-        )?;
+        for (desc, color, turn, x) in [
+            (
+                "Network bandwidth (MB/s)",
+                COMM,
+                FontTransform::Rotate270,
+                MARGIN + AXIS_DESC / 2,
+            ),
+            (
+                "Computation memory bandwidth (MB/s)",
+                COMP,
+                FontTransform::Rotate90,
+                width - MARGIN - AXIS_DESC / 2,
+            ),
+        ] {
+            let size = fitted_size(desc, true, LABEL, span);
+            let style = anchored(bold(size).color(&color), HPos::Center, VPos::Center);
+            root.draw_text(desc, &style.transform(turn), (x, middle_y))?;
+        }
         root.draw_text(
             "Number of computing cores",
             &anchored(text(LABEL).color(&INK), HPos::Center, VPos::Bottom),

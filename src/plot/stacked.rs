@@ -592,16 +592,21 @@ mod tests {
         assert!(s.csv().contains("\n4,3600.0,10000.0,13600.0,4000.0,"));
     }
 
-    #[test]
-    fn labels_avoid_each_other_and_stay_inside() {
-        let plot = Plot {
+    /// A 1000 x 600 pixel plot at the origin.
+    fn test_plot() -> Plot {
+        Plot {
             left: 0,
             top: 0,
             width: 1000,
             height: 600,
             x: (0.0, 1.0),
             y: (0.0, 1.0),
-        };
+        }
+    }
+
+    #[test]
+    fn labels_avoid_each_other_and_stay_inside() {
+        let plot = test_plot();
         // Two points one above the other, as T_par^max2 and T_seq^max of henri-subnuma's
         // remote model: the lower one's label must not be reached past the upper point.
         let points = [(500, 100), (520, 300), (520, 288), (10, 580)];
@@ -623,14 +628,7 @@ mod tests {
 
     #[test]
     fn labels_keep_clear_of_the_curves_when_they_can() {
-        let plot = Plot {
-            left: 0,
-            top: 0,
-            width: 1000,
-            height: 600,
-            x: (0.0, 1.0),
-            y: (0.0, 1.0),
-        };
+        let plot = test_plot();
         // A curve 50 px above the point, where the first choice (above) would sit.
         let curve = vec![(0, 250), (1000, 250)];
         let boxes = place_labels(
