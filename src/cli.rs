@@ -68,6 +68,10 @@ pub enum Command {
     /// calibration placements and the others (the paper's Table 2).
     #[command(long_about = EVALUATE_ABOUT, after_help = EVALUATE_EXAMPLES)]
     Evaluate(EvaluateArgs),
+    /// Draw the paper's figures (placement grid, stacked view, sweep) from a model file and
+    /// measurements, as SVG or PNG.
+    #[command(long_about = PLOT_ABOUT, after_help = PLOT_EXAMPLES)]
+    Plot(PlotArgs),
 }
 
 const MEASURE_ABOUT: &str = "\
@@ -276,6 +280,97 @@ impl FromStr for NumaPair {
     }
 }
 
+const PLOT_ABOUT: &str = "\
+Draw the paper's figures from a model file and, optionally, measurements.
+
+Figures (each one file in DIR, named after the machine or the trace):
+  grid     Figures 3-11: one panel per placement, the communication data's NUMA node by row and
+           the computation data's by column. Network bandwidth on the left axis (blue),
+           computation memory bandwidth on the right (orange), against the number of computing
+           cores; measured alone (circles) and in parallel (down triangles), the model as lines
+           (solid: in parallel, dashed: alone). The placements that calibrated the model have a
+           bold title and a thick frame; grey bands show the cores of each NUMA node of the
+           first socket when it has several. Without measurements: predictions only.
+             -> MACHINE-grid.svg
+  stacked  Figure 2, for the local model and the remote one if present: computations and
+           communications in parallel stacked, computations alone over them, and the model's
+           key points B_seq^comp, T_seq^max, T_par^max, T_par^max2 labelled. The areas are the
+           measurements of the calibration placement when given, else the model.
+             -> MACHINE-stacked-local.svg, MACHINE-stacked-remote.svg
+  sweep    One per trace JSON: each phase's samples as box plots per core count (computations
+           per core and iteration, communications per message) to judge noise and outliers.
+             -> TRACE-sweep.svg
+
+Measurements are trace JSON files written by `contention measure` or tidy CSV files
+(comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,comm_parallel; repeated rows are
+aggregated by median). The kind is told from the content. All bandwidths are MB/s.
+
+The font (DejaVu Sans) is built into the binary: figures render the same on a headless node
+with no fonts installed. PNG files are 300 dpi, laid out for 6-8 pt text at that size.
+With --csv, the plotted series are written beside each figure (MACHINE-grid-model.csv and
+MACHINE-grid-measured.csv are tidy CSV) for those who plot elsewhere. Written files are listed
+on standard error.";
+
+const PLOT_EXAMPLES: &str = "\
+Examples:
+  The model alone (predictions), as SVG in the current directory:
+    contention plot --model paper:henri-subnuma
+
+  Measurements against a calibrated model, PNG for slides, with the data as CSV:
+    contention plot --model model.json trace-0-0.json trace-2-2.json -o figures --format png --csv
+
+  Only the grid, from a CSV made with another tool:
+    contention plot --model model.json measurements.csv --figure grid";
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// Model file (JSON, from `contention calibrate` or by hand), or `paper:NAME` for one of
+    /// the paper's machines.
+    #[arg(long, short = 'm', value_name = "FILE")]
+    pub model: String,
+
+    /// Measurements to draw: trace JSON files (from `contention measure`) or tidy CSV files.
+    #[arg(value_name = "TRACE")]
+    pub traces: Vec<PathBuf>,
+
+    /// Directory the figures are written to (created if missing).
+    #[arg(long, short = 'o', value_name = "DIR", default_value = ".")]
+    pub output: PathBuf,
+
+    /// Image format.
+    #[arg(long, short = 'f', value_enum, default_value_t = PlotFormat::Svg)]
+    pub format: PlotFormat,
+
+    /// Which figures to draw (comma-separated or repeated). Default: all that the inputs
+    /// allow (sweeps need trace JSON files).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "FIGURE")]
+    pub figure: Vec<FigureKind>,
+
+    /// Also write the plotted series as CSV beside each figure.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// The image format of `plot`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlotFormat {
+    /// Vector graphics; text stays text.
+    Svg,
+    /// 300 dpi bitmap.
+    Png,
+}
+
+/// The figures `plot` can draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FigureKind {
+    /// The placement grid (Figures 3-11).
+    Grid,
+    /// The stacked view with the model's key points (Figure 2).
+    Stacked,
+    /// One trace's samples per phase and core count.
+    Sweep,
+}
+
 /// How a report is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -291,7 +386,7 @@ pub enum Format {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlacementArg {
     All,
-    One { comp_numa: u32, comm_numa: u32 },
+    One(NumaPair),
 }
 
 impl FromStr for PlacementArg {
@@ -301,19 +396,9 @@ impl FromStr for PlacementArg {
         if s.trim().eq_ignore_ascii_case("all") {
             return Ok(PlacementArg::All);
         }
-        let bad = || {
-            format!(
-                "`{s}` is not a placement; write COMP,COMM with two NUMA node numbers \
-                 (e.g. `0,0`, `0,1`) or `all`"
-            )
-        };
-        let (c, m) = s.split_once(',').ok_or_else(bad)?;
-        let comp_numa = c.trim().parse().map_err(|_| bad())?;
-        let comm_numa = m.trim().parse().map_err(|_| bad())?;
-        Ok(PlacementArg::One {
-            comp_numa,
-            comm_numa,
-        })
+        s.parse()
+            .map(PlacementArg::One)
+            .map_err(|e| format!("{e}, or `all`"))
     }
 }
 

@@ -12,6 +12,7 @@ fn main() {
         Command::Predict(args) => commands::predict::run(args),
         Command::Calibrate(args) => commands::calibrate::run(args),
         Command::Evaluate(args) => commands::evaluate::run(args),
+        Command::Plot(args) => commands::plot::run(args),
     };
     if let Err(e) = result {
         // The launched job printed its own error already.

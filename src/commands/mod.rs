@@ -4,4 +4,5 @@
 pub mod calibrate;
 pub mod evaluate;
 pub mod measure;
+pub mod plot;
 pub mod predict;

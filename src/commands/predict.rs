@@ -46,12 +46,9 @@ pub fn build_report(
         .map_err(|e| Error::Input(format!("--ncores {cores}: {e}")))?;
     let mut notes = Vec::new();
     let placements = match placement {
-        PlacementArg::One {
-            comp_numa,
-            comm_numa,
-        } => vec![Placement {
-            comp_numa,
-            comm_numa,
+        PlacementArg::One(pair) => vec![Placement {
+            comp_numa: pair.comp,
+            comm_numa: pair.comm,
         }],
         PlacementArg::All => {
             if model.remote.is_none() && model.machine.numa_nodes > model.machine.numa_per_socket {

@@ -1,0 +1,226 @@
+//! `contention plot`: load the model and the measurements, draw the asked figures and write
+//! each file atomically (rendered in memory, then renamed into place), listing them on
+//! standard error.
+
+use crate::cli::{FigureKind, PlotArgs, PlotFormat};
+use crate::error::{Error, Result};
+use crate::io::{atomic, model_file, tidy_csv, trace_file};
+use crate::model::{Model, Placement};
+use crate::plot::data::Measurements;
+use crate::plot::grid::Grid;
+use crate::plot::stacked::Stacked;
+use crate::plot::sweep::Sweep;
+use crate::plot::{self, file_stem, Figure, ImageFormat};
+use crate::trace::{TidyRow, Trace};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One measurement file as given on the command line.
+pub struct Input {
+    pub path: PathBuf,
+    pub rows: Vec<TidyRow>,
+    /// Present for trace JSON files (tidy CSV has no samples).
+    pub trace: Option<Trace>,
+}
+
+pub fn run(args: &PlotArgs) -> Result<()> {
+    let model = model_file::load(&args.model)?;
+    let inputs = args
+        .traces
+        .iter()
+        .map(|p| read_input(p, &model))
+        .collect::<Result<Vec<_>>>()?;
+    let figures = chosen_figures(&args.figure, &inputs)?;
+    let format = match args.format {
+        PlotFormat::Svg => ImageFormat::Svg,
+        PlotFormat::Png => ImageFormat::Png,
+    };
+    std::fs::create_dir_all(&args.output)
+        .map_err(|e| Error::io("create output directory", &args.output, e))?;
+    let out = Output {
+        dir: &args.output,
+        format,
+        csv: args.csv,
+    };
+    let measured = Measurements::from_rows(inputs.iter().flat_map(|i| &i.rows));
+    let machine = file_stem(&model.machine.name);
+
+    if figures.contains(&FigureKind::Grid) {
+        let grid = Grid::new(&model, &args.model, &measured)?;
+        let name = format!("{machine}-grid");
+        out.figure(&name, &grid)?;
+        out.csv(
+            &format!("{name}-model"),
+            &tidy_csv::to_string(&grid.model_rows()),
+        )?;
+        if grid.has_measurements() {
+            out.csv(
+                &format!("{name}-measured"),
+                &tidy_csv::to_string(&grid.measured_rows()),
+            )?;
+        }
+    }
+    if figures.contains(&FigureKind::Stacked) {
+        for stacked in Stacked::all(&model, &args.model, &measured) {
+            let name = format!("{machine}-stacked-{}", stacked.side_name());
+            out.figure(&name, &stacked)?;
+            out.csv(&name, &stacked.csv())?;
+        }
+    }
+    if figures.contains(&FigureKind::Sweep) {
+        for (input, stem) in inputs.iter().zip(sweep_stems(&inputs)) {
+            if let (Some(trace), Some(stem)) = (&input.trace, stem) {
+                let sweep = Sweep::new(trace, &display_name(&input.path));
+                let name = format!("{stem}-sweep");
+                out.figure(&name, &sweep)?;
+                out.csv(&name, &sweep.csv())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The figures to draw: those asked for, or all the inputs allow. Asking for sweeps without a
+/// trace JSON file is refused, since it would silently draw nothing.
+fn chosen_figures(asked: &[FigureKind], inputs: &[Input]) -> Result<Vec<FigureKind>> {
+    let has_trace = inputs.iter().any(|i| i.trace.is_some());
+    if asked.is_empty() {
+        let mut all = vec![FigureKind::Grid, FigureKind::Stacked];
+        if has_trace {
+            all.push(FigureKind::Sweep);
+        }
+        return Ok(all);
+    }
+    if asked.contains(&FigureKind::Sweep) && !has_trace {
+        return Err(Error::Input(
+            "--figure sweep draws the samples of a trace, but no trace JSON file was given; \
+             pass one written by `contention measure` (tidy CSV files hold no samples)"
+                .into(),
+        ));
+    }
+    Ok(asked.to_vec())
+}
+
+/// Reads a trace JSON or a tidy CSV file, told apart by the content (a JSON object starts with
+/// `{`), and checks that its placements and core counts fit the model's machine.
+pub fn read_input(path: &Path, model: &Model) -> Result<Input> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read trace file", path, e))?;
+    let source = path.display().to_string();
+    let (rows, trace) = if text.trim_start().starts_with('{') {
+        let trace = trace_file::parse(&text, &source)?;
+        if !trace.complete {
+            eprintln!(
+                "note: {source} is incomplete ({} of {} core counts measured); \
+                 `contention measure --resume` completes it",
+                trace.points.len(),
+                trace.config.cores.len()
+            );
+        }
+        if !trace.config.bind {
+            eprintln!(
+                "note: {source} was measured with --no-bind: its placement is what was asked, \
+                 not what was enforced"
+            );
+        }
+        (trace.tidy_rows(), Some(trace))
+    } else {
+        (tidy_csv::parse(&text, &source)?, None)
+    };
+    if rows.is_empty() {
+        return Err(Error::Input(format!(
+            "{source}: no measured core count to plot; was the measurement stopped before \
+             its first point?"
+        )));
+    }
+    let mut max_cores: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+    for r in &rows {
+        let m = max_cores.entry((r.comp_numa, r.comm_numa)).or_default();
+        *m = (*m).max(r.cores);
+    }
+    for (&(comp_numa, comm_numa), &cores) in &max_cores {
+        let p = Placement {
+            comp_numa,
+            comm_numa,
+        };
+        Grid::check_measured(model, p, cores).map_err(|e| {
+            Error::Input(format!(
+                "{source}: placement {p} (comp,comm) does not fit model `{}`: {e}. Was it \
+                 measured on another machine? Plot it with that machine's model.",
+                model.machine.name
+            ))
+        })?;
+    }
+    Ok(Input {
+        path: path.to_path_buf(),
+        rows,
+        trace,
+    })
+}
+
+/// The file name of a trace as the user will recognise it in a title.
+fn display_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// File stems for the sweeps of trace inputs (`None` for CSV inputs): the trace's file stem,
+/// numbered by its position on the command line when two traces share one.
+fn sweep_stems(inputs: &[Input]) -> Vec<Option<String>> {
+    let stem = |i: &Input| {
+        file_stem(
+            &i.path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        )
+    };
+    let traces: Vec<String> = inputs
+        .iter()
+        .filter(|i| i.trace.is_some())
+        .map(stem)
+        .collect();
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(n, i)| {
+            i.trace.as_ref().map(|_| {
+                let s = stem(i);
+                if traces.iter().filter(|t| **t == s).count() > 1 {
+                    format!("{s}-{}", n + 1)
+                } else {
+                    s
+                }
+            })
+        })
+        .collect()
+}
+
+/// Where and how figures are written.
+struct Output<'a> {
+    dir: &'a Path,
+    format: ImageFormat,
+    csv: bool,
+}
+
+impl Output<'_> {
+    fn figure(&self, name: &str, figure: &impl Figure) -> Result<()> {
+        let path = self.dir.join(format!("{name}.{}", self.format.extension()));
+        let bytes = plot::render(figure, self.format)
+            .map_err(|e| Error::io("render", &path, std::io::Error::other(e)))?;
+        self.write(&path, &bytes)
+    }
+
+    fn csv(&self, name: &str, text: &str) -> Result<()> {
+        if self.csv {
+            self.write(&self.dir.join(format!("{name}.csv")), text.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    fn write(&self, path: &Path, bytes: &[u8]) -> Result<()> {
+        atomic::write(path, bytes)?;
+        eprintln!("wrote {}", path.display());
+        Ok(())
+    }
+}

@@ -1,0 +1,647 @@
+//! The stacked view of the paper's Figure 2 (section 3.1): for a calibration placement, the
+//! computations' bandwidth in parallel (orange) with the communications' stacked on top (blue),
+//! so the top of the stack is the memory system's total; the computations alone over them
+//! (green); the model's total `T(n)` (equation 1, dashed); and the parameters read off these
+//! curves — `B_seq^comp`, `T_seq^max`, `T_par^max`, `T_par^max2` — marked and labelled.
+//!
+//! With a measurement of the calibration placement the areas are the measured medians (the
+//! paper's figure is the stacked form of Figure 4's top-left panel); without one they are the
+//! model's prediction, and the title says so.
+
+use super::axes::{Plot, Side, X_TICKS_HEIGHT};
+use super::data::Measurements;
+use super::grid::Calibrates;
+use super::style::{
+    aligned_scales, anchored, bold, core_ticks, draw_header, draw_legend, draw_line, draw_marker,
+    draw_rich, legend_height, mbps_label, rich_width, text, LegendItem, Scale, Seg, Shape, Swatch,
+    Symbol, COMM, COMP, COMP_ALONE, INK, LABEL, MARGIN, MUTED, TICK, TITLE, Y_TICKS,
+};
+use super::Figure;
+use crate::model::bandwidth::{self, CurvePoint};
+use crate::model::{Model, Params, Placement};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+use plotters::style::FontTransform;
+
+/// Where the stacked areas come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataSource {
+    /// Medians of the measurements of the calibration placement.
+    Measured,
+    /// The model's own curves (equations 1-6).
+    Model,
+}
+
+/// One core count of the stack, MB/s.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StackPoint {
+    pub cores: u32,
+    pub comp_parallel: f64,
+    pub comm_parallel: f64,
+    pub comp_alone: f64,
+    /// `T(n)` of the model at this core count (equation 1).
+    pub model_total: f64,
+}
+
+/// The stacked figure of one parameter set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stacked {
+    pub machine: String,
+    pub model_source: String,
+    pub calibrates: Calibrates,
+    pub placement: Placement,
+    pub params: Params,
+    pub source: DataSource,
+    pub points: Vec<StackPoint>,
+    pub scale: Scale,
+}
+
+const B_SEQ_COMP: Symbol = Symbol::new("B", "seq", "comp");
+const B_SEQ_COMM: Symbol = Symbol::new("B", "seq", "comm");
+const T_SEQ_MAX: Symbol = Symbol::new("T", "seq", "max");
+const T_PAR_MAX: Symbol = Symbol::new("T", "par", "max");
+const T_PAR_MAX2: Symbol = Symbol::new("T", "par", "max2");
+const N_SEQ_MAX: Symbol = Symbol::new("N", "seq", "max");
+const N_PAR_MAX: Symbol = Symbol::new("N", "par", "max");
+
+/// A parameter of section 3.1 drawn as a point: where it sits and its label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyPoint {
+    pub cores: u32,
+    pub mbps: f64,
+    pub label: Vec<Seg>,
+}
+
+impl Stacked {
+    /// The figure for one side, `None` for `Remote` when the model has no remote parameters.
+    pub fn new(
+        model: &Model,
+        source: &str,
+        side: Calibrates,
+        measured: &Measurements,
+    ) -> Option<Self> {
+        let m = &model.machine;
+        let (params, node) = match side {
+            Calibrates::Local => (model.local, 0),
+            Calibrates::Remote => (model.remote?, m.numa_per_socket),
+        };
+        let placement = Placement {
+            comp_numa: node,
+            comm_numa: node,
+        };
+        let curve = bandwidth::curve(&params, m.cores_per_socket);
+        let rows = measured.get(placement);
+        let (data, points): (DataSource, Vec<StackPoint>) = if rows.is_empty() {
+            let points = curve
+                .iter()
+                .map(|c: &CurvePoint| StackPoint {
+                    cores: c.cores,
+                    comp_parallel: c.comp_parallel,
+                    comm_parallel: c.comm_parallel,
+                    comp_alone: c.comp_alone,
+                    model_total: c.total,
+                })
+                .collect();
+            (DataSource::Model, points)
+        } else {
+            let points = rows
+                .iter()
+                .map(|r| StackPoint {
+                    cores: r.cores,
+                    comp_parallel: r.comp_parallel,
+                    comm_parallel: r.comm_parallel,
+                    comp_alone: r.comp_alone,
+                    model_total: bandwidth::total(&params, r.cores),
+                })
+                .collect();
+            (DataSource::Measured, points)
+        };
+        let top = points
+            .iter()
+            .flat_map(|p| {
+                [
+                    p.comp_parallel + p.comm_parallel,
+                    p.comp_alone,
+                    p.model_total,
+                ]
+            })
+            .chain([params.t_par_max, params.t_seq_max, params.t_par_max2])
+            .fold(0.0, f64::max);
+        // Headroom above the stack for the labels of the maxima.
+        let scale = aligned_scales(&[top * 1.2])[0];
+        Some(Stacked {
+            machine: m.name.clone(),
+            model_source: source.to_string(),
+            calibrates: side,
+            placement,
+            params,
+            source: data,
+            points,
+            scale,
+        })
+    }
+
+    /// The local figure, and the remote one when the model has remote parameters.
+    pub fn all(model: &Model, source: &str, measured: &Measurements) -> Vec<Self> {
+        [Calibrates::Local, Calibrates::Remote]
+            .into_iter()
+            .filter_map(|side| Stacked::new(model, source, side, measured))
+            .collect()
+    }
+
+    /// `local` or `remote`, for file names and titles.
+    pub fn side_name(&self) -> &'static str {
+        match self.calibrates {
+            Calibrates::Local => "local",
+            Calibrates::Remote => "remote",
+        }
+    }
+
+    /// The four points of Figure 2, in the order their labels are placed.
+    pub fn key_points(&self) -> Vec<KeyPoint> {
+        let p = &self.params;
+        let at = |sym, v: f64, n_sym, n: u32| {
+            vec![
+                Seg::Sym(sym),
+                Seg::text(format!(" = {v:.0} MB/s at ")),
+                Seg::Sym(n_sym),
+                Seg::text(format!(" = {n}")),
+            ]
+        };
+        vec![
+            KeyPoint {
+                cores: p.n_par_max,
+                mbps: p.t_par_max,
+                label: at(T_PAR_MAX, p.t_par_max, N_PAR_MAX, p.n_par_max),
+            },
+            KeyPoint {
+                cores: p.n_seq_max,
+                mbps: p.t_seq_max,
+                label: at(T_SEQ_MAX, p.t_seq_max, N_SEQ_MAX, p.n_seq_max),
+            },
+            KeyPoint {
+                cores: p.n_seq_max,
+                mbps: p.t_par_max2,
+                label: at(T_PAR_MAX2, p.t_par_max2, N_SEQ_MAX, p.n_seq_max),
+            },
+            KeyPoint {
+                cores: 1,
+                mbps: p.b_seq_comp,
+                label: vec![
+                    Seg::Sym(B_SEQ_COMP),
+                    Seg::text(format!(" = {:.0} MB/s (one core)", p.b_seq_comp)),
+                ],
+            },
+        ]
+    }
+
+    /// The series drawn, as CSV: one row per core count.
+    pub fn csv(&self) -> String {
+        let mut out = String::from(
+            "cores,comp_parallel,comm_parallel,stacked_total,comp_alone,model_total,data\n",
+        );
+        let data = match self.source {
+            DataSource::Measured => "measured",
+            DataSource::Model => "model",
+        };
+        for p in &self.points {
+            out.push_str(&format!(
+                "{},{:.1},{:.1},{:.1},{:.1},{:.1},{data}\n",
+                p.cores,
+                p.comp_parallel,
+                p.comm_parallel,
+                p.comp_parallel + p.comm_parallel,
+                p.comp_alone,
+                p.model_total
+            ));
+        }
+        out
+    }
+
+    fn title(&self) -> String {
+        format!(
+            "{}, {} model: stacked bandwidths with both data on NUMA {} (MB/s)",
+            self.machine,
+            self.side_name(),
+            self.placement.comp_numa
+        )
+    }
+
+    /// Where the areas come from, and which model.
+    fn provenance(&self) -> String {
+        let from = match self.source {
+            DataSource::Measured => "Areas: measured medians",
+            DataSource::Model => "Areas: the model (no measurement of this placement given)",
+        };
+        format!("{from}; model {}.", self.model_source)
+    }
+
+    /// The parameters not drawn as points: the slopes and the communications' share.
+    fn parameters(&self) -> Vec<Seg> {
+        let p = &self.params;
+        vec![
+            Seg::Sym(Symbol::new("δ", "l", "")),
+            Seg::text(format!(" = {:.1} and ", p.delta_l)),
+            Seg::Sym(Symbol::new("δ", "r", "")),
+            Seg::text(format!(
+                " = {:.1} MB/s lost per extra core; α = {}; ",
+                p.delta_r, p.alpha
+            )),
+            Seg::Sym(B_SEQ_COMM),
+            Seg::text(format!(" = {:.0} MB/s", p.b_seq_comm)),
+        ]
+    }
+
+    fn legend(&self) -> Vec<LegendItem> {
+        let patch = |c: RGBColor| Swatch::Patch {
+            fill: c.mix(AREA_ALPHA),
+            border: Some(c),
+        };
+        vec![
+            LegendItem::new(patch(COMP), "computations in parallel"),
+            LegendItem::new(patch(COMM), "communications in parallel, stacked"),
+            LegendItem::new(
+                Swatch::Line {
+                    color: COMP_ALONE,
+                    dashed: false,
+                },
+                "computations alone",
+            ),
+            LegendItem::new(
+                Swatch::Line {
+                    color: INK,
+                    dashed: true,
+                },
+                "model total T(n), equation 1",
+            ),
+            LegendItem::new(
+                Swatch::Marker {
+                    shape: Shape::Circle,
+                    color: INK,
+                },
+                "model parameters, section 3.1",
+            ),
+        ]
+    }
+
+    fn header(&self) -> i32 {
+        MARGIN + TITLE as i32 + 16 + 2 * LINE + legend_height(&self.legend(), WIDTH - 2 * MARGIN)
+    }
+
+    fn plot(&self) -> Plot {
+        let top = self.header() + 16;
+        let bottom = HEIGHT - MARGIN - LABEL as i32 - 12 - X_TICKS_HEIGHT;
+        Plot {
+            left: MARGIN + LABEL as i32 + 16 + Y_TICKS,
+            top,
+            width: WIDTH - 2 * MARGIN - LABEL as i32 - 16 - 2 * Y_TICKS,
+            height: bottom - top,
+            x: (0.5, f64::from(self.max_cores()) + 0.5),
+            y: self.scale.range(),
+        }
+    }
+
+    fn max_cores(&self) -> u32 {
+        self.points.iter().map(|p| p.cores).max().unwrap_or(1)
+    }
+}
+
+const WIDTH: i32 = 1400;
+const HEIGHT: i32 = 1000;
+/// Height of a line of the header.
+const LINE: i32 = 38;
+const AREA_ALPHA: f64 = 0.45;
+
+/// A label's box in pixels: left, top, right, bottom.
+type Rect = (i32, i32, i32, i32);
+
+/// Whether two boxes come closer than a few pixels.
+fn overlaps(a: Rect, b: Rect) -> bool {
+    const PAD: i32 = 6;
+    a.0 < b.2 + PAD && b.0 < a.2 + PAD && a.1 < b.3 + PAD && b.1 < a.3 + PAD
+}
+
+/// The point of box `r` nearest to `(x, y)`: where a leader line from the point meets it.
+fn nearest(r: Rect, (x, y): (i32, i32)) -> (i32, i32) {
+    (x.clamp(r.0, r.2), y.clamp(r.1, r.3))
+}
+
+/// Distance in pixels from `p` to the segment `a`-`b`.
+fn distance_to_segment(p: (i32, i32), a: (i32, i32), b: (i32, i32)) -> f64 {
+    let (px, py) = (f64::from(p.0), f64::from(p.1));
+    let (ax, ay) = (f64::from(a.0), f64::from(a.1));
+    let (dx, dy) = (f64::from(b.0) - ax, f64::from(b.1) - ay);
+    let len2 = dx * dx + dy * dy;
+    let t = if len2 == 0.0 {
+        0.0
+    } else {
+        (((px - ax) * dx + (py - ay) * dy) / len2).clamp(0.0, 1.0)
+    };
+    (px - ax - t * dx).hypot(py - ay - t * dy)
+}
+
+/// How far in pixels a leader line keeps from the other key points (their dots have a radius
+/// of 9): closer, the label seems to belong to the point it passes.
+const LEADER_CLEARANCE: f64 = 10.0;
+
+/// Whether the polyline `line` crosses box `r` (tested every few pixels along it).
+fn crosses(line: &[(i32, i32)], r: Rect) -> bool {
+    line.windows(2).any(|w| {
+        let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+        let steps = ((x1 - x0).abs().max((y1 - y0).abs()) / 3).max(1);
+        (0..=steps).any(|k| {
+            let x = x0 + (x1 - x0) * k / steps;
+            let y = y0 + (y1 - y0) * k / steps;
+            x >= r.0 && x <= r.2 && y >= r.1 && y <= r.3
+        })
+    })
+}
+
+/// Places each label near its point, trying positions around it (closest first) and keeping
+/// the first whose box stays inside the plot, clear of the labels placed before and of the
+/// other points, and whose leader line passes no other point (so a label cannot seem to
+/// belong to a neighbour). Positions that also keep clear of the curves (`lines`) are
+/// preferred. A greedy choice is enough for four labels; if nothing fits, the first position
+/// is kept.
+fn place_labels(
+    plot: &Plot,
+    points: &[(i32, i32)],
+    sizes: &[(i32, i32)],
+    lines: &[Vec<(i32, i32)>],
+) -> Vec<Rect> {
+    let mut placed: Vec<Rect> = Vec::new();
+    let dot = |&(x, y): &(i32, i32)| (x - 8, y - 8, x + 8, y + 8);
+    for (i, (&(x, y), &(w, h))) in points.iter().zip(sizes).enumerate() {
+        let mut candidates = Vec::new();
+        for d in [16, 56, 110, 170] {
+            candidates.extend([
+                (x - w / 2, y - d - h), // above
+                (x + d, y - d - h),     // above right
+                (x - d - w, y - d - h), // above left
+                (x + d, y - h / 2),     // right
+                (x - d - w, y - h / 2), // left
+                (x + d, y + d),         // below right
+                (x - d - w, y + d),     // below left
+                (x - w / 2, y + d),     // below
+            ]);
+        }
+        let fits = |&(l, t): &(i32, i32)| {
+            let r = (l, t, l + w, t + h);
+            r.0 >= plot.left + 4
+                && r.2 <= plot.right() - 4
+                && r.1 >= plot.top + 4
+                && r.3 <= plot.bottom() - 4
+                && placed.iter().all(|&p| !overlaps(p, r))
+                && points.iter().enumerate().all(|(j, &p)| {
+                    j == i
+                        || (!overlaps(dot(&p), r)
+                            && distance_to_segment(p, (x, y), nearest(r, (x, y)))
+                                > LEADER_CLEARANCE)
+                })
+        };
+        let clear =
+            |&(l, t): &(i32, i32)| !lines.iter().any(|line| crosses(line, (l, t, l + w, t + h)));
+        let (l, t) = candidates
+            .iter()
+            .copied()
+            .find(|c| fits(c) && clear(c))
+            .or_else(|| candidates.iter().copied().find(fits))
+            .unwrap_or(candidates[0]);
+        placed.push((l, t, l + w, t + h));
+    }
+    placed
+}
+
+impl Figure for Stacked {
+    fn size(&self) -> (u32, u32) {
+        (WIDTH as u32, HEIGHT as u32)
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        let inner = WIDTH - 2 * MARGIN;
+        draw_header(root, &self.title(), true, TITLE, (WIDTH / 2, MARGIN), inner)?;
+        let line_y = MARGIN + TITLE as i32 + 16;
+        draw_header(
+            root,
+            &self.provenance(),
+            false,
+            TICK,
+            (WIDTH / 2, line_y + (LINE - TICK as i32) / 2),
+            inner,
+        )?;
+        let params = self.parameters();
+        let params_x = WIDTH / 2 - rich_width(&params, TICK) / 2;
+        draw_rich(
+            root,
+            (params_x, line_y + LINE + LINE / 2),
+            &params,
+            TICK,
+            MUTED,
+        )?;
+        draw_legend(
+            root,
+            &self.legend(),
+            MARGIN,
+            line_y + 2 * LINE,
+            WIDTH - 2 * MARGIN,
+        )?;
+
+        let plot = self.plot();
+        let ticks = self.scale.ticks();
+        plot.grid_lines(root, &ticks)?;
+        plot.y_ticks(root, Side::Left, &ticks, true, mbps_label)?;
+        plot.y_ticks(root, Side::Right, &ticks, true, mbps_label)?;
+        plot.x_ticks(root, &core_ticks(self.max_cores(), 12), true, |v| {
+            format!("{v:.0}")
+        })?;
+
+        // Stacked areas: communications on top of computations.
+        let series = |y: fn(&StackPoint) -> f64| -> Vec<(i32, i32)> {
+            self.points
+                .iter()
+                .map(|p| plot.px((f64::from(p.cores), y(p))))
+                .collect()
+        };
+        let comp_top = series(|p| p.comp_parallel);
+        let stack_top = series(|p| p.comp_parallel + p.comm_parallel);
+        let base = series(|_| 0.0);
+        let band = |upper: &[(i32, i32)], lower: &[(i32, i32)]| -> Vec<(i32, i32)> {
+            upper.iter().chain(lower.iter().rev()).copied().collect()
+        };
+        root.draw(&Polygon::new(
+            band(&stack_top, &comp_top),
+            COMM.mix(AREA_ALPHA).filled(),
+        ))?;
+        root.draw(&Polygon::new(
+            band(&comp_top, &base),
+            COMP.mix(AREA_ALPHA).filled(),
+        ))?;
+        draw_line(root, &stack_top, COMM, 3, false)?;
+        draw_line(root, &comp_top, COMP, 3, false)?;
+
+        let alone = series(|p| p.comp_alone);
+        draw_line(root, &alone, COMP_ALONE, 4, false)?;
+        if self.source == DataSource::Measured {
+            for &at in &alone {
+                draw_marker(root, at, Shape::Circle, COMP_ALONE)?;
+            }
+        }
+        let total = series(|p| p.model_total);
+        draw_line(root, &total, INK, 2, true)?;
+
+        // The key points and their labels, each label in a white box with a leader line.
+        let keys = self.key_points();
+        let at: Vec<(i32, i32)> = keys
+            .iter()
+            .map(|k| plot.px((f64::from(k.cores), k.mbps)))
+            .collect();
+        let sizes: Vec<(i32, i32)> = keys
+            .iter()
+            .map(|k| (rich_width(&k.label, TICK) + 20, TICK as i32 + 18))
+            .collect();
+        let boxes = place_labels(&plot, &at, &sizes, &[stack_top, comp_top, alone, total]);
+        for ((k, &(px, py)), &(l, t, r, b)) in keys.iter().zip(&at).zip(&boxes) {
+            let end = nearest((l, t, r, b), (px, py));
+            root.draw(&PathElement::new(vec![(px, py), end], INK.stroke_width(2)))?;
+            root.draw(&Rectangle::new([(l, t), (r, b)], WHITE.mix(0.9).filled()))?;
+            root.draw(&Rectangle::new([(l, t), (r, b)], MUTED.stroke_width(1)))?;
+            draw_rich(root, (l + 10, (t + b) / 2), &k.label, TICK, INK)?;
+        }
+        for &(px, py) in &at {
+            root.draw(&Circle::new((px, py), 9, WHITE.filled()))?;
+            root.draw(&Circle::new((px, py), 7, INK.filled()))?;
+        }
+
+        plot.frame(root, 1)?;
+        root.draw_text(
+            "Memory bandwidth (MB/s)",
+            &anchored(bold(LABEL), HPos::Center, VPos::Center).transform(FontTransform::Rotate270),
+            (MARGIN + LABEL as i32 / 2, (plot.top + plot.bottom()) / 2),
+        )?;
+        root.draw_text(
+            "Number of computing cores",
+            &anchored(text(LABEL), HPos::Center, VPos::Bottom),
+            (plot.left + plot.width / 2, HEIGHT - MARGIN),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::model_file;
+    use crate::trace::TidyRow;
+
+    #[test]
+    fn model_only_stacks_follow_the_model_curves() {
+        let model = model_file::load("paper:henri-subnuma").unwrap();
+        let all = Stacked::all(&model, "paper:henri-subnuma", &Measurements::default());
+        assert_eq!(all.len(), 2);
+        let remote = &all[1];
+        assert_eq!(remote.side_name(), "remote");
+        assert_eq!(
+            remote.placement,
+            Placement {
+                comp_numa: 2,
+                comm_numa: 2
+            }
+        );
+        assert_eq!(remote.source, DataSource::Model);
+        let curve = bandwidth::curve(model.remote.as_ref().unwrap(), 18);
+        assert_eq!(remote.points.len(), 18);
+        for (p, c) in remote.points.iter().zip(&curve) {
+            assert_eq!(
+                (p.comp_parallel, p.comm_parallel),
+                (c.comp_parallel, c.comm_parallel)
+            );
+        }
+        let keys = all[0].key_points();
+        assert_eq!(keys.len(), 4);
+        assert_eq!((keys[0].cores, keys[0].mbps), (8, 42487.7));
+        assert_eq!((keys[3].cores, keys[3].mbps), (1, 4456.4));
+        assert!(all[0].scale.top > 43655.6);
+        let csv = all[0].csv();
+        assert_eq!(csv.lines().count(), 19);
+        assert!(csv.lines().nth(1).unwrap().ends_with(",model"), "{csv}");
+    }
+
+    #[test]
+    fn a_measured_calibration_placement_replaces_the_model_areas() {
+        let mut model = model_file::load("paper:henri").unwrap();
+        model.remote = None;
+        let rows = [1, 4].map(|cores| TidyRow {
+            comp_numa: 0,
+            comm_numa: 0,
+            cores,
+            comp_alone: 1000.0 * f64::from(cores),
+            comm_alone: 11000.0,
+            comp_parallel: 900.0 * f64::from(cores),
+            comm_parallel: 10000.0,
+        });
+        let all = Stacked::all(&model, "m.json", &Measurements::from_rows(&rows));
+        assert_eq!(all.len(), 1, "no remote parameters, no remote figure");
+        let s = &all[0];
+        assert_eq!(s.source, DataSource::Measured);
+        assert_eq!(s.points.len(), 2);
+        assert_eq!(s.points[1].comp_parallel, 3600.0);
+        assert_eq!(s.points[1].model_total, bandwidth::total(&model.local, 4));
+        assert!(s.csv().contains("\n4,3600.0,10000.0,13600.0,4000.0,"));
+    }
+
+    /// A 1000 x 600 pixel plot at the origin.
+    fn test_plot() -> Plot {
+        Plot {
+            left: 0,
+            top: 0,
+            width: 1000,
+            height: 600,
+            x: (0.0, 1.0),
+            y: (0.0, 1.0),
+        }
+    }
+
+    #[test]
+    fn labels_avoid_each_other_and_stay_inside() {
+        let plot = test_plot();
+        // Two points one above the other, as T_par^max2 and T_seq^max of henri-subnuma's
+        // remote model: the lower one's label must not be reached past the upper point.
+        let points = [(500, 100), (520, 300), (520, 288), (10, 580)];
+        let sizes = [(300, 40); 4];
+        let boxes = place_labels(&plot, &points, &sizes, &[]);
+        for (i, a) in boxes.iter().enumerate() {
+            assert!(a.0 >= 0 && a.2 <= 1000 && a.1 >= 0 && a.3 <= 600, "{a:?}");
+            for b in &boxes[i + 1..] {
+                assert!(!overlaps(*a, *b), "{a:?} {b:?}");
+            }
+            for (j, &p) in points.iter().enumerate() {
+                if j != i {
+                    let leader = distance_to_segment(p, points[i], nearest(*a, points[i]));
+                    assert!(leader > LEADER_CLEARANCE, "label {i} passes point {j}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn labels_keep_clear_of_the_curves_when_they_can() {
+        let plot = test_plot();
+        // A curve 50 px above the point, where the first choice (above) would sit.
+        let curve = vec![(0, 250), (1000, 250)];
+        let boxes = place_labels(
+            &plot,
+            &[(500, 300)],
+            &[(300, 40)],
+            std::slice::from_ref(&curve),
+        );
+        assert!(!crosses(&curve, boxes[0]), "{:?}", boxes[0]);
+        let unconstrained = place_labels(&plot, &[(500, 300)], &[(300, 40)], &[]);
+        assert!(
+            crosses(&curve, unconstrained[0]),
+            "the test curve is in the way"
+        );
+    }
+}
