@@ -111,6 +111,11 @@ pub struct Plan {
     pub comm: CoreSlot,
     /// Why that core (e.g. "last core of socket 0, next to mlx5_0").
     pub comm_reason: String,
+    /// True when the communication thread shares its core with the last computing thread
+    /// (`--shared-comm-core`, for machines with too few cores): points using that core are
+    /// disturbed by the sharing itself.
+    #[serde(default)]
+    pub comm_shares_core: bool,
     /// OS indices of the NUMA nodes that hold the computation and communication buffers.
     pub comp_numa_os: u32,
     pub comm_numa_os: u32,

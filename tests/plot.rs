@@ -207,6 +207,7 @@ fn synthetic_trace(comp_numa: u32, comm_numa: u32) -> Trace {
             compute: (0..17).map(slot).collect(),
             comm: slot(17),
             comm_reason: "last core of socket 0".into(),
+            comm_shares_core: false,
             comp_numa_os: comp_numa,
             comm_numa_os: comm_numa,
         },

@@ -19,6 +19,9 @@ pub struct Request {
     pub cores: Option<CoreList>,
     /// Logical index of the core for the communication thread; default chosen here.
     pub comm_core: Option<u32>,
+    /// Let the communication thread share its core with a computing thread (machines with
+    /// too few cores for a sweep of two core counts otherwise).
+    pub share_comm_core: bool,
 }
 
 /// The plan and the sweep it allows.
@@ -76,12 +79,17 @@ pub fn plan(layout: &Layout, req: &Request) -> Result<Planned, String> {
         .find(|s| !s.cores.is_empty())
         .ok_or_else(|| "no usable core: the process's cpuset allows none".to_string())?;
     let (comm, comm_reason) = choose_comm_core(layout, req.comm_core)?;
-    let compute: Vec<CoreSlot> = first
+    // Computing threads take the first socket's cores in order; the communication thread's
+    // core comes last when shared, so that only the largest core count is disturbed.
+    let mut compute: Vec<CoreSlot> = first
         .cores
         .iter()
         .filter(|c| c.logical != comm.core)
         .map(|c| slot(c, first.logical))
         .collect();
+    if req.share_comm_core && comm.socket == first.logical {
+        compute.push(comm);
+    }
     if compute.is_empty() {
         return Err(format!(
             "socket {} has only core {}, which the communication thread needs; pass \
@@ -101,7 +109,16 @@ pub fn plan(layout: &Layout, req: &Request) -> Result<Planned, String> {
                     first.logical, comm.core
                 ),
             )
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| {
+                if req.share_comm_core {
+                    e.to_string()
+                } else {
+                    format!(
+                        "{e} (or pass --shared-comm-core to let the communication thread share \
+                         a computing core, on machines this small)"
+                    )
+                }
+            })?;
             list.clone()
         }
     };
@@ -119,6 +136,7 @@ pub fn plan(layout: &Layout, req: &Request) -> Result<Planned, String> {
             comm_reason,
             comp_numa_os: os(req.comp_numa),
             comm_numa_os: os(req.comm_numa),
+            comm_shares_core: req.share_comm_core && comm.socket == first.logical,
         },
         sweep: sweep.counts().to_vec(),
     })
@@ -268,6 +286,37 @@ mod tests {
             err.contains("core count 2") && err.contains("left free"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_shared_comm_core_is_the_last_computing_core() {
+        let l = layout(&load_synthetic("pack:1 numa:1 core:2 pu:1").unwrap());
+        let p = plan(
+            &l,
+            &Request {
+                share_comm_core: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(p.plan.comm_shares_core);
+        assert_eq!(
+            p.plan.compute.iter().map(|c| c.core).collect::<Vec<_>>(),
+            [0, 1]
+        );
+        assert_eq!(p.plan.comm.core, 1);
+        assert_eq!(p.sweep, vec![1, 2]);
+        // On two sockets the communication core is on the second one: nothing to share.
+        let l = layout(&load_synthetic("pack:2 numa:1 core:2 pu:1").unwrap());
+        let p = plan(
+            &l,
+            &Request {
+                share_comm_core: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(!p.plan.comm_shares_core && p.plan.compute.len() == 2);
     }
 
     #[test]

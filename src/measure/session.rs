@@ -121,6 +121,7 @@ pub fn resolve(a: &MeasureArgs, layout: &Layout, sysfs: &Path) -> Result<Resolve
             comm_numa: a.numa.comm,
             cores: a.cores.clone(),
             comm_core: a.comm_core,
+            share_comm_core: a.shared_comm_core,
         },
     )
     .map_err(Error::Input)?;
@@ -233,6 +234,15 @@ pub fn describe_plan(layout: &Layout, r: &Resolved) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     out += "\n";
+    if p.comm_shares_core {
+        out += &format!(
+            "WARNING     the communication thread shares core {} with computing thread {} \
+             (--shared-comm-core): the {}-core point is disturbed by the sharing\n",
+            p.comm.core,
+            p.compute.len(),
+            p.compute.len()
+        );
+    }
     out += &format!(
         "communic.   1 thread on core {} (PU P#{}, socket {}): {}\n\
          \x20           receives {} messages into NUMA node {}\n",

@@ -244,6 +244,7 @@ pub fn trace(
                 socket: 0,
             },
             comm_reason: "last core of socket 0, next to mlx5_0".into(),
+            comm_shares_core: false,
             comp_numa_os: comp_numa,
             comm_numa_os: comm_numa,
         },
