@@ -7,7 +7,6 @@ use crate::error::Result;
 use crate::export;
 use crate::io::{inputs, output};
 use crate::model::Params;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 pub fn run(args: &CalibrateArgs) -> Result<()> {
     let inputs = inputs::read_all(&args.inputs)?;
@@ -18,7 +17,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         name: args.name.clone(),
         tolerance: args.tolerance,
         local_only: args.local_only,
-        date: rfc3339_utc(SystemTime::now()),
+        date: crate::timestamp::now(),
     };
     let (calibrated, notes) = calibrate::calibrate(&inputs, &opts)?;
     for note in &notes {
@@ -65,49 +64,4 @@ fn report_side(side: &str, p: &Params, fit: &SideFit) {
         t.total_parallel * 100.0,
         t.comm_parallel * 100.0
     );
-}
-
-/// `t` as RFC 3339 in UTC, to the second (`2026-01-31T12:00:00Z`).
-fn rfc3339_utc(t: SystemTime) -> String {
-    let secs = t
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, mo, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant,
-/// "chrono-Compatible Low-Level Date Algorithms", `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn dates_are_rfc3339_utc() {
-        let at = |s| rfc3339_utc(UNIX_EPOCH + Duration::from_secs(s));
-        assert_eq!(at(0), "1970-01-01T00:00:00Z");
-        // 2000-02-29 (a leap day of a century year) 12:34:56.
-        assert_eq!(at(951_827_696), "2000-02-29T12:34:56Z");
-        assert_eq!(at(1_798_761_599), "2026-12-31T23:59:59Z");
-    }
 }
