@@ -50,6 +50,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Check new measurements against an expected model: fails when the model fitted to them
+    /// drifts beyond a tolerance, or when the expected model's error on them is too large.
+    #[command(long_about = CHECK_ABOUT, after_help = CHECK_EXAMPLES)]
+    Check(CheckArgs),
     /// Measure computation and communication bandwidths, alone and in parallel, for every
     /// number of computing cores (an MPI job of two ranks).
     #[command(long_about = MEASURE_ABOUT, after_help = MEASURE_EXAMPLES)]
@@ -459,19 +463,8 @@ pub struct CalibrateArgs {
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// NUMA nodes per socket, for CSV input (traces carry it). Placement N,N calibrates
-    /// `remote`.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub numa_per_socket: Option<u32>,
-
-    /// NUMA nodes of the whole machine, for CSV input. Default: the highest node in the
-    /// placements, rounded up to whole sockets.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub numa_nodes: Option<u32>,
-
-    /// Physical cores of one socket, for CSV input. Default: the largest core count measured.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub cores_per_socket: Option<u32>,
+    #[command(flatten)]
+    pub topology: CsvTopology,
 
     /// Machine name in the model file. Default: the traces' host name, or the CSV file's name.
     #[arg(long, value_name = "NAME")]
@@ -486,6 +479,69 @@ pub struct CalibrateArgs {
     /// model then predicts the first socket's placements only.
     #[arg(long)]
     pub local_only: bool,
+}
+
+const CHECK_ABOUT: &str = "\
+Check new measurements against an expected model, for regression tests of a machine (or of the \
+tool) in CI.
+
+The measurements are calibrated as `contention calibrate` would, and the fitted model is \
+compared with the expected one by what both predict, for every placement and every core \
+count: the check fails when any bandwidth moves by more than --tolerance percent. The \
+parameters that moved are listed, to say why. The expected model's prediction error on the \
+measurements (MAPE, parallel phase, as the paper's Table 2) must also stay under --max-mape.
+
+Exit status: 0 when both hold, 1 when either fails (the report says which), 2 for bad input.";
+
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  contention check --model expected.json local.json remote.json
+  contention check --model expected.json local.json --tolerance 3 --max-mape 8 --format json";
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The expected model file (from `contention calibrate`, kept with the CI job).
+    #[arg(long, short = 'm', value_name = "FILE")]
+    pub model: String,
+
+    /// New measurements: traces of `contention measure` or tidy CSV.
+    #[arg(required = true, value_name = "TRACE")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Largest change, in percent, of any predicted bandwidth between the expected model and
+    /// the one fitted to the new measurements.
+    #[arg(long, value_name = "PERCENT", default_value_t = 5.0)]
+    pub tolerance: f64,
+
+    /// Largest prediction error (MAPE, percent, parallel phase) of the expected model on the
+    /// new measurements, for communications and for computations.
+    #[arg(long, value_name = "PERCENT", default_value_t = 15.0)]
+    pub max_mape: f64,
+
+    #[command(flatten)]
+    pub topology: CsvTopology,
+
+    /// Output format of the report.
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// What a tidy CSV does not say about the machine (traces carry it).
+#[derive(Debug, Args)]
+pub struct CsvTopology {
+    /// NUMA nodes per socket, for CSV input (traces carry it). Placement N,N calibrates
+    /// `remote`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub numa_per_socket: Option<u32>,
+
+    /// NUMA nodes of the whole machine, for CSV input. Default: the highest node in the
+    /// placements, rounded up to whole sockets.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub numa_nodes: Option<u32>,
+
+    /// Physical cores of one socket, for CSV input. Default: the largest core count measured.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub cores_per_socket: Option<u32>,
 }
 
 /// `--tolerance`: a percentage in [0, 50), returned as a fraction.

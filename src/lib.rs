@@ -12,6 +12,7 @@
 //! - [`commands`]: one module per subcommand, gluing the above; [`cli`] their arguments.
 
 pub mod calibrate;
+pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod cores;

@@ -8,6 +8,7 @@ use contention::commands;
 fn main() {
     let cli = Cli::parse();
     let result = match &cli.command {
+        Command::Check(args) => commands::check::run(args),
         Command::Measure(args) => commands::measure::run(args),
         Command::Predict(args) => commands::predict::run(args),
         Command::Calibrate(args) => commands::calibrate::run(args),

@@ -11,9 +11,9 @@ use crate::model::Params;
 pub fn run(args: &CalibrateArgs) -> Result<()> {
     let inputs = inputs::read_all(&args.inputs)?;
     let opts = Options {
-        numa_per_socket: args.numa_per_socket,
-        numa_nodes: args.numa_nodes,
-        cores_per_socket: args.cores_per_socket,
+        numa_per_socket: args.topology.numa_per_socket,
+        numa_nodes: args.topology.numa_nodes,
+        cores_per_socket: args.topology.cores_per_socket,
         name: args.name.clone(),
         tolerance: args.tolerance,
         local_only: args.local_only,

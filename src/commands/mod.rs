@@ -2,6 +2,7 @@
 //! writes the result. The binary's `main` only dispatches here.
 
 pub mod calibrate;
+pub mod check;
 pub mod evaluate;
 pub mod measure;
 pub mod plot;

@@ -1,0 +1,198 @@
+//! Regression check of a machine or of the tool: does a model fitted to new measurements still
+//! match an expected one, and does the expected model still predict the new measurements?
+//!
+//! Two models are compared by what they predict, not parameter by parameter: noise can move
+//! `n_par_max` by one core and `delta_l` with it while the bandwidths the model gives stay the
+//! same, and the bandwidths are what users rely on. The parameters that changed are still
+//! listed, so the report says why the predictions moved.
+
+use crate::model::{self, Model, Params};
+use serde::Serialize;
+
+/// One parameter that differs between the expected and the new model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ParamChange {
+    /// `local.t_par_max`.
+    pub field: String,
+    pub expected: f64,
+    pub new: f64,
+    /// Relative change, percent (of the expected value; absolute when it is 0).
+    pub change_percent: f64,
+}
+
+/// The largest prediction drift of one placement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlacementDrift {
+    pub comp_numa: u32,
+    pub comm_numa: u32,
+    /// Where the drift is largest: the core count and the bandwidth (`comm_parallel`, ...).
+    pub cores: u32,
+    pub bandwidth: &'static str,
+    pub expected: f64,
+    pub new: f64,
+    /// `100 * |new - expected| / expected`.
+    pub drift_percent: f64,
+}
+
+/// The comparison of two models over every placement both can predict and every core count of
+/// the expected model's socket.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Drift {
+    pub changed_params: Vec<ParamChange>,
+    pub placements: Vec<PlacementDrift>,
+    /// The largest drift over all placements, percent.
+    pub max_drift_percent: f64,
+}
+
+fn fields(p: &Params) -> [(&'static str, f64); 10] {
+    [
+        ("n_par_max", f64::from(p.n_par_max)),
+        ("t_par_max", p.t_par_max),
+        ("n_seq_max", f64::from(p.n_seq_max)),
+        ("t_seq_max", p.t_seq_max),
+        ("t_par_max2", p.t_par_max2),
+        ("alpha", p.alpha),
+        ("delta_l", p.delta_l),
+        ("delta_r", p.delta_r),
+        ("b_seq_comp", p.b_seq_comp),
+        ("b_seq_comm", p.b_seq_comm),
+    ]
+}
+
+fn relative(expected: f64, new: f64) -> f64 {
+    if expected == 0.0 {
+        100.0 * (new - expected).abs()
+    } else {
+        100.0 * (new - expected).abs() / expected.abs()
+    }
+}
+
+/// Every parameter whose relative change exceeds `noise_percent`.
+fn changed_params(expected: &Model, new: &Model, noise_percent: f64) -> Vec<ParamChange> {
+    let sides = [
+        ("local", Some(&expected.local), Some(&new.local)),
+        ("remote", expected.remote.as_ref(), new.remote.as_ref()),
+    ];
+    let mut out = Vec::new();
+    for (side, e, n) in sides {
+        let (Some(e), Some(n)) = (e, n) else { continue };
+        for ((name, ev), (_, nv)) in fields(e).into_iter().zip(fields(n)) {
+            let change = relative(ev, nv);
+            if change > noise_percent {
+                out.push(ParamChange {
+                    field: format!("{side}.{name}"),
+                    expected: ev,
+                    new: nv,
+                    change_percent: change,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Compares `new` with `expected` over the placements both can predict and the core counts
+/// of the expected machine's socket (capped at the new one's). Parameters that moved by more
+/// than `noise_percent` are listed.
+pub fn compare(expected: &Model, new: &Model, noise_percent: f64) -> Drift {
+    let cores: Vec<u32> = (1..=expected
+        .machine
+        .cores_per_socket
+        .min(new.machine.cores_per_socket))
+        .collect();
+    let placements: Vec<_> = model::all_placements(expected)
+        .into_iter()
+        .filter(|p| p.comp_numa.max(p.comm_numa) < new.predictable_nodes())
+        .collect();
+    // Both models passed validation and the placements and cores fit both machines.
+    let (Ok(e), Ok(n)) = (
+        model::predict(expected, &placements, &cores),
+        model::predict(new, &placements, &cores),
+    ) else {
+        return Drift {
+            changed_params: changed_params(expected, new, noise_percent),
+            placements: Vec::new(),
+            max_drift_percent: f64::INFINITY,
+        };
+    };
+    let placements: Vec<PlacementDrift> = e
+        .iter()
+        .zip(&n)
+        .filter_map(|(pe, pn)| {
+            pe.points
+                .iter()
+                .zip(&pn.points)
+                .flat_map(|(a, b)| {
+                    [
+                        ("comp_alone", a.comp_alone, b.comp_alone),
+                        ("comm_alone", a.comm_alone, b.comm_alone),
+                        ("comp_parallel", a.comp_parallel, b.comp_parallel),
+                        ("comm_parallel", a.comm_parallel, b.comm_parallel),
+                    ]
+                    .map(|(bw, x, y)| (a.cores, bw, x, y))
+                })
+                .map(|(cores, bandwidth, expected, new)| PlacementDrift {
+                    comp_numa: pe.comp_numa,
+                    comm_numa: pe.comm_numa,
+                    cores,
+                    bandwidth,
+                    expected,
+                    new,
+                    drift_percent: relative(expected, new),
+                })
+                .max_by(|a, b| a.drift_percent.total_cmp(&b.drift_percent))
+        })
+        .collect();
+    let max_drift_percent = placements
+        .iter()
+        .map(|p| p.drift_percent)
+        .fold(0.0, f64::max);
+    Drift {
+        changed_params: changed_params(expected, new, noise_percent),
+        placements,
+        max_drift_percent,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::model_file;
+
+    #[test]
+    fn a_model_does_not_drift_from_itself() {
+        let m = model_file::load("paper:henri").unwrap();
+        let d = compare(&m, &m, 0.0);
+        assert!(d.changed_params.is_empty());
+        assert_eq!(d.max_drift_percent, 0.0);
+        assert_eq!(d.placements.len(), 4);
+    }
+
+    #[test]
+    fn a_changed_parameter_is_named_and_its_drift_measured() {
+        let m = model_file::load("paper:henri").unwrap();
+        let mut n = m.clone();
+        n.local.b_seq_comm *= 0.9;
+        let d = compare(&m, &n, 1.0);
+        assert_eq!(d.changed_params.len(), 1);
+        assert_eq!(d.changed_params[0].field, "local.b_seq_comm");
+        assert!((d.changed_params[0].change_percent - 10.0).abs() < 1e-9);
+        // comm_alone of local placements is b_seq_comm: 10 % off.
+        assert!((d.max_drift_percent - 10.0).abs() < 1e-6, "{d:?}");
+        let worst = d
+            .placements
+            .iter()
+            .find(|p| (p.comp_numa, p.comm_numa) == (0, 0))
+            .unwrap();
+        assert!(worst.bandwidth.starts_with("comm"));
+    }
+
+    #[test]
+    fn noise_below_the_threshold_is_not_listed() {
+        let m = model_file::load("paper:dahu").unwrap();
+        let mut n = m.clone();
+        n.local.t_par_max *= 1.001;
+        assert!(compare(&m, &n, 0.5).changed_params.is_empty());
+        assert_eq!(compare(&m, &n, 0.01).changed_params.len(), 1);
+    }
+}
