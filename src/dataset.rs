@@ -7,6 +7,7 @@
 //! ([`sweeps`]). No I/O here: [`crate::io::inputs`] reads the files.
 
 use crate::error::{Error, Result};
+use crate::model::params::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES};
 use crate::model::Placement;
 use crate::stats;
 use crate::trace::{MachineInfo, Phase, TidyRow, Trace};
@@ -98,6 +99,17 @@ impl Input {
             comp_numa: trace.config.comp_numa,
             comm_numa: trace.config.comm_numa,
         };
+        let m = &trace.machine;
+        if placement.comp_numa.max(placement.comm_numa) >= MAX_NUMA_NODES
+            || m.numa_per_socket > MAX_NUMA_NODES
+            || m.cores_per_socket > MAX_CORES_PER_SOCKET
+        {
+            return Err(Error::Input(format!(
+                "{source}: the machine or placement is beyond any real machine \
+                 (placement {placement}, {} NUMA nodes per socket, {} cores per socket)",
+                m.numa_per_socket, m.cores_per_socket
+            )));
+        }
         let mut observations = Vec::with_capacity(trace.points.len());
         for p in &trace.points {
             let phases = [
@@ -131,9 +143,11 @@ impl Input {
                     rel_se: phase_rel_se(phase),
                 };
             }
-            if p.cores == 0 {
+            if p.cores == 0 || p.cores > MAX_CORES_PER_SOCKET {
                 return Err(Error::Input(format!(
-                    "{source}: a point has 0 computing cores; core counts start at 1"
+                    "{source}: a point has {} computing cores; a core count of one socket is \
+                     1 to {MAX_CORES_PER_SOCKET}",
+                    p.cores
                 )));
             }
             observations.push(Observation {

@@ -336,3 +336,74 @@ fn a_stalled_sender_ends_the_run_after_the_timeout() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+#[test]
+fn a_killed_sender_ends_the_run_with_finished_points_kept() {
+    let _one = MPI.lock().unwrap_or_else(|p| p.into_inner());
+    let d = dir("kill");
+    let out = d.join("t.json");
+    // Two core counts (sharing the communication core on this small machine); the sender is
+    // killed once the first point is saved.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_contention"))
+        .args([
+            "measure",
+            "--numa",
+            "0,0",
+            "--cores",
+            "1..2",
+            "--shared-comm-core",
+            "--message-size",
+            "4MiB",
+            "--buffer-size",
+            "16MiB",
+            "--max-phase",
+            "1",
+            "--stable-within",
+            "0.01",
+            "--timeout",
+            "5",
+            "--quiet",
+            "-o",
+        ])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for("the first point", Duration::from_secs(90), || {
+        trace_file::read(&out).is_ok_and(|t| !t.points.is_empty())
+    });
+    let senders = rank_pids(&out, 1);
+    assert_eq!(senders.len(), 1, "rank 1 found");
+    // SAFETY: kill(2) on a pid we found; no memory involved.
+    unsafe { libc::kill(senders[0], libc::SIGKILL) };
+    let status = wait_exit(&mut child, Duration::from_secs(60));
+    assert!(
+        !status.success(),
+        "a dead sender must not look like success"
+    );
+    let t = trace_file::read(&out).expect("the trace stays valid");
+    assert!(!t.complete);
+    assert_eq!(
+        t.points.iter().map(|p| p.cores).collect::<Vec<_>>(),
+        vec![1]
+    );
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+#[test]
+fn an_unwritable_output_is_refused_before_measuring() {
+    let start = Instant::now();
+    let o = run(&mut measure_cmd(
+        Path::new("/proc/contention-test/t.json"),
+        &[],
+    ));
+    assert!(!o.status.success());
+    assert!(text(&o).contains("/proc/contention-test"), "{}", text(&o));
+    assert!(
+        !text(&o).contains("mpirun"),
+        "refused before starting MPI: {}",
+        text(&o)
+    );
+    assert!(start.elapsed() < Duration::from_secs(30));
+}

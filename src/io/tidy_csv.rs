@@ -3,6 +3,7 @@
 //! it; `calibrate` and `evaluate` read it, so measurements from other tools can be used.
 
 use crate::error::{Error, Result};
+use crate::model::params::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES};
 use crate::trace::TidyRow;
 use std::path::Path;
 
@@ -98,9 +99,17 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<TidyRow>> {
             comp_parallel: bw(5)?,
             comm_parallel: bw(6)?,
         };
-        if row.cores == 0 {
+        if row.cores == 0 || row.cores > MAX_CORES_PER_SOCKET {
             return Err(bad(format!(
-                "line {line}, column cores: core counts start at 1"
+                "line {line}, column cores: {} is not a core count of one socket (1 to \
+                 {MAX_CORES_PER_SOCKET})",
+                row.cores
+            )));
+        }
+        if row.comp_numa.max(row.comm_numa) >= MAX_NUMA_NODES {
+            return Err(bad(format!(
+                "line {line}: NUMA node {} is beyond any machine (at most {MAX_NUMA_NODES} nodes)",
+                row.comp_numa.max(row.comm_numa)
             )));
         }
         rows.push(row);
@@ -157,7 +166,9 @@ mod tests {
         let e = err(&format!("{head}\n0,x,1,1,1,1,1\n"));
         assert!(e.contains("column comm_numa: `x`"), "{e}");
         let e = err(&format!("{head}\n0,0,0,1,1,1,1\n"));
-        assert!(e.contains("start at 1"), "{e}");
+        assert!(e.contains("1 to 4096"), "{e}");
+        let e = err(&format!("{head}\n0,0,5000,1,1,1,1\n"));
+        assert!(e.contains("5000"), "{e}");
         assert!(err(&format!("{head}\n")).contains("no data rows"));
         assert!(err(&format!("{head}\n0,0,1,1,1\n")).contains("line 2"));
     }

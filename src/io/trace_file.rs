@@ -30,10 +30,17 @@ pub fn parse(text: &str, source: &str) -> Result<Trace> {
         .map_err(|e| Error::Input(format!("{source}: not a JSON trace: {e}")))?;
     match version.schema_version {
         Some(v) if v == u64::from(TRACE_SCHEMA_VERSION) => {}
-        Some(v) => {
+        Some(v) if v > u64::from(TRACE_SCHEMA_VERSION) => {
             return Err(Error::Input(format!(
                 "{source}: trace schema_version {v} is not supported; this build reads version \
-                 {TRACE_SCHEMA_VERSION} (a newer contention wrote it? upgrade contention)"
+                 {TRACE_SCHEMA_VERSION}: a newer contention wrote it, upgrade contention"
+            )))
+        }
+        // No layout before version 1 was ever released, so there is nothing to migrate.
+        Some(v) => {
+            return Err(Error::Input(format!(
+                "{source}: trace schema_version {v} predates the first released layout \
+                 ({TRACE_SCHEMA_VERSION}) and cannot be read; measure again"
             )))
         }
         None => {
@@ -65,6 +72,7 @@ mod tests {
         assert!(
             err("{\"schema_version\": 2, \"points\": 3}").contains("version 2 is not supported")
         );
+        assert!(err("{\"schema_version\": 0}").contains("predates"));
         assert!(err("{\"points\": []}").contains("no schema_version"));
         assert!(err("nope").starts_with("t.json: not a JSON trace"));
         let e = err("{\"schema_version\": 1, \"tool\": 5}");

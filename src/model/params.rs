@@ -10,6 +10,11 @@ use std::fmt;
 /// The only model-file schema this build reads and writes.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// Bounds no real machine reaches, so that a corrupt file (`cores_per_socket: 4294967295`)
+/// is refused instead of making the tool allocate a prediction for every core count.
+pub const MAX_CORES_PER_SOCKET: u32 = 4096;
+pub const MAX_NUMA_NODES: u32 = 1024;
+
 /// What the model needs to know of the machine: how NUMA nodes group into sockets, and how
 /// many computing cores one socket has (the model covers one socket's cores, section 2.2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -153,13 +158,17 @@ impl Model {
             ));
         }
         let m = &self.machine;
-        for (name, v) in [
-            ("numa_nodes", m.numa_nodes),
-            ("numa_per_socket", m.numa_per_socket),
-            ("cores_per_socket", m.cores_per_socket),
+        for (name, v, max) in [
+            ("numa_nodes", m.numa_nodes, MAX_NUMA_NODES),
+            ("numa_per_socket", m.numa_per_socket, MAX_NUMA_NODES),
+            ("cores_per_socket", m.cores_per_socket, MAX_CORES_PER_SOCKET),
         ] {
-            if v < 1 {
-                out.push(problem(format!("machine.{name}"), v, "must be >= 1"));
+            if v < 1 || v > max {
+                out.push(problem(
+                    format!("machine.{name}"),
+                    v,
+                    &format!("must be between 1 and {max}"),
+                ));
             }
         }
         if m.numa_per_socket >= 1 && !m.numa_nodes.is_multiple_of(m.numa_per_socket) {
