@@ -665,3 +665,47 @@ fn figure_selection_draws_only_what_is_asked() {
         ]
     );
 }
+
+#[test]
+fn a_real_trace_of_this_machine_draws_every_figure() {
+    // Measured on the CI machine (tests/data/traces) and calibrated by `contention calibrate`
+    // (tests/data/expected, kept current by tests/regression.rs).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let model = root.join("tests/data/expected/vm-local.model.json");
+    let trace = root.join("tests/data/traces/vm-local.json");
+    for format in ["svg", "png"] {
+        let dir = out_dir(&format!("real-{format}"));
+        let o = contention(&[
+            "plot",
+            "--model",
+            model.to_str().unwrap(),
+            trace.to_str().unwrap(),
+            "-o",
+            dir.to_str().unwrap(),
+            "--format",
+            format,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let files = written(&o);
+        assert_eq!(
+            names(&files),
+            [
+                format!("vm-grid.{format}"),
+                format!("vm-stacked-local.{format}"),
+                format!("vm-local-sweep.{format}")
+            ],
+        );
+        for f in &files {
+            if format == "svg" {
+                let text = svg_text(f);
+                let doc = roxmltree::Document::parse(&text).unwrap();
+                let (w, h) = svg_size(&doc);
+                assert!(w > 0 && h > 0);
+                assert!(svg_texts(&doc).iter().any(|(t, _)| t.contains("MB/s")));
+            } else {
+                let png = decode_png(f);
+                assert!(png.width > 0 && png.height > 0);
+            }
+        }
+    }
+}
