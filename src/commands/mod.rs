@@ -4,5 +4,6 @@
 pub mod calibrate;
 pub mod evaluate;
 pub mod measure;
+pub mod network;
 pub mod plot;
 pub mod predict;
