@@ -195,3 +195,24 @@ fn bad_files_are_refused_naming_file_and_field() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no-such-graph.json"));
 }
+
+/// The shape of `figure3.json` (README): the InfiniBand model gives the figure's penalties
+/// except 1.43 instead of 1.5 for `f` in the first step.
+#[test]
+fn infiniband_on_the_figure_3_shape() {
+    let v = json(&["network", FIGURE3, "--format", "json"]);
+    let penalties = |k: usize| -> Vec<String> {
+        v["steps"][k]["active"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| format!("{:.2}", e["penalty"].as_f64().unwrap()))
+            .collect()
+    };
+    assert_eq!(
+        penalties(0),
+        ["3.50", "3.50", "3.50", "3.33", "3.33", "1.43"]
+    );
+    assert_eq!(penalties(1), ["3.50", "3.50", "3.50", "2.33", "2.33"]);
+    assert_eq!(penalties(2), ["3.00", "3.00", "3.00"]);
+}
