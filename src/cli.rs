@@ -578,14 +578,20 @@ Penalties (--penalties):
 
 With --memory-model, --cores and --placement, each node receives at most the communication \
 bandwidth that the memory contention model predicts (comm_parallel, as `contention predict` \
-prints it) while N cores compute: network and memory contention together.";
+prints it) while N cores compute: network and memory contention together.
+
+With --run the graph is also run for real: an MPI job of one rank per communication end, \
+started with mpirun (or srun) on this host; each communication's time from its start to the \
+end of its receive, the median of --repeat runs, is printed beside the prediction.";
 
 const NETWORK_EXAMPLES: &str = "\
 Examples:
   contention network graph.json
   contention network graph.json --penalties fair --format json
   contention network graph.json --penalties measured-penalties.json
-  contention network graph.json --memory-model paper:henri --cores 16 --placement 0,0";
+  contention network graph.json --memory-model paper:henri --cores 16 --placement 0,0
+  Run it with MPI on this host (one rank per communication end) and compare:
+    contention network graph.json --run --repeat 10";
 
 #[derive(Debug, Args)]
 pub struct NetworkArgs {
@@ -617,6 +623,21 @@ pub struct NetworkArgs {
     /// `COMP,COMM` NUMA nodes of the computation and communication data, for --memory-model.
     #[arg(long, value_name = "COMP,COMM", requires = "memory_model")]
     pub placement: Option<NumaPair>,
+
+    /// Run the graph for real: an MPI job of one rank per communication end (rank 2i sends
+    /// communication i, rank 2i+1 receives it), started with the launcher on this host, and
+    /// compare each communication's measured time with the prediction.
+    #[arg(long)]
+    pub run: bool,
+
+    /// Timed repetitions of --run (after one warm-up); the median is compared.
+    #[arg(long, value_name = "N", default_value_t = 5, requires = "run",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+
+    /// MPI launcher for --run.
+    #[arg(long, value_enum, default_value_t = Launcher::Mpirun, requires = "run")]
+    pub launcher: Launcher,
 
     /// Write the output to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]

@@ -83,7 +83,7 @@ fn figure_3_table_prints_every_step() {
     // Finished earlier: `-` and its own end time, as in the paper.
     assert_eq!(row("2", "f")[2..], ["-", "0", "0.0160589"]);
     assert_eq!(row("3", "c")[4], "0.0363748");
-    assert!(out.contains("alpha 5.105e-10 s/B"), "{out}");
+    assert!(out.contains("alpha 5.1050e-10 s/B"), "{out}");
 }
 
 #[test]
@@ -215,4 +215,63 @@ fn infiniband_on_the_figure_3_shape() {
     );
     assert_eq!(penalties(1), ["3.50", "3.50", "3.50", "2.33", "2.33"]);
     assert_eq!(penalties(2), ["3.00", "3.00", "3.00"]);
+}
+
+/// A real local run: one MPI rank per communication end on this host. Checks the instrument
+/// (every communication measured, in every repetition, beside its prediction), not the speed.
+#[test]
+fn run_measures_every_communication_with_mpi() {
+    let dir = temp_dir("network-run");
+    let g = dir.join("two.json");
+    std::fs::write(
+        &g,
+        r#"{"bandwidth": 5000, "communications": [
+            {"id": "a", "src": "n0", "dst": "n1", "bytes": 4194304},
+            {"id": "b", "src": "n0", "dst": "n2", "bytes": 4194304, "start": 0.001}]}"#,
+    )
+    .unwrap();
+    let v = json(&[
+        "network",
+        g.to_str().unwrap(),
+        "--run",
+        "--repeat",
+        "2",
+        "--format",
+        "json",
+    ]);
+    let measured = v["measured"].as_array().unwrap();
+    assert_eq!(measured.len(), 2);
+    for (m, c) in measured.iter().zip(v["communications"].as_array().unwrap()) {
+        assert_eq!(m["id"], c["id"]);
+        assert_eq!(m["predicted"], c["time"]);
+        let times = m["times"].as_array().unwrap();
+        assert_eq!(times.len(), 2);
+        for t in times {
+            let t = t.as_f64().unwrap();
+            assert!(t.is_finite() && t > 0.0, "{m}");
+        }
+        assert!(!m["src_host"].as_str().unwrap().is_empty());
+        assert!(m["ratio"].as_f64().unwrap() > 0.0);
+    }
+    // Without --run there is no `measured`.
+    let v = json(&["network", g.to_str().unwrap(), "--format", "json"]);
+    assert!(v.get("measured").is_none());
+}
+
+#[test]
+fn run_refuses_messages_mpi_cannot_send_in_one() {
+    let dir = temp_dir("network-run-big");
+    let g = dir.join("big.json");
+    std::fs::write(
+        &g,
+        r#"{"alpha": 1e-10, "communications": [
+            {"id": "huge", "src": "n0", "dst": "n1", "bytes": 3e9}]}"#,
+    )
+    .unwrap();
+    let o = contention(&["network", g.to_str().unwrap(), "--run"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("`huge`"), "{}", stderr(&o));
+    // --repeat only goes with --run.
+    let o = contention(&["network", g.to_str().unwrap(), "--repeat", "3"]);
+    assert_eq!(o.status.code(), Some(2));
 }

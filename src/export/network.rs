@@ -53,13 +53,32 @@ pub struct NetworkReport {
     pub memory_cap: Option<MemoryCap>,
     pub steps: Vec<Step>,
     pub communications: Vec<CommunicationEnd>,
+    /// With `--run`: each communication measured for real with MPI.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured: Option<Vec<Measured>>,
+}
+
+/// One communication of a `--run`: measured times (seconds, from its start to the end of
+/// its receive) beside the prediction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Measured {
+    pub id: String,
+    /// Where its sending and receiving ranks ran (MPI processor names).
+    pub src_host: String,
+    pub dst_host: String,
+    pub times: Vec<f64>,
+    pub median: f64,
+    /// `time` of [`CommunicationEnd`].
+    pub predicted: f64,
+    /// `median / predicted`.
+    pub ratio: f64,
 }
 
 pub fn render_table(r: &NetworkReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "graph {}  alpha {:e} s/B ({:.1} MB/s)  penalties {}",
+        "graph {}  alpha {:.4e} s/B ({:.1} MB/s)  penalties {}",
         r.graph, r.alpha, r.link_bandwidth, r.penalties
     );
     if let Some(c) = &r.memory_cap {
@@ -120,6 +139,25 @@ pub fn render_table(r: &NetworkReport) -> String {
             "{:<12} {:<8} {:<8} {:>14.0} {:>12.7} {:>12.7} {:>12.7}",
             c.id, c.src, c.dst, c.bytes, c.start, c.end, c.time
         );
+    }
+    if let Some(measured) = &r.measured {
+        let runs = measured.first().map_or(0, |m| m.times.len());
+        let _ = writeln!(
+            out,
+            "\nmeasured with MPI (median of {runs} runs)\n{:<12} {:<24} {:>14} {:>14} {:>8}",
+            "com", "hosts", "predicted [s]", "measured [s]", "ratio"
+        );
+        for m in measured {
+            let _ = writeln!(
+                out,
+                "{:<12} {:<24} {:>14.7} {:>14.7} {:>8.3}",
+                m.id,
+                format!("{}->{}", m.src_host, m.dst_host),
+                m.predicted,
+                m.median,
+                m.ratio
+            );
+        }
     }
     out
 }

@@ -39,13 +39,27 @@ pub fn command_line(
     exe: &Path,
     args: &[OsString],
 ) -> Vec<OsString> {
+    command_line_ranks(2, launcher, hosts, as_root, exe, args)
+}
+
+/// [`command_line`] for a job of `ranks` ranks (`contention network --run`: one per
+/// communication end). `hosts` keeps its two-rank meaning (one rank on each).
+pub fn command_line_ranks(
+    ranks: usize,
+    launcher: Launcher,
+    hosts: Option<&[String]>,
+    as_root: bool,
+    exe: &Path,
+    args: &[OsString],
+) -> Vec<OsString> {
+    let np = ranks.to_string();
     let mut cmd: Vec<OsString> = Vec::new();
     let mut push = |s: &str| cmd.push(s.into());
     match launcher {
         Launcher::Mpirun => {
             push("mpirun");
             push("-np");
-            push("2");
+            push(&np);
             push("--bind-to");
             push("none");
             if as_root {
@@ -63,7 +77,7 @@ pub fn command_line(
         }
         Launcher::Srun => {
             push("srun");
-            push("--ntasks=2");
+            push(&format!("--ntasks={np}"));
             push("--cpu-bind=none");
             if let Some(h) = hosts {
                 push("--nodes=2");
