@@ -36,7 +36,7 @@ pub fn ranks(graph: &Graph) -> usize {
 pub fn run(world: &SimpleCommunicator, graph: &Graph, repeat: usize) -> Option<GraphTimes> {
     let rank = world.rank() as usize;
     let comm = &graph.communications[rank / 2];
-    let sender = rank % 2 == 0;
+    let sender = rank.is_multiple_of(2);
     // Sizes were checked against i32 counts before launching.
     let mut buf = vec![1u8; comm.bytes.round() as usize];
     let root = world.process_at_rank(0);
