@@ -173,6 +173,28 @@ mod tests {
     }
 
     #[test]
+    fn any_number_of_ranks() {
+        let c = strings(&command_line_ranks(
+            6,
+            Launcher::Mpirun,
+            None,
+            false,
+            Path::new("c"),
+            &[],
+        ));
+        assert!(c.windows(2).any(|w| w == ["-np", "6"]), "{c:?}");
+        let c = strings(&command_line_ranks(
+            6,
+            Launcher::Srun,
+            None,
+            false,
+            Path::new("c"),
+            &[],
+        ));
+        assert!(c.contains(&"--ntasks=6".to_string()), "{c:?}");
+    }
+
+    #[test]
     fn two_hosts_put_one_rank_on_each() {
         let hosts = ["a".to_string(), "b".to_string()];
         let c = strings(&command_line(
