@@ -76,6 +76,10 @@ pub enum Command {
     /// measurements, as SVG or PNG.
     #[command(long_about = PLOT_ABOUT, after_help = PLOT_EXAMPLES)]
     Plot(PlotArgs),
+    /// Predict the times of concurrent communications contending in the network (contention
+    /// graphs of Martinasso and Méhaut), optionally capped by memory contention.
+    #[command(long_about = NETWORK_ABOUT, after_help = NETWORK_EXAMPLES)]
+    Network(NetworkArgs),
 }
 
 const MEASURE_ABOUT: &str = "\
@@ -604,4 +608,124 @@ pub struct EvaluateArgs {
     /// Write the output to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+const NETWORK_ABOUT: &str = "\
+Predict the times of concurrent communications from a contention graph: the model of \
+Martinasso and Méhaut (Euro-Par 2011, sections 3 and 4).
+
+The graph file (JSON) lists communications (id, source node, destination node, size in bytes, \
+start time in seconds) and the link: `alpha`, seconds per byte of a communication alone, or \
+`bandwidth` in MB/s:
+  {\"alpha\": 5.105e-10,
+   \"communications\": [{\"id\": \"a\", \"src\": \"n0\", \"dst\": \"n1\", \"bytes\": 20971520, \"start\": 0},
+                      {\"id\": \"b\", \"src\": \"n0\", \"dst\": \"n2\", \"bytes\": 20971520}]}
+
+Step by step (section 3.2): the communications started and not finished form a contention \
+graph; each gets a penalty rho >= 1 and moves 1/(alpha rho) bytes per second until the next \
+one starts or the first one ends. Every step is printed (active communications, penalty, bytes \
+remaining, end time), as in the paper's Figure 3, then each communication's end time.
+
+Penalties (--penalties):
+  infiniband  equation 4 of section 4.2, from the shape of each step's graph
+  fair        max-min fair sharing of each node's send and receive bandwidth
+  FILE        explicit penalties per step, JSON: {\"steps\": [{\"a\": 3.5, \"b\": 3.5}, ...]},
+              one object per step with the penalty of each active communication
+
+With --memory-model, --cores and --placement, each node receives at most the communication \
+bandwidth that the memory contention model predicts (comm_parallel, as `contention predict` \
+prints it) while N cores compute: network and memory contention together.
+
+With --run the graph is also run for real: an MPI job of one rank per communication end, \
+started with mpirun (or srun) on this host; each communication's time from its start to the \
+end of its receive, the median of --repeat runs, is printed beside the prediction.";
+
+const NETWORK_EXAMPLES: &str = "\
+Examples:
+  contention network graph.json
+  contention network graph.json --penalties fair --format json
+  contention network graph.json --penalties measured-penalties.json
+  contention network graph.json --memory-model paper:henri --cores 16 --placement 0,0
+  Run it with MPI on this host (one rank per communication end) and compare:
+    contention network graph.json --run --repeat 10";
+
+#[derive(Debug, Args)]
+pub struct NetworkArgs {
+    /// Contention graph file (JSON: alpha or bandwidth, communications).
+    #[arg(value_name = "GRAPH")]
+    pub graph: PathBuf,
+
+    /// Penalty model: `infiniband`, `fair`, or a JSON file of penalties per step.
+    #[arg(
+        long,
+        value_name = "infiniband|fair|FILE",
+        default_value = "infiniband"
+    )]
+    pub penalties: PenaltiesArg,
+
+    /// Output format: the steps as a table for people, or JSON.
+    #[arg(long, short = 'f', value_enum, default_value_t = NetworkFormat::Table)]
+    pub format: NetworkFormat,
+
+    /// Memory contention model (file or `paper:NAME`) capping what each node receives.
+    #[arg(long, value_name = "FILE", requires_all = ["cores", "placement"])]
+    pub memory_model: Option<String>,
+
+    /// Computing cores on each receiving node, for --memory-model.
+    #[arg(long, value_name = "N", requires = "memory_model",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub cores: Option<u32>,
+
+    /// `COMP,COMM` NUMA nodes of the computation and communication data, for --memory-model.
+    #[arg(long, value_name = "COMP,COMM", requires = "memory_model")]
+    pub placement: Option<NumaPair>,
+
+    /// Run the graph for real: an MPI job of one rank per communication end (rank 2i sends
+    /// communication i, rank 2i+1 receives it), started with the launcher on this host, and
+    /// compare each communication's measured time with the prediction.
+    #[arg(long)]
+    pub run: bool,
+
+    /// Timed repetitions of --run (after one warm-up); the median is compared.
+    #[arg(long, value_name = "N", default_value_t = 5, requires = "run",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+
+    /// MPI launcher for --run.
+    #[arg(long, value_enum, default_value_t = Launcher::Mpirun, requires = "run")]
+    pub launcher: Launcher,
+
+    /// Write the output to FILE (atomically) instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// How `network` writes its report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum NetworkFormat {
+    /// The steps as in the paper's Figure 3, then the end times.
+    Table,
+    /// The same as JSON, with tool provenance.
+    Json,
+}
+
+/// `--penalties`: a built-in model or a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PenaltiesArg {
+    InfiniBand,
+    Fair,
+    File(PathBuf),
+}
+
+impl FromStr for PenaltiesArg {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "" => Err("give `infiniband`, `fair` or a penalty file".into()),
+            "infiniband" => Ok(PenaltiesArg::InfiniBand),
+            "fair" => Ok(PenaltiesArg::Fair),
+            path => Ok(PenaltiesArg::File(PathBuf::from(path))),
+        }
+    }
 }

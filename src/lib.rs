@@ -23,6 +23,7 @@ pub mod export;
 pub mod io;
 pub mod measure;
 pub mod model;
+pub mod network;
 pub mod plot;
 pub mod provenance;
 pub mod report;

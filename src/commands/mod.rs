@@ -5,5 +5,6 @@ pub mod calibrate;
 pub mod check;
 pub mod evaluate;
 pub mod measure;
+pub mod network;
 pub mod plot;
 pub mod predict;

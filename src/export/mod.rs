@@ -4,4 +4,5 @@
 pub mod csv;
 pub mod evaluation;
 pub mod json;
+pub mod network;
 pub mod table;

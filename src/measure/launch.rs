@@ -39,13 +39,27 @@ pub fn command_line(
     exe: &Path,
     args: &[OsString],
 ) -> Vec<OsString> {
+    command_line_ranks(2, launcher, hosts, as_root, exe, args)
+}
+
+/// [`command_line`] for a job of `ranks` ranks (`contention network --run`: one per
+/// communication end). `hosts` keeps its two-rank meaning (one rank on each).
+pub fn command_line_ranks(
+    ranks: usize,
+    launcher: Launcher,
+    hosts: Option<&[String]>,
+    as_root: bool,
+    exe: &Path,
+    args: &[OsString],
+) -> Vec<OsString> {
+    let np = ranks.to_string();
     let mut cmd: Vec<OsString> = Vec::new();
     let mut push = |s: &str| cmd.push(s.into());
     match launcher {
         Launcher::Mpirun => {
             push("mpirun");
             push("-np");
-            push("2");
+            push(&np);
             push("--bind-to");
             push("none");
             if as_root {
@@ -63,7 +77,7 @@ pub fn command_line(
         }
         Launcher::Srun => {
             push("srun");
-            push("--ntasks=2");
+            push(&format!("--ntasks={np}"));
             push("--cpu-bind=none");
             if let Some(h) = hosts {
                 push("--nodes=2");
@@ -156,6 +170,28 @@ mod tests {
                 "--numa=0,0"
             ]
         );
+    }
+
+    #[test]
+    fn any_number_of_ranks() {
+        let c = strings(&command_line_ranks(
+            6,
+            Launcher::Mpirun,
+            None,
+            false,
+            Path::new("c"),
+            &[],
+        ));
+        assert!(c.windows(2).any(|w| w == ["-np", "6"]), "{c:?}");
+        let c = strings(&command_line_ranks(
+            6,
+            Launcher::Srun,
+            None,
+            false,
+            Path::new("c"),
+            &[],
+        ));
+        assert!(c.contains(&"--ntasks=6".to_string()), "{c:?}");
     }
 
     #[test]

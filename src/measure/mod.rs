@@ -5,6 +5,7 @@
 //! - [`plan`]: which cores compute, which core communicates, which nodes hold the buffers.
 
 pub mod comm;
+pub mod graph;
 pub mod kernel;
 pub mod launch;
 pub mod memory;

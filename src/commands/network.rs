@@ -1,0 +1,217 @@
+//! `contention network`: load a contention graph, pick the penalty model, solve the steps
+//! (section 3.2 of Martinasso and Méhaut), optionally cap each receiving node at the
+//! communication bandwidth the memory contention model predicts, write the report.
+
+use crate::cli::{NetworkArgs, NetworkFormat, PenaltiesArg};
+use crate::error::{Error, Result};
+use crate::export::network::{
+    CommunicationEnd, Measured, MemoryCap, NetworkReport, NETWORK_SCHEMA_VERSION,
+};
+use crate::export::{self};
+use crate::io::{graph_file, model_file, output};
+use crate::measure::graph as measure_graph;
+use crate::measure::launch;
+use crate::model::{self, Placement};
+use crate::network::{self, FairShare, Graph, InfiniBand, PenaltyModel};
+use crate::provenance::Provenance;
+use crate::stats;
+use mpi::topology::Communicator;
+
+pub fn run(args: &NetworkArgs) -> Result<()> {
+    let graph = graph_file::load_graph(&args.graph)?;
+    if args.run && launch::under_launcher(|k| std::env::var(k).ok()) {
+        return as_rank(args, &graph);
+    }
+    let memory_cap = match (&args.memory_model, args.cores, args.placement) {
+        (Some(m), Some(cores), Some(p)) => Some(memory_cap(&graph, m, cores, p.comp, p.comm)?),
+        // clap requires the three together.
+        _ => None,
+    };
+    let fraction = memory_cap.as_ref().map(|c| c.receive_fraction);
+    let report = build_report(&graph, args, memory_cap)?;
+    if args.run {
+        // The prediction above refused bad input before starting MPI; the job prints it.
+        return launch_job(args, &graph);
+    }
+    if let Some(f) = fraction.filter(|&f| f >= 1.0) {
+        eprintln!(
+            "note: the memory model predicts {:.0} % of the link bandwidth or more: memory \
+             contention does not slow these receivers",
+            f * 100.0
+        );
+    }
+    write(args, &report)
+}
+
+fn write(args: &NetworkArgs, report: &NetworkReport) -> Result<()> {
+    let text = match args.format {
+        NetworkFormat::Table => export::network::render_table(report),
+        NetworkFormat::Json => export::json::render(report),
+    };
+    output::emit(args.output.as_deref(), &text)
+}
+
+/// From a shell: start this command again under the launcher, one rank per communication
+/// end, on this host.
+fn launch_job(args: &NetworkArgs, graph: &Graph) -> Result<()> {
+    if let Some(c) = graph
+        .communications
+        .iter()
+        .find(|c| c.bytes.round() > i32::MAX as f64)
+    {
+        return Err(Error::Input(format!(
+            "--run sends each communication as one MPI message, at most {} bytes; `{}` has {}",
+            i32::MAX,
+            c.id,
+            c.bytes
+        )));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
+    let argv: Vec<_> = std::env::args_os().skip(1).collect();
+    let cmd = launch::command_line_ranks(
+        measure_graph::ranks(graph),
+        args.launcher,
+        None,
+        launch::is_root(),
+        &exe,
+        &argv,
+    );
+    eprintln!(
+        "network: starting {}",
+        cmd.iter()
+            .map(|s| s.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    match launch::run(&cmd, "quiet")? {
+        0 => Ok(()),
+        c => Err(Error::Reported(c)),
+    }
+}
+
+/// Under the launcher: every rank runs its end of the graph; rank 0 predicts, compares and
+/// writes the report.
+fn as_rank(args: &NetworkArgs, graph: &Graph) -> Result<()> {
+    let universe =
+        mpi::initialize().ok_or_else(|| Error::Failed("MPI was already initialized".into()))?;
+    let world = universe.world();
+    let want = measure_graph::ranks(graph);
+    if world.size() as usize != want {
+        return Err(Error::Input(format!(
+            "graph `{}` has {} communications and needs {want} MPI ranks (one per end), got \
+             {}; start it without a launcher (it starts itself)",
+            args.graph.display(),
+            graph.communications.len(),
+            world.size()
+        )));
+    }
+    let Some(times) = measure_graph::run(&world, graph, args.repeat as usize) else {
+        return Ok(());
+    };
+    let memory_cap = match (&args.memory_model, args.cores, args.placement) {
+        (Some(m), Some(cores), Some(p)) => Some(memory_cap(graph, m, cores, p.comp, p.comm)?),
+        _ => None,
+    };
+    let mut report = build_report(graph, args, memory_cap)?;
+    report.measured = Some(
+        report
+            .communications
+            .iter()
+            .zip(times.times)
+            .zip(times.hosts)
+            .map(|((c, t), (src_host, dst_host))| {
+                let median = stats::median(&t).unwrap_or(f64::NAN);
+                Measured {
+                    id: c.id.clone(),
+                    src_host,
+                    dst_host,
+                    times: t,
+                    median,
+                    predicted: c.time,
+                    ratio: median / c.time,
+                }
+            })
+            .collect(),
+    );
+    write(args, &report)
+}
+
+/// The receive cap from the memory contention model: `comm_parallel` (MB/s) with `cores`
+/// computing cores and the data placed on `comp`, `comm`, as a fraction of the link's
+/// bandwidth `1 / alpha`.
+fn memory_cap(graph: &Graph, spec: &str, cores: u32, comp: u32, comm: u32) -> Result<MemoryCap> {
+    let model = model_file::load(spec)?;
+    let placement = Placement {
+        comp_numa: comp,
+        comm_numa: comm,
+    };
+    let prediction = model::predict(&model, &[placement], &[cores])?;
+    let comm_parallel = prediction[0].points[0].comm_parallel;
+    let link = link_mbps(graph.alpha);
+    Ok(MemoryCap {
+        model: spec.to_string(),
+        cores,
+        placement: placement.to_string(),
+        comm_parallel,
+        receive_fraction: comm_parallel / link,
+    })
+}
+
+/// MB/s (10^6 bytes per second) of a link whose `alpha` is in seconds per byte.
+fn link_mbps(alpha: f64) -> f64 {
+    1e-6 / alpha
+}
+
+fn build_report(
+    graph: &Graph,
+    args: &NetworkArgs,
+    memory_cap: Option<MemoryCap>,
+) -> Result<NetworkReport> {
+    let receive_cap = memory_cap.as_ref().map(|c| c.receive_fraction);
+    let (model, name): (Box<dyn PenaltyModel>, String) = match &args.penalties {
+        PenaltiesArg::InfiniBand => (Box::new(InfiniBand), "infiniband".into()),
+        PenaltiesArg::Fair => (
+            Box::new(FairShare {
+                receive_capacity: receive_cap.unwrap_or(1.0),
+            }),
+            "fair".into(),
+        ),
+        PenaltiesArg::File(path) => (
+            Box::new(graph_file::load_penalties(path)?),
+            path.display().to_string(),
+        ),
+    };
+    let solution = network::solve(graph, model.as_ref(), receive_cap).map_err(|e| {
+        Error::Input(format!(
+            "penalties `{name}` do not fit graph `{}`: {e}",
+            args.graph.display()
+        ))
+    })?;
+    let communications = graph
+        .communications
+        .iter()
+        .zip(&solution.ends)
+        .map(|(c, &end)| CommunicationEnd {
+            id: c.id.clone(),
+            src: c.src.clone(),
+            dst: c.dst.clone(),
+            bytes: c.bytes,
+            start: c.start,
+            end,
+            time: end - c.start,
+        })
+        .collect();
+    Ok(NetworkReport {
+        schema_version: NETWORK_SCHEMA_VERSION,
+        tool: Provenance::current(),
+        graph: args.graph.display().to_string(),
+        penalties: name,
+        alpha: graph.alpha,
+        link_bandwidth: link_mbps(graph.alpha),
+        memory_cap,
+        steps: solution.steps,
+        communications,
+        measured: None,
+    })
+}

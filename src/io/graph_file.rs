@@ -1,0 +1,158 @@
+//! Reading contention graph files and explicit penalty files (README, "Network contention
+//! graphs") into validated [`Graph`] and [`Explicit`] values.
+//!
+//! Every refusal names the file and the field (`communications[2].dst`) and exits 2.
+
+use crate::error::{Error, Result};
+use crate::network::{Communication, Explicit, Graph};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The graph file as written: the link given as `alpha` (seconds per byte) or `bandwidth`
+/// (MB/s, 10^6 bytes per second, of a communication alone), not both.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GraphFile {
+    #[serde(default)]
+    #[allow(dead_code)]
+    description: Option<String>,
+    alpha: Option<f64>,
+    bandwidth: Option<f64>,
+    communications: Vec<Communication>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PenaltyFile {
+    steps: Vec<BTreeMap<String, f64>>,
+}
+
+fn read(path: &Path, what: &'static str) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| Error::io(what, path, e))
+}
+
+/// Deserializes `text`, a refusal naming `kind` file `path` and the field at fault.
+fn parse_json<T: for<'de> Deserialize<'de>>(text: &str, kind: &str, path: &Path) -> Result<T> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let at = e.path().to_string();
+        let field = if at == "." { "(file)".to_string() } else { at };
+        Error::Input(format!(
+            "{kind} file `{}` is invalid: {field}: {}",
+            path.display(),
+            e.inner()
+        ))
+    })
+}
+
+/// Loads and validates a contention graph file.
+pub fn load_graph(path: &Path) -> Result<Graph> {
+    parse_graph(&read(path, "read graph file")?, path)
+}
+
+/// Parses and validates graph-file JSON; `path` names it in errors.
+pub fn parse_graph(text: &str, path: &Path) -> Result<Graph> {
+    let file: GraphFile = parse_json(text, "graph", path)?;
+    let refuse = |field: &str, rule: &str| {
+        Error::Input(format!(
+            "graph file `{}` is invalid: {field}: {rule}",
+            path.display()
+        ))
+    };
+    let alpha = match (file.alpha, file.bandwidth) {
+        (Some(a), None) => a,
+        (None, Some(b)) if b.is_finite() && b > 0.0 => 1e-6 / b,
+        (None, Some(b)) => {
+            return Err(refuse(
+                "bandwidth",
+                &format!("must be a positive number of MB/s, not {b}"),
+            ))
+        }
+        (Some(_), Some(_)) => {
+            return Err(refuse(
+                "alpha",
+                "give the link as `alpha` (s/B) or `bandwidth` (MB/s), not both",
+            ))
+        }
+        (None, None) => {
+            return Err(refuse(
+                "alpha",
+                "required: the link's `alpha` (seconds per byte) or `bandwidth` (MB/s)",
+            ))
+        }
+    };
+    let graph = Graph {
+        alpha,
+        communications: file.communications,
+    };
+    let problems = graph.problems();
+    if problems.is_empty() {
+        Ok(graph)
+    } else {
+        Err(Error::Input(format!(
+            "graph file `{}` is invalid:\n  {}",
+            path.display(),
+            problems
+                .iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        )))
+    }
+}
+
+/// Loads a file of explicit penalties: `{"steps": [{"ID": PENALTY, ...}, ...]}`.
+pub fn load_penalties(path: &Path) -> Result<Explicit> {
+    let file: PenaltyFile = parse_json(&read(path, "read penalty file")?, "penalty", path)?;
+    Ok(Explicit { steps: file.steps })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        parse_graph(text, Path::new("g.json"))
+            .unwrap_err()
+            .to_string()
+    }
+
+    const ONE: &str = r#"{"alpha": 1e-9, "communications": [
+        {"id": "a", "src": "n0", "dst": "n1", "bytes": 1000}]}"#;
+
+    #[test]
+    fn parses_alpha_or_bandwidth() {
+        let g = parse_graph(ONE, Path::new("g.json")).unwrap();
+        assert_eq!(g.alpha, 1e-9);
+        assert_eq!(g.communications[0].start, 0.0);
+        let g = parse_graph(
+            &ONE.replace("\"alpha\": 1e-9", "\"bandwidth\": 1000"),
+            Path::new("g.json"),
+        )
+        .unwrap();
+        assert!((g.alpha - 1e-9).abs() < 1e-24);
+    }
+
+    #[test]
+    fn refusals_name_file_and_field() {
+        let e = err(&ONE.replace("\"bytes\": 1000", "\"bytes\": \"big\""));
+        assert!(
+            e.starts_with("graph file `g.json` is invalid: communications[0].bytes:"),
+            "{e}"
+        );
+        let e = err(&ONE.replace("\"dst\"", "\"dest\""));
+        assert!(e.contains("communications[0]") && e.contains("dest"), "{e}");
+        let e = err(&ONE.replace("\"alpha\": 1e-9,", ""));
+        assert!(e.contains("alpha: required"), "{e}");
+        let e = err(&ONE.replace("\"alpha\": 1e-9", "\"alpha\": 1e-9, \"bandwidth\": 5"));
+        assert!(e.contains("not both"), "{e}");
+        let e = err(&ONE.replace("\"n1\"", "\"n0\""));
+        assert!(
+            e.contains("communications[0].dst: is the source node"),
+            "{e}"
+        );
+        let e = err(&ONE.replace("1e-9", "-1"));
+        assert!(e.contains("alpha: must be a positive"), "{e}");
+    }
+}

@@ -1,0 +1,95 @@
+//! A contention graph run for real (`contention network GRAPH --run`), as the benchmark of
+//! section 3.3 of Martinasso and Méhaut: one MPI rank per communication end, rank `2i`
+//! sending communication `i` and rank `2i + 1` receiving it.
+//!
+//! Each repetition starts with a barrier; every rank then counts time from its own exit of
+//! the barrier (the skew between ranks is the barrier's, small against the messages of a
+//! contention graph). A sender waits until its communication's start time and sends one
+//! message of its size; its receiver posted the receive at once and records when it
+//! completes. The first repetition warms up (page faults, connection set-up) and is dropped.
+
+use crate::network::Graph;
+use mpi::collective::{CommunicatorCollectives, Root};
+use mpi::point_to_point::{Destination, Source};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use std::time::{Duration, Instant};
+
+const TAG_MESSAGE: i32 = 11;
+/// Bytes of a processor name gathered on rank 0.
+const NAME_BYTES: usize = 64;
+
+/// What rank 0 gathers: per communication, the time from its start to the completion of its
+/// receive in each kept repetition (seconds), and the hosts of its two ends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphTimes {
+    pub times: Vec<Vec<f64>>,
+    pub hosts: Vec<(String, String)>,
+}
+
+/// The number of ranks a run of `graph` needs.
+pub fn ranks(graph: &Graph) -> usize {
+    2 * graph.communications.len()
+}
+
+/// Runs `graph` `repeat` times (after one warm-up) on this rank of `world`, which must have
+/// [`ranks`] ranks; rank 0 returns the gathered times, the others `None`.
+pub fn run(world: &SimpleCommunicator, graph: &Graph, repeat: usize) -> Option<GraphTimes> {
+    let rank = world.rank() as usize;
+    let comm = &graph.communications[rank / 2];
+    let sender = rank.is_multiple_of(2);
+    // Sizes were checked against i32 counts before launching.
+    let mut buf = vec![1u8; comm.bytes.round() as usize];
+    let root = world.process_at_rank(0);
+    let mut name = [0u8; NAME_BYTES];
+    let me = mpi::environment::processor_name().unwrap_or_else(|_| "unknown".into());
+    for (d, s) in name.iter_mut().zip(me.bytes()) {
+        *d = s;
+    }
+    let mut names = vec![0u8; NAME_BYTES * world.size() as usize];
+    let mut gathered = vec![0f64; world.size() as usize];
+    let mut times = vec![Vec::with_capacity(repeat); graph.communications.len()];
+    for rep in 0..=repeat {
+        world.barrier();
+        let t0 = Instant::now();
+        let mine = if sender {
+            let wait = Duration::from_secs_f64(comm.start);
+            if let Some(left) = wait.checked_sub(t0.elapsed()) {
+                std::thread::sleep(left);
+            }
+            world
+                .process_at_rank(rank as i32 + 1)
+                .send_with_tag(&buf[..], TAG_MESSAGE);
+            f64::NAN
+        } else {
+            world
+                .process_at_rank(rank as i32 - 1)
+                .receive_into_with_tag(&mut buf[..], TAG_MESSAGE);
+            t0.elapsed().as_secs_f64() - comm.start
+        };
+        if rank == 0 {
+            root.gather_into_root(&mine, &mut gathered[..]);
+            if rep > 0 {
+                for (i, t) in times.iter_mut().enumerate() {
+                    t.push(gathered[2 * i + 1]);
+                }
+            }
+        } else {
+            root.gather_into(&mine);
+        }
+    }
+    if rank == 0 {
+        root.gather_into_root(&name[..], &mut names[..]);
+        let host = |r: usize| {
+            let n = &names[r * NAME_BYTES..(r + 1) * NAME_BYTES];
+            let end = n.iter().position(|&b| b == 0).unwrap_or(NAME_BYTES);
+            String::from_utf8_lossy(&n[..end]).into_owned()
+        };
+        let hosts = (0..graph.communications.len())
+            .map(|i| (host(2 * i), host(2 * i + 1)))
+            .collect();
+        Some(GraphTimes { times, hosts })
+    } else {
+        root.gather_into(&name[..]);
+        None
+    }
+}

@@ -1,0 +1,160 @@
+//! Network contention between concurrent communications: the dynamic contention graphs of
+//! Martinasso and Méhaut, "A Contention-Aware Performance Model for HPC-Based Networks: A Case
+//! Study of the InfiniBand Network" (Euro-Par 2011), `shared/papers/martinasso-mehaut-2011-*`.
+//!
+//! - [`Graph`]: the communications (section 3.1: nodes are cluster nodes, edges are
+//!   communications; parallel edges allowed, self-loops not) and the link's `alpha`.
+//! - [`solver::solve`]: the sequence of linear models of section 3.2 (equations 1-3).
+//! - [`penalty`]: the penalty coefficients of each step: the InfiniBand model of section 4.2
+//!   (equation 4), max-min fair sharing, or explicit values.
+//!
+//! Pure: no I/O. Files are read by `io::graph_file`.
+
+pub mod penalty;
+pub mod solver;
+
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+pub use penalty::{Explicit, FairShare, InfiniBand, PenaltyError, PenaltyModel};
+pub use solver::{solve, Solution, Step, StepEntry};
+
+/// One communication: an edge of the contention graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Communication {
+    /// Name shown in the output (the paper's Figure 3 uses `a`..`f`).
+    pub id: String,
+    /// Sending cluster node.
+    pub src: String,
+    /// Receiving cluster node.
+    pub dst: String,
+    /// Message size in bytes (`m_i` of equation 2).
+    pub bytes: f64,
+    /// When the communication starts, in seconds.
+    #[serde(default)]
+    pub start: f64,
+}
+
+/// A dynamic contention graph (section 3.1) with the network's `alpha`, the inverse of the
+/// bandwidth of a communication alone (seconds per byte, equation 1).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Graph {
+    pub alpha: f64,
+    pub communications: Vec<Communication>,
+}
+
+/// A rule of the graph that a value breaks, naming the field (`communications[2].dst`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphProblem {
+    pub field: String,
+    pub rule: String,
+}
+
+impl std::fmt::Display for GraphProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.field, self.rule)
+    }
+}
+
+impl Graph {
+    /// Every rule the graph breaks: `alpha` positive, at least one communication, ids unique
+    /// and non-empty, sizes positive, start times non-negative, no self-loop (section 3.1:
+    /// communications inside a node are not modelled).
+    pub fn problems(&self) -> Vec<GraphProblem> {
+        let mut out = Vec::new();
+        let mut bad = |field: String, rule: &str| {
+            out.push(GraphProblem {
+                field,
+                rule: rule.to_string(),
+            })
+        };
+        if !(self.alpha.is_finite() && self.alpha > 0.0) {
+            bad(
+                "alpha".into(),
+                &format!(
+                    "must be a positive number of seconds per byte, not {}",
+                    self.alpha
+                ),
+            );
+        }
+        if self.communications.is_empty() {
+            bad(
+                "communications".into(),
+                "must hold at least one communication",
+            );
+        }
+        let mut ids = HashSet::new();
+        for (i, c) in self.communications.iter().enumerate() {
+            let at = |f: &str| format!("communications[{i}].{f}");
+            if c.id.trim().is_empty() {
+                bad(at("id"), "must not be empty");
+            } else if !ids.insert(c.id.as_str()) {
+                bad(
+                    at("id"),
+                    &format!("`{}` is used by an earlier communication", c.id),
+                );
+            }
+            if c.src == c.dst {
+                bad(
+                    at("dst"),
+                    &format!(
+                        "is the source node `{}`: communications inside a node are not modelled",
+                        c.src
+                    ),
+                );
+            }
+            if !(c.bytes.is_finite() && c.bytes > 0.0) {
+                bad(
+                    at("bytes"),
+                    &format!("must be a positive size, not {}", c.bytes),
+                );
+            }
+            if !(c.start.is_finite() && c.start >= 0.0) {
+                bad(
+                    at("start"),
+                    &format!("must be a time in seconds >= 0, not {}", c.start),
+                );
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn comm(id: &str, src: &str, dst: &str, bytes: f64, start: f64) -> Communication {
+        Communication {
+            id: id.into(),
+            src: src.into(),
+            dst: dst.into(),
+            bytes,
+            start,
+        }
+    }
+
+    #[test]
+    fn problems_name_the_field() {
+        let g = Graph {
+            alpha: 0.0,
+            communications: vec![
+                comm("a", "n0", "n1", 1.0, 0.0),
+                comm("a", "n1", "n1", -1.0, -2.0),
+            ],
+        };
+        let p: Vec<String> = g.problems().iter().map(|p| p.to_string()).collect();
+        assert_eq!(p.len(), 5, "{p:?}");
+        assert!(p[0].starts_with("alpha:"));
+        assert!(p[1].starts_with("communications[1].id: `a` is used"));
+        assert!(p[2].starts_with("communications[1].dst: is the source node `n1`"));
+        assert!(p[3].starts_with("communications[1].bytes"));
+        assert!(p[4].starts_with("communications[1].start"));
+        let ok = Graph {
+            alpha: 1e-9,
+            communications: vec![comm("a", "n0", "n1", 1.0, 0.0)],
+        };
+        assert!(ok.problems().is_empty());
+    }
+}
