@@ -13,6 +13,8 @@ fn main() {
         Command::Calibrate(args) => commands::calibrate::run(args),
         Command::Evaluate(args) => commands::evaluate::run(args),
         Command::Plot(args) => commands::plot::run(args),
+        Command::Overlap(args) => commands::overlap::run(args),
+        Command::Advise(args) => commands::advise::run(args),
     };
     if let Err(e) = result {
         // The launched job printed its own error already.
