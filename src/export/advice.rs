@@ -55,15 +55,15 @@ fn ms(seconds: f64) -> f64 {
 fn row(out: &mut String, rank: &str, c: &Candidate) {
     let _ = writeln!(
         out,
-        "{:>5}  {:>9}  {:>5}  {:>10.3}  {:>9.3}  {:>7.3}  {:>7.3}  {:>10.3}  {:>10.3}  {:>10.3}",
+        "{:>5}  {:>9}  {:>5}  {:>10.3}  {:>9.3}  {:>7.3}  {:>10.3}  {:>7.3}  {:>10.3}  {:>10.3}",
         rank,
         format!("{},{}", c.comp_numa, c.comm_numa),
         c.cores,
         ms(c.times.total_time),
         ms(c.step.comp_time),
         c.step.comp_loss,
-        c.step.comm_loss,
         ms(c.step.comm_time),
+        c.step.comm_loss,
         ms(c.times.no_overlap_time),
         ms(c.times.no_contention_time),
     );
@@ -86,15 +86,15 @@ pub fn table(r: &AdviceReport, top: usize) -> String {
     }
     let _ = writeln!(
         out,
-        "{:>5}  {:>9}  {:>5}  {:>10}  {:>9}  {:>7}  {:>7}  {:>10}  {:>10}  {:>10}",
+        "{:>5}  {:>9}  {:>5}  {:>10}  {:>9}  {:>7}  {:>10}  {:>7}  {:>10}  {:>10}",
         "rank",
         "placement",
         "cores",
         "T_tot",
         "T_M",
         "L_M",
-        "L_N",
         "T_N",
+        "L_N",
         "T_M+T_N",
         "max(T_M,T_N)"
     );
