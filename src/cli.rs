@@ -591,7 +591,7 @@ Examples:
     contention overlap --comp-time 124.58 --comm-time 0.86 --comp-loss 1.104 \\
       --comm-loss 2.279 --format json
 
-  CPU + two GPUs 5x faster than the CPU; whole work 6 ms on the CPU; 5/6 on the GPUs:
+  CPU + GPUs 5x as fast together; whole work 6 ms on the CPU; 5/6 of it on the GPUs:
     contention overlap --comp-time 6 --comm-time 0.5 --comp-loss 1.72 --comm-loss 2.2 \\
       --accel-perf 5 --accel-share 0.8333";
 
