@@ -80,6 +80,15 @@ pub enum Command {
     /// graphs of Martinasso and Méhaut), optionally capped by memory contention.
     #[command(long_about = NETWORK_ABOUT, after_help = NETWORK_EXAMPLES)]
     Network(NetworkArgs),
+    /// The time of one step whose computation overlaps its communication under memory
+    /// contention (Langguth et al. 2018), and the accelerator share that balances CPU and
+    /// accelerators.
+    #[command(long_about = OVERLAP_ABOUT, after_help = OVERLAP_EXAMPLES)]
+    Overlap(OverlapArgs),
+    /// The fastest core count and placement for a step of given computation and
+    /// communication bytes, from a model file, and how much slower the naive one is.
+    #[command(long_about = ADVISE_ABOUT, after_help = ADVISE_EXAMPLES)]
+    Advise(AdviseArgs),
 }
 
 const MEASURE_ABOUT: &str = "\
@@ -664,8 +673,8 @@ pub struct NetworkArgs {
     pub penalties: PenaltiesArg,
 
     /// Output format: the steps as a table for people, or JSON.
-    #[arg(long, short = 'f', value_enum, default_value_t = NetworkFormat::Table)]
-    pub format: NetworkFormat,
+    #[arg(long, short = 'f', value_enum, default_value_t = TableOrJson::Table)]
+    pub format: TableOrJson,
 
     /// Memory contention model (file or `paper:NAME`) capping what each node receives.
     #[arg(long, value_name = "FILE", requires_all = ["cores", "placement"])]
@@ -700,13 +709,145 @@ pub struct NetworkArgs {
     pub output: Option<PathBuf>,
 }
 
-/// How `network` writes its report.
+const OVERLAP_ABOUT: &str = "\
+The time of one step whose memory-bound computation overlaps its communication, under memory \
+bandwidth contention: the model of Langguth, Cai and Sourouri (ICPADS 2018), section IV.
+
+Alone, the computation takes T_M and the communication T_N. Side by side both slow down by \
+their loss ratios L_M and L_N (uncontended over contended performance, at least 1), so they \
+would take T^C_M = T_M L_M and T^C_N = T_N L_N; when the first ends, the other runs at full \
+speed again:
+  T_tot = min(T^C_M, T^C_N) + max((T^C_M - T^C_N) / L_M, (T^C_N - T^C_M) / L_N)
+Reported beside it: T_M + T_N (no overlap) and max(T_M, T_N) (overlap without contention).
+
+Times may be in any unit (the paper uses milliseconds), the same for both: every time \
+reported is in that unit. Loss ratios come from `contention evaluate`/`predict` (alone / \
+parallel bandwidth) or from the paper (e.g. L_N = 2.2, L_M = 1.72 on Cartesius).
+
+With --accel-perf (section VI) the computation can be split: a share W runs on accelerators \
+of performance P_A, 1 - W on the CPU, which also drives the communication. --comp-time is \
+then the whole computation on the CPU (W = 0) and --accel-perf is P_A / P_M, the \
+accelerators' performance as a multiple of the CPU's uncontended one. The step takes the \
+longer of the accelerators (T_M W / (P_A / P_M)) and the CPU's contended step; the share that \
+makes them equal is searched for, and when the communication alone outlasts the accelerators \
+doing everything, no share in [0, 1] balances and W = 1 is reported as the best.";
+
+const OVERLAP_EXAMPLES: &str = "\
+Examples:
+  The paper's section VI example (milliseconds): T_tot = 1.46 ms, T^C_N = 1.1 ms
+    contention overlap --comp-time 1 --comm-time 0.5 --comp-loss 1.72 --comm-loss 2.2
+
+  Table II, 4 nodes (losses = T^C / T), as JSON for a script:
+    contention overlap --comp-time 124.58 --comm-time 0.86 --comp-loss 1.104 \\
+      --comm-loss 2.279 --format json
+
+  CPU + GPUs 5x as fast together; whole work 6 ms on the CPU; 5/6 of it on the GPUs:
+    contention overlap --comp-time 6 --comm-time 0.5 --comp-loss 1.72 --comm-loss 2.2 \\
+      --accel-perf 5 --accel-share 0.8333";
+
+/// How `overlap` and `advise` write their report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum NetworkFormat {
-    /// The steps as in the paper's Figure 3, then the end times.
+pub enum TableOrJson {
+    /// Aligned text for a terminal.
     Table,
-    /// The same as JSON, with tool provenance.
+    /// JSON for scripts.
     Json,
+}
+
+#[derive(Debug, Args)]
+pub struct OverlapArgs {
+    /// T_M: the computation alone, uncontended (any time unit, the same as --comm-time).
+    #[arg(long, value_name = "TM", allow_negative_numbers = true)]
+    pub comp_time: f64,
+
+    /// T_N: the communication alone, uncontended (the unit of --comp-time).
+    #[arg(long, value_name = "TN", allow_negative_numbers = true)]
+    pub comm_time: f64,
+
+    /// L_M >= 1: the computation's loss ratio, uncontended over contended performance.
+    #[arg(long, value_name = "LM", allow_negative_numbers = true)]
+    pub comp_loss: f64,
+
+    /// L_N >= 1: the communication's loss ratio, uncontended over contended performance.
+    #[arg(long, value_name = "LN", allow_negative_numbers = true)]
+    pub comm_loss: f64,
+
+    /// P_A / P_M: accelerators' performance as a multiple of the CPU's (section VI). Then
+    /// --comp-time is the whole computation on the CPU, and the balancing share is searched.
+    #[arg(long, value_name = "PA", allow_negative_numbers = true)]
+    pub accel_perf: Option<f64>,
+
+    /// W in [0, 1]: the share of the computation on the accelerators (needs --accel-perf).
+    #[arg(
+        long,
+        value_name = "W",
+        requires = "accel_perf",
+        allow_negative_numbers = true
+    )]
+    pub accel_share: Option<f64>,
+
+    /// Output format: a table for people, JSON for scripts.
+    #[arg(long, short = 'f', value_enum, default_value_t = TableOrJson::Table)]
+    pub format: TableOrJson,
+}
+
+const ADVISE_ABOUT: &str = "\
+The fastest number of computing cores and placement of the data for one step of an overlapped \
+code: the contention model's bandwidths (Denis et al.) fed to the time model of Langguth et \
+al. (see `contention overlap --help`).
+
+The step computes on --comp-bytes (W_M) and receives --comm-bytes (W_N). For every placement \
+(COMP,COMM NUMA nodes) and core count, from the predicted bandwidths in MB/s (10^6 bytes/s):
+  T_M = W_M / comp_alone        T_N = W_N / comm_alone          (seconds)
+  L_M = comp_alone / comp_parallel    L_N = comm_alone / comm_parallel
+  T_tot from the overlap model.
+The configurations are ranked by T_tot (ties go to fewer cores) and compared with the naive \
+one: every core of the socket, both data on NUMA node 0. The model predicts memory-bound \
+computations that stream W_M bytes at the predicted bandwidth: more cores move the same bytes \
+faster but slow the communication down more.";
+
+const ADVISE_EXAMPLES: &str = "\
+Examples:
+  A step that streams 1 GiB and receives 64 MiB on the paper's henri machine:
+    contention advise --model paper:henri --comp-bytes 1GiB --comm-bytes 64MiB
+
+  Only 8 to 18 cores, every candidate as JSON for a script:
+    contention advise --model model.json --comp-bytes 512M --comm-bytes 256M \\
+      --ncores 8..18 --format json | jq '.best'
+
+Sizes take binary suffixes (k/KiB, M/MiB, G/GiB) or a byte count.";
+
+#[derive(Debug, Args)]
+pub struct AdviseArgs {
+    /// Model file (JSON, from `contention calibrate` or by hand), or `paper:NAME` for one of
+    /// the paper's machines.
+    #[arg(long, short = 'm', value_name = "FILE")]
+    pub model: String,
+
+    /// W_M: bytes the computation streams per step (e.g. 1GiB, 512M, 1048576).
+    #[arg(long, value_name = "WM")]
+    pub comp_bytes: ByteSize,
+
+    /// W_N: bytes received per step (e.g. 64MiB).
+    #[arg(long, value_name = "WN")]
+    pub comm_bytes: ByteSize,
+
+    /// Computing-core counts to consider: `A..B` (inclusive), `N`, or `1,2,4,8`. Default: 1
+    /// to the model's cores_per_socket.
+    #[arg(long, short = 'n', value_name = "A..B")]
+    pub ncores: Option<CoreList>,
+
+    /// How many of the fastest configurations the table lists (JSON lists all).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub top: usize,
+
+    /// Output format: a table for people, JSON for scripts.
+    #[arg(long, short = 'f', value_enum, default_value_t = TableOrJson::Table)]
+    pub format: TableOrJson,
+
+    /// Write the output to FILE (atomically) instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// `--penalties`: a built-in model or a file.

@@ -8,6 +8,7 @@
 //! - [`measure`]: the benchmark (threads, MPI, pinning, intrinsics live only there).
 //! - [`io`]: model files, traces, CSV, output files (everything that touches the file system).
 //! - [`export`]: the formats a report is written in (table, JSON, CSV).
+//! - [`overlap`]: Langguth et al.'s time of an overlapped step, and the advisor built on it.
 //! - [`plot`]: the paper's figures, rendered in memory as SVG or PNG.
 //! - [`commands`]: one module per subcommand, gluing the above; [`cli`] their arguments.
 
@@ -24,6 +25,7 @@ pub mod io;
 pub mod measure;
 pub mod model;
 pub mod network;
+pub mod overlap;
 pub mod plot;
 pub mod provenance;
 pub mod report;

@@ -15,6 +15,8 @@ fn main() {
         Command::Evaluate(args) => commands::evaluate::run(args),
         Command::Plot(args) => commands::plot::run(args),
         Command::Network(args) => commands::network::run(args),
+        Command::Overlap(args) => commands::overlap::run(args),
+        Command::Advise(args) => commands::advise::run(args),
     };
     if let Err(e) = result {
         // The launched job printed its own error already.

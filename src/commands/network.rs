@@ -2,7 +2,7 @@
 //! (section 3.2 of Martinasso and Méhaut), optionally cap each receiving node at the
 //! communication bandwidth the memory contention model predicts, write the report.
 
-use crate::cli::{NetworkArgs, NetworkFormat, PenaltiesArg};
+use crate::cli::{NetworkArgs, PenaltiesArg, TableOrJson};
 use crate::error::{Error, Result};
 use crate::export::network::{
     CommunicationEnd, Measured, MemoryCap, NetworkReport, NETWORK_SCHEMA_VERSION,
@@ -45,8 +45,8 @@ pub fn run(args: &NetworkArgs) -> Result<()> {
 
 fn write(args: &NetworkArgs, report: &NetworkReport) -> Result<()> {
     let text = match args.format {
-        NetworkFormat::Table => export::network::render_table(report),
-        NetworkFormat::Json => export::json::render(report),
+        TableOrJson::Table => export::network::render_table(report),
+        TableOrJson::Json => export::json::render(report),
     };
     output::emit(args.output.as_deref(), &text)
 }

@@ -1,0 +1,110 @@
+//! `contention advise`: every placement and core count of a model, turned into the time of
+//! one overlapped step (Langguth et al.), ranked, against the naive configuration.
+
+use crate::cli::{AdviseArgs, TableOrJson};
+use crate::cores::CoreList;
+use crate::error::{Error, Result};
+use crate::export::advice::{table, AdviceReport, ADVICE_SCHEMA_VERSION, UNITS};
+use crate::export::json;
+use crate::io::{model_file, output};
+use crate::model::{self, Model, Placement};
+use crate::overlap;
+use crate::provenance::Provenance;
+
+pub fn run(args: &AdviseArgs) -> Result<()> {
+    let model = model_file::load(&args.model)?;
+    let report = build_report(
+        &model,
+        &args.model,
+        args.ncores.as_ref(),
+        args.comp_bytes.0,
+        args.comm_bytes.0,
+    )?;
+    for note in &report.notes {
+        eprintln!("note: {note}");
+    }
+    let text = match args.format {
+        TableOrJson::Table => table(&report, args.top),
+        TableOrJson::Json => json::render(&report),
+    };
+    output::emit(args.output.as_deref(), &text)
+}
+
+/// The advice for a step of `comp_bytes` and `comm_bytes` on `model`, over every placement
+/// the model predicts and the core counts `cores` (default: all of one socket).
+pub fn build_report(
+    model: &Model,
+    source: &str,
+    cores: Option<&CoreList>,
+    comp_bytes: u64,
+    comm_bytes: u64,
+) -> Result<AdviceReport> {
+    let all = model.machine.cores_per_socket;
+    let cores = cores.cloned().unwrap_or_else(|| CoreList::up_to(all));
+    cores
+        .check_max(
+            all,
+            &format!(
+                "the cores per socket of machine `{}` in {source}",
+                model.machine.name
+            ),
+        )
+        .map_err(|e| Error::Input(format!("--ncores {cores}: {e}")))?;
+    let mut notes = Vec::new();
+    if model.remote.is_none() && model.machine.numa_nodes > model.machine.numa_per_socket {
+        notes.push(
+            "the model has no `remote` parameters: only placements on the first socket's \
+             NUMA nodes are evaluated"
+                .to_string(),
+        );
+    }
+    let predictions = model::predict(model, &model::all_placements(model), cores.counts())?;
+    let naive_placement = Placement {
+        comp_numa: 0,
+        comm_numa: 0,
+    };
+    let naive_point = model::predict(model, &[naive_placement], &[all])?
+        .first()
+        .and_then(|p| p.points.first())
+        .copied()
+        .ok_or_else(|| Error::Input(format!("{source}: no prediction for placement 0,0")))?;
+    if !cores.counts().contains(&all) {
+        notes.push(format!(
+            "the naive configuration ({all} cores, placement 0,0) is outside --ncores {cores}: \
+             it is shown for comparison but was not ranked"
+        ));
+    }
+    let advice = overlap::advise(
+        &predictions,
+        &naive_point,
+        comp_bytes as f64,
+        comm_bytes as f64,
+    )
+    .ok_or_else(|| {
+        Error::Input(format!(
+            "{source}: the model predicts no bandwidth above 0 for these core counts, so no \
+             time can be computed"
+        ))
+    })?;
+    let gains = advice.ranked.iter().filter(|c| c.no_predicted_loss).count();
+    if gains > 0 {
+        notes.push(format!(
+            "for {gains} configuration(s) the model predicts a stream at least as fast beside \
+             the other as alone; its loss ratio is taken as 1"
+        ));
+    }
+    Ok(AdviceReport {
+        schema_version: ADVICE_SCHEMA_VERSION,
+        tool: Provenance::current(),
+        model: source.to_string(),
+        machine: model.machine.clone(),
+        units: UNITS,
+        comp_bytes,
+        comm_bytes,
+        notes,
+        best: *advice.best(),
+        naive: advice.naive,
+        naive_slowdown: advice.naive_slowdown(),
+        candidates: advice.ranked,
+    })
+}

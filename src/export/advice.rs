@@ -1,0 +1,123 @@
+//! The report of `contention advise` (every placement and core count ranked by the time of
+//! one overlapped step) and its table; its JSON is [`super::json::render`].
+
+use crate::model::Machine;
+use crate::overlap::Candidate;
+use crate::provenance::Provenance;
+use serde::Serialize;
+use std::fmt::Write;
+
+/// Version of the advice report's JSON layout.
+pub const ADVICE_SCHEMA_VERSION: u32 = 1;
+
+/// The units of the report's numbers, spelled out for scripts.
+#[derive(Debug, Clone, Serialize)]
+pub struct Units {
+    pub time: &'static str,
+    pub bytes: &'static str,
+    pub bandwidth: &'static str,
+}
+
+pub const UNITS: Units = Units {
+    time: "s",
+    bytes: "B",
+    bandwidth: "MB/s (10^6 B/s)",
+};
+
+/// Everything `advise` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct AdviceReport {
+    pub schema_version: u32,
+    pub tool: Provenance,
+    /// The model file as the user named it.
+    pub model: String,
+    pub machine: Machine,
+    pub units: Units,
+    /// `W_M`: bytes the computation streams per step.
+    pub comp_bytes: u64,
+    /// `W_N`: bytes received per step.
+    pub comm_bytes: u64,
+    pub notes: Vec<String>,
+    /// The fastest configuration (the first of `candidates`).
+    pub best: Candidate,
+    /// All cores of the socket, both data on NUMA node 0.
+    pub naive: Candidate,
+    /// `naive.total_time / best.total_time`.
+    pub naive_slowdown: f64,
+    /// Every configuration evaluated, fastest first.
+    pub candidates: Vec<Candidate>,
+}
+
+fn ms(seconds: f64) -> f64 {
+    seconds * 1e3
+}
+
+fn row(out: &mut String, rank: &str, c: &Candidate) {
+    let _ = writeln!(
+        out,
+        "{:>5}  {:>9}  {:>5}  {:>10.3}  {:>9.3}  {:>7.3}  {:>10.3}  {:>7.3}  {:>10.3}  {:>10.3}",
+        rank,
+        format!("{},{}", c.comp_numa, c.comm_numa),
+        c.cores,
+        ms(c.times.total_time),
+        ms(c.step.comp_time),
+        c.step.comp_loss,
+        ms(c.step.comm_time),
+        c.step.comm_loss,
+        ms(c.times.no_overlap_time),
+        ms(c.times.no_contention_time),
+    );
+}
+
+/// The table: the `top` fastest configurations, the naive one, the verdict.
+pub fn table(r: &AdviceReport, top: usize) -> String {
+    let m = &r.machine;
+    let mut out = String::new();
+    super::table::header(&mut out, &r.tool, &r.model, m);
+    let _ = writeln!(
+        out,
+        "# step: computation streams {} B, communication receives {} B; times in ms \
+         (JSON: s); T_M = W_M / comp_alone, T_N = W_N / comm_alone (MB/s), \
+         L = alone / parallel bandwidth",
+        r.comp_bytes, r.comm_bytes
+    );
+    for note in &r.notes {
+        let _ = writeln!(out, "# note: {note}");
+    }
+    let _ = writeln!(
+        out,
+        "{:>5}  {:>9}  {:>5}  {:>10}  {:>9}  {:>7}  {:>10}  {:>7}  {:>10}  {:>10}",
+        "rank",
+        "placement",
+        "cores",
+        "T_tot",
+        "T_M",
+        "L_M",
+        "T_N",
+        "L_N",
+        "T_M+T_N",
+        "max(T_M,T_N)"
+    );
+    for (i, c) in r.candidates.iter().take(top).enumerate() {
+        row(&mut out, &(i + 1).to_string(), c);
+    }
+    row(&mut out, "naive", &r.naive);
+    let b = &r.best;
+    let _ = writeln!(
+        out,
+        "\nbest: {} computing cores, computation data on NUMA node {}, communication data on \
+         node {}: {:.3} ms per step",
+        b.cores,
+        b.comp_numa,
+        b.comm_numa,
+        ms(b.times.total_time)
+    );
+    let _ = writeln!(
+        out,
+        "naive ({} cores, both data on node 0): {:.3} ms, {:.1}% slower than the best",
+        r.naive.cores,
+        ms(r.naive.times.total_time),
+        100.0 * (r.naive_slowdown - 1.0)
+    );
+    out
+}
