@@ -267,6 +267,12 @@ pub struct MeasureArgs {
     /// No progress output.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+
+    /// Run a contention graph for real instead (one MPI rank per communication end) and
+    /// compare each communication's time with the prediction: the same as
+    /// `contention network GRAPH --run`, with InfiniBand penalties and 5 repetitions.
+    #[arg(long, value_name = "GRAPH.json")]
+    pub graph: Option<PathBuf>,
 }
 
 /// How `measure` starts its two ranks from a shell.

@@ -275,3 +275,23 @@ fn run_refuses_messages_mpi_cannot_send_in_one() {
     let o = contention(&["network", g.to_str().unwrap(), "--repeat", "3"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn measure_graph_runs_the_same_job() {
+    let dir = temp_dir("measure-graph");
+    let g = dir.join("one.json");
+    std::fs::write(
+        &g,
+        r#"{"bandwidth": 5000, "communications": [
+            {"id": "a", "src": "n0", "dst": "n1", "bytes": 4194304}]}"#,
+    )
+    .unwrap();
+    let o = contention(&["measure", "--graph", g.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("measured with MPI (median of 5 runs)"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

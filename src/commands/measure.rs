@@ -1,6 +1,6 @@
 //! `contention measure`: plan, launch the two-rank MPI job, and on rank 0 run the sweep.
 
-use crate::cli::MeasureArgs;
+use crate::cli::{MeasureArgs, NetworkArgs, PenaltiesArg, TableOrJson};
 use crate::error::{Error, Result};
 use crate::measure::session::{self, Rank0};
 use crate::measure::{comm, launch, progress, run::Abort, signals, topology};
@@ -12,6 +12,20 @@ use std::path::Path;
 const SYSFS: &str = "/sys/devices/system";
 
 pub fn run(args: &MeasureArgs) -> Result<()> {
+    if let Some(graph) = &args.graph {
+        return crate::commands::network::run(&NetworkArgs {
+            graph: graph.clone(),
+            penalties: PenaltiesArg::InfiniBand,
+            format: TableOrJson::Table,
+            memory_model: None,
+            cores: None,
+            placement: None,
+            run: true,
+            repeat: 5,
+            launcher: args.launcher,
+            output: args.output.clone(),
+        });
+    }
     session::check_values(args)?;
     if args.dry_run {
         return dry_run(args);
