@@ -25,6 +25,7 @@ pub mod model;
 pub mod plot;
 pub mod provenance;
 pub mod report;
+pub mod sensitivity;
 pub mod stats;
 pub mod timestamp;
 pub mod trace;

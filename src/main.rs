@@ -13,6 +13,7 @@ fn main() {
         Command::Calibrate(args) => commands::calibrate::run(args),
         Command::Evaluate(args) => commands::evaluate::run(args),
         Command::Plot(args) => commands::plot::run(args),
+        Command::Sensitivity(args) => commands::sensitivity::run(args),
     };
     if let Err(e) = result {
         // The launched job printed its own error already.

@@ -6,3 +6,4 @@ pub mod evaluate;
 pub mod measure;
 pub mod plot;
 pub mod predict;
+pub mod sensitivity;
