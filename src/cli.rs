@@ -50,24 +50,18 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Check new measurements against an expected model: fails when the model fitted to them
-    /// drifts beyond a tolerance, or when the expected model's error on them is too large.
-    #[command(long_about = CHECK_ABOUT, after_help = CHECK_EXAMPLES)]
-    Check(CheckArgs),
     /// Measure computation and communication bandwidths, alone and in parallel, for every
     /// number of computing cores (an MPI job of two ranks).
     #[command(long_about = MEASURE_ABOUT, after_help = MEASURE_EXAMPLES)]
     Measure(MeasureArgs),
-    /// Predict computation and communication bandwidths from a model file, for every
-    /// placement of their data on the NUMA nodes.
-    #[command(long_about = PREDICT_ABOUT, after_help = PREDICT_EXAMPLES)]
-    Predict(PredictArgs),
-
     /// Fit the model's parameters to measurements (traces of `contention measure`, or tidy
     /// CSV) and write the model file.
     #[command(long_about = CALIBRATE_ABOUT, after_help = CALIBRATE_EXAMPLES)]
     Calibrate(CalibrateArgs),
-
+    /// Predict computation and communication bandwidths from a model file, for every
+    /// placement of their data on the NUMA nodes.
+    #[command(long_about = PREDICT_ABOUT, after_help = PREDICT_EXAMPLES)]
+    Predict(PredictArgs),
     /// Compare a model's predictions with measurements: the error per stream, on the
     /// calibration placements and the others (the paper's Table 2).
     #[command(long_about = EVALUATE_ABOUT, after_help = EVALUATE_EXAMPLES)]
@@ -76,10 +70,10 @@ pub enum Command {
     /// measurements, as SVG or PNG.
     #[command(long_about = PLOT_ABOUT, after_help = PLOT_EXAMPLES)]
     Plot(PlotArgs),
-    /// Predict the times of concurrent communications contending in the network (contention
-    /// graphs of Martinasso and Méhaut), optionally capped by memory contention.
-    #[command(long_about = NETWORK_ABOUT, after_help = NETWORK_EXAMPLES)]
-    Network(NetworkArgs),
+    /// Check new measurements against an expected model: fails when the model fitted to them
+    /// drifts beyond a tolerance, or when the expected model's error on them is too large.
+    #[command(long_about = CHECK_ABOUT, after_help = CHECK_EXAMPLES)]
+    Check(CheckArgs),
     /// The time of one step whose computation overlaps its communication under memory
     /// contention (Langguth et al. 2018), and the accelerator share that balances CPU and
     /// accelerators.
@@ -89,6 +83,14 @@ pub enum Command {
     /// communication bytes, from a model file, and how much slower the naive one is.
     #[command(long_about = ADVISE_ABOUT, after_help = ADVISE_EXAMPLES)]
     Advise(AdviseArgs),
+    /// Predict the times of concurrent communications contending in the network (contention
+    /// graphs of Martinasso and Méhaut), optionally capped by memory contention.
+    #[command(long_about = NETWORK_ABOUT, after_help = NETWORK_EXAMPLES)]
+    Network(NetworkArgs),
+    /// How much a command suffers when its memory bandwidth shrinks: its figure of merit at
+    /// each bandwidth level, and the levels where it falls below 90/75/50% of its best.
+    #[command(long_about = SENSITIVITY_ABOUT, after_help = SENSITIVITY_EXAMPLES)]
+    Sensitivity(SensitivityArgs),
 }
 
 const MEASURE_ABOUT: &str = "\
@@ -875,4 +877,127 @@ impl FromStr for PenaltiesArg {
             path => Ok(PenaltiesArg::File(PathBuf::from(path))),
         }
     }
+}
+
+const SENSITIVITY_ABOUT: &str = "\
+How much a command suffers when its memory bandwidth shrinks (Foyer and Goglin, \"Using \
+Bandwidth Throttling to Quantify Application Sensitivity to Heterogeneous Memory\", MCHPC'21).
+
+The command runs --repeat times at each level of available bandwidth; its figure of merit (FOM) \
+is read from its standard output (the last number it prints, or the first number after \
+--fom-after TEXT) and the median is kept. The report gives the curve and, as in the paper's \
+Table I, the highest level at which the FOM is below 90%, 75% and 50% of its best (interpolated \
+linearly to the next level up as well), or `not reached`. Higher thresholds mean a more \
+bandwidth-sensitive code.
+
+Backends:
+  resctrl  throttles with a Linux resctrl group (root; Intel RDT MBA in percent, AMD PQoS on its \
+           1..2048 scale, read from the root schemata). The group is removed afterwards, also \
+           after an error or Ctrl-C.
+  bandit   for machines without resctrl: store threads on the cores the command does not use \
+           steal bandwidth at increasing loads, and the level is the measured share of the \
+           peak store bandwidth left. Stealing is not throttling: it also raises memory \
+           latency, so latency-bound codes look more sensitive than under resctrl.";
+
+const SENSITIVITY_EXAMPLES: &str = "\
+Examples:
+  Calibrate on this machine without root, the two ends of the paper's Table I:
+    contention sensitivity --backend bandit --builtin triad
+    contention sensitivity --backend bandit --builtin pointer-chase
+  STREAM under resctrl throttling (as root), its triad rate as the FOM, with a plot:
+    contention sensitivity --levels 10,20,30,40,50,60,70,80,90,100 --fom-after Triad: \\
+        --plot stream.svg -- ./stream_c.exe
+  A run time as the FOM, JSON for a script:
+    contention sensitivity --lower-is-better --format json -- ./app --input big.dat";
+
+#[derive(Debug, Args)]
+pub struct SensitivityArgs {
+    /// The command to measure and its arguments, after `--`.
+    #[arg(last = true, value_name = "CMD", required_unless_present = "builtin")]
+    pub command: Vec<String>,
+
+    /// Run a built-in kernel instead of a command, to calibrate the method.
+    #[arg(long, value_enum, conflicts_with = "command")]
+    pub builtin: Option<BuiltinKernel>,
+
+    /// Bytes the built-in kernel works on; make it much larger than the last-level cache.
+    #[arg(long, value_name = "SIZE", default_value = "256MiB")]
+    pub size: ByteSize,
+
+    /// How bandwidth is taken away.
+    #[arg(long, value_enum, default_value_t = SensitivityBackend::Resctrl)]
+    pub backend: SensitivityBackend,
+
+    /// resctrl levels (percent on Intel, the vendor's scale on AMD), comma-separated.
+    #[arg(
+        long,
+        value_name = "L,L,...",
+        value_delimiter = ',',
+        default_value = "10,20,30,40,50,60,70,80,90,100"
+    )]
+    pub levels: Vec<f64>,
+
+    /// Where resctrl is mounted.
+    #[arg(long, value_name = "DIR", default_value = "/sys/fs/resctrl")]
+    pub resctrl_root: PathBuf,
+
+    /// Bandit: loads from no thread to every bandit core, in this many steps.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub bandit_steps: u32,
+
+    /// Bandit: bytes each store thread writes over and over.
+    #[arg(long, value_name = "SIZE", default_value = "512MiB")]
+    pub bandit_buffer: ByteSize,
+
+    /// PUs (OS indices, as `taskset` numbers them) the command runs on, comma-separated.
+    /// Default: unpinned under resctrl; the first half of the allowed PUs under bandit, which
+    /// takes the rest.
+    #[arg(long, value_name = "P,P,...", value_delimiter = ',')]
+    pub command_cores: Option<Vec<u32>>,
+
+    /// Runs per level; the median FOM is kept.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub repeat: u32,
+
+    /// The FOM is the first number after the last occurrence of TEXT in the command's output.
+    #[arg(long, value_name = "TEXT")]
+    pub fom_after: Option<String>,
+
+    /// The FOM is a time or a cost: lower is better.
+    #[arg(long)]
+    pub lower_is_better: bool,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+
+    /// Write the output to FILE (atomically) instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Also draw the curve to FILE (`.svg` or `.png`).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+
+    /// No progress output.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// How `sensitivity` takes bandwidth away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SensitivityBackend {
+    /// Linux resctrl memory bandwidth allocation (root).
+    Resctrl,
+    /// Store threads stealing bandwidth on the other cores.
+    Bandit,
+}
+
+/// The built-in kernels of `sensitivity`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BuiltinKernel {
+    /// STREAM triad; FOM in MB/s.
+    Triad,
+    /// Random cyclic pointer chase; FOM in million accesses per second.
+    PointerChase,
 }

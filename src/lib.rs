@@ -29,6 +29,7 @@ pub mod overlap;
 pub mod plot;
 pub mod provenance;
 pub mod report;
+pub mod sensitivity;
 pub mod stats;
 pub mod timestamp;
 pub mod trace;

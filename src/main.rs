@@ -17,6 +17,7 @@ fn main() {
         Command::Network(args) => commands::network::run(args),
         Command::Overlap(args) => commands::overlap::run(args),
         Command::Advise(args) => commands::advise::run(args),
+        Command::Sensitivity(args) => commands::sensitivity::run(args),
     };
     if let Err(e) = result {
         // The launched job printed its own error already.

@@ -10,3 +10,4 @@ pub mod network;
 pub mod overlap;
 pub mod plot;
 pub mod predict;
+pub mod sensitivity;

@@ -69,7 +69,7 @@ pub struct Bench<'t> {
 }
 
 /// Binds the calling thread to one hardware thread (OS index).
-fn bind_current_thread(topology: &Topology, pu_os: u32) -> Result<(), String> {
+pub fn bind_current_thread(topology: &Topology, pu_os: u32) -> Result<(), String> {
     let mut set = CpuSet::new();
     set.set(pu_os as usize);
     topology

@@ -14,6 +14,7 @@ mod axes;
 pub mod data;
 mod fonts;
 pub mod grid;
+pub mod sensitivity;
 pub mod stacked;
 mod style;
 pub mod sweep;

@@ -1,0 +1,71 @@
+//! `contention sensitivity`: turn the arguments into a sweep, run it, write the report and
+//! the optional figure.
+
+use crate::cli::{BuiltinKernel, Format, SensitivityArgs, SensitivityBackend};
+use crate::error::{Error, Result};
+use crate::io::{atomic, output};
+use crate::plot::{self, ImageFormat};
+use crate::sensitivity::{self, builtin, report, Backend, Options, Workload};
+
+pub fn run(args: &SensitivityArgs) -> Result<()> {
+    let workload = match args.builtin {
+        Some(b) => Workload::Builtin {
+            kind: match b {
+                BuiltinKernel::Triad => builtin::Kind::Triad,
+                BuiltinKernel::PointerChase => builtin::Kind::PointerChase,
+            },
+            bytes: usize::try_from(args.size.0)
+                .map_err(|_| Error::Input(format!("--size {} is too large", args.size)))?,
+        },
+        None => Workload::Command(args.command.clone()),
+    };
+    let backend = match args.backend {
+        SensitivityBackend::Resctrl => Backend::Resctrl {
+            root: args.resctrl_root.clone(),
+            levels: args.levels.clone(),
+        },
+        SensitivityBackend::Bandit => Backend::Bandit {
+            steps: args.bandit_steps,
+            buffer_bytes: usize::try_from(args.bandit_buffer.0).map_err(|_| {
+                Error::Input(format!(
+                    "--bandit-buffer {} is too large",
+                    args.bandit_buffer
+                ))
+            })?,
+        },
+    };
+    let plot_format = args.plot.as_deref().map(image_format).transpose()?;
+    let opts = Options {
+        workload,
+        fom_after: args.fom_after.clone(),
+        lower_is_better: args.lower_is_better,
+        repeat: args.repeat,
+        command_cores: args.command_cores.clone(),
+        quiet: args.quiet,
+    };
+    let report = sensitivity::run(&backend, &opts)?;
+    let text = match args.format {
+        Format::Table => report::table(&report),
+        Format::Json => report::json(&report),
+        Format::Csv => report::csv(&report),
+    };
+    output::emit(args.output.as_deref(), &text)?;
+    if let (Some(path), Some(format)) = (&args.plot, plot_format) {
+        let figure = plot::sensitivity::Curve::new(&report);
+        let bytes = plot::render(&figure, format).map_err(Error::Failed)?;
+        atomic::write(path, &bytes)?;
+    }
+    Ok(())
+}
+
+/// The image format from the extension of `--plot`, refused before any measurement.
+fn image_format(path: &std::path::Path) -> Result<ImageFormat> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("svg") => Ok(ImageFormat::Svg),
+        Some("png") => Ok(ImageFormat::Png),
+        _ => Err(Error::Input(format!(
+            "--plot {}: name the figure .svg or .png",
+            path.display()
+        ))),
+    }
+}

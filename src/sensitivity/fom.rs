@@ -1,0 +1,122 @@
+//! Reading a command's figure of merit from what it prints, without a regex engine: by default
+//! the last number of its standard output; with `--fom-after TEXT`, the first number after the
+//! last occurrence of TEXT (e.g. `--fom-after "Triad:"` on STREAM's output). A literal anchor
+//! covers the benchmarks we know (STREAM, XSBench's `Lookups/s:`, NPB's `Mop/s total =`)
+//! and keeps the `regex` crate out of the build.
+
+/// Every number in `text`, in order: an optional sign, digits with an optional fraction, an
+/// optional exponent (`1.5e9`). Thousands separators are not understood (`8,033,367` is three
+/// numbers): pass the command an option to print plain numbers, or anchor on the text after.
+pub fn numbers(text: &str) -> Vec<f64> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let starts =
+            b[i].is_ascii_digit() || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit));
+        // A number glued to a word (`x86`, `avx512`, `v1`) is part of a name, not a value.
+        let in_word = i > 0 && (b[i - 1].is_ascii_alphabetic() || b[i - 1] == b'_');
+        if starts && in_word {
+            // Skip the rest of the name.
+            i += 1;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            continue;
+        }
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let begin = if i > 0 && b[i - 1] == b'-' { i - 1 } else { i };
+        let mut j = i;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        if j < b.len() && b[j] == b'.' {
+            j += 1;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+        }
+        if j < b.len() && (b[j] == b'e' || b[j] == b'E') {
+            let mut k = j + 1;
+            if k < b.len() && (b[k] == b'+' || b[k] == b'-') {
+                k += 1;
+            }
+            if k < b.len() && b[k].is_ascii_digit() {
+                while k < b.len() && b[k].is_ascii_digit() {
+                    k += 1;
+                }
+                j = k;
+            }
+        }
+        if let Ok(v) = text[begin..j].parse::<f64>() {
+            out.push(v);
+        }
+        i = j.max(i + 1);
+    }
+    out
+}
+
+/// The figure of merit in `output`: the first number after the last `after` if given, else
+/// the last number. The error says what was looked for, for the user's message.
+pub fn extract(output: &str, after: Option<&str>) -> Result<f64, String> {
+    match after {
+        Some(anchor) => {
+            let pos = output
+                .rfind(anchor)
+                .ok_or_else(|| format!("the output does not contain `{anchor}`"))?;
+            numbers(&output[pos + anchor.len()..])
+                .first()
+                .copied()
+                .ok_or_else(|| format!("no number follows the last `{anchor}` in the output"))
+        }
+        None => numbers(output)
+            .last()
+            .copied()
+            .ok_or_else(|| "the output contains no number".to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_plain_signed_fractional_and_exponent_numbers() {
+        assert_eq!(
+            numbers("a 12 b -3.5, .25 and 1.5e9 or 2E-3; end."),
+            vec![12.0, -3.5, 0.25, 1.5e9, 2e-3]
+        );
+        // Names with digits are not values; a trailing dot is punctuation.
+        assert_eq!(numbers("avx512 x86_64 v1 took 7."), vec![7.0]);
+        assert_eq!(numbers("1e"), vec![1.0]);
+        assert_eq!(numbers("v.5 a.b 3"), vec![3.0]);
+        assert!(numbers("no digits here").is_empty());
+    }
+
+    const STREAM: &str = "\
+Function    Best Rate MB/s  Avg time     Min time     Max time
+Copy:           36521.1     0.047203     0.043811     0.052119
+Triad:          40120.7     0.061201     0.059820     0.063010
+Solution Validates: avg error less than 1.000000e-13 on all three arrays
+";
+
+    #[test]
+    fn default_is_the_last_number() {
+        assert_eq!(extract(STREAM, None), Ok(1e-13));
+        assert_eq!(extract("rate 5 MB/s\n", None), Ok(5.0));
+        assert!(extract("done\n", None).unwrap_err().contains("no number"));
+    }
+
+    #[test]
+    fn anchor_takes_the_first_number_after_its_last_occurrence() {
+        assert_eq!(extract(STREAM, Some("Triad:")), Ok(40120.7));
+        assert_eq!(extract("x: 1\nx: 2\n", Some("x:")), Ok(2.0));
+        let e = extract(STREAM, Some("Scale:")).unwrap_err();
+        assert!(e.contains("`Scale:`"), "{e}");
+        let e = extract("Triad: n/a", Some("Triad:")).unwrap_err();
+        assert!(e.contains("no number follows"), "{e}");
+    }
+}

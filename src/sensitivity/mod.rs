@@ -1,0 +1,353 @@
+//! `contention sensitivity`: how much an application suffers when its memory bandwidth
+//! shrinks, after Foyer and Goglin (MCHPC'21). The command runs at each level of available
+//! bandwidth, its figure of merit (FOM) is read from its output, and the levels where the
+//! median FOM falls below 90%, 75% and 50% of its best are reported as in their Table I.
+//!
+//! - [`threshold`]: the metric, a pure function of the curve.
+//! - [`fom`]: reading the FOM from what a command prints.
+//! - [`resctrl`]: throttling with a Linux resctrl group (root, Intel RDT MBA or AMD PQoS).
+//! - [`bandit`]: stealing bandwidth with store threads where resctrl is missing.
+//! - [`builtin`]: triad and pointer-chase kernels to calibrate the method.
+//! - [`runner`]: running the command pinned and in its group; [`report`]: the outputs.
+
+pub mod bandit;
+pub mod builtin;
+pub mod fom;
+pub mod report;
+pub mod resctrl;
+pub mod runner;
+pub mod threshold;
+
+use crate::error::{Error, Result};
+use crate::measure::run::bind_current_thread;
+use crate::measure::signals;
+use crate::provenance::Provenance;
+use crate::stats::median;
+use hwlocality::Topology;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub const REPORT_SCHEMA_VERSION: u32 = 1;
+
+/// What runs at each level.
+#[derive(Debug, Clone)]
+pub enum Workload {
+    Builtin { kind: builtin::Kind, bytes: usize },
+    Command(Vec<String>),
+}
+
+impl Workload {
+    pub fn describe(&self) -> String {
+        match self {
+            Workload::Builtin { kind, bytes } => {
+                format!(
+                    "builtin {} ({})",
+                    kind.name(),
+                    crate::measure::memory::human_bytes(*bytes as u64)
+                )
+            }
+            Workload::Command(argv) => argv.join(" "),
+        }
+    }
+}
+
+/// How bandwidth is taken away.
+#[derive(Debug, Clone)]
+pub enum Backend {
+    /// resctrl throttling at these levels (percent, or the vendor's scale on AMD).
+    Resctrl { root: PathBuf, levels: Vec<f64> },
+    /// Store threads at `steps + 1` loads from none to every bandit core.
+    Bandit { steps: u32, buffer_bytes: usize },
+}
+
+/// Everything a sweep needs besides the backend.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub workload: Workload,
+    pub fom_after: Option<String>,
+    pub lower_is_better: bool,
+    pub repeat: u32,
+    /// PUs (OS indices) the command runs on; the bandit takes the other allowed ones.
+    pub command_cores: Option<Vec<u32>>,
+    pub quiet: bool,
+}
+
+/// One level of the curve.
+#[derive(Debug, Clone, Serialize)]
+pub struct Point {
+    /// Bandwidth available: the resctrl level, or (bandit) the measured percent of the peak
+    /// store bandwidth left, median over the repetitions.
+    pub level: f64,
+    /// What was set: `MB=50`, or `bandit load 1.50 cores`.
+    pub setting: String,
+    /// The median FOM of the repetitions.
+    pub fom: f64,
+    /// `fom` relative to the best (see [`threshold::relative`]).
+    pub relative: f64,
+    pub foms: Vec<f64>,
+    /// Bandit: the store bandwidth the bandit took (MB/s, median).
+    pub stolen_mbps: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub tool: Provenance,
+    pub backend: &'static str,
+    /// What `level` means for this backend.
+    pub level_meaning: String,
+    pub workload: String,
+    /// The FOM's unit when known (built-in kernels).
+    pub unit: Option<String>,
+    pub lower_is_better: bool,
+    pub repeat: u32,
+    /// Bandit: the machine's peak store bandwidth, MB/s, that levels are percent of.
+    pub peak_mbps: Option<f64>,
+    pub points: Vec<Point>,
+    pub thresholds: Vec<threshold::Threshold>,
+    pub notes: Vec<String>,
+}
+
+/// Why bandit curves differ from the paper's, said in every bandit report.
+pub const BANDIT_NOTE: &str = "bandit mode steals bandwidth with store threads instead of \
+throttling it: the loaded memory system also queues every access, so latency grows too, where \
+resctrl throttling at levels of 10% and more left latency unchanged in Foyer and Goglin's \
+measurements. A latency-bound code (a pointer chase) looks sensitive here although it is not \
+to throttling; compare it with `--builtin pointer-chase` on this machine before reading a \
+threshold as a bandwidth sensitivity.";
+
+/// The PUs this process may run on (its affinity mask).
+pub fn allowed_cpus() -> Vec<u32> {
+    // SAFETY: an all-zero cpu_set_t is valid; sched_getaffinity fills it.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a live cpu_set_t of the size passed.
+    let ok = unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) } == 0;
+    (0..libc::CPU_SETSIZE as u32)
+        // SAFETY: CPU_ISSET reads inside `set` for indices below CPU_SETSIZE.
+        .filter(|&c| ok && unsafe { libc::CPU_ISSET(c as usize, &set) })
+        .collect()
+}
+
+/// Runs the sweep and builds the report.
+pub fn run(backend: &Backend, opts: &Options) -> Result<Report> {
+    signals::install();
+    if opts.repeat == 0 {
+        return Err(Error::Input("--repeat must be at least 1".into()));
+    }
+    let topology = Topology::new()
+        .map_err(|e| Error::Failed(format!("hwloc cannot read this machine's topology: {e}")))?;
+    let mut prepared = match &opts.workload {
+        Workload::Builtin { kind, bytes } => Some(builtin::Prepared::new(*kind, *bytes)),
+        Workload::Command(_) => None,
+    };
+    let (backend_name, level_meaning, peak, mut points, mut notes) = match backend {
+        Backend::Resctrl { root, levels } => {
+            let (points, notes) = sweep_resctrl(root, levels, opts, &topology, &mut prepared)?;
+            let info = resctrl::probe(root)?;
+            let meaning = if info.is_percent() {
+                "resctrl MB throttling, percent of the memory bandwidth".to_string()
+            } else {
+                format!("resctrl MB throttling, the vendor's scale 1..{}", info.max)
+            };
+            ("resctrl", meaning, None, points, notes)
+        }
+        Backend::Bandit {
+            steps,
+            buffer_bytes,
+        } => {
+            let (peak, points) =
+                sweep_bandit(*steps, *buffer_bytes, opts, &topology, &mut prepared)?;
+            (
+                "bandit",
+                "bandit, percent of the peak store bandwidth left (measured)".to_string(),
+                Some(peak),
+                points,
+                vec![BANDIT_NOTE.to_string()],
+            )
+        }
+    };
+    points.sort_by(|a, b| a.level.total_cmp(&b.level));
+    let curve: Vec<(f64, f64)> = points.iter().map(|p| (p.level, p.fom)).collect();
+    let rel = threshold::relative(&curve, opts.lower_is_better);
+    for (p, r) in points.iter_mut().zip(rel) {
+        p.relative = r;
+    }
+    let thresholds = threshold::thresholds(&curve, opts.lower_is_better, &threshold::FRACTIONS);
+    if thresholds.iter().all(|t| t.level.is_none()) {
+        notes.push("the FOM never fell below 90% of its best: insensitive at these levels".into());
+    }
+    Ok(Report {
+        schema_version: REPORT_SCHEMA_VERSION,
+        tool: Provenance::current(),
+        backend: backend_name,
+        level_meaning,
+        workload: opts.workload.describe(),
+        unit: match &opts.workload {
+            Workload::Builtin { kind, .. } => Some(kind.unit().to_string()),
+            Workload::Command(_) => None,
+        },
+        lower_is_better: opts.lower_is_better,
+        repeat: opts.repeat,
+        peak_mbps: peak.map(|p| p / 1e6),
+        points,
+        thresholds,
+        notes,
+    })
+}
+
+fn sweep_resctrl(
+    root: &std::path::Path,
+    levels: &[f64],
+    opts: &Options,
+    topology: &Topology,
+    prepared: &mut Option<builtin::Prepared>,
+) -> Result<(Vec<Point>, Vec<String>)> {
+    let info = resctrl::probe(root)?;
+    let values = levels
+        .iter()
+        .map(|&l| info.value(l))
+        .collect::<Result<Vec<_>>>()?;
+    let group = resctrl::Group::create(
+        root,
+        &format!("contention-sensitivity-{}", std::process::id()),
+    )?;
+    let cpus = opts.command_cores.clone().unwrap_or_default();
+    let mut points = Vec::new();
+    for (&level, &value) in levels.iter().zip(&values) {
+        group.set(&info.schemata_line(value))?;
+        let mut foms = Vec::new();
+        for r in 0..opts.repeat {
+            progress(opts, &format!("MB={value}, run {}/{}", r + 1, opts.repeat));
+            foms.push(run_once(opts, prepared, topology, &cpus, Some(&group))?);
+        }
+        points.push(point(level, format!("MB={value}"), foms, None));
+    }
+    let mut notes = Vec::new();
+    if !info.is_percent() {
+        notes.push(format!(
+            "this CPU's MB scale is 1..{} (AMD): levels were written as they are; Foyer and Goglin \
+             saw no effect above about 100 on an EPYC 7502",
+            info.max
+        ));
+    }
+    Ok((points, notes))
+}
+
+fn sweep_bandit(
+    steps: u32,
+    buffer_bytes: usize,
+    opts: &Options,
+    topology: &Topology,
+    prepared: &mut Option<builtin::Prepared>,
+) -> Result<(f64, Vec<Point>)> {
+    let allowed = allowed_cpus();
+    let command = opts
+        .command_cores
+        .clone()
+        .unwrap_or_else(|| allowed[..allowed.len().div_ceil(2)].to_vec());
+    let thieves: Vec<u32> = allowed
+        .iter()
+        .copied()
+        .filter(|c| !command.contains(c))
+        .collect();
+    if thieves.is_empty() {
+        return Err(Error::Input(format!(
+            "the bandit needs a core the command does not use: the command has {command:?} of \
+             the allowed {allowed:?}; give it fewer with --command-cores"
+        )));
+    }
+    // Thieves first, so loads up to their number never touch the command's cores; the
+    // command's cores join only to measure the peak.
+    let all: Vec<u32> = thieves.iter().chain(&command).copied().collect();
+    progress(opts, "measuring the peak store bandwidth");
+    let bandit = bandit::Bandit::new(topology, &all, buffer_bytes)?;
+    let peak = bandit.peak(Duration::from_millis(500))?;
+    let steps = steps.max(1);
+    let mut points = Vec::new();
+    for k in 0..=steps {
+        let load = f64::from(k) / f64::from(steps) * thieves.len() as f64;
+        let (mut foms, mut stolen) = (Vec::new(), Vec::new());
+        for r in 0..opts.repeat {
+            progress(
+                opts,
+                &format!("bandit load {load:.2} cores, run {}/{}", r + 1, opts.repeat),
+            );
+            let (fom, s) =
+                bandit.during(load, || run_once(opts, prepared, topology, &command, None))?;
+            foms.push(fom?);
+            stolen.push(s.bytes_per_s);
+        }
+        let took = median(&stolen).unwrap_or(0.0);
+        let left = (100.0 * (1.0 - took / peak)).max(0.0);
+        points.push(point(
+            left,
+            format!("bandit load {load:.2} cores"),
+            foms,
+            Some(took / 1e6),
+        ));
+    }
+    Ok((peak, points))
+}
+
+fn point(level: f64, setting: String, foms: Vec<f64>, stolen_mbps: Option<f64>) -> Point {
+    Point {
+        level,
+        setting,
+        fom: median(&foms).unwrap_or(f64::NAN),
+        relative: f64::NAN,
+        foms,
+        stolen_mbps,
+    }
+}
+
+fn progress(opts: &Options, what: &str) {
+    if !opts.quiet {
+        eprintln!("sensitivity: {what}");
+    }
+}
+
+/// One repetition: the built-in kernel on a pinned thread, or the command; its FOM.
+fn run_once(
+    opts: &Options,
+    prepared: &mut Option<builtin::Prepared>,
+    topology: &Topology,
+    cpus: &[u32],
+    group: Option<&resctrl::Group>,
+) -> Result<f64> {
+    if signals::interrupted() {
+        return Err(Error::Interrupted("interrupted: no report written".into()));
+    }
+    let result = match (prepared.as_mut(), &opts.workload) {
+        (Some(kernel), _) => std::thread::scope(|s| {
+            s.spawn(|| -> Result<f64> {
+                if let Some(&pu) = cpus.first() {
+                    bind_current_thread(topology, pu).map_err(Error::Failed)?;
+                }
+                if let Some(g) = group {
+                    // SAFETY: gettid has no preconditions.
+                    g.add_task(unsafe { libc::gettid() } as u32)?;
+                }
+                Ok(kernel.run())
+            })
+            .join()
+            .map_err(|_| Error::Failed("the built-in kernel panicked".into()))?
+        }),
+        (None, Workload::Command(argv)) => {
+            let tasks = group.map(resctrl::Group::tasks);
+            runner::run_command(argv, cpus, tasks.as_deref()).and_then(|out| {
+                fom::extract(&out, opts.fom_after.as_deref()).map_err(|e| {
+                    Error::Input(format!(
+                        "no figure of merit in the output of `{}`: {e}; use --fom-after TEXT",
+                        argv.join(" ")
+                    ))
+                })
+            })
+        }
+        (None, Workload::Builtin { .. }) => unreachable!("built-in kernels are prepared first"),
+    };
+    if signals::interrupted() {
+        return Err(Error::Interrupted("interrupted: no report written".into()));
+    }
+    result
+}

@@ -1,0 +1,143 @@
+//! A sensitivity report as a table for people, JSON (the [`Report`] as it is) or CSV (one row
+//! per level: `level,setting,fom,relative,stolen_mbps,runs`).
+
+use super::threshold::Threshold;
+use super::Report;
+use std::fmt::Write;
+
+fn threshold_text(t: &Threshold) -> String {
+    match (t.level, t.interpolated) {
+        (Some(l), Some(i)) if (l - i).abs() > 0.05 => format!("{l:.1} (interpolated {i:.1})"),
+        (Some(l), _) => format!("{l:.1}"),
+        _ => "not reached".into(),
+    }
+}
+
+pub fn table(r: &Report) -> String {
+    let mut s = String::new();
+    let unit = r.unit.as_deref().unwrap_or("as printed");
+    let better = if r.lower_is_better { "lower" } else { "higher" };
+    let _ = writeln!(s, "Bandwidth sensitivity of {}", r.workload);
+    let _ = writeln!(s, "level: {}", r.level_meaning);
+    if let Some(p) = r.peak_mbps {
+        let _ = writeln!(s, "peak store bandwidth: {p:.0} MB/s");
+    }
+    let _ = writeln!(
+        s,
+        "FOM: {unit}, {better} is better, median of {} runs\n",
+        r.repeat
+    );
+    let _ = writeln!(
+        s,
+        "{:>7}  {:<26} {:>14} {:>9} {:>12}",
+        "level", "setting", "FOM", "relative", "stolen MB/s"
+    );
+    for p in &r.points {
+        let stolen = p.stolen_mbps.map_or("-".into(), |v| format!("{v:.0}"));
+        let _ = writeln!(
+            s,
+            "{:>7.1}  {:<26} {:>14.6} {:>8.1}% {:>12}",
+            p.level,
+            p.setting,
+            p.fom,
+            100.0 * p.relative,
+            stolen
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nThresholds (Foyer & Goglin, Table I): the highest level where the FOM is below"
+    );
+    for t in &r.thresholds {
+        let _ = writeln!(
+            s,
+            "  {:>3.0}% of its best: {}",
+            100.0 * t.fraction,
+            threshold_text(t)
+        );
+    }
+    for n in &r.notes {
+        let _ = writeln!(s, "\nnote: {n}");
+    }
+    s
+}
+
+pub fn json(r: &Report) -> String {
+    let mut s = serde_json::to_string_pretty(r).expect("a report always serialises");
+    s.push('\n');
+    s
+}
+
+pub fn csv(r: &Report) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record(["level", "setting", "fom", "relative", "stolen_mbps", "runs"]);
+    for p in &r.points {
+        let runs: Vec<String> = p.foms.iter().map(f64::to_string).collect();
+        let _ = w.write_record([
+            p.level.to_string(),
+            p.setting.clone(),
+            p.fom.to_string(),
+            p.relative.to_string(),
+            p.stolen_mbps.map_or(String::new(), |v| v.to_string()),
+            runs.join(" "),
+        ]);
+    }
+    String::from_utf8(w.into_inner().expect("writing to memory cannot fail")).expect("CSV of UTF-8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{threshold, Point, Report};
+    use super::*;
+    use crate::provenance::Provenance;
+
+    fn report() -> Report {
+        let points: Vec<Point> = [(50.0, 5.0), (100.0, 10.0)]
+            .iter()
+            .map(|&(level, fom)| Point {
+                level,
+                setting: format!("MB={level}"),
+                fom,
+                relative: fom / 10.0,
+                foms: vec![fom],
+                stolen_mbps: None,
+            })
+            .collect();
+        let curve: Vec<(f64, f64)> = points.iter().map(|p| (p.level, p.fom)).collect();
+        Report {
+            schema_version: 1,
+            tool: Provenance::current(),
+            backend: "resctrl",
+            level_meaning: "percent".into(),
+            workload: "x".into(),
+            unit: None,
+            lower_is_better: false,
+            repeat: 1,
+            peak_mbps: None,
+            thresholds: threshold::thresholds(&curve, false, &threshold::FRACTIONS),
+            points,
+            notes: vec!["n".into()],
+        }
+    }
+
+    #[test]
+    fn formats_carry_the_curve_and_thresholds() {
+        let r = report();
+        let t = table(&r);
+        assert!(t.contains(" 50% of its best: not reached"), "{t}");
+        assert!(
+            t.contains(" 90% of its best: 50.0 (interpolated 90.0)"),
+            "{t}"
+        );
+        let j: serde_json::Value = serde_json::from_str(&json(&r)).unwrap();
+        assert_eq!(j["points"].as_array().unwrap().len(), 2);
+        assert_eq!(j["thresholds"][2]["level"], 50.0);
+        assert!(j["thresholds"][0]["level"].is_null());
+        let c = csv(&r);
+        assert_eq!(
+            c.lines().next().unwrap(),
+            "level,setting,fom,relative,stolen_mbps,runs"
+        );
+        assert_eq!(c.lines().nth(2).unwrap(), "100,MB=100,10,1,,10");
+    }
+}
