@@ -960,8 +960,13 @@ pub struct SensitivityArgs {
     pub repeat: u32,
 
     /// The FOM is the first number after the last occurrence of TEXT in the command's output.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", conflicts_with = "fom_regex")]
     pub fom_after: Option<String>,
+
+    /// The FOM is the last match of this regular expression in the command's output (its
+    /// first capture group if it has one), e.g. `Triad:\s+([0-9.]+)`.
+    #[arg(long, value_name = "REGEX")]
+    pub fom_regex: Option<String>,
 
     /// The FOM is a time or a cost: lower is better.
     #[arg(long)]
@@ -996,6 +1001,8 @@ pub enum SensitivityBackend {
 /// The built-in kernels of `sensitivity`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum BuiltinKernel {
+    /// The non-temporal store stream of `measure`; FOM in MB/s.
+    NtStore,
     /// STREAM triad; FOM in MB/s.
     Triad,
     /// Random cyclic pointer chase; FOM in million accesses per second.

@@ -222,3 +222,40 @@ fn resctrl_group_is_removed_when_the_command_fails() {
     assert!(group_dirs(&root).is_empty());
     std::fs::remove_dir_all(root).unwrap();
 }
+
+#[test]
+fn a_command_fom_is_read_with_a_regex_and_a_bad_regex_is_refused() {
+    let run = |re: &str| {
+        contention(&[
+            "sensitivity",
+            "--backend",
+            "bandit",
+            "--bandit-buffer",
+            "8MiB",
+            "--bandit-steps",
+            "1",
+            "--repeat",
+            "1",
+            "--fom-regex",
+            re,
+            "--format",
+            "csv",
+            "--quiet",
+            "--",
+            "sh",
+            "-c",
+            "echo 'rate=41 MB/s'; echo 'rate=42.5 MB/s, 7 things'",
+        ])
+    };
+    let out = run(r"rate=([0-9.]+)");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let csv = stdout(&out);
+    assert!(csv.lines().skip(1).all(|r| r.contains(",42.5,1,")), "{csv}");
+    let bad = run("rate=(");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("--fom-regex `rate=(`"),
+        "{}",
+        stderr(&bad)
+    );
+}

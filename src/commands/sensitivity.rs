@@ -5,12 +5,13 @@ use crate::cli::{BuiltinKernel, Format, SensitivityArgs, SensitivityBackend};
 use crate::error::{Error, Result};
 use crate::io::{atomic, output};
 use crate::plot::{self, ImageFormat};
-use crate::sensitivity::{self, builtin, report, Backend, Options, Workload};
+use crate::sensitivity::{self, builtin, fom, report, Backend, Options, Workload};
 
 pub fn run(args: &SensitivityArgs) -> Result<()> {
     let workload = match args.builtin {
         Some(b) => Workload::Builtin {
             kind: match b {
+                BuiltinKernel::NtStore => builtin::Kind::NtStore,
                 BuiltinKernel::Triad => builtin::Kind::Triad,
                 BuiltinKernel::PointerChase => builtin::Kind::PointerChase,
             },
@@ -37,7 +38,15 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
     let plot_format = args.plot.as_deref().map(image_format).transpose()?;
     let opts = Options {
         workload,
-        fom_after: args.fom_after.clone(),
+        fom: match (&args.fom_after, &args.fom_regex) {
+            (_, Some(re)) => fom::Rule::Regex(regex::Regex::new(re).map_err(|e| {
+                Error::Input(format!(
+                    "--fom-regex `{re}` is not a regular expression: {e}"
+                ))
+            })?),
+            (Some(text), None) => fom::Rule::After(text.clone()),
+            (None, None) => fom::Rule::Last,
+        },
         lower_is_better: args.lower_is_better,
         repeat: args.repeat,
         command_cores: args.command_cores.clone(),

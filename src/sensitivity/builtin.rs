@@ -1,12 +1,16 @@
 //! Built-in kernels to run as the measured command, to calibrate the method on a machine:
-//! STREAM's triad (bandwidth-bound) and a random cyclic pointer chase (latency-bound), the two
-//! ends of the paper's Table I.
+//! the project's non-temporal store stream and STREAM's triad (bandwidth-bound), and a random
+//! cyclic pointer chase (latency-bound), the two ends of the paper's Table I.
 
+use crate::measure::kernel::Kernel;
 use std::time::Instant;
 
 /// A built-in kernel and its figure of merit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// The non-temporal memset of `measure` ([`crate::measure::kernel::Kernel`]) over one
+    /// buffer; FOM: MB/s written (best of the passes).
+    NtStore,
     /// `a[i] = b[i] + s * c[i]` over three f64 arrays; FOM: MB/s, counting 24 bytes per
     /// element as STREAM does (best of the passes, as STREAM reports).
     Triad,
@@ -19,6 +23,7 @@ pub enum Kind {
 impl Kind {
     pub fn name(self) -> &'static str {
         match self {
+            Kind::NtStore => "nt-store",
             Kind::Triad => "triad",
             Kind::PointerChase => "pointer-chase",
         }
@@ -26,7 +31,7 @@ impl Kind {
 
     pub fn unit(self) -> &'static str {
         match self {
-            Kind::Triad => "MB/s",
+            Kind::NtStore | Kind::Triad => "MB/s",
             Kind::PointerChase => "Maccesses/s",
         }
     }
@@ -37,6 +42,11 @@ const NODE_WORDS: usize = 128 / std::mem::size_of::<usize>();
 
 /// A kernel with its data allocated and touched, ready to be timed repeatedly.
 pub enum Prepared {
+    NtStore {
+        buffer: Vec<std::mem::MaybeUninit<u8>>,
+        kernel: Kernel,
+        passes: u32,
+    },
     Triad {
         a: Vec<f64>,
         b: Vec<f64>,
@@ -54,6 +64,11 @@ impl Prepared {
     /// them, so page faults stay out of the timings.
     pub fn new(kind: Kind, bytes: usize) -> Prepared {
         match kind {
+            Kind::NtStore => Prepared::NtStore {
+                buffer: vec![std::mem::MaybeUninit::new(0); bytes.max(64)],
+                kernel: Kernel::detect(),
+                passes: 3,
+            },
             Kind::Triad => {
                 let n = (bytes / 24).max(1);
                 Prepared::Triad {
@@ -76,6 +91,20 @@ impl Prepared {
     /// Runs the kernel once and returns its figure of merit.
     pub fn run(&mut self) -> f64 {
         match self {
+            Prepared::NtStore {
+                buffer,
+                kernel,
+                passes,
+            } => {
+                let mut best = 0.0f64;
+                for pass in 0..*passes {
+                    let t = Instant::now();
+                    kernel.fill(buffer, pass as u8);
+                    let secs = t.elapsed().as_secs_f64();
+                    best = best.max(Kernel::written(buffer.len()) as f64 / secs / 1e6);
+                }
+                best
+            }
             Prepared::Triad { a, b, c, passes } => {
                 let mut best = 0.0f64;
                 for _ in 0..*passes {
@@ -163,7 +192,7 @@ mod tests {
         let mut a = vec![0.0; 4];
         triad(&mut a, &[1.0; 4], &[2.0; 4], 3.0);
         assert_eq!(a, vec![7.0; 4]);
-        for kind in [Kind::Triad, Kind::PointerChase] {
+        for kind in [Kind::NtStore, Kind::Triad, Kind::PointerChase] {
             let mut k = Prepared::new(kind, 1 << 20);
             let fom = k.run();
             assert!(fom.is_finite() && fom > 0.0, "{kind:?}: {fom}");

@@ -1,8 +1,8 @@
-//! Reading a command's figure of merit from what it prints, without a regex engine: by default
-//! the last number of its standard output; with `--fom-after TEXT`, the first number after the
-//! last occurrence of TEXT (e.g. `--fom-after "Triad:"` on STREAM's output). A literal anchor
-//! covers the benchmarks we know (STREAM, XSBench's `Lookups/s:`, NPB's `Mop/s total =`)
-//! and keeps the `regex` crate out of the build.
+//! Reading a command's figure of merit from what it prints: by default the last number of its
+//! standard output; with `--fom-after TEXT`, the first number after the last occurrence of
+//! TEXT (e.g. `--fom-after "Triad:"` on STREAM's output), which covers the benchmarks we know
+//! (STREAM, XSBench's `Lookups/s:`, NPB's `Mop/s total =`); with `--fom-regex`, the last match
+//! of a regular expression (its first capture group if it has one), for everything else.
 
 /// Every number in `text`, in order: an optional sign, digits with an optional fraction, an
 /// optional exponent (`1.5e9`). Thousands separators are not understood (`8,033,367` is three
@@ -59,11 +59,33 @@ pub fn numbers(text: &str) -> Vec<f64> {
     out
 }
 
-/// The figure of merit in `output`: the first number after the last `after` if given, else
-/// the last number. The error says what was looked for, for the user's message.
-pub fn extract(output: &str, after: Option<&str>) -> Result<f64, String> {
-    match after {
-        Some(anchor) => {
+/// Where the figure of merit is in a command's output.
+#[derive(Debug, Clone)]
+pub enum Rule {
+    /// The last number printed.
+    Last,
+    /// The first number after the last occurrence of this text.
+    After(String),
+    /// The last match of this expression (its first capture group if any).
+    Regex(regex::Regex),
+}
+
+/// The figure of merit in `output` by `rule`. The error says what was looked for, for the
+/// user's message.
+pub fn extract(output: &str, rule: &Rule) -> Result<f64, String> {
+    match rule {
+        Rule::Regex(re) => {
+            let m = re
+                .captures_iter(output)
+                .last()
+                .ok_or_else(|| format!("the output has no match of `{re}`"))?;
+            let text = m.get(1).or_else(|| m.get(0)).map_or("", |g| g.as_str());
+            numbers(text)
+                .first()
+                .copied()
+                .ok_or_else(|| format!("the last match of `{re}`, `{text}`, holds no number"))
+        }
+        Rule::After(anchor) => {
             let pos = output
                 .rfind(anchor)
                 .ok_or_else(|| format!("the output does not contain `{anchor}`"))?;
@@ -72,7 +94,7 @@ pub fn extract(output: &str, after: Option<&str>) -> Result<f64, String> {
                 .copied()
                 .ok_or_else(|| format!("no number follows the last `{anchor}` in the output"))
         }
-        None => numbers(output)
+        Rule::Last => numbers(output)
             .last()
             .copied()
             .ok_or_else(|| "the output contains no number".to_string()),
@@ -105,18 +127,35 @@ Solution Validates: avg error less than 1.000000e-13 on all three arrays
 
     #[test]
     fn default_is_the_last_number() {
-        assert_eq!(extract(STREAM, None), Ok(1e-13));
-        assert_eq!(extract("rate 5 MB/s\n", None), Ok(5.0));
-        assert!(extract("done\n", None).unwrap_err().contains("no number"));
+        assert_eq!(extract(STREAM, &Rule::Last), Ok(1e-13));
+        assert_eq!(extract("rate 5 MB/s\n", &Rule::Last), Ok(5.0));
+        assert!(extract("done\n", &Rule::Last)
+            .unwrap_err()
+            .contains("no number"));
     }
 
     #[test]
     fn anchor_takes_the_first_number_after_its_last_occurrence() {
-        assert_eq!(extract(STREAM, Some("Triad:")), Ok(40120.7));
-        assert_eq!(extract("x: 1\nx: 2\n", Some("x:")), Ok(2.0));
-        let e = extract(STREAM, Some("Scale:")).unwrap_err();
+        let after = |t: &str| Rule::After(t.to_string());
+        assert_eq!(extract(STREAM, &after("Triad:")), Ok(40120.7));
+        assert_eq!(extract("x: 1\nx: 2\n", &after("x:")), Ok(2.0));
+        let e = extract(STREAM, &after("Scale:")).unwrap_err();
         assert!(e.contains("`Scale:`"), "{e}");
-        let e = extract("Triad: n/a", Some("Triad:")).unwrap_err();
+        let e = extract("Triad: n/a", &after("Triad:")).unwrap_err();
         assert!(e.contains("no number follows"), "{e}");
+    }
+
+    #[test]
+    fn regex_takes_the_last_match_and_its_first_group() {
+        let re = |r: &str| Rule::Regex(regex::Regex::new(r).unwrap());
+        assert_eq!(extract(STREAM, &re(r"Copy:\s+([0-9.]+)")), Ok(36521.1));
+        // Without a group, the whole match; the last of several.
+        assert_eq!(extract("t=1 ms\nt=2 ms\n", &re(r"t=\d+")), Ok(2.0));
+        assert!(extract(STREAM, &re("Scale"))
+            .unwrap_err()
+            .contains("no match"));
+        assert!(extract(STREAM, &re("(Triad)"))
+            .unwrap_err()
+            .contains("holds no number"));
     }
 }

@@ -65,7 +65,8 @@ pub enum Backend {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub workload: Workload,
-    pub fom_after: Option<String>,
+    /// Where the figure of merit is in the command's output.
+    pub fom: fom::Rule,
     pub lower_is_better: bool,
     pub repeat: u32,
     /// PUs (OS indices) the command runs on; the bandit takes the other allowed ones.
@@ -336,9 +337,10 @@ fn run_once(
         (None, Workload::Command(argv)) => {
             let tasks = group.map(resctrl::Group::tasks);
             runner::run_command(argv, cpus, tasks.as_deref()).and_then(|out| {
-                fom::extract(&out, opts.fom_after.as_deref()).map_err(|e| {
+                fom::extract(&out, &opts.fom).map_err(|e| {
                     Error::Input(format!(
-                        "no figure of merit in the output of `{}`: {e}; use --fom-after TEXT",
+                        "no figure of merit in the output of `{}`: {e}; use --fom-after TEXT \
+                         or --fom-regex REGEX",
                         argv.join(" ")
                     ))
                 })
