@@ -38,7 +38,7 @@ fn main() {
         for _ in 0..MESSAGES {
             world.process_at_rank(0).send(&buf[..]);
         }
-        comm::serve(&world, &buf);
+        comm::serve(&world, comm::Pattern::Pong, &buf, &mut []);
         return;
     }
     // Plain loop: main thread, back-to-back receives.

@@ -208,6 +208,24 @@ pub struct MeasureArgs {
     #[arg(long)]
     pub shared_comm_core: bool,
 
+    /// What each computing thread does per iteration: `nt-store` (the paper's non-temporal
+    /// memset), or STREAM's `copy` and `triad`, which read as well as write (bytes counted as
+    /// STREAM does).
+    #[arg(long, value_enum, default_value_t = ComputeKernel::NtStore)]
+    pub kernel: ComputeKernel,
+
+    /// Communication pattern (Langguth et al.): `pong` (rank 1 sends, the paper's), `pingpong`
+    /// (ranks 0 and 1 send to each other at once), `ring` (every rank sends to the next and
+    /// receives from the previous; --ranks ranks). The measured bandwidth is what rank 0
+    /// receives.
+    #[arg(long, value_enum, default_value_t = CommPattern::Pong)]
+    pub pattern: CommPattern,
+
+    /// Number of ranks of a ring (at least 3; --hosts then names one host per rank).
+    #[arg(long, value_name = "N", default_value_t = 3,
+          value_parser = clap::value_parser!(u32).range(3..=1024))]
+    pub ranks: u32,
+
     /// Size of each received message (the paper uses 64 MB).
     #[arg(long, value_name = "SIZE", default_value = "64MiB")]
     pub message_size: ByteSize,
@@ -231,8 +249,8 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     pub timeout: f64,
 
-    /// Two hosts, `A,B`: rank 0 (measured) on A, rank 1 (sender) on B. Default: both ranks
-    /// on this host.
+    /// Hosts, `A,B`: rank 0 (measured) on A, rank 1 (sender) on B (a ring: one host per
+    /// rank). Default: every rank on this host.
     #[arg(long, value_name = "A,B", value_delimiter = ',', num_args = 1)]
     pub hosts: Option<Vec<String>>,
 
@@ -275,6 +293,28 @@ pub struct MeasureArgs {
     /// `contention network GRAPH --run`, with InfiniBand penalties and 5 repetitions.
     #[arg(long, value_name = "GRAPH.json")]
     pub graph: Option<PathBuf>,
+}
+
+/// `measure --kernel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ComputeKernel {
+    /// Non-temporal stores (AVX-512, AVX2 or SSE2).
+    NtStore,
+    /// `a[i] = b[i]`.
+    Copy,
+    /// `a[i] = b[i] + s * c[i]`.
+    Triad,
+}
+
+/// `measure --pattern`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CommPattern {
+    /// Rank 1 sends to rank 0, back to back.
+    Pong,
+    /// Ranks 0 and 1 send to each other at the same time.
+    Pingpong,
+    /// Each rank sends to the next and receives from the previous.
+    Ring,
 }
 
 /// How `measure` starts its two ranks from a shell.

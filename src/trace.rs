@@ -95,11 +95,33 @@ pub struct MeasureConfig {
     pub stable_within: f64,
     /// Seconds without progress after which the run is ended as stalled.
     pub timeout_seconds: f64,
-    /// The store kernel used (`avx512`, `avx2`, `sse2`, or `portable`).
+    /// The store instructions of the non-temporal kernel (`avx512`, `avx2`, `sse2`, or
+    /// `portable`).
     pub kernel: String,
+    /// What the computing threads ran: `nt-store` (the paper's), `copy` or `triad`.
+    #[serde(default = "default_compute_kernel")]
+    pub compute_kernel: String,
+    /// Communication pattern: `pong` (the paper's), `pingpong` or `ring`.
+    #[serde(default = "default_pattern")]
+    pub pattern: String,
+    /// MPI ranks of the job (2, or the ring's size).
+    #[serde(default = "default_ranks")]
+    pub ranks: u32,
     /// False when the user passed `--no-bind`: threads and memory were not bound and the
     /// placement columns are only what was asked, not what was enforced.
     pub bind: bool,
+}
+
+fn default_compute_kernel() -> String {
+    "nt-store".into()
+}
+
+fn default_pattern() -> String {
+    "pong".into()
+}
+
+fn default_ranks() -> u32 {
+    2
 }
 
 /// How the run was pinned and bound, exactly.

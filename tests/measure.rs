@@ -407,3 +407,42 @@ fn an_unwritable_output_is_refused_before_measuring() {
     );
     assert!(start.elapsed() < Duration::from_secs(30));
 }
+
+#[test]
+fn a_ring_of_three_ranks_with_the_triad_kernel_and_a_pingpong_with_copy() {
+    let _one = MPI.lock().unwrap_or_else(|p| p.into_inner());
+    let d = dir("patterns");
+    for (pattern, kernel, ranks) in [("ring", "triad", 3), ("pingpong", "copy", 2)] {
+        let out = d.join(format!("{pattern}.json"));
+        let o = run(measure_cmd(
+            &out,
+            &[
+                "--pattern",
+                pattern,
+                "--kernel",
+                kernel,
+                "--max-phase",
+                "0.5",
+            ],
+        )
+        .arg("--quiet"));
+        assert!(o.status.success(), "{pattern}: {}", text(&o));
+        let t = trace_file::read(&out).unwrap();
+        assert_eq!(
+            (
+                t.config.pattern.as_str(),
+                t.config.compute_kernel.as_str(),
+                t.config.ranks
+            ),
+            (pattern, kernel, ranks)
+        );
+        assert_eq!(t.mpi.hosts.len(), ranks as usize);
+        assert!(t.complete);
+        let p = &t.points[0];
+        check_phase("comp_alone", &p.comp_alone);
+        check_phase("comm_alone", &p.comm_alone);
+        check_phase("comp_parallel", &p.comp_parallel);
+        check_phase("comm_parallel", &p.comm_parallel);
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -201,6 +201,9 @@ fn synthetic_trace(comp_numa: u32, comm_numa: u32) -> Trace {
             stable_within: 0.01,
             timeout_seconds: 60.0,
             kernel: "avx512".into(),
+            compute_kernel: "nt-store".into(),
+            pattern: "pong".into(),
+            ranks: 2,
             bind: true,
         },
         plan: Plan {

@@ -1,6 +1,6 @@
 //! `contention measure`: plan, launch the two-rank MPI job, and on rank 0 run the sweep.
 
-use crate::cli::{MeasureArgs, NetworkArgs, PenaltiesArg, TableOrJson};
+use crate::cli::{CommPattern, MeasureArgs, NetworkArgs, PenaltiesArg, TableOrJson};
 use crate::error::{Error, Result};
 use crate::measure::session::{self, Rank0};
 use crate::measure::{comm, launch, progress, run::Abort, signals, topology};
@@ -64,7 +64,8 @@ fn launch_job(args: &MeasureArgs) -> Result<()> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
     let argv: Vec<_> = std::env::args_os().skip(1).collect();
-    let cmd = launch::command_line(
+    let cmd = launch::command_line_ranks(
+        session::ranks(args) as usize,
         args.launcher,
         args.hosts.as_deref(),
         launch::is_root(),
@@ -95,7 +96,7 @@ fn launch_job(args: &MeasureArgs) -> Result<()> {
     }
 }
 
-/// Under the launcher: rank 0 measures, rank 1 sends.
+/// Under the launcher: rank 0 measures, the other ranks send (and receive, in an exchange).
 fn as_rank(args: &MeasureArgs) -> Result<()> {
     let interrupted = signals::install();
     let (universe, granted) = mpi::initialize_with_threading(Threading::Serialized)
@@ -108,33 +109,44 @@ fn as_rank(args: &MeasureArgs) -> Result<()> {
         )));
     }
     let world = universe.world();
-    if world.size() != 2 {
+    let want = session::ranks(args) as i32;
+    if world.size() != want {
         return Err(Error::Input(format!(
-            "measure needs exactly 2 MPI ranks, got {}; start it without a launcher (it starts \
-             itself) or with `mpirun -np 2`",
+            "measure --pattern {} needs exactly {want} MPI ranks, got {}; start it without a \
+             launcher (it starts itself) or with `mpirun -np {want}`",
+            session::pattern_name(args.pattern),
             world.size()
         )));
     }
     let name = mpi::environment::processor_name().unwrap_or_else(|_| "unknown".into());
-    if world.rank() == 1 {
+    if world.rank() != 0 {
         use mpi::point_to_point::Destination;
         world.process_at_rank(0).send(name.as_bytes());
         let message = vec![1u8; args.message_size.0 as usize];
-        comm::serve(&world, &message);
+        let mut receive = if args.pattern == CommPattern::Pong {
+            Vec::new()
+        } else {
+            vec![0u8; args.message_size.0 as usize]
+        };
+        comm::serve(&world, args.pattern, &message, &mut receive);
         return Ok(());
     }
     use mpi::point_to_point::Source;
-    let (peer, _) = world.process_at_rank(1).receive_vec::<u8>();
+    let mut hosts = vec![name];
+    for r in 1..world.size() {
+        let (peer, _) = world.process_at_rank(r).receive_vec::<u8>();
+        hosts.push(String::from_utf8_lossy(&peer).into_owned());
+    }
     let mpi_info = MpiInfo {
         library_version: mpi::environment::library_version()
             .unwrap_or_else(|_| "unknown".into())
             .trim_end_matches(['\0', '\n', ' '])
             .to_string(),
         thread_level: format!("{granted:?}"),
-        hosts: vec![name, String::from_utf8_lossy(&peer).into_owned()],
+        hosts,
     };
-    // Whatever happens on rank 0, even a bug that panics, rank 1 must be told to stop, or
-    // both ranks would wait for each other in MPI_Finalize.
+    // Whatever happens on rank 0, even a bug that panics, the other ranks must be told to
+    // stop, or every rank would wait for the others in MPI_Finalize.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         rank0(args, mpi_info, interrupted)
     }));

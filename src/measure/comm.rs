@@ -8,6 +8,12 @@
 //!   (rank 1 may be blocked in a rendezvous send that rank 0 must match first);
 //! - `SHUTDOWN` on [`TAG_CTRL`] ends rank 1's loop.
 //!
+//! The other patterns of Langguth et al. (`--pattern pingpong|ring`) exchange instead: every
+//! rank sends to the next and receives from the previous at once (`MPI_Sendrecv`; with two
+//! ranks, both are the other rank). To stop, rank 0 sends [`TAG_LAST`] instead of data; a rank
+//! that receives it sends it on once, with no receive, and leaves; rank 0 receives until it
+//! comes back round. Every send is matched, whatever the timing.
+//!
 //! On rank 0 only the communication thread calls MPI while the sweep runs, and the main
 //! thread only before and after it: `MPI_THREAD_SERIALIZED` is enough.
 
@@ -22,17 +28,42 @@ pub const TAG_CTRL: i32 = 1;
 pub const TAG_STOP: i32 = 2;
 pub const TAG_DATA: i32 = 3;
 pub const TAG_END: i32 = 4;
+pub const TAG_LAST: i32 = 5;
+
+pub use crate::cli::CommPattern as Pattern;
+
+/// `MPI_ANY_TAG`.
+fn any_tag() -> i32 {
+    // SAFETY: reads a constant the MPI library exports; nothing writes it.
+    unsafe { mpi::ffi::RSMPI_ANY_TAG }
+}
+
+/// The ranks this one sends to and receives from in an exchange (pingpong or ring).
+fn neighbours(
+    world: &SimpleCommunicator,
+) -> (mpi::topology::Process<'_>, mpi::topology::Process<'_>) {
+    let (rank, size) = (world.rank(), world.size());
+    (
+        world.process_at_rank((rank + 1) % size),
+        world.process_at_rank((rank + size - 1) % size),
+    )
+}
 
 const CMD_STREAM: u64 = 1;
 const CMD_SHUTDOWN: u64 = 2;
 
-/// Rank 1: serve streams of `message` until rank 0 says shut down.
-pub fn serve(world: &SimpleCommunicator, message: &[u8]) {
+/// Every rank but 0: serve streams of `message` in `pattern` until rank 0 says shut down;
+/// `receive` takes what an exchange brings in.
+pub fn serve(world: &SimpleCommunicator, pattern: Pattern, message: &[u8], receive: &mut [u8]) {
     let rank0 = world.process_at_rank(0);
     loop {
         let (cmd, _) = rank0.receive_with_tag::<u64>(TAG_CTRL);
         if cmd != CMD_STREAM {
             return;
+        }
+        if pattern != Pattern::Pong {
+            exchange(world, message, receive);
+            continue;
         }
         loop {
             if rank0.immediate_probe_with_tag(TAG_STOP).is_some() {
@@ -45,11 +76,33 @@ pub fn serve(world: &SimpleCommunicator, message: &[u8]) {
     }
 }
 
-/// Rank 0: tell rank 1 to stop serving.
+/// A rank other than 0 in an exchanging stream: send to the next, receive from the previous,
+/// until [`TAG_LAST`] arrives; then pass it on and leave.
+fn exchange(world: &SimpleCommunicator, message: &[u8], receive: &mut [u8]) {
+    let (next, prev) = neighbours(world);
+    loop {
+        let status = mpi::point_to_point::send_receive_into_with_tags(
+            message,
+            &next,
+            TAG_DATA,
+            receive,
+            &prev,
+            any_tag(),
+        );
+        if status.tag() == TAG_LAST {
+            next.send_with_tag(&[0u8; 0][..], TAG_LAST);
+            return;
+        }
+    }
+}
+
+/// Rank 0: tell every other rank to stop serving.
 pub fn shutdown(world: &SimpleCommunicator) {
-    world
-        .process_at_rank(1)
-        .send_with_tag(&CMD_SHUTDOWN, TAG_CTRL);
+    for r in 1..world.size() {
+        world
+            .process_at_rank(r)
+            .send_with_tag(&CMD_SHUTDOWN, TAG_CTRL);
+    }
 }
 
 /// Rank 0: receive one stream into `buf` until `stop` is set, appending `(start, end)` of
@@ -64,6 +117,23 @@ pub fn receive_stream(
     timings: &Mutex<Timings>,
     t0: Instant,
 ) {
+    receive(world, Pattern::Pong, buf, &[], stop, timings, t0);
+}
+
+/// Rank 0: one stream of `pattern`, receiving into `buf` (and, exchanging, sending `send`),
+/// timed as [`receive_stream`] times a pong.
+pub fn receive(
+    world: &SimpleCommunicator,
+    pattern: Pattern,
+    buf: &mut [u8],
+    send: &[u8],
+    stop: &AtomicBool,
+    timings: &Mutex<Timings>,
+    t0: Instant,
+) {
+    if pattern != Pattern::Pong {
+        return exchange_rank0(world, buf, send, stop, timings, t0);
+    }
     let rank1 = world.process_at_rank(1);
     rank1.send_with_tag(&CMD_STREAM, TAG_CTRL);
     let mut last = t0.elapsed().as_secs_f64();
@@ -77,6 +147,48 @@ pub fn receive_stream(
     }
     rank1.send_with_tag(&0u64, TAG_STOP);
     while rank1.receive_into(&mut *buf).tag() != TAG_END {}
+}
+
+fn exchange_rank0(
+    world: &SimpleCommunicator,
+    buf: &mut [u8],
+    send: &[u8],
+    stop: &AtomicBool,
+    timings: &Mutex<Timings>,
+    t0: Instant,
+) {
+    for r in 1..world.size() {
+        world
+            .process_at_rank(r)
+            .send_with_tag(&CMD_STREAM, TAG_CTRL);
+    }
+    let (next, prev) = neighbours(world);
+    let mut last = t0.elapsed().as_secs_f64();
+    loop {
+        let stopping = stop.load(Ordering::Relaxed);
+        let (message, tag) = if stopping {
+            (&[][..], TAG_LAST)
+        } else {
+            (send, TAG_DATA)
+        };
+        let status = mpi::point_to_point::send_receive_into_with_tags(
+            message,
+            &next,
+            tag,
+            &mut *buf,
+            &prev,
+            any_tag(),
+        );
+        let now = t0.elapsed().as_secs_f64();
+        if status.tag() == TAG_DATA && !stopping {
+            lock(timings).push((last, now));
+        }
+        last = now;
+        if stopping {
+            break;
+        }
+    }
+    while prev.receive_into(&mut *buf).tag() != TAG_LAST {}
 }
 
 /// Locks a mutex of samples; a poisoned one (a thread panicked) still holds valid samples.

@@ -43,7 +43,7 @@ pub fn command_line(
 }
 
 /// [`command_line`] for a job of `ranks` ranks (`contention network --run`: one per
-/// communication end). `hosts` keeps its two-rank meaning (one rank on each).
+/// communication end, or a ring of `measure`). `hosts`, when given, holds one host per rank.
 pub fn command_line_ranks(
     ranks: usize,
     launcher: Launcher,
@@ -80,7 +80,7 @@ pub fn command_line_ranks(
             push(&format!("--ntasks={np}"));
             push("--cpu-bind=none");
             if let Some(h) = hosts {
-                push("--nodes=2");
+                push(&format!("--nodes={}", h.len()));
                 push("--ntasks-per-node=1");
                 push(&format!("--nodelist={}", h.join(",")));
             }

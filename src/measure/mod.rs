@@ -16,3 +16,4 @@ pub mod sampling;
 pub mod session;
 pub mod signals;
 pub mod topology;
+pub mod workload;

@@ -6,10 +6,11 @@
 //! calls MPI during the sweep; the main thread watches progress, stability, the watchdog and
 //! Ctrl-C, and never touches memory being measured.
 
+use super::comm::Pattern;
 use super::comm::{self, lock, Command};
-use super::kernel::Kernel;
 use super::memory;
 use super::sampling::{self, Timings};
+use super::workload::Workload;
 use crate::trace::{Phase, Plan, Sample, TracePoint};
 use hwlocality::cpu::binding::CpuBindingFlags;
 use hwlocality::cpu::cpuset::CpuSet;
@@ -56,7 +57,8 @@ enum Streams {
 pub struct Bench<'t> {
     pub topology: &'t Topology,
     pub plan: &'t Plan,
-    pub kernel: Kernel,
+    pub workload: Workload,
+    pub pattern: Pattern,
     /// Bytes each computing thread writes per iteration.
     pub buffer_bytes: usize,
     /// Bytes of one received message.
@@ -89,6 +91,7 @@ impl Bench<'_> {
         &self,
         points: &[u32],
         comm_buffer: &mut Bytes<'_>,
+        send_buffer: Option<&mut Bytes<'_>>,
         comp_buffers: Vec<Bytes<'_>>,
         mut phase: impl FnMut(u32, &str),
         mut done: impl FnMut(TracePoint) -> crate::Result<()>,
@@ -130,8 +133,12 @@ impl Bench<'_> {
                     }
                     let _ = finished.send(Ok(()));
                     let buf = memory::as_bytes(comm_buffer);
+                    let send: &[u8] = match send_buffer {
+                        Some(b) => memory::as_bytes(b),
+                        None => &[],
+                    };
                     while let Ok(Command::Stream { stop, timings, t0 }) = commands.recv() {
-                        comm::receive_stream(&world, buf, &stop, &timings, t0);
+                        comm::receive(&world, self.pattern, buf, send, &stop, &timings, t0);
                         let _ = finished.send(Ok(()));
                     }
                 })
@@ -213,7 +220,7 @@ impl PhaseCtx<'_, '_, '_> {
         let comp_timings: Vec<Mutex<Timings>> = (0..self.n).map(|_| Mutex::default()).collect();
         let comm_timings = Arc::new(Mutex::new(Timings::new()));
         let start = Instant::now();
-        let bytes_comp = Kernel::written(b.buffer_bytes) as u64;
+        let bytes_comp = b.workload.bytes_per_pass(b.buffer_bytes) as u64;
         let message = b.message_bytes as u64;
 
         if comm_on {
@@ -228,7 +235,7 @@ impl PhaseCtx<'_, '_, '_> {
         let outcome = std::thread::scope(|s| {
             let compute = comp_on.then(|| {
                 let (stop, timings, buffers, n) = (&stop, &comp_timings, self.buffers, self.n);
-                let kernel = b.kernel;
+                let workload = b.workload;
                 let pool = self.pool;
                 s.spawn(move || {
                     pool.broadcast(|ctx| {
@@ -240,7 +247,7 @@ impl PhaseCtx<'_, '_, '_> {
                         let mut value = 1u8;
                         while !stop.load(Ordering::Relaxed) {
                             let s = t0.elapsed().as_secs_f64();
-                            kernel.fill(&mut buf, value);
+                            workload.run(memory::as_bytes(&mut buf), value);
                             let e = t0.elapsed().as_secs_f64();
                             lock(&timings[i]).push((s, e));
                             value = value.wrapping_add(1);

@@ -8,7 +8,8 @@ use super::plan::{self, Planned, Request};
 use super::progress::{self, Progress};
 use super::run::{Abort, Bench, Sampling};
 use super::topology::Layout;
-use crate::cli::MeasureArgs;
+use super::workload::Workload;
+use crate::cli::{CommPattern, ComputeKernel, MeasureArgs};
 use crate::error::{Error, Result};
 use crate::io::{atomic, tidy_csv, trace_file};
 use crate::provenance::Provenance;
@@ -54,14 +55,43 @@ pub fn check_values(a: &MeasureArgs) -> Result<()> {
         }
     }
     if let Some(h) = &a.hosts {
-        if h.len() != 2 || h.iter().any(|x| x.trim().is_empty()) {
+        if h.len() != ranks(a) as usize || h.iter().any(|x| x.trim().is_empty()) {
             return bad(format!(
-                "--hosts {}: give exactly two host names, `A,B` (rank 0 measured on A)",
-                h.join(",")
+                "--hosts {}: give one host name per rank, {} here (`A,B`: rank 0, measured, on \
+                 A)",
+                h.join(","),
+                ranks(a)
             ));
         }
     }
     Ok(())
+}
+
+/// The computing threads' workload for `--kernel`.
+pub fn workload(k: ComputeKernel) -> Workload {
+    match k {
+        ComputeKernel::NtStore => Workload::NtStore(Kernel::detect()),
+        ComputeKernel::Copy => Workload::Copy,
+        ComputeKernel::Triad => Workload::Triad,
+    }
+}
+
+/// The pattern's name in the trace.
+pub fn pattern_name(p: CommPattern) -> &'static str {
+    match p {
+        CommPattern::Pong => "pong",
+        CommPattern::Pingpong => "pingpong",
+        CommPattern::Ring => "ring",
+    }
+}
+
+/// MPI ranks of the job: the ring's size, else 2.
+pub fn ranks(a: &MeasureArgs) -> u32 {
+    if a.pattern == CommPattern::Ring {
+        a.ranks
+    } else {
+        2
+    }
 }
 
 /// The trace path: `--output`, or `contention-HOST-numaC-M.json` here.
@@ -128,7 +158,8 @@ pub fn resolve(a: &MeasureArgs, layout: &Layout, sysfs: &Path) -> Result<Resolve
     let max_threads = planned.sweep.iter().copied().max().unwrap_or(1) as u64;
     let comp_free = memory::node_free_bytes(sysfs, planned.plan.comp_numa_os);
     let comm_free = memory::node_free_bytes(sysfs, planned.plan.comm_numa_os);
-    let message = a.message_size.0;
+    // Exchanging patterns also send from a buffer on the communication node.
+    let message = a.message_size.0 * if a.pattern == CommPattern::Pong { 1 } else { 2 };
     let same_node = a.numa.comp == a.numa.comm;
     let buffer = match a.buffer_size {
         Some(b) => b.0,
@@ -157,12 +188,15 @@ pub fn resolve(a: &MeasureArgs, layout: &Layout, sysfs: &Path) -> Result<Resolve
         comp_numa: a.numa.comp,
         comm_numa: a.numa.comm,
         cores: planned.sweep.clone(),
-        message_size_bytes: message,
+        message_size_bytes: a.message_size.0,
         buffer_bytes_per_core: buffer,
         max_phase_seconds: a.max_phase,
         stable_within: a.stable_within / 100.0,
         timeout_seconds: a.timeout,
         kernel: Kernel::detect().name().to_string(),
+        compute_kernel: workload(a.kernel).name().to_string(),
+        pattern: pattern_name(a.pattern).to_string(),
+        ranks: ranks(a),
         bind: !a.no_bind,
     };
     Ok(Resolved { planned, config })
@@ -217,15 +251,19 @@ pub fn describe_plan(layout: &Layout, r: &Resolved) -> String {
         );
     }
     let max = c.cores.iter().copied().max().unwrap_or(0) as usize;
-    out +=
-        &format!(
-        "computing   up to {max} thread(s), each on its own core, writing {} per iteration with \
-         {} non-temporal stores\n\
+    out += &format!(
+        "computing   up to {max} thread(s), each on its own core, running {} over {} per \
+         iteration ({} non-temporal stores for nt-store)\n\
          \x20           data on NUMA node {}{}\n",
+        c.compute_kernel,
         human_bytes(c.buffer_bytes_per_core),
         c.kernel,
         node(c.comp_numa),
-        if c.bind { "" } else { " (NOT bound: --no-bind)" }
+        if c.bind {
+            ""
+        } else {
+            " (NOT bound: --no-bind)"
+        }
     );
     out += "            cores in order: ";
     out += &p.compute[..max.min(p.compute.len())]
@@ -326,14 +364,26 @@ impl Rank0<'_> {
             c.message_size_bytes as usize,
             node(self.resolved.planned.plan.comm_numa_os),
         );
-        let (buffers, mut comm_buffer) = match (buffers, comm_buffer) {
-            (Ok(b), Ok(m)) => (b, m),
-            (Err(e), _) | (_, Err(e)) => return Err(fail(e, &path)),
+        let pattern = self.args.pattern;
+        let send_buffer = (pattern != CommPattern::Pong)
+            .then(|| {
+                memory::allocate(
+                    self.topology,
+                    c.message_size_bytes as usize,
+                    node(self.resolved.planned.plan.comm_numa_os),
+                )
+            })
+            .transpose();
+        let (buffers, mut comm_buffer, mut send_buffer) = match (buffers, comm_buffer, send_buffer)
+        {
+            (Ok(b), Ok(m), Ok(s)) => (b, m, s),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return Err(fail(e, &path)),
         };
         let bench = Bench {
             topology: self.topology,
             plan: &self.resolved.planned.plan,
-            kernel: Kernel::detect(),
+            workload: workload(self.args.kernel),
+            pattern,
             buffer_bytes: c.buffer_bytes_per_core as usize,
             message_bytes: c.message_size_bytes as usize,
             bind,
@@ -349,6 +399,7 @@ impl Rank0<'_> {
         let result = bench.sweep(
             &todo,
             &mut comm_buffer,
+            send_buffer.as_mut(),
             buffers,
             |n, phase| progress.borrow_mut().phase(n, phase),
             |point: TracePoint| {
@@ -396,8 +447,11 @@ impl Rank0<'_> {
         if o.buffer_bytes_per_core != n.buffer_bytes_per_core {
             return Err(differs("--buffer-size"));
         }
-        if o.kernel != n.kernel || o.bind != n.bind {
-            return Err(differs("kernel or binding (--no-bind)"));
+        if o.kernel != n.kernel || o.compute_kernel != n.compute_kernel || o.bind != n.bind {
+            return Err(differs("kernel or binding (--kernel, --no-bind)"));
+        }
+        if o.pattern != n.pattern || o.ranks != n.ranks {
+            return Err(differs("--pattern or --ranks"));
         }
         if old.plan != fresh.plan {
             return Err(differs("pinning plan (cores or --comm-core)"));
@@ -421,16 +475,17 @@ impl Rank0<'_> {
     }
 }
 
-/// One line for the log after a point.
+/// One line for the log after a point, with the loss ratios of Langguth et al. (alone over
+/// parallel bandwidth, the L_M and L_N of `contention overlap`).
 fn point_line(p: &TracePoint) -> String {
+    let (ca, cp) = (p.comp_alone.summary.median, p.comp_parallel.summary.median);
+    let (ma, mp) = (p.comm_alone.summary.median, p.comm_parallel.summary.median);
     format!(
-        "{:>3} cores: computations {:>9.1} MB/s alone, {:>9.1} in parallel; communications \
-         {:>8.1} MB/s alone, {:>8.1} in parallel",
+        "{:>3} cores: computations {ca:>9.1} MB/s alone, {cp:>9.1} in parallel (L_M {:.2}); \
+         communications {ma:>8.1} MB/s alone, {mp:>8.1} in parallel (L_N {:.2})",
         p.cores,
-        p.comp_alone.summary.median,
-        p.comp_parallel.summary.median,
-        p.comm_alone.summary.median,
-        p.comm_parallel.summary.median
+        ca / cp,
+        ma / mp
     )
 }
 

@@ -228,6 +228,9 @@ pub fn trace(
             stable_within: 0.01,
             timeout_seconds: 60.0,
             kernel: "avx512".into(),
+            compute_kernel: "nt-store".into(),
+            pattern: "pong".into(),
+            ranks: 2,
             bind: true,
         },
         plan: Plan {

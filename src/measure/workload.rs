@@ -1,0 +1,121 @@
+//! What each computing thread does per iteration: the paper's non-temporal memset (section
+//! 4.1.1), or, as Langguth, Cai and Sourouri ask in their future work, kernels that read as well
+//! as write: STREAM's copy and triad (McCalpin, "Memory Bandwidth and Machine Balance", 1995).
+//!
+//! Copy and triad use ordinary stores, as STREAM does, and count bytes as STREAM does: 16 per
+//! copied element, 24 per triad element. Their write-allocate reads are real memory traffic
+//! that this count leaves out, as STREAM's does, so their bandwidths are not comparable with
+//! the non-temporal memset's.
+
+use super::kernel::Kernel;
+use std::mem::MaybeUninit;
+
+/// The kernel of the computing threads (`measure --kernel`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    /// Non-temporal stores over the whole buffer, with the widest instructions the CPU has.
+    NtStore(Kernel),
+    /// `a[i] = b[i]` over the two halves of the buffer.
+    Copy,
+    /// `a[i] = b[i] + s * c[i]` over its three thirds.
+    Triad,
+}
+
+impl Workload {
+    /// The name recorded in the trace: `nt-store`, `copy`, `triad`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::NtStore(_) => "nt-store",
+            Workload::Copy => "copy",
+            Workload::Triad => "triad",
+        }
+    }
+
+    /// Bytes one [`Workload::run`] over a `len`-byte buffer moves.
+    pub fn bytes_per_pass(self, len: usize) -> usize {
+        let f = std::mem::size_of::<f64>();
+        match self {
+            Workload::NtStore(_) => Kernel::written(len),
+            Workload::Copy => 2 * f * (len / f / 2),
+            Workload::Triad => 3 * f * (len / f / 3),
+        }
+    }
+
+    /// One pass over `buf`; `pass` varies what is written so no pass can be skipped.
+    pub fn run(self, buf: &mut [u8], pass: u8) {
+        match self {
+            Workload::NtStore(kernel) => {
+                // SAFETY: `[u8]` and `[MaybeUninit<u8>]` have the same layout, and `fill` only
+                // writes initialised bytes, so `buf` stays initialised.
+                let raw = unsafe { &mut *(buf as *mut [u8] as *mut [MaybeUninit<u8>]) };
+                kernel.fill(raw, pass);
+            }
+            Workload::Copy | Workload::Triad => {
+                // SAFETY: every 8 initialised bytes are a valid f64; `align_to_mut` gives the
+                // aligned middle of the buffer.
+                let (_, f, _) = unsafe { buf.align_to_mut::<f64>() };
+                let s = f64::from(pass);
+                if self == Workload::Copy {
+                    let h = f.len() / 2;
+                    let (a, b) = f.split_at_mut(h);
+                    b[0] = s; // make every pass write something new
+                    a.copy_from_slice(&b[..h]);
+                } else {
+                    let n = f.len() / 3;
+                    let (a, rest) = f.split_at_mut(n);
+                    let (b, c) = rest.split_at(n);
+                    for ((a, b), c) in a.iter_mut().zip(b).zip(&c[..n]) {
+                        *a = b + s * c;
+                    }
+                }
+                std::hint::black_box(&*f);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_workload_computes_what_it_says() {
+        let mut buf = vec![0u8; 6 * 8 * 64];
+        let f = |buf: &mut [u8]| -> Vec<f64> {
+            buf.chunks_exact(8)
+                .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
+                .collect()
+        };
+        // Triad: b = 1, c = 2 in their thirds; a = b + pass * c.
+        let n = buf.len() / 8 / 3;
+        for (i, c) in buf.chunks_exact_mut(8).enumerate() {
+            let v: f64 = if i < n {
+                0.0
+            } else if i < 2 * n {
+                1.0
+            } else {
+                2.0
+            };
+            c.copy_from_slice(&v.to_ne_bytes());
+        }
+        Workload::Triad.run(&mut buf, 3);
+        assert!(f(&mut buf)[..n].iter().all(|&a| a == 7.0));
+        // Copy: the first half becomes the second.
+        Workload::Copy.run(&mut buf, 5);
+        let v = f(&mut buf);
+        let h = v.len() / 2;
+        assert_eq!(v[..h], v[h..]);
+        assert_eq!(v[h], 5.0);
+        // Non-temporal stores fill every byte.
+        Workload::NtStore(Kernel::detect()).run(&mut buf, 0xA5);
+        assert!(buf.iter().all(|&b| b == 0xA5));
+    }
+
+    #[test]
+    fn bytes_are_counted_as_stream_does() {
+        let len = 1 << 20;
+        assert_eq!(Workload::Copy.bytes_per_pass(len), len);
+        assert_eq!(Workload::Triad.bytes_per_pass(3 * 8 * 1000), 3 * 8 * 1000);
+        assert_eq!(Workload::NtStore(Kernel::Sse2).bytes_per_pass(100), 64);
+    }
+}
