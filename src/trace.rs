@@ -230,3 +230,18 @@ pub struct TidyRow {
     pub comp_parallel: f64,
     pub comm_parallel: f64,
 }
+
+impl TidyRow {
+    /// A predicted point of placement `comp_numa,comm_numa` as a row.
+    pub fn predicted(comp_numa: u32, comm_numa: u32, pt: &crate::model::Point) -> Self {
+        TidyRow {
+            comp_numa,
+            comm_numa,
+            cores: pt.cores,
+            comp_alone: pt.comp_alone,
+            comm_alone: pt.comm_alone,
+            comp_parallel: pt.comp_parallel,
+            comm_parallel: pt.comm_parallel,
+        }
+    }
+}

@@ -16,15 +16,9 @@ pub fn tidy_rows(placements: &[PlacementPrediction]) -> Vec<TidyRow> {
     placements
         .iter()
         .flat_map(|p| {
-            p.points.iter().map(|pt| TidyRow {
-                comp_numa: p.comp_numa,
-                comm_numa: p.comm_numa,
-                cores: pt.cores,
-                comp_alone: pt.comp_alone,
-                comm_alone: pt.comm_alone,
-                comp_parallel: pt.comp_parallel,
-                comm_parallel: pt.comm_parallel,
-            })
+            p.points
+                .iter()
+                .map(|pt| TidyRow::predicted(p.comp_numa, p.comm_numa, pt))
         })
         .collect()
 }

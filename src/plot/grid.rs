@@ -159,14 +159,8 @@ impl Grid {
         self.panels
             .iter()
             .flat_map(|p| {
-                p.model.iter().map(move |pt| TidyRow {
-                    comp_numa: p.placement.comp_numa,
-                    comm_numa: p.placement.comm_numa,
-                    cores: pt.cores,
-                    comp_alone: pt.comp_alone,
-                    comm_alone: pt.comm_alone,
-                    comp_parallel: pt.comp_parallel,
-                    comm_parallel: pt.comm_parallel,
+                p.model.iter().map(move |pt| {
+                    TidyRow::predicted(p.placement.comp_numa, p.placement.comm_numa, pt)
                 })
             })
             .collect()
