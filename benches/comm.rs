@@ -7,7 +7,8 @@
 //! aggregate. Target: the communication thread at >= 95% of the plain loop.
 
 use contention::cli::Launcher;
-use contention::measure::{comm, launch};
+use contention::measure::comm::{self, Pattern};
+use contention::measure::launch;
 use contention::stats;
 use mpi::environment::Threading;
 use mpi::point_to_point::{Destination, Source};
@@ -38,7 +39,7 @@ fn main() {
         for _ in 0..MESSAGES {
             world.process_at_rank(0).send(&buf[..]);
         }
-        comm::serve(&world, comm::Pattern::Pong, &buf, &mut []);
+        comm::serve(&world, Pattern::Pong, &buf, &mut []);
         return;
     }
     // Plain loop: main thread, back-to-back receives.
@@ -59,7 +60,7 @@ fn main() {
     std::thread::scope(|s| {
         s.spawn(|| {
             let world = SimpleCommunicator::world();
-            comm::receive_stream(&world, &mut buf, &stop, &timings, t0);
+            comm::receive(&world, Pattern::Pong, &mut buf, &[], &stop, &timings, t0);
         });
         while comm::lock(&timings).len() < MESSAGES {
             std::thread::sleep(Duration::from_millis(5));

@@ -105,23 +105,11 @@ pub fn shutdown(world: &SimpleCommunicator) {
     }
 }
 
-/// Rank 0: receive one stream into `buf` until `stop` is set, appending `(start, end)` of
-/// every message to `timings` (seconds since `t0`) as it completes, so the main thread can
-/// watch progress and stability while the stream runs. A message's start is the completion of
-/// the previous one (back to back, the receive is posted at once), the first one's the
-/// moment the stream was asked for.
-pub fn receive_stream(
-    world: &SimpleCommunicator,
-    buf: &mut [u8],
-    stop: &AtomicBool,
-    timings: &Mutex<Timings>,
-    t0: Instant,
-) {
-    receive(world, Pattern::Pong, buf, &[], stop, timings, t0);
-}
-
-/// Rank 0: one stream of `pattern`, receiving into `buf` (and, exchanging, sending `send`),
-/// timed as [`receive_stream`] times a pong.
+/// Rank 0: one stream of `pattern` until `stop` is set, receiving into `buf` (and, exchanging,
+/// sending `send`), appending `(start, end)` of every message received to `timings` (seconds
+/// since `t0`) as it completes, so the main thread can watch progress and stability while the
+/// stream runs. A message's start is the completion of the previous one (back to back, the
+/// receive is posted at once), the first one's the moment the stream was asked for.
 pub fn receive(
     world: &SimpleCommunicator,
     pattern: Pattern,

@@ -68,16 +68,6 @@ pub fn rounds(samples: &[Sample], threads: usize) -> Vec<f64> {
     (0..n).map(|k| per.iter().map(|v| v[k]).sum()).collect()
 }
 
-/// Rounds of a stream still running: every iteration but each thread's first.
-pub fn running_rounds(threads: &[Timings], bytes: u64) -> Vec<f64> {
-    let trimmed: Vec<Timings> = threads
-        .iter()
-        .map(|t| t.iter().skip(1).copied().collect())
-        .collect();
-    let all = samples_in(&trimmed, bytes, (f64::MIN, f64::MAX));
-    rounds(&all, threads.len())
-}
-
 /// Whether a stream's estimate is good enough to stop: at least [`MIN_ROUNDS`] rounds and
 /// the median's 95% interval within `tolerance` (relative half-width).
 pub fn is_stable(rounds: &[f64], tolerance: f64) -> bool {
@@ -160,11 +150,5 @@ mod tests {
             .map(|i| if i % 2 == 0 { 80.0 } else { 120.0 })
             .collect();
         assert!(!is_stable(&noisy, 0.01));
-    }
-
-    #[test]
-    fn running_rounds_skip_each_threads_first_iteration() {
-        let t = vec![vec![(0.0, 2.0), (2.0, 3.0), (3.0, 4.0)]];
-        assert_eq!(running_rounds(&t, 1_000_000), vec![1.0, 1.0]);
     }
 }
