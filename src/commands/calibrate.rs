@@ -2,7 +2,7 @@
 //! what was used and how well it fits, write the model file.
 
 use crate::calibrate::{self, Options, SideFit};
-use crate::cli::CalibrateArgs;
+use crate::cli::{CalibrateArgs, CsvTopology};
 use crate::error::Result;
 use crate::export;
 use crate::io::{inputs, output};
@@ -11,13 +11,10 @@ use crate::model::Params;
 pub fn run(args: &CalibrateArgs) -> Result<()> {
     let inputs = inputs::read_all(&args.inputs)?;
     let opts = Options {
-        numa_per_socket: args.topology.numa_per_socket,
-        numa_nodes: args.topology.numa_nodes,
-        cores_per_socket: args.topology.cores_per_socket,
         name: args.name.clone(),
         tolerance: args.tolerance,
         local_only: args.local_only,
-        date: crate::timestamp::now(),
+        ..options(&args.topology)
     };
     let (calibrated, notes) = calibrate::calibrate(&inputs, &opts)?;
     for note in &notes {
@@ -38,6 +35,17 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         eprintln!("wrote {}", path.display());
     }
     Ok(())
+}
+
+/// Calibration options with what the command line says of a CSV's machine, dated now.
+pub fn options(topology: &CsvTopology) -> Options {
+    Options {
+        numa_per_socket: topology.numa_per_socket,
+        numa_nodes: topology.numa_nodes,
+        cores_per_socket: topology.cores_per_socket,
+        date: crate::timestamp::now(),
+        ..Options::default()
+    }
 }
 
 /// Which placement and files a side came from, its parameters, and its fit.

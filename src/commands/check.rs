@@ -44,13 +44,9 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     let expected = model_file::load(&args.model)?;
     let data = inputs::read_all(&args.inputs)?;
     let opts = Options {
-        numa_per_socket: args.topology.numa_per_socket,
-        numa_nodes: args.topology.numa_nodes,
-        cores_per_socket: args.topology.cores_per_socket,
         name: Some(expected.machine.name.clone()),
-        tolerance: None,
         local_only: expected.remote.is_none(),
-        date: crate::timestamp::now(),
+        ..super::calibrate::options(&args.topology)
     };
     let (fitted, notes) = calibrate::calibrate(&data, &opts)?;
     for note in notes {
