@@ -4,6 +4,9 @@
 //!
 //! The figures are left in `target/tmp/plot-tests/<test>/` so a person can open them.
 
+mod common;
+
+use common::{contention, stderr};
 use contention::io::{model_file, tidy_csv, trace_file};
 use contention::model::{self, Placement};
 use contention::plot::data::Measurements;
@@ -17,7 +20,7 @@ use contention::trace::{
     Trace, TracePoint, TRACE_SCHEMA_VERSION,
 };
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// Real traces to draw instead of the synthetic ones, as paths relative to the crate root
 /// (e.g. `&["tests/data/trace-0-0.json"]`). Empty until `contention measure` has written one
@@ -26,17 +29,6 @@ use std::process::{Command, Output};
 const REAL_TRACES: &[&str] = &[];
 
 const MODEL: &str = "paper:henri-subnuma";
-
-fn contention(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_contention"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// A fresh directory for one test's figures, kept after the test for inspection.
 fn out_dir(name: &str) -> PathBuf {
