@@ -72,7 +72,6 @@ pub fn mape(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<f64> {
 /// Median, mean, sample standard deviation, extremes and count (NaN statistics when empty).
 pub fn summarize(values: &[f64]) -> Summary {
     let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
     let n = v.len();
     let mean = if n == 0 {
         f64::NAN

@@ -17,6 +17,7 @@ use hwlocality::cpu::cpuset::CpuSet;
 use hwlocality::memory::binding::Bytes;
 use hwlocality::Topology;
 use mpi::topology::SimpleCommunicator;
+use std::mem::take;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -282,8 +283,9 @@ impl PhaseCtx<'_, '_, '_> {
                 }
             }
         }
-        let comp_t: Vec<Timings> = comp_timings.iter().map(|m| lock(m).clone()).collect();
-        let comm_t = vec![lock(&comm_timings).clone()];
+        // Every stream has stopped: the timings are final and no longer shared.
+        let comp_t: Vec<Timings> = comp_timings.iter().map(|m| take(&mut *lock(m))).collect();
+        let comm_t = vec![take(&mut *lock(&comm_timings))];
         let obs = observe(streams, &comp_t, &comm_t, bytes_comp, message).ok_or_else(|| {
             Abort::Failed(format!(
                 "{} cores, {}: no steady-state sample within the phase; raise --max-phase or \
@@ -292,26 +294,20 @@ impl PhaseCtx<'_, '_, '_> {
                 phase_name(streams)
             ))
         })?;
-        let describe = |samples: &[Sample], threads: Vec<Timings>| {
-            let kept = samples.len();
+        let record = |samples: Vec<Sample>, threads: &[Timings]| {
             let total: usize = threads.iter().map(Vec::len).sum();
-            let rounds = sampling::rounds(samples, threads.len());
-            sampling::describe(
+            let rounds = sampling::rounds(&samples, threads.len());
+            let note = sampling::describe(
                 obs.window,
                 &rounds,
                 threads.len(),
-                total - kept,
+                total - samples.len(),
                 &stop_reason,
-            )
+            );
+            sampling::phase(samples, threads.len(), note)
         };
-        let comp = comp_on.then(|| {
-            let note = describe(&obs.comp, comp_t.clone());
-            sampling::phase(obs.comp.clone(), self.n, note)
-        });
-        let comm = comm_on.then(|| {
-            let note = describe(&obs.comm, comm_t.clone());
-            sampling::phase(obs.comm.clone(), 1, note)
-        });
+        let comp = comp_on.then(|| record(obs.comp, &comp_t));
+        let comm = comm_on.then(|| record(obs.comm, &comm_t));
         Ok((comp, comm))
     }
 
