@@ -4,8 +4,9 @@
 //!
 //! Protocol, all point to point between ranks 0 and 1:
 //! - rank 0 sends `STREAM` on [`TAG_CTRL`]; rank 1 sends [`TAG_DATA`] messages back to back;
-//! - to stop, rank 0 sends [`TAG_STOP`] and keeps receiving until rank 1 answers [`TAG_END`]
-//!   (rank 1 may be blocked in a rendezvous send that rank 0 must match first);
+//! - to stop, rank 0 posts a non-blocking [`TAG_STOP`] send and keeps receiving until rank 1
+//!   answers [`TAG_END`] (rank 1 may be blocked in a rendezvous send that rank 0 must match
+//!   first, and nothing guarantees that an 8-byte send is eager);
 //! - `SHUTDOWN` on [`TAG_CTRL`] ends rank 1's loop.
 //!
 //! The other patterns of Langguth et al. (`--pattern pingpong|ring`) exchange instead: every
@@ -133,8 +134,15 @@ pub fn receive(
         }
         last = now;
     }
-    rank1.send_with_tag(&0u64, TAG_STOP);
-    while rank1.receive_into(&mut *buf).tag() != TAG_END {}
+    // The stop request is sent without blocking: a blocking send may only return once rank
+    // 1 has matched it (an MPI library may send even 8 bytes by rendezvous), while rank 1 may
+    // itself be blocked in a rendezvous send of data that only our receives below complete.
+    let stop_value = 0u64;
+    mpi::request::scope(|scope| {
+        let request = rank1.immediate_send_with_tag(scope, &stop_value, TAG_STOP);
+        while rank1.receive_into(&mut *buf).tag() != TAG_END {}
+        request.wait();
+    });
 }
 
 fn exchange_rank0(

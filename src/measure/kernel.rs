@@ -67,15 +67,40 @@ impl Kernel {
         }
     }
 
+    /// Whether this CPU can run the kernel. A `Kernel` is a plain value anyone can name, so
+    /// [`Kernel::fill`] checks this before it runs wide instructions (a cached feature test:
+    /// one load per pass over a buffer of megabytes).
+    pub fn runs_here(self) -> bool {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => is_x86_feature_detected!("avx512f"),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => is_x86_feature_detected!("avx2"),
+            #[cfg(not(target_arch = "x86_64"))]
+            Kernel::Avx512 | Kernel::Avx2 | Kernel::Sse2 => false,
+            _ => true,
+        }
+    }
+
     /// Fills `buf` with `value`, bypassing the cache where the kernel can. Bytes past the
     /// largest multiple of 64 are left alone: buffers are page-sized multiples in practice,
     /// and the bandwidth is computed from the bytes actually written ([`Kernel::written`]).
+    ///
+    /// # Panics
+    /// When the CPU lacks the kernel's instructions ([`Kernel::runs_here`]): running them
+    /// would be undefined behaviour, and falling back silently would record a kernel that did
+    /// not run. [`Kernel::detect`] never gives such a kernel.
     pub fn fill(self, buf: &mut [MaybeUninit<u8>], value: u8) {
+        assert!(
+            self.runs_here(),
+            "the {} kernel needs instructions this CPU lacks; use Kernel::detect()",
+            self.name()
+        );
         let len = Self::written(buf.len());
         let ptr = buf.as_mut_ptr().cast::<u8>();
         match self {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `detect`/`supported` only return this kernel when the CPU has AVX-512F;
+            // SAFETY: `runs_here` (asserted above) confirmed AVX-512F on this CPU;
             // `ptr .. ptr+len` is inside `buf`, which we borrow mutably.
             Kernel::Avx512 => unsafe { x86::stream_avx512(ptr, len, value) },
             #[cfg(target_arch = "x86_64")]
@@ -204,6 +229,19 @@ mod tests {
                 bytes[3 + written..].iter().all(|&b| b == 0),
                 "{k:?} wrote past `written`"
             );
+        }
+    }
+
+    #[test]
+    fn a_kernel_the_cpu_lacks_panics_instead_of_running() {
+        for k in [Kernel::Avx512, Kernel::Avx2, Kernel::Sse2, Kernel::Portable] {
+            let supported = Kernel::supported().contains(&k);
+            assert_eq!(k.runs_here(), supported, "{k:?}");
+            let mut buf = vec![MaybeUninit::new(0u8); 256];
+            let ran =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| k.fill(&mut buf, 1)))
+                    .is_ok();
+            assert_eq!(ran, supported, "{k:?}");
         }
     }
 
