@@ -174,6 +174,15 @@ pub struct Phase {
     /// How the phase was sampled: its duration, why it stopped, what was discarded.
     pub sampling: String,
     pub samples: Vec<Sample>,
+    /// 95% confidence interval of `summary.median`, MB/s, with rounds treated as correlated
+    /// (batch medians); `None` with too few rounds, and in traces older than the field.
+    #[serde(default)]
+    pub ci95: Option<(f64, f64)>,
+    /// True when the phase stopped before its stopping rule was met (too few rounds, or an
+    /// interval wider than `config.stable_within`): its median is less trustworthy. False in
+    /// traces older than the field.
+    #[serde(default)]
+    pub unstable: bool,
 }
 
 /// Statistics of a phase's bandwidth, MB/s.

@@ -108,6 +108,8 @@ fn comp_phase(rng: &mut Lcg, cores: u32, total: f64, outlier: bool) -> Phase {
         summary: summary(&totals, samples.len()),
         sampling: "synthetic: 5 iterations per thread".into(),
         samples,
+        ci95: None,
+        unstable: false,
     }
 }
 
@@ -126,6 +128,8 @@ fn comm_phase(rng: &mut Lcg, mbps: f64, outlier: bool) -> Phase {
         summary: summary(&values, values.len()),
         sampling: "synthetic: 10 messages".into(),
         samples,
+        ci95: None,
+        unstable: false,
     }
 }
 

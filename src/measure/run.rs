@@ -304,7 +304,7 @@ impl PhaseCtx<'_, '_, '_> {
                 total - samples.len(),
                 &stop_reason,
             );
-            sampling::phase(samples, threads.len(), note)
+            sampling::phase(samples, threads.len(), note, b.sampling.stable_within)
         };
         let comp = comp_on.then(|| record(obs.comp, &comp_t));
         let comm = comm_on.then(|| record(obs.comm, &comm_t));

@@ -68,17 +68,67 @@ pub fn rounds(samples: &[Sample], threads: usize) -> Vec<f64> {
     (0..n).map(|k| per.iter().map(|v| v[k]).sum()).collect()
 }
 
-/// Whether a stream's estimate is good enough to stop: at least [`MIN_ROUNDS`] rounds and
-/// the median's 95% interval within `tolerance` (relative half-width).
-pub fn is_stable(rounds: &[f64], tolerance: f64) -> bool {
-    rounds.len() >= MIN_ROUNDS && stats::relative_ci95(rounds).is_some_and(|r| r <= tolerance)
+/// Student's t quantile 0.975 for 1..=20 degrees of freedom.
+const T975: [f64; 20] = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+    2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+];
+
+/// 95% confidence interval of the median of `rounds`, treating consecutive rounds as
+/// correlated: a memory controller's refresh, a page-table walk or a neighbour's burst slows
+/// several rounds in a row, and an interval that assumes independent rounds is then too
+/// narrow and stops a phase too early.
+///
+/// Non-overlapping batch means (Schmeiser, "Batch size effects in the analysis of simulation
+/// output", Operations Research 30(3), 1982; Law, *Simulation Modeling and Analysis*, 5th ed.,
+/// section 9.5.3), with batch medians for robustness: the rounds are cut into `b = sqrt(n)`
+/// batches (4 to 20; the oldest leftover rounds dropped), and the half-width is `t(b-1) *
+/// sd(batch medians) / sqrt(b)`. The interval is the wider of that one, centred on the median,
+/// and the distribution-free order-statistic interval of [`stats::median_ci95`], which still
+/// catches a spread that batches average away (rounds alternating fast and slow).
+///
+/// `None` below [`MIN_ROUNDS`] rounds.
+pub fn median_interval(rounds: &[f64]) -> Option<(f64, f64)> {
+    let n = rounds.len();
+    if n < MIN_ROUNDS {
+        return None;
+    }
+    let median = stats::median(rounds)?;
+    let (os_lo, os_hi) = stats::median_ci95(rounds)?;
+    let b = ((n as f64).sqrt() as usize).clamp(4, 20).min(n / 2);
+    let m = n / b;
+    let medians: Vec<f64> = rounds[n - b * m..]
+        .chunks_exact(m)
+        .filter_map(stats::median)
+        .collect();
+    let mean = medians.iter().sum::<f64>() / b as f64;
+    let var = medians.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (b - 1) as f64;
+    let half = T975[b - 2] * (var / b as f64).sqrt();
+    Some((os_lo.min(median - half), os_hi.max(median + half)))
 }
 
-/// The phase record: summary of the rounds, the kept samples, and how it was sampled.
-pub fn phase(samples: Vec<Sample>, threads: usize, sampling: String) -> Phase {
+/// Half-width of [`median_interval`] relative to the median.
+pub fn relative_half_width(rounds: &[f64]) -> Option<f64> {
+    let (lo, hi) = median_interval(rounds)?;
+    let m = stats::median(rounds)?;
+    (m > 0.0).then(|| (hi - lo) / 2.0 / m)
+}
+
+/// Whether a stream's estimate is good enough to stop: at least [`MIN_ROUNDS`] rounds and
+/// the median's 95% interval ([`median_interval`]) within `tolerance` (relative half-width).
+pub fn is_stable(rounds: &[f64], tolerance: f64) -> bool {
+    rounds.len() >= MIN_ROUNDS && relative_half_width(rounds).is_some_and(|r| r <= tolerance)
+}
+
+/// The phase record: summary of the rounds, their interval, the kept samples, how it was
+/// sampled, and whether it met the stopping rule of `tolerance` (else it is flagged
+/// unstable, whatever the reason it stopped).
+pub fn phase(samples: Vec<Sample>, threads: usize, sampling: String, tolerance: f64) -> Phase {
     let r = rounds(&samples, threads);
     Phase {
         summary: stats::summarize(&r),
+        ci95: median_interval(&r),
+        unstable: !is_stable(&r, tolerance),
         sampling,
         samples,
     }
@@ -92,10 +142,10 @@ pub fn describe(
     dropped: usize,
     stop: &str,
 ) -> String {
-    let ci = stats::relative_ci95(rounds)
-        .map_or("too few rounds for a 95% interval".to_string(), |r| {
-            format!("median 95% CI +-{:.2}%", 100.0 * r)
-        });
+    let ci = relative_half_width(rounds).map_or(
+        format!("fewer than {MIN_ROUNDS} rounds: no 95% interval, unstable"),
+        |r| format!("median 95% CI +-{:.2}% (batch medians)", 100.0 * r),
+    );
     format!(
         "steady window {:.3}..{:.3} s ({:.3} s); {} rounds of {} thread(s) kept, {} \
          iterations outside the window dropped; {}; stopped: {}",
@@ -150,5 +200,50 @@ mod tests {
             .map(|i| if i % 2 == 0 { 80.0 } else { 120.0 })
             .collect();
         assert!(!is_stable(&noisy, 0.01));
+    }
+
+    #[test]
+    fn correlated_rounds_widen_the_interval() {
+        // The same 32 values, once shuffled (independent-looking), once as four slow then
+        // fast runs of 8 (correlated): batch medians must widen the second interval.
+        let slow_fast = |i: usize| {
+            if (i / 4).is_multiple_of(2) {
+                98.0
+            } else {
+                102.0
+            }
+        };
+        let interleaved: Vec<f64> = (0..32).map(|i| slow_fast(i * 4 % 32 + i / 8)).collect();
+        let runs: Vec<f64> = (0..32).map(|i| slow_fast(i / 2)).collect();
+        let mut a = interleaved.clone();
+        let mut b = runs.clone();
+        a.sort_by(f64::total_cmp);
+        b.sort_by(f64::total_cmp);
+        assert_eq!(a, b, "same values");
+        let wi = relative_half_width(&interleaved).unwrap();
+        let wr = relative_half_width(&runs).unwrap();
+        assert!(wr > wi, "runs {wr} vs interleaved {wi}");
+        let (lo, hi) = median_interval(&runs).unwrap();
+        assert!(lo < 100.0 && hi > 100.0);
+        assert_eq!(median_interval(&[100.0; 7]), None);
+    }
+
+    #[test]
+    fn a_phase_short_of_rounds_is_flagged_unstable() {
+        let samples = |n: usize| -> Vec<Sample> {
+            (0..n)
+                .map(|i| Sample {
+                    thread: 0,
+                    start: i as f64,
+                    end: i as f64 + 1.0,
+                    mbps: 100.0,
+                })
+                .collect()
+        };
+        let short = phase(samples(MIN_ROUNDS - 1), 1, String::new(), 0.01);
+        assert!(short.unstable && short.ci95.is_none());
+        let enough = phase(samples(MIN_ROUNDS), 1, String::new(), 0.01);
+        assert!(!enough.unstable);
+        assert_eq!(enough.ci95, Some((100.0, 100.0)));
     }
 }

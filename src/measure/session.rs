@@ -475,18 +475,51 @@ impl Rank0<'_> {
     }
 }
 
-/// One line for the log after a point, with the loss ratios of Langguth et al. (alone over
+/// One line for the log after a point: each median with its 95% interval as a relative
+/// half-width (`?` when too few rounds gave none), `UNSTABLE` after a phase that stopped
+/// before its stopping rule was met, and the loss ratios of Langguth et al. (alone over
 /// parallel bandwidth, the L_M and L_N of `contention overlap`).
-fn point_line(p: &TracePoint) -> String {
+pub fn point_line(p: &TracePoint) -> String {
     let (ca, cp) = (p.comp_alone.summary.median, p.comp_parallel.summary.median);
     let (ma, mp) = (p.comm_alone.summary.median, p.comm_parallel.summary.median);
+    let phases = [
+        ("computations alone", &p.comp_alone),
+        ("computations in parallel", &p.comp_parallel),
+        ("communications alone", &p.comm_alone),
+        ("communications in parallel", &p.comm_parallel),
+    ];
+    let unstable: Vec<&str> = phases
+        .iter()
+        .filter(|(_, ph)| ph.unstable)
+        .map(|(name, _)| *name)
+        .collect();
+    let flag = if unstable.is_empty() {
+        String::new()
+    } else {
+        format!(" UNSTABLE: {}", unstable.join(", "))
+    };
     format!(
-        "{:>3} cores: computations {ca:>9.1} MB/s alone, {cp:>9.1} in parallel (L_M {:.2}); \
-         communications {ma:>8.1} MB/s alone, {mp:>8.1} in parallel (L_N {:.2})",
+        "{:>3} cores: computations {ca:>9.1} {} MB/s alone, {cp:>9.1} {} in parallel (L_M \
+         {:.2}); communications {ma:>8.1} {} MB/s alone, {mp:>8.1} {} in parallel (L_N \
+         {:.2}){flag}",
         p.cores,
+        half_width(&p.comp_alone),
+        half_width(&p.comp_parallel),
         ca / cp,
+        half_width(&p.comm_alone),
+        half_width(&p.comm_parallel),
         ma / mp
     )
+}
+
+/// `+-0.4%`: the phase's 95% interval as a relative half-width, `+-?` without one.
+fn half_width(p: &crate::trace::Phase) -> String {
+    match p.ci95 {
+        Some((lo, hi)) if p.summary.median > 0.0 => {
+            format!("+-{:.1}%", 50.0 * (hi - lo) / p.summary.median)
+        }
+        _ => "+-?".into(),
+    }
 }
 
 /// Writes the trace and its CSV, atomically, marking it complete when no core count is left.
@@ -503,4 +536,41 @@ fn save(path: &Path, trace: &mut Trace) -> Result<()> {
         &csv_path(path),
         tidy_csv::to_string(&trace.tidy_rows()).as_bytes(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::Phase;
+
+    fn phase(median: f64, ci95: Option<(f64, f64)>, unstable: bool) -> Phase {
+        Phase {
+            summary: crate::stats::summarize(&[median]),
+            sampling: String::new(),
+            samples: Vec::new(),
+            ci95,
+            unstable,
+        }
+    }
+
+    #[test]
+    fn the_log_line_shows_intervals_and_flags_unstable_phases() {
+        let p = TracePoint {
+            cores: 4,
+            comp_alone: phase(1000.0, Some((990.0, 1010.0)), false),
+            comm_alone: phase(500.0, None, true),
+            comp_parallel: phase(800.0, Some((780.0, 820.0)), false),
+            comm_parallel: phase(400.0, Some((396.0, 404.0)), false),
+        };
+        let line = point_line(&p);
+        assert!(line.contains("1000.0 +-1.0% MB/s alone"), "{line}");
+        assert!(line.contains("800.0 +-2.5% in parallel"), "{line}");
+        assert!(line.contains("500.0 +-? MB/s alone"), "{line}");
+        assert!(line.ends_with("UNSTABLE: communications alone"), "{line}");
+        let stable = TracePoint {
+            comm_alone: phase(500.0, Some((495.0, 505.0)), false),
+            ..p
+        };
+        assert!(!point_line(&stable).contains("UNSTABLE"));
+    }
 }

@@ -501,6 +501,8 @@ mod tests {
             },
             sampling: "summary only".into(),
             samples: Vec::new(),
+            ci95: None,
+            unstable: false,
         };
         let b = BoxStats::of_phase(4, Mode::Alone, &phase, 4.0);
         assert!(!b.from_samples);

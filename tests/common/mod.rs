@@ -184,6 +184,8 @@ fn phase(value: f64, threads: u32, samples: usize, rel_spread: f64, rng: &mut Sp
             n * 0.01
         ),
         samples,
+        ci95: None,
+        unstable: false,
     }
 }
 
