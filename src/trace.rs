@@ -27,6 +27,101 @@ pub struct Trace {
     pub complete: bool,
     /// One point per measured core count, ascending.
     pub points: Vec<TracePoint>,
+    /// How the messages travelled: intra-node copies or a network. `None` in traces older
+    /// than the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<Transport>,
+    /// Where rank 1 (the sender) ran and where its send buffer lay, as it reported them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender: Option<SenderPlacement>,
+    /// Kernel and system settings that change memory bandwidth, read when the run started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<MachineSettings>,
+    /// Where the pages of rank 0's buffers lay after allocation, read back from the kernel.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub buffers: Vec<BufferPages>,
+}
+
+/// Whether the measured messages crossed a network card or were copies inside one node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TransportKind {
+    /// Both ranks on one host: the MPI library copies through shared memory (CMA, XPMEM or
+    /// copy-in/copy-out), moving 2-3 times the message bytes through memory, with CPU cores
+    /// doing the copies; not the DMA of a network card the paper's model describes.
+    IntraNode,
+    /// Rank 1 on another host: messages arrive through the network card's DMA.
+    Network,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Transport {
+    pub kind: TransportKind,
+    /// Host of each rank, rank 0 first.
+    pub hosts: Vec<String>,
+}
+
+/// Rank 1's placement as it reported it after binding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SenderPlacement {
+    pub host: String,
+    /// PU (OS index) rank 1 was bound to; `None` when it was not bound (another host, no
+    /// free core, or `--no-bind`).
+    pub pu_os: Option<u32>,
+    /// Why that PU, or why none.
+    pub reason: String,
+    /// CPUs (OS indices) rank 1 was seen running on.
+    pub ran_on: Vec<u32>,
+    /// Where its send buffer's pages lay.
+    pub buffer: BufferPages,
+}
+
+/// Where a buffer's pages lie, from the kernel's page tables (`move_pages` in query mode).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BufferPages {
+    /// `computation 3`, `communication`, `send`.
+    pub buffer: String,
+    /// NUMA node (OS index) it was bound to; `None` when unbound.
+    pub bound_to: Option<u32>,
+    pub pages: u64,
+    /// Pages per NUMA node (OS index).
+    pub on_nodes: std::collections::BTreeMap<u32, u64>,
+    /// Pages whose location the kernel did not report (not present, or no `move_pages`).
+    pub unknown: u64,
+}
+
+/// Settings of the node that change what memory bandwidth is measured. Each is `None` when
+/// it could not be read (another OS, a container hiding `/sys`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MachineSettings {
+    /// Transparent huge pages mode: `always`, `madvise` or `never`.
+    pub transparent_hugepages: Option<String>,
+    /// Automatic NUMA balancing (`/proc/sys/kernel/numa_balancing`): when on, the kernel may
+    /// move pages away from the node they were bound to while the run measures.
+    pub numa_balancing: Option<bool>,
+    /// CPU frequency governors in use, with how many CPUs use each.
+    pub cpu_governors: std::collections::BTreeMap<String, u32>,
+    /// Sub-NUMA clustering (SNC, Cluster-on-Die, NPS>1): more than one NUMA node per socket.
+    pub sub_numa_clustering: Option<bool>,
+    /// CPUs and NUMA nodes the process may use (`/proc/self/status`), and those online.
+    pub cpus_allowed: Option<String>,
+    pub cpus_online: Option<String>,
+    pub mems_allowed: Option<String>,
+    pub mems_online: Option<String>,
+    /// True when the allowed CPUs or nodes are fewer than those online (a batch job's or a
+    /// container's cpuset).
+    pub restricted_cpuset: bool,
+}
+
+/// The CPUs a thread was seen running on during a point (`sched_getcpu` after every
+/// iteration).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadCpus {
+    /// `computation 0`, `communication`.
+    pub thread: String,
+    /// The PU (OS index) it was bound to; `None` with `--no-bind`.
+    pub bound_to: Option<u32>,
+    pub ran_on: Vec<u32>,
 }
 
 /// The measured node as hwloc describes it.
@@ -163,6 +258,10 @@ pub struct TracePoint {
     /// Computations while communications run; with `comm_parallel`, the same time window.
     pub comp_parallel: Phase,
     pub comm_parallel: Phase,
+    /// The CPUs each thread of rank 0 ran on during the point. Empty in traces older than
+    /// the field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ran_on: Vec<ThreadCpus>,
 }
 
 /// One stream in one phase: the samples kept (steady state only) and their summary.

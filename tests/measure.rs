@@ -117,6 +117,37 @@ fn a_real_run_on_node_0_gives_a_complete_trace() {
     // ... and after the alone phases, on the point's clock.
     assert!(span(&p.comp_alone).1 <= c.0 && span(&p.comm_alone).1 <= m.0);
 
+    // The trace says what it measured: intra-node copies, where every page and thread was.
+    use contention::trace::TransportKind;
+    let transport = t.transport.as_ref().expect("transport recorded");
+    assert_eq!(transport.kind, TransportKind::IntraNode);
+    assert_eq!(transport.hosts, t.mpi.hosts);
+    let node = t.plan.comp_numa_os;
+    assert_eq!(t.buffers.len(), 2, "{:?}", t.buffers);
+    for b in &t.buffers {
+        assert_eq!(b.bound_to, Some(node), "{b:?}");
+        assert_eq!(b.on_nodes.get(&node), Some(&b.pages), "{b:?}");
+    }
+    let sender = t.sender.as_ref().expect("rank 1 reported");
+    assert!(
+        !sender.ran_on.is_empty() && sender.buffer.pages > 0,
+        "{sender:?}"
+    );
+    let ran: Vec<_> = p
+        .ran_on
+        .iter()
+        .map(|r| (r.thread.as_str(), r.bound_to))
+        .collect();
+    assert_eq!(
+        ran,
+        [
+            ("computation 0", Some(t.plan.compute[0].pu_os)),
+            ("communication", Some(t.plan.comm.pu_os))
+        ]
+    );
+    assert!(p.ran_on.iter().all(|r| r.ran_on == [r.bound_to.unwrap()]));
+    assert!(t.settings.is_some());
+
     let csv = std::fs::read_to_string(out.with_extension("csv")).unwrap();
     let rows = contention::io::tidy_csv::parse(&csv, "t.csv").unwrap();
     assert_eq!(
@@ -195,6 +226,9 @@ fn dry_run_plans_without_measuring() {
     assert!(plan.contains("mlx4_0"), "{plan}");
     assert!(plan.contains("cores in order: 0 (PU P#"), "{plan}");
     assert!(plan.contains("NUMA node L#1"), "{plan}");
+    assert!(plan.contains("transport   intra-node"), "{plan}");
+    // 2 sockets x 6 cores: the sender takes the last core of the second socket.
+    assert!(plan.contains("sender      rank 1 on core 11"), "{plan}");
 }
 
 /// Pids of the processes whose environment says they are MPI rank `rank` of a job writing

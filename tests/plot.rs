@@ -154,6 +154,7 @@ fn synthetic_trace(comp_numa: u32, comm_numa: u32) -> Trace {
             comm_alone: comm_phase(&mut rng, p.comm_alone, false),
             comp_parallel: comp_phase(&mut rng, p.cores, p.comp_parallel, p.cores == 6),
             comm_parallel: comm_phase(&mut rng, p.comm_parallel, p.cores == 12),
+            ran_on: Vec::new(),
         })
         .collect();
     let slot = |core: u32| CoreSlot {
@@ -214,6 +215,10 @@ fn synthetic_trace(comp_numa: u32, comm_numa: u32) -> Trace {
         updated_at: "2025-01-01T00:10:00Z".into(),
         complete: true,
         points,
+        transport: None,
+        sender: None,
+        settings: None,
+        buffers: Vec::new(),
     }
 }
 

@@ -3,8 +3,8 @@
 use crate::cli::{CommPattern, MeasureArgs, NetworkArgs, PenaltiesArg, TableOrJson};
 use crate::error::{Error, Result};
 use crate::measure::session::{self, Rank0};
-use crate::measure::{comm, launch, progress, run::Abort, signals, topology};
-use crate::trace::MpiInfo;
+use crate::measure::{comm, launch, progress, run::Abort, sender, settings, signals, topology};
+use crate::trace::{MpiInfo, SenderPlacement, TransportKind};
 use mpi::environment::Threading;
 use mpi::topology::Communicator;
 use std::path::Path;
@@ -49,7 +49,23 @@ fn dry_run(args: &MeasureArgs) -> Result<()> {
         Path::new(SYSFS)
     };
     let resolved = session::resolve(args, &layout, sysfs)?;
-    print!("{}", session::describe_plan(&layout, &resolved));
+    let hosts = args
+        .hosts
+        .clone()
+        .unwrap_or_else(|| vec![layout.hostname.clone()]);
+    let settings = args
+        .topology
+        .is_none()
+        .then(|| settings::read_settings(Path::new("/"), Some(layout.numa_per_socket())));
+    print!(
+        "{}",
+        session::describe_plan(
+            &layout,
+            &resolved,
+            &session::transport(&hosts),
+            settings.as_ref()
+        )
+    );
     Ok(())
 }
 
@@ -122,13 +138,35 @@ fn as_rank(args: &MeasureArgs) -> Result<()> {
     if world.rank() != 0 {
         use mpi::point_to_point::Destination;
         world.process_at_rank(0).send(name.as_bytes());
-        let message = vec![1u8; args.message_size.0 as usize];
+        let Some((pu, node)) = comm::await_placement(&world) else {
+            return Ok(());
+        };
+        let size = args.message_size.0 as usize;
+        let topo = topology::load_this_machine();
+        let (report, mut placed) = match &topo {
+            Ok(t) => sender::place(t, &name, size, pu, node),
+            Err(e) => (Err(e.to_string()), None),
+        };
+        comm::report(
+            &world,
+            serde_json::to_string(&report)
+                .unwrap_or_default()
+                .as_bytes(),
+        );
+        let fallback;
+        let message: &[u8] = match placed.as_mut() {
+            Some(b) => crate::measure::memory::as_bytes(b),
+            None => {
+                fallback = vec![1u8; size];
+                &fallback
+            }
+        };
         let mut receive = if args.pattern == CommPattern::Pong {
             Vec::new()
         } else {
-            vec![0u8; args.message_size.0 as usize]
+            vec![0u8; size]
         };
-        comm::serve(&world, args.pattern, &message, &mut receive);
+        comm::serve(&world, args.pattern, message, &mut receive);
         return Ok(());
     }
     use mpi::point_to_point::Source;
@@ -148,7 +186,7 @@ fn as_rank(args: &MeasureArgs) -> Result<()> {
     // Whatever happens on rank 0, even a bug that panics, the other ranks must be told to
     // stop, or every rank would wait for the others in MPI_Finalize.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        rank0(args, mpi_info, interrupted)
+        rank0(args, mpi_info, interrupted, &world)
     }));
     comm::shutdown(&world);
     result.unwrap_or_else(|_| {
@@ -164,22 +202,32 @@ fn rank0(
     args: &MeasureArgs,
     mpi: MpiInfo,
     interrupted: &'static std::sync::atomic::AtomicBool,
+    world: &mpi::topology::SimpleCommunicator,
 ) -> Result<()> {
     let topo = topology::load_this_machine()?;
     let layout = topology::layout(&topo);
     let resolved = session::resolve(args, &layout, Path::new(SYSFS))?;
     session::check_output(args, &session::output_path(args, &layout.hostname))?;
+    let transport = session::transport(&mpi.hosts);
+    let settings = settings::read_settings(Path::new("/"), Some(layout.numa_per_socket()));
     let mode =
         progress::Mode::from_env_or_terminal(std::env::var(launch::PROGRESS_ENV).ok(), args.quiet);
     if mode != progress::Mode::Quiet {
-        eprint!("{}", session::describe_plan(&layout, &resolved));
+        eprint!(
+            "{}",
+            session::describe_plan(&layout, &resolved, &transport, Some(&settings))
+        );
     }
+    let sender = place_sender(args, &resolved, transport.kind, world)?;
     let r0 = Rank0 {
         args,
         topology: &topo,
         layout: &layout,
         resolved,
         mpi,
+        transport,
+        sender: Some(sender),
+        settings: Some(settings),
         progress: mode,
         interrupted,
     };
@@ -203,4 +251,52 @@ fn rank0(
             format!("{why} (finished points, if any, are in {})", path.display()),
         )),
     }
+}
+
+/// Places every other rank (only rank 1 is pinned, and only when it shares this host and
+/// binding is on) and checks rank 1's report: it ran where asked, its buffer lies where
+/// asked.
+fn place_sender(
+    args: &MeasureArgs,
+    resolved: &session::Resolved,
+    transport: TransportKind,
+    world: &mpi::topology::SimpleCommunicator,
+) -> Result<SenderPlacement> {
+    let plan = &resolved.sender;
+    let (pu, node, reason) = if args.no_bind {
+        (None, None, "not pinned: --no-bind".to_string())
+    } else if transport == TransportKind::Network {
+        (
+            None,
+            None,
+            "another host: not pinned by this tool (its memory is not the measured one)".into(),
+        )
+    } else {
+        (
+            plan.slot.map(|s| s.pu_os),
+            plan.numa.map(|(_, os)| os),
+            plan.reason.clone(),
+        )
+    };
+    let mut sender = None;
+    for r in 1..world.size() {
+        let (pu, node) = if r == 1 { (pu, node) } else { (None, None) };
+        let bytes = comm::place(world, r, pu, node);
+        let report: std::result::Result<SenderPlacement, String> = serde_json::from_slice(&bytes)
+            .map_err(|e| {
+            Error::Failed(format!(
+                "rank {r} sent an unreadable placement report ({e})"
+            ))
+        })?;
+        let report = report.map_err(|e| Error::Failed(format!("rank {r}: {e}")))?;
+        if r == 1 {
+            sender = Some(report);
+        }
+    }
+    let mut sender = sender.ok_or_else(|| Error::Failed("no rank 1".into()))?;
+    sender.reason = reason;
+    if !args.no_bind {
+        sender::check(&sender).map_err(Error::Failed)?;
+    }
+    Ok(sender)
 }

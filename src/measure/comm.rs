@@ -52,6 +52,39 @@ fn neighbours(
 
 const CMD_STREAM: u64 = 1;
 const CMD_SHUTDOWN: u64 = 2;
+const CMD_PLACE: u64 = 3;
+/// "No value" in a placement message.
+const UNSET: u64 = u64::MAX;
+
+/// Rank 0, before the sweep: tells rank `r` which PU to bind to and on which NUMA node (OS
+/// indices) to put its send buffer, and returns its report (see [`await_placement`]).
+pub fn place(world: &SimpleCommunicator, r: i32, pu: Option<u32>, node: Option<u32>) -> Vec<u8> {
+    let peer = world.process_at_rank(r);
+    let opt = |v: Option<u32>| v.map_or(UNSET, u64::from);
+    peer.send_with_tag(&[CMD_PLACE, opt(pu), opt(node)][..], TAG_CTRL);
+    peer.receive_vec_with_tag::<u8>(TAG_CTRL).0
+}
+
+/// Every rank but 0, first thing: the placement rank 0 asks for, `(pu, node)`, or `None`
+/// when rank 0 says shut down instead (it failed before the sweep). The rank answers with
+/// [`report`].
+pub fn await_placement(world: &SimpleCommunicator) -> Option<(Option<u32>, Option<u32>)> {
+    let (msg, _) = world
+        .process_at_rank(0)
+        .receive_vec_with_tag::<u64>(TAG_CTRL);
+    let get = |i: usize| {
+        msg.get(i)
+            .copied()
+            .filter(|&v| v != UNSET)
+            .and_then(|v| u32::try_from(v).ok())
+    };
+    (msg.first() == Some(&CMD_PLACE)).then(|| (get(1), get(2)))
+}
+
+/// Every rank but 0: sends rank 0 its placement report.
+pub fn report(world: &SimpleCommunicator, bytes: &[u8]) {
+    world.process_at_rank(0).send_with_tag(bytes, TAG_CTRL);
+}
 
 /// Every rank but 0: serve streams of `message` in `pattern` until rank 0 says shut down;
 /// `receive` takes what an exchange brings in.

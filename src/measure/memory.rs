@@ -5,9 +5,11 @@
 //! of the streaming speed on the development machine) never enter a measurement.
 
 use crate::error::{Error, Result};
+use crate::trace::BufferPages;
 use hwlocality::memory::binding::{Bytes, MemoryBindingFlags, MemoryBindingPolicy};
 use hwlocality::memory::nodeset::NodeSet;
 use hwlocality::Topology;
+use std::collections::BTreeMap;
 use std::mem::MaybeUninit;
 use std::path::Path;
 
@@ -94,6 +96,107 @@ pub fn as_bytes<'b>(buf: &'b mut Bytes<'_>) -> &'b mut [u8] {
     unsafe { std::slice::from_raw_parts_mut(ptr, len) }
 }
 
+/// Pages per node and pages of unknown location, from `move_pages` statuses (a node index,
+/// or a negative errno such as `-ENOENT` for a page not present).
+pub fn count_statuses(statuses: &[i32]) -> (BTreeMap<u32, u64>, u64) {
+    let mut on = BTreeMap::new();
+    let mut unknown = 0;
+    for &s in statuses {
+        match u32::try_from(s) {
+            Ok(node) => *on.entry(node).or_insert(0) += 1,
+            Err(_) => unknown += 1,
+        }
+    }
+    (on, unknown)
+}
+
+/// Where the pages of `buf` lie, read back from the kernel (`move_pages` with no target
+/// nodes only reports each page's node). `bound_to` is what was asked, for the record.
+pub fn page_locations(name: &str, buf: &[u8], bound_to: Option<u32>) -> BufferPages {
+    // SAFETY: sysconf has no preconditions.
+    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+    let start = buf.as_ptr() as usize & !(page - 1);
+    let end = buf.as_ptr() as usize + buf.len();
+    let pages: Vec<usize> = (start..end).step_by(page).collect();
+    let mut statuses = vec![-1i32; pages.len()];
+    for (addrs, status) in pages.chunks(4096).zip(statuses.chunks_mut(4096)) {
+        let ptrs: Vec<*mut libc::c_void> = addrs.iter().map(|&a| a as *mut libc::c_void).collect();
+        // SAFETY: query mode (null `nodes`): the kernel only reads `ptrs` and writes one int
+        // per page into `status`, both `ptrs.len()` long; pid 0 is this process, whose pages
+        // these are.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_move_pages,
+                0,
+                ptrs.len(),
+                ptrs.as_ptr(),
+                std::ptr::null::<i32>(),
+                status.as_mut_ptr(),
+                0,
+            )
+        };
+        if rc != 0 {
+            status.fill(-1);
+        }
+    }
+    let (on_nodes, unknown) = count_statuses(&statuses);
+    BufferPages {
+        buffer: name.to_string(),
+        bound_to,
+        pages: pages.len() as u64,
+        on_nodes,
+        unknown,
+    }
+}
+
+/// Checks that a bound buffer lies on its node: an error naming the buffer and the nodes
+/// its pages are on otherwise. Unbound buffers, and pages the kernel could not locate (no
+/// `move_pages` in a sandbox), are not errors; [`unverified`] reports the latter.
+pub fn check_pages(p: &BufferPages) -> std::result::Result<(), String> {
+    let Some(node) = p.bound_to else {
+        return Ok(());
+    };
+    let elsewhere: u64 = p
+        .on_nodes
+        .iter()
+        .filter(|(n, _)| **n != node)
+        .map(|(_, c)| c)
+        .sum();
+    if elsewhere == 0 {
+        return Ok(());
+    }
+    Err(format!(
+        "the {} buffer was bound to NUMA node P#{node}, but {elsewhere} of its {} pages lie \
+         elsewhere (pages per node P#: {}); the binding was not honoured (a cpuset without \
+         that node, or memory pressure); rerun on a whole node, or pass --no-bind to measure \
+         anyway (the trace records where the pages lay)",
+        p.buffer,
+        p.pages,
+        p.on_nodes
+            .iter()
+            .map(|(n, c)| format!("{n}: {c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+/// A warning when the kernel could not say where some pages lie.
+pub fn unverified(p: &BufferPages) -> Option<String> {
+    (p.unknown > 0).then(|| {
+        format!(
+            "the location of {} of the {} pages of the {} buffer could not be read \
+             (move_pages refused): its binding is not verified",
+            p.unknown, p.pages, p.buffer
+        )
+    })
+}
+
+/// The CPU (OS index) the calling thread runs on now, if the OS says.
+pub fn current_cpu() -> Option<u32> {
+    // SAFETY: sched_getcpu has no preconditions; it returns -1 on failure.
+    u32::try_from(unsafe { libc::sched_getcpu() }).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,5 +242,40 @@ mod tests {
         let mut b = allocate(&t, 1 << 20, Some(os)).unwrap();
         assert_eq!(as_bytes(&mut b).len(), 1 << 20);
         assert!(as_bytes(&mut b).iter().all(|&x| x == 0));
+        // The kernel confirms every page is on the node asked.
+        let pages = page_locations("test", as_bytes(&mut b), Some(os));
+        assert!(pages.pages >= 256, "{pages:?}");
+        assert_eq!(pages.unknown, 0, "{pages:?}");
+        assert_eq!(pages.on_nodes.get(&os), Some(&pages.pages), "{pages:?}");
+        assert!(check_pages(&pages).is_ok());
+        assert!(current_cpu().is_some());
+    }
+
+    #[test]
+    fn pages_on_another_node_are_an_error_naming_the_buffer() {
+        assert_eq!(
+            count_statuses(&[0, 0, 1, -2, -14]),
+            (BTreeMap::from([(0, 2), (1, 1)]), 2)
+        );
+        let mut p = BufferPages {
+            buffer: "computation 3".into(),
+            bound_to: Some(1),
+            pages: 10,
+            on_nodes: BTreeMap::from([(0, 2), (1, 8)]),
+            unknown: 0,
+        };
+        let e = check_pages(&p).unwrap_err();
+        assert!(
+            e.contains("computation 3") && e.contains("P#1") && e.contains("0: 2"),
+            "{e}"
+        );
+        assert!(e.contains("--no-bind"), "{e}");
+        p.bound_to = None;
+        assert!(check_pages(&p).is_ok(), "unbound buffers may lie anywhere");
+        p.bound_to = Some(1);
+        p.on_nodes = BTreeMap::from([(1, 4)]);
+        p.unknown = 6;
+        assert!(check_pages(&p).is_ok());
+        assert!(unverified(&p).unwrap().contains("6 of the 10 pages"));
     }
 }

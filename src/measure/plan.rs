@@ -142,6 +142,64 @@ pub fn plan(layout: &Layout, req: &Request) -> Result<Planned, String> {
     })
 }
 
+/// Where rank 1 goes when it shares the host with rank 0 (its copies are memory traffic on
+/// this node, so two runs must place them alike): a core rank 0 does not use in a sweep up
+/// to `max_cores`, the last of a socket other than the computing one when there is such a
+/// core (its copies then load the other socket's memory), else the last free core of the
+/// computing socket; its send buffer on that core's NUMA node. `None` and why when every
+/// core is taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SenderPlan {
+    pub slot: Option<CoreSlot>,
+    /// NUMA node of its send buffer, logical and OS index.
+    pub numa: Option<(u32, u32)>,
+    pub reason: String,
+}
+
+pub fn sender_core(layout: &Layout, plan: &Plan, max_cores: usize) -> SenderPlan {
+    let used = |c: &Core| {
+        c.logical == plan.comm.core
+            || plan.compute[..max_cores.min(plan.compute.len())]
+                .iter()
+                .any(|s| s.core == c.logical)
+    };
+    let computing = plan.compute.first().map_or(0, |s| s.socket);
+    let free = |other: bool| {
+        layout
+            .sockets
+            .iter()
+            .filter(move |s| (s.logical != computing) == other)
+            .flat_map(|s| s.cores.iter().map(move |c| (s.logical, c)))
+            .rfind(|(_, c)| !used(c))
+    };
+    let (found, why) = match (free(true), free(false)) {
+        (Some(f), _) => (f, "last free core of another socket than the computing one"),
+        (None, Some(f)) => (f, "last core of the computing socket the sweep leaves free"),
+        (None, None) => {
+            return SenderPlan {
+                slot: None,
+                numa: None,
+                reason: "every core is taken by rank 0: rank 1 is not pinned, and its copies \
+                         run wherever the OS puts them (sweep fewer cores to free one)"
+                    .into(),
+            }
+        }
+    };
+    let s = slot(found.1, found.0);
+    let numa = layout.pu_numa.get(&s.pu_os).and_then(|&l| {
+        layout
+            .numa
+            .iter()
+            .find(|n| n.logical_index == l)
+            .map(|n| (l, n.os_index))
+    });
+    SenderPlan {
+        slot: Some(s),
+        numa,
+        reason: format!("{why}; send buffer on its NUMA node"),
+    }
+}
+
 /// The communication thread's core and why. Near the network card when hwloc sees one (the
 /// received data crosses that card's PCIe link and the thread drives its completion queue);
 /// otherwise on the second socket when there is one, so every core of the first can compute;
@@ -317,6 +375,35 @@ mod tests {
         )
         .unwrap();
         assert!(!p.plan.comm_shares_core && p.plan.compute.len() == 2);
+    }
+
+    #[test]
+    fn the_sender_takes_a_free_core_preferably_on_the_other_socket() {
+        let l = layout(&load_synthetic("pack:2 numa:2 core:4 pu:1").unwrap());
+        let p = plan(&l, &Request::default()).unwrap();
+        let s = sender_core(&l, &p.plan, p.sweep.len());
+        let slot = s.slot.unwrap();
+        assert_eq!((slot.socket, slot.core), (1, 15), "{s:?}");
+        // 4 cores per node: core 15 is in the second cluster of socket 1, node 3.
+        assert_eq!(s.numa, Some((3, 3)));
+        assert_ne!(slot.core, p.plan.comm.core);
+        // One socket, full sweep: no free core.
+        let one = layout(&load_synthetic("pack:1 core:2 pu:1").unwrap());
+        let p = plan(
+            &one,
+            &Request {
+                share_comm_core: true,
+                ..Request::default()
+            },
+        )
+        .unwrap();
+        let s = sender_core(&one, &p.plan, 2);
+        assert!(s.slot.is_none() && s.reason.contains("not pinned"), "{s:?}");
+        // One socket, a short sweep leaves the last computing core free.
+        let four = layout(&load_synthetic("pack:1 core:4 pu:1").unwrap());
+        let p = plan(&four, &Request::default()).unwrap();
+        let s = sender_core(&four, &p.plan, 1);
+        assert_eq!(s.slot.map(|c| c.core), Some(2), "{s:?}");
     }
 
     #[test]

@@ -11,12 +11,13 @@ use super::comm::{self, lock, Command};
 use super::memory;
 use super::sampling::{self, Timings};
 use super::workload::Workload;
-use crate::trace::{Phase, Plan, Sample, TracePoint};
+use crate::trace::{Phase, Plan, Sample, ThreadCpus, TracePoint};
 use hwlocality::cpu::binding::CpuBindingFlags;
 use hwlocality::cpu::cpuset::CpuSet;
 use hwlocality::memory::binding::Bytes;
 use hwlocality::Topology;
 use mpi::topology::SimpleCommunicator;
+use std::collections::BTreeSet;
 use std::mem::take;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -117,6 +118,12 @@ impl Bench<'_> {
             return Err(Abort::Failed(e.clone()));
         }
 
+        // The CPUs each computing thread, and the communication thread, ran on in the
+        // current point (`sched_getcpu` after every iteration, and around every stream).
+        let comp_cpus: Vec<Mutex<BTreeSet<u32>>> =
+            (0..max_threads).map(|_| Mutex::default()).collect();
+        let comm_cpus: Mutex<BTreeSet<u32>> = Mutex::default();
+        let comm_seen = &comm_cpus;
         let (to_comm, commands) = mpsc::channel::<Command>();
         let (finished, from_comm) = mpsc::channel::<Result<(), String>>();
         std::thread::scope(|s| {
@@ -138,8 +145,15 @@ impl Bench<'_> {
                         Some(b) => memory::as_bytes(b),
                         None => &[],
                     };
+                    let seen = || {
+                        if let Some(c) = memory::current_cpu() {
+                            lock(comm_seen).insert(c);
+                        }
+                    };
                     while let Ok(Command::Stream { stop, timings, t0 }) = commands.recv() {
+                        seen();
                         comm::receive(&world, self.pattern, buf, send, &stop, &timings, t0);
+                        seen();
                         let _ = finished.send(Ok(()));
                     }
                 })
@@ -151,10 +165,14 @@ impl Bench<'_> {
                 .unwrap_or_else(|_| Err("communication thread ended".into()));
             let result = ready.map_err(Abort::Failed).and_then(|()| {
                 for &n in points {
+                    for set in comp_cpus.iter().chain([&comm_cpus]) {
+                        lock(set).clear();
+                    }
                     let ctx = PhaseCtx {
                         bench: self,
                         pool: &pool,
                         buffers: &buffers,
+                        cpus: &comp_cpus,
                         to_comm: &to_comm,
                         from_comm: &from_comm,
                         n: n as usize,
@@ -166,7 +184,12 @@ impl Bench<'_> {
                     let (_, comm_alone) = ctx.run(Streams::Comm, t0)?;
                     phase(n, "both in parallel");
                     let (comp_parallel, comm_parallel) = ctx.run(Streams::Both, t0)?;
+                    let ran_on = self.ran_on(n as usize, &comp_cpus, &comm_cpus);
+                    if self.bind {
+                        check_cpus(&ran_on).map_err(Abort::Failed)?;
+                    }
                     done(TracePoint {
+                        ran_on,
                         cores: n,
                         comp_alone: comp_alone.expect("computations ran"),
                         comm_alone: comm_alone.expect("communications ran"),
@@ -196,10 +219,63 @@ impl Bench<'_> {
     }
 }
 
+impl Bench<'_> {
+    /// What the threads of an `n`-core point ran on, computing threads first.
+    fn ran_on(
+        &self,
+        n: usize,
+        comp: &[Mutex<BTreeSet<u32>>],
+        comm: &Mutex<BTreeSet<u32>>,
+    ) -> Vec<ThreadCpus> {
+        let bound = |pu: u32| self.bind.then_some(pu);
+        let mut threads: Vec<ThreadCpus> = comp[..n]
+            .iter()
+            .enumerate()
+            .map(|(i, set)| ThreadCpus {
+                thread: format!("computation {i}"),
+                bound_to: bound(self.plan.compute[i].pu_os),
+                ran_on: lock(set).iter().copied().collect(),
+            })
+            .collect();
+        threads.push(ThreadCpus {
+            thread: "communication".into(),
+            bound_to: bound(self.plan.comm.pu_os),
+            ran_on: lock(comm).iter().copied().collect(),
+        });
+        threads
+    }
+}
+
+/// Checks that every bound thread ran only on its PU: the binding is verified, not assumed
+/// (a cgroup or another tool can move a thread after it bound itself).
+pub fn check_cpus(threads: &[ThreadCpus]) -> Result<(), String> {
+    for t in threads {
+        let Some(pu) = t.bound_to else { continue };
+        let strays: Vec<String> = t
+            .ran_on
+            .iter()
+            .filter(|&&c| c != pu)
+            .map(u32::to_string)
+            .collect();
+        if !strays.is_empty() {
+            return Err(format!(
+                "the {} thread was bound to PU P#{pu} but ran on CPU {}: something moved it \
+                 (a cgroup, a tool like taskset, or the batch system's own binding); start \
+                 the job with binding off (`--bind-to none`, `--cpu-bind=none`), or pass \
+                 --no-bind to measure anyway (the trace records where threads ran)",
+                t.thread,
+                strays.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
 struct PhaseCtx<'a, 'b, 't> {
     bench: &'a Bench<'t>,
     pool: &'a rayon::ThreadPool,
     buffers: &'a [Mutex<Bytes<'b>>],
+    cpus: &'a [Mutex<BTreeSet<u32>>],
     to_comm: &'a mpsc::Sender<Command>,
     from_comm: &'a mpsc::Receiver<Result<(), String>>,
     n: usize,
@@ -236,6 +312,7 @@ impl PhaseCtx<'_, '_, '_> {
         let outcome = std::thread::scope(|s| {
             let compute = comp_on.then(|| {
                 let (stop, timings, buffers, n) = (&stop, &comp_timings, self.buffers, self.n);
+                let cpus = self.cpus;
                 let workload = b.workload;
                 let pool = self.pool;
                 s.spawn(move || {
@@ -251,6 +328,9 @@ impl PhaseCtx<'_, '_, '_> {
                             workload.run(memory::as_bytes(&mut buf), value);
                             let e = t0.elapsed().as_secs_f64();
                             lock(&timings[i]).push((s, e));
+                            if let Some(c) = memory::current_cpu() {
+                                lock(&cpus[i]).insert(c);
+                            }
                             value = value.wrapping_add(1);
                         }
                     })
@@ -423,4 +503,29 @@ fn observe(
         comp: comp_samples,
         comm: comm_samples,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_seen_off_its_pu_is_named() {
+        let t = |name: &str, bound: Option<u32>, ran: &[u32]| ThreadCpus {
+            thread: name.into(),
+            bound_to: bound,
+            ran_on: ran.to_vec(),
+        };
+        assert!(check_cpus(&[t("computation 0", Some(2), &[2]), t("x", None, &[0, 5])]).is_ok());
+        let e = check_cpus(&[
+            t("computation 0", Some(2), &[2]),
+            t("communication", Some(7), &[7, 3]),
+        ])
+        .unwrap_err();
+        assert!(
+            e.contains("communication thread") && e.contains("P#7") && e.contains("CPU 3"),
+            "{e}"
+        );
+        assert!(e.contains("--no-bind"), "{e}");
+    }
 }

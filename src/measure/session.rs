@@ -4,7 +4,7 @@
 
 use super::kernel::Kernel;
 use super::memory::{self, human_bytes};
-use super::plan::{self, Planned, Request};
+use super::plan::{self, Planned, Request, SenderPlan};
 use super::progress::{self, Progress};
 use super::run::{Abort, Bench, Sampling};
 use super::topology::Layout;
@@ -13,7 +13,10 @@ use crate::cli::{CommPattern, ComputeKernel, MeasureArgs};
 use crate::error::{Error, Result};
 use crate::io::{atomic, tidy_csv, trace_file};
 use crate::provenance::Provenance;
-use crate::trace::{MeasureConfig, MpiInfo, Trace, TracePoint, TRACE_SCHEMA_VERSION};
+use crate::trace::{
+    BufferPages, MachineSettings, MeasureConfig, MpiInfo, SenderPlacement, Trace, TracePoint,
+    Transport, TransportKind, TRACE_SCHEMA_VERSION,
+};
 use hwlocality::Topology;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -140,6 +143,40 @@ pub fn check_output(a: &MeasureArgs, path: &Path) -> Result<()> {
 pub struct Resolved {
     pub planned: Planned,
     pub config: MeasureConfig,
+    /// Where rank 1 goes if it shares this host.
+    pub sender: SenderPlan,
+}
+
+/// The transport between rank 0 and the others from the host of each rank: intra-node when
+/// every rank runs on rank 0's host.
+pub fn transport(hosts: &[String]) -> Transport {
+    let kind = if hosts.iter().all(|h| Some(h) == hosts.first()) {
+        TransportKind::IntraNode
+    } else {
+        TransportKind::Network
+    };
+    Transport {
+        kind,
+        hosts: hosts.to_vec(),
+    }
+}
+
+/// The transport as the plan and the log say it.
+pub fn describe_transport(t: &Transport) -> String {
+    match t.kind {
+        TransportKind::IntraNode => format!(
+            "intra-node: both ranks on {}, so messages are shared-memory copies by the MPI \
+             library (2-3x the bytes through this node's memory, done by CPU cores), not a \
+             network card's DMA; use --hosts A,B (or a Slurm allocation of 2 nodes) to \
+             measure the network",
+            t.hosts.first().map_or("this host", String::as_str)
+        ),
+        TransportKind::Network => format!(
+            "network: rank 0 (measured) on {}, rank 1 (sender) on {}",
+            t.hosts.first().map_or("?", String::as_str),
+            t.hosts[1..].join(", ")
+        ),
+    }
 }
 
 /// Resolves the options against `layout`, checking nodes, cores and memory.
@@ -199,11 +236,22 @@ pub fn resolve(a: &MeasureArgs, layout: &Layout, sysfs: &Path) -> Result<Resolve
         ranks: ranks(a),
         bind: !a.no_bind,
     };
-    Ok(Resolved { planned, config })
+    let sender = plan::sender_core(layout, &planned.plan, max_threads as usize);
+    Ok(Resolved {
+        planned,
+        config,
+        sender,
+    })
 }
 
-/// The plan as a person reads it before spending cluster time.
-pub fn describe_plan(layout: &Layout, r: &Resolved) -> String {
+/// The plan as a person reads it before spending cluster time: the machine, its settings
+/// (with warnings), the transport, every thread's core and every buffer's node.
+pub fn describe_plan(
+    layout: &Layout,
+    r: &Resolved,
+    transport: &Transport,
+    settings: Option<&MachineSettings>,
+) -> String {
     let p = &r.planned.plan;
     let c = &r.config;
     let info = layout.machine_info();
@@ -246,10 +294,30 @@ pub fn describe_plan(layout: &Layout, r: &Resolved) -> String {
     }
     if layout.cores_not_allowed > 0 {
         out += &format!(
-            "restricted  {} core(s) outside this process's cpuset are not used\n",
+            "WARNING     {} core(s) outside this process's cpuset are not used (a batch job \
+             or container cpuset; ask for the whole node)\n",
             layout.cores_not_allowed
         );
     }
+    if !layout.nodes_not_allowed.is_empty() {
+        out += &format!(
+            "WARNING     NUMA node(s) {} are outside this process's cpuset: buffers cannot be \
+             bound there (numbering is the whole machine's, as lstopo shows it)\n",
+            layout
+                .nodes_not_allowed
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if let Some(s) = settings {
+        out += &format!("settings    {}\n", super::settings::describe(s));
+        for w in super::settings::warnings(s) {
+            out += &format!("WARNING     {w}\n");
+        }
+    }
+    out += &format!("transport   {}\n", describe_transport(transport));
     let max = c.cores.iter().copied().max().unwrap_or(0) as usize;
     out += &format!(
         "computing   up to {max} thread(s), each on its own core, running {} over {} per \
@@ -291,6 +359,22 @@ pub fn describe_plan(layout: &Layout, r: &Resolved) -> String {
         human_bytes(c.message_size_bytes),
         node(c.comm_numa)
     );
+    if transport.kind == TransportKind::IntraNode {
+        let s = &r.sender;
+        out += &match (s.slot, c.bind) {
+            (_, false) => "sender      rank 1 not pinned (--no-bind)\n".to_string(),
+            (Some(slot), true) => format!(
+                "sender      rank 1 on core {} (PU P#{}, socket {}), send buffer on NUMA node \
+                 {}: {}\n",
+                slot.core,
+                slot.pu_os,
+                slot.socket,
+                s.numa.map_or("?".into(), |(l, _)| node(l)),
+                s.reason
+            ),
+            (None, true) => format!("WARNING     sender: {}\n", s.reason),
+        };
+    }
     let points = c.cores.len() as f64;
     let touch = (c.buffer_bytes_per_core as f64 * max as f64) / 2e9;
     out += &format!(
@@ -314,6 +398,10 @@ pub struct Rank0<'a> {
     pub layout: &'a Layout,
     pub resolved: Resolved,
     pub mpi: MpiInfo,
+    pub transport: Transport,
+    /// Rank 1's placement as it reported it.
+    pub sender: Option<SenderPlacement>,
+    pub settings: Option<MachineSettings>,
     pub progress: progress::Mode,
     pub interrupted: &'static AtomicBool,
 }
@@ -374,11 +462,50 @@ impl Rank0<'_> {
                 )
             })
             .transpose();
-        let (buffers, mut comm_buffer, mut send_buffer) = match (buffers, comm_buffer, send_buffer)
+        let (mut buffers, mut comm_buffer, mut send_buffer) =
+            match (buffers, comm_buffer, send_buffer) {
+                (Ok(b), Ok(m), Ok(s)) => (b, m, s),
+                (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return Err(fail(e, &path)),
+            };
+        // Binding verified, not assumed: where the kernel put every page.
+        let plan = &self.resolved.planned.plan;
+        let mut pages: Vec<BufferPages> = buffers
+            .iter_mut()
+            .enumerate()
+            .map(|(i, b)| {
+                memory::page_locations(
+                    &format!("computation {i}"),
+                    memory::as_bytes(b),
+                    node(plan.comp_numa_os),
+                )
+            })
+            .collect();
+        pages.push(memory::page_locations(
+            "communication (receive)",
+            memory::as_bytes(&mut comm_buffer),
+            node(plan.comm_numa_os),
+        ));
+        if let Some(b) = send_buffer.as_mut() {
+            pages.push(memory::page_locations(
+                "communication (send)",
+                memory::as_bytes(b),
+                node(plan.comm_numa_os),
+            ));
+        }
+        if let Some(w) = pages.iter().find_map(memory::unverified) {
+            eprintln!("warning: {w}");
+        }
+        trace.buffers = pages;
+        if let Err(e) = save(&path, &mut trace) {
+            return Err(fail(e, &path));
+        }
+        if let Some(e) = trace
+            .buffers
+            .iter()
+            .find_map(|p| memory::check_pages(p).err())
         {
-            (Ok(b), Ok(m), Ok(s)) => (b, m, s),
-            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return Err(fail(e, &path)),
-        };
+            return Err((Abort::Failed(e), path));
+        }
         let bench = Bench {
             topology: self.topology,
             plan: &self.resolved.planned.plan,
@@ -425,6 +552,10 @@ impl Rank0<'_> {
             updated_at: now,
             complete: false,
             points: Vec::new(),
+            transport: Some(self.transport.clone()),
+            sender: self.sender.clone(),
+            settings: self.settings.clone(),
+            buffers: Vec::new(),
         };
         if !self.args.resume {
             return Ok(fresh);
@@ -452,6 +583,11 @@ impl Rank0<'_> {
         }
         if o.pattern != n.pattern || o.ranks != n.ranks {
             return Err(differs("--pattern or --ranks"));
+        }
+        if let (Some(o), Some(n)) = (&old.transport, &fresh.transport) {
+            if o.kind != n.kind {
+                return Err(differs("transport (intra-node or network, see --hosts)"));
+            }
         }
         if old.plan != fresh.plan {
             return Err(differs("pinning plan (cores or --comm-core)"));
@@ -561,6 +697,7 @@ mod tests {
             comm_alone: phase(500.0, None, true),
             comp_parallel: phase(800.0, Some((780.0, 820.0)), false),
             comm_parallel: phase(400.0, Some((396.0, 404.0)), false),
+            ran_on: Vec::new(),
         };
         let line = point_line(&p);
         assert!(line.contains("1000.0 +-1.0% MB/s alone"), "{line}");

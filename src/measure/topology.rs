@@ -10,7 +10,7 @@ use crate::trace::{MachineInfo, NicInfo, NumaNodeInfo};
 use hwlocality::object::attributes::ObjectAttributes;
 use hwlocality::object::types::{OSDeviceType, ObjectType};
 use hwlocality::object::TopologyObject;
-use hwlocality::topology::builder::TypeFilter;
+use hwlocality::topology::builder::{BuildFlags, TypeFilter};
 use hwlocality::Topology;
 use std::path::Path;
 
@@ -56,11 +56,23 @@ pub struct Layout {
     /// Cores hwloc sees that the process may not use (cpuset restrictions of a container or
     /// a batch scheduler); reported so a short sweep is explained.
     pub cores_not_allowed: u32,
+    /// NUMA nodes (logical) hwloc sees that the process may not allocate on.
+    pub nodes_not_allowed: Vec<u32>,
+    /// The NUMA node (logical) local to each PU (OS index): under sub-NUMA clustering, the
+    /// node of the PU's cluster, not just of its socket.
+    pub pu_numa: std::collections::BTreeMap<u32, u32>,
 }
 
-/// Loads this machine's topology, with I/O devices so network cards are seen.
+/// Loads this machine's topology, with I/O devices so network cards are seen, and with the
+/// cores and NUMA nodes the process may not use: hwloc otherwise leaves them out and numbers
+/// the rest, so inside a batch job's cpuset logical NUMA node 1 could be another node than on
+/// the same machine outside it. Which ones are usable is in the layout
+/// ([`Layout::cores_not_allowed`], [`Layout::nodes_not_allowed`]).
 pub fn load_this_machine() -> Result<Topology> {
-    build(Topology::builder())
+    Topology::builder()
+        .with_flags(BuildFlags::INCLUDE_DISALLOWED)
+        .map_err(|e| e.to_string())
+        .and_then(build)
         .map_err(|e| Error::Input(format!("hwloc could not read this machine's topology: {e}")))
 }
 
@@ -200,6 +212,20 @@ pub fn layout(topology: &Topology) -> Layout {
             })
         })
         .collect();
+    let allowed_nodes = topology.allowed_nodeset();
+    let mut nodes_not_allowed = Vec::new();
+    let mut pu_numa = std::collections::BTreeMap::new();
+    for n in topology.objects_with_type(ObjectType::NUMANode) {
+        let logical = idx(n.logical_index());
+        if n.os_index().is_some_and(|o| !allowed_nodes.is_set(o)) {
+            nodes_not_allowed.push(logical);
+        }
+        if let Some(set) = n.cpuset() {
+            for pu in set.iter_set() {
+                pu_numa.entry(idx(usize::from(pu))).or_insert(logical);
+            }
+        }
+    }
     let cpu_model = packages
         .iter()
         .find_map(|p| info(p, "CPUModel"))
@@ -216,6 +242,8 @@ pub fn layout(topology: &Topology) -> Layout {
         numa,
         nics,
         cores_not_allowed,
+        nodes_not_allowed,
+        pu_numa,
     }
 }
 
@@ -276,6 +304,11 @@ mod tests {
         );
         // Cores of socket 1 follow those of socket 0 in logical order.
         assert_eq!(l.sockets[1].cores[0].logical, 36);
+        // Each PU's node is its cluster's: PUs 0-35 (cores 0-17) on node 0, then node 1.
+        assert_eq!(l.pu_numa.get(&0), Some(&0));
+        assert_eq!(l.pu_numa.get(&36), Some(&1));
+        assert_eq!(l.pu_numa.get(&143), Some(&3));
+        assert!(l.nodes_not_allowed.is_empty());
         assert!(l.main_nic().is_none());
     }
 

@@ -209,6 +209,7 @@ pub fn trace(
             comm_alone: phase(r.comm_alone, 1, samples, rel_spread, rng),
             comp_parallel: phase(r.comp_parallel, r.cores, samples, rel_spread, rng),
             comm_parallel: phase(r.comm_parallel, 1, samples, rel_spread, rng),
+            ran_on: Vec::new(),
         })
         .collect();
     let comm_core = machine.cores_per_socket - 1;
@@ -258,5 +259,9 @@ pub fn trace(
         updated_at: "2026-01-01T00:10:00Z".into(),
         complete: true,
         points,
+        transport: None,
+        sender: None,
+        settings: None,
+        buffers: Vec::new(),
     }
 }
