@@ -231,6 +231,23 @@ fn dry_run_plans_without_measuring() {
     assert!(plan.contains("sender      rank 1 on core 11"), "{plan}");
 }
 
+#[test]
+fn inside_a_slurm_allocation_of_two_nodes_rank_1_goes_to_the_other() {
+    let o = run(Command::new(env!("CARGO_BIN_EXE_contention"))
+        .args(["measure", "--dry-run", "--cores", "1", "--shared-comm-core"])
+        .env("SLURM_JOB_ID", "7")
+        .env("SLURM_JOB_NUM_NODES", "2")
+        .env("SLURM_JOB_NODELIST", "nodeb,nodea")
+        .env("SLURMD_NODENAME", "nodea"));
+    assert!(o.status.success(), "{}", text(&o));
+    let plan = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        plan.contains("transport   network: rank 0 (measured) on nodea, rank 1 (sender) on nodeb"),
+        "{plan}"
+    );
+    assert!(!plan.contains("sender      rank 1 on"), "{plan}");
+}
+
 /// Pids of the processes whose environment says they are MPI rank `rank` of a job writing
 /// `out` (found through /proc, as a user would with `ps`).
 fn rank_pids(out: &Path, rank: u32) -> Vec<i32> {

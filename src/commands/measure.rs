@@ -27,16 +27,34 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
         });
     }
     session::check_values(args)?;
-    if args.dry_run {
-        return dry_run(args);
-    }
-    if launch::under_launcher(|k| std::env::var(k).ok()) {
+    if launch::under_launcher(|k| std::env::var(k).ok()) && !args.dry_run {
         return as_rank(args);
     }
-    launch_job(args)
+    let hosts = hosts(args);
+    if args.dry_run {
+        return dry_run(args, hosts.as_deref());
+    }
+    launch_job(args, hosts.as_deref())
 }
 
-fn dry_run(args: &MeasureArgs) -> Result<()> {
+/// `--hosts`, or inside a Slurm allocation of two or more nodes, this node and another one
+/// (two ranks only: a ring names its hosts).
+fn hosts(args: &MeasureArgs) -> Option<Vec<String>> {
+    if args.hosts.is_some() || session::ranks(args) != 2 {
+        return args.hosts.clone();
+    }
+    let hosts = launch::slurm_hosts(|k| std::env::var(k).ok(), launch::expand_nodelist)?;
+    if !args.quiet {
+        eprintln!(
+            "measure: inside a Slurm allocation of several nodes: rank 0 (measured) on {}, \
+             rank 1 (sender) on {}, so messages cross the network (--hosts chooses others)",
+            hosts[0], hosts[1]
+        );
+    }
+    Some(hosts)
+}
+
+fn dry_run(args: &MeasureArgs, hosts: Option<&[String]>) -> Result<()> {
     let topo = match &args.topology {
         Some(xml) => topology::load_xml(xml)?,
         None => topology::load_this_machine()?,
@@ -49,10 +67,7 @@ fn dry_run(args: &MeasureArgs) -> Result<()> {
         Path::new(SYSFS)
     };
     let resolved = session::resolve(args, &layout, sysfs)?;
-    let hosts = args
-        .hosts
-        .clone()
-        .unwrap_or_else(|| vec![layout.hostname.clone()]);
+    let hosts = hosts.map_or_else(|| vec![layout.hostname.clone()], <[String]>::to_vec);
     let settings = args
         .topology
         .is_none()
@@ -70,8 +85,8 @@ fn dry_run(args: &MeasureArgs) -> Result<()> {
 }
 
 /// From a shell: check what can be checked here, then start the job under the launcher.
-fn launch_job(args: &MeasureArgs) -> Result<()> {
-    if args.hosts.is_none() {
+fn launch_job(args: &MeasureArgs, hosts: Option<&[String]>) -> Result<()> {
+    if hosts.is_none() {
         // Rank 0 will run on this host: refuse bad requests before starting MPI.
         let layout = topology::layout(&topology::load_this_machine()?);
         session::resolve(args, &layout, Path::new(SYSFS))?;
@@ -83,11 +98,28 @@ fn launch_job(args: &MeasureArgs) -> Result<()> {
     let cmd = launch::command_line_ranks(
         session::ranks(args) as usize,
         args.launcher,
-        args.hosts.as_deref(),
+        hosts,
         launch::is_root(),
         &exe,
         &argv,
     );
+    let cmd = if args.launcher == launch::Launcher::Srun {
+        let slurm = launch::Slurm::detect(|k| std::env::var(k).ok(), launch::srun_version);
+        launch::with_whole_node(cmd, &slurm)
+    } else {
+        cmd
+    };
+    // srun keeps rank 0 on the first host only through a host file (it sorts --nodelist).
+    let hostfile = match (args.launcher, hosts) {
+        (launch::Launcher::Srun, Some(h)) => {
+            let path =
+                std::env::temp_dir().join(format!("contention-hosts-{}", std::process::id()));
+            std::fs::write(&path, launch::srun_hostfile(h))
+                .map_err(|e| Error::io("write", &path, e))?;
+            Some(path)
+        }
+        _ => None,
+    };
     let mode = progress::Mode::from_env_or_terminal(None, args.quiet);
     if mode != progress::Mode::Quiet {
         eprintln!(
@@ -100,7 +132,16 @@ fn launch_job(args: &MeasureArgs) -> Result<()> {
     }
     // The job gets Ctrl-C too; this process waits for it to save and exit.
     let interrupted = signals::install();
-    let code = launch::run(&cmd, mode.name())?;
+    let env: Vec<(&str, &Path)> = hostfile
+        .as_deref()
+        .map(|p| ("SLURM_HOSTFILE", p))
+        .into_iter()
+        .collect();
+    let code = launch::run_with_env(&cmd, mode.name(), &env);
+    if let Some(p) = &hostfile {
+        let _ = std::fs::remove_file(p);
+    }
+    let code = code?;
     match code {
         0 => Ok(()),
         _ if interrupted.load(std::sync::atomic::Ordering::SeqCst) || code == 130 => {

@@ -83,12 +83,127 @@ pub fn command_line_ranks(
                 push(&format!("--nodes={}", h.len()));
                 push("--ntasks-per-node=1");
                 push(&format!("--nodelist={}", h.join(",")));
+                // Slurm sorts --nodelist: only the arbitrary distribution, fed by the host
+                // file of [`srun_hostfile`] in SLURM_HOSTFILE, keeps rank 0 on the first host.
+                push("--distribution=arbitrary");
             }
         }
     }
     cmd.push(exe.as_os_str().to_owned());
     cmd.extend(args.iter().cloned());
     cmd
+}
+
+/// The `SLURM_HOSTFILE` of an srun over `hosts`: one line per rank, in rank order.
+pub fn srun_hostfile(hosts: &[String]) -> String {
+    hosts.iter().map(|h| format!("{h}\n")).collect()
+}
+
+/// What `measure` knows of Slurm around it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Slurm {
+    /// Inside a job allocation (`SLURM_JOB_ID` set): srun then starts a step of that job.
+    pub in_allocation: bool,
+    /// `srun --version`, as (major, minor): `slurm 23.02.7` is (23, 2).
+    pub version: Option<(u32, u32)>,
+}
+
+impl Slurm {
+    /// From the environment and `srun --version` (through `version`, for tests).
+    pub fn detect(
+        var: impl Fn(&str) -> Option<String>,
+        version: impl FnOnce() -> Option<String>,
+    ) -> Self {
+        let version = version().and_then(|v| {
+            let mut parts = v.split_whitespace().last()?.split('.');
+            Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+        });
+        Slurm {
+            in_allocation: var("SLURM_JOB_ID").is_some(),
+            version,
+        }
+    }
+
+    /// The srun option that gives the step every core of its nodes. A new job asks for
+    /// whole nodes (`--exclusive`). Inside an allocation, since Slurm 20.11 a step only gets
+    /// the CPUs its tasks ask for (one each) unless it asks for `--whole`; before 20.11 a
+    /// step got every allocated CPU of its nodes, and `--exclusive` would have restricted
+    /// it, so nothing is added. An unknown version is taken as a recent one.
+    pub fn whole_node_option(&self) -> Option<&'static str> {
+        match (self.in_allocation, self.version) {
+            (false, _) => Some("--exclusive"),
+            (true, Some(v)) if v < (20, 11) => None,
+            (true, _) => Some("--whole"),
+        }
+    }
+}
+
+/// `cmd`, an srun line from [`command_line_ranks`], with [`Slurm::whole_node_option`] added
+/// after `srun`; other launchers' lines are returned unchanged.
+pub fn with_whole_node(mut cmd: Vec<OsString>, slurm: &Slurm) -> Vec<OsString> {
+    if cmd.first().is_some_and(|c| c == "srun") {
+        if let Some(opt) = slurm.whole_node_option() {
+            cmd.insert(1, opt.into());
+        }
+    }
+    cmd
+}
+
+/// Two hosts for the job inside a Slurm allocation of two or more nodes: this node (rank 0,
+/// measured) and the first other node of the allocation (rank 1), so that, as in the paper,
+/// messages cross the network without `--hosts`. `None` outside such an allocation.
+/// `expand` turns Slurm's compressed node list (`node[01-04]`) into names (`scontrol show
+/// hostnames`).
+pub fn slurm_hosts(
+    var: impl Fn(&str) -> Option<String>,
+    expand: impl FnOnce(&str) -> Option<Vec<String>>,
+) -> Option<Vec<String>> {
+    let nodes: u32 = var("SLURM_JOB_NUM_NODES")
+        .or_else(|| var("SLURM_NNODES"))?
+        .trim()
+        .parse()
+        .ok()?;
+    if nodes < 2 {
+        return None;
+    }
+    let list = expand(&var("SLURM_JOB_NODELIST").or_else(|| var("SLURM_NODELIST"))?)?;
+    let here = var("SLURMD_NODENAME").or_else(|| list.first().cloned())?;
+    let other = list.iter().find(|h| **h != here)?.clone();
+    Some(vec![here, other])
+}
+
+/// Expands a Slurm node list with `scontrol show hostnames`; a plain comma-separated list
+/// needs no scontrol.
+pub fn expand_nodelist(list: &str) -> Option<Vec<String>> {
+    let names: Vec<String> = if list.contains('[') {
+        let out = Command::new("scontrol")
+            .args(["show", "hostnames", list])
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    } else {
+        list.split(',').map(str::to_string).collect()
+    };
+    let names: Vec<String> = names
+        .into_iter()
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .collect();
+    (!names.is_empty()).then_some(names)
+}
+
+/// `srun --version`, if srun is there.
+pub fn srun_version() -> Option<String> {
+    let out = Command::new("srun").arg("--version").output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
 /// Whether the process runs as root (Open MPI then needs `--allow-run-as-root`).
@@ -99,10 +214,16 @@ pub fn is_root() -> bool {
 
 /// Runs the launcher and returns the job's exit status (128 + signal when killed).
 pub fn run(cmd: &[OsString], progress: &str) -> Result<i32> {
+    run_with_env(cmd, progress, &[])
+}
+
+/// [`run`] with more environment variables for the launcher (`SLURM_HOSTFILE`).
+pub fn run_with_env(cmd: &[OsString], progress: &str, env: &[(&str, &Path)]) -> Result<i32> {
     let program = &cmd[0];
     let status = Command::new(program)
         .args(&cmd[1..])
         .env(PROGRESS_ENV, progress)
+        .envs(env.iter().copied())
         .status()
         .map_err(|e| {
             Error::Input(format!(
@@ -216,5 +337,80 @@ mod tests {
         assert!(
             c.contains(&"--nodelist=a,b".to_string()) && c.contains(&"--cpu-bind=none".to_string())
         );
+    }
+
+    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn two_nodes_of_a_slurm_allocation_are_the_default_hosts() {
+        let expand = |l: &str| {
+            assert_eq!(l, "n[07-09]");
+            Some(vec!["n07".to_string(), "n08".into(), "n09".into()])
+        };
+        let env = [
+            ("SLURM_JOB_NUM_NODES", "3"),
+            ("SLURM_JOB_NODELIST", "n[07-09]"),
+            ("SLURMD_NODENAME", "n08"),
+        ];
+        // Rank 0 on this node, rank 1 on the first other one.
+        assert_eq!(
+            slurm_hosts(vars(&env), expand),
+            Some(vec!["n08".to_string(), "n07".into()])
+        );
+        let one = [("SLURM_JOB_NUM_NODES", "1"), ("SLURM_JOB_NODELIST", "n07")];
+        assert_eq!(slurm_hosts(vars(&one), |_| unreachable!()), None);
+        assert_eq!(slurm_hosts(vars(&[]), |_| unreachable!()), None);
+        assert_eq!(expand_nodelist("a, b,"), Some(vec!["a".into(), "b".into()]));
+    }
+
+    #[test]
+    fn the_srun_line_gives_the_step_whole_nodes_and_keeps_rank_0_first() {
+        let hosts = ["n08".to_string(), "n07".to_string()];
+        let line = |slurm: &Slurm| {
+            strings(&with_whole_node(
+                command_line(Launcher::Srun, Some(&hosts), false, Path::new("c"), &[]),
+                slurm,
+            ))
+        };
+        let detect = |job: bool, v: &str| {
+            let v = v.to_string();
+            Slurm::detect(
+                vars(if job { &[("SLURM_JOB_ID", "42")] } else { &[] }),
+                move || Some(v),
+            )
+        };
+        let modern = detect(true, "slurm 23.02.7");
+        assert_eq!(modern.version, Some((23, 2)));
+        assert_eq!(
+            line(&modern),
+            [
+                "srun",
+                "--whole",
+                "--ntasks=2",
+                "--cpu-bind=none",
+                "--nodes=2",
+                "--ntasks-per-node=1",
+                "--nodelist=n08,n07",
+                "--distribution=arbitrary",
+                "c"
+            ]
+        );
+        let old = line(&detect(true, "slurm 20.02.1"));
+        assert!(
+            !old.iter().any(|a| a == "--whole" || a == "--exclusive"),
+            "{old:?}"
+        );
+        let new_job = line(&detect(false, "slurm 23.02.7"));
+        assert_eq!(new_job[1], "--exclusive");
+        assert_eq!(srun_hostfile(&hosts), "n08\nn07\n");
+        // Other launchers are left alone.
+        let m = command_line(Launcher::Mpirun, None, false, Path::new("c"), &[]);
+        assert_eq!(with_whole_node(m.clone(), &modern), m);
     }
 }
