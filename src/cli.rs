@@ -118,9 +118,12 @@ Examples:
   Check what would run where, on this machine or a saved topology:
     contention measure --numa 0,0 --dry-run
     contention measure --numa 0,1 --dry-run --topology node.xml
-  Local placement on this host (two ranks here), then the remote one:
+  Local placement, then the remote one: both data on the first node of the second socket,
+  node 1 with one NUMA node per socket, node 2 with two (sub-NUMA clustering: --numa 1,1
+  would then be the first socket's second node); --dry-run prints the node calibrate needs:
     contention measure --numa 0,0 -o local.json
-    contention measure --numa 1,1 -o remote.json
+    contention measure --numa 1,1 -o remote.json     # 1 NUMA node per socket
+    contention measure --numa 2,2 -o remote.json     # 2 NUMA nodes per socket
   Two nodes, rank 0 measured on node1:
     contention measure --numa 0,0 --hosts node1,node2
   Continue a run stopped by Ctrl-C:
@@ -230,8 +233,10 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "SIZE", default_value = "64MiB")]
     pub message_size: ByteSize,
 
-    /// Bytes each computing core writes per iteration (weak scaling). Default: 256MiB, less if
-    /// the NUMA node's free memory cannot hold one per core.
+    /// Bytes each computing core writes per iteration (weak scaling). Default: sized so the
+    /// slowest placement still gets enough rounds within --max-phase, but never under 16
+    /// times the last-level cache; less if the NUMA node's free memory cannot hold one per
+    /// core. --dry-run shows it.
     #[arg(long, value_name = "SIZE")]
     pub buffer_size: Option<ByteSize>,
 

@@ -227,6 +227,10 @@ fn dry_run_plans_without_measuring() {
     assert!(plan.contains("cores in order: 0 (PU P#"), "{plan}");
     assert!(plan.contains("NUMA node L#1"), "{plan}");
     assert!(plan.contains("transport   intra-node"), "{plan}");
+    assert!(
+        plan.contains("--numa 0,0 (local) and --numa 1,1 (remote"),
+        "{plan}"
+    );
     // 2 sockets x 6 cores: the sender takes the last core of the second socket.
     assert!(plan.contains("sender      rank 1 on core 11"), "{plan}");
 }

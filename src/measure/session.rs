@@ -22,9 +22,53 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-/// Default bytes each computing core writes per iteration: far beyond any last-level cache
-/// share, short enough (tens of ms at a few GB/s per core) to give many samples per phase.
+/// Default bytes each computing core writes per iteration when the machine's caches are
+/// unknown.
 pub const DEFAULT_BUFFER: u64 = 256 << 20;
+/// Per-core bandwidth, bytes/s, of the slowest placement the default buffer is sized for:
+/// a full 18-core socket writing to the other socket's node (bora in the paper: 32 GB/s for
+/// 18 cores, 1.8 GB/s each), with a margin for the contention of the parallel phase.
+pub const SLOWEST_CORE_BANDWIDTH: f64 = 1.5e9;
+/// Rounds a phase aims for within `--max-phase`: several times the stopping rule's minimum,
+/// so that its batch medians have batches of several rounds.
+pub const TARGET_ROUNDS: usize = 4 * super::sampling::MIN_ROUNDS;
+/// The buffer must be this many times the machine's last-level cache: a virtual machine's
+/// hwloc may report less cache than the host really has (256 MiB buffers still partly hit
+/// the cache of the 32 MB-L3 development VM).
+pub const LLC_MULTIPLE: u64 = 16;
+
+/// The default buffer per computing core (bytes, whole MiB) and, when it cannot be short
+/// enough, a warning with the `--max-phase` that would give the slowest placement
+/// [`TARGET_ROUNDS`] rounds.
+///
+/// Sized for a target iteration time, `max_phase / (TARGET_ROUNDS + 2)` (the first and last
+/// iteration of a phase are dropped, section 4.1.1) at [`SLOWEST_CORE_BANDWIDTH`], but never
+/// below [`LLC_MULTIPLE`] times the last-level cache (or 64 MiB), where caches would answer.
+pub fn default_buffer(max_phase: f64, llc_bytes: u64) -> (u64, Option<String>) {
+    let rounds = (TARGET_ROUNDS + 2) as f64;
+    let for_time = (max_phase / rounds * SLOWEST_CORE_BANDWIDTH) as u64;
+    let floor = if llc_bytes == 0 {
+        DEFAULT_BUFFER
+    } else {
+        (LLC_MULTIPLE * llc_bytes).max(64 << 20)
+    };
+    let buffer = for_time.max(floor) & !((1 << 20) - 1);
+    let note = (floor > for_time).then(|| {
+        let needed = buffer as f64 / SLOWEST_CORE_BANDWIDTH * rounds;
+        format!(
+            "buffers of {} (to dwarf {} of last-level cache) take up to {:.2} s per \
+             iteration on a loaded socket: the slowest placements may get fewer than {} \
+             rounds within --max-phase {max_phase}; raise it to {:.0} (or pass a smaller \
+             --buffer-size) if their points come out unstable",
+            human_bytes(buffer),
+            human_bytes(llc_bytes),
+            buffer as f64 / SLOWEST_CORE_BANDWIDTH,
+            TARGET_ROUNDS,
+            needed.ceil()
+        )
+    });
+    (buffer, note)
+}
 /// Below this, buffers may be served by caches and the kernel would not measure memory.
 const MIN_BUFFER: u64 = 1 << 20;
 /// MPI counts are 32-bit signed integers.
@@ -145,6 +189,8 @@ pub struct Resolved {
     pub config: MeasureConfig,
     /// Where rank 1 goes if it shares this host.
     pub sender: SenderPlan,
+    /// Why the default buffer may be too long for the phase limit.
+    pub buffer_note: Option<String>,
 }
 
 /// The transport between rank 0 and the others from the host of each rank: intra-node when
@@ -198,17 +244,19 @@ pub fn resolve(a: &MeasureArgs, layout: &Layout, sysfs: &Path) -> Result<Resolve
     // Exchanging patterns also send from a buffer on the communication node.
     let message = a.message_size.0 * if a.pattern == CommPattern::Pong { 1 } else { 2 };
     let same_node = a.numa.comp == a.numa.comm;
+    let (default, buffer_note) = default_buffer(a.max_phase, layout.llc_bytes);
     let buffer = match a.buffer_size {
         Some(b) => b.0,
         None => match comp_free {
             // Shrink the default to fit (leaving a tenth to the system), in whole MiB.
             Some(free) => {
                 let room = (free - free / 10).saturating_sub(if same_node { message } else { 0 });
-                (room / max_threads).min(DEFAULT_BUFFER) & !((1 << 20) - 1)
+                (room / max_threads).min(default) & !((1 << 20) - 1)
             }
-            None => DEFAULT_BUFFER,
+            None => default,
         },
     };
+    let buffer_note = buffer_note.filter(|_| a.buffer_size.is_none());
     if buffer < MIN_BUFFER {
         return Err(Error::Input(format!(
             "NUMA node {} has too little free memory for {max_threads} computing buffers of \
@@ -241,6 +289,7 @@ pub fn resolve(a: &MeasureArgs, layout: &Layout, sysfs: &Path) -> Result<Resolve
         planned,
         config,
         sender,
+        buffer_note,
     })
 }
 
@@ -333,6 +382,9 @@ pub fn describe_plan(
             " (NOT bound: --no-bind)"
         }
     );
+    if let Some(n) = &r.buffer_note {
+        out += &format!("WARNING     {n}\n");
+    }
     out += "            cores in order: ";
     out += &p.compute[..max.min(p.compute.len())]
         .iter()
@@ -375,6 +427,19 @@ pub fn describe_plan(
             (None, true) => format!("WARNING     sender: {}\n", s.reason),
         };
     }
+    // The placements `calibrate` fits (section 4.1.2): both data on node 0, and both on
+    // the first node of the second socket, which is node `numa_per_socket`, not node 1,
+    // under sub-NUMA clustering.
+    let m = layout.numa_per_socket();
+    out += &if layout.sockets.len() > 1 {
+        format!(
+            "calibrate   needs two placements: --numa 0,0 (local) and --numa {m},{m} (remote: \
+             node {m} is the first of socket 1; {m} NUMA node(s) per socket)\n"
+        )
+    } else {
+        "calibrate   needs one placement on this single-socket machine: --numa 0,0 (local)\n"
+            .to_string()
+    };
     let points = c.cores.len() as f64;
     let touch = (c.buffer_bytes_per_core as f64 * max as f64) / 2e9;
     out += &format!(
@@ -687,6 +752,64 @@ mod tests {
             ci95,
             unstable,
         }
+    }
+
+    fn plan_text(synthetic: &str, args: &[&str]) -> String {
+        use clap::Parser;
+        let cli = crate::cli::Cli::try_parse_from(
+            ["contention", "measure", "--dry-run"].iter().chain(args),
+        )
+        .unwrap();
+        let crate::cli::Command::Measure(a) = cli.command else {
+            unreachable!()
+        };
+        let layout = super::super::topology::layout(
+            &super::super::topology::load_synthetic(synthetic).unwrap(),
+        );
+        let r = resolve(&a, &layout, Path::new("/nonexistent")).unwrap();
+        describe_plan(&layout, &r, &transport(&["a".into()]), None)
+    }
+
+    #[test]
+    fn the_plan_names_the_remote_placement_under_sub_numa_clustering() {
+        let snc = plan_text("pack:2 numa:2 core:4 pu:1", &[]);
+        assert!(
+            snc.contains(
+                "--numa 0,0 (local) and --numa 2,2 (remote: node 2 is the first of socket 1"
+            ),
+            "{snc}"
+        );
+        // Rank 1 on the last core of socket 1, its buffer on that core's node (3).
+        assert!(snc.contains("sender      rank 1 on core 15"), "{snc}");
+        assert!(snc.contains("send buffer on NUMA node L#3"), "{snc}");
+        let flat = plan_text("pack:2 core:4 pu:1", &[]);
+        assert!(flat.contains("--numa 1,1 (remote"), "{flat}");
+        let one = plan_text("pack:1 core:4 pu:1", &["--cores", "1"]);
+        assert!(one.contains("needs one placement"), "{one}");
+        assert!(one.contains("transport   intra-node"), "{one}");
+    }
+
+    #[test]
+    fn the_default_buffer_is_sized_for_time_but_dwarfs_the_cache() {
+        let mib = 1u64 << 20;
+        // A long phase limit on a machine with a small cache: sized for time.
+        let (b, note) = default_buffer(10.0, 4 * mib);
+        assert_eq!(
+            b,
+            (10.0 / 34.0 * SLOWEST_CORE_BANDWIDTH) as u64 & !(mib - 1)
+        );
+        assert!(note.is_none());
+        // The paper's 2 x 24.75 MB of L3 with the default 1.5 s: the cache wins, and the
+        // plan says which --max-phase gives enough rounds.
+        let (b, note) = default_buffer(1.5, 2 * 25_952_256);
+        assert_eq!(b, (16 * 2 * 25_952_256) & !(mib - 1));
+        let note = note.unwrap();
+        assert!(
+            note.contains("--max-phase 1.5") && note.contains("raise it to"),
+            "{note}"
+        );
+        // Unknown caches: the historical 256 MiB floor.
+        assert_eq!(default_buffer(1.5, 0).0, DEFAULT_BUFFER);
     }
 
     #[test]

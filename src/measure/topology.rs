@@ -61,6 +61,9 @@ pub struct Layout {
     /// The NUMA node (logical) local to each PU (OS index): under sub-NUMA clustering, the
     /// node of the PU's cluster, not just of its socket.
     pub pu_numa: std::collections::BTreeMap<u32, u32>,
+    /// Bytes of last-level cache of the whole machine (every L3, else every L2), 0 when
+    /// hwloc reports none: buffers must dwarf it for the kernel to measure memory.
+    pub llc_bytes: u64,
 }
 
 /// Loads this machine's topology, with I/O devices so network cards are seen, and with the
@@ -226,6 +229,19 @@ pub fn layout(topology: &Topology) -> Layout {
             }
         }
     }
+    let cache_total = |t: ObjectType| -> u64 {
+        topology
+            .objects_with_type(t)
+            .filter_map(|c| match c.attributes() {
+                Some(ObjectAttributes::Cache(a)) => a.size().map(|s| s.get()),
+                _ => None,
+            })
+            .sum()
+    };
+    let llc_bytes = match cache_total(ObjectType::L3Cache) {
+        0 => cache_total(ObjectType::L2Cache),
+        l3 => l3,
+    };
     let cpu_model = packages
         .iter()
         .find_map(|p| info(p, "CPUModel"))
@@ -244,6 +260,7 @@ pub fn layout(topology: &Topology) -> Layout {
         cores_not_allowed,
         nodes_not_allowed,
         pu_numa,
+        llc_bytes,
     }
 }
 
