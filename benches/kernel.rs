@@ -1,11 +1,17 @@
-//! The computation kernel against likwid-bench's `store_mem_avx512` (the HPC reference for a
-//! non-temporal store stream), at the same thread counts and working set.
+//! The computation kernel against likwid-bench's non-temporal store kernel of the same
+//! instruction set (the HPC reference for a non-temporal store stream): `store_mem_avx512`,
+//! `store_mem_avx` or `store_mem_sse` for the AVX-512, AVX2 and SSE2 kernels (likwid's "avx"
+//! kernels use 256-bit stores, as the AVX2 one here), at the same thread counts and working
+//! set.
 //!
 //! `cargo bench --bench kernel [-- GiB]`: for 1..=cores threads, each pinned to its own core,
 //! the working set (default 2 GiB, split between the threads, as likwid's `-w N:2GB:T`) is
 //! written again and again for about 2 s, and the aggregate bandwidth is compared with
-//! `likwid-bench -t store_mem_avx512 -w N:2GB:T` when likwid is installed (`apt-get install
-//! likwid`). Target: the kernel at >= 97% of likwid-bench.
+//! `likwid-bench -t store_mem_<isa> -w N:2GB:T`. Target: the kernel at >= 97% of likwid-bench.
+//!
+//! Needs likwid (Debian: `apt-get install likwid`; not installed by `.ci/setup`, which does
+//! not run benchmarks). likwid-bench reads hardware counters through `/dev/cpu/*/msr` only
+//! for `likwid-perfctr`; the stream benchmarks run as any user.
 
 use contention::measure::kernel::Kernel;
 use contention::measure::memory;
@@ -67,19 +73,37 @@ fn kernel_mbps(topology: &Topology, threads: usize, total: usize, kernel: Kernel
     bytes / 1e6
 }
 
-fn likwid_mbps(threads: usize, gib: usize) -> Option<f64> {
+/// The likwid-bench test with the stores of `kernel`.
+fn likwid_test(kernel: Kernel) -> &'static str {
+    match kernel {
+        Kernel::Avx512 => "store_mem_avx512",
+        Kernel::Avx2 => "store_mem_avx",
+        Kernel::Sse2 => "store_mem_sse",
+        Kernel::Portable => "store_mem",
+    }
+}
+
+/// likwid-bench's bandwidth, or why there is none.
+fn likwid_mbps(test: &str, threads: usize, gib: usize) -> Result<f64, String> {
     let out = Command::new("likwid-bench")
-        .args([
-            "-t",
-            "store_mem_avx512",
-            "-w",
-            &format!("N:{gib}GB:{threads}"),
-        ])
+        .args(["-t", test, "-w", &format!("N:{gib}GB:{threads}")])
         .output()
-        .ok()?;
-    String::from_utf8_lossy(&out.stdout)
+        .map_err(|e| format!("likwid-bench not found ({e}): apt-get install likwid"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    stdout
         .lines()
         .find_map(|l| l.strip_prefix("MByte/s:")?.trim().parse().ok())
+        .ok_or_else(|| {
+            format!(
+                "likwid-bench -t {test} gave no bandwidth (exit {:?}): {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .chain(stdout.lines())
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("")
+            )
+        })
 }
 
 fn main() {
@@ -91,21 +115,20 @@ fn main() {
     let topology = Topology::new().expect("topology");
     let cores = topology.objects_with_type(ObjectType::Core).count();
     let kernel = Kernel::detect();
+    let test = likwid_test(kernel);
     println!(
-        "kernel {} vs likwid-bench store_mem_avx512, working set {gib} GiB",
+        "kernel {} vs likwid-bench {test}, working set {gib} GiB",
         kernel.name()
     );
     println!("threads  contention MB/s  likwid MB/s  ratio");
     for t in 1..=cores {
         let ours = kernel_mbps(&topology, t, gib << 30, kernel);
-        match likwid_mbps(t, gib) {
-            Some(l) => println!(
+        match likwid_mbps(test, t, gib) {
+            Ok(l) => println!(
                 "{t:>7}  {ours:>15.0}  {l:>11.0}  {:>5.1}%",
                 100.0 * ours / l
             ),
-            None => {
-                println!("{t:>7}  {ours:>15.0}  (likwid-bench not found: apt-get install likwid)")
-            }
+            Err(why) => println!("{t:>7}  {ours:>15.0}  ({why})"),
         }
     }
 }
