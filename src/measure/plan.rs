@@ -146,8 +146,10 @@ pub fn plan(layout: &Layout, req: &Request) -> Result<Planned, String> {
 /// this node, so two runs must place them alike): a core rank 0 does not use in a sweep up
 /// to `max_cores`, the last of a socket other than the computing one when there is such a
 /// core (its copies then load the other socket's memory), else the last free core of the
-/// computing socket; its send buffer on that core's NUMA node. `None` and why when every
-/// core is taken.
+/// computing socket; its send buffer on that core's NUMA node. When every core is taken, the
+/// communication thread's core: rank 1 then slows the communications it feeds, but never the
+/// computing cores, and two runs still place it alike (left to the OS, its polling could land
+/// on any computing core).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SenderPlan {
     pub slot: Option<CoreSlot>,
@@ -172,20 +174,21 @@ pub fn sender_core(layout: &Layout, plan: &Plan, max_cores: usize) -> SenderPlan
             .flat_map(|s| s.cores.iter().map(move |c| (s.logical, c)))
             .rfind(|(_, c)| !used(c))
     };
-    let (found, why) = match (free(true), free(false)) {
-        (Some(f), _) => (f, "last free core of another socket than the computing one"),
-        (None, Some(f)) => (f, "last core of the computing socket the sweep leaves free"),
-        (None, None) => {
-            return SenderPlan {
-                slot: None,
-                numa: None,
-                reason: "every core is taken by rank 0: rank 1 is not pinned, and its copies \
-                         run wherever the OS puts them (sweep fewer cores to free one)"
-                    .into(),
-            }
-        }
+    let (s, why) = match (free(true), free(false)) {
+        (Some(f), _) => (
+            slot(f.1, f.0),
+            "last free core of another socket than the computing one",
+        ),
+        (None, Some(f)) => (
+            slot(f.1, f.0),
+            "last core of the computing socket the sweep leaves free",
+        ),
+        (None, None) => (
+            plan.comm,
+            "every other core computes: shares the communication thread's core, which slows \
+             the communications (sweep fewer cores to free one)",
+        ),
     };
-    let s = slot(found.1, found.0);
     let numa = layout.pu_numa.get(&s.pu_os).and_then(|&l| {
         layout
             .numa
@@ -398,7 +401,11 @@ mod tests {
         )
         .unwrap();
         let s = sender_core(&one, &p.plan, 2);
-        assert!(s.slot.is_none() && s.reason.contains("not pinned"), "{s:?}");
+        assert_eq!(s.slot, Some(p.plan.comm), "{s:?}");
+        assert!(
+            s.reason.contains("shares the communication thread's core"),
+            "{s:?}"
+        );
         // One socket, a short sweep leaves the last computing core free.
         let four = layout(&load_synthetic("pack:1 core:4 pu:1").unwrap());
         let p = plan(&four, &Request::default()).unwrap();

@@ -415,6 +415,10 @@ pub fn describe_plan(
         let s = &r.sender;
         out += &match (s.slot, c.bind) {
             (_, false) => "sender      rank 1 not pinned (--no-bind)\n".to_string(),
+            (Some(slot), true) if slot == p.comm => format!(
+                "WARNING     sender: rank 1 on core {} (PU P#{}): {}\n",
+                slot.core, slot.pu_os, s.reason
+            ),
             (Some(slot), true) => format!(
                 "sender      rank 1 on core {} (PU P#{}, socket {}), send buffer on NUMA node \
                  {}: {}\n",
