@@ -52,7 +52,7 @@ fn write(args: &NetworkArgs, report: &NetworkReport) -> Result<()> {
 }
 
 /// From a shell: start this command again under the launcher, one rank per communication
-/// end, on this host.
+/// end, on this host or on the hosts `--hosts` gives the graph's nodes.
 fn launch_job(args: &NetworkArgs, graph: &Graph) -> Result<()> {
     if let Some(c) = graph
         .communications
@@ -69,14 +69,28 @@ fn launch_job(args: &NetworkArgs, graph: &Graph) -> Result<()> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
     let argv: Vec<_> = std::env::args_os().skip(1).collect();
-    let cmd = launch::command_line_ranks(
-        measure_graph::ranks(graph),
-        args.launcher,
-        None,
-        launch::is_root(),
-        &exe,
-        &argv,
-    );
+    let cmd = match &args.hosts {
+        None => launch::command_line_ranks(
+            measure_graph::ranks(graph),
+            args.launcher,
+            None,
+            launch::is_root(),
+            &exe,
+            &argv,
+        ),
+        Some(pairs) => {
+            let hosts = measure_graph::rank_hosts(graph, pairs).map_err(Error::Input)?;
+            if args.launcher != launch::Launcher::Mpirun {
+                return Err(Error::Input(
+                    "--hosts places ranks with Open MPI's sequential mapper: use it with \
+                     --launcher mpirun (with srun, start the job yourself with \
+                     --distribution=arbitrary and run `contention network --run` under it)"
+                        .into(),
+                ));
+            }
+            launch::mpirun_rank_per_host(&hosts, launch::is_root(), &exe, &argv)
+        }
+    };
     eprintln!(
         "network: starting {}",
         cmd.iter()
