@@ -207,6 +207,8 @@ fn network_run_puts_each_graph_node_on_its_host() {
         err.contains(&format!("--mca rmaps seq --host {a},{b},{b},{a}")),
         "{err}"
     );
+    // Every end ran where --hosts asked: no warning of a misplaced end.
+    assert!(!err.contains("warning: the"), "{err}");
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let measured = report["measured"].as_array().expect("measured[]");
     let ends: Vec<(String, String, String)> = measured
@@ -244,6 +246,29 @@ fn network_hosts_must_name_every_graph_node() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains("n2") && err.contains("n1=HOST,n2=HOST"),
+        "{err}"
+    );
+}
+
+#[test]
+fn network_hosts_need_mpirun() {
+    let d = dir("srun");
+    let g = write_graph(&d);
+    let o = Command::new(BIN)
+        .args([
+            "network",
+            g.to_str().unwrap(),
+            "--run",
+            "--hosts",
+            "n1=x,n2=y",
+        ])
+        .args(["--launcher", "srun"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--launcher mpirun") && err.contains("--distribution=arbitrary"),
         "{err}"
     );
 }

@@ -123,6 +123,9 @@ fn as_rank(args: &NetworkArgs, graph: &Graph) -> Result<()> {
     let Some(times) = measure_graph::run(&world, graph, args.repeat as usize) else {
         return Ok(());
     };
+    if let Some(pairs) = &args.hosts {
+        warn_misplaced(graph, pairs, &times.hosts);
+    }
     let memory_cap = match (&args.memory_model, args.cores, args.placement) {
         (Some(m), Some(cores), Some(p)) => Some(memory_cap(graph, m, cores, p.comp, p.comm)?),
         _ => None,
@@ -149,6 +152,29 @@ fn as_rank(args: &NetworkArgs, graph: &Graph) -> Result<()> {
             .collect(),
     );
     write(args, &report)
+}
+
+/// Says which communication ends ran elsewhere than `--hosts` asked (as MPI names the host:
+/// a launcher may resolve `node1` to `node1.cluster`), so a report is not read as a network
+/// measurement when it was not one.
+fn warn_misplaced(graph: &Graph, pairs: &[String], ran: &[(String, String)]) {
+    let Ok(want) = measure_graph::rank_hosts(graph, pairs) else {
+        return;
+    };
+    for (i, (c, (src, dst))) in graph.communications.iter().zip(ran).enumerate() {
+        for (end, got, asked) in [
+            ("source", src, &want[2 * i]),
+            ("destination", dst, &want[2 * i + 1]),
+        ] {
+            if got != asked {
+                eprintln!(
+                    "warning: the {end} of `{}` ran on `{got}`, not on `{asked}` as --hosts \
+                     asked; check the launcher's host names",
+                    c.id
+                );
+            }
+        }
+    }
 }
 
 /// The receive cap from the memory contention model: `comm_parallel` (MB/s) with `cores`

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs inside the virtual machine of tests/vm/numa-guest.sh (as root, the host's root file
+# system read-only, OUT writable):
+#
+#   guest-checks.sh OUT BINARY REPO
+#
+# and leaves in OUT what the integration test (tests/vm_guests.rs) checks:
+#   lstopo.txt                 the guest's topology as hwloc sees it
+#   plan.txt                   `measure --numa 0,0 --dry-run`
+#   place-C-M.json/.csv/.log   a tiny `measure --numa C,M` for 0,0  m,m  0,m  m,0, where m is
+#                              the first NUMA node of socket 1
+#   numa_maps-C-M.txt          /proc/PID/numa_maps of rank 0, read from outside the tool
+#                              while that run computes and receives
+#   main/ and main.log         the main job (.ci/main-job) with tiny measure options
+#   steps.txt                  one line per step: NAME EXIT_STATUS MILLISECONDS
+#   done                       written last: the checks ran to the end
+# Every step runs even when an earlier one failed; the test reads steps.txt.
+set -uo pipefail
+
+out=$1 bin=$2 repo=$3
+cd "$out" || exit 1
+rm -f done steps.txt
+export HOME=$out/home
+mkdir -p "$HOME"
+# Bandwidths inside TCG mean nothing: one or two core counts, small messages and buffers,
+# short phases.
+tiny=(--message-size 1MiB --buffer-size 16MiB --max-phase 0.3 --stable-within 5)
+
+step() {
+    local name=$1
+    shift
+    local t0 t1 rc
+    t0=$(date +%s%N)
+    "$@"
+    rc=$?
+    t1=$(date +%s%N)
+    echo "$name $rc $(((t1 - t0) / 1000000))" >>steps.txt
+}
+
+# PID of MPI rank 0 of `contention` (Open MPI puts the rank in each process's environment).
+# Builtins only where it loops over every process: a fork costs milliseconds under TCG.
+rank0_pid() {
+    local p c
+    for p in /proc/[0-9]*; do
+        read -r c <"$p/comm" 2>/dev/null || continue
+        [ "$c" = contention ] || continue
+        if grep -qzx 'OMPI_COMM_WORLD_RANK=0' "$p/environ" 2>/dev/null; then
+            echo "${p#/proc/}"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# Runs a tiny measure of placement C,M and keeps, while it runs, the last snapshot of rank 0's
+# numa_maps that shows memory bound by the tool (policy `bind:N`).
+measure_placement() {
+    local c=$1 m=$2 pid="" maps job
+    "$bin" measure --numa "$c,$m" --cores 1 "${tiny[@]}" --force \
+        -o "place-$c-$m.json" >"place-$c-$m.log" 2>&1 &
+    job=$!
+    while kill -0 "$job" 2>/dev/null; do
+        if [ -z "$pid" ] || [ ! -e "/proc/$pid" ]; then
+            pid=$(rank0_pid) || pid=""
+        fi
+        if [ -n "$pid" ]; then
+            # read -d '' reads the whole file (and reports the missing NUL as a failure).
+            maps=""
+            IFS= read -r -d '' maps <"/proc/$pid/numa_maps" 2>/dev/null
+            if [[ $maps == *" bind:"* ]]; then
+                printf '%s' "$maps" >"numa_maps-$c-$m.txt"
+            fi
+        fi
+        sleep 0.2
+    done
+    wait "$job"
+}
+
+hostname >hostname.txt
+lstopo-no-graphics --of console >lstopo.txt 2>&1
+m=$(hwloc-calc -N numa package:0)
+echo "$m" >first_node_of_socket1.txt
+step plan bash -c "'$bin' measure --numa 0,0 --dry-run >plan.txt 2>&1"
+for p in "0 0" "$m $m" "0 $m" "$m 0"; do
+    # shellcheck disable=SC2086
+    step "place-${p/ /-}" measure_placement $p
+done
+step main-job env RESULTS="$out/main" CONTENTION_BIN="$bin" MEASURE_ARGS="${tiny[*]}" \
+    bash "$repo/.ci/main-job" >main.log 2>&1
+touch done
