@@ -123,10 +123,10 @@ fn measure_puts_rank_0_on_the_first_host_and_rank_1_on_the_second() {
             out.to_str().unwrap(),
         ],
     );
-    eprintln!(
+    gate::say(&format!(
         "two hosts: measure --hosts took {:.1} s",
         t0.elapsed().as_secs_f64()
-    );
+    ));
     if !hosts_made("measure --hosts", &o) {
         return;
     }
@@ -144,10 +144,10 @@ fn measure_puts_rank_0_on_the_first_host_and_rank_1_on_the_second() {
     assert_eq!(trace["complete"], true);
     let points = trace["points"].as_array().unwrap();
     assert_eq!(points.len(), 1, "{points:?}");
-    eprintln!(
+    gate::say(&format!(
         "two hosts: trace excerpt: machine.hostname={} mpi={}",
         trace["machine"]["hostname"], trace["mpi"]
-    );
+    ));
 }
 
 fn write_graph(d: &Path) -> PathBuf {
@@ -189,10 +189,10 @@ fn network_run_puts_each_graph_node_on_its_host() {
             "json",
         ],
     );
-    eprintln!(
+    gate::say(&format!(
         "two hosts: network --run --hosts took {:.1} s",
         t0.elapsed().as_secs_f64()
-    );
+    ));
     if !hosts_made("network --run --hosts", &o) {
         return;
     }

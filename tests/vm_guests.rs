@@ -96,10 +96,10 @@ fn boot(layout: &str) -> Guest {
         .expect("bash runs");
     let steps = std::fs::read_to_string(out.join("steps.txt")).unwrap_or_default();
     let wall = std::fs::read_to_string(out.join("wall_seconds")).unwrap_or_default();
-    eprintln!(
+    gate::say(&format!(
         "guest {layout}: {} s from boot to power-off; steps (name, exit status, ms):\n{steps}",
         wall.trim()
-    );
+    ));
     assert!(
         status.success(),
         "numa-guest.sh {layout} failed; see {}",
@@ -190,12 +190,64 @@ fn check_guest(layout: &str, nodes_per_socket: u32) {
                 *pages_on.entry(*n).or_insert(0) += p;
             }
         }
+        // The computing buffer and the message buffer, whole, each bound to its node (4 KiB
+        // pages: numa_maps counts pages of kernelpagesize_kB, 4 for anonymous memory here).
+        for (what, node, bytes) in [
+            (
+                "computing buffer",
+                comp_os,
+                &trace["config"]["buffer_bytes_per_core"],
+            ),
+            (
+                "message buffer",
+                comm_os,
+                &trace["config"]["message_size_bytes"],
+            ),
+        ] {
+            let bytes = bytes
+                .as_u64()
+                .unwrap_or_else(|| panic!("{what} size in config"));
+            assert!(
+                regions
+                    .iter()
+                    .any(|(n, p)| *n == node && p.values().sum::<u64>() * 4096 >= bytes),
+                "{name}: no region of {bytes} bytes bound to node {node} for the {what}:\n{maps}"
+            );
+        }
         let bound: Vec<u32> = pages_on.keys().copied().collect();
         let mut want = vec![comp_os, comm_os];
         want.dedup();
         want.sort();
         assert_eq!(bound, want, "{name}: bound pages per node {pages_on:?}");
-        eprintln!(
+        // From outside the tool too: each thread's CPU affinity and the CPU it last ran on
+        // are the plan's PU (`compute-I` on compute[I], `communication` on comm).
+        let threads_file = g.out.join(format!("threads-{name}.txt"));
+        let threads = std::fs::read_to_string(&threads_file).unwrap();
+        let mut seen = Vec::new();
+        for line in threads.lines() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let [thread, allowed, last] = f[..] else {
+                panic!("{}: bad line {line}", threads_file.display())
+            };
+            let want = match thread.strip_prefix("compute-") {
+                Some(i) => &trace["plan"]["compute"][i.parse::<usize>().unwrap()]["pu_os"],
+                None => &trace["plan"]["comm"]["pu_os"],
+            };
+            assert_eq!(
+                allowed,
+                want.to_string(),
+                "{name}: {line} (plan {})",
+                trace["plan"]
+            );
+            assert_eq!(last, want.to_string(), "{name}: {line}");
+            seen.push(thread.to_string());
+        }
+        assert!(
+            seen.iter().any(|t| t == "communication") && seen.iter().any(|t| t == "compute-0"),
+            "{name}: threads seen {seen:?}"
+        );
+        gate::say(&format!("guest {layout} placement {c},{k}: rank 0's threads (name, allowed CPUs, last CPU): {threads:?}"));
+        gate::say(&format!(
             "guest {layout} placement {c},{k}: rank 0's bound pages per NUMA node (numa_maps) \
              {pages_on:?}; computing PUs in order (OS index) {}, communication PU {}",
             trace["plan"]["compute"]
@@ -206,7 +258,7 @@ fn check_guest(layout: &str, nodes_per_socket: u32) {
                 .collect::<Vec<_>>()
                 .join(","),
             trace["plan"]["comm"]["pu_os"]
-        );
+        ));
     }
 
     // The main job's multi-socket branch: local and remote measured, both calibrated, every

@@ -11,6 +11,7 @@
 #                              the first NUMA node of socket 1
 #   numa_maps-C-M.txt          /proc/PID/numa_maps of rank 0, read from outside the tool
 #                              while that run computes and receives
+#   threads-C-M.txt            rank 0's threads seen from outside: NAME ALLOWED_CPUS LAST_CPU
 #   main/ and main.log         the main job (.ci/main-job) with tiny measure options
 #   steps.txt                  one line per step: NAME EXIT_STATUS MILLISECONDS
 #   done                       written last: the checks ran to the end
@@ -42,8 +43,10 @@ step() {
 rank0_pid() {
     local p c
     for p in /proc/[0-9]*; do
-        read -r c <"$p/comm" 2>/dev/null || continue
+        read -r c 2>/dev/null <"$p/comm" || continue
         [ "$c" = contention ] || continue
+        # Ours runs in this directory (the guest runs nothing else, but a host might).
+        [ "$p/cwd" -ef . ] || continue
         if grep -qzx 'OMPI_COMM_WORLD_RANK=0' "$p/environ" 2>/dev/null; then
             echo "${p#/proc/}"
             return 0
@@ -52,10 +55,29 @@ rank0_pid() {
     return 1
 }
 
-# Runs a tiny measure of placement C,M and keeps, while it runs, the last snapshot of rank 0's
-# numa_maps that shows memory bound by the tool (policy `bind:N`).
+# Records, in the associative array `threads`, each of rank 0's computing and communication
+# threads (named `compute-I` and `communication` by the tool) as "ALLOWED_CPUS LAST_CPU":
+# its CPU affinity (Cpus_allowed_list) and the CPU it last ran on (field 39 of stat).
+declare -A threads
+snapshot_threads() {
+    local pid=$1 t name line allowed="" stat
+    for t in /proc/"$pid"/task/*; do
+        read -r name 2>/dev/null <"$t/comm" || continue
+        [[ $name == compute-* || $name == communication ]] || continue
+        while read -r line; do
+            [[ $line == Cpus_allowed_list:* ]] && allowed=${line##*[[:space:]]}
+        done 2>/dev/null <"$t/status"
+        read -r -a stat 2>/dev/null <"$t/stat" || continue
+        [ -n "$allowed" ] && threads[$name]="$allowed ${stat[38]}"
+    done
+}
+
+# Runs a tiny measure of placement C,M and keeps, while it runs, the latest of the snapshots
+# of rank 0's numa_maps with the most regions bound by the tool (policy `bind:N`), and its
+# threads' CPUs.
 measure_placement() {
-    local c=$1 m=$2 pid="" maps job
+    local c=$1 m=$2 pid="" maps rest count best=0 job name
+    threads=()
     "$bin" measure --numa "$c,$m" --cores 1 "${tiny[@]}" --force \
         -o "place-$c-$m.json" >"place-$c-$m.log" 2>&1 &
     job=$!
@@ -66,13 +88,21 @@ measure_placement() {
         if [ -n "$pid" ]; then
             # read -d '' reads the whole file (and reports the missing NUL as a failure).
             maps=""
-            IFS= read -r -d '' maps <"/proc/$pid/numa_maps" 2>/dev/null
-            if [[ $maps == *" bind:"* ]]; then
+            IFS= read -r -d '' maps 2>/dev/null <"/proc/$pid/numa_maps"
+            # The snapshot with the most bound regions: at teardown buffers go one by one.
+            rest=${maps//" bind:"/}
+            count=$(((${#maps} - ${#rest}) / 6))
+            if ((count > 0 && count >= best)); then
+                best=$count
                 printf '%s' "$maps" >"numa_maps-$c-$m.txt"
             fi
+            snapshot_threads "$pid"
         fi
         sleep 0.2
     done
+    for name in "${!threads[@]}"; do
+        echo "$name ${threads[$name]}"
+    done >"threads-$c-$m.txt"
     wait "$job"
 }
 

@@ -62,18 +62,19 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
+# Each step checked: `set -e` does not apply inside a function called before `||`.
 make_host() {
     local h=$1 addr=$2 peer_if=$3
-    ip netns add "$h"
+    ip netns add "$h" || return 1
     made_ns+=("$h")
-    ip -n "$h" link set lo up
+    ip -n "$h" link set lo up || return 1
     # A persistent UTS namespace: unshare bind-mounts it on the file, and it outlives the
     # process that set the host name.
-    touch "$dir/$h.uts"
-    unshare --uts="$dir/$h.uts" hostname "$h"
-    ip link set "$peer_if" netns "$h"
-    ip -n "$h" addr add "$addr/24" dev "$peer_if"
-    ip -n "$h" link set "$peer_if" up
+    touch "$dir/$h.uts" || return 1
+    unshare --uts="$dir/$h.uts" hostname "$h" || return 1
+    ip link set "$peer_if" netns "$h" || return 1
+    ip -n "$h" addr add "$addr/24" dev "$peer_if" || return 1
+    ip -n "$h" link set "$peer_if" up || return 1
 }
 
 for h in "$a" "$b"; do
