@@ -700,7 +700,9 @@ prints it) while N cores compute: network and memory contention together.
 
 With --run the graph is also run for real: an MPI job of one rank per communication end, \
 started with mpirun (or srun) on this host; each communication's time from its start to the \
-end of its receive, the median of --repeat runs, is printed beside the prediction.";
+end of its receive, the median of --repeat runs, is printed beside the prediction. With \
+--hosts each graph node runs on a host of its own (mpirun's sequential mapper puts every rank \
+on the host of its end), so the messages cross the network instead of this host's memory.";
 
 const NETWORK_EXAMPLES: &str = "\
 Examples:
@@ -709,7 +711,9 @@ Examples:
   contention network graph.json --penalties measured-penalties.json
   contention network graph.json --memory-model paper:henri --cores 16 --placement 0,0
   Run it with MPI on this host (one rank per communication end) and compare:
-    contention network graph.json --run --repeat 10";
+    contention network graph.json --run --repeat 10
+  Run it across the cluster, graph nodes n1..n3 on three hosts:
+    contention network graph.json --run --hosts n1=node1,n2=node2,n3=node3";
 
 #[derive(Debug, Args)]
 pub struct NetworkArgs {
@@ -756,6 +760,16 @@ pub struct NetworkArgs {
     /// MPI launcher for --run.
     #[arg(long, value_enum, default_value_t = Launcher::Mpirun, requires = "run")]
     pub launcher: Launcher,
+
+    /// Hosts of the graph's nodes for --run, `NODE=HOST,...` (every node of the graph once;
+    /// several nodes may share a host). Without it every rank runs on this host.
+    #[arg(
+        long,
+        value_name = "NODE=HOST,...",
+        value_delimiter = ',',
+        requires = "run"
+    )]
+    pub hosts: Option<Vec<String>>,
 
     /// Write the output to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]

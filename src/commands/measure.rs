@@ -23,6 +23,7 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
             run: true,
             repeat: 5,
             launcher: args.launcher,
+            hosts: None,
             output: args.output.clone(),
         });
     }

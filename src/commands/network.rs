@@ -52,7 +52,7 @@ fn write(args: &NetworkArgs, report: &NetworkReport) -> Result<()> {
 }
 
 /// From a shell: start this command again under the launcher, one rank per communication
-/// end, on this host.
+/// end, on this host or on the hosts `--hosts` gives the graph's nodes.
 fn launch_job(args: &NetworkArgs, graph: &Graph) -> Result<()> {
     if let Some(c) = graph
         .communications
@@ -69,14 +69,28 @@ fn launch_job(args: &NetworkArgs, graph: &Graph) -> Result<()> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
     let argv: Vec<_> = std::env::args_os().skip(1).collect();
-    let cmd = launch::command_line_ranks(
-        measure_graph::ranks(graph),
-        args.launcher,
-        None,
-        launch::is_root(),
-        &exe,
-        &argv,
-    );
+    let cmd = match &args.hosts {
+        None => launch::command_line_ranks(
+            measure_graph::ranks(graph),
+            args.launcher,
+            None,
+            launch::is_root(),
+            &exe,
+            &argv,
+        ),
+        Some(pairs) => {
+            let hosts = measure_graph::rank_hosts(graph, pairs).map_err(Error::Input)?;
+            if args.launcher != launch::Launcher::Mpirun {
+                return Err(Error::Input(
+                    "--hosts places ranks with Open MPI's sequential mapper: use it with \
+                     --launcher mpirun (with srun, start the job yourself with \
+                     --distribution=arbitrary and run `contention network --run` under it)"
+                        .into(),
+                ));
+            }
+            launch::mpirun_rank_per_host(&hosts, launch::is_root(), &exe, &argv)
+        }
+    };
     eprintln!(
         "network: starting {}",
         cmd.iter()
@@ -109,6 +123,9 @@ fn as_rank(args: &NetworkArgs, graph: &Graph) -> Result<()> {
     let Some(times) = measure_graph::run(&world, graph, args.repeat as usize) else {
         return Ok(());
     };
+    if let Some(pairs) = &args.hosts {
+        warn_misplaced(graph, pairs, &times.hosts);
+    }
     let memory_cap = match (&args.memory_model, args.cores, args.placement) {
         (Some(m), Some(cores), Some(p)) => Some(memory_cap(graph, m, cores, p.comp, p.comm)?),
         _ => None,
@@ -135,6 +152,29 @@ fn as_rank(args: &NetworkArgs, graph: &Graph) -> Result<()> {
             .collect(),
     );
     write(args, &report)
+}
+
+/// Says which communication ends ran elsewhere than `--hosts` asked (as MPI names the host:
+/// a launcher may resolve `node1` to `node1.cluster`), so a report is not read as a network
+/// measurement when it was not one.
+fn warn_misplaced(graph: &Graph, pairs: &[String], ran: &[(String, String)]) {
+    let Ok(want) = measure_graph::rank_hosts(graph, pairs) else {
+        return;
+    };
+    for (i, (c, (src, dst))) in graph.communications.iter().zip(ran).enumerate() {
+        for (end, got, asked) in [
+            ("source", src, &want[2 * i]),
+            ("destination", dst, &want[2 * i + 1]),
+        ] {
+            if got != asked {
+                eprintln!(
+                    "warning: the {end} of `{}` ran on `{got}`, not on `{asked}` as --hosts \
+                     asked; check the launcher's host names",
+                    c.id
+                );
+            }
+        }
+    }
 }
 
 /// The receive cap from the memory contention model: `comm_parallel` (MB/s) with `cores`

@@ -31,6 +31,66 @@ pub fn ranks(graph: &Graph) -> usize {
     2 * graph.communications.len()
 }
 
+/// The host of every rank of a run of `graph` (rank `2i` on the host of communication `i`'s
+/// source node, rank `2i + 1` on that of its destination), from `NODE=HOST` pairs that name
+/// every node of the graph once. This is what lets `network --run` measure contention in a
+/// network, as the benchmark of section 3.3 does with one cluster node per graph node,
+/// instead of copies inside one host's memory.
+pub fn rank_hosts(graph: &Graph, pairs: &[String]) -> Result<Vec<String>, String> {
+    let mut map: Vec<(&str, &str)> = Vec::with_capacity(pairs.len());
+    for p in pairs {
+        let (node, host) = p.split_once('=').ok_or_else(|| {
+            format!("--hosts takes NODE=HOST pairs (like n1=node1,n2=node2); `{p}` has no `=`")
+        })?;
+        let (node, host) = (node.trim(), host.trim());
+        if node.is_empty() || host.is_empty() {
+            return Err(format!(
+                "--hosts `{p}`: both the graph node and the host must be named (NODE=HOST)"
+            ));
+        }
+        if map.iter().any(|(n, _)| *n == node) {
+            return Err(format!("--hosts names graph node `{node}` twice"));
+        }
+        map.push((node, host));
+    }
+    let mut nodes: Vec<&str> = Vec::new();
+    for c in &graph.communications {
+        for n in [c.src.as_str(), c.dst.as_str()] {
+            if !nodes.contains(&n) {
+                nodes.push(n);
+            }
+        }
+    }
+    if let Some((n, _)) = map.iter().find(|(n, _)| !nodes.contains(n)) {
+        return Err(format!(
+            "--hosts names `{n}`, which is no node of the graph; its nodes are {}",
+            nodes.join(", ")
+        ));
+    }
+    let missing: Vec<&str> = nodes
+        .iter()
+        .copied()
+        .filter(|n| !map.iter().any(|(m, _)| m == n))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "--hosts gives no host for graph node(s) {}; name every node once, like {}",
+            missing.join(", "),
+            nodes
+                .iter()
+                .map(|n| format!("{n}=HOST"))
+                .collect::<Vec<_>>()
+                .join(",")
+        ));
+    }
+    let host = |n: &str| map.iter().find(|(m, _)| *m == n).unwrap().1.to_string();
+    Ok(graph
+        .communications
+        .iter()
+        .flat_map(|c| [host(&c.src), host(&c.dst)])
+        .collect())
+}
+
 /// Runs `graph` `repeat` times (after one warm-up) on this rank of `world`, which must have
 /// [`ranks`] ranks; rank 0 returns the gathered times, the others `None`.
 pub fn run(world: &SimpleCommunicator, graph: &Graph, repeat: usize) -> Option<GraphTimes> {
@@ -91,5 +151,53 @@ pub fn run(world: &SimpleCommunicator, graph: &Graph, repeat: usize) -> Option<G
     } else {
         root.gather_into(&name[..]);
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::Communication;
+
+    fn graph() -> Graph {
+        let c = |id: &str, src: &str, dst: &str| Communication {
+            id: id.into(),
+            src: src.into(),
+            dst: dst.into(),
+            bytes: 1.0,
+            start: 0.0,
+        };
+        Graph {
+            alpha: 1.0,
+            communications: vec![c("a", "n1", "n2"), c("b", "n3", "n1")],
+        }
+    }
+
+    fn pairs(s: &[&str]) -> Vec<String> {
+        s.iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn every_rank_goes_to_the_host_of_its_end() {
+        let h = rank_hosts(&graph(), &pairs(&["n1=x", "n2=y", "n3=y"])).unwrap();
+        assert_eq!(h, ["x", "y", "y", "x"]);
+    }
+
+    #[test]
+    fn bad_mappings_are_refused_naming_the_node() {
+        let g = graph();
+        let e = rank_hosts(&g, &pairs(&["n1=x", "n2=y"])).unwrap_err();
+        assert!(
+            e.contains("n3") && e.contains("n1=HOST,n2=HOST,n3=HOST"),
+            "{e}"
+        );
+        let e = rank_hosts(&g, &pairs(&["n1=x", "n2=y", "n3=z", "n4=w"])).unwrap_err();
+        assert!(e.contains("`n4`") && e.contains("n1, n2, n3"), "{e}");
+        let e = rank_hosts(&g, &pairs(&["n1"])).unwrap_err();
+        assert!(e.contains("`n1` has no `=`"), "{e}");
+        let e = rank_hosts(&g, &pairs(&["n1=x", "n1=y"])).unwrap_err();
+        assert!(e.contains("twice"), "{e}");
+        let e = rank_hosts(&g, &pairs(&["n1="])).unwrap_err();
+        assert!(e.contains("NODE=HOST"), "{e}");
     }
 }

@@ -206,6 +206,30 @@ pub fn srun_version() -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// The `mpirun` command line that runs `exe args` as one rank per entry of `rank_hosts`, rank
+/// `i` on `rank_hosts[i]` (hosts may repeat, in any order): Open MPI's sequential mapper
+/// (`--mca rmaps seq`) places ranks in the order of the `--host` list, where `--map-by node`
+/// would deal them round-robin over the distinct hosts. For `contention network --run
+/// --hosts`, whose ranks follow the graph's communications.
+pub fn mpirun_rank_per_host(
+    rank_hosts: &[String],
+    as_root: bool,
+    exe: &Path,
+    args: &[OsString],
+) -> Vec<OsString> {
+    let mut cmd: Vec<OsString> = vec!["mpirun".into(), "-np".into()];
+    cmd.push(rank_hosts.len().to_string().into());
+    cmd.extend(["--bind-to", "none"].map(OsString::from));
+    if as_root {
+        cmd.push("--allow-run-as-root".into());
+    }
+    cmd.extend(["--mca", "rmaps", "seq", "--host"].map(OsString::from));
+    cmd.push(rank_hosts.join(",").into());
+    cmd.push(exe.as_os_str().to_owned());
+    cmd.extend(args.iter().cloned());
+    cmd
+}
+
 /// Whether the process runs as root (Open MPI then needs `--allow-run-as-root`).
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
@@ -313,6 +337,29 @@ mod tests {
             &[],
         ));
         assert!(c.contains(&"--ntasks=6".to_string()), "{c:?}");
+    }
+
+    #[test]
+    fn ranks_follow_their_hosts_in_order() {
+        let hosts = ["x", "y", "y", "x"].map(String::from);
+        let c = strings(&mpirun_rank_per_host(&hosts, true, Path::new("c"), &[]));
+        assert_eq!(
+            c,
+            [
+                "mpirun",
+                "-np",
+                "4",
+                "--bind-to",
+                "none",
+                "--allow-run-as-root",
+                "--mca",
+                "rmaps",
+                "seq",
+                "--host",
+                "x,y,y,x",
+                "c"
+            ]
+        );
     }
 
     #[test]
