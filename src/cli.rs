@@ -27,12 +27,21 @@ All bandwidths are MB/s (10^6 bytes per second). NUMA nodes are hwloc logical in
 (`lstopo` numbering): nodes 0..k-1 belong to the first socket, whose cores compute.";
 
 const EXAMPLES: &str = "\
-Examples:
-  Predict every placement on the paper's `henri` machine, 1 to 18 computing cores:
+The intended workflow, in any directory (results go to ./contention-results/HOST/):
+    contention measure --numa 0,0       # the benchmark: trace of the local placement
+    contention measure --numa 1,1       # on a two-socket machine: the remote one too
+    contention calibrate                # fit the model to this host's traces, save model.json
+    contention predict --ncores 1..18   # bandwidths for every placement and core count
+    contention evaluate                 # the model's error on the traces (Table 2)
+    contention plot                     # the paper's figures, in contention-results/HOST/figures/
+    contention check                    # CI: does a new measurement still match the model?
+
+Without measuring, one of the paper's machines:
     contention predict --model paper:henri --ncores 1..18
 
-  Only the local placement, as JSON for a script:
-    contention predict --model model.json --placement 0,0 --format json -o pred.json";
+Each command's --help explains its options and output. Sizes are binary (64MiB = 64 x 2^20 \
+bytes), bandwidths decimal (MB/s = 10^6 bytes/s). Exit status: 0 success, 1 failure (a check \
+that fails, an I/O or system error), 2 bad input (the message names it and the fix).";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -227,12 +236,13 @@ pub struct MeasureArgs {
           value_parser = clap::value_parser!(u32).range(3..=1024))]
     pub ranks: u32,
 
-    /// Size of each received message (the paper uses 64 MB).
+    /// Size of each received message, in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes (a bare number is
+    /// bytes). The paper's "messages of 64 MB" are this default, 64 MiB.
     #[arg(long, value_name = "SIZE", default_value = "64MiB")]
     pub message_size: ByteSize,
 
-    /// Bytes each computing core writes per iteration (weak scaling). Default: 256MiB, less if
-    /// the NUMA node's free memory cannot hold one per core.
+    /// Bytes each computing core writes per iteration (weak scaling), in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes. Default: 256MiB, less if the NUMA node's free memory cannot hold one per
+    /// core.
     #[arg(long, value_name = "SIZE")]
     pub buffer_size: Option<ByteSize>,
 
@@ -452,7 +462,7 @@ pub enum FigureKind {
 pub enum Format {
     /// Aligned columns, one block per placement, for a terminal.
     Table,
-    /// The JSON of DESIGN.md, with machine and tool provenance.
+    /// JSON, with machine and tool provenance (README, "File formats").
     Json,
     /// CSV for tools, one row per point (the command's --help lists the columns).
     Csv,
@@ -908,11 +918,12 @@ pub struct AdviseArgs {
     #[arg(long, short = 'm', value_name = "FILE")]
     pub model: Option<String>,
 
-    /// W_M: bytes the computation streams per step (e.g. 1GiB, 512M, 1048576).
+    /// W_M: bytes the computation streams per step (e.g. 1GiB, 512M, 1048576), in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes;
+    /// bandwidths are decimal, MB/s = 10^6 bytes/s.
     #[arg(long, value_name = "WM")]
     pub comp_bytes: ByteSize,
 
-    /// W_N: bytes received per step (e.g. 64MiB).
+    /// W_N: bytes received per step (e.g. 64MiB), in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes.
     #[arg(long, value_name = "WN")]
     pub comm_bytes: ByteSize,
 
@@ -996,7 +1007,8 @@ pub struct SensitivityArgs {
     #[arg(long, value_enum, conflicts_with = "command")]
     pub builtin: Option<BuiltinKernel>,
 
-    /// Bytes the built-in kernel works on; make it much larger than the last-level cache.
+    /// Bytes the built-in kernel works on, in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes; make it much
+    /// larger than the last-level cache.
     #[arg(long, value_name = "SIZE", default_value = "256MiB")]
     pub size: ByteSize,
 
@@ -1021,7 +1033,7 @@ pub struct SensitivityArgs {
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub bandit_steps: u32,
 
-    /// Bandit: bytes each store thread writes over and over.
+    /// Bandit: bytes each store thread writes over and over, in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes.
     #[arg(long, value_name = "SIZE", default_value = "512MiB")]
     pub bandit_buffer: ByteSize,
 

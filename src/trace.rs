@@ -218,7 +218,7 @@ impl Trace {
     }
 }
 
-/// One row of the tidy CSV (DESIGN.md): a placement, a core count and its four bandwidths.
+/// One row of the tidy CSV (README, "File formats"): a placement, a core count and its four bandwidths.
 /// Repeated rows are repetitions, aggregated by median.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TidyRow {

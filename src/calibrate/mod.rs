@@ -37,7 +37,7 @@ pub struct Options {
     pub date: String,
 }
 
-/// The model file `calibrate` writes: the fields of DESIGN.md, which `predict` reads, and
+/// The model file `calibrate` writes: the fields of the model file (README, "File formats"), which `predict` reads, and
 /// beside them where they came from. `calibration` is optional for readers: a model file
 /// without it is still a model ([`crate::io::model_file`] ignores it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

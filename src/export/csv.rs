@@ -1,5 +1,5 @@
 //! The prediction as tidy CSV, the same columns `measure` writes and `calibrate` reads
-//! (DESIGN.md, "Tidy CSV"), so predictions and measurements can be joined.
+//! (README, "File formats"), so predictions and measurements can be joined.
 
 use crate::io::tidy_csv;
 use crate::model::PlacementPrediction;

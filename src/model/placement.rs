@@ -38,7 +38,7 @@ pub enum Source {
     LocalWithRemoteComm,
 }
 
-/// One point of a placement's prediction (MB/s), the fields of DESIGN.md's predict JSON.
+/// One point of a placement's prediction (MB/s), the fields of the prediction JSON (README, "File formats").
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Point {
     pub cores: u32,

@@ -5,7 +5,7 @@ use crate::trace::TidyRow;
 use std::collections::BTreeMap;
 
 /// Measured bandwidths by placement: one row per core count, ascending, each field the median
-/// of the repetitions given for that placement and core count (DESIGN.md, "Tidy CSV": repeated
+/// of the repetitions given for that placement and core count (the tidy CSV's rule: repeated
 /// rows are repetitions, aggregated by median).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Measurements {
