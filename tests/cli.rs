@@ -69,9 +69,25 @@ fn predict_csv_is_tidy_and_written_to_file() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,comm_parallel")
+        Some(
+            "comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,comm_parallel,\
+             comp_loss,comm_loss"
+        )
     );
     assert_eq!(lines.count(), 16 * 4);
+    // The tidy columns come first: the file is a tidy CSV that calibrate and evaluate read,
+    // the loss ratios being extra columns, alone / parallel.
+    let rows = contention::io::tidy_csv::parse(&text, "pred.csv").unwrap();
+    assert_eq!(rows.len(), 16 * 4);
+    let last: Vec<f64> = text
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert!((last[7] - last[3] / last[5]).abs() < 1e-3, "{last:?}");
+    assert!((last[8] - last[4] / last[6]).abs() < 1e-3, "{last:?}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 
