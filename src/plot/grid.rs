@@ -133,7 +133,7 @@ impl Grid {
         let scales = aligned_scales(&[comm_max, comp_max]);
         Ok(Grid {
             machine: m.name.clone(),
-            model_source: source.to_string(),
+            model_source: super::model_label(source),
             side: model.predictable_nodes(),
             numa_per_socket: m.numa_per_socket,
             cores_per_socket: m.cores_per_socket,
@@ -182,10 +182,13 @@ impl Grid {
     fn legend(&self) -> Vec<LegendItem> {
         let line = |color, dashed| Swatch::Line { color, dashed };
         let mut items = vec![
-            LegendItem::new(line(COMM, false), "communications, model, in parallel"),
-            LegendItem::new(line(COMM, true), "communications, model, alone"),
-            LegendItem::new(line(COMP, false), "computations, model, in parallel"),
-            LegendItem::new(line(COMP, true), "computations, model, alone"),
+            // Short labels: the legend must not eat the panels of a small grid. Lines are the
+            // model, markers the measurements (the subtitle says so); the axis titles say
+            // which colour is which stream.
+            LegendItem::new(line(COMM, false), "comm. in parallel"),
+            LegendItem::new(line(COMM, true), "comm. alone"),
+            LegendItem::new(line(COMP, false), "comp. in parallel"),
+            LegendItem::new(line(COMP, true), "comp. alone"),
         ];
         if self.has_measurements() {
             let marker = |shape| Swatch::Marker {
@@ -212,10 +215,7 @@ impl Grid {
                 format!("computing cores {text}"),
             ));
         }
-        items.push(LegendItem::new(
-            Swatch::Frame(4),
-            "placement that calibrated the model (bold title)",
-        ));
+        items.push(LegendItem::new(Swatch::Frame(4), "calibration placement"));
         items
     }
 
@@ -411,9 +411,9 @@ impl Figure for Grid {
             inner,
         )?;
         let measured = if self.has_measurements() {
-            "Measured and predicted"
+            "Lines: the model; markers: measured medians"
         } else {
-            "Predicted only (no measurement given)"
+            "Lines: the model (no measurement given)"
         };
         let lines = [
             "Rows: communication data's NUMA node; columns: computation data's NUMA node."
