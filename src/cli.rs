@@ -371,7 +371,8 @@ Figures (each one file in DIR, named after the machine or the trace):
            the computation data's by column. Network bandwidth on the left axis (blue),
            computation memory bandwidth on the right (orange), against the number of computing
            cores; measured alone (circles) and in parallel (down triangles), the model as lines
-           (solid: in parallel, dashed: alone). The placements that calibrated the model have a
+           (solid: in parallel, dashed: alone). From traces: error bars are the 95% interval
+           of each median, a red ring marks a phase stopped by --max-phase before stability. The placements that calibrated the model have a
            bold title and a thick frame; grey bands show the cores of each NUMA node of the
            first socket when it has several. Without measurements: predictions only.
              -> MACHINE-grid.svg

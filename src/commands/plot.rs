@@ -57,7 +57,9 @@ pub fn run(args: &PlotArgs) -> Result<()> {
     let machine = file_stem(&model.machine.name);
 
     if figures.contains(&FigureKind::Grid) {
-        let grid = Grid::new(&model, &model_arg, &measured)?;
+        let quality =
+            crate::plot::data::Quality::from_traces(inputs.iter().filter_map(|i| i.trace.as_ref()));
+        let grid = Grid::new(&model, &model_arg, &measured)?.with_quality(quality);
         let name = format!("{machine}-grid");
         out.figure(&name, &grid)?;
         out.csv(
