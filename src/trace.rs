@@ -196,7 +196,10 @@ pub struct Sample {
     /// windows of parallel computation and communication samples can be compared).
     pub start: f64,
     pub end: f64,
-    /// Bandwidth of this iteration of this thread, MB/s.
+    /// Bandwidth of this iteration of this thread, MB/s (10^6 bytes/s). Written as `mb_per_s`
+    /// (`mbps` reads as megabits per second to network people); traces that say `mbps` still
+    /// read.
+    #[serde(rename = "mb_per_s", alias = "mbps")]
     pub mbps: f64,
 }
 
