@@ -590,8 +590,8 @@ const CHECK_EXAMPLES: &str = "\
 Examples:
   This host's traces against this host's saved model (after measure and calibrate):
     contention check
-  The project's saved trace of its CI machine against the model calibrated from it:
-    contention check --model tests/data/expected/vm-local.model.json tests/data/traces/vm-local.json
+  The project's saved traces of its CI machine against the model calibrated from them:
+    contention check --model tests/data/expected/vm-local.model.json tests/data/traces/
   A fixed drift limit and an absolute error limit, as JSON for a CI script:
     contention check --model expected.json new.json --tolerance 3 --max-mape 8 --format json";
 
@@ -602,8 +602,9 @@ pub struct CheckArgs {
     #[arg(long, short = 'm', value_name = "FILE")]
     pub model: Option<String>,
 
-    /// New measurements: traces of `contention measure` or tidy CSV.
-    /// Default: this host's traces in contention-results/HOST/ (the paper's variant if several).
+    /// New measurements: traces of `contention measure` or tidy CSV; a directory stands for
+    /// its traces. Default: this host's traces in contention-results/HOST/ (the paper's variant
+    /// if several).
     #[arg(value_name = "TRACE")]
     pub inputs: Vec<PathBuf>,
 

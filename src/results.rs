@@ -130,13 +130,64 @@ pub fn default_traces() -> Result<Vec<PathBuf>> {
     Ok(chosen.1)
 }
 
-/// The inputs a command uses: those given, else [`default_traces`].
+/// The inputs a command uses: those given, a directory standing for the measurement files in
+/// it, else [`default_traces`].
 pub fn inputs_or_default(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
     if given.is_empty() {
-        default_traces()
-    } else {
-        Ok(given.to_vec())
+        return default_traces();
     }
+    let mut out = Vec::new();
+    for p in given {
+        if p.is_dir() {
+            out.extend(in_directory(p)?);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// The measurement files of a directory (`contention check saved-traces/`): its traces
+/// (`.json`), or its tidy CSV files when it holds no trace, since `measure` writes a CSV
+/// beside each trace with the same numbers and they must not count twice. Sorted.
+fn in_directory(dir: &Path) -> Result<Vec<PathBuf>> {
+    let with = |ext: &str| -> Result<Vec<PathBuf>> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| Error::io("list the directory", dir, e))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.is_file()
+                    && p.extension()
+                        .is_some_and(|x| x.to_string_lossy().eq_ignore_ascii_case(ext))
+            })
+            .collect();
+        v.sort();
+        Ok(v)
+    };
+    let traces = with("json")?;
+    let files = if traces.is_empty() {
+        with("csv")?
+    } else {
+        traces
+    };
+    if files.is_empty() {
+        return Err(Error::Input(format!(
+            "`{}` is a directory without trace (.json) or tidy CSV (.csv) files; name the \
+             files, or a directory that holds them",
+            dir.display()
+        )));
+    }
+    eprintln!(
+        "inputs from {}: {}",
+        dir.display(),
+        files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(files)
 }
 
 /// The variant chosen in `dir` and its traces (sorted), and the other variants' names.
@@ -255,6 +306,21 @@ mod tests {
         assert_eq!(files.len(), 2);
         assert!(files[0].ends_with("trace-numa0-0-nt-store-pong.json"));
         assert_eq!(others, vec!["triad-pong".to_string()]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_directory_stands_for_its_traces_else_its_csv_files() {
+        let dir = dir_with(&["b.json", "a.json", "a.csv", "notes.txt"]);
+        let got = inputs_or_default(std::slice::from_ref(&dir)).unwrap();
+        assert_eq!(got, vec![dir.join("a.json"), dir.join("b.json")]);
+        std::fs::remove_file(dir.join("a.json")).unwrap();
+        std::fs::remove_file(dir.join("b.json")).unwrap();
+        let got = inputs_or_default(&[dir.clone(), PathBuf::from("x.json")]).unwrap();
+        assert_eq!(got, vec![dir.join("a.csv"), PathBuf::from("x.json")]);
+        std::fs::remove_file(dir.join("a.csv")).unwrap();
+        let e = inputs_or_default(std::slice::from_ref(&dir)).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -271,7 +271,7 @@ fn missing(node: u32, side: &str, sweeps: &[Sweep], inputs: &[Input]) -> Error {
     Error::Input(format!(
         "no input has placement {node},{node}, which the `{side}` parameters are calibrated on \
          (section 4.1.2); {} hold placements {}. Measure with both the computation and the \
-         communication data on NUMA node {node}{hint}",
+         communication data on NUMA node {node} (`contention measure --numa {node},{node}`){hint}",
         files.join(", "),
         have.join(" ")
     ))
