@@ -205,6 +205,21 @@ fn help_teaches_units_and_examples() {
     }
     let top = stdout(&contention(&["--help"]));
     assert!(top.contains("predict") && top.contains("NUMA"));
+    // The top-level help teaches the whole chain, with no file names.
+    for step in [
+        "contention measure --numa 0,0",
+        "contention calibrate ",
+        "contention predict --ncores 1..18",
+        "contention check ",
+    ] {
+        assert!(top.contains(step), "`{step}` missing from --help:\n{top}");
+    }
+    // --version names the commit it was built from.
+    let v = stdout(&contention(&["--version"]));
+    assert!(
+        v.starts_with("contention ") && v.contains("(commit "),
+        "{v}"
+    );
 }
 
 #[test]
@@ -212,6 +227,11 @@ fn build_script_wrote_man_page_and_completions() {
     let out = PathBuf::from(env!("OUT_DIR"));
     let man = std::fs::read_to_string(out.join("contention.1")).unwrap();
     assert!(man.contains("predict"));
+    // No link to a page that is never installed.
+    assert!(
+        !man.contains("contention\\-help"),
+        "contention-help(1) in the man page"
+    );
     let bash = std::fs::read_to_string(out.join("contention.bash")).unwrap();
     assert!(bash.contains("--ncores"));
 }

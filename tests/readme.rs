@@ -193,3 +193,52 @@ fn marked_and_unmarked_blocks_are_told_apart() {
     assert_eq!((b[1].line, b[1].text.as_str()), (5, "b\n"));
     assert_eq!(b[2].lang, "json");
 }
+
+/// Files under `dir` (recursively), skipping `tests/data` (recorded data, not prose).
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if !p.ends_with("tests/data") {
+                files(&p, out);
+            }
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn nothing_refers_to_files_outside_the_project() {
+    // Spelled in pieces so that this file does not match itself.
+    let banned = [
+        format!("{}.md", "DESIGN"),
+        format!("{}/", "shared"),
+        format!("../{}", "shared"),
+    ];
+    let mut all = Vec::new();
+    for d in ["src", "tests", "benches", ".ci"] {
+        files(&repo().join(d), &mut all);
+    }
+    all.push(repo().join("README.md"));
+    all.push(repo().join("build.rs"));
+    let mut found = Vec::new();
+    for f in &all {
+        let Ok(text) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        for (i, line) in text.lines().enumerate() {
+            if banned.iter().any(|b| line.contains(b.as_str())) {
+                found.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "references to files users do not have:\n{}",
+        found.join("\n")
+    );
+}
