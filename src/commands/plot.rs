@@ -28,10 +28,11 @@ pub fn run(args: &PlotArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
     let model = model_file::load(&model_arg)?;
     // With no model named, draw this host's own results, as `calibrate` did.
-    let traces = if defaulted && args.traces.is_empty() {
-        crate::results::default_traces()?
-    } else {
-        args.traces.clone()
+    let traces = match (defaulted, args.traces.is_empty()) {
+        (true, true) => crate::results::default_traces()?,
+        (false, true) => Vec::new(),
+        // A directory stands for the traces in it, as for calibrate.
+        (_, false) => crate::results::inputs_or_default(&args.traces)?,
     };
     let dir = match &args.output {
         Some(d) => d.clone(),
