@@ -98,7 +98,9 @@ fn generate_docs() -> std::io::Result<()> {
     let mut cmd = cli::Cli::command();
 
     let mut page = Vec::new();
-    clap_mangen::Man::new(cmd.clone()).render(&mut page)?;
+    // No `contention-help(1)`: the pages are installed one per subcommand, and clap's `help`
+    // subcommand has none.
+    clap_mangen::Man::new(cmd.clone().disable_help_subcommand(true)).render(&mut page)?;
     for dir in [out_dir.clone(), profile_dir.join("man")] {
         std::fs::create_dir_all(&dir)?;
         std::fs::write(dir.join("contention.1"), &page)?;

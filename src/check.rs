@@ -91,6 +91,26 @@ fn changed_params(expected: &Model, new: &Model, noise_percent: f64) -> Vec<Para
     out
 }
 
+/// The smallest default drift limit, percent: below it two runs of a quiet machine differ by
+/// the plateau rule's own steps (a maximum read one core count apart).
+pub const MIN_DRIFT_LIMIT_PERCENT: f64 = 2.0;
+
+/// The drift limit the measurements' own noise allows, percent: twice the largest tie
+/// tolerance the refit used on any curve of any side. A tie tolerance is
+/// `max(1 %, 2 x the median relative standard error of the curve's points)` (the tie rule of
+/// `calibrate`), so the limit is four standard errors of a measured point, enough that two runs
+/// of an unchanged machine agree, and a point's noise is what decides, not a fixed percentage.
+pub fn noise_limit_percent(fits: &[&crate::calibrate::SideFit]) -> f64 {
+    fits.iter()
+        .flat_map(|f| {
+            let t = &f.tolerance;
+            [t.comp_alone, t.total_parallel, t.comm_parallel]
+        })
+        .filter(|t| t.is_finite())
+        .map(|t| 200.0 * t)
+        .fold(MIN_DRIFT_LIMIT_PERCENT, f64::max)
+}
+
 /// Compares `new` with `expected` over the placements both can predict and the core counts
 /// of the expected machine's socket (capped at the new one's). Parameters that moved by more
 /// than `noise_percent` are listed.

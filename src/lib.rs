@@ -10,6 +10,7 @@
 //! - [`export`]: the formats a report is written in (table, JSON, CSV).
 //! - [`overlap`]: Langguth et al.'s time of an overlapped step, and the advisor built on it.
 //! - [`plot`]: the paper's figures, rendered in memory as SVG or PNG.
+//! - [`results`]: the default place of traces and models, per host.
 //! - [`commands`]: one module per subcommand, gluing the above; [`cli`] their arguments.
 
 pub mod calibrate;
@@ -29,6 +30,7 @@ pub mod overlap;
 pub mod plot;
 pub mod provenance;
 pub mod report;
+pub mod results;
 pub mod sensitivity;
 pub mod stats;
 pub mod timestamp;

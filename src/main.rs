@@ -1,12 +1,21 @@
 //! The `contention` binary: parse the command line, dispatch, report errors with their exit
 //! status. Everything else is in the library.
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use contention::cli::{Cli, Command};
 use contention::commands;
+use contention::provenance::Provenance;
 
 fn main() {
-    let cli = Cli::parse();
+    // `--version` says which build this is (the commit above all), as every output does.
+    let p = Provenance::current();
+    let version: &'static str = format!(
+        "{} (commit {}, {}, {}, {})",
+        p.version, p.git_commit, p.rustc, p.target, p.profile
+    )
+    .leak();
+    let matches = Cli::command().version(version).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match &cli.command {
         Command::Check(args) => commands::check::run(args),
         Command::Measure(args) => commands::measure::run(args),

@@ -304,7 +304,10 @@ pub struct Sample {
     /// windows of parallel computation and communication samples can be compared).
     pub start: f64,
     pub end: f64,
-    /// Bandwidth of this iteration of this thread, MB/s.
+    /// Bandwidth of this iteration of this thread, MB/s (10^6 bytes/s). Written as `mb_per_s`
+    /// (`mbps` reads as megabits per second to network people); traces that say `mbps` still
+    /// read.
+    #[serde(rename = "mb_per_s", alias = "mbps")]
     pub mbps: f64,
 }
 
@@ -326,7 +329,7 @@ impl Trace {
     }
 }
 
-/// One row of the tidy CSV (DESIGN.md): a placement, a core count and its four bandwidths.
+/// One row of the tidy CSV (README, "File formats"): a placement, a core count and its four bandwidths.
 /// Repeated rows are repetitions, aggregated by median.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TidyRow {

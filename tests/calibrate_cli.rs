@@ -71,7 +71,7 @@ fn csv_calibrate_predict_evaluate() {
     ] {
         assert!(err.contains(needle), "{needle} missing from:\n{err}");
     }
-    // The model file: DESIGN.md's fields for predict, the record beside them.
+    // The model file: the fields predict reads, the record beside them.
     let m = model_file::load(s(&model)).unwrap();
     assert_eq!(m.machine.cores_per_socket, 18);
     assert!(m.remote.is_some());
@@ -342,7 +342,7 @@ fn insufficient_input_is_refused_naming_the_file_and_the_fix() {
 
 #[test]
 fn a_hand_typed_model_is_evaluated() {
-    // The paper's files carry only DESIGN.md's fields.
+    // The paper's files carry only the model file's fields.
     let dir = temp_dir("hand");
     let csv = dir.join("m.csv");
     std::fs::write(&csv, tidy_csv::to_string(&henri_rows(5))).unwrap();

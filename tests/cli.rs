@@ -69,9 +69,25 @@ fn predict_csv_is_tidy_and_written_to_file() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,comm_parallel")
+        Some(
+            "comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,comm_parallel,\
+             comp_loss,comm_loss"
+        )
     );
     assert_eq!(lines.count(), 16 * 4);
+    // The tidy columns come first: the file is a tidy CSV that calibrate and evaluate read,
+    // the loss ratios being extra columns, alone / parallel.
+    let rows = contention::io::tidy_csv::parse(&text, "pred.csv").unwrap();
+    assert_eq!(rows.len(), 16 * 4);
+    let last: Vec<f64> = text
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert!((last[7] - last[3] / last[5]).abs() < 1e-3, "{last:?}");
+    assert!((last[8] - last[4] / last[6]).abs() < 1e-3, "{last:?}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -189,6 +205,21 @@ fn help_teaches_units_and_examples() {
     }
     let top = stdout(&contention(&["--help"]));
     assert!(top.contains("predict") && top.contains("NUMA"));
+    // The top-level help teaches the whole chain, with no file names.
+    for step in [
+        "contention measure --numa 0,0",
+        "contention calibrate ",
+        "contention predict --ncores 1..18",
+        "contention check ",
+    ] {
+        assert!(top.contains(step), "`{step}` missing from --help:\n{top}");
+    }
+    // --version names the commit it was built from.
+    let v = stdout(&contention(&["--version"]));
+    assert!(
+        v.starts_with("contention ") && v.contains("(commit "),
+        "{v}"
+    );
 }
 
 #[test]
@@ -196,6 +227,11 @@ fn build_script_wrote_man_page_and_completions() {
     let out = PathBuf::from(env!("OUT_DIR"));
     let man = std::fs::read_to_string(out.join("contention.1")).unwrap();
     assert!(man.contains("predict"));
+    // No link to a page that is never installed.
+    assert!(
+        !man.contains("contention\\-help"),
+        "contention-help(1) in the man page"
+    );
     let bash = std::fs::read_to_string(out.join("contention.bash")).unwrap();
     assert!(bash.contains("--ncores"));
 }

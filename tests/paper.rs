@@ -36,21 +36,6 @@ fn every_paper_machine_predicts_every_placement_and_core_count() {
 }
 
 #[test]
-fn shipped_models_are_the_reference_tables() {
-    // The binary embeds copies of shared/reference/models; they must not drift.
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/models");
-    if !dir.exists() {
-        eprintln!("skipped: {} not present", dir.display());
-        return;
-    }
-    for name in paper::names() {
-        let reference =
-            model_file::load(dir.join(format!("paper-{name}.json")).to_str().unwrap()).unwrap();
-        assert_eq!(reference, load(name), "{name}");
-    }
-}
-
-#[test]
 fn henri_local_communications_start_to_fall_at_14_cores() {
     // Section 4.2: "the model predicts a decrease starting with 14 computing cores".
     let all = predict_all(&load("henri"));

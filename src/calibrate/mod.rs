@@ -37,7 +37,7 @@ pub struct Options {
     pub date: String,
 }
 
-/// The model file `calibrate` writes: the fields of DESIGN.md, which `predict` reads, and
+/// The model file `calibrate` writes: the fields of the model file (README, "File formats"), which `predict` reads, and
 /// beside them where they came from. `calibration` is optional for readers: a model file
 /// without it is still a model ([`crate::io::model_file`] ignores it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -271,7 +271,7 @@ fn missing(node: u32, side: &str, sweeps: &[Sweep], inputs: &[Input]) -> Error {
     Error::Input(format!(
         "no input has placement {node},{node}, which the `{side}` parameters are calibrated on \
          (section 4.1.2); {} hold placements {}. Measure with both the computation and the \
-         communication data on NUMA node {node}{hint}",
+         communication data on NUMA node {node} (`contention measure --numa {node},{node}`){hint}",
         files.join(", "),
         have.join(" ")
     ))

@@ -1,4 +1,4 @@
-//! The extraction rules of section 3.1 (DESIGN.md, "Calibration rules"): the ten parameters of
+//! The extraction rules of section 3.1 (README, "contention calibrate"): the ten parameters of
 //! one side of the model from one placement's sweep over core counts.
 //!
 //! # Maxima and minima under noise: the tie rule
@@ -158,7 +158,8 @@ impl std::fmt::Display for SweepProblem {
                 f,
                 "only one core count ({n}) is measured; the parameters are read off a curve \
                  over core counts (section 3.1): measure 1 to the cores of one socket (counts \
-                 above N_seq^max may be skipped, except the last)"
+                 above N_seq^max may be skipped, except the last); on a machine this small, \
+                 `contention measure --shared-comm-core` lets a second core compute"
             ),
             SweepProblem::NoSingleCore(n) => write!(
                 f,

@@ -83,7 +83,7 @@ fn the_model_file_loads_with_or_without_the_calibration_record() {
     let (cm, _) = calibrate(&[csv(&rows, "dahu.csv")], &opts(1)).unwrap();
     let text = serde_json::to_string_pretty(&cm).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    // The DESIGN.md fields at the top level, the record beside them.
+    // The model file's fields at the top level, the record beside them.
     for k in [
         "schema_version",
         "machine",

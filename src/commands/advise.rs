@@ -12,10 +12,11 @@ use crate::overlap;
 use crate::provenance::Provenance;
 
 pub fn run(args: &AdviseArgs) -> Result<()> {
-    let model = model_file::load(&args.model)?;
+    let model_arg = crate::results::model_or_default(args.model.as_deref())?;
+    let model = model_file::load(&model_arg)?;
     let report = build_report(
         &model,
-        &args.model,
+        &model_arg,
         args.ncores.as_ref(),
         args.comp_bytes.0,
         args.comm_bytes.0,

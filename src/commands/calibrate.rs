@@ -9,7 +9,8 @@ use crate::io::{inputs, output};
 use crate::model::Params;
 
 pub fn run(args: &CalibrateArgs) -> Result<()> {
-    let inputs = inputs::read_all(&args.inputs)?;
+    let defaulted = args.inputs.is_empty();
+    let inputs = inputs::read_all(&crate::results::inputs_or_default(&args.inputs)?)?;
     let opts = Options {
         name: args.name.clone(),
         tolerance: args.tolerance,
@@ -30,8 +31,13 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     if let (Some(p), Some(fit)) = (&m.remote, &c.remote) {
         report_side("remote", p, fit);
     }
-    output::emit(args.output.as_deref(), &export::json::render(&calibrated))?;
-    if let Some(path) = &args.output {
+    // With this host's traces, the model goes beside them, where the other commands look.
+    let out = match &args.output {
+        None if defaulted => Some(crate::results::model_path()),
+        o => o.clone(),
+    };
+    output::emit(out.as_deref(), &export::json::render(&calibrated))?;
+    if let Some(path) = &out {
         eprintln!("wrote {}", path.display());
     }
     Ok(())

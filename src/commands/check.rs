@@ -9,19 +9,29 @@ use crate::error::{Error, Result};
 use crate::evaluate;
 use crate::export;
 use crate::io::{inputs, model_file, output};
+use crate::model::Machine;
 use crate::provenance::Provenance;
 use serde::Serialize;
 use std::fmt::Write;
 
+/// Version of the check report's JSON layout.
+pub const CHECK_SCHEMA_VERSION: u32 = 1;
+
 /// The check's outcome, as JSON for CI scripts.
 #[derive(Debug, Serialize)]
 struct CheckReport {
+    schema_version: u32,
     tool: Provenance,
-    expected_model: String,
-    machine: String,
+    /// The expected model as named (`paper:NAME`, or a path).
+    model: String,
+    /// The machine the expected model describes, as in every other report.
+    machine: Machine,
     inputs: Vec<String>,
-    tolerance_percent: f64,
-    max_mape_percent: f64,
+    /// The drift limit applied, percent, and where it came from: `noise` or `--tolerance`.
+    drift_limit_percent: f64,
+    drift_limit_source: &'static str,
+    /// The absolute error limit, percent, when `--max-mape` was given.
+    max_mape_percent: Option<f64>,
     drift: Drift,
     /// MAPE (%) of the expected model on the new measurements, parallel phase.
     comm_mape_percent: Option<f64>,
@@ -35,14 +45,16 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         ("--tolerance", args.tolerance),
         ("--max-mape", args.max_mape),
     ] {
-        if !(v.is_finite() && v > 0.0) {
+        if let Some(v) = v.filter(|v| !(v.is_finite() && *v > 0.0)) {
             return Err(Error::Input(format!(
-                "{name} {v}: must be a percentage > 0"
+                "{name} {v}: must be a percentage > 0, e.g. `{name} 5`"
             )));
         }
     }
-    let expected = model_file::load(&args.model)?;
-    let data = inputs::read_all(&args.inputs)?;
+    let model_arg = crate::results::model_or_default(args.model.as_deref())?;
+    let input_paths = crate::results::inputs_or_default(&args.inputs)?;
+    let expected = model_file::load(&model_arg)?;
+    let data = inputs::read_all(&input_paths)?;
     let opts = Options {
         name: Some(expected.machine.name.clone()),
         local_only: expected.remote.is_none(),
@@ -52,37 +64,48 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     for note in notes {
         eprintln!("note: {note}");
     }
-    let drift = check::compare(&expected, &fitted.model, args.tolerance);
-    let eval = evaluate::evaluate(&expected, &args.model, &data)?;
+    let (limit, source) = match args.tolerance {
+        Some(t) => (t, "--tolerance"),
+        None => {
+            let c = &fitted.calibration;
+            let fits: Vec<_> = std::iter::once(&c.local).chain(c.remote.as_ref()).collect();
+            (check::noise_limit_percent(&fits), "noise")
+        }
+    };
+    let drift = check::compare(&expected, &fitted.model, limit);
+    let eval = evaluate::evaluate(&expected, &model_arg, &data)?;
     let (comm, comp) = (
         eval.parallel.communications.all,
         eval.parallel.computations.all,
     );
     let mut failures = Vec::new();
-    if drift.max_drift_percent > args.tolerance {
+    if drift.max_drift_percent > limit {
         failures.push(format!(
-            "the refitted model's predictions moved by up to {:.2} % (tolerance {} %)",
-            drift.max_drift_percent, args.tolerance
+            "the refitted model's predictions moved by up to {:.2} % (limit {limit:.2} %, from \
+             {source})",
+            drift.max_drift_percent
         ));
     }
-    for (stream, mape) in [("communications", comm), ("computations", comp)] {
-        if let Some(m) = mape.filter(|m| *m > args.max_mape) {
-            failures.push(format!(
-                "the expected model's error on {stream} is {m:.2} % (limit {} %)",
-                args.max_mape
-            ));
+    if let Some(max) = args.max_mape {
+        for (stream, mape) in [("communications", comm), ("computations", comp)] {
+            if let Some(m) = mape.filter(|m| *m > max) {
+                failures.push(format!(
+                    "the expected model's error on {stream} is {m:.2} % (--max-mape {max} %)"
+                ));
+            }
         }
     }
     let report = CheckReport {
+        schema_version: CHECK_SCHEMA_VERSION,
         tool: Provenance::current(),
-        expected_model: args.model.clone(),
-        machine: expected.machine.name.clone(),
-        inputs: args
-            .inputs
+        model: model_arg.clone(),
+        machine: expected.machine.clone(),
+        inputs: input_paths
             .iter()
             .map(|p| p.display().to_string())
             .collect(),
-        tolerance_percent: args.tolerance,
+        drift_limit_percent: limit,
+        drift_limit_source: source,
         max_mape_percent: args.max_mape,
         drift,
         comm_mape_percent: comm,
@@ -92,9 +115,10 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     };
     let text = match args.format {
         Format::Json => export::json::render(&report),
-        Format::Table | Format::Csv => table(&report),
+        Format::Csv => csv(&report),
+        Format::Table => table(&report),
     };
-    output::emit(None, &text)?;
+    output::emit(args.output.as_deref(), &text)?;
     if report.pass {
         Ok(())
     } else {
@@ -105,21 +129,50 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     }
 }
 
+/// One row per placement: its largest drift, the limit and whether it passes.
+fn csv(r: &CheckReport) -> String {
+    let mut out = String::from(
+        "comp_numa,comm_numa,cores,bandwidth,expected,new,drift_percent,limit_percent,pass\n",
+    );
+    for p in &r.drift.placements {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{}",
+            p.comp_numa,
+            p.comm_numa,
+            p.cores,
+            p.bandwidth,
+            p.expected,
+            p.new,
+            p.drift_percent,
+            r.drift_limit_percent,
+            p.drift_percent <= r.drift_limit_percent
+        );
+    }
+    out
+}
+
 fn table(r: &CheckReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}", r.tool.summary());
     let _ = writeln!(
         out,
         "check of {} (machine {}) against {}",
-        r.expected_model,
-        r.machine,
+        r.model,
+        r.machine.name,
         r.inputs.join(", ")
     );
     let _ = writeln!(
         out,
         "\nprediction drift of the model refitted to the new measurements: max {:.2} % \
-         (tolerance {} %)",
-        r.drift.max_drift_percent, r.tolerance_percent
+         (limit {:.2} %, {})",
+        r.drift.max_drift_percent,
+        r.drift_limit_percent,
+        if r.drift_limit_source == "noise" {
+            "from the measurements' noise"
+        } else {
+            "--tolerance"
+        }
     );
     for p in &r.drift.placements {
         let _ = writeln!(
@@ -137,14 +190,14 @@ fn table(r: &CheckReport) -> String {
     if r.drift.changed_params.is_empty() {
         let _ = writeln!(
             out,
-            "parameters: none moved by more than {} %",
-            r.tolerance_percent
+            "parameters: none moved by more than {:.2} %",
+            r.drift_limit_percent
         );
     } else {
         let _ = writeln!(
             out,
-            "parameters that moved by more than {} %:",
-            r.tolerance_percent
+            "parameters that moved by more than {:.2} %:",
+            r.drift_limit_percent
         );
         for c in &r.drift.changed_params {
             let _ = writeln!(
@@ -158,10 +211,13 @@ fn table(r: &CheckReport) -> String {
     let _ = writeln!(
         out,
         "\nerror of the expected model on the new measurements (MAPE, parallel phase): \
-         communications {}, computations {} (limit {} %)",
+         communications {}, computations {} ({})",
         pct(r.comm_mape_percent),
         pct(r.comp_mape_percent),
-        r.max_mape_percent
+        r.max_mape_percent.map_or(
+            "reported, not judged: --max-mape sets a limit".to_string(),
+            |m| format!("--max-mape {m} %")
+        )
     );
     let _ = writeln!(out, "\nresult: {}", if r.pass { "PASS" } else { "FAIL" });
     for f in &r.failures {

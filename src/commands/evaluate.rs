@@ -7,9 +7,10 @@ use crate::export::{evaluation, json};
 use crate::io::{inputs, model_file, output};
 
 pub fn run(args: &EvaluateArgs) -> Result<()> {
-    let model = model_file::load(&args.model)?;
-    let inputs = inputs::read_all(&args.inputs)?;
-    let e = evaluate::evaluate(&model, &args.model, &inputs)?;
+    let model_arg = crate::results::model_or_default(args.model.as_deref())?;
+    let model = model_file::load(&model_arg)?;
+    let inputs = inputs::read_all(&crate::results::inputs_or_default(&args.inputs)?)?;
+    let e = evaluate::evaluate(&model, &model_arg, &inputs)?;
     for note in &e.notes {
         eprintln!("note: {note}");
     }

@@ -91,7 +91,9 @@ fn launch_job(args: &MeasureArgs, hosts: Option<&[String]>) -> Result<()> {
         // Rank 0 will run on this host: refuse bad requests before starting MPI.
         let layout = topology::layout(&topology::load_this_machine()?);
         session::resolve(args, &layout, Path::new(SYSFS))?;
-        session::check_output(args, &session::output_path(args, &layout.hostname))?;
+        let trace_path = session::output_path(args, &layout.hostname);
+        crate::results::ensure_parent(&trace_path)?;
+        session::check_output(args, &trace_path)?;
     }
     let exe = std::env::current_exe()
         .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
@@ -249,7 +251,9 @@ fn rank0(
     let topo = topology::load_this_machine()?;
     let layout = topology::layout(&topo);
     let resolved = session::resolve(args, &layout, Path::new(SYSFS))?;
-    session::check_output(args, &session::output_path(args, &layout.hostname))?;
+    let trace_path = session::output_path(args, &layout.hostname);
+    crate::results::ensure_parent(&trace_path)?;
+    session::check_output(args, &trace_path)?;
     let transport = session::transport(&mpi.hosts);
     let settings = settings::read_settings(Path::new("/"), Some(layout.numa_per_socket()));
     let mode =

@@ -24,9 +24,22 @@ pub struct Input {
 }
 
 pub fn run(args: &PlotArgs) -> Result<()> {
-    let model = model_file::load(&args.model)?;
-    let inputs = args
-        .traces
+    let defaulted = args.model.is_none();
+    let model_arg = crate::results::model_or_default(args.model.as_deref())?;
+    let model = model_file::load(&model_arg)?;
+    // With no model named, draw this host's own results, as `calibrate` did.
+    let traces = match (defaulted, args.traces.is_empty()) {
+        (true, true) => crate::results::default_traces()?,
+        (false, true) => Vec::new(),
+        // A directory stands for the traces in it, as for calibrate.
+        (_, false) => crate::results::inputs_or_default(&args.traces)?,
+    };
+    let dir = match &args.output {
+        Some(d) => d.clone(),
+        None if defaulted => crate::results::host_dir(&crate::results::this_host()).join("figures"),
+        None => PathBuf::from("."),
+    };
+    let inputs = traces
         .iter()
         .map(|p| read_input(p, &model))
         .collect::<Result<Vec<_>>>()?;
@@ -35,10 +48,9 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         PlotFormat::Svg => ImageFormat::Svg,
         PlotFormat::Png => ImageFormat::Png,
     };
-    std::fs::create_dir_all(&args.output)
-        .map_err(|e| Error::io("create output directory", &args.output, e))?;
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io("create output directory", &dir, e))?;
     let out = Output {
-        dir: &args.output,
+        dir: &dir,
         format,
         csv: args.csv,
     };
@@ -46,7 +58,9 @@ pub fn run(args: &PlotArgs) -> Result<()> {
     let machine = file_stem(&model.machine.name);
 
     if figures.contains(&FigureKind::Grid) {
-        let grid = Grid::new(&model, &args.model, &measured)?;
+        let quality =
+            crate::plot::data::Quality::from_traces(inputs.iter().filter_map(|i| i.trace.as_ref()));
+        let grid = Grid::new(&model, &model_arg, &measured)?.with_quality(quality);
         let name = format!("{machine}-grid");
         out.figure(&name, &grid)?;
         out.csv(
@@ -61,7 +75,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         }
     }
     if figures.contains(&FigureKind::Stacked) {
-        for stacked in Stacked::all(&model, &args.model, &measured) {
+        for stacked in Stacked::all(&model, &model_arg, &measured) {
             let name = format!("{machine}-stacked-{}", stacked.side_name());
             out.figure(&name, &stacked)?;
             out.csv(&name, &stacked.csv())?;

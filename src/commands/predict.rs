@@ -11,8 +11,9 @@ use crate::provenance::Provenance;
 use crate::report::{PredictReport, REPORT_SCHEMA_VERSION};
 
 pub fn run(args: &PredictArgs) -> Result<()> {
-    let model = model_file::load(&args.model)?;
-    let report = build_report(&model, &args.model, args.ncores.as_ref(), args.placement)?;
+    let model_arg = crate::results::model_or_default(args.model.as_deref())?;
+    let model = model_file::load(&model_arg)?;
+    let report = build_report(&model, &model_arg, args.ncores.as_ref(), args.placement)?;
     for note in &report.notes {
         eprintln!("note: {note}");
     }

@@ -1,4 +1,4 @@
-//! Reports as JSON: the prediction (DESIGN.md, "predict --format json"), the evaluation.
+//! Reports as JSON: the prediction (README, "File formats"), the evaluation.
 
 use serde::Serialize;
 

@@ -16,15 +16,6 @@ fn source_name(s: Source) -> &'static str {
     }
 }
 
-/// Percentage lost going from `alone` to `parallel` (0 when nothing was there to lose).
-fn loss(alone: f64, parallel: f64) -> f64 {
-    if alone > 0.0 {
-        100.0 * (alone - parallel) / alone
-    } else {
-        0.0
-    }
-}
-
 /// The first lines of every table: which build, which model file, which machine.
 pub fn header(out: &mut String, tool: &Provenance, model: &str, m: &Machine) {
     // `write!` into a String cannot fail.
@@ -42,7 +33,7 @@ pub fn render(report: &PredictReport) -> String {
     header(&mut out, &report.tool, &report.model, m);
     let _ = writeln!(
         out,
-        "# bandwidths in MB/s; loss = how much slower than alone; \
+        "# bandwidths in MB/s; loss = alone / parallel (1.00 = no loss, 2.00 = twice as slow); \
          * = both data on one NUMA node (contention)"
     );
     for note in &report.notes {
@@ -95,14 +86,14 @@ fn block(out: &mut String, p: &PlacementPrediction, numa_per_socket: u32) {
     for pt in &p.points {
         let _ = writeln!(
             out,
-            "  {:>5}  {:>10.1}  {:>13.1}  {:>8.1}%  {:>10.1}  {:>13.1}  {:>8.1}%",
+            "  {:>5}  {:>10.1}  {:>13.1}  {:>9.2}  {:>10.1}  {:>13.1}  {:>9.2}",
             pt.cores,
             pt.comp_alone,
             pt.comp_parallel,
-            loss(pt.comp_alone, pt.comp_parallel),
+            pt.comp_loss(),
             pt.comm_alone,
             pt.comm_parallel,
-            loss(pt.comm_alone, pt.comm_parallel),
+            pt.comm_loss(),
         );
     }
 }

@@ -1,4 +1,4 @@
-//! Reading a model file (DESIGN.md, "Model file") into a validated [`Model`].
+//! Reading a model file (README, "File formats") into a validated [`Model`].
 //!
 //! Every refusal names the file, the field (`local.alpha`) and the rule, so a user fixing a
 //! hand-typed file knows where to look.
@@ -135,7 +135,7 @@ mod tests {
         // JSON has no NaN or infinity; an overflowing literal is refused by the parser.
         let p = problems(&HENRI.replacen("73423.0", "1e999", 1));
         assert!(p[0].contains("local.t_par_max"), "{p:?}");
-        // More fields are allowed (DESIGN.md: "more fields may be added").
+        // More fields are allowed (the format allows more fields).
         let extra = HENRI.replacen("{", "{\"provenance\": {\"by\": \"hand\"},", 1);
         assert!(parse(&extra, "m.json").is_ok());
         // A model without remote is valid (single socket).

@@ -78,4 +78,24 @@ mod tests {
         let e = err("{\"schema_version\": 1, \"tool\": 5}");
         assert!(e.starts_with("t.json: field `tool`: invalid type"), "{e}");
     }
+
+    #[test]
+    fn samples_are_written_as_mb_per_s_and_older_mbps_traces_still_read() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/traces/vm-local.json"
+        );
+        let old = std::fs::read_to_string(path).unwrap();
+        assert!(
+            old.contains("\"mbps\""),
+            "the saved trace predates the new key"
+        );
+        let t = parse(&old, "vm-local.json").unwrap();
+        let first = t.points[0].comp_alone.samples[0].mbps;
+        assert!(first > 0.0);
+        let new = serde_json::to_string(&t).unwrap();
+        assert!(new.contains("\"mb_per_s\"") && !new.contains("\"mbps\""));
+        let again = parse(&new, "new.json").unwrap();
+        assert_eq!(again.points[0].comp_alone.samples[0].mbps, first);
+    }
 }

@@ -4,7 +4,7 @@
 //! kernel writes crosses the memory bus exactly once and the last-level cache plays no part,
 //! which is what the model assumes. The widest store the CPU supports is picked at run time:
 //! the intrinsics only reach full speed inside a function compiled for their feature
-//! (`#[target_feature]`), where they are inlined into the loop (DESIGN.md: 14 GB/s outside,
+//! (`#[target_feature]`), where they are inlined into the loop (14 GB/s outside,
 //! 36 GB/s inside on the development machine).
 
 use std::mem::MaybeUninit;

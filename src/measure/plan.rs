@@ -87,7 +87,12 @@ pub fn plan(layout: &Layout, req: &Request) -> Result<Planned, String> {
         .filter(|c| c.logical != comm.core)
         .map(|c| slot(c, first.logical))
         .collect();
-    if req.share_comm_core && comm.socket == first.logical {
+    // A machine that would leave a single computing core (a 2-core CI runner) could only
+    // sweep one core count, too few to calibrate: share the communication core there, as
+    // `--shared-comm-core` does; the plan's warning says so.
+    let share = req.share_comm_core
+        || (req.comm_core.is_none() && comm.socket == first.logical && compute.len() < 2);
+    if share && comm.socket == first.logical {
         compute.push(comm);
     }
     if compute.is_empty() {
@@ -110,7 +115,7 @@ pub fn plan(layout: &Layout, req: &Request) -> Result<Planned, String> {
                 ),
             )
             .map_err(|e| {
-                if req.share_comm_core {
+                if share {
                     e.to_string()
                 } else {
                     format!(
@@ -136,7 +141,7 @@ pub fn plan(layout: &Layout, req: &Request) -> Result<Planned, String> {
             comm_reason,
             comp_numa_os: os(req.comp_numa),
             comm_numa_os: os(req.comm_numa),
-            comm_shares_core: req.share_comm_core && comm.socket == first.logical,
+            comm_shares_core: share && comm.socket == first.logical,
         },
         sweep: sweep.counts().to_vec(),
     })
@@ -330,23 +335,45 @@ mod tests {
 
     #[test]
     fn single_socket_leaves_the_last_core_to_communications() {
-        let l = layout(&load_synthetic("pack:1 numa:1 core:2 pu:1").unwrap());
+        let l = layout(&load_synthetic("pack:1 numa:1 core:4 pu:1").unwrap());
         let p = plan(&l, &Request::default()).unwrap();
-        assert_eq!(p.plan.comm.core, 1);
-        assert_eq!(p.plan.compute.len(), 1);
-        assert_eq!(p.sweep, vec![1]);
+        assert_eq!(p.plan.comm.core, 3);
+        assert_eq!(p.plan.compute.len(), 3);
+        assert!(!p.plan.comm_shares_core);
+        assert_eq!(p.sweep, vec![1, 2, 3]);
         let err = plan(
             &l,
             &Request {
-                cores: Some("1..2".parse().unwrap()),
+                cores: Some("1..4".parse().unwrap()),
                 ..Default::default()
             },
         )
         .unwrap_err();
         assert!(
-            err.contains("core count 2") && err.contains("left free"),
+            err.contains("core count 4") && err.contains("left free"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn two_cores_share_the_communication_core_without_being_asked() {
+        // One computing core would give a one-point sweep, which cannot be calibrated.
+        let l = layout(&load_synthetic("pack:1 numa:1 core:2 pu:1").unwrap());
+        let p = plan(&l, &Request::default()).unwrap();
+        assert!(p.plan.comm_shares_core);
+        assert_eq!(p.plan.comm.core, 1);
+        assert_eq!(p.sweep, vec![1, 2]);
+        // An explicit --comm-core is the user's choice: no sharing behind their back.
+        let p = plan(
+            &l,
+            &Request {
+                comm_core: Some(1),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(!p.plan.comm_shares_core);
+        assert_eq!(p.sweep, vec![1]);
     }
 
     #[test]

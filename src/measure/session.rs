@@ -141,12 +141,20 @@ pub fn ranks(a: &MeasureArgs) -> u32 {
     }
 }
 
-/// The trace path: `--output`, or `contention-HOST-numaC-M.json` here.
+/// The trace path: `--output`, or this host's results directory
+/// (`contention-results/HOST/trace-numaC-M-KERNEL-PATTERN.json`, see [`crate::results`]).
 pub fn output_path(a: &MeasureArgs, host: &str) -> PathBuf {
+    use clap::ValueEnum;
     a.output.clone().unwrap_or_else(|| {
-        PathBuf::from(format!(
-            "contention-{host}-numa{}-{}.json",
-            a.numa.comp, a.numa.comm
+        let kernel = a
+            .kernel
+            .to_possible_value()
+            .map_or("nt-store".to_string(), |v| v.get_name().to_string());
+        let variant = crate::results::variant(&kernel, pattern_name(a.pattern), ranks(a));
+        crate::results::host_dir(host).join(crate::results::trace_name(
+            a.numa.comp,
+            a.numa.comm,
+            &variant,
         ))
     })
 }
@@ -395,7 +403,8 @@ pub fn describe_plan(
     if p.comm_shares_core {
         out += &format!(
             "WARNING     the communication thread shares core {} with computing thread {} \
-             (--shared-comm-core): the {}-core point is disturbed by the sharing\n",
+             (--shared-comm-core; automatic when only one core would be left to compute): the \
+             {}-core point is disturbed by the sharing\n",
             p.comm.core,
             p.compute.len(),
             p.compute.len()

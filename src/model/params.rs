@@ -1,4 +1,4 @@
-//! The model's typed parameters, as the model file stores them (DESIGN.md, "Model file"), and
+//! The model's typed parameters, as the model file stores them (README, "File formats"), and
 //! the rules a parameter set must obey before the equations may use it.
 //!
 //! Validation is pure: it returns every broken rule with the field it concerns, and the I/O

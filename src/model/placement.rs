@@ -38,14 +38,65 @@ pub enum Source {
     LocalWithRemoteComm,
 }
 
-/// One point of a placement's prediction (MB/s), the fields of DESIGN.md's predict JSON.
+/// One point of a placement's prediction (MB/s), the fields of the prediction JSON (README,
+/// "File formats"); the JSON adds the loss ratios [`Point::comp_loss`], [`Point::comm_loss`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(into = "PointJson")]
 pub struct Point {
     pub cores: u32,
     pub comp_alone: f64,
     pub comm_alone: f64,
     pub comp_parallel: f64,
     pub comm_parallel: f64,
+}
+
+/// The loss ratio `alone / parallel`: how many times slower a stream runs beside the other
+/// (`L_M`, `L_N` of Langguth et al., the input of `contention overlap`); 1 means no loss, and
+/// below 1 the stream gains. 1 when nothing runs in parallel (a zero bandwidth).
+pub fn loss_ratio(alone: f64, parallel: f64) -> f64 {
+    if parallel > 0.0 {
+        alone / parallel
+    } else {
+        1.0
+    }
+}
+
+impl Point {
+    /// Computations' loss ratio, `comp_alone / comp_parallel`.
+    pub fn comp_loss(&self) -> f64 {
+        loss_ratio(self.comp_alone, self.comp_parallel)
+    }
+
+    /// Communications' loss ratio, `comm_alone / comm_parallel`.
+    pub fn comm_loss(&self) -> f64 {
+        loss_ratio(self.comm_alone, self.comm_parallel)
+    }
+}
+
+/// A point as the prediction JSON writes it: the four bandwidths and both loss ratios.
+#[derive(Serialize)]
+struct PointJson {
+    cores: u32,
+    comp_alone: f64,
+    comm_alone: f64,
+    comp_parallel: f64,
+    comm_parallel: f64,
+    comp_loss: f64,
+    comm_loss: f64,
+}
+
+impl From<Point> for PointJson {
+    fn from(p: Point) -> Self {
+        PointJson {
+            cores: p.cores,
+            comp_alone: p.comp_alone,
+            comm_alone: p.comm_alone,
+            comp_parallel: p.comp_parallel,
+            comm_parallel: p.comm_parallel,
+            comp_loss: p.comp_loss(),
+            comm_loss: p.comm_loss(),
+        }
+    }
 }
 
 /// A placement's prediction for the requested core counts.

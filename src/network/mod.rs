@@ -1,6 +1,6 @@
 //! Network contention between concurrent communications: the dynamic contention graphs of
 //! Martinasso and Méhaut, "A Contention-Aware Performance Model for HPC-Based Networks: A Case
-//! Study of the InfiniBand Network" (Euro-Par 2011), `shared/papers/martinasso-mehaut-2011-*`.
+//! Study of the InfiniBand Network" (Euro-Par 2011).
 //!
 //! - [`Graph`]: the communications (section 3.1: nodes are cluster nodes, edges are
 //!   communications; parallel edges allowed, self-loops not) and the link's `alpha`.

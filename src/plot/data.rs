@@ -5,7 +5,7 @@ use crate::trace::TidyRow;
 use std::collections::BTreeMap;
 
 /// Measured bandwidths by placement: one row per core count, ascending, each field the median
-/// of the repetitions given for that placement and core count (DESIGN.md, "Tidy CSV": repeated
+/// of the repetitions given for that placement and core count (the tidy CSV's rule: repeated
 /// rows are repetitions, aggregated by median).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Measurements {
@@ -159,5 +159,134 @@ mod tests {
         assert_eq!(m.rows().len(), 3);
         assert_eq!(m.max_cores(), 2);
         assert!(Measurements::from_rows(&[]).is_empty());
+    }
+}
+
+/// How sure a measured median is: the 95% confidence interval of its median, relative, and
+/// whether sampling stopped at its time limit before reaching the asked stability. Read from
+/// each phase's sampling note in a trace (`... median 95% CI +-0.56%; stopped: ...`); a trace
+/// phase's explicit `unstable` field, where present, decides instead. Tidy CSV carries
+/// neither, so its points have no interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PhaseQuality {
+    /// Half-width of the median's 95% interval over the median.
+    pub rel_ci95: Option<f64>,
+    pub unstable: bool,
+}
+
+impl PhaseQuality {
+    /// From a phase's sampling note and, if the trace has one, its `unstable` flag.
+    pub fn from_note(note: &str, unstable: Option<bool>) -> Self {
+        let rel_ci95 = note
+            .split("median 95% CI +-")
+            .nth(1)
+            .and_then(|rest| rest.split('%').next())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .map(|v| v / 100.0);
+        let stopped = note.split("stopped: ").nth(1).unwrap_or("");
+        PhaseQuality {
+            rel_ci95,
+            unstable: unstable.unwrap_or(stopped.contains("reached before")),
+        }
+    }
+}
+
+/// The quality of each measured point of the traces given: `(comp_numa, comm_numa, cores)` to
+/// `[comp_alone, comm_alone, comp_parallel, comm_parallel]`. With several traces of one point
+/// the widest interval is kept, and a point is unstable if any phase was.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Quality {
+    by_point: BTreeMap<(u32, u32, u32), [PhaseQuality; 4]>,
+}
+
+impl Quality {
+    pub fn from_traces<'a>(traces: impl IntoIterator<Item = &'a crate::trace::Trace>) -> Self {
+        let mut by_point: BTreeMap<(u32, u32, u32), [PhaseQuality; 4]> = BTreeMap::new();
+        for t in traces {
+            for p in &t.points {
+                let key = (t.config.comp_numa, t.config.comm_numa, p.cores);
+                let phases = [
+                    &p.comp_alone,
+                    &p.comm_alone,
+                    &p.comp_parallel,
+                    &p.comm_parallel,
+                ];
+                let entry = by_point.entry(key).or_default();
+                for (q, ph) in entry.iter_mut().zip(phases) {
+                    let new = PhaseQuality::from_note(&ph.sampling, None);
+                    q.rel_ci95 = match (q.rel_ci95, new.rel_ci95) {
+                        (Some(a), Some(b)) => Some(a.max(b)),
+                        (a, b) => a.or(b),
+                    };
+                    q.unstable |= new.unstable;
+                }
+            }
+        }
+        Quality { by_point }
+    }
+
+    /// The quality of one point's four phases, in tidy column order.
+    pub fn get(&self, comp_numa: u32, comm_numa: u32, cores: u32) -> [PhaseQuality; 4] {
+        self.by_point
+            .get(&(comp_numa, comm_numa, cores))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    pub fn any_unstable(&self) -> bool {
+        self.by_point.values().flatten().any(|q| q.unstable)
+    }
+
+    pub fn any_interval(&self) -> bool {
+        self.by_point
+            .values()
+            .flatten()
+            .any(|q| q.rel_ci95.is_some())
+    }
+}
+
+#[cfg(test)]
+mod quality_tests {
+    use super::*;
+
+    #[test]
+    fn the_sampling_note_gives_the_interval_and_the_stop_reason() {
+        let stable = "steady window 0.004..0.083 s (0.079 s); 32 rounds of 1 thread(s) kept, 2 \
+            iterations outside the window dropped; median 95% CI +-0.56%; stopped: stable \
+            within +-1.0% after 0.08 s";
+        let q = PhaseQuality::from_note(stable, None);
+        assert!((q.rel_ci95.unwrap() - 0.0056).abs() < 1e-12);
+        assert!(!q.unstable);
+        let limit = "...; median 95% CI +-7.53%; stopped: phase limit of 0.5 s reached before \
+            +-1.0% stability";
+        let q = PhaseQuality::from_note(limit, None);
+        assert!((q.rel_ci95.unwrap() - 0.0753).abs() < 1e-12);
+        assert!(q.unstable);
+        // An explicit flag wins; too few rounds give no interval.
+        let few = "...; too few rounds for a 95% interval; stopped: phase limit reached before";
+        assert_eq!(
+            PhaseQuality::from_note(few, Some(false)),
+            PhaseQuality {
+                rel_ci95: None,
+                unstable: false
+            }
+        );
+    }
+
+    #[test]
+    fn the_saved_trace_has_intervals_and_an_unstable_phase() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/traces/vm-local.json"
+        );
+        let t = crate::io::trace_file::read(std::path::Path::new(path)).unwrap();
+        let q = Quality::from_traces([&t]);
+        assert!(q.any_interval());
+        // Its comm_parallel phase at 1 core stopped at the 0.5 s limit (+-7.53 %).
+        let p = q.get(0, 0, 1);
+        assert!(p[3].unstable && (p[3].rel_ci95.unwrap() - 0.0753).abs() < 1e-12);
+        assert!(!p[0].unstable);
+        assert_eq!(q.get(5, 5, 1), [PhaseQuality::default(); 4]);
     }
 }

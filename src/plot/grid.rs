@@ -14,7 +14,7 @@
 //! scales have the same ticks so one set of grid lines serves both axes.
 
 use super::axes::{Plot, Side, X_TICKS_HEIGHT};
-use super::data::Measurements;
+use super::data::{Measurements, Quality};
 use super::style::{
     aligned_scales, anchored, bold, core_ticks, draw_header, draw_legend, draw_line, draw_marker,
     fitted_size, legend_height, mbps_label, text, LegendItem, Scale, Shape, Swatch, COMM, COMP,
@@ -68,6 +68,8 @@ pub struct Grid {
     pub cores_per_socket: u32,
     /// Panels row by row: `panels[row * side + column]`.
     pub panels: Vec<Panel>,
+    /// Intervals and stability of the measured points, from traces (empty for CSV).
+    pub quality: Quality,
     /// Left axis (communications) and right axis (computations), MB/s.
     pub comm_scale: Scale,
     pub comp_scale: Scale,
@@ -133,14 +135,21 @@ impl Grid {
         let scales = aligned_scales(&[comm_max, comp_max]);
         Ok(Grid {
             machine: m.name.clone(),
-            model_source: source.to_string(),
+            model_source: super::model_label(source),
             side: model.predictable_nodes(),
             numa_per_socket: m.numa_per_socket,
             cores_per_socket: m.cores_per_socket,
             panels,
+            quality: Quality::default(),
             comm_scale: scales[0],
             comp_scale: scales[1],
         })
+    }
+
+    /// The grid with the measured points' intervals and stability (error bars, rings).
+    pub fn with_quality(mut self, quality: Quality) -> Self {
+        self.quality = quality;
+        self
     }
 
     /// Why a measured placement or core count cannot be drawn against `model`, if it cannot:
@@ -182,10 +191,13 @@ impl Grid {
     fn legend(&self) -> Vec<LegendItem> {
         let line = |color, dashed| Swatch::Line { color, dashed };
         let mut items = vec![
-            LegendItem::new(line(COMM, false), "communications, model, in parallel"),
-            LegendItem::new(line(COMM, true), "communications, model, alone"),
-            LegendItem::new(line(COMP, false), "computations, model, in parallel"),
-            LegendItem::new(line(COMP, true), "computations, model, alone"),
+            // Short labels: the legend must not eat the panels of a small grid. Lines are the
+            // model, markers the measurements (the subtitle says so); the axis titles say
+            // which colour is which stream.
+            LegendItem::new(line(COMM, false), "comm. in parallel"),
+            LegendItem::new(line(COMM, true), "comm. alone"),
+            LegendItem::new(line(COMP, false), "comp. in parallel"),
+            LegendItem::new(line(COMP, true), "comp. alone"),
         ];
         if self.has_measurements() {
             let marker = |shape| Swatch::Marker {
@@ -197,6 +209,24 @@ impl Grid {
                 marker(Shape::DownTriangle),
                 "measured in parallel",
             ));
+            if self.quality.any_interval() {
+                items.push(LegendItem::new(
+                    Swatch::Line {
+                        color: MUTED,
+                        dashed: false,
+                    },
+                    "bar: 95% interval of the median",
+                ));
+            }
+            if self.quality.any_unstable() {
+                items.push(LegendItem::new(
+                    Swatch::Marker {
+                        shape: Shape::Ring,
+                        color: UNSTABLE,
+                    },
+                    "unstable: time limit before stability",
+                ));
+            }
         }
         if let Some(bands) = self.core_bands() {
             let text = bands
@@ -212,10 +242,7 @@ impl Grid {
                 format!("computing cores {text}"),
             ));
         }
-        items.push(LegendItem::new(
-            Swatch::Frame(4),
-            "placement that calibrated the model (bold title)",
-        ));
+        items.push(LegendItem::new(Swatch::Frame(4), "calibration placement"));
         items
     }
 
@@ -325,16 +352,39 @@ impl Grid {
         draw_line(root, &series(&comm, |p| p.comm_alone), COMM, 3, true)?;
         draw_line(root, &series(&comm, |p| p.comm_parallel), COMM, 3, false)?;
 
-        // Measured points: ● alone, ▼ in parallel, as in the paper.
+        // Measured points: ● alone, ▼ in parallel, as in the paper; the 95% interval of each
+        // median as an error bar, and a ring around points whose phase stopped at its time
+        // limit before the asked stability.
         for r in &panel.measured {
             let x = f64::from(r.cores);
-            for (plot, y, shape, color) in [
-                (&comp, r.comp_alone, Shape::Circle, COMP),
-                (&comp, r.comp_parallel, Shape::DownTriangle, COMP),
-                (&comm, r.comm_alone, Shape::Circle, COMM),
-                (&comm, r.comm_parallel, Shape::DownTriangle, COMM),
+            let q = self.quality.get(r.comp_numa, r.comm_numa, r.cores);
+            for (plot, y, shape, color, q) in [
+                (&comp, r.comp_alone, Shape::Circle, COMP, q[0]),
+                (&comp, r.comp_parallel, Shape::DownTriangle, COMP, q[2]),
+                (&comm, r.comm_alone, Shape::Circle, COMM, q[1]),
+                (&comm, r.comm_parallel, Shape::DownTriangle, COMM, q[3]),
             ] {
-                draw_marker(root, plot.px((x, y)), shape, color)?;
+                let at = plot.px((x, y));
+                if let Some(rel) = q.rel_ci95 {
+                    let clamp = |v: i32| v.clamp(plot.top, plot.top + plot.height);
+                    let lo = clamp(plot.px((x, y * (1.0 - rel))).1);
+                    let hi = clamp(plot.px((x, y * (1.0 + rel))).1);
+                    if lo - hi > 2 {
+                        let cap = 5;
+                        let style = color.stroke_width(2);
+                        root.draw(&PathElement::new(vec![(at.0, lo), (at.0, hi)], style))?;
+                        for yy in [lo, hi] {
+                            root.draw(&PathElement::new(
+                                vec![(at.0 - cap, yy), (at.0 + cap, yy)],
+                                style,
+                            ))?;
+                        }
+                    }
+                }
+                draw_marker(root, at, shape, color)?;
+                if q.unstable {
+                    draw_marker(root, at, Shape::Ring, UNSTABLE)?;
+                }
             }
         }
 
@@ -350,6 +400,9 @@ impl Grid {
         )
     }
 }
+
+/// The ring around unstable points: red, apart from both streams' colours.
+const UNSTABLE: RGBColor = RGBColor(214, 39, 40);
 
 /// The computing cores `first..=last` on NUMA node `node` of the first socket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -411,9 +464,9 @@ impl Figure for Grid {
             inner,
         )?;
         let measured = if self.has_measurements() {
-            "Measured and predicted"
+            "Lines: the model; markers: measured medians"
         } else {
-            "Predicted only (no measurement given)"
+            "Lines: the model (no measurement given)"
         };
         let lines = [
             "Rows: communication data's NUMA node; columns: computation data's NUMA node."

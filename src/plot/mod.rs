@@ -115,6 +115,18 @@ fn encode_png(rgb: &[u8], (w, h): (u32, u32)) -> Result<Vec<u8>, String> {
 
 /// `name` with every character that is not a letter, digit, `.`, `_` or `-` replaced by `_`,
 /// for file names built from machine names and trace names.
+/// How a figure names its model: `paper:NAME` as is, a file by its name alone. A directory
+/// path in a subtitle says where the file was on one machine, not what it is, and breaks the
+/// layout of a figure meant for a paper.
+pub fn model_label(source: &str) -> String {
+    if source.starts_with("paper:") {
+        return source.to_string();
+    }
+    std::path::Path::new(source)
+        .file_name()
+        .map_or_else(|| source.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 pub fn file_stem(name: &str) -> String {
     let s: String = name
         .chars()

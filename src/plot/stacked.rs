@@ -132,7 +132,7 @@ impl Stacked {
         let scale = aligned_scales(&[top * 1.2])[0];
         Some(Stacked {
             machine: m.name.clone(),
-            model_source: source.to_string(),
+            model_source: super::model_label(source),
             calibrates: side,
             placement,
             params,
@@ -169,6 +169,35 @@ impl Stacked {
                 Seg::text(format!(" = {n}")),
             ]
         };
+        // When N_par^max = N_seq^max and the totals agree (a plateau reaching the last core, or
+        // a short sweep), T_par^max and T_par^max2 are one point: one label names both, else
+        // one would hide the other.
+        if p.n_par_max == p.n_seq_max
+            && (p.t_par_max - p.t_par_max2).abs() <= 1e-3 * p.t_par_max.abs()
+        {
+            return vec![
+                KeyPoint {
+                    cores: p.n_par_max,
+                    mbps: p.t_par_max,
+                    label: vec![
+                        Seg::Sym(T_PAR_MAX),
+                        Seg::text(" = "),
+                        Seg::Sym(T_PAR_MAX2),
+                        Seg::text(format!(" = {:.0} MB/s at ", p.t_par_max)),
+                        Seg::Sym(N_PAR_MAX),
+                        Seg::text(" = "),
+                        Seg::Sym(N_SEQ_MAX),
+                        Seg::text(format!(" = {}", p.n_par_max)),
+                    ],
+                },
+                KeyPoint {
+                    cores: p.n_seq_max,
+                    mbps: p.t_seq_max,
+                    label: at(T_SEQ_MAX, p.t_seq_max, N_SEQ_MAX, p.n_seq_max),
+                },
+                self.b_seq_comp_point(),
+            ];
+        }
         vec![
             KeyPoint {
                 cores: p.n_par_max,
@@ -185,15 +214,21 @@ impl Stacked {
                 mbps: p.t_par_max2,
                 label: at(T_PAR_MAX2, p.t_par_max2, N_SEQ_MAX, p.n_seq_max),
             },
-            KeyPoint {
-                cores: 1,
-                mbps: p.b_seq_comp,
-                label: vec![
-                    Seg::Sym(B_SEQ_COMP),
-                    Seg::text(format!(" = {:.0} MB/s (one core)", p.b_seq_comp)),
-                ],
-            },
+            self.b_seq_comp_point(),
         ]
+    }
+
+    /// `B_seq^comp`, one core's bandwidth alone.
+    fn b_seq_comp_point(&self) -> KeyPoint {
+        let p = &self.params;
+        KeyPoint {
+            cores: 1,
+            mbps: p.b_seq_comp,
+            label: vec![
+                Seg::Sym(B_SEQ_COMP),
+                Seg::text(format!(" = {:.0} MB/s (one core)", p.b_seq_comp)),
+            ],
+        }
     }
 
     /// The series drawn, as CSV: one row per core count.
@@ -245,7 +280,7 @@ impl Stacked {
             Seg::text(format!(" = {:.1} and ", p.delta_l)),
             Seg::Sym(Symbol::new("δ", "r", "")),
             Seg::text(format!(
-                " = {:.1} MB/s lost per extra core; α = {}; ",
+                " = {:.1} MB/s lost per extra core; α = {:.3}; ",
                 p.delta_r, p.alpha
             )),
             Seg::Sym(B_SEQ_COMM),
@@ -535,6 +570,44 @@ mod tests {
     use super::*;
     use crate::io::model_file;
     use crate::trace::TidyRow;
+
+    fn words(segs: &[Seg]) -> String {
+        segs.iter()
+            .map(|s| match s {
+                Seg::Text(t) => t.clone(),
+                Seg::Sym(y) => format!("{}_{}^{}", y.base, y.sub, y.sup),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn coinciding_key_points_share_one_label_and_alpha_has_three_digits() {
+        // The 2-core VM: N_par^max = N_seq^max = 2 and T_par^max = T_par^max2.
+        let mut model = model_file::load("paper:henri").unwrap();
+        model.remote = None;
+        let p = &mut model.local;
+        (p.n_par_max, p.n_seq_max) = (18, 18);
+        p.t_par_max2 = p.t_par_max;
+        p.alpha = 0.34001726325410253;
+        let s = Stacked::all(&model, "/some/dir/m.json", &Measurements::from_rows(&[])).remove(0);
+        let keys = s.key_points();
+        assert_eq!(
+            keys.len(),
+            3,
+            "one point, one label for T_par^max and T_par^max2"
+        );
+        let both = words(&keys[0].label);
+        assert!(both.contains("T_par^max = T_par^max2 ="), "{both}");
+        assert!(words(&keys[1].label).starts_with("T_seq^max"));
+        let params = words(&s.parameters());
+        assert!(params.contains("α = 0.340;"), "{params}");
+        // The subtitle names the model file, not where it was.
+        assert!(
+            s.provenance().contains("model m.json."),
+            "{}",
+            s.provenance()
+        );
+    }
 
     #[test]
     fn model_only_stacks_follow_the_model_curves() {

@@ -193,6 +193,9 @@ pub fn mbps_label(v: f64) -> String {
 pub enum Shape {
     Circle,
     DownTriangle,
+    /// A ring around a measured point whose phase stopped at its time limit before reaching
+    /// the asked stability: the value is less certain than its neighbours'.
+    Ring,
 }
 
 /// Draws `shape` centred on the pixel `at`.
@@ -206,6 +209,7 @@ pub fn draw_marker<DB: DrawingBackend>(
     let r = MARKER;
     match shape {
         Shape::Circle => area.draw(&Circle::new((x, y), r, color.filled())),
+        Shape::Ring => area.draw(&Circle::new((x, y), 2 * r + 2, color.stroke_width(2))),
         Shape::DownTriangle => area.draw(&Polygon::new(
             vec![
                 (x - r - 1, y - r + 1),

@@ -1,0 +1,347 @@
+//! The results directory: where `measure` writes its traces and `calibrate` its model when no
+//! file is named, and where every other command looks for them, so that
+//!
+//! ```text
+//! contention measure --numa 0,0
+//! contention calibrate
+//! contention predict --ncores 1..18
+//! ```
+//!
+//! works as written in an empty directory. One directory per host
+//! (`./contention-results/HOST/`, or `$CONTENTION_RESULTS/HOST/`), because a shared file
+//! system holds the results of many nodes and a model describes one machine. Trace names carry
+//! the placement, the computing kernel and the communication pattern
+//! (`trace-numa0-0-nt-store-pong.json`), so that no variant overwrites another; `calibrate`
+//! takes one variant, the paper's (`nt-store`, `pong`) when present.
+
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// The default root, relative to the current directory.
+pub const DEFAULT_ROOT: &str = "contention-results";
+/// Environment variable that moves the root (a CI job's scratch space, a project directory).
+pub const ROOT_ENV: &str = "CONTENTION_RESULTS";
+/// The model `calibrate` saves and the other commands read.
+pub const MODEL_FILE: &str = "model.json";
+/// The variant of the paper's benchmark (section 4.1.1): non-temporal stores, one-way stream.
+pub const PAPER_VARIANT: &str = "nt-store-pong";
+
+/// The results root: `$CONTENTION_RESULTS` if set and not empty, else `./contention-results`.
+pub fn root() -> PathBuf {
+    root_from(std::env::var_os(ROOT_ENV))
+}
+
+fn root_from(env: Option<std::ffi::OsString>) -> PathBuf {
+    match env {
+        Some(v) if !v.is_empty() => PathBuf::from(v),
+        _ => PathBuf::from(DEFAULT_ROOT),
+    }
+}
+
+/// This machine's host name, as hwloc's `HostName` (the kernel's node name) gives it.
+pub fn this_host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok().filter(|s| !s.is_empty()))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The directory of one host's results.
+pub fn host_dir(host: &str) -> PathBuf {
+    // A host name never holds `/`, but a hostile one must not escape the root.
+    root().join(host.replace(['/', '\\'], "_"))
+}
+
+/// The variant part of a trace name: kernel and pattern (`nt-store-pong`, `triad-ring4`).
+pub fn variant(kernel: &str, pattern: &str, ranks: u32) -> String {
+    if pattern == "ring" {
+        format!("{kernel}-ring{ranks}")
+    } else {
+        format!("{kernel}-{pattern}")
+    }
+}
+
+/// File name of the trace of one placement and variant.
+pub fn trace_name(comp: u32, comm: u32, variant: &str) -> String {
+    format!("trace-numa{comp}-{comm}-{variant}.json")
+}
+
+/// The placement and variant a trace name encodes, or `None` for other files.
+pub fn parse_trace_name(name: &str) -> Option<(u32, u32, String)> {
+    let rest = name.strip_prefix("trace-numa")?.strip_suffix(".json")?;
+    let (comp, rest) = rest.split_once('-')?;
+    let (comm, variant) = rest.split_once('-')?;
+    if variant.is_empty() {
+        return None;
+    }
+    Some((comp.parse().ok()?, comm.parse().ok()?, variant.to_string()))
+}
+
+/// The saved model of this host.
+pub fn model_path() -> PathBuf {
+    host_dir(&this_host()).join(MODEL_FILE)
+}
+
+/// The `--model` a command uses: the one given, else this host's saved model, which must
+/// exist (else the error says how to make one, or to name one).
+pub fn model_or_default(given: Option<&str>) -> Result<String> {
+    if let Some(m) = given {
+        return Ok(m.to_string());
+    }
+    let path = model_path();
+    if !path.is_file() {
+        return Err(Error::Input(format!(
+            "no --model given and no saved model at `{}`; make it with `contention measure \
+             --numa 0,0` then `contention calibrate`, or name one with --model FILE (or \
+             --model paper:henri for one of the paper's machines)",
+            path.display()
+        )));
+    }
+    eprintln!("model: {} (this host's saved model)", path.display());
+    Ok(path.display().to_string())
+}
+
+/// The traces of this host that `calibrate`, `evaluate`, `check` and `plot` take when given
+/// none: every placement of one variant (the paper's when present). Says on standard error
+/// which files and which variant; refuses with the fix when there are none, or when several
+/// variants other than the paper's are there.
+pub fn default_traces() -> Result<Vec<PathBuf>> {
+    let dir = host_dir(&this_host());
+    let (chosen, others) = select(&dir)?;
+    eprintln!(
+        "traces: {} (this host's results, variant {})",
+        chosen
+            .1
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        chosen.0
+    );
+    if !others.is_empty() {
+        eprintln!(
+            "note: other variants in {} are not used: {} (name their files to use them)",
+            dir.display(),
+            others.join(", ")
+        );
+    }
+    Ok(chosen.1)
+}
+
+/// The inputs a command uses: those given, a directory standing for the measurement files in
+/// it, else [`default_traces`].
+pub fn inputs_or_default(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    if given.is_empty() {
+        return default_traces();
+    }
+    let mut out = Vec::new();
+    for p in given {
+        if p.is_dir() {
+            out.extend(in_directory(p)?);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// The measurement files of a directory (`contention check saved-traces/`): its traces
+/// (`.json`), or its tidy CSV files when it holds no trace, since `measure` writes a CSV
+/// beside each trace with the same numbers and they must not count twice. Sorted.
+fn in_directory(dir: &Path) -> Result<Vec<PathBuf>> {
+    let with = |ext: &str| -> Result<Vec<PathBuf>> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| Error::io("list the directory", dir, e))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.is_file()
+                    && p.extension()
+                        .is_some_and(|x| x.to_string_lossy().eq_ignore_ascii_case(ext))
+            })
+            .collect();
+        v.sort();
+        Ok(v)
+    };
+    let traces = with("json")?;
+    let files = if traces.is_empty() {
+        with("csv")?
+    } else {
+        traces
+    };
+    if files.is_empty() {
+        return Err(Error::Input(format!(
+            "`{}` is a directory without trace (.json) or tidy CSV (.csv) files; name the \
+             files, or a directory that holds them",
+            dir.display()
+        )));
+    }
+    eprintln!(
+        "inputs from {}: {}",
+        dir.display(),
+        files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(files)
+}
+
+/// The variant chosen in `dir` and its traces (sorted), and the other variants' names.
+type Selection = ((String, Vec<PathBuf>), Vec<String>);
+
+fn select(dir: &Path) -> Result<Selection> {
+    let none = || {
+        Error::Input(format!(
+            "no input files given and no traces in `{}`; measure first with `contention \
+             measure --numa 0,0` (and `--numa N,N`, N = NUMA nodes per socket, on a \
+             multi-socket machine), or name trace or CSV files",
+            dir.display()
+        ))
+    };
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(none()),
+        Err(e) => return Err(Error::io("list the results directory", dir, e)),
+    };
+    let mut groups: std::collections::BTreeMap<String, Vec<PathBuf>> = Default::default();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some((_, _, variant)) = parse_trace_name(&name) {
+            groups.entry(variant).or_default().push(entry.path());
+        }
+    }
+    for files in groups.values_mut() {
+        files.sort();
+    }
+    let pick = if groups.contains_key(PAPER_VARIANT) {
+        PAPER_VARIANT.to_string()
+    } else if groups.len() == 1 {
+        groups.keys().next().expect("one group").clone()
+    } else if groups.is_empty() {
+        return Err(none());
+    } else {
+        return Err(Error::Input(format!(
+            "`{}` holds traces of several variants ({}) and none of the paper's ({}); name \
+             the files of one variant",
+            dir.display(),
+            groups.keys().cloned().collect::<Vec<_>>().join(", "),
+            PAPER_VARIANT
+        )));
+    };
+    let files = groups.remove(&pick).expect("picked from the map");
+    Ok(((pick, files), groups.into_keys().collect()))
+}
+
+/// Creates the directory a file goes into, naming it when that fails.
+pub fn ensure_parent(path: &Path) -> Result<()> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir)
+            .map_err(|e| Error::io("create the results directory", dir, e)),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trace_names_round_trip_and_keep_variants_apart() {
+        let v = variant("nt-store", "pong", 2);
+        assert_eq!(v, PAPER_VARIANT);
+        assert_eq!(trace_name(0, 1, &v), "trace-numa0-1-nt-store-pong.json");
+        assert_eq!(
+            parse_trace_name("trace-numa12-3-triad-ring4.json"),
+            Some((12, 3, "triad-ring4".into()))
+        );
+        assert_ne!(variant("copy", "ring", 3), variant("copy", "ring", 4));
+        for bad in [
+            "model.json",
+            "trace-numa0-0.json",
+            "trace-numax-0-a.json",
+            "x.csv",
+        ] {
+            assert_eq!(parse_trace_name(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn root_defaults_to_the_current_directory() {
+        assert_eq!(root_from(None), PathBuf::from(DEFAULT_ROOT));
+        assert_eq!(root_from(Some("".into())), PathBuf::from(DEFAULT_ROOT));
+        assert_eq!(
+            root_from(Some("/scratch/r".into())),
+            PathBuf::from("/scratch/r")
+        );
+    }
+
+    fn dir_with(files: &[&str]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "contention-results-test-{}-{}",
+            std::process::id(),
+            files.join("+").len() * 31 + files.len()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in files {
+            std::fs::write(dir.join(f), "{}").unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn the_paper_variant_wins_and_the_others_are_named() {
+        let dir = dir_with(&[
+            "trace-numa0-0-nt-store-pong.json",
+            "trace-numa1-1-nt-store-pong.json",
+            "trace-numa0-0-triad-pong.json",
+            "model.json",
+        ]);
+        let ((v, files), others) = select(&dir).unwrap();
+        assert_eq!(v, PAPER_VARIANT);
+        assert_eq!(files.len(), 2);
+        assert!(files[0].ends_with("trace-numa0-0-nt-store-pong.json"));
+        assert_eq!(others, vec!["triad-pong".to_string()]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_directory_stands_for_its_traces_else_its_csv_files() {
+        let dir = dir_with(&["b.json", "a.json", "a.csv", "notes.txt"]);
+        let got = inputs_or_default(std::slice::from_ref(&dir)).unwrap();
+        assert_eq!(got, vec![dir.join("a.json"), dir.join("b.json")]);
+        std::fs::remove_file(dir.join("a.json")).unwrap();
+        std::fs::remove_file(dir.join("b.json")).unwrap();
+        let got = inputs_or_default(&[dir.clone(), PathBuf::from("x.json")]).unwrap();
+        assert_eq!(got, vec![dir.join("a.csv"), PathBuf::from("x.json")]);
+        std::fs::remove_file(dir.join("a.csv")).unwrap();
+        let e = inputs_or_default(std::slice::from_ref(&dir)).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn no_traces_or_mixed_variants_are_refused_with_the_fix() {
+        let dir = dir_with(&["model.json"]);
+        let e = select(&dir).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(
+            e.to_string().contains("contention measure --numa 0,0"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        let dir = dir_with(&[
+            "trace-numa0-0-copy-pong.json",
+            "trace-numa0-0-triad-pong.json",
+        ]);
+        let e = select(&dir).unwrap_err().to_string();
+        assert!(e.contains("copy-pong, triad-pong"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        let e = select(Path::new("/nonexistent/results")).unwrap_err();
+        assert!(e.to_string().contains("/nonexistent/results"), "{e}");
+    }
+}
