@@ -65,7 +65,8 @@ fn csv_calibrate_predict_evaluate() {
     for needle in [
         "local: placement 0,0 from",
         "remote: placement 1,1 from",
-        "placements 0,1 1,0 are not used",
+        "of placements 0,0 0,1 1,0 1,1",
+        "paper's rules, local:",
         "machine henri-sweep",
         "MAPE",
     ] {
@@ -166,7 +167,11 @@ fn trace_calibrate_predict_evaluate() {
     args.extend(paths.iter().map(|p| s(p)));
     let o = contention(&args);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("placements 0,1 are not used"));
+    assert!(
+        stderr(&o).contains("measured bandwidths of placements 0,0 0,1 1,1"),
+        "the fit uses every placement:\n{}",
+        stderr(&o)
+    );
 
     let m = model_file::load(s(&model)).unwrap();
     assert_eq!(m.machine.name, "henri-3");

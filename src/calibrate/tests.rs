@@ -41,7 +41,11 @@ const ALL18: [u32; 18] = [
 #[test]
 fn both_sides_from_exact_henri_data_and_the_record_of_it() {
     let rows = paper_rows("henri", &[(0, 0), (1, 1), (0, 1), (1, 0)], &ALL18);
-    let (cm, notes) = calibrate(&[csv(&rows, "data/henri.csv")], &opts(1)).unwrap();
+    let paper_rules = Options {
+        method: Method::Paper,
+        ..opts(1)
+    };
+    let (cm, notes) = calibrate(&[csv(&rows, "data/henri.csv")], &paper_rules).unwrap();
     let m = &cm.model;
     assert_eq!(m.machine.name, "henri");
     assert_eq!((m.machine.numa_nodes, m.machine.cores_per_socket), (2, 18));
