@@ -183,6 +183,11 @@ pub struct PredictArgs {
     /// Write the output to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// Add the 95 % interval of every bandwidth, from the bootstrap stored in the model file
+    /// (`calibrate --bootstrap N`): JSON `intervals`, CSV `*_low`/`*_high` columns, table lines.
+    #[arg(long)]
+    pub intervals: bool,
 }
 
 #[derive(Debug, Args)]

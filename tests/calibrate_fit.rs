@@ -139,3 +139,118 @@ fn with_the_two_sample_placements_the_fit_is_within_0_30_percent_of_the_truth() 
     eprintln!("worst machine: fit {fit:.3} %, rules {rules:.3} %");
     assert!(fit <= 0.30, "{fit:.3} %");
 }
+
+#[test]
+fn with_every_placement_the_fit_is_within_0_20_percent_of_the_truth() {
+    let (fit, rules) = accuracy(true, false, 2);
+    eprintln!("worst machine: fit {fit:.3} %, rules {rules:.3} %");
+    assert!(fit <= 0.20, "{fit:.3} %");
+}
+
+#[test]
+fn sparse_sweeps_the_papers_shortcut_fit_too() {
+    // Beyond the maxima only the last core count is measured, so `delta_r` rests on one noisy
+    // point and is extrapolated over the skipped counts: looser than full sweeps (henri-subnuma
+    // worst, 0.44 % with this seed), and still better than the rules.
+    let (fit, rules) = accuracy(false, true, 1);
+    eprintln!("worst machine: fit {fit:.3} %, rules {rules:.3} %");
+    assert!(fit <= 0.50, "{fit:.3} %");
+    assert!(fit < rules, "fit {fit:.3} % vs rules {rules:.3} %");
+}
+
+#[test]
+fn outlying_samples_do_not_pull_the_fit() {
+    // 5 % of the samples (one in twenty rows' bandwidths) 30 % low: a disturbed run.
+    for name in ["henri", "dahu", "occigen"] {
+        let m = load(name);
+        let truth = everything(&m);
+        let mut rng = SplitMix64(0x0075);
+        let mut rows = noisy(&m, true, false, 3, &mut rng);
+        let mut hit = 0;
+        for r in rows.iter_mut() {
+            for v in [
+                &mut r.comp_alone,
+                &mut r.comm_alone,
+                &mut r.comp_parallel,
+                &mut r.comm_parallel,
+            ] {
+                if rng.unit() < 0.05 {
+                    *v *= 0.7;
+                    hit += 1;
+                }
+            }
+        }
+        assert!(hit > 0);
+        let f = run(&rows, &opts(&m, Method::Fit));
+        let e = mape(&truth, &everything(&f.model));
+        let p = mape(
+            &truth,
+            &everything(&run(&rows, &opts(&m, Method::Paper)).model),
+        );
+        eprintln!("{name}: 5 % outliers, MAPE vs truth fit {e:.3} %, rules {p:.3} %");
+        assert!(e <= 0.30, "{name}: {e:.3} %");
+        assert!(e <= p, "{name}: fit {e:.3} % vs rules {p:.3} %");
+    }
+}
+
+/// Coverage of the bootstrap's 95 % intervals over `trials` seeded noisy sweeps of henri's
+/// local side (a one-socket machine: every placement is 0,0), for the parameters the data
+/// determines well: `B_seq^comp`, `B_seq^comm`, `T_par^max` and `alpha`.
+fn coverage(trials: u64, resamples: u32, reps: usize) -> f64 {
+    let paper = load("henri");
+    let m = Model {
+        machine: contention::model::Machine {
+            numa_nodes: 1,
+            ..paper.machine.clone()
+        },
+        remote: None,
+        ..paper
+    };
+    let (mut covered, mut total) = (0, 0);
+    for t in 0..trials {
+        let mut rng = SplitMix64(0xC0FE_0000 + t);
+        let exact = predicted_rows(&m, placement(0, 0), &cores(&paper, false));
+        let mut rows = Vec::new();
+        for _ in 0..reps {
+            let mut r = exact.clone();
+            add_noise(&mut r, 0.01, &mut rng);
+            rows.extend(r);
+        }
+        let o = Options {
+            bootstrap: resamples,
+            seed: t,
+            ..opts(&m, Method::Fit)
+        };
+        let f = run(&rows, &o);
+        let iv = f.uncertainty.unwrap().local;
+        for (truth, [lo, hi]) in [
+            (m.local.b_seq_comp, iv.b_seq_comp),
+            (m.local.b_seq_comm, iv.b_seq_comm),
+            (m.local.t_par_max, iv.t_par_max),
+            (m.local.alpha, iv.alpha),
+        ] {
+            total += 1;
+            if lo <= truth && truth <= hi {
+                covered += 1;
+            }
+        }
+    }
+    covered as f64 / total as f64
+}
+
+#[test]
+fn bootstrap_intervals_cover_the_truth_about_95_percent_of_the_time() {
+    // 30 trials x 4 parameters: at 95 % true coverage, fewer than 85 % covered has a
+    // probability below 1 %; at 70 %, more than 85 % below 1 % too.
+    let c = coverage(30, 40, 5);
+    eprintln!("coverage {:.1} %", 100.0 * c);
+    assert!(c >= 0.85, "coverage {:.1} %", 100.0 * c);
+}
+
+#[test]
+#[ignore = "minutes in a debug build: cargo test --release --test calibrate_fit -- --ignored"]
+fn bootstrap_coverage_over_many_trials() {
+    let c = coverage(200, 200, 5);
+    eprintln!("coverage {:.1} %", 100.0 * c);
+    assert!((0.90..=0.99).contains(&c), "coverage {:.1} %", 100.0 * c);
+}

@@ -9,6 +9,7 @@
 //! Pure: the inputs are already read ([`crate::io::inputs`]); the result is a model plus the
 //! record of where it came from and how well it fits its own data.
 
+pub mod bands;
 pub mod bootstrap;
 pub mod fit;
 pub mod rules;
