@@ -86,6 +86,44 @@ pub fn leave_one_placement_out(
     })
 }
 
+/// Leave-one-placement-out validation of the measurements in `inputs` for `evaluate`: the
+/// global fit from the paper's rules on the sample placements, without each other placement
+/// in turn, against `model`'s in-sample error there. `None` when fewer than three placements
+/// are measured or a sample placement is missing.
+pub fn of_inputs(model: &Model, inputs: &[crate::dataset::Input]) -> Option<CrossValidation> {
+    let nodes = model.predictable_nodes();
+    let cps = model.machine.cores_per_socket;
+    let groups: Vec<Group> = fit::groups(inputs, |p| p.comp_numa < nodes && p.comm_numa < nodes)
+        .into_iter()
+        .filter(|g| g.cores <= cps)
+        .collect();
+    let sweeps = crate::dataset::sweeps(inputs);
+    let rules = |node: u32| {
+        let s = sweeps.iter().find(|s| {
+            s.placement
+                == Placement {
+                    comp_numa: node,
+                    comm_numa: node,
+                }
+        })?;
+        super::rules::extract(s, None).ok().map(|(p, _)| p)
+    };
+    let local = rules(0)?;
+    let remote = match model.remote {
+        Some(_) => Some(rules(model.machine.numa_per_socket)?),
+        None => None,
+    };
+    let start = Model {
+        local,
+        remote,
+        ..model.clone()
+    };
+    if !start.problems().is_empty() {
+        return None;
+    }
+    leave_one_placement_out(&start, model, &groups)
+}
+
 /// The parameters of `model` that `groups` cannot pin down, each with why: a linear piece
 /// with no measured core count on it, an `alpha` no contended point measures, and, from the
 /// bootstrap, a breakpoint that could be anywhere over three or more cores or a parameter
