@@ -46,7 +46,10 @@ pub fn run(args: &PlotArgs) -> Result<()> {
     let machine = file_stem(&model.machine.name);
 
     if figures.contains(&FigureKind::Grid) {
-        let grid = Grid::new(&model, &args.model, &measured)?;
+        let mut grid = Grid::new(&model, &args.model, &measured)?;
+        if let Some(u) = model_file::load_uncertainty(&args.model)? {
+            grid = grid.with_intervals(&model, &u);
+        }
         let name = format!("{machine}-grid");
         out.figure(&name, &grid)?;
         out.csv(
