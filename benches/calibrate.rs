@@ -101,7 +101,7 @@ fn bench(c: &mut Criterion) {
     assert_eq!(groups.len(), 16 * 64 * 4);
     assert!(groups.iter().all(|g| g.sorted.len() == 1000));
     let medians: Vec<f64> = groups.iter().map(|g| g.median).collect();
-    let fitted = fit::fit(&start, &groups, &medians, fit::Effort::full(64)).model;
+    let fitted = fit::fit(&start, &fit::keys(&groups), &medians, fit::Effort::full(64)).model;
     let mut group = c.benchmark_group("global fit");
     group.sample_size(10);
     group.bench_function(
@@ -110,7 +110,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 let groups = fit::groups(black_box(&inputs), |_| true);
                 let medians: Vec<f64> = groups.iter().map(|g| g.median).collect();
-                fit::fit(&start, &groups, &medians, fit::Effort::full(64))
+                fit::fit(&start, &fit::keys(&groups), &medians, fit::Effort::full(64))
             })
         },
     );

@@ -113,10 +113,11 @@ impl Resampler {
 pub fn replicates(fitted: &Model, groups: &[Group], resamples: u32, seed: u64) -> Vec<Model> {
     let sampler = Resampler::new(groups);
     let mut rng = SplitMix64(seed);
+    let keys = fit::keys(groups);
     (0..resamples)
         .map(|_| {
             let medians: Vec<f64> = groups.iter().map(|g| sampler.median(g, &mut rng)).collect();
-            fit::fit(fitted, groups, &medians, Effort::refit()).model
+            fit::fit(fitted, &keys, &medians, Effort::refit()).model
         })
         .collect()
 }

@@ -61,6 +61,27 @@ pub struct Group {
     pub median: f64,
 }
 
+/// What the model must predict for a group, without its samples: the fit works on these, so
+/// that subsets and resamples never copy samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    pub placement: Placement,
+    pub cores: u32,
+    pub quantity: usize,
+}
+
+/// The keys of `groups`, in order.
+pub fn keys(groups: &[Group]) -> Vec<Key> {
+    groups
+        .iter()
+        .map(|g| Key {
+            placement: g.placement,
+            cores: g.cores,
+            quantity: g.quantity,
+        })
+        .collect()
+}
+
 /// Every measured bandwidth of `inputs` whose placement `keep` accepts, ordered by placement,
 /// core count and phase.
 pub fn groups(inputs: &[Input], keep: impl Fn(Placement) -> bool) -> Vec<Group> {
@@ -102,7 +123,7 @@ pub fn groups(inputs: &[Input], keep: impl Fn(Placement) -> bool) -> Vec<Group> 
 
 /// Which side of the model predicts a group (equations 7 and 8), `None` for communications
 /// alone (`B_seq^comm`, fitted apart).
-fn side_of(model: &Model, g: &Group) -> Option<Side> {
+fn side_of(model: &Model, g: &Key) -> Option<Side> {
     let remote = |node: u32| !model.is_local(node);
     match g.quantity {
         COMP_ALONE | COMP_PARALLEL => Some(if remote(g.placement.comp_numa) {
@@ -161,6 +182,9 @@ pub struct Effort {
     pub rounds: u32,
     /// Objective evaluations of each simplex run.
     pub evaluations: usize,
+    /// Passes over both sides; each after the first re-estimates the noise scale from the
+    /// previous pass's residuals and re-solves the continuous parameters.
+    pub passes: u32,
 }
 
 impl Effort {
@@ -170,15 +194,18 @@ impl Effort {
             window: (cores_per_socket / 4).max(4),
             rounds: cores_per_socket.min(32),
             evaluations: 600,
+            passes: 2,
         }
     }
 
-    /// For a bootstrap refit from the full fit.
+    /// For a bootstrap refit from the full fit: the start is already close, and its
+    /// residuals give the noise scale, so one pass, breakpoints moved by one core at most.
     pub fn refit() -> Effort {
         Effort {
-            window: 2,
-            rounds: 2,
-            evaluations: 250,
+            window: 1,
+            rounds: 1,
+            evaluations: 150,
+            passes: 1,
         }
     }
 }
@@ -199,6 +226,12 @@ pub struct Fitted {
 
 /// The prediction of every group by `model` (NaN where it cannot predict).
 pub fn predictions(model: &Model, groups: &[Group]) -> Vec<f64> {
+    predictions_at(model, &keys(groups))
+}
+
+/// The prediction of every key by `model` (NaN where it cannot predict); keys of one
+/// placement must follow each other.
+pub fn predictions_at(model: &Model, groups: &[Key]) -> Vec<f64> {
     let mut placements: Vec<Placement> = groups.iter().map(|g| g.placement).collect();
     placements.dedup();
     let max = groups.iter().map(|g| g.cores).max().unwrap_or(1);
@@ -223,8 +256,8 @@ pub fn predictions(model: &Model, groups: &[Group]) -> Vec<f64> {
     out
 }
 
-fn relative_residuals(model: &Model, groups: &[Group], medians: &[f64]) -> Vec<f64> {
-    predictions(model, groups)
+fn relative_residuals(model: &Model, groups: &[Key], medians: &[f64]) -> Vec<f64> {
+    predictions_at(model, groups)
         .into_iter()
         .zip(medians)
         .map(|(p, &y)| (y - p) / y)
@@ -252,7 +285,7 @@ fn huber(r: f64) -> f64 {
     }
 }
 
-fn loss(model: &Model, groups: &[Group], medians: &[f64], scale: f64) -> f64 {
+fn loss(model: &Model, groups: &[Key], medians: &[f64], scale: f64) -> f64 {
     relative_residuals(model, groups, medians)
         .into_iter()
         .map(|r| huber(r / scale))
@@ -262,7 +295,7 @@ fn loss(model: &Model, groups: &[Group], medians: &[f64], scale: f64) -> f64 {
 /// Fits `start` (the paper's rules, or a previous fit) to the groups' `medians`.
 ///
 /// `groups` must be predictable by `start` (nodes it covers, core counts of one socket).
-pub fn fit(start: &Model, groups: &[Group], medians: &[f64], effort: Effort) -> Fitted {
+pub fn fit(start: &Model, groups: &[Key], medians: &[f64], effort: Effort) -> Fitted {
     let mut model = start.clone();
     // B_seq^comm: only communications alone see it alone, whatever the computing cores.
     for side in [Side::Local, Side::Remote] {
@@ -282,7 +315,7 @@ pub fn fit(start: &Model, groups: &[Group], medians: &[f64], effort: Effort) -> 
         }
     }
     let mut scale = noise_scale(&relative_residuals(&model, groups, medians));
-    for pass in 0..2 {
+    for pass in 0..effort.passes.max(1) {
         for side in [Side::Local, Side::Remote] {
             if side.params(&model).is_none() {
                 continue;
@@ -293,7 +326,7 @@ pub fn fit(start: &Model, groups: &[Group], medians: &[f64], effort: Effort) -> 
             if idx.is_empty() {
                 continue;
             }
-            let sub: Vec<Group> = idx.iter().map(|&i| groups[i].clone()).collect();
+            let sub: Vec<Key> = idx.iter().map(|&i| groups[i]).collect();
             let sub_medians: Vec<f64> = idx.iter().map(|&i| medians[i]).collect();
             let e = if pass == 0 {
                 effort
@@ -394,7 +427,7 @@ impl Coding {
 fn fit_side(
     model: &mut Model,
     side: Side,
-    groups: &[Group],
+    groups: &[Key],
     medians: &[f64],
     scale: f64,
     effort: Effort,

@@ -375,7 +375,12 @@ fn global_fit(
     let groups = fit::groups(inputs, |p| predictable(start, p));
     let groups: Vec<fit::Group> = groups.into_iter().filter(|g| g.cores <= cores).collect();
     let medians: Vec<f64> = groups.iter().map(|g| g.median).collect();
-    let fitted = fit::fit(start, &groups, &medians, fit::Effort::full(cores));
+    let fitted = fit::fit(
+        start,
+        &fit::keys(&groups),
+        &medians,
+        fit::Effort::full(cores),
+    );
     let model = fitted.model.clone();
     let pred = fit::predictions(&model, &groups);
     let paper_pred = fit::predictions(start, &groups);
