@@ -196,6 +196,11 @@ pub struct PredictArgs {
     /// Write the output to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// Add the 95 % interval of every bandwidth, from the bootstrap stored in the model file
+    /// (`calibrate --bootstrap N`): JSON `intervals`, CSV `*_low`/`*_high` columns, table lines.
+    #[arg(long)]
+    pub intervals: bool,
 }
 
 #[derive(Debug, Args)]
@@ -564,6 +569,30 @@ pub struct CalibrateArgs {
     /// model then predicts the first socket's placements only.
     #[arg(long)]
     pub local_only: bool,
+
+    /// `fit`: a robust fit of every sample of every measured placement, started from the
+    /// paper's rules and never worse than them on the data. `paper`: the paper's rules
+    /// (section 3.1) on the two sample placements only.
+    #[arg(long, value_enum, default_value_t = CalibrationMethod::Fit)]
+    pub method: CalibrationMethod,
+
+    /// Bootstrap resamples for 95 % intervals of every parameter, stored in the model file
+    /// for `predict --intervals` and `plot` (200 is plenty; 0: none). With --method fit.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub bootstrap: u32,
+
+    /// Seed of the bootstrap: the same data and seed give the same intervals.
+    #[arg(long, value_name = "SEED", default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// How `calibrate` reads the parameters (`--method`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CalibrationMethod {
+    /// Global robust fit of every measured placement, started from the paper's rules.
+    Fit,
+    /// The paper's rules on the two sample placements.
+    Paper,
 }
 
 const CHECK_ABOUT: &str = "\

@@ -61,6 +61,11 @@ pub struct Input {
     /// The measured machine, for traces.
     pub machine: Option<MachineInfo>,
     pub observations: Vec<Observation>,
+    /// Per observation, in [`QUANTITIES`] order, the samples of each phase scaled so that
+    /// their median is the phase's bandwidth (a trace's samples of computations are per
+    /// thread); empty for a CSV row, which is one sample itself. The global fit of
+    /// `crate::calibrate::fit` and its bootstrap use them.
+    pub samples: Vec<[Vec<f64>; 4]>,
     /// Things the user should know about this input (an interrupted trace, unbound memory).
     pub notes: Vec<String>,
 }
@@ -79,6 +84,29 @@ pub fn phase_rel_se(phase: &Phase) -> Option<f64> {
     let s = &phase.summary;
     (s.count >= 2 && s.stddev.is_finite() && s.stddev >= 0.0 && s.mean > 0.0)
         .then(|| stats::MEDIAN_SE_FACTOR * s.stddev / s.mean / (s.count as f64).sqrt())
+}
+
+/// A phase's samples scaled so that their median is the phase's median bandwidth: a sample of
+/// computations is one thread's bandwidth, and what the model predicts is the phase's. Empty
+/// when the phase kept no valid samples.
+fn scaled_samples(phase: &Phase) -> Vec<f64> {
+    let mut mbps: Vec<f64> = phase
+        .samples
+        .iter()
+        .map(|s| s.mbps)
+        .filter(|&v| is_bandwidth(v))
+        .collect();
+    let Some(median) = stats::median(&mbps) else {
+        return Vec::new();
+    };
+    if !is_bandwidth(median) {
+        return Vec::new();
+    }
+    let scale = phase.summary.median / median;
+    for v in &mut mbps {
+        *v *= scale;
+    }
+    mbps
 }
 
 fn is_bandwidth(v: f64) -> bool {
@@ -111,6 +139,7 @@ impl Input {
             )));
         }
         let mut observations = Vec::with_capacity(trace.points.len());
+        let mut samples = Vec::with_capacity(trace.points.len());
         for p in &trace.points {
             let phases = [
                 &p.comp_alone,
@@ -155,6 +184,7 @@ impl Input {
                 cores: p.cores,
                 bw,
             });
+            samples.push(phases.map(scaled_samples));
         }
         let mut notes = Vec::new();
         if !trace.complete {
@@ -176,6 +206,7 @@ impl Input {
             kind: InputKind::Trace,
             machine: Some(trace.machine.clone()),
             observations,
+            samples,
             notes,
         })
     }
@@ -206,6 +237,7 @@ impl Input {
                     ],
                 })
                 .collect(),
+            samples: vec![Default::default(); rows.len()],
             notes: Vec::new(),
         }
     }

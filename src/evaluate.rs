@@ -137,6 +137,11 @@ pub struct Evaluation {
     /// The same for each stream alone.
     pub alone: PhaseErrors,
     pub placements: Vec<PlacementErrors>,
+    /// Leave-one-placement-out error of the global fit on these measurements, beside the
+    /// model's in-sample error, when three or more placements are measured (`evaluate` adds it
+    /// after [`evaluate`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross_validation: Option<crate::calibrate::validate::CrossValidation>,
     /// Every point compared (written by `--format csv`).
     #[serde(skip)]
     pub points: Vec<PointError>,
@@ -275,6 +280,7 @@ pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<E
         parallel: phase_errors(&points, Phase::Parallel),
         alone: phase_errors(&points, Phase::Alone),
         placements,
+        cross_validation: None,
         points,
     })
 }

@@ -20,4 +20,8 @@ pub struct PredictReport {
     /// Remarks the user should see (e.g. placements left out for want of `remote`).
     pub notes: Vec<String>,
     pub placements: Vec<PlacementPrediction>,
+    /// 95 % intervals of every predicted bandwidth (`predict --intervals`), from the model
+    /// file's bootstrap replicates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<Vec<crate::calibrate::bands::PlacementIntervals>>,
 }

@@ -65,7 +65,8 @@ fn csv_calibrate_predict_evaluate() {
     for needle in [
         "local: placement 0,0 from",
         "remote: placement 1,1 from",
-        "placements 0,1 1,0 are not used",
+        "of placements 0,0 0,1 1,0 1,1",
+        "paper's rules, local:",
         "machine henri-sweep",
         "MAPE",
     ] {
@@ -166,7 +167,11 @@ fn trace_calibrate_predict_evaluate() {
     args.extend(paths.iter().map(|p| s(p)));
     let o = contention(&args);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("placements 0,1 are not used"));
+    assert!(
+        stderr(&o).contains("measured bandwidths of placements 0,0 0,1 1,1"),
+        "the fit uses every placement:\n{}",
+        stderr(&o)
+    );
 
     let m = model_file::load(s(&model)).unwrap();
     assert_eq!(m.machine.name, "henri-3");
@@ -382,4 +387,74 @@ fn help_teaches_units_rules_and_examples() {
             "{needle} missing from evaluate --help"
         );
     }
+}
+
+#[test]
+fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
+    let dir = temp_dir("intervals");
+    let model = dir.join("model.json");
+    let csv = "tests/data/henri-sweep.csv";
+    let o = contention(&[
+        "calibrate",
+        csv,
+        "--numa-per-socket",
+        "1",
+        "--bootstrap",
+        "20",
+        "--seed",
+        "7",
+        "-o",
+        s(&model),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("95 % intervals (20 bootstrap resamples, seed 7)"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(v["uncertainty"]["replicates"].as_array().unwrap().len(), 20);
+    let [lo, hi] = [0, 1].map(|i| v["uncertainty"]["local"]["alpha"][i].as_f64().unwrap());
+    assert!(lo <= hi && hi <= 1.0, "{lo} {hi}");
+    assert_eq!(v["calibration"]["method"], "fit");
+
+    let o = contention(&[
+        "predict",
+        "-m",
+        s(&model),
+        "-p",
+        "0,0",
+        "-n",
+        "1,17",
+        "--intervals",
+        "-f",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let mut lines = out.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(header.len(), 15);
+    assert_eq!(header[7..9], ["comp_alone_low", "comp_alone_high"]);
+    for line in lines {
+        let f: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+        for q in 0..4 {
+            let (v, lo, hi) = (f[3 + q], f[7 + 2 * q], f[8 + 2 * q]);
+            assert!(lo <= hi, "{line}");
+            // The point prediction of exact data lies within its interval (to the print).
+            assert!(lo - 0.1 <= v && v <= hi + 0.1, "{line}");
+        }
+    }
+    let o = contention(&["predict", "-m", s(&model), "--intervals", "-f", "json"]);
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(j["intervals"].as_array().unwrap().len(), 4);
+
+    // The documented fields only: predict works, --intervals says what is missing.
+    let plain = dir.join("plain.json");
+    let mut bare = v.clone();
+    for k in ["uncertainty", "calibration"] {
+        bare.as_object_mut().unwrap().remove(k);
+    }
+    std::fs::write(&plain, serde_json::to_string(&bare).unwrap()).unwrap();
+    assert!(contention(&["predict", "-m", s(&plain)]).status.success());
+    let o = contention(&["predict", "-m", s(&plain), "--intervals"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--bootstrap"), "{}", stderr(&o));
 }

@@ -9,7 +9,11 @@
 //! Pure: the inputs are already read ([`crate::io::inputs`]); the result is a model plus the
 //! record of where it came from and how well it fits its own data.
 
+pub mod bands;
+pub mod bootstrap;
+pub mod fit;
 pub mod rules;
+pub mod validate;
 
 use crate::dataset::{self, Input, InputKind, Sweep, QUANTITIES};
 use crate::error::{Error, Result};
@@ -35,6 +39,32 @@ pub struct Options {
     pub local_only: bool,
     /// When the calibration was made (RFC 3339), recorded in the model file.
     pub date: String,
+    /// How the parameters are read from the measurements.
+    pub method: Method,
+    /// Bootstrap resamples for the intervals (0: none).
+    pub bootstrap: u32,
+    /// Seed of the bootstrap.
+    pub seed: u64,
+}
+
+/// How `calibrate` reads the parameters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// The global robust fit of every measured placement ([`fit`]), started from the rules.
+    #[default]
+    Fit,
+    /// The paper's rules (section 3.1, [`rules`]) on the two sample placements only.
+    Paper,
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Fit => "fit",
+            Method::Paper => "paper",
+        }
+    }
 }
 
 /// The model file `calibrate` writes: the fields of the model file (README, "File formats"), which `predict` reads, and
@@ -45,6 +75,64 @@ pub struct CalibratedModel {
     #[serde(flatten)]
     pub model: Model,
     pub calibration: Calibration,
+    /// The bootstrap's intervals and refitted models, when `--bootstrap N` asked for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncertainty: Option<Uncertainty>,
+}
+
+/// What the bootstrap ([`bootstrap`]) says of the parameters: optional in a model file;
+/// `predict --intervals` reads the refitted models to give every bandwidth an interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Uncertainty {
+    pub method: String,
+    pub resamples: u32,
+    pub seed: u64,
+    /// The intervals' level (0.95).
+    pub level: f64,
+    pub local: bootstrap::ParamIntervals,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<bootstrap::ParamIntervals>,
+    /// The refitted parameter sets, one per resample.
+    pub replicates: Vec<Replicate>,
+}
+
+/// One bootstrap resample's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Replicate {
+    pub local: Params,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<Params>,
+}
+
+/// The global fit's report (`--method fit`): how it compares with the paper's rules on the
+/// same data, what it cannot pin down, and how well it predicts placements left out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitReport {
+    /// The placements whose samples were fitted.
+    pub placements: Vec<String>,
+    /// Measured bandwidths (placement x core count x phase) fitted.
+    pub groups: usize,
+    /// The noise scale of the relative residuals (1.4826 x MAD), in percent.
+    pub noise_percent: f64,
+    /// The robust loss of the fit and of the paper's rules on the same data and scale.
+    pub loss: f64,
+    pub paper_loss: f64,
+    /// Whether the paper's rules were kept because the fit did not beat them.
+    pub kept_paper: bool,
+    /// MAPE over every fitted placement, per phase: the fit, then the paper's rules.
+    pub mape_percent: Bandwidths,
+    pub paper_mape_percent: Bandwidths,
+    /// The paper's rules, for comparison.
+    pub paper_local: Params,
+    pub paper_remote: Option<Params>,
+    /// Mean relative difference between the fit's and the rules' predictions of the measured
+    /// points, in percent.
+    pub disagreement_percent: f64,
+    /// Parameters the data cannot pin down, with why.
+    pub unidentified: Vec<String>,
+    /// Leave-one-placement-out error, when three or more placements were measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_validation: Option<validate::CrossValidation>,
 }
 
 /// Where a model came from and how well it fits the sweeps it was calibrated on.
@@ -63,6 +151,12 @@ pub struct Calibration {
     pub remote: Option<SideFit>,
     /// What the user was told on standard error.
     pub notes: Vec<String>,
+    /// How the parameters were read (`fit` or `paper`); files from before the fit say none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<Method>,
+    /// The global fit's report, for `--method fit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit: Option<FitReport>,
 }
 
 /// One input file, as recorded in the model.
@@ -187,13 +281,13 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
     };
     let (local_params, local_tol) = side(local)?;
     let remote_fit = remote.map(side).transpose()?;
-    let model = Model {
+    let paper_model = Model {
         schema_version: SCHEMA_VERSION,
         machine,
         local: local_params,
         remote: remote_fit.map(|(p, _)| p),
     };
-    let problems = model.problems();
+    let problems = paper_model.problems();
     if !problems.is_empty() {
         let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
         return Err(Error::Input(format!(
@@ -203,6 +297,10 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
             list.join("\n  ")
         )));
     }
+    let (model, fit_report, uncertainty) = match opts.method {
+        Method::Paper => (paper_model, None, None),
+        Method::Fit => global_fit(inputs, &paper_model, opts, &mut notes),
+    };
     let used: Vec<Placement> = [Some(local), remote]
         .into_iter()
         .flatten()
@@ -213,7 +311,7 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
         .filter(|s| !used.contains(&s.placement))
         .map(|s| s.placement.to_string())
         .collect();
-    if !unused.is_empty() {
+    if !unused.is_empty() && opts.method == Method::Paper {
         notes.push(format!(
             "placements {} are not used to calibrate (the model is instantiated on {}, section \
              4.1.2); give them to `contention evaluate` to measure the model's error there",
@@ -238,8 +336,134 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
         local: local_fit,
         remote: remote_fit,
         notes: notes.clone(),
+        method: Some(opts.method),
+        fit: fit_report,
     };
-    Ok((CalibratedModel { model, calibration }, notes))
+    Ok((
+        CalibratedModel {
+            model,
+            calibration,
+            uncertainty,
+        },
+        notes,
+    ))
+}
+
+/// Whether `model` can predict placement `p` (its nodes are covered).
+fn predictable(model: &Model, p: Placement) -> bool {
+    let nodes = model.predictable_nodes();
+    p.comp_numa < nodes && p.comm_numa < nodes
+}
+
+/// MAPE per phase of `predicted` against the groups' medians.
+fn mape_by_phase(groups: &[fit::Group], predicted: &[f64]) -> Bandwidths {
+    let mut pairs: [Vec<(f64, f64)>; 4] = Default::default();
+    for (g, &p) in groups.iter().zip(predicted) {
+        pairs[g.quantity].push((g.median, p));
+    }
+    pairs.map(|p| stats::mape(p).unwrap_or(f64::NAN)).into()
+}
+
+/// The global fit from the rules' `start`, its bootstrap and its cross-validation.
+fn global_fit(
+    inputs: &[Input],
+    start: &Model,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> (Model, Option<FitReport>, Option<Uncertainty>) {
+    let cores = start.machine.cores_per_socket;
+    let groups = fit::groups(inputs, |p| predictable(start, p));
+    let groups: Vec<fit::Group> = groups.into_iter().filter(|g| g.cores <= cores).collect();
+    let medians: Vec<f64> = groups.iter().map(|g| g.median).collect();
+    let fitted = fit::fit(
+        start,
+        &fit::keys(&groups),
+        &medians,
+        fit::Effort::full(cores),
+    );
+    let model = fitted.model.clone();
+    let pred = fit::predictions(&model, &groups);
+    let paper_pred = fit::predictions(start, &groups);
+    let disagreement =
+        stats::mape(paper_pred.iter().zip(&pred).map(|(&a, &b)| (a, b))).unwrap_or(0.0);
+    let noise_percent = fitted.scale * 100.0;
+    let mut placements: Vec<String> = groups.iter().map(|g| g.placement.to_string()).collect();
+    placements.dedup();
+    if fitted.kept_start {
+        notes.push(
+            "the global fit did not beat the paper's rules on these measurements; the rules' \
+             parameters are kept"
+                .into(),
+        );
+    } else if disagreement > (2.0 * noise_percent).max(0.05) {
+        notes.push(format!(
+            "the global fit and the paper's rules disagree by {disagreement:.2} % on the \
+             measured points, more than twice the noise ({noise_percent:.2} %): the rules read \
+             a few points of two placements, the fit every sample of {}; compare both with \
+             `contention evaluate` (calibrate --method paper gives the rules' model)",
+            placements.join(" ")
+        ));
+    }
+    let uncertainty = (opts.bootstrap > 0).then(|| {
+        let reps = bootstrap::replicates(&model, &groups, opts.bootstrap, opts.seed);
+        let locals: Vec<Params> = reps.iter().map(|m| m.local).collect();
+        let remotes: Vec<Params> = reps.iter().filter_map(|m| m.remote).collect();
+        Uncertainty {
+            method: "bootstrap over samples, percentile intervals".into(),
+            resamples: opts.bootstrap,
+            seed: opts.seed,
+            level: bootstrap::LEVEL,
+            local: bootstrap::ParamIntervals::of(&locals).unwrap_or_else(|| point(&model.local)),
+            remote: model
+                .remote
+                .map(|r| bootstrap::ParamIntervals::of(&remotes).unwrap_or_else(|| point(&r))),
+            replicates: reps
+                .iter()
+                .map(|m| Replicate {
+                    local: m.local,
+                    remote: m.remote,
+                })
+                .collect(),
+        }
+    });
+    let unidentified = validate::unidentified(&model, &groups, uncertainty.as_ref());
+    for u in &unidentified {
+        notes.push(format!("the data cannot pin down {u}"));
+    }
+    let cross_validation = validate::leave_one_placement_out(start, &model, &groups);
+    let report = FitReport {
+        placements,
+        groups: groups.len(),
+        noise_percent,
+        loss: fitted.loss,
+        paper_loss: fitted.start_loss,
+        kept_paper: fitted.kept_start,
+        mape_percent: mape_by_phase(&groups, &pred),
+        paper_mape_percent: mape_by_phase(&groups, &paper_pred),
+        paper_local: start.local,
+        paper_remote: start.remote,
+        disagreement_percent: disagreement,
+        unidentified,
+        cross_validation,
+    };
+    (model, Some(report), uncertainty)
+}
+
+/// Zero-width intervals at `p`'s values (a bootstrap that produced nothing).
+fn point(p: &Params) -> bootstrap::ParamIntervals {
+    let v = bootstrap::named(p).map(|(_, v)| [v, v]);
+    bootstrap::ParamIntervals {
+        n_par_max: v[0],
+        t_par_max: v[1],
+        n_seq_max: v[2],
+        t_seq_max: v[3],
+        t_par_max2: v[4],
+        alpha: v[5],
+        delta_l: v[6],
+        delta_r: v[7],
+        b_seq_comp: v[8],
+        b_seq_comm: v[9],
+    }
 }
 
 fn record(input: &Input) -> InputRecord {

@@ -41,7 +41,11 @@ const ALL18: [u32; 18] = [
 #[test]
 fn both_sides_from_exact_henri_data_and_the_record_of_it() {
     let rows = paper_rows("henri", &[(0, 0), (1, 1), (0, 1), (1, 0)], &ALL18);
-    let (cm, notes) = calibrate(&[csv(&rows, "data/henri.csv")], &opts(1)).unwrap();
+    let paper_rules = Options {
+        method: Method::Paper,
+        ..opts(1)
+    };
+    let (cm, notes) = calibrate(&[csv(&rows, "data/henri.csv")], &paper_rules).unwrap();
     let m = &cm.model;
     assert_eq!(m.machine.name, "henri");
     assert_eq!((m.machine.numa_nodes, m.machine.cores_per_socket), (2, 18));
@@ -217,4 +221,79 @@ fn the_tolerance_option_is_used_and_recorded() {
     let (exact, _) = calibrate(&[csv(&rows, "h.csv")], &opts(1)).unwrap();
     // A wider band starts earlier on the rising edge of computations alone.
     assert!(cm.model.local.n_seq_max <= exact.model.local.n_seq_max);
+}
+
+#[test]
+fn the_fit_reports_the_rules_the_held_out_error_and_what_it_cannot_pin_down() {
+    let rows = paper_rows("henri", &[(0, 0), (1, 1), (0, 1), (1, 0)], &ALL18);
+    let (cm, _) = calibrate(&[csv(&rows, "henri.csv")], &opts(1)).unwrap();
+    let c = &cm.calibration;
+    assert_eq!(c.method, Some(Method::Fit));
+    let f = c.fit.as_ref().unwrap();
+    assert_eq!(f.placements, ["0,0", "0,1", "1,0", "1,1"]);
+    assert_eq!(f.groups, 4 * 18 * 4);
+    assert!(f.loss <= f.paper_loss);
+    assert!(f.mape_percent.comm_parallel <= f.paper_mape_percent.comm_parallel + 1e-9);
+    let cv = f.cross_validation.as_ref().unwrap();
+    let held: Vec<&str> = cv.placements.iter().map(|h| h.placement.as_str()).collect();
+    assert_eq!(
+        held,
+        ["0,1", "1,0"],
+        "the sample placements are never left out"
+    );
+    assert!(cv.held_out_parallel_mape_percent < 1.0, "{cv:?}");
+    assert!(cm.uncertainty.is_none(), "no bootstrap asked");
+
+    // Stopping the sweep at 12 cores leaves nothing beyond N_seq^max (17 for henri's local
+    // side): delta_r is named. Two placements: no cross-validation.
+    let rows = paper_rows("henri", &[(0, 0)], &ALL18[..12]);
+    let (cm, notes) = calibrate(&[csv(&rows, "short.csv")], &opts(1)).unwrap();
+    let f = cm.calibration.fit.unwrap();
+    assert!(f.cross_validation.is_none());
+    assert!(
+        f.unidentified
+            .iter()
+            .any(|u| u.starts_with("local.delta_r")),
+        "{:?}",
+        f.unidentified
+    );
+    assert!(notes
+        .iter()
+        .any(|n| n.contains("cannot pin down local.delta_r")));
+}
+
+#[test]
+fn the_bootstrap_is_seeded_and_its_intervals_hold_the_fit() {
+    let mut rows = paper_rows("dahu", &[(0, 0)], &[1, 2, 4, 8, 11, 12, 13, 14, 15, 16]);
+    let mut noisy = rows.clone();
+    for (i, r) in noisy.iter_mut().enumerate() {
+        let f = 1.0 + 0.004 * ((i * 7919 % 11) as f64 - 5.0) / 5.0;
+        r.comp_parallel *= f;
+        r.comm_parallel /= f;
+    }
+    rows.extend(noisy);
+    let o = Options {
+        bootstrap: 30,
+        seed: 3,
+        ..opts(1)
+    };
+    let (a, _) = calibrate(&[csv(&rows, "d.csv")], &o).unwrap();
+    let (b, _) = calibrate(&[csv(&rows, "d.csv")], &o).unwrap();
+    let u = a.uncertainty.as_ref().unwrap();
+    assert_eq!(
+        a.uncertainty, b.uncertainty,
+        "same data and seed, same intervals"
+    );
+    assert_eq!(u.replicates.len(), 30);
+    assert_eq!((u.resamples, u.seed, u.level), (30, 3, 0.95));
+    for [lo, hi] in u.local.as_array() {
+        assert!(lo <= hi, "{lo} {hi}");
+    }
+    let [lo, hi] = u.local.alpha;
+    assert!(lo > 0.0 && hi <= 1.0);
+    // The JSON round trip keeps them; the model part alone still loads.
+    let text = serde_json::to_string(&a).unwrap();
+    let back: CalibratedModel = serde_json::from_str(&text).unwrap();
+    assert_eq!(back.uncertainty, a.uncertainty);
+    assert_eq!(model_file::parse(&text, "m.json").unwrap(), a.model);
 }

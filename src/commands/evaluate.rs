@@ -1,5 +1,6 @@
 //! `contention evaluate`: the model's error against measurements, as the paper's Table 2.
 
+use crate::calibrate;
 use crate::cli::{EvaluateArgs, Format};
 use crate::error::Result;
 use crate::evaluate;
@@ -10,7 +11,15 @@ pub fn run(args: &EvaluateArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
     let model = model_file::load(&model_arg)?;
     let inputs = inputs::read_all(&crate::results::inputs_or_default(&args.inputs)?)?;
-    let e = evaluate::evaluate(&model, &model_arg, &inputs)?;
+    let mut e = evaluate::evaluate(&model, &model_arg, &inputs)?;
+    e.cross_validation = calibrate::validate::of_inputs(&model, &inputs);
+    if let Some(cv) = &e.cross_validation {
+        eprintln!(
+            "leave-one-placement-out (global fit without each non-sample placement), MAPE in \
+             parallel: {:.2} % held out, {:.2} % for this model in sample",
+            cv.held_out_parallel_mape_percent, cv.in_sample_parallel_mape_percent
+        );
+    }
     for note in &e.notes {
         eprintln!("note: {note}");
     }

@@ -60,7 +60,10 @@ pub fn run(args: &PlotArgs) -> Result<()> {
     if figures.contains(&FigureKind::Grid) {
         let quality =
             crate::plot::data::Quality::from_traces(inputs.iter().filter_map(|i| i.trace.as_ref()));
-        let grid = Grid::new(&model, &model_arg, &measured)?.with_quality(quality);
+        let mut grid = Grid::new(&model, &model_arg, &measured)?.with_quality(quality);
+        if let Some(u) = model_file::load_uncertainty(&model_arg)? {
+            grid = grid.with_intervals(&model, &u);
+        }
         let name = format!("{machine}-grid");
         out.figure(&name, &grid)?;
         out.csv(

@@ -1,6 +1,7 @@
 //! `contention predict`: load a model, predict the asked placements and core counts, write
 //! the report in the asked format.
 
+use crate::calibrate::bands;
 use crate::cli::{Format, PlacementArg, PredictArgs};
 use crate::cores::CoreList;
 use crate::error::{Error, Result};
@@ -13,7 +14,29 @@ use crate::report::{PredictReport, REPORT_SCHEMA_VERSION};
 pub fn run(args: &PredictArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
     let model = model_file::load(&model_arg)?;
-    let report = build_report(&model, &model_arg, args.ncores.as_ref(), args.placement)?;
+    let mut report = build_report(&model, &model_arg, args.ncores.as_ref(), args.placement)?;
+    if args.intervals {
+        let u = model_file::load_uncertainty(&model_arg)?.ok_or_else(|| {
+            Error::Input(format!(
+                "--intervals: {model_arg} has no bootstrap intervals (no `uncertainty` object); \
+                 calibrate with --bootstrap 200 to add them"
+            ))
+        })?;
+        let placements: Vec<Placement> = report
+            .placements
+            .iter()
+            .map(|p| Placement {
+                comp_numa: p.comp_numa,
+                comm_numa: p.comm_numa,
+            })
+            .collect();
+        let cores: Vec<u32> = report
+            .placements
+            .first()
+            .map(|p| p.points.iter().map(|pt| pt.cores).collect())
+            .unwrap_or_default();
+        report.intervals = Some(bands::intervals(&model.machine, &u, &placements, &cores));
+    }
     for note in &report.notes {
         eprintln!("note: {note}");
     }
@@ -72,5 +95,6 @@ pub fn build_report(
         machine: model.machine.clone(),
         notes,
         placements,
+        intervals: None,
     })
 }

@@ -1,25 +1,64 @@
 //! The prediction as tidy CSV, the same columns `measure` writes and `calibrate` reads
 //! (README, "File formats"), so predictions and measurements can be joined.
 
+use crate::calibrate::bands::PointIntervals;
 use crate::io::tidy_csv;
 use crate::model::PlacementPrediction;
 use crate::report::PredictReport;
 use crate::trace::TidyRow;
 
-/// The tidy columns, then the loss ratios `comp_loss,comm_loss` (alone / parallel), which
-/// tidy CSV readers ignore as extra columns.
+/// The tidy columns, then the loss ratios `comp_loss,comm_loss` (alone / parallel) and, with
+/// `predict --intervals`, the 95 % interval of each bandwidth (`comp_alone_low,
+/// comp_alone_high, ...`, in the tidy columns' order); tidy CSV readers ignore extra columns.
 pub fn render(report: &PredictReport) -> String {
-    let tidy = tidy_csv::to_string(&tidy_rows(&report.placements));
-    let losses = report
+    let rows = tidy_rows(&report.placements);
+    let losses: Vec<(f64, f64)> = report
         .placements
         .iter()
-        .flat_map(|p| p.points.iter().map(|pt| (pt.comp_loss(), pt.comm_loss())));
-    let mut lines = tidy.lines();
-    let mut out = format!("{},comp_loss,comm_loss\n", lines.next().unwrap_or_default());
-    for (line, (comp, comm)) in lines.zip(losses) {
-        out += &format!("{line},{comp:.4},{comm:.4}\n");
+        .flat_map(|p| p.points.iter().map(|pt| (pt.comp_loss(), pt.comm_loss())))
+        .collect();
+    let intervals: Vec<&PointIntervals> = report
+        .intervals
+        .iter()
+        .flat_map(|iv| iv.iter().flat_map(|p| p.points.iter()))
+        .collect();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header: Vec<String> = tidy_csv::HEADER.iter().map(|h| h.to_string()).collect();
+    header.push("comp_loss".into());
+    header.push("comm_loss".into());
+    if !intervals.is_empty() {
+        for q in crate::dataset::QUANTITIES {
+            header.push(format!("{q}_low"));
+            header.push(format!("{q}_high"));
+        }
     }
-    out
+    // Writing into a Vec cannot fail.
+    w.write_record(&header).expect("in-memory CSV");
+    for (i, (r, (comp_loss, comm_loss))) in rows.iter().zip(losses).enumerate() {
+        let mut rec = vec![
+            r.comp_numa.to_string(),
+            r.comm_numa.to_string(),
+            r.cores.to_string(),
+        ];
+        for v in [r.comp_alone, r.comm_alone, r.comp_parallel, r.comm_parallel] {
+            rec.push(format!("{v:.1}"));
+        }
+        rec.push(format!("{comp_loss:.4}"));
+        rec.push(format!("{comm_loss:.4}"));
+        if let Some(iv) = intervals.get(i) {
+            for [lo, hi] in [
+                iv.comp_alone,
+                iv.comm_alone,
+                iv.comp_parallel,
+                iv.comm_parallel,
+            ] {
+                rec.push(format!("{lo:.1}"));
+                rec.push(format!("{hi:.1}"));
+            }
+        }
+        w.write_record(&rec).expect("in-memory CSV");
+    }
+    String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV of ASCII")
 }
 
 /// Predictions as tidy rows, one per placement and core count: what a perfect measurement of

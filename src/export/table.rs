@@ -43,7 +43,38 @@ pub fn render(report: &PredictReport) -> String {
         out.push('\n');
         block(&mut out, p, m.numa_per_socket);
     }
+    if let Some(intervals) = &report.intervals {
+        interval_blocks(&mut out, intervals);
+    }
     out
+}
+
+/// The 95 % intervals of `predict --intervals`, one block per placement.
+fn interval_blocks(out: &mut String, intervals: &[crate::calibrate::bands::PlacementIntervals]) {
+    let _ = writeln!(
+        out,
+        "\n# 95 % intervals (bootstrap of the calibration), MB/s"
+    );
+    for p in intervals {
+        let _ = writeln!(out, "\nplacement {},{} intervals", p.comp_numa, p.comm_numa);
+        let _ = writeln!(
+            out,
+            "  {:>5}  {:>19}  {:>19}  {:>19}  {:>19}",
+            "cores", "comp_alone", "comp_parallel", "comm_alone", "comm_parallel"
+        );
+        for pt in &p.points {
+            let f = |[lo, hi]: [f64; 2]| format!("{lo:.1}..{hi:.1}");
+            let _ = writeln!(
+                out,
+                "  {:>5}  {:>19}  {:>19}  {:>19}  {:>19}",
+                pt.cores,
+                f(pt.comp_alone),
+                f(pt.comp_parallel),
+                f(pt.comm_alone),
+                f(pt.comm_parallel)
+            );
+        }
+    }
 }
 
 fn side(node: u32, numa_per_socket: u32) -> &'static str {

@@ -30,6 +30,26 @@ pub fn load(spec: &str) -> Result<Model> {
     parse(&text, spec)
 }
 
+/// The bootstrap intervals of a model file (its optional `uncertainty` object, written by
+/// `calibrate --bootstrap N`); `None` for a file without them or a built-in model.
+pub fn load_uncertainty(spec: &str) -> Result<Option<crate::calibrate::Uncertainty>> {
+    if spec.starts_with(PAPER_PREFIX) {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(Path::new(spec))
+        .map_err(|e| Error::io("read model file", spec, e))?;
+    #[derive(serde::Deserialize)]
+    struct Only {
+        uncertainty: Option<crate::calibrate::Uncertainty>,
+    }
+    let de = &mut serde_json::Deserializer::from_str(&text);
+    let only: Only = serde_path_to_error::deserialize(de).map_err(|e| Error::InvalidModel {
+        source: spec.to_string(),
+        problems: vec![schema_problem(&e)],
+    })?;
+    Ok(only.uncertainty)
+}
+
 /// Parses and validates model-file JSON; `source` names it in errors.
 pub fn parse(text: &str, source: &str) -> Result<Model> {
     let de = &mut serde_json::Deserializer::from_str(text);

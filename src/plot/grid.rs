@@ -21,6 +21,8 @@ use super::style::{
     INK, LABEL, MARGIN, MUTED, SHADE, TICK, TITLE, Y_TICKS,
 };
 use super::Figure;
+use crate::calibrate::bands::{intervals, PointIntervals};
+use crate::calibrate::Uncertainty;
 use crate::model::{self, Model, Placement, Point, PredictError};
 use crate::trace::TidyRow;
 use plotters::coord::Shift;
@@ -44,6 +46,9 @@ pub struct Panel {
     pub model: Vec<Point>,
     /// Medians of the measurements of this placement (empty when none was given).
     pub measured: Vec<TidyRow>,
+    /// 95 % intervals of the prediction, drawn as bands (empty when the model file has no
+    /// bootstrap; see [`Grid::with_intervals`]).
+    pub intervals: Vec<PointIntervals>,
 }
 
 impl Panel {
@@ -112,6 +117,7 @@ impl Grid {
                 },
                 model: pred.points,
                 measured: measured.get(p).to_vec(),
+                intervals: Vec::new(),
             })
             .collect();
         // The largest value each axis shows, over the model and the measurements.
@@ -157,6 +163,18 @@ impl Grid {
     pub fn check_measured(model: &Model, p: Placement, max_cores: u32) -> Result<(), PredictError> {
         let cores: Vec<u32> = (max_cores > 0).then_some(max_cores).into_iter().collect();
         model::predict(model, &[p], &cores).map(|_| ())
+    }
+
+    /// Attaches the 95 % intervals of every panel's prediction from the model file's bootstrap
+    /// (`calibrate --bootstrap N`), drawn as translucent bands around the model's lines.
+    pub fn with_intervals(mut self, model: &Model, u: &Uncertainty) -> Self {
+        let placements: Vec<Placement> = self.panels.iter().map(|p| p.placement).collect();
+        let cores: Vec<u32> = (1..=self.cores_per_socket).collect();
+        let bands = intervals(&model.machine, u, &placements, &cores);
+        for (panel, band) in self.panels.iter_mut().zip(bands) {
+            panel.intervals = band.points;
+        }
+        self
     }
 
     pub fn has_measurements(&self) -> bool {
@@ -338,6 +356,31 @@ impl Grid {
         )?;
         let x_ticks = core_ticks(self.max_cores(), 6);
         comm.x_ticks(root, &x_ticks, last_row, |v| format!("{v:.0}"))?;
+
+        // 95 % bands of the prediction, under the lines.
+        let band = |plot: &Plot, f: fn(&PointIntervals) -> [f64; 2]| -> Vec<(i32, i32)> {
+            let upper = panel.intervals.iter().map(|b| (b.cores, f(b)[1]));
+            let lower = panel.intervals.iter().rev().map(|b| (b.cores, f(b)[0]));
+            upper
+                .chain(lower)
+                .filter(|(_, v)| v.is_finite())
+                .map(|(n, v)| plot.px((f64::from(n), v)))
+                .collect()
+        };
+        if !panel.intervals.is_empty() {
+            for (plot, f, color) in [
+                (
+                    &comp,
+                    (|b| b.comp_alone) as fn(&PointIntervals) -> [f64; 2],
+                    COMP,
+                ),
+                (&comp, |b| b.comp_parallel, COMP),
+                (&comm, |b| b.comm_alone, COMM),
+                (&comm, |b| b.comm_parallel, COMM),
+            ] {
+                root.draw(&Polygon::new(band(plot, f), color.mix(0.22).filled()))?;
+            }
+        }
 
         // Model lines: alone dashed, in parallel solid (section 3.2).
         let series = |plot: &Plot, f: fn(&Point) -> f64| -> Vec<(i32, i32)> {
@@ -524,6 +567,46 @@ impl Figure for Grid {
 mod tests {
     use super::*;
     use crate::io::model_file;
+    use crate::model::Params;
+
+    #[test]
+    fn bootstrap_replicates_become_bands_around_the_model_and_are_drawn() {
+        let model = model_file::load("paper:henri").unwrap();
+        // Two replicates 1 % below and above every bandwidth parameter.
+        let scaled = |f: f64| Params {
+            t_par_max: model.local.t_par_max * f,
+            t_par_max2: model.local.t_par_max2 * f,
+            t_seq_max: model.local.t_seq_max * f,
+            b_seq_comp: model.local.b_seq_comp * f,
+            b_seq_comm: model.local.b_seq_comm * f,
+            ..model.local
+        };
+        let reps = [0.99, 1.01].map(|f| crate::calibrate::Replicate {
+            local: scaled(f),
+            remote: model.remote,
+        });
+        let iv = crate::calibrate::bootstrap::ParamIntervals::of(&[model.local]).unwrap();
+        let u = Uncertainty {
+            method: "test".into(),
+            resamples: 2,
+            seed: 0,
+            level: 0.95,
+            local: iv,
+            remote: None,
+            replicates: reps.to_vec(),
+        };
+        let g = Grid::new(&model, "paper:henri", &Measurements::default())
+            .unwrap()
+            .with_intervals(&model, &u);
+        let p = &g.panels[0];
+        assert_eq!(p.intervals.len(), 18);
+        for (b, pt) in p.intervals.iter().zip(&p.model) {
+            let [lo, hi] = b.comm_alone;
+            assert!(lo < pt.comm_alone && pt.comm_alone < hi, "{b:?}");
+        }
+        let svg = crate::plot::render(&g, crate::plot::ImageFormat::Svg).unwrap();
+        assert!(String::from_utf8_lossy(&svg).contains("<polygon"));
+    }
 
     #[test]
     fn henri_subnuma_has_sixteen_panels_and_two_calibrations() {

@@ -1,0 +1,287 @@
+//! Uncertainty of the fit by the bootstrap over samples (Efron and Tibshirani, "An
+//! Introduction to the Bootstrap", 1993, chapters 6 and 13): each resample draws every group's
+//! samples again with replacement, takes their median, and refits from the full fit
+//! ([`super::fit::Effort::refit`]); the 2.5 and 97.5 percentiles of the refitted values are
+//! the 95 % interval of each parameter, and the refitted models, kept in the model file, give
+//! the interval of any predicted bandwidth (`predict --intervals`).
+//!
+//! Drawing thousands of samples per group per resample would dominate the cost, so the median
+//! of a resample is drawn directly: the `k`-th smallest of `n` values drawn with replacement
+//! from sorted `x` is at most `x_(j)` exactly when at least `k` draws are at most `x_(j)`, so
+//! `P(rank <= j) = P(Binomial(n, j/n) >= k)`; one uniform number and a binary search over that
+//! table give the resample's median (the lower one, `k = ceil(n/2)`, for even `n`). Small
+//! groups (CSV repetitions) are resampled directly.
+//!
+//! Seeded ([`SplitMix64`]): the same data and seed give the same intervals on every machine.
+
+use super::fit::{self, Effort, Group};
+use crate::model::{Model, Params};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// The interval's level, as a fraction.
+pub const LEVEL: f64 = 0.95;
+/// Groups this small are resampled directly.
+const DIRECT: usize = 32;
+
+/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+/// OOPSLA 2014): small, seeded and portable, which is all a bootstrap needs.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.unit() * n as f64) as usize).min(n - 1)
+    }
+}
+
+/// `P(rank of the resample's median <= j)` for `j = 1..=n` (index `j - 1`).
+fn median_rank_cdf(n: usize) -> Vec<f64> {
+    let k = n.div_ceil(2);
+    // ln C(n, i) for i = 0..=n.
+    let mut ln_choose = vec![0.0; n + 1];
+    for i in 1..=n {
+        ln_choose[i] = ln_choose[i - 1] + ((n - i + 1) as f64 / i as f64).ln();
+    }
+    let mut running = 0.0f64;
+    (1..=n)
+        .map(|j| {
+            if j == n {
+                return 1.0;
+            }
+            let p = j as f64 / n as f64;
+            let (lp, lq) = (p.ln(), (1.0 - p).ln());
+            let tail = (k..=n)
+                .map(|i| (ln_choose[i] + i as f64 * lp + (n - i) as f64 * lq).exp())
+                .sum::<f64>()
+                .min(1.0);
+            // Rounding must not make the distribution decrease.
+            running = running.max(tail);
+            running
+        })
+        .collect()
+}
+
+/// Draws the medians of one resample of every group.
+struct Resampler {
+    tables: HashMap<usize, Vec<f64>>,
+}
+
+impl Resampler {
+    fn new(groups: &[Group]) -> Resampler {
+        let mut tables = HashMap::new();
+        for g in groups {
+            let n = g.sorted.len();
+            if n > DIRECT {
+                tables.entry(n).or_insert_with(|| median_rank_cdf(n));
+            }
+        }
+        Resampler { tables }
+    }
+
+    fn median(&self, g: &Group, rng: &mut SplitMix64) -> f64 {
+        let n = g.sorted.len();
+        match self.tables.get(&n) {
+            Some(cdf) => {
+                let u = rng.unit();
+                let j = cdf.partition_point(|&c| c < u).min(n - 1);
+                g.sorted[j]
+            }
+            None => {
+                let mut draw: Vec<f64> = (0..n).map(|_| g.sorted[rng.below(n)]).collect();
+                crate::stats::median_in_place(&mut draw).unwrap_or(g.median)
+            }
+        }
+    }
+}
+
+/// `resamples` refits of `fitted` (the full fit of `groups`), seeded by `seed`.
+pub fn replicates(fitted: &Model, groups: &[Group], resamples: u32, seed: u64) -> Vec<Model> {
+    let sampler = Resampler::new(groups);
+    let mut rng = SplitMix64(seed);
+    let keys = fit::keys(groups);
+    (0..resamples)
+        .map(|_| {
+            let medians: Vec<f64> = groups.iter().map(|g| sampler.median(g, &mut rng)).collect();
+            fit::fit(fitted, &keys, &medians, Effort::refit()).model
+        })
+        .collect()
+}
+
+/// A 95 % interval `[low, high]`.
+pub type Interval = [f64; 2];
+
+/// The percentile interval of `values` at [`LEVEL`] (linear interpolation between order
+/// statistics); `None` when empty.
+pub fn percentile_interval(values: &[f64]) -> Option<Interval> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_unstable_by(f64::total_cmp);
+    let at = |q: f64| {
+        let pos = q * (v.len() - 1) as f64;
+        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+        v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
+    };
+    let tail = (1.0 - LEVEL) / 2.0;
+    Some([at(tail), at(1.0 - tail)])
+}
+
+/// The 95 % interval of each parameter of one side, named like the model file's fields.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ParamIntervals {
+    pub n_par_max: Interval,
+    pub t_par_max: Interval,
+    pub n_seq_max: Interval,
+    pub t_seq_max: Interval,
+    pub t_par_max2: Interval,
+    pub alpha: Interval,
+    pub delta_l: Interval,
+    pub delta_r: Interval,
+    pub b_seq_comp: Interval,
+    pub b_seq_comm: Interval,
+}
+
+/// The parameters' names, in the order of [`ParamIntervals`] and the model file.
+pub const NAMES: [&str; 10] = [
+    "n_par_max",
+    "t_par_max",
+    "n_seq_max",
+    "t_seq_max",
+    "t_par_max2",
+    "alpha",
+    "delta_l",
+    "delta_r",
+    "b_seq_comp",
+    "b_seq_comm",
+];
+
+/// The parameters in the order of [`NAMES`], with their names.
+pub fn named(p: &Params) -> [(&'static str, f64); 10] {
+    let v = [
+        f64::from(p.n_par_max),
+        p.t_par_max,
+        f64::from(p.n_seq_max),
+        p.t_seq_max,
+        p.t_par_max2,
+        p.alpha,
+        p.delta_l,
+        p.delta_r,
+        p.b_seq_comp,
+        p.b_seq_comm,
+    ];
+    std::array::from_fn(|i| (NAMES[i], v[i]))
+}
+
+impl ParamIntervals {
+    /// The intervals of the parameter sets `sets` (not empty).
+    pub fn of(sets: &[Params]) -> Option<ParamIntervals> {
+        let column =
+            |i: usize| percentile_interval(&sets.iter().map(|p| named(p)[i].1).collect::<Vec<_>>());
+        Some(ParamIntervals {
+            n_par_max: column(0)?,
+            t_par_max: column(1)?,
+            n_seq_max: column(2)?,
+            t_seq_max: column(3)?,
+            t_par_max2: column(4)?,
+            alpha: column(5)?,
+            delta_l: column(6)?,
+            delta_r: column(7)?,
+            b_seq_comp: column(8)?,
+            b_seq_comm: column(9)?,
+        })
+    }
+
+    /// In the order of [`named`].
+    pub fn as_array(&self) -> [Interval; 10] {
+        [
+            self.n_par_max,
+            self.t_par_max,
+            self.n_seq_max,
+            self.t_seq_max,
+            self.t_par_max2,
+            self.alpha,
+            self.delta_l,
+            self.delta_r,
+            self.b_seq_comp,
+            self.b_seq_comm,
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_median_rank_table_is_a_distribution_symmetric_about_the_middle() {
+        let cdf = median_rank_cdf(101);
+        assert!(cdf.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(cdf[100], 1.0);
+        // Odd n: the median's rank is symmetric, P(rank <= 50) = P(rank >= 52).
+        assert!(
+            (cdf[49] - (1.0 - cdf[50])).abs() < 1e-9,
+            "{} {}",
+            cdf[49],
+            cdf[50]
+        );
+    }
+
+    #[test]
+    fn the_drawn_median_has_the_spread_of_a_resampled_one() {
+        // 201 values 0..200: compare the drawn medians' spread with direct resampling.
+        let g = Group {
+            placement: crate::model::Placement {
+                comp_numa: 0,
+                comm_numa: 0,
+            },
+            cores: 1,
+            quantity: 0,
+            sorted: (0..201).map(f64::from).collect(),
+            median: 100.0,
+        };
+        let sampler = Resampler::new(std::slice::from_ref(&g));
+        let mut rng = SplitMix64(7);
+        let fast: Vec<f64> = (0..4000).map(|_| sampler.median(&g, &mut rng)).collect();
+        let slow: Vec<f64> = (0..4000)
+            .map(|_| {
+                let mut d: Vec<f64> = (0..201).map(|_| g.sorted[rng.below(201)]).collect();
+                crate::stats::median_in_place(&mut d).unwrap()
+            })
+            .collect();
+        let sd = |v: &[f64]| {
+            let m = v.iter().sum::<f64>() / v.len() as f64;
+            (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
+        };
+        let (a, b) = (sd(&fast), sd(&slow));
+        assert!((a / b - 1.0).abs() < 0.1, "{a} vs {b}");
+        let mean = fast.iter().sum::<f64>() / fast.len() as f64;
+        assert!((mean - 100.0).abs() < 1.0, "{mean}");
+    }
+
+    #[test]
+    fn percentile_intervals_interpolate() {
+        let v: Vec<f64> = (0..=100).map(f64::from).collect();
+        let [lo, hi] = percentile_interval(&v).unwrap();
+        assert!(
+            (lo - 2.5).abs() < 1e-9 && (hi - 97.5).abs() < 1e-9,
+            "{lo} {hi}"
+        );
+        assert_eq!(percentile_interval(&[]), None);
+    }
+}

@@ -1,0 +1,601 @@
+//! The global robust fit (`calibrate --method fit`): the model's parameters that best explain
+//! every measured bandwidth of every placement, starting from the paper's rules ([`super::rules`]).
+//!
+//! **What is fitted.** Each measured (placement, core count, phase) is a *group* of samples
+//! (a trace phase's samples, or the repetitions of a CSV row); its median is what the model
+//! must predict. Equations 7 and 8 (section 3.3) say which parameter set predicts which group:
+//! computations use the side of the computation node, communications in parallel the side of
+//! the remote shared node or else `M_local` (with the remote `B_seq^comm` when the
+//! communication data is remote), communications alone `B_seq^comm` of the communication
+//! node's side. So every measured placement constrains the fit, not only `0,0` and `m,m`.
+//!
+//! **Loss.** The sum over groups of Huber's loss (Huber, "Robust Estimation of a Location
+//! Parameter", 1964; `c = 1.345`) of the relative residual `(measured - predicted) /
+//! measured` divided by a robust noise scale (1.4826 x the MAD of the relative residuals).
+//! Relative, because bandwidths span two orders of magnitude across phases and core counts and
+//! the paper scores its model by MAPE; robust, because an outlying group (a disturbed run)
+//! must not pull the parameters: beyond `c` scales its pull is constant.
+//!
+//! **Method.** Once the breakpoints `N_par^max` and `N_seq^max` are fixed, the model is
+//! piecewise in its continuous parameters (the `min` of equation 6, the two regimes of
+//! equations 3 and 4, the interpolation of equation 5), so its loss has kinks where a point
+//! changes regime and no useful gradient there: a Levenberg-Marquardt or Gauss-Newton crate
+//! would need smooth residuals it does not have, and a general optimisation crate would bring
+//! far more than the few dozen lines of a derivative-free simplex. We use Nelder and Mead's
+//! simplex ("A simplex method for function minimization", Computer Journal 7, 1965) on six
+//! continuous parameters scaled to about 1 (`T_par^max`, `T_par^max2`, `delta_r`,
+//! `T_seq^max`, `alpha`, `B_seq^comp`), warm-started from the paper's rules. `delta_l` is not
+//! free: it keeps `T(n)` continuous at `N_seq^max`, as the paper defines it (section 3.1).
+//! `B_seq^comm` of each side is the median of every communications-alone group of that side:
+//! no other parameter predicts them. The integer breakpoints are searched around the rules'
+//! start (a bounded local search over the neighbours at distance 1 and 2, each with the
+//! continuous parameters re-solved), because an exhaustive search of all `N^2` pairs would cost
+//! too much for a 64-core socket and the rules' start is never far off.
+//!
+//! **Guarantees.** Every candidate is projected onto what `predict` accepts (alpha in (0, 1],
+//! bandwidths > 0, core counts in `1..=cores_per_socket`), and the result is never worse on
+//! the data than the start: when it is, the start is returned.
+//!
+//! Pure: no I/O; the bootstrap ([`super::bootstrap`]) calls [`fit`] again on resampled medians.
+
+use crate::dataset::{Input, COMM_ALONE, COMM_PARALLEL, COMP_ALONE, COMP_PARALLEL};
+use crate::model::{self, Model, Params, Placement};
+use crate::stats;
+use std::collections::BTreeMap;
+
+/// Huber's tuning constant: 95 % efficiency under normal noise.
+const HUBER_C: f64 = 1.345;
+/// The smallest noise scale used (0.01 %): exact data must not divide by zero.
+const MIN_SCALE: f64 = 1e-4;
+
+/// One measured bandwidth: a placement, a core count, a phase, and its samples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    pub placement: Placement,
+    pub cores: u32,
+    /// Index in [`crate::dataset::QUANTITIES`].
+    pub quantity: usize,
+    /// The samples, ascending (the bootstrap draws order statistics from them).
+    pub sorted: Vec<f64>,
+    /// Their median: what the model must predict.
+    pub median: f64,
+}
+
+/// What the model must predict for a group, without its samples: the fit works on these, so
+/// that subsets and resamples never copy samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    pub placement: Placement,
+    pub cores: u32,
+    pub quantity: usize,
+}
+
+/// The keys of `groups`, in order.
+pub fn keys(groups: &[Group]) -> Vec<Key> {
+    groups
+        .iter()
+        .map(|g| Key {
+            placement: g.placement,
+            cores: g.cores,
+            quantity: g.quantity,
+        })
+        .collect()
+}
+
+/// Every measured bandwidth of `inputs` whose placement `keep` accepts, ordered by placement,
+/// core count and phase.
+pub fn groups(inputs: &[Input], keep: impl Fn(Placement) -> bool) -> Vec<Group> {
+    type Key = (u32, u32, u32, usize);
+    let mut by_key: BTreeMap<Key, Vec<f64>> = BTreeMap::new();
+    for input in inputs {
+        for (i, o) in input.observations.iter().enumerate() {
+            if !keep(o.placement) {
+                continue;
+            }
+            for q in 0..4 {
+                let key = (o.placement.comp_numa, o.placement.comm_numa, o.cores, q);
+                let values = by_key.entry(key).or_default();
+                match input.samples.get(i).map(|s| &s[q]) {
+                    Some(s) if !s.is_empty() => values.extend_from_slice(s),
+                    _ => values.push(o.bw[q].value),
+                }
+            }
+        }
+    }
+    by_key
+        .into_iter()
+        .map(|((comp_numa, comm_numa, cores, quantity), mut sorted)| {
+            sorted.sort_unstable_by(f64::total_cmp);
+            let median = stats::median(&sorted).unwrap_or(f64::NAN);
+            Group {
+                placement: Placement {
+                    comp_numa,
+                    comm_numa,
+                },
+                cores,
+                quantity,
+                sorted,
+                median,
+            }
+        })
+        .collect()
+}
+
+/// Which side of the model predicts a group (equations 7 and 8), `None` for communications
+/// alone (`B_seq^comm`, fitted apart).
+fn side_of(model: &Model, g: &Key) -> Option<Side> {
+    let remote = |node: u32| !model.is_local(node);
+    match g.quantity {
+        COMP_ALONE | COMP_PARALLEL => Some(if remote(g.placement.comp_numa) {
+            Side::Remote
+        } else {
+            Side::Local
+        }),
+        COMM_PARALLEL => Some(
+            if remote(g.placement.comp_numa) && g.placement.shares_node() {
+                Side::Remote
+            } else {
+                Side::Local
+            },
+        ),
+        _ => None,
+    }
+}
+
+/// The two parameter sets of a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Local,
+    Remote,
+}
+
+impl Side {
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Local => "local",
+            Side::Remote => "remote",
+        }
+    }
+
+    pub fn params(self, m: &Model) -> Option<&Params> {
+        match self {
+            Side::Local => Some(&m.local),
+            Side::Remote => m.remote.as_ref(),
+        }
+    }
+
+    fn params_mut(self, m: &mut Model) -> Option<&mut Params> {
+        match self {
+            Side::Local => Some(&mut m.local),
+            Side::Remote => m.remote.as_mut(),
+        }
+    }
+}
+
+/// How hard to search: the full fit, or the cheaper refits of the bootstrap that start from
+/// the full fit's result.
+#[derive(Debug, Clone, Copy)]
+pub struct Effort {
+    /// How far from the start the breakpoints may move (cores).
+    pub window: u32,
+    /// Rounds of the breakpoint search.
+    pub rounds: u32,
+    /// Objective evaluations of each simplex run.
+    pub evaluations: usize,
+    /// Passes over both sides; each after the first re-estimates the noise scale from the
+    /// previous pass's residuals and re-solves the continuous parameters.
+    pub passes: u32,
+}
+
+impl Effort {
+    /// For the fit from the paper's rules.
+    pub fn full(cores_per_socket: u32) -> Effort {
+        Effort {
+            window: (cores_per_socket / 4).max(4),
+            rounds: cores_per_socket.min(32),
+            evaluations: 600,
+            passes: 2,
+        }
+    }
+
+    /// For a bootstrap refit from the full fit: the start is already close, and its
+    /// residuals give the noise scale, so one pass, breakpoints moved by one core at most.
+    pub fn refit() -> Effort {
+        Effort {
+            window: 1,
+            rounds: 1,
+            evaluations: 150,
+            passes: 1,
+        }
+    }
+}
+
+/// A fitted model and how well it explains the data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fitted {
+    pub model: Model,
+    /// The robust loss on the data (lower is better), with `scale`.
+    pub loss: f64,
+    /// The robust loss of the start, with the same scale.
+    pub start_loss: f64,
+    /// The noise scale of the relative residuals (1.4826 x MAD).
+    pub scale: f64,
+    /// Whether the start was kept because the fit did not beat it.
+    pub kept_start: bool,
+}
+
+/// The prediction of every group by `model` (NaN where it cannot predict).
+pub fn predictions(model: &Model, groups: &[Group]) -> Vec<f64> {
+    predictions_at(model, &keys(groups))
+}
+
+/// The prediction of every key by `model` (NaN where it cannot predict); keys of one
+/// placement must follow each other.
+pub fn predictions_at(model: &Model, groups: &[Key]) -> Vec<f64> {
+    let mut placements: Vec<Placement> = groups.iter().map(|g| g.placement).collect();
+    placements.dedup();
+    let max = groups.iter().map(|g| g.cores).max().unwrap_or(1);
+    let cores: Vec<u32> = (1..=max).collect();
+    let Ok(pred) = model::predict(model, &placements, &cores) else {
+        return vec![f64::NAN; groups.len()];
+    };
+    let mut out = Vec::with_capacity(groups.len());
+    let mut at = 0;
+    for g in groups {
+        while placements[at] != g.placement {
+            at += 1;
+        }
+        let p = &pred[at].points[g.cores as usize - 1];
+        out.push(match g.quantity {
+            COMP_ALONE => p.comp_alone,
+            COMM_ALONE => p.comm_alone,
+            COMP_PARALLEL => p.comp_parallel,
+            _ => p.comm_parallel,
+        });
+    }
+    out
+}
+
+fn relative_residuals(model: &Model, groups: &[Key], medians: &[f64]) -> Vec<f64> {
+    predictions_at(model, groups)
+        .into_iter()
+        .zip(medians)
+        .map(|(p, &y)| (y - p) / y)
+        .collect()
+}
+
+/// 1.4826 x the median absolute relative residual, at least [`MIN_SCALE`].
+pub fn noise_scale(residuals: &[f64]) -> f64 {
+    let abs: Vec<f64> = residuals
+        .iter()
+        .filter(|r| r.is_finite())
+        .map(|r| r.abs())
+        .collect();
+    (stats::MAD_TO_SIGMA * stats::median(&abs).unwrap_or(0.0)).max(MIN_SCALE)
+}
+
+fn huber(r: f64) -> f64 {
+    let a = r.abs();
+    if !a.is_finite() {
+        1e12
+    } else if a <= HUBER_C {
+        0.5 * a * a
+    } else {
+        HUBER_C * (a - 0.5 * HUBER_C)
+    }
+}
+
+fn loss(model: &Model, groups: &[Key], medians: &[f64], scale: f64) -> f64 {
+    relative_residuals(model, groups, medians)
+        .into_iter()
+        .map(|r| huber(r / scale))
+        .sum()
+}
+
+/// Fits `start` (the paper's rules, or a previous fit) to the groups' `medians`.
+///
+/// `groups` must be predictable by `start` (nodes it covers, core counts of one socket).
+pub fn fit(start: &Model, groups: &[Key], medians: &[f64], effort: Effort) -> Fitted {
+    let mut model = start.clone();
+    // B_seq^comm: only communications alone see it alone, whatever the computing cores.
+    for side in [Side::Local, Side::Remote] {
+        let alone: Vec<f64> = groups
+            .iter()
+            .zip(medians)
+            .filter(|(g, _)| {
+                g.quantity == COMM_ALONE
+                    && (model.is_local(g.placement.comm_numa) == (side == Side::Local))
+            })
+            .map(|(_, &y)| y)
+            .collect();
+        if let (Some(p), Some(b)) = (side.params_mut(&mut model), stats::median(&alone)) {
+            if b > 0.0 && b.is_finite() {
+                p.b_seq_comm = b;
+            }
+        }
+    }
+    let mut scale = noise_scale(&relative_residuals(&model, groups, medians));
+    for pass in 0..effort.passes.max(1) {
+        for side in [Side::Local, Side::Remote] {
+            if side.params(&model).is_none() {
+                continue;
+            }
+            let idx: Vec<usize> = (0..groups.len())
+                .filter(|&i| side_of(&model, &groups[i]) == Some(side))
+                .collect();
+            if idx.is_empty() {
+                continue;
+            }
+            let sub: Vec<Key> = idx.iter().map(|&i| groups[i]).collect();
+            let sub_medians: Vec<f64> = idx.iter().map(|&i| medians[i]).collect();
+            let e = if pass == 0 {
+                effort
+            } else {
+                Effort {
+                    rounds: 0,
+                    ..effort
+                }
+            };
+            fit_side(&mut model, side, &sub, &sub_medians, scale, e);
+        }
+        // The second pass weighs residuals with the noise of the fitted model, not of the
+        // start, whose misfit may be far larger than the noise.
+        scale = noise_scale(&relative_residuals(&model, groups, medians));
+    }
+    let fit_loss = loss(&model, groups, medians, scale);
+    let start_loss = loss(start, groups, medians, scale);
+    if fit_loss <= start_loss && model.problems().is_empty() {
+        Fitted {
+            model,
+            loss: fit_loss,
+            start_loss,
+            scale,
+            kept_start: false,
+        }
+    } else {
+        Fitted {
+            model: start.clone(),
+            loss: start_loss,
+            start_loss,
+            scale,
+            kept_start: true,
+        }
+    }
+}
+
+/// The continuous parameters the simplex moves, scaled to about 1 around `start`.
+struct Coding {
+    start: Params,
+    scales: [f64; 6],
+    cores_per_socket: u32,
+}
+
+impl Coding {
+    fn new(start: Params, cores_per_socket: u32) -> Coding {
+        let t = start.t_par_max.abs().max(1.0);
+        let pos = |v: f64| if v.abs() > 1e-9 { v.abs() } else { t };
+        Coding {
+            start,
+            scales: [
+                pos(start.t_par_max),
+                pos(start.t_par_max2),
+                t / f64::from(cores_per_socket.max(1)),
+                pos(start.t_seq_max),
+                1.0,
+                pos(start.b_seq_comp),
+            ],
+            cores_per_socket,
+        }
+    }
+
+    fn encode(&self, p: &Params) -> [f64; 6] {
+        let v = [
+            p.t_par_max,
+            p.t_par_max2,
+            p.delta_r,
+            p.t_seq_max,
+            p.alpha,
+            p.b_seq_comp,
+        ];
+        std::array::from_fn(|i| v[i] / self.scales[i])
+    }
+
+    /// The parameters of `x` with breakpoints `(n_par, n_seq)`, projected onto the valid set.
+    fn decode(&self, x: &[f64; 6], n_par: u32, n_seq: u32) -> Params {
+        let v: [f64; 6] = std::array::from_fn(|i| x[i] * self.scales[i]);
+        let floor = 1e-6 * self.scales[0];
+        let (t_par_max, t_par_max2) = (v[0].max(floor), v[1].max(floor));
+        let n_par = n_par.clamp(1, self.cores_per_socket);
+        let n_seq = n_seq.clamp(1, self.cores_per_socket);
+        Params {
+            n_par_max: n_par,
+            t_par_max,
+            n_seq_max: n_seq,
+            t_seq_max: v[3].max(floor),
+            t_par_max2,
+            alpha: v[4].clamp(1e-6, 1.0),
+            delta_l: super::rules::delta_l(t_par_max, t_par_max2, n_par, n_seq),
+            delta_r: v[2],
+            b_seq_comp: v[5].max(floor),
+            b_seq_comm: self.start.b_seq_comm,
+        }
+    }
+}
+
+/// Fits one side of `model` in place: breakpoints by bounded local search, the continuous
+/// parameters by the simplex for each.
+fn fit_side(
+    model: &mut Model,
+    side: Side,
+    groups: &[Key],
+    medians: &[f64],
+    scale: f64,
+    effort: Effort,
+) {
+    let Some(&start) = side.params(model) else {
+        return;
+    };
+    let cores = model.machine.cores_per_socket;
+    let coding = Coding::new(start, cores);
+    let mut work = model.clone();
+    let mut objective = |p: Params| {
+        if let Some(slot) = side.params_mut(&mut work) {
+            *slot = p;
+        }
+        loss(&work, groups, medians, scale)
+    };
+    let solve = |objective: &mut dyn FnMut(Params) -> f64,
+                 x0: [f64; 6],
+                 n_par: u32,
+                 n_seq: u32,
+                 evaluations: usize| {
+        let (x, f) = nelder_mead(
+            |x| objective(coding.decode(x, n_par, n_seq)),
+            x0,
+            0.02,
+            evaluations,
+        );
+        (x, f)
+    };
+    let (n_par0, n_seq0) = (start.n_par_max, start.n_seq_max);
+    let (mut x, mut f) = solve(
+        &mut objective,
+        coding.encode(&start),
+        n_par0,
+        n_seq0,
+        effort.evaluations,
+    );
+    let (mut n_par, mut n_seq) = (n_par0, n_seq0);
+    let in_window = |a: u32, b: u32| a.abs_diff(b) <= effort.window;
+    for _ in 0..effort.rounds {
+        let mut best: Option<([f64; 6], f64, u32, u32)> = None;
+        for (dp, ds) in [
+            (-1, 0),
+            (1, 0),
+            (0, -1),
+            (0, 1),
+            (-1, -1),
+            (1, 1),
+            (-2, 0),
+            (2, 0),
+            (0, -2),
+            (0, 2),
+        ] {
+            let (p, s) = (n_par as i64 + dp, n_seq as i64 + ds);
+            if p < 1 || s < 1 || p > i64::from(cores) || s > i64::from(cores) {
+                continue;
+            }
+            let (p, s) = (p as u32, s as u32);
+            if !in_window(p, n_par0) || !in_window(s, n_seq0) {
+                continue;
+            }
+            let (xc, fc) = solve(&mut objective, x, p, s, effort.evaluations / 3);
+            if fc < f && best.as_ref().is_none_or(|b| fc < b.1) {
+                best = Some((xc, fc, p, s));
+            }
+        }
+        match best {
+            Some((xc, fc, p, s)) => {
+                (x, f, n_par, n_seq) = (xc, fc, p, s);
+            }
+            None => break,
+        }
+    }
+    let (x, _) = solve(&mut objective, x, n_par, n_seq, effort.evaluations);
+    if let Some(slot) = side.params_mut(model) {
+        *slot = coding.decode(&x, n_par, n_seq);
+    }
+}
+
+/// Nelder and Mead's simplex (standard coefficients: reflection 1, expansion 2, contraction
+/// 1/2, shrink 1/2) from `x0` with initial steps `step`, for at most `evaluations` evaluations
+/// or until the simplex's values agree to 1e-10 relative. Returns the best point and value.
+fn nelder_mead<const N: usize>(
+    mut f: impl FnMut(&[f64; N]) -> f64,
+    x0: [f64; N],
+    step: f64,
+    evaluations: usize,
+) -> ([f64; N], f64) {
+    let mut simplex: Vec<([f64; N], f64)> = Vec::with_capacity(N + 1);
+    simplex.push((x0, f(&x0)));
+    for i in 0..N {
+        let mut x = x0;
+        x[i] += if x[i].abs() > 1e-9 { step * x[i] } else { step };
+        simplex.push((x, f(&x)));
+    }
+    let mut used = N + 1;
+    while used < evaluations {
+        simplex.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let (best, worst) = (simplex[0].1, simplex[N].1);
+        if (worst - best).abs() <= 1e-10 * (best.abs() + 1e-12) {
+            break;
+        }
+        let centroid: [f64; N] =
+            std::array::from_fn(|j| simplex[..N].iter().map(|(x, _)| x[j]).sum::<f64>() / N as f64);
+        let toward = |t: f64| -> [f64; N] {
+            std::array::from_fn(|j| centroid[j] + t * (simplex[N].0[j] - centroid[j]))
+        };
+        let reflected = toward(-1.0);
+        let fr = f(&reflected);
+        used += 1;
+        if fr < simplex[0].1 {
+            let expanded = toward(-2.0);
+            let fe = f(&expanded);
+            used += 1;
+            simplex[N] = if fe < fr {
+                (expanded, fe)
+            } else {
+                (reflected, fr)
+            };
+        } else if fr < simplex[N - 1].1 {
+            simplex[N] = (reflected, fr);
+        } else {
+            let contracted = if fr < worst {
+                toward(-0.5)
+            } else {
+                toward(0.5)
+            };
+            let fc = f(&contracted);
+            used += 1;
+            if fc < fr.min(worst) {
+                simplex[N] = (contracted, fc);
+            } else {
+                let x0 = simplex[0].0;
+                for (x, fx) in simplex.iter_mut().skip(1) {
+                    *x = std::array::from_fn(|j| x0[j] + 0.5 * (x[j] - x0[j]));
+                    *fx = f(x);
+                }
+                used += N;
+            }
+        }
+    }
+    simplex.sort_by(|a, b| a.1.total_cmp(&b.1));
+    simplex.swap_remove(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_simplex_finds_the_minimum_of_a_shifted_bowl() {
+        let (x, f) = nelder_mead(
+            |x: &[f64; 3]| (x[0] - 1.0).powi(2) + 2.0 * (x[1] + 0.5).powi(2) + (x[2] - 3.0).abs(),
+            [0.0, 0.0, 0.0],
+            0.5,
+            2000,
+        );
+        assert!(f < 1e-6, "{f} at {x:?}");
+        assert!(
+            (x[0] - 1.0).abs() < 1e-3 && (x[1] + 0.5).abs() < 1e-3,
+            "{x:?}"
+        );
+    }
+
+    #[test]
+    fn huber_is_quadratic_then_linear() {
+        assert_eq!(huber(1.0), 0.5);
+        assert!((huber(10.0) - HUBER_C * (10.0 - HUBER_C / 2.0)).abs() < 1e-12);
+        assert!(huber(f64::NAN) > 1e9, "an unpredictable point is the worst");
+    }
+}

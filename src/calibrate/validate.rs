@@ -1,0 +1,203 @@
+//! How far the fit can be trusted: leave-one-placement-out validation (fit without a
+//! placement, predict it: the question the paper's Table 2 answers for the placements that
+//! were not calibrated on), and the parameters the data cannot pin down.
+
+use super::bootstrap::{named, Interval};
+use super::fit::{self, Effort, Group, Side};
+use super::{Bandwidths, Uncertainty};
+use crate::dataset::COMM_PARALLEL;
+use crate::model::{bandwidth, Model, Placement};
+use crate::stats;
+use serde::{Deserialize, Serialize};
+
+/// Leave-one-placement-out error of every placement that was not a sample placement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrossValidation {
+    pub placements: Vec<HeldOut>,
+    /// Mean over the held-out placements of their MAPE in parallel (computations and
+    /// communications), predicted without them and with them.
+    pub held_out_parallel_mape_percent: f64,
+    pub in_sample_parallel_mape_percent: f64,
+}
+
+/// One placement left out of the fit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeldOut {
+    pub placement: String,
+    /// Its MAPE per phase when the fit did not see it.
+    pub held_out_mape_percent: Bandwidths,
+    /// Its MAPE per phase when the fit saw it.
+    pub in_sample_mape_percent: Bandwidths,
+}
+
+/// The sample placements of section 4.1.2 (`0,0` and `m,m`): the rules start from them, so
+/// they are never left out.
+fn is_sample(model: &Model, p: Placement) -> bool {
+    p.shares_node() && (p.comp_numa == 0 || p.comp_numa == model.machine.numa_per_socket)
+}
+
+fn mape(groups: &[&Group], predicted: &[f64]) -> Bandwidths {
+    let mut pairs: [Vec<(f64, f64)>; 4] = Default::default();
+    for (g, &p) in groups.iter().zip(predicted) {
+        pairs[g.quantity].push((g.median, p));
+    }
+    pairs.map(|p| stats::mape(p).unwrap_or(f64::NAN)).into()
+}
+
+fn parallel(b: &Bandwidths) -> f64 {
+    (b.comp_parallel + b.comm_parallel) / 2.0
+}
+
+/// Fits `start` without each non-sample placement in turn and predicts it; `None` with fewer
+/// than three placements measured.
+pub fn leave_one_placement_out(
+    start: &Model,
+    fitted: &Model,
+    groups: &[Group],
+) -> Option<CrossValidation> {
+    let mut placements: Vec<Placement> = groups.iter().map(|g| g.placement).collect();
+    placements.dedup();
+    if placements.len() < 3 {
+        return None;
+    }
+    let effort = Effort::full(start.machine.cores_per_socket);
+    let mut out = Vec::new();
+    for &left in placements.iter().filter(|&&p| !is_sample(start, p)) {
+        let (kept, held): (Vec<&Group>, Vec<&Group>) =
+            groups.iter().partition(|g| g.placement != left);
+        let key = |g: &&Group| fit::Key {
+            placement: g.placement,
+            cores: g.cores,
+            quantity: g.quantity,
+        };
+        let medians: Vec<f64> = kept.iter().map(|g| g.median).collect();
+        let kept: Vec<fit::Key> = kept.iter().map(key).collect();
+        let without = fit::fit(start, &kept, &medians, effort).model;
+        let held_keys: Vec<fit::Key> = held.iter().map(key).collect();
+        out.push(HeldOut {
+            placement: left.to_string(),
+            held_out_mape_percent: mape(&held, &fit::predictions_at(&without, &held_keys)),
+            in_sample_mape_percent: mape(&held, &fit::predictions_at(fitted, &held_keys)),
+        });
+    }
+    if out.is_empty() {
+        return None;
+    }
+    let mean = |f: &dyn Fn(&HeldOut) -> f64| out.iter().map(f).sum::<f64>() / out.len() as f64;
+    Some(CrossValidation {
+        held_out_parallel_mape_percent: mean(&|h| parallel(&h.held_out_mape_percent)),
+        in_sample_parallel_mape_percent: mean(&|h| parallel(&h.in_sample_mape_percent)),
+        placements: out,
+    })
+}
+
+/// Leave-one-placement-out validation of the measurements in `inputs` for `evaluate`: the
+/// global fit from the paper's rules on the sample placements, without each other placement
+/// in turn, against `model`'s in-sample error there. `None` when fewer than three placements
+/// are measured or a sample placement is missing.
+pub fn of_inputs(model: &Model, inputs: &[crate::dataset::Input]) -> Option<CrossValidation> {
+    let nodes = model.predictable_nodes();
+    let cps = model.machine.cores_per_socket;
+    let groups: Vec<Group> = fit::groups(inputs, |p| p.comp_numa < nodes && p.comm_numa < nodes)
+        .into_iter()
+        .filter(|g| g.cores <= cps)
+        .collect();
+    let sweeps = crate::dataset::sweeps(inputs);
+    let rules = |node: u32| {
+        let s = sweeps.iter().find(|s| {
+            s.placement
+                == Placement {
+                    comp_numa: node,
+                    comm_numa: node,
+                }
+        })?;
+        super::rules::extract(s, None).ok().map(|(p, _)| p)
+    };
+    let local = rules(0)?;
+    let remote = match model.remote {
+        Some(_) => Some(rules(model.machine.numa_per_socket)?),
+        None => None,
+    };
+    let start = Model {
+        local,
+        remote,
+        ..model.clone()
+    };
+    if !start.problems().is_empty() {
+        return None;
+    }
+    leave_one_placement_out(&start, model, &groups)
+}
+
+/// The parameters of `model` that `groups` cannot pin down, each with why: a linear piece
+/// with no measured core count on it, an `alpha` no contended point measures, and, from the
+/// bootstrap, a breakpoint that could be anywhere over three or more cores or a parameter
+/// whose interval is wider than a fifth of its value.
+pub fn unidentified(model: &Model, groups: &[Group], u: Option<&Uncertainty>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cores: Vec<u32> = groups.iter().map(|g| g.cores).collect();
+    cores.sort_unstable();
+    cores.dedup();
+    for side in [Side::Local, Side::Remote] {
+        let Some(p) = side.params(model) else {
+            continue;
+        };
+        let name = side.name();
+        if p.n_seq_max > p.n_par_max + 1
+            && !cores.iter().any(|&n| n > p.n_par_max && n < p.n_seq_max)
+        {
+            out.push(format!(
+                "{name}.delta_l: no core count measured between N_par^max ({}) and N_seq^max \
+                 ({}); it only joins the two",
+                p.n_par_max, p.n_seq_max
+            ));
+        }
+        if !cores.iter().any(|&n| n > p.n_seq_max) {
+            out.push(format!(
+                "{name}.delta_r: no core count measured beyond N_seq^max ({})",
+                p.n_seq_max
+            ));
+        }
+        let contended = groups.iter().any(|g| {
+            g.quantity == COMM_PARALLEL
+                && g.placement.shares_node()
+                && model.is_local(g.placement.comp_numa) == (side == Side::Local)
+                && bandwidth::required(p, g.cores) >= bandwidth::total(p, g.cores)
+        });
+        if !contended {
+            out.push(format!(
+                "{name}.alpha: no measured point where communications are squeezed to their \
+                 worst share (R(n) >= T(n), equation 4)"
+            ));
+        }
+        let intervals = u.and_then(|u| match side {
+            Side::Local => Some(u.local),
+            Side::Remote => u.remote,
+        });
+        if let Some(iv) = intervals {
+            for ((field, value), [lo, hi]) in named(p).into_iter().zip(iv.as_array()) {
+                if let Some(why) = too_wide(field, value, [lo, hi]) {
+                    out.push(format!("{name}.{field}: {why}"));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn too_wide(field: &str, value: f64, [lo, hi]: Interval) -> Option<String> {
+    if field.starts_with("n_") {
+        (hi - lo >= 3.0).then(|| {
+            format!("could be anywhere from {lo:.0} to {hi:.0} cores (95 % bootstrap interval)")
+        })
+    } else if field.starts_with("delta") {
+        // A slope may be near 0; only its effect over the socket matters, left to the user.
+        None
+    } else {
+        (value.abs() > 0.0 && (hi - lo) > 0.2 * value.abs()).then(|| {
+            format!(
+                "95 % bootstrap interval {lo:.4} to {hi:.4} is wider than a fifth of {value:.4}"
+            )
+        })
+    }
+}
