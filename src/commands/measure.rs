@@ -60,6 +60,9 @@ fn launch_job(args: &MeasureArgs) -> Result<()> {
         let layout = topology::layout(&topology::load_this_machine()?);
         session::resolve(args, &layout, Path::new(SYSFS))?;
         session::check_output(args, &session::output_path(args, &layout.hostname))?;
+    } else if let Some(out) = &args.output {
+        // Rank 0 runs elsewhere, but a device, FIFO or directory is refused before MPI starts.
+        crate::io::atomic::check_target(out)?;
     }
     let exe = std::env::current_exe()
         .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;

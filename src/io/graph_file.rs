@@ -29,7 +29,7 @@ struct PenaltyFile {
 }
 
 fn read(path: &Path, what: &'static str) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| Error::io(what, path, e))
+    super::read::text(path, what)
 }
 
 /// Deserializes `text`, a refusal naming `kind` file `path` and the field at fault.

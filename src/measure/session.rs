@@ -125,14 +125,26 @@ pub fn check_output(a: &MeasureArgs, path: &Path) -> Result<()> {
             path.display()
         )));
     }
+    if path.as_os_str() == atomic::STDOUT {
+        return Err(Error::Input(
+            "measure -o -: a trace is rewritten after every point, so it must be a file; \
+             name one"
+                .into(),
+        ));
+    }
+    // Neither the trace nor its CSV may replace a device, FIFO or directory.
+    atomic::check_target(path)?;
+    atomic::check_target(&csv_path(path))?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    // Probe the directory now rather than after the first point.
-    let probe = dir.join(format!(".contention-write-test-{}", std::process::id()));
-    std::fs::write(&probe, b"").map_err(|e| Error::io("write in directory", dir, e))?;
-    let _ = std::fs::remove_file(probe);
+    // Probe the directory now rather than after the first point (exclusively, under an
+    // unpredictable name, like the writes themselves; removed when dropped).
+    tempfile::Builder::new()
+        .prefix(".contention-write-test-")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io("write in directory", dir, e))?;
     Ok(())
 }
 

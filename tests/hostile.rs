@@ -1,0 +1,262 @@
+//! Hostile files, paths and sizes: each test reproduces one defect an adversarial review
+//! found (a write that replaced a device, an input that never ended, a core range that
+//! allocated gigabytes, a model that predicted nonsense) and checks the refusal instead.
+//!
+//! Commands that could exhaust memory run under `prlimit --as` (1 GiB), so a regression shows
+//! as a failed test, not as a machine out of memory.
+
+mod common;
+
+use common::{contention, stderr, stdout, temp_dir};
+use std::os::unix::fs::FileTypeExt;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const GIB: u64 = 1 << 30;
+
+/// Runs the binary with its address space capped at 1 GiB and killed after 20 s.
+fn capped(args: &[&str]) -> (Output, Duration) {
+    let start = Instant::now();
+    let out = Command::new("timeout")
+        .args(["-s", "KILL", "20", "prlimit", &format!("--as={GIB}"), "--"])
+        .arg(env!("CARGO_BIN_EXE_contention"))
+        .args(args)
+        .output()
+        .expect("timeout and prlimit run");
+    (out, start.elapsed())
+}
+
+fn mkfifo(path: &std::path::Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
+fn is_fifo(path: &std::path::Path) -> bool {
+    std::fs::symlink_metadata(path)
+        .map(|m| m.file_type().is_fifo())
+        .unwrap_or(false)
+}
+
+/// Item 1: `-o` onto a FIFO (or a device, or a directory) replaced it with a regular file.
+#[test]
+fn outputs_never_replace_what_is_not_a_regular_file() {
+    let dir = temp_dir("hostile-out");
+    let fifo = dir.join("pipe");
+    mkfifo(&fifo);
+    let fifo_s = fifo.to_str().unwrap();
+    for args in [
+        vec!["predict", "-m", "paper:henri", "-o", fifo_s],
+        vec!["predict", "-m", "paper:henri", "-o", dir.to_str().unwrap()],
+        vec![
+            "measure",
+            "--dry-run",
+            "--topology",
+            "tests/data/topologies/24em64t-2n6c2t-pci.xml",
+            "--force",
+            "-o",
+            fifo_s,
+        ],
+    ] {
+        let out = contention(&args);
+        if args[0] == "measure" {
+            // A dry run writes nothing; the real run is refused before MPI starts (below).
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(is_fifo(&fifo), "{args:?} replaced the FIFO");
+    }
+    let out = contention(&["measure", "--force", "-o", fifo_s, "--cores", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("a FIFO"), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("mpirun"),
+        "refused before MPI: {}",
+        stderr(&out)
+    );
+    assert!(is_fifo(&fifo) && !dir.join("pipe.csv").exists());
+    let out = contention(&[
+        "measure",
+        "--force",
+        "-o",
+        dir.to_str().unwrap(),
+        "--cores",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("a directory"), "{}", stderr(&out));
+    // `-` is standard output, the one non-regular target that is meant.
+    let out = contention(&["predict", "-m", "paper:henri", "-n", "1", "-o", "-"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("MB/s") || !stdout(&out).is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 7: a FIFO blocked forever, `/dev/zero` read until memory ran out.
+#[test]
+fn inputs_must_be_regular_files_of_bounded_size() {
+    let dir = temp_dir("hostile-in");
+    let fifo = dir.join("pipe.json");
+    mkfifo(&fifo);
+    let fifo_s = fifo.to_str().unwrap();
+    for args in [
+        vec!["predict", "-m", "/dev/zero"],
+        vec!["predict", "-m", fifo_s],
+        vec!["calibrate", "/dev/urandom"],
+        vec!["evaluate", "-m", "paper:henri", fifo_s],
+        vec!["network", "/dev/zero"],
+        vec![
+            "plot",
+            "-m",
+            "paper:henri",
+            "/dev/zero",
+            "-o",
+            dir.to_str().unwrap(),
+        ],
+    ] {
+        let (out, took) = capped(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert!(took < Duration::from_secs(20));
+    }
+    let big = dir.join("big.json");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(65 << 20)
+        .unwrap();
+    let (out, _) = capped(&["predict", "-m", big.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("64 MiB"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 5: `--ncores 1..4294967295` allocated 16 GiB before the range was checked.
+#[test]
+fn huge_core_ranges_are_refused_before_allocating() {
+    for args in [
+        vec!["predict", "-m", "paper:henri", "--ncores", "1..4294967295"],
+        vec!["predict", "-m", "paper:henri", "--ncores", "1..100000000"],
+        vec![
+            "advise",
+            "-m",
+            "paper:henri",
+            "--comp-bytes",
+            "1G",
+            "--comm-bytes",
+            "1G",
+            "--ncores",
+            "1..4294967295",
+        ],
+        vec!["measure", "--dry-run", "--cores", "1..4294967295"],
+    ] {
+        let (out, _) = capped(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("at most 4096"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+/// A model file in `dir` with henri's parameters and `edit` applied to its JSON.
+fn model_with(dir: &std::path::Path, name: &str, edit: impl Fn(&mut serde_json::Value)) -> String {
+    let text = include_str!("../src/model/paper/paper-henri.json");
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+    edit(&mut v);
+    let path = dir.join(name);
+    std::fs::write(&path, v.to_string()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Item 6: 1024 NUMA nodes x 4096 cores passed validation, then `predict` ran out of memory.
+#[test]
+fn huge_models_are_refused_with_the_limit_named() {
+    let dir = temp_dir("hostile-huge");
+    let m = model_with(&dir, "huge.json", |v| {
+        v["machine"]["numa_nodes"] = 1024.into();
+        v["machine"]["numa_per_socket"] = 512.into();
+        v["machine"]["cores_per_socket"] = 4096.into();
+        v["remote"]["delta_r"] = 0.into();
+    });
+    let (out, took) = capped(&["predict", "-m", &m]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("1048576"), "{}", stderr(&out));
+    assert!(took < Duration::from_secs(20));
+    // One placement of the same machine is within the bound and is predicted.
+    let (out, _) = capped(&["predict", "-m", &m, "-p", "0,0", "-n", "1..64", "-f", "csv"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 9: models contradicting the model's meaning were accepted and predicted parallel
+/// bandwidths above the alone ones.
+#[test]
+fn models_breaking_the_constraints_are_refused_every_rule_listed() {
+    let dir = temp_dir("hostile-rules");
+    let m = model_with(&dir, "bad.json", |v| {
+        v["local"]["t_par_max2"] = 1e6.into();
+        v["remote"]["t_seq_max"] = 1.0.into();
+    });
+    let out = contention(&["predict", "-m", &m]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("local.t_par_max2 = 1000000") && err.contains("equation 1"),
+        "{err}"
+    );
+    assert!(
+        err.contains("remote.b_seq_comp") && err.contains("equation 6"),
+        "{err}"
+    );
+    let m = model_with(&dir, "sub.json", |v| {
+        v["local"]["b_seq_comm"] = 1e-320.into()
+    });
+    let out = contention(&["predict", "-m", &m]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("local.b_seq_comm"),
+        "{}",
+        stderr(&out)
+    );
+    for name in [
+        "billy",
+        "bora",
+        "dahu",
+        "diablo",
+        "grvingt",
+        "henri",
+        "henri-subnuma",
+        "occigen",
+        "pyxis",
+    ] {
+        let out = contention(&["predict", "-m", &format!("paper:{name}"), "-f", "csv"]);
+        assert!(out.status.success(), "paper:{name}: {}", stderr(&out));
+    }
+    for fixture in ["henri-sweep", "vm-local"] {
+        let path = format!("tests/data/expected/{fixture}.model.json");
+        let out = contention(&["predict", "-m", &path, "-f", "csv"]);
+        assert!(out.status.success(), "{fixture}: {}", stderr(&out));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 13: control characters from a file reached the terminal unescaped.
+#[test]
+fn control_characters_are_escaped_in_errors() {
+    let dir = temp_dir("hostile-ctl");
+    let path = dir.join("evil\x1b[31m.json");
+    std::fs::write(&path, "{").unwrap();
+    let out = contention(&["predict", "-m", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!stderr(&out).contains('\x1b'), "{:?}", stderr(&out));
+    assert!(stderr(&out).contains("\\u{1b}"), "{:?}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
