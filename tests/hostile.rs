@@ -260,3 +260,110 @@ fn control_characters_are_escaped_in_errors() {
     assert!(stderr(&out).contains("\\u{1b}"), "{:?}", stderr(&out));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+const ONE_COMM: &str = r#"{"alpha": 1e-9, "communications": [
+    {"id": "a", "src": "n0", "dst": "n1", "bytes": 1000, "start": 0}]}"#;
+
+/// Item 4: subnormal `bytes`, `alpha` or `bandwidth` made the solver run forever, growing.
+/// Item 12: huge `bytes` gave `"end": null`, `start: 1e300` a transfer of 0 s.
+/// Item 13: `"bandwidth": 1e-320` was blamed on `alpha`.
+#[test]
+fn network_values_beyond_the_solver_are_refused_naming_the_field() {
+    let dir = temp_dir("hostile-net");
+    let cases = [
+        (
+            "\"bytes\": 1000",
+            "\"bytes\": 5e-324",
+            "communications[0].bytes",
+        ),
+        ("\"alpha\": 1e-9", "\"alpha\": 1e-320", "alpha"),
+        ("\"alpha\": 1e-9", "\"bandwidth\": 1e-320", "bandwidth"),
+        (
+            "\"bytes\": 1000",
+            "\"bytes\": 1e300",
+            "communications[0].bytes",
+        ),
+        (
+            "\"start\": 0",
+            "\"start\": 1e300",
+            "communications[0].start",
+        ),
+    ];
+    for (from, to, field) in cases {
+        let g = dir.join("g.json");
+        std::fs::write(&g, ONE_COMM.replace(from, to)).unwrap();
+        let (out, took) = capped(&["network", g.to_str().unwrap(), "-f", "json"]);
+        assert_eq!(out.status.code(), Some(2), "{to}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("{field}:")),
+            "{to}: {}",
+            stderr(&out)
+        );
+        assert!(took < Duration::from_secs(20));
+    }
+    // A memory model with a subnormal b_seq_comm joined to a valid graph.
+    let g = dir.join("g.json");
+    std::fs::write(&g, ONE_COMM).unwrap();
+    let m = model_with(&dir, "m.json", |v| v["local"]["b_seq_comm"] = 1e-320.into());
+    let (out, _) = capped(&[
+        "network",
+        g.to_str().unwrap(),
+        "--memory-model",
+        &m,
+        "--cores",
+        "4",
+        "--placement",
+        "0,0",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("local.b_seq_comm"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 11: duplicate keys were accepted (last wins) and extra steps ignored.
+#[test]
+fn penalty_files_that_do_not_fit_exactly_are_refused() {
+    let dir = temp_dir("hostile-pen");
+    let g = dir.join("g.json");
+    std::fs::write(&g, ONE_COMM).unwrap();
+    let p = dir.join("p.json");
+    std::fs::write(&p, r#"{"steps": [{"a": 1.0, "a": 2.0}]}"#).unwrap();
+    let out = contention(&[
+        "network",
+        g.to_str().unwrap(),
+        "--penalties",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`a` is given twice"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(&p, r#"{"steps": [{"a": 1.0}, {"a": 2.0}]}"#).unwrap();
+    let out = contention(&[
+        "network",
+        g.to_str().unwrap(),
+        "--penalties",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("steps[1]") && stderr(&out).contains("extra"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(&p, r#"{"steps": [{"a": 1.0}]}"#).unwrap();
+    let out = contention(&[
+        "network",
+        g.to_str().unwrap(),
+        "--penalties",
+        p.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
