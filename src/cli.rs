@@ -227,12 +227,18 @@ pub struct MeasureArgs {
     pub ranks: u32,
 
     /// Size of each received message (the paper uses 64 MB).
-    #[arg(long, value_name = "SIZE", default_value = "64MiB")]
+    // allow_hyphen_values: so that `-5` reaches the parser, which says why it is refused.
+    #[arg(
+        long,
+        value_name = "SIZE",
+        default_value = "64MiB",
+        allow_hyphen_values = true
+    )]
     pub message_size: ByteSize,
 
     /// Bytes each computing core writes per iteration (weak scaling). Default: 256MiB, less if
     /// the NUMA node's free memory cannot hold one per core.
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub buffer_size: Option<ByteSize>,
 
     /// Longest time one phase is sampled, in seconds, if it does not become stable sooner.
@@ -592,16 +598,17 @@ pub struct CheckArgs {
 pub struct CsvTopology {
     /// NUMA nodes per socket, for CSV input (traces carry it). Placement N,N calibrates
     /// `remote`.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub numa_per_socket: Option<u32>,
 
-    /// NUMA nodes of the whole machine, for CSV input. Default: the highest node in the
-    /// placements, rounded up to whole sockets.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// NUMA nodes of the whole machine (at most 1024), for CSV input. Default: the highest
+    /// node in the placements, rounded up to whole sockets.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub numa_nodes: Option<u32>,
 
-    /// Physical cores of one socket, for CSV input. Default: the largest core count measured.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// Physical cores of one socket (at most 4096), for CSV input. Default: the largest core
+    /// count measured.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub cores_per_socket: Option<u32>,
 }
 

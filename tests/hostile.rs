@@ -367,3 +367,159 @@ fn penalty_files_that_do_not_fit_exactly_are_refused() {
     assert!(out.status.success(), "{}", stderr(&out));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Item 12: non-finite results came out with exit 0; item 13: misleading messages.
+#[test]
+fn non_finite_results_and_misleading_messages() {
+    let out = contention(&[
+        "overlap",
+        "--comp-time",
+        "1e308",
+        "--comm-time",
+        "1e308",
+        "--comp-loss",
+        "1e308",
+        "--comm-loss",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stderr(&out).contains("--comp-time 1e308") && !stdout(&out).contains("NaN"));
+    let out = contention(&[
+        "check",
+        "-m",
+        "paper:henri",
+        "tests/data/henri-sweep.csv",
+        "--tolerance",
+        "1e308",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--tolerance"), "{}", stderr(&out));
+    let out = contention(&["measure", "--dry-run", "--message-size", "-5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("negative") && !stderr(&out).contains("unknown unit"));
+    let out = contention(&[
+        "calibrate",
+        "tests/data/henri-sweep.csv",
+        "--numa-nodes",
+        "1000000",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--numa-nodes"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("measurements"), "{}", stderr(&out));
+}
+
+/// A copy of the henri sweep CSV with `edit` applied to its second data row's fields.
+fn csv_with(dir: &std::path::Path, edit: impl Fn(&mut Vec<String>)) -> String {
+    let text = std::fs::read_to_string("tests/data/henri-sweep.csv").unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut fields: Vec<String> = lines[2].split(',').map(str::to_string).collect();
+    edit(&mut fields);
+    lines[2] = fields.join(",");
+    let path = dir.join("edited.csv");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Item 10 (CSV) and item 13 (a CSV of 1e308 gave `t_par_max = inf` with no file or line).
+#[test]
+fn impossible_csv_rows_are_refused_naming_file_and_line() {
+    let dir = temp_dir("hostile-csv");
+    // Columns: comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,comm_parallel.
+    let speedup = csv_with(&dir, |f| {
+        let alone: f64 = f[3].parse().unwrap();
+        f[5] = (alone * 50.0).to_string();
+    });
+    let out = contention(&["calibrate", &speedup, "--numa-per-socket", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("edited.csv") && err.contains("line 3") && err.contains("50.0x"),
+        "{err}"
+    );
+    let huge = csv_with(&dir, |f| {
+        for v in &mut f[3..] {
+            *v = "1e308".into();
+        }
+    });
+    for cmd in ["calibrate", "evaluate"] {
+        let mut args = vec![cmd, &huge];
+        if cmd == "evaluate" {
+            args.extend(["-m", "paper:henri"]);
+        }
+        let out = contention(&args);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("edited.csv") && err.contains("line 3"),
+            "{err}"
+        );
+        assert!(!err.contains("inf"), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 10 (traces): a point with count 0 but a median, negative samples, min > max, a
+/// negative stddev, a trace marked complete with core counts missing.
+#[test]
+fn impossible_trace_points_are_refused_naming_file_and_point() {
+    let dir = temp_dir("hostile-trace");
+    let text = include_str!("data/traces/vm-local.json");
+    type Edit = fn(&mut serde_json::Value);
+    let edits: [(Edit, &str); 6] = [
+        (
+            |t| t["points"][0]["comp_alone"]["summary"]["count"] = 0.into(),
+            "count is 0",
+        ),
+        (
+            |t| t["points"][0]["comm_alone"]["summary"]["stddev"] = (-1.0).into(),
+            "stddev is -1",
+        ),
+        (
+            |t| t["points"][0]["comp_parallel"]["summary"]["min"] = 1e9.into(),
+            "is above max",
+        ),
+        (
+            |t| t["points"][0]["comm_parallel"]["samples"][0]["mbps"] = (-3.0).into(),
+            "samples[0]",
+        ),
+        (
+            |t| {
+                let alone = t["points"][0]["comp_alone"]["summary"]["median"]
+                    .as_f64()
+                    .unwrap();
+                let s = &mut t["points"][0]["comp_parallel"]["summary"];
+                s["median"] = (alone * 50.0).into();
+                s["max"] = (alone * 60.0).into();
+                s["mean"] = (alone * 50.0).into();
+            },
+            "faster in parallel",
+        ),
+        (
+            |t| {
+                t["complete"] = true.into();
+                t["points"].as_array_mut().unwrap().pop();
+            },
+            "marked complete",
+        ),
+    ];
+    for (edit, want) in edits {
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        edit(&mut v);
+        let path = dir.join("edited.json");
+        std::fs::write(&path, v.to_string()).unwrap();
+        for cmd in ["calibrate", "evaluate"] {
+            let mut args = vec![cmd, path.to_str().unwrap()];
+            if cmd == "evaluate" {
+                args.extend(["-m", "tests/data/expected/vm-local.model.json"]);
+            }
+            let out = contention(&args);
+            assert_eq!(out.status.code(), Some(2), "{want}: {}", stderr(&out));
+            let err = stderr(&out);
+            assert!(
+                err.contains("edited.json") && err.contains(want),
+                "{want}: {err}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

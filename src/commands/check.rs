@@ -35,9 +35,10 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         ("--tolerance", args.tolerance),
         ("--max-mape", args.max_mape),
     ] {
-        if !(v.is_finite() && v > 0.0) {
+        if !(v.is_finite() && v > 0.0 && v <= 100.0) {
             return Err(Error::Input(format!(
-                "{name} {v}: must be a percentage > 0"
+                "{name} {v}: must be a percentage in (0, 100]; beyond 100 % the check could \
+                 not fail"
             )));
         }
     }

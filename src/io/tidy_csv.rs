@@ -112,6 +112,15 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<TidyRow>> {
                 row.comp_numa.max(row.comm_numa)
             )));
         }
+        let bw = [
+            row.comp_alone,
+            row.comm_alone,
+            row.comp_parallel,
+            row.comm_parallel,
+        ];
+        if let Some(why) = crate::dataset::implausible(&bw) {
+            return Err(bad(format!("line {line}: {why}")));
+        }
         rows.push(row);
     }
     if rows.is_empty() {
