@@ -182,7 +182,7 @@ fn build_report(
         ),
         PenaltiesArg::File(path) => {
             let explicit = graph_file::load_penalties(path)?;
-            file_steps = Some(explicit.steps.len());
+            file_steps = Some(explicit.clone());
             (Box::new(explicit), path.display().to_string())
         }
     };
@@ -192,14 +192,13 @@ fn build_report(
             args.graph.display()
         ))
     })?;
-    if let Some(n) = file_steps.filter(|&n| n > solution.steps.len()) {
-        return Err(Error::Input(format!(
-            "penalties `{name}` do not fit graph `{}`: steps[{}]: the file gives {n} steps, \
-             the graph has {}; remove the extra steps",
-            args.graph.display(),
-            solution.steps.len(),
-            solution.steps.len()
-        )));
+    if let Some(explicit) = &file_steps {
+        explicit.check_all_used(solution.steps.len()).map_err(|e| {
+            Error::Input(format!(
+                "penalties `{name}` do not fit graph `{}`: {e}",
+                args.graph.display()
+            ))
+        })?;
     }
     if let Some((c, end)) = graph
         .communications

@@ -143,7 +143,12 @@ pub fn parse_graph(text: &str, path: &Path) -> Result<Graph> {
 
 /// Loads a file of explicit penalties: `{"steps": [{"ID": PENALTY, ...}, ...]}`.
 pub fn load_penalties(path: &Path) -> Result<Explicit> {
-    let file: PenaltyFile = parse_json(&read(path, "read penalty file")?, "penalty", path)?;
+    parse_penalties(&read(path, "read penalty file")?, path)
+}
+
+/// Parses penalty-file JSON; `path` names it in errors.
+pub fn parse_penalties(text: &str, path: &Path) -> Result<Explicit> {
+    let file: PenaltyFile = parse_json(text, "penalty", path)?;
     Ok(Explicit {
         steps: file.steps.into_iter().map(|s| s.0).collect(),
     })

@@ -30,6 +30,8 @@ fn problem(side: &str, field: &str, value: f64, rule: String) -> Problem {
 /// Every rule of the model's meaning that `p` breaks on a socket of `cores` cores. Only
 /// called on parameters whose values are each in range (finite, positive bandwidths).
 pub fn problems(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
+    // A machine beyond the bound is refused by its own rule; the curve stays bounded anyway.
+    let cores = cores.min(super::params::MAX_CORES_PER_SOCKET);
     let mut out = Vec::new();
     let slack = 1.0 + TOLERANCE;
     let pct = TOLERANCE * 100.0;
