@@ -523,3 +523,34 @@ fn impossible_trace_points_are_refused_naming_file_and_point() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Item 3: two `measure --force -o same.json` at once both ran, and one run's points were
+/// lost. The second is refused, naming the holder, before MPI starts.
+#[test]
+fn a_trace_being_written_is_locked() {
+    let dir = temp_dir("hostile-lock");
+    let trace = dir.join("same.json");
+    let held = contention::measure::lock::acquire(&trace, "pid 42 on testhost since now").unwrap();
+    let out = contention(&[
+        "measure",
+        "--force",
+        "-o",
+        trace.to_str().unwrap(),
+        "--cores",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("pid 42 on testhost"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !stderr(&out).contains("starting"),
+        "MPI started: {}",
+        stderr(&out)
+    );
+    assert!(!trace.exists());
+    drop(held);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -336,6 +336,11 @@ impl Rank0<'_> {
     pub fn run(self) -> std::result::Result<PathBuf, (Abort, PathBuf)> {
         let path = output_path(self.args, &self.layout.hostname);
         let fail = |e: Error, path: &Path| (Abort::Failed(e.to_string()), path.to_path_buf());
+        // Held until this function returns: no other run writes this trace meanwhile.
+        let _lock = match super::lock::acquire(&path, &super::lock::holder(&self.layout.hostname)) {
+            Ok(l) => l,
+            Err(e) => return Err(fail(e, &path)),
+        };
         let mut trace = match self.start_trace(&path) {
             Ok(t) => t,
             Err(e) => return Err(fail(e, &path)),
