@@ -117,6 +117,12 @@ impl Input {
             comm_numa: trace.config.comm_numa,
         };
         let m = &trace.machine;
+        if m.hostname.chars().any(char::is_control) {
+            return Err(Error::Input(format!(
+                "{source}: machine.hostname {} holds control characters; no host is named so",
+                crate::error::escape(&format!("{:?}", m.hostname))
+            )));
+        }
         if placement.comp_numa.max(placement.comm_numa) >= MAX_NUMA_NODES
             || m.numa_per_socket > MAX_NUMA_NODES
             || m.cores_per_socket > MAX_CORES_PER_SOCKET

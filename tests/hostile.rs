@@ -190,6 +190,26 @@ fn huge_models_are_refused_with_the_limit_named() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("1048576"), "{}", stderr(&out));
     assert!(took < Duration::from_secs(20));
+    // `plot` with t_par_max2 = 1.797e308 allocated 4 GiB and aborted.
+    let m2 = model_with(&dir, "tpm2.json", |v| {
+        v["local"]["t_par_max2"] = 1.797e308.into()
+    });
+    let plots = dir.join("plots");
+    std::fs::create_dir_all(&plots).unwrap();
+    let (out, _) = capped(&[
+        "plot",
+        "-m",
+        &m2,
+        "tests/data/henri-sweep.csv",
+        "-o",
+        plots.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("local.t_par_max2"),
+        "{}",
+        stderr(&out)
+    );
     // One placement of the same machine is within the bound and is predicted.
     let (out, _) = capped(&["predict", "-m", &m, "-p", "0,0", "-n", "1..64", "-f", "csv"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -252,6 +272,22 @@ fn models_breaking_the_constraints_are_refused_every_rule_listed() {
 #[test]
 fn control_characters_are_escaped_in_errors() {
     let dir = temp_dir("hostile-ctl");
+    let m = model_with(&dir, "ctl.json", |v| {
+        v["machine"]["name"] = "henri\x1b]0;owned\x07".into()
+    });
+    let out = contention(&["predict", "-m", &m]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(!stdout(&out).contains('\x1b') && !stderr(&out).contains('\x1b'));
+    assert!(stderr(&out).contains("machine.name"), "{}", stderr(&out));
+    let mut t: serde_json::Value =
+        serde_json::from_str(include_str!("data/traces/vm-local.json")).unwrap();
+    t["machine"]["hostname"] = "vm\x1b[2J".into();
+    let trace = dir.join("ctl-trace.json");
+    std::fs::write(&trace, t.to_string()).unwrap();
+    let out = contention(&["calibrate", trace.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(!stdout(&out).contains('\x1b') && !stderr(&out).contains('\x1b'));
+    assert!(stderr(&out).contains("hostname"), "{}", stderr(&out));
     let path = dir.join("evil\x1b[31m.json");
     std::fs::write(&path, "{").unwrap();
     let out = contention(&["predict", "-m", path.to_str().unwrap()]);

@@ -173,6 +173,13 @@ impl Model {
             ));
         }
         let m = &self.machine;
+        if m.name.chars().any(char::is_control) {
+            out.push(problem(
+                "machine.name".into(),
+                crate::error::escape(&format!("{:?}", m.name)),
+                "must not hold control characters: the name is printed to terminals",
+            ));
+        }
         for (name, v, max) in [
             ("numa_nodes", m.numa_nodes, MAX_NUMA_NODES),
             ("numa_per_socket", m.numa_per_socket, MAX_NUMA_NODES),
