@@ -575,6 +575,19 @@ impl Hostile {
 /// Input `i` of the semantic loop: which kind, which mutation, and whether it must be
 /// refused. Deterministic in `i`, so the long mode can restart past any input.
 fn run_input(i: u64, hostile: &Hostile) -> Outcome {
+    // CONTENTION_FUZZ_SELFTEST=1 makes inputs 5, 7 and 9 misbehave, to check that the long
+    // mode counts an out-of-memory abort, a hang and a panic (each must then be 1).
+    if std::env::var_os("CONTENTION_FUZZ_SELFTEST").is_some() {
+        match i {
+            5 => {
+                let v = vec![1u8; 2 << 30];
+                return Nonsense(format!("allocated {} bytes", v.len()));
+            }
+            7 => std::thread::sleep(Duration::from_secs(15)),
+            9 => panic!("self-test"),
+            _ => {}
+        }
+    }
     let mut r = SplitMix64(i.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x15);
     let semantic = !r.next_u64().is_multiple_of(3);
     let (outcome, must_refuse) = match i % 6 {
@@ -759,7 +772,8 @@ fn long_mode_semantic_mutations() {
         loop {
             match rx.recv_timeout(Duration::from_secs(10)) {
                 Ok(line) => {
-                    let Some(rest) = line.strip_prefix("FUZZ ") else {
+                    // libtest may print `test fuzz_worker ... ` on the first line before it.
+                    let Some(rest) = line.find("FUZZ ").map(|at| &line[at + 5..]) else {
                         continue;
                     };
                     let (i, what) = rest.split_once(' ').unwrap();
@@ -788,6 +802,6 @@ fn long_mode_semantic_mutations() {
             }
         }
     }
-    assert_eq!(c.inputs, total);
     assert_clean(&c, start.elapsed());
+    assert_eq!(c.inputs, total, "every input is counted once");
 }
