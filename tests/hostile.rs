@@ -126,6 +126,14 @@ fn inputs_must_be_regular_files_of_bounded_size() {
         );
         assert!(took < Duration::from_secs(20));
     }
+    // Standard input is read only when named `-`.
+    let out = Command::new(env!("CARGO_BIN_EXE_contention"))
+        .args(["predict", "-m", "-", "-n", "1", "-f", "csv"])
+        .stdin(std::fs::File::open("src/model/paper/paper-henri.json").unwrap())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("comp_numa"), "{}", stdout(&out));
     let big = dir.join("big.json");
     std::fs::File::create(&big)
         .unwrap()

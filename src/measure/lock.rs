@@ -95,8 +95,8 @@ impl Drop for TraceLock {
     fn drop(&mut self) {
         // Unlink first, while still holding the lock: a waiting run then finds the path gone
         // or re-created, never our dead inode (see `acquire`).
+        // Then `self.file` closes, which releases the lock.
         let _ = std::fs::remove_file(&self.path);
-        let _ = &self.file; // closing the file releases the lock
     }
 }
 
