@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 #[derive(Debug)]
 pub struct TraceLock {
     path: PathBuf,
-    file: File,
+    /// Held open, never read: the lock lives as long as this descriptor.
+    _file: File,
 }
 
 /// The lock file of a trace.
@@ -74,7 +75,7 @@ pub fn acquire(trace: &Path, holder: &str) -> Result<TraceLock> {
             .and_then(|()| file.rewind())
             .and_then(|()| writeln!(file, "{holder}"))
             .map_err(|e| Error::io("write lock file", &path, e))?;
-        return Ok(TraceLock { path, file });
+        return Ok(TraceLock { path, _file: file });
     }
     Err(Error::Failed(format!(
         "cannot lock `{}`: its lock file keeps being replaced",
@@ -95,7 +96,7 @@ impl Drop for TraceLock {
     fn drop(&mut self) {
         // Unlink first, while still holding the lock: a waiting run then finds the path gone
         // or re-created, never our dead inode (see `acquire`).
-        // Then `self.file` closes, which releases the lock.
+        // Then `self._file` closes, which releases the lock.
         let _ = std::fs::remove_file(&self.path);
     }
 }
