@@ -56,7 +56,13 @@ pub fn describe(t: &std::fs::FileType) -> &'static str {
 /// over `path` (rename within one file system is atomic on POSIX). `-` is standard output.
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     if path.as_os_str() == STDOUT {
-        return super::output::emit(None, &String::from_utf8_lossy(bytes));
+        // Bytes as they are (a PNG is not text).
+        let mut out = std::io::stdout().lock();
+        return match out.write_all(bytes).and_then(|()| out.flush()) {
+            // A closed pipe (`| head`) is the reader's choice, not a failure.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            r => r.map_err(|e| Error::io("write", "standard output", e)),
+        };
     }
     check_target(path)?;
     let dir = match path.parent() {
