@@ -60,8 +60,12 @@ fn mutate(text: &str, rng: &mut SplitMix64) -> String {
     let pick = |rng: &mut SplitMix64, n: usize| (rng.next_u64() % n.max(1) as u64) as usize;
     match rng.next_u64() % 8 {
         0 => {
-            // The inputs are ASCII, so any byte offset is a character boundary.
-            text[..pick(rng, text.len())].to_string()
+            // Truncation at a character boundary (the graph file has a non-ASCII name).
+            let mut n = pick(rng, text.len());
+            while !text.is_char_boundary(n) {
+                n -= 1;
+            }
+            text[..n].to_string()
         }
         1 => {
             let mut b = bytes.to_vec();
@@ -718,7 +722,10 @@ fn fuzz_worker() {
     };
     let (a, b) = range.split_once("..").unwrap();
     let (a, b): (u64, u64) = (a.parse().unwrap(), b.parse().unwrap());
-    std::panic::set_hook(Box::new(|_| {}));
+    // CONTENTION_FUZZ_VERBOSE keeps panic messages, to debug one input.
+    if std::env::var_os("CONTENTION_FUZZ_VERBOSE").is_none() {
+        std::panic::set_hook(Box::new(|_| {}));
+    }
     let mut out = std::io::stdout().lock();
     run_range(a..b, |i, line| {
         writeln!(out, "FUZZ {i} {line}").unwrap();
