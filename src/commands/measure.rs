@@ -91,7 +91,8 @@ fn launch_job(args: &MeasureArgs) -> Result<()> {
                 .join(" ")
         );
     }
-    // The job gets Ctrl-C too; this process waits for it to save and exit.
+    // Ctrl-C, SIGTERM and SIGHUP to this process are forwarded to the job (its own process
+    // group, see `signals`); this process waits for it to save and exit.
     let interrupted = signals::install();
     let code = launch::run(&cmd, mode.name())?;
     let trace = args
