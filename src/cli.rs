@@ -246,14 +246,20 @@ pub struct MeasureArgs {
 
     /// Size of each received message, in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes (a bare number is
     /// bytes). The paper's "messages of 64 MB" are this default, 64 MiB.
-    #[arg(long, value_name = "SIZE", default_value = "64MiB")]
+    // allow_hyphen_values: so that `-5` reaches the parser, which says why it is refused.
+    #[arg(
+        long,
+        value_name = "SIZE",
+        default_value = "64MiB",
+        allow_hyphen_values = true
+    )]
     pub message_size: ByteSize,
 
     /// Bytes each computing core writes per iteration (weak scaling), in binary units: 64MiB,
     /// 64M and 64MB all mean 64 x 2^20 bytes. Default: sized so the slowest placement still
     /// gets enough rounds within --max-phase, but never under 16 times the last-level cache;
     /// less if the NUMA node's free memory cannot hold one per core. --dry-run shows it.
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub buffer_size: Option<ByteSize>,
 
     /// Longest time one phase is sampled, in seconds, if it does not become stable sooner.
@@ -671,16 +677,17 @@ pub struct CheckArgs {
 pub struct CsvTopology {
     /// NUMA nodes per socket, for CSV input (traces carry it). Placement N,N calibrates
     /// `remote`.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub numa_per_socket: Option<u32>,
 
-    /// NUMA nodes of the whole machine, for CSV input. Default: the highest node in the
-    /// placements, rounded up to whole sockets.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// NUMA nodes of the whole machine (at most 1024), for CSV input. Default: the highest
+    /// node in the placements, rounded up to whole sockets.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub numa_nodes: Option<u32>,
 
-    /// Physical cores of one socket, for CSV input. Default: the largest core count measured.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// Physical cores of one socket (at most 4096), for CSV input. Default: the largest core
+    /// count measured.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub cores_per_socket: Option<u32>,
 }
 

@@ -27,6 +27,12 @@ impl fmt::Display for CoreListError {
 
 impl std::error::Error for CoreListError {}
 
+/// The largest core count a list may hold, checked while parsing, before anything is
+/// allocated (`1..4294967295` would otherwise build a 16 GiB list). It equals the model's
+/// bound on `cores_per_socket` (`model::params::MAX_CORES_PER_SOCKET`; this file cannot
+/// reach it, see above): no count beyond it can be predicted or measured.
+pub const MAX_COUNT: u32 = 4096;
+
 const FORMS: &str = "write a count (`4`), an inclusive range (`1..18`) or a comma list (`1,2,4,8`)";
 
 impl CoreList {
@@ -75,6 +81,11 @@ fn parse_count(text: &str, whole: &str) -> Result<u32, CoreListError> {
     if n == 0 {
         return Err(CoreListError(format!(
             "core counts start at 1, `{whole}` has 0; {FORMS}"
+        )));
+    }
+    if n > MAX_COUNT {
+        return Err(CoreListError(format!(
+            "core count {n} in `{whole}` is beyond any socket (at most {MAX_COUNT} cores); {FORMS}"
         )));
     }
     Ok(n)

@@ -109,6 +109,23 @@ fn scaled_samples(phase: &Phase) -> Vec<f64> {
     mbps
 }
 
+/// Why the four bandwidths of a point (in [`QUANTITIES`] order) cannot be, if they cannot.
+pub fn implausible(bw: &[f64; 4]) -> Option<String> {
+    use crate::plausible::{speedup, too_high};
+    bw.iter()
+        .zip(QUANTITIES)
+        .find_map(|(&v, q)| too_high(v).map(|why| format!("{q}: {why}")))
+        .or_else(|| speedup("computations", bw[COMP_ALONE], bw[COMP_PARALLEL]))
+        .or_else(|| speedup("communications", bw[COMM_ALONE], bw[COMM_PARALLEL]))
+}
+
+/// A note on a point (in [`QUANTITIES`] order) that is possible but suspicious.
+pub fn suspicious(bw: &[f64; 4]) -> Option<String> {
+    use crate::plausible::suspicious;
+    suspicious("computations", bw[COMP_ALONE], bw[COMP_PARALLEL])
+        .or_else(|| suspicious("communications", bw[COMM_ALONE], bw[COMM_PARALLEL]))
+}
+
 fn is_bandwidth(v: f64) -> bool {
     v.is_finite() && v > 0.0
 }
@@ -128,6 +145,12 @@ impl Input {
             comm_numa: trace.config.comm_numa,
         };
         let m = &trace.machine;
+        if m.hostname.chars().any(char::is_control) {
+            return Err(Error::Input(format!(
+                "{source}: machine.hostname {} holds control characters; no host is named so",
+                crate::error::escape(&format!("{:?}", m.hostname))
+            )));
+        }
         if placement.comp_numa.max(placement.comm_numa) >= MAX_NUMA_NODES
             || m.numa_per_socket > MAX_NUMA_NODES
             || m.cores_per_socket > MAX_CORES_PER_SOCKET
@@ -137,6 +160,21 @@ impl Input {
                  (placement {placement}, {} NUMA nodes per socket, {} cores per socket)",
                 m.numa_per_socket, m.cores_per_socket
             )));
+        }
+        if trace.complete {
+            let missing: Vec<u32> = trace
+                .config
+                .cores
+                .iter()
+                .copied()
+                .filter(|n| trace.points.iter().all(|p| p.cores != *n))
+                .collect();
+            if !missing.is_empty() {
+                return Err(Error::Input(format!(
+                    "{source}: the trace is marked complete but has no point for core counts \
+                     {missing:?} of its config.cores; the file was edited or is corrupt"
+                )));
+            }
         }
         let mut observations = Vec::with_capacity(trace.points.len());
         let mut samples = Vec::with_capacity(trace.points.len());
@@ -152,6 +190,12 @@ impl Input {
                 rel_se: None,
             }; 4];
             for (q, phase) in phases.into_iter().enumerate() {
+                if let Some(why) = crate::plausible::phase(phase) {
+                    return Err(Error::Input(format!(
+                        "{source}: at {} cores, {}: {why}",
+                        p.cores, QUANTITIES[q]
+                    )));
+                }
                 let median = phase.summary.median;
                 if !is_bandwidth(median) {
                     let what = if q >= COMP_PARALLEL {
@@ -179,6 +223,12 @@ impl Input {
                     p.cores
                 )));
             }
+            if let Some(why) = implausible(&bw.map(|m| m.value)) {
+                return Err(Error::Input(format!(
+                    "{source}: at {} cores: {why}",
+                    p.cores
+                )));
+            }
             observations.push(Observation {
                 placement,
                 cores: p.cores,
@@ -186,7 +236,13 @@ impl Input {
             });
             samples.push(phases.map(scaled_samples));
         }
-        let mut notes = Vec::new();
+        let mut notes: Vec<String> = observations
+            .iter()
+            .filter_map(|o| {
+                suspicious(&o.bw.map(|m| m.value))
+                    .map(|why| format!("{source}: at {} cores, {why}", o.cores))
+            })
+            .collect();
         if !trace.complete {
             notes.push(format!(
                 "{source} is incomplete ({} of {} core counts measured); \
@@ -238,7 +294,18 @@ impl Input {
                 })
                 .collect(),
             samples: vec![Default::default(); rows.len()],
-            notes: Vec::new(),
+            notes: rows
+                .iter()
+                .filter_map(|r| {
+                    let bw = [r.comp_alone, r.comm_alone, r.comp_parallel, r.comm_parallel];
+                    suspicious(&bw).map(|why| {
+                        format!(
+                            "{source}: placement {},{} at {} cores, {why}",
+                            r.comp_numa, r.comm_numa, r.cores
+                        )
+                    })
+                })
+                .collect(),
         }
     }
 }

@@ -93,3 +93,23 @@ impl From<crate::model::PredictError> for Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// `text` with control characters (other than newline and tab) written as `\u{..}` escapes:
+/// a file name or machine name read from a file must not drive the user's terminal.
+pub fn escape(text: &str) -> String {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}

@@ -4,7 +4,8 @@
 //! Where things live:
 //! - [`model`]: the paper's equations, pure functions of typed parameters.
 //! - [`dataset`], [`calibrate`], [`evaluate`]: measurements as sweeps per placement, the
-//!   parameters read off them (section 3.1), the model's error on them (section 4.2).
+//!   parameters read off them (section 3.1), the model's error on them (section 4.2);
+//!   [`plausible`]: the measurements refused as impossible.
 //! - [`measure`]: the benchmark (threads, MPI, pinning, intrinsics live only there).
 //! - [`io`]: model files, traces, CSV, output files (everything that touches the file system).
 //! - [`export`]: the formats a report is written in (table, JSON, CSV).
@@ -27,6 +28,7 @@ pub mod measure;
 pub mod model;
 pub mod network;
 pub mod overlap;
+pub mod plausible;
 pub mod plot;
 pub mod provenance;
 pub mod report;

@@ -31,7 +31,7 @@ fn main() {
     if let Err(e) = result {
         // The launched job printed its own error already.
         if !matches!(e, contention::Error::Reported(_)) {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", contention::error::escape(&e.to_string()));
         }
         std::process::exit(e.exit_code());
     }

@@ -14,6 +14,11 @@ impl FromStr for ByteSize {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim();
+        if t.starts_with('-') {
+            return Err(format!(
+                "`{s}`: a size cannot be negative; write e.g. 64MiB, 512k, 1G or a byte count"
+            ));
+        }
         let split = t
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .unwrap_or(t.len());
@@ -77,6 +82,7 @@ mod tests {
             .parse::<ByteSize>()
             .unwrap_err()
             .contains("at least 1 byte"));
+        assert!("-5".parse::<ByteSize>().unwrap_err().contains("negative"));
         assert!("12 parsecs"
             .parse::<ByteSize>()
             .unwrap_err()

@@ -6,19 +6,35 @@
 //! Mutations: truncation, random bytes, a number replaced by an extreme or mistyped value
 //! (NaN, 1e999, -1, 0, null, a string, an array, a huge integer), emptied arrays, duplicated
 //! points or rows, a CSV column dropped or added, and arbitrary bytes.
+//!
+//! A second loop adds semantic mutations, each of which breaks one rule the tool promises to
+//! enforce (a model contradicting its own equations, an impossible measurement, a penalty file
+//! that does not fit its graph, graph values beyond the solver) and must be refused; inputs
+//! that are accepted must give physical, finite results; and hostile paths (FIFOs,
+//! directories, devices, oversized files, symlinks to a FIFO, control characters in names)
+//! must be refused without blocking or replacing anything. It counts panics, hangs (10 s),
+//! out-of-memory aborts (1 GiB) and nonsense accepted; all four must be 0. CI runs a short
+//! mode in-process; `cargo test --release --test robustness -- --ignored` runs the long mode,
+//! 100,000 inputs in child processes under `prlimit --as=1GiB`, restarted past any input
+//! that kills or stalls them (set CONTENTION_FUZZ_INPUTS for another count).
 
 mod common;
 
 use common::SplitMix64;
 use contention::calibrate::{self, Options};
 use contention::dataset::Input;
-use contention::io::{model_file, tidy_csv, trace_file};
-use contention::{evaluate, model};
+use contention::io::{atomic, graph_file, model_file, read, tidy_csv, trace_file};
+use contention::{evaluate, model, network};
+use std::io::{BufRead, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 const TRACE: &str = include_str!("data/traces/vm-local.json");
 const MODEL: &str = include_str!("../src/model/paper/paper-henri.json");
 const CSV: &str = include_str!("data/henri-sweep.csv");
+const GRAPH: &str = include_str!("data/network/figure3.json");
+const PENALTIES: &str = include_str!("data/network/figure3-penalties.json");
 
 /// Mutations per file: enough to hit every mutation kind many times, bounded so the test takes
 /// seconds.
@@ -44,8 +60,12 @@ fn mutate(text: &str, rng: &mut SplitMix64) -> String {
     let pick = |rng: &mut SplitMix64, n: usize| (rng.next_u64() % n.max(1) as u64) as usize;
     match rng.next_u64() % 8 {
         0 => {
-            // The inputs are ASCII, so any byte offset is a character boundary.
-            text[..pick(rng, text.len())].to_string()
+            // Truncation at a character boundary (the graph file has a non-ASCII name).
+            let mut n = pick(rng, text.len());
+            while !text.is_char_boundary(n) {
+                n -= 1;
+            }
+            text[..n].to_string()
         }
         1 => {
             let mut b = bytes.to_vec();
@@ -138,7 +158,10 @@ fn fuzz(name: &str, text: &str, seed: u64, f: impl Fn(&str) -> contention::Resul
             Ok(Err(e)) => {
                 let msg = e.to_string();
                 assert!(
-                    msg.contains("fuzz") || msg.contains("no data") || msg.contains("placement"),
+                    msg.contains("fuzz")
+                        || msg.contains("no data")
+                        || msg.contains("placement")
+                        || msg.contains("the calibrated parameters break"),
                     "{name} mutation {i}: error does not name the file: {msg}"
                 );
             }
@@ -190,4 +213,602 @@ fn mutated_traces_models_and_csvs_never_panic() {
     std::panic::set_hook(hook);
     eprintln!("robustness: {tried} mutated inputs tried, none panicked");
     assert_eq!(tried, 3 * PER_FILE);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Semantic mutations, hostile paths, and the long mode.
+
+/// What one input did.
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    /// Accepted, and what came out is physical.
+    Accepted,
+    /// Refused with an error (expected for every semantic mutation).
+    Refused,
+    /// Accepted although it breaks a rule, or gave an unphysical result: the message says how.
+    Nonsense(String),
+}
+
+use Outcome::{Accepted, Nonsense, Refused};
+
+/// A semantic mutation: the JSON edit and what it breaks.
+type JsonEdit = (&'static str, fn(&mut serde_json::Value, &mut SplitMix64));
+
+fn factor(rng: &mut SplitMix64, lo: f64, hi: f64) -> f64 {
+    lo + (hi - lo) * rng.unit()
+}
+
+fn side(rng: &mut SplitMix64) -> &'static str {
+    if rng.next_u64().is_multiple_of(2) {
+        "local"
+    } else {
+        "remote"
+    }
+}
+
+/// Model edits that contradict the model's meaning (issue items 4, 6, 9).
+const MODEL_BREAKS: [JsonEdit; 8] = [
+    ("t_par_max2 above t_par_max", |v, r| {
+        let s = side(r);
+        let t = v[s]["t_par_max"].as_f64().unwrap();
+        v[s]["t_par_max2"] = (t * factor(r, 1.2, 1e6)).into();
+    }),
+    ("t_seq_max below b_seq_comp", |v, r| {
+        let s = side(r);
+        let b = v[s]["b_seq_comp"].as_f64().unwrap();
+        v[s]["t_seq_max"] = (b * factor(r, 1e-6, 0.9)).into();
+    }),
+    ("negative delta_l", |v, r| {
+        let s = side(r);
+        v[s]["n_par_max"] = 1.into();
+        v[s]["n_seq_max"] = 18.into();
+        v[s]["delta_l"] = (-factor(r, 1e3, 1e6)).into();
+    }),
+    ("t_par_max too small for the communications", |v, r| {
+        let s = side(r);
+        let t = factor(r, 1.0, 100.0);
+        v[s]["t_par_max"] = t.into();
+        v[s]["t_par_max2"] = t.into();
+    }),
+    ("subnormal bandwidth", |v, r| {
+        let s = side(r);
+        let f = ["b_seq_comm", "b_seq_comp", "t_par_max", "t_seq_max"][(r.next_u64() % 4) as usize];
+        v[s][f] = [5e-324, 1e-320, 2.2e-308][(r.next_u64() % 3) as usize].into();
+    }),
+    ("bandwidth beyond any memory", |v, r| {
+        let s = side(r);
+        v[s]["b_seq_comp"] = factor(r, 1e13, 1.7e308).into();
+    }),
+    ("machine too large", |v, r| {
+        v["machine"]["numa_nodes"] = (1025 + r.next_u64() % 1_000_000).into();
+    }),
+    ("core count beyond any socket", |v, r| {
+        v["machine"]["cores_per_socket"] = (4097 + r.next_u64() % 4_000_000_000).into();
+    }),
+];
+
+/// Trace edits that make a measurement impossible (item 10).
+const TRACE_BREAKS: [JsonEdit; 7] = [
+    ("count 0 with a median", |v, r| {
+        let (p, q) = point_phase(v, r);
+        v["points"][p][q]["summary"]["count"] = 0.into();
+    }),
+    ("negative stddev", |v, r| {
+        let (p, q) = point_phase(v, r);
+        v["points"][p][q]["summary"]["stddev"] = (-factor(r, 0.1, 1e6)).into();
+    }),
+    ("min above max", |v, r| {
+        let (p, q) = point_phase(v, r);
+        let max = v["points"][p][q]["summary"]["max"].as_f64().unwrap();
+        v["points"][p][q]["summary"]["min"] = (max * factor(r, 1.01, 10.0) + 1.0).into();
+    }),
+    ("negative sample", |v, r| {
+        let (p, q) = point_phase(v, r);
+        v["points"][p][q]["samples"][0]["mbps"] = (-factor(r, 1.0, 1e6)).into();
+    }),
+    ("computations 50x faster in parallel", |v, r| {
+        let p = (r.next_u64() % v["points"].as_array().unwrap().len() as u64) as usize;
+        let alone = v["points"][p]["comp_alone"]["summary"]["median"]
+            .as_f64()
+            .unwrap();
+        let s = &mut v["points"][p]["comp_parallel"]["summary"];
+        let x = alone * factor(r, 11.0, 1000.0);
+        s["median"] = x.into();
+        s["mean"] = x.into();
+        s["max"] = (x * 2.0).into();
+    }),
+    ("marked complete with points missing", |v, r| {
+        v["complete"] = true.into();
+        let pts = v["points"].as_array_mut().unwrap();
+        let i = (r.next_u64() % pts.len() as u64) as usize;
+        pts.remove(i);
+    }),
+    ("median beyond any memory", |v, r| {
+        let (p, q) = point_phase(v, r);
+        v["points"][p][q]["summary"]["median"] = factor(r, 1e13, 1.7e308).into();
+    }),
+];
+
+fn point_phase(v: &serde_json::Value, r: &mut SplitMix64) -> (usize, &'static str) {
+    let p = (r.next_u64() % v["points"].as_array().unwrap().len() as u64) as usize;
+    let q =
+        ["comp_alone", "comm_alone", "comp_parallel", "comm_parallel"][(r.next_u64() % 4) as usize];
+    (p, q)
+}
+
+/// Graph edits beyond what the solver can resolve (items 4, 12, 13).
+const GRAPH_BREAKS: [JsonEdit; 5] = [
+    ("subnormal bytes", |v, r| {
+        let i = (r.next_u64() % 6) as usize;
+        v["communications"][i]["bytes"] =
+            [5e-324, 1e-320, 1e-310][(r.next_u64() % 3) as usize].into();
+    }),
+    ("subnormal alpha", |v, r| {
+        v["alpha"] = [5e-324, 1e-320, 1e-310][(r.next_u64() % 3) as usize].into();
+    }),
+    ("subnormal bandwidth", |v, r| {
+        v.as_object_mut().unwrap().remove("alpha");
+        v["bandwidth"] = [5e-324, 1e-320, 1e-310][(r.next_u64() % 3) as usize].into();
+    }),
+    ("huge bytes", |v, r| {
+        let i = (r.next_u64() % 6) as usize;
+        v["communications"][i]["bytes"] = factor(r, 1e19, 1.7e308).into();
+    }),
+    ("start far from 0", |v, r| {
+        let i = (r.next_u64() % 6) as usize;
+        v["communications"][i]["start"] = factor(r, 1e10, 1e300).into();
+    }),
+];
+
+/// Penalty-file edits that do not fit the graph (item 11), as text: JSON values cannot hold
+/// duplicate keys.
+fn penalty_break(r: &mut SplitMix64) -> String {
+    if r.next_u64().is_multiple_of(2) {
+        // A duplicate key in one step.
+        let step = ["{\"a\": 3.5, ", "{\"a\": 3.5, \"b\": 3.5, "][(r.next_u64() % 2) as usize];
+        PENALTIES.replacen(step, &format!("{step}\"a\": {}, ", factor(r, 1.0, 9.0)), 1)
+    } else {
+        // Extra trailing steps.
+        let extra = 1 + r.next_u64() % 3;
+        let steps = (0..extra).map(|_| ", {\"a\": 2.0}").collect::<String>();
+        PENALTIES.replacen("]}", &format!("{steps}]}}"), 1)
+    }
+}
+
+fn edit_json(
+    text: &str,
+    edit: fn(&mut serde_json::Value, &mut SplitMix64),
+    r: &mut SplitMix64,
+) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+    edit(&mut v, r);
+    v.to_string()
+}
+
+/// The physical-result oracle of a model the reader accepted.
+fn model_outcome(m: &model::Model) -> Outcome {
+    let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
+    let Ok(all) = model::predict(m, &model::all_placements(m), &cores) else {
+        return Refused;
+    };
+    let slack = 1.0 + model::constraints::TOLERANCE;
+    for p in &all {
+        for pt in &p.points {
+            let v = [
+                pt.comp_alone,
+                pt.comm_alone,
+                pt.comp_parallel,
+                pt.comm_parallel,
+            ];
+            if !v.iter().all(|x| x.is_finite() && *x >= 0.0) {
+                return Nonsense(format!("non-finite or negative prediction {pt:?}"));
+            }
+            if pt.comp_parallel > pt.comp_alone * slack + 1e-9 {
+                return Nonsense(format!("computations faster in parallel: {pt:?}"));
+            }
+            if pt.comm_parallel > pt.comm_alone * (1.0 + 1e-9) {
+                return Nonsense(format!("communications faster in parallel: {pt:?}"));
+            }
+        }
+    }
+    Accepted
+}
+
+fn run_model(text: &str) -> Outcome {
+    match model_file::parse(text, "fuzz.json") {
+        Ok(m) => model_outcome(&m),
+        Err(_) => Refused,
+    }
+}
+
+fn run_trace(text: &str) -> Outcome {
+    let Ok(trace) = trace_file::parse(text, "fuzz.json") else {
+        return Refused;
+    };
+    let Ok(input) = Input::from_trace(&trace, "fuzz.json") else {
+        return Refused;
+    };
+    let inputs = [input];
+    match calibrate::calibrate(&inputs, &Options::default()) {
+        Ok((fitted, _)) => match model_outcome(&fitted.model) {
+            Accepted => match evaluate::evaluate(&fitted.model, "fuzz-model.json", &inputs) {
+                Ok(e) if non_finite_in_debug(&format!("{e:?}")) => {
+                    Nonsense("evaluation with a non-finite number".into())
+                }
+                _ => Accepted,
+            },
+            other => other,
+        },
+        Err(_) => Refused,
+    }
+}
+
+/// Whether a value's Debug form shows a non-finite number (`NaN`, `inf`).
+fn non_finite_in_debug(debug: &str) -> bool {
+    ["NaN", ": inf", "(inf)", ": -inf", "(-inf)"]
+        .iter()
+        .any(|t| debug.contains(t))
+}
+
+fn run_csv(text: &str) -> Outcome {
+    let Ok(rows) = tidy_csv::parse(text, "fuzz.csv") else {
+        return Refused;
+    };
+    let opts = Options {
+        numa_per_socket: Some(1),
+        ..Options::default()
+    };
+    match calibrate::calibrate(&[Input::from_rows(&rows, "fuzz.csv")], &opts) {
+        Ok((fitted, _)) => model_outcome(&fitted.model),
+        Err(_) => Refused,
+    }
+}
+
+fn run_graph(graph: &str, penalties: Option<&str>) -> Outcome {
+    let Ok(g) = graph_file::parse_graph(graph, Path::new("fuzz.json")) else {
+        return Refused;
+    };
+    let solved = match penalties {
+        None => network::solve(&g, &network::InfiniBand, None),
+        Some(text) => {
+            let Ok(explicit) = graph_file::parse_penalties(text, Path::new("pen.json")) else {
+                return Refused;
+            };
+            match network::solve(&g, &explicit, None) {
+                Ok(s) if explicit.check_all_used(s.steps.len()).is_err() => return Refused,
+                other => other,
+            }
+        }
+    };
+    match solved {
+        Err(_) => Refused,
+        Ok(s) => match g
+            .communications
+            .iter()
+            .zip(&s.ends)
+            .find(|(c, e)| !(e.is_finite() && **e > c.start))
+        {
+            Some((c, e)) => Nonsense(format!("communication {} ends at {e}", c.id)),
+            None => Accepted,
+        },
+    }
+}
+
+/// Hostile paths, in a directory of this process: each must be refused as input, and as an
+/// output target must be refused without being replaced.
+struct Hostile {
+    dir: PathBuf,
+}
+
+impl Hostile {
+    fn new() -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("contention-fuzz-paths-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("a-directory")).unwrap();
+        let fifo = dir.join("fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        std::os::unix::fs::symlink(&fifo, dir.join("link-to-fifo")).unwrap();
+        std::fs::File::create(dir.join("oversized.json"))
+            .unwrap()
+            .set_len(read::MAX_INPUT_BYTES + 1 + 4096)
+            .unwrap();
+        std::fs::write(dir.join("evil\x1b]0;name\x07.json"), "{").unwrap();
+        Hostile { dir }
+    }
+
+    fn paths(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = [
+            "a-directory",
+            "fifo",
+            "link-to-fifo",
+            "oversized.json",
+            "evil\x1b]0;name\x07.json",
+        ]
+        .iter()
+        .map(|n| self.dir.join(n))
+        .collect();
+        v.extend(["/dev/zero", "/dev/urandom", "/dev/null", "/proc/self/mem"].map(PathBuf::from));
+        v
+    }
+
+    fn run(&self, r: &mut SplitMix64) -> Outcome {
+        use std::os::unix::fs::FileTypeExt;
+        let paths = self.paths();
+        let path = &paths[(r.next_u64() % paths.len() as u64) as usize];
+        let as_input = match r.next_u64() % 4 {
+            0 => model_file::load(path.to_str().unwrap()).err(),
+            1 => trace_file::read(path).err(),
+            2 => tidy_csv::read(path).err(),
+            _ => graph_file::load_graph(path).err(),
+        };
+        let Some(err) = as_input else {
+            return Nonsense(format!("{} accepted as input", path.display()));
+        };
+        // What the user sees is the message as `main` prints it.
+        if contention::error::escape(&err.to_string())
+            .contains(|c: char| c.is_control() && c != '\n')
+        {
+            return Nonsense(format!("control character unescaped: {err:?}"));
+        }
+        // Only targets of this process's directory are written to: a regression must not
+        // destroy a device of the machine running the test.
+        if path.starts_with(&self.dir)
+            && !path.to_string_lossy().contains("evil")
+            && !path.ends_with("oversized.json")
+        {
+            if atomic::write(path, b"x").is_ok() {
+                return Nonsense(format!("wrote over {}", path.display()));
+            }
+            if !std::fs::symlink_metadata(self.dir.join("fifo"))
+                .unwrap()
+                .file_type()
+                .is_fifo()
+            {
+                return Nonsense("the FIFO was replaced".into());
+            }
+        }
+        Refused
+    }
+}
+
+/// Input `i` of the semantic loop: which kind, which mutation, and whether it must be
+/// refused. Deterministic in `i`, so the long mode can restart past any input.
+fn run_input(i: u64, hostile: &Hostile) -> Outcome {
+    // CONTENTION_FUZZ_SELFTEST=1 makes inputs 5, 7 and 9 misbehave, to check that the long
+    // mode counts an out-of-memory abort, a hang and a panic (each must then be 1).
+    if std::env::var_os("CONTENTION_FUZZ_SELFTEST").is_some() {
+        match i {
+            5 => {
+                let v = vec![1u8; 2 << 30];
+                return Nonsense(format!("allocated {} bytes", v.len()));
+            }
+            7 => std::thread::sleep(Duration::from_secs(15)),
+            9 => panic!("self-test"),
+            _ => {}
+        }
+    }
+    let mut r = SplitMix64(i.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x15);
+    let semantic = !r.next_u64().is_multiple_of(3);
+    let (outcome, must_refuse) = match i % 6 {
+        0 if semantic => {
+            let (_, e) = MODEL_BREAKS[(r.next_u64() % MODEL_BREAKS.len() as u64) as usize];
+            (run_model(&edit_json(MODEL, e, &mut r)), true)
+        }
+        0 => (run_model(&mutate(MODEL, &mut r)), false),
+        1 if semantic => {
+            let (_, e) = TRACE_BREAKS[(r.next_u64() % TRACE_BREAKS.len() as u64) as usize];
+            (run_trace(&edit_json(TRACE, e, &mut r)), true)
+        }
+        1 => (run_trace(&mutate(TRACE, &mut r)), false),
+        2 if semantic => {
+            // A row 11x to 1000x faster in parallel, or a value beyond any memory.
+            let lines: Vec<&str> = CSV.lines().collect();
+            let k = 1 + (r.next_u64() % (lines.len() as u64 - 1)) as usize;
+            let mut f: Vec<String> = lines[k].split(',').map(str::to_string).collect();
+            if r.next_u64().is_multiple_of(2) {
+                let alone: f64 = f[3].parse().unwrap();
+                f[5] = (alone * factor(&mut r, 11.0, 1000.0)).to_string();
+            } else {
+                let c = 3 + (r.next_u64() % 4) as usize;
+                f[c] = factor(&mut r, 1e13, 1.7e308).to_string();
+            }
+            let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+            out[k] = f.join(",");
+            (run_csv(&out.join("\n")), true)
+        }
+        2 => (run_csv(&mutate(CSV, &mut r)), false),
+        3 if semantic => {
+            let (_, e) = GRAPH_BREAKS[(r.next_u64() % GRAPH_BREAKS.len() as u64) as usize];
+            (run_graph(&edit_json(GRAPH, e, &mut r), None), true)
+        }
+        3 => (run_graph(&mutate(GRAPH, &mut r), None), false),
+        4 if semantic => (run_graph(GRAPH, Some(&penalty_break(&mut r))), true),
+        4 => (run_graph(GRAPH, Some(&mutate(PENALTIES, &mut r))), false),
+        _ => (hostile.run(&mut r), true),
+    };
+    match outcome {
+        Accepted if must_refuse => Nonsense("a rule-breaking input was accepted".into()),
+        other => other,
+    }
+}
+
+/// Counts of one run of the semantic loop.
+#[derive(Debug, Default)]
+struct Counts {
+    inputs: u64,
+    refused: u64,
+    panics: Vec<u64>,
+    hangs: Vec<u64>,
+    out_of_memory: Vec<u64>,
+    nonsense: Vec<(u64, String)>,
+}
+
+/// Runs inputs `range` in this process (panics caught), calling `done` after each.
+fn run_range(range: std::ops::Range<u64>, mut done: impl FnMut(u64, &str)) {
+    let hostile = Hostile::new();
+    for i in range {
+        let line = match catch_unwind(AssertUnwindSafe(|| run_input(i, &hostile))) {
+            Ok(Accepted) => "accepted".to_string(),
+            Ok(Refused) => "refused".to_string(),
+            Ok(Nonsense(why)) => format!("nonsense {}", why.replace('\n', " ")),
+            Err(_) => "panic".to_string(),
+        };
+        done(i, &line);
+    }
+    let _ = std::fs::remove_dir_all(&hostile.dir);
+}
+
+fn tally(c: &mut Counts, i: u64, line: &str) {
+    c.inputs += 1;
+    if line == "refused" {
+        c.refused += 1;
+    } else if line == "panic" {
+        c.panics.push(i);
+    } else if let Some(why) = line.strip_prefix("nonsense ") {
+        c.nonsense.push((i, why.to_string()));
+    }
+}
+
+fn assert_clean(c: &Counts, took: Duration) {
+    eprintln!(
+        "robustness (semantic): {} inputs in {:.1} s: {} refused, {} panics, {} hangs, {} \
+         out-of-memory aborts, {} nonsense accepted",
+        c.inputs,
+        took.as_secs_f64(),
+        c.refused,
+        c.panics.len(),
+        c.hangs.len(),
+        c.out_of_memory.len(),
+        c.nonsense.len()
+    );
+    assert!(
+        c.panics.is_empty()
+            && c.hangs.is_empty()
+            && c.out_of_memory.is_empty()
+            && c.nonsense.is_empty(),
+        "panics {:?}, hangs {:?}, out of memory {:?}, nonsense {:?}",
+        c.panics,
+        c.hangs,
+        c.out_of_memory,
+        &c.nonsense[..c.nonsense.len().min(10)]
+    );
+}
+
+/// Short mode (CI): 3,000 inputs in this process.
+#[test]
+fn semantic_mutations_and_hostile_paths_are_refused() {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let start = Instant::now();
+    let mut c = Counts::default();
+    run_range(0..3000, |i, line| tally(&mut c, i, line));
+    std::panic::set_hook(hook);
+    assert_clean(&c, start.elapsed());
+    assert!(c.refused > 1000, "{c:?}");
+}
+
+/// The long mode's worker: runs CONTENTION_FUZZ_WORKER=START..END, one line per input on
+/// standard output. Does nothing without that variable.
+#[test]
+#[ignore = "a worker of the long mode, started by it"]
+fn fuzz_worker() {
+    let Ok(range) = std::env::var("CONTENTION_FUZZ_WORKER") else {
+        return;
+    };
+    let (a, b) = range.split_once("..").unwrap();
+    let (a, b): (u64, u64) = (a.parse().unwrap(), b.parse().unwrap());
+    // CONTENTION_FUZZ_VERBOSE keeps panic messages, to debug one input.
+    if std::env::var_os("CONTENTION_FUZZ_VERBOSE").is_none() {
+        std::panic::set_hook(Box::new(|_| {}));
+    }
+    let mut out = std::io::stdout().lock();
+    run_range(a..b, |i, line| {
+        writeln!(out, "FUZZ {i} {line}").unwrap();
+        out.flush().unwrap();
+    });
+}
+
+/// Long mode: 100,000 inputs (CONTENTION_FUZZ_INPUTS), in workers capped at 1 GiB of address
+/// space; an input that stalls a worker 10 s is a hang, one that kills it an out-of-memory
+/// abort (or crash); the next worker starts after it.
+#[test]
+#[ignore = "long mode: minutes; run with --ignored"]
+fn long_mode_semantic_mutations() {
+    let total: u64 = std::env::var("CONTENTION_FUZZ_INPUTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    let exe = std::env::current_exe().unwrap();
+    let start = Instant::now();
+    let mut c = Counts::default();
+    let mut next = 0;
+    while next < total {
+        let mut child = std::process::Command::new("prlimit")
+            .arg(format!("--as={}", 1u64 << 30))
+            .arg("--")
+            .arg(&exe)
+            .args([
+                "--ignored",
+                "--exact",
+                "fuzz_worker",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("CONTENTION_FUZZ_WORKER", format!("{next}..{total}"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("prlimit runs the worker");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(|l| l.ok())
+            {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        loop {
+            match rx.recv_timeout(Duration::from_secs(10)) {
+                Ok(line) => {
+                    // libtest may print `test fuzz_worker ... ` on the first line before it.
+                    let Some(rest) = line.find("FUZZ ").map(|at| &line[at + 5..]) else {
+                        continue;
+                    };
+                    let (i, what) = rest.split_once(' ').unwrap();
+                    let i: u64 = i.parse().unwrap();
+                    tally(&mut c, i, what);
+                    next = i + 1;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    c.hangs.push(next);
+                    c.inputs += 1;
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    next += 1;
+                    break;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    let status = child.wait().unwrap();
+                    if next < total && !status.success() {
+                        // Killed by the memory cap (abort) or a crash, on input `next`.
+                        c.out_of_memory.push(next);
+                        c.inputs += 1;
+                        next += 1;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    assert_clean(&c, start.elapsed());
+    assert_eq!(c.inputs, total, "every input is counted once");
 }

@@ -45,9 +45,10 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         ("--tolerance", args.tolerance),
         ("--max-mape", args.max_mape),
     ] {
-        if let Some(v) = v.filter(|v| !(v.is_finite() && *v > 0.0)) {
+        if let Some(v) = v.filter(|v| !(v.is_finite() && *v > 0.0 && *v <= 100.0)) {
             return Err(Error::Input(format!(
-                "{name} {v}: must be a percentage > 0, e.g. `{name} 5`"
+                "{name} {v}: must be a percentage in (0, 100], e.g. `{name} 5`; beyond 100 % \
+                 the check could not fail"
             )));
         }
     }

@@ -94,6 +94,14 @@ fn launch_job(args: &MeasureArgs, hosts: Option<&[String]>) -> Result<()> {
         let trace_path = session::output_path(args, &layout.hostname);
         crate::results::ensure_parent(&trace_path)?;
         session::check_output(args, &trace_path)?;
+        // Refuse now if another run holds the trace (rank 0 takes the lock for the run).
+        drop(crate::measure::lock::acquire(
+            &trace_path,
+            &crate::measure::lock::holder(&layout.hostname),
+        )?);
+    } else if let Some(out) = &args.output {
+        // Rank 0 runs elsewhere, but a device, FIFO or directory is refused before MPI starts.
+        crate::io::atomic::check_target(out)?;
     }
     let exe = std::env::current_exe()
         .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
@@ -133,7 +141,8 @@ fn launch_job(args: &MeasureArgs, hosts: Option<&[String]>) -> Result<()> {
                 .join(" ")
         );
     }
-    // The job gets Ctrl-C too; this process waits for it to save and exit.
+    // Ctrl-C, SIGTERM and SIGHUP to this process are forwarded to the job (its own process
+    // group, see `signals`); this process waits for it to save and exit.
     let interrupted = signals::install();
     let env: Vec<(&str, &Path)> = hostfile
         .as_deref()
@@ -145,14 +154,24 @@ fn launch_job(args: &MeasureArgs, hosts: Option<&[String]>) -> Result<()> {
         let _ = std::fs::remove_file(p);
     }
     let code = code?;
+    let trace = args
+        .output
+        .as_ref()
+        .map_or_else(|| "the trace".to_string(), |p| format!("`{}`", p.display()));
     match code {
         0 => Ok(()),
         _ if interrupted.load(std::sync::atomic::Ordering::SeqCst) || code == 130 => {
-            Err(Error::Interrupted(
-                "interrupted: finished points are saved; continue with --resume".into(),
-            ))
+            Err(Error::Interrupted(format!(
+                "interrupted: finished points are saved in {trace}; continue with --resume"
+            )))
         }
-        c => Err(Error::Reported(c)),
+        // Rank 0 reported its own error (bad input, a stalled peer) with its exit status.
+        1 | 2 => Err(Error::Reported(code)),
+        // A rank killed (the launcher reports 128 + signal, or its own failure status).
+        c => Err(Error::Failed(format!(
+            "the MPI job ended with status {c}: a rank was killed or failed (the launcher's \
+             message is above); finished points are saved in {trace}; continue with --resume"
+        ))),
     }
 }
 
@@ -293,9 +312,13 @@ fn rank0(
             path.display(),
             path.display()
         ))),
-        Err((Abort::Stalled(why), path)) | Err((Abort::Failed(why), path)) => Err(Error::Failed(
-            format!("{why} (finished points, if any, are in {})", path.display()),
-        )),
+        Err((Abort::Stalled(why), path)) | Err((Abort::Failed(why), path)) => {
+            Err(Error::Failed(format!(
+                "{why} (finished points, if any, are in {}; continue with --resume -o {})",
+                path.display(),
+                path.display()
+            )))
+        }
     }
 }
 

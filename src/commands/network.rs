@@ -209,6 +209,9 @@ fn build_report(
     memory_cap: Option<MemoryCap>,
 ) -> Result<NetworkReport> {
     let receive_cap = memory_cap.as_ref().map(|c| c.receive_fraction);
+    // An explicit file must fit the graph exactly: no step missing (the solver says so) and
+    // none left over.
+    let mut file_steps = None;
     let (model, name): (Box<dyn PenaltyModel>, String) = match &args.penalties {
         PenaltiesArg::InfiniBand => (Box::new(InfiniBand), "infiniband".into()),
         PenaltiesArg::Fair => (
@@ -217,10 +220,11 @@ fn build_report(
             }),
             "fair".into(),
         ),
-        PenaltiesArg::File(path) => (
-            Box::new(graph_file::load_penalties(path)?),
-            path.display().to_string(),
-        ),
+        PenaltiesArg::File(path) => {
+            let explicit = graph_file::load_penalties(path)?;
+            file_steps = Some(explicit.clone());
+            (Box::new(explicit), path.display().to_string())
+        }
     };
     let solution = network::solve(graph, model.as_ref(), receive_cap).map_err(|e| {
         Error::Input(format!(
@@ -228,6 +232,30 @@ fn build_report(
             args.graph.display()
         ))
     })?;
+    if let Some(explicit) = &file_steps {
+        explicit.check_all_used(solution.steps.len()).map_err(|e| {
+            Error::Input(format!(
+                "penalties `{name}` do not fit graph `{}`: {e}",
+                args.graph.display()
+            ))
+        })?;
+    }
+    if let Some((c, end)) = graph
+        .communications
+        .iter()
+        .zip(&solution.ends)
+        .find(|(c, end)| !(end.is_finite() && **end > c.start))
+    {
+        return Err(Error::Input(format!(
+            "graph `{}`: communication `{}` ({} bytes from {} s) gets no finite, positive \
+             time (end {end} s); its bytes, start or the link's alpha are beyond what can be \
+             computed",
+            args.graph.display(),
+            c.id,
+            c.bytes,
+            c.start
+        )));
+    }
     let communications = graph
         .communications
         .iter()

@@ -47,6 +47,38 @@ pub fn build_report(args: &OverlapArgs) -> Result<OverlapReport> {
         }
     };
     let times = step.times();
+    let t = &times;
+    // Every number of the accelerator part too (serde_json writes a non-finite one as null).
+    let heterogeneous_finite = heterogeneous.as_ref().is_none_or(|h| {
+        let split = h.at_share.as_ref().map(serde_json::to_value);
+        [Some(serde_json::to_value(h.balance)), split]
+            .into_iter()
+            .flatten()
+            .all(|v| v.is_ok_and(|v| no_null(&v)))
+    });
+    if ![
+        t.contended_comp_time,
+        t.contended_comm_time,
+        t.total_time,
+        t.no_overlap_time,
+        t.no_contention_time,
+    ]
+    .iter()
+    .all(|v| v.is_finite())
+        || !heterogeneous_finite
+    {
+        return Err(Error::Input(format!(
+            "--comp-time {} --comm-time {} --comp-loss {} --comm-loss {}: the step's times \
+             overflow the numbers the tool computes with (T_M * L_M = {}, T_N * L_N = {}); \
+             give the times in a larger unit",
+            short(args.comp_time),
+            short(args.comm_time),
+            short(args.comp_loss),
+            short(args.comm_loss),
+            t.contended_comp_time,
+            t.contended_comm_time
+        )));
+    }
     Ok(OverlapReport {
         schema_version: OVERLAP_SCHEMA_VERSION,
         tool: Provenance::current(),
@@ -55,6 +87,25 @@ pub fn build_report(args: &OverlapArgs) -> Result<OverlapReport> {
         bound: Bound::of(&times),
         heterogeneous,
     })
+}
+
+/// A number as the user would type it: `1e308`, not 309 digits.
+fn short(v: f64) -> String {
+    if v.abs() >= 1e6 {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
+}
+
+/// Whether a JSON value holds no `null` (what a non-finite number serializes to).
+fn no_null(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Null => false,
+        serde_json::Value::Array(a) => a.iter().all(no_null),
+        serde_json::Value::Object(o) => o.values().all(no_null),
+        _ => true,
+    }
 }
 
 pub fn run(args: &OverlapArgs) -> Result<()> {

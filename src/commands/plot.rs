@@ -121,7 +121,7 @@ fn chosen_figures(asked: &[FigureKind], inputs: &[Input]) -> Result<Vec<FigureKi
 /// Reads a trace JSON or a tidy CSV file, told apart by the content (a JSON object starts with
 /// `{`), and checks that its placements and core counts fit the model's machine.
 pub fn read_input(path: &Path, model: &Model) -> Result<Input> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read trace file", path, e))?;
+    let text = crate::io::read::text(path, "read trace file")?;
     let source = path.display().to_string();
     let (rows, trace) = if text.trim_start().starts_with('{') {
         let trace = trace_file::parse(&text, &source)?;

@@ -4,7 +4,7 @@
 //! Every refusal names the file and the field (`communications[2].dst`) and exits 2.
 
 use crate::error::{Error, Result};
-use crate::network::{Communication, Explicit, Graph};
+use crate::network::{Communication, Explicit, Graph, MAX_ALPHA, MIN_ALPHA};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -25,11 +25,44 @@ struct GraphFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PenaltyFile {
-    steps: Vec<BTreeMap<String, f64>>,
+    steps: Vec<UniqueKeys>,
+}
+
+/// One step's penalties; a communication named twice is refused (JSON readers disagree on
+/// which of two equal keys wins, so the file does not say what its author meant).
+#[derive(Debug)]
+struct UniqueKeys(BTreeMap<String, f64>);
+
+impl<'de> Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = UniqueKeys;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of communication id to penalty")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<UniqueKeys, A::Error> {
+                let mut out = BTreeMap::new();
+                while let Some((k, v)) = map.next_entry::<String, f64>()? {
+                    if out.contains_key(&k) {
+                        return Err(serde::de::Error::custom(format!(
+                            "`{k}` is given twice in this step; give each communication once"
+                        )));
+                    }
+                    out.insert(k, v);
+                }
+                Ok(UniqueKeys(out))
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 
 fn read(path: &Path, what: &'static str) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| Error::io(what, path, e))
+    super::read::text(path, what)
 }
 
 /// Deserializes `text`, a refusal naming `kind` file `path` and the field at fault.
@@ -62,11 +95,17 @@ pub fn parse_graph(text: &str, path: &Path) -> Result<Graph> {
     };
     let alpha = match (file.alpha, file.bandwidth) {
         (Some(a), None) => a,
-        (None, Some(b)) if b.is_finite() && b > 0.0 => 1e-6 / b,
+        // The same bounds as alpha's (1 B/s to 10^18 B/s), checked here so that the
+        // refusal names the field the user wrote.
+        (None, Some(b)) if (1e-6 / MAX_ALPHA..=1e-6 / MIN_ALPHA).contains(&b) => 1e-6 / b,
         (None, Some(b)) => {
             return Err(refuse(
                 "bandwidth",
-                &format!("must be a positive number of MB/s, not {b}"),
+                &format!(
+                    "must be a number of MB/s between {:e} and {:e}, not {b}",
+                    1e-6 / MAX_ALPHA,
+                    1e-6 / MIN_ALPHA
+                ),
             ))
         }
         (Some(_), Some(_)) => {
@@ -104,8 +143,15 @@ pub fn parse_graph(text: &str, path: &Path) -> Result<Graph> {
 
 /// Loads a file of explicit penalties: `{"steps": [{"ID": PENALTY, ...}, ...]}`.
 pub fn load_penalties(path: &Path) -> Result<Explicit> {
-    let file: PenaltyFile = parse_json(&read(path, "read penalty file")?, "penalty", path)?;
-    Ok(Explicit { steps: file.steps })
+    parse_penalties(&read(path, "read penalty file")?, path)
+}
+
+/// Parses penalty-file JSON; `path` names it in errors.
+pub fn parse_penalties(text: &str, path: &Path) -> Result<Explicit> {
+    let file: PenaltyFile = parse_json(text, "penalty", path)?;
+    Ok(Explicit {
+        steps: file.steps.into_iter().map(|s| s.0).collect(),
+    })
 }
 
 #[cfg(test)]

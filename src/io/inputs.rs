@@ -3,7 +3,7 @@
 //! with `{`).
 
 use crate::dataset::{Input, InputKind};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::io::{tidy_csv, trace_file};
 use std::path::Path;
 
@@ -24,8 +24,7 @@ pub fn kind(path: &Path, text: &str) -> InputKind {
 
 /// Reads one input file.
 pub fn read(path: &Path) -> Result<Input> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Error::io("read measurement file", path, e))?;
+    let text = super::read::text(path, "read measurement file")?;
     parse(path, &text)
 }
 

@@ -5,5 +5,6 @@ pub mod graph_file;
 pub mod inputs;
 pub mod model_file;
 pub mod output;
+pub mod read;
 pub mod tidy_csv;
 pub mod trace_file;

@@ -25,8 +25,7 @@ pub fn load(spec: &str) -> Result<Model> {
         })?;
         return parse(json, spec);
     }
-    let text = std::fs::read_to_string(Path::new(spec))
-        .map_err(|e| Error::io("read model file", spec, e))?;
+    let text = crate::io::read::text(Path::new(spec), "read model file")?;
     parse(&text, spec)
 }
 

@@ -43,7 +43,7 @@ pub fn to_string(rows: &[TidyRow]) -> String {
 /// missing column, a bad number, a core count of 0 or a bandwidth that is not a finite number
 /// > 0 is refused naming the file, the line and the column.
 pub fn read(path: &Path) -> Result<Vec<TidyRow>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read CSV file", path, e))?;
+    let text = super::read::text(path, "read CSV file")?;
     parse(&text, &path.display().to_string())
 }
 
@@ -111,6 +111,15 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<TidyRow>> {
                 "line {line}: NUMA node {} is beyond any machine (at most {MAX_NUMA_NODES} nodes)",
                 row.comp_numa.max(row.comm_numa)
             )));
+        }
+        let bw = [
+            row.comp_alone,
+            row.comm_alone,
+            row.comp_parallel,
+            row.comm_parallel,
+        ];
+        if let Some(why) = crate::dataset::implausible(&bw) {
+            return Err(bad(format!("line {line}: {why}")));
         }
         rows.push(row);
     }

@@ -15,7 +15,7 @@ pub fn write(path: &Path, trace: &Trace) -> Result<()> {
 /// Reads a trace, refusing other schema versions and malformed files with the file and the
 /// field named.
 pub fn read(path: &Path) -> Result<Trace> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read trace file", path, e))?;
+    let text = super::read::text(path, "read trace file")?;
     parse(&text, &path.display().to_string())
 }
 

@@ -237,25 +237,43 @@ pub fn is_root() -> bool {
 }
 
 /// Runs the launcher and returns the job's exit status (128 + signal when killed).
+///
+/// The job gets its own process group, to which [`super::signals`] forwards SIGINT, SIGTERM
+/// and SIGHUP, and dies with this process (`PR_SET_PDEATHSIG`). Its standard input is
+/// closed: the job reads none, and a launcher outside the terminal's foreground group that
+/// read it would be stopped.
 pub fn run(cmd: &[OsString], progress: &str) -> Result<i32> {
     run_with_env(cmd, progress, &[])
 }
 
 /// [`run`] with more environment variables for the launcher (`SLURM_HOSTFILE`).
 pub fn run_with_env(cmd: &[OsString], progress: &str, env: &[(&str, &Path)]) -> Result<i32> {
+    use std::os::unix::process::CommandExt;
     let program = &cmd[0];
-    let status = Command::new(program)
+    let parent = std::process::id() as libc::pid_t;
+    let mut command = Command::new(program);
+    command
         .args(&cmd[1..])
         .env(PROGRESS_ENV, progress)
         .envs(env.iter().copied())
-        .status()
-        .map_err(|e| {
-            Error::Input(format!(
-                "cannot start `{}`: {e}; install Open MPI (`bash .ci/setup`) or pick another \
+        .stdin(std::process::Stdio::null())
+        .process_group(0);
+    // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
+    // system calls (prctl, getppid, _exit).
+    unsafe {
+        command.pre_exec(move || super::signals::die_with_parent(parent));
+    }
+    let mut child = command.spawn().map_err(|e| {
+        Error::Input(format!(
+            "cannot start `{}`: {e}; install Open MPI (`bash .ci/setup`) or pick another \
                  launcher with --launcher",
-                program.to_string_lossy()
-            ))
-        })?;
+            program.to_string_lossy()
+        ))
+    })?;
+    super::signals::forward_to(child.id() as i32);
+    let status = child
+        .wait()
+        .map_err(|e| Error::Failed(format!("cannot wait for the MPI job: {e}")))?;
     use std::os::unix::process::ExitStatusExt;
     Ok(status
         .code()

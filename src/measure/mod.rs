@@ -8,6 +8,7 @@ pub mod comm;
 pub mod graph;
 pub mod kernel;
 pub mod launch;
+pub mod lock;
 pub mod memory;
 pub mod plan;
 pub mod progress;

@@ -180,14 +180,26 @@ pub fn check_output(a: &MeasureArgs, path: &Path) -> Result<()> {
             path.display()
         )));
     }
+    if path.as_os_str() == atomic::STDOUT {
+        return Err(Error::Input(
+            "measure -o -: a trace is rewritten after every point, so it must be a file; \
+             name one"
+                .into(),
+        ));
+    }
+    // Neither the trace nor its CSV may replace a device, FIFO or directory.
+    atomic::check_target(path)?;
+    atomic::check_target(&csv_path(path))?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    // Probe the directory now rather than after the first point.
-    let probe = dir.join(format!(".contention-write-test-{}", std::process::id()));
-    std::fs::write(&probe, b"").map_err(|e| Error::io("write in directory", dir, e))?;
-    let _ = std::fs::remove_file(probe);
+    // Probe the directory now rather than after the first point (exclusively, under an
+    // unpredictable name, like the writes themselves; removed when dropped).
+    tempfile::Builder::new()
+        .prefix(".contention-write-test-")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io("write in directory", dir, e))?;
     Ok(())
 }
 
@@ -490,6 +502,11 @@ impl Rank0<'_> {
     pub fn run(self) -> std::result::Result<PathBuf, (Abort, PathBuf)> {
         let path = output_path(self.args, &self.layout.hostname);
         let fail = |e: Error, path: &Path| (Abort::Failed(e.to_string()), path.to_path_buf());
+        // Held until this function returns: no other run writes this trace meanwhile.
+        let _lock = match super::lock::acquire(&path, &super::lock::holder(&self.layout.hostname)) {
+            Ok(l) => l,
+            Err(e) => return Err(fail(e, &path)),
+        };
         let mut trace = match self.start_trace(&path) {
             Ok(t) => t,
             Err(e) => return Err(fail(e, &path)),

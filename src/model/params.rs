@@ -4,6 +4,7 @@
 //! Validation is pure: it returns every broken rule with the field it concerns, and the I/O
 //! layer ([`crate::io::model_file`]) adds the file name.
 
+use super::constraints::{MAX_BANDWIDTH, MIN_BANDWIDTH};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -12,7 +13,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// Bounds no real machine reaches, so that a corrupt file (`cores_per_socket: 4294967295`)
 /// is refused instead of making the tool allocate a prediction for every core count.
-pub const MAX_CORES_PER_SOCKET: u32 = 4096;
+pub const MAX_CORES_PER_SOCKET: u32 = crate::cores::MAX_COUNT;
 pub const MAX_NUMA_NODES: u32 = 1024;
 
 /// What the model needs to know of the machine: how NUMA nodes group into sockets, and how
@@ -113,14 +114,25 @@ impl Params {
                 ));
             } else if v <= 0.0 {
                 out.push(problem(f(name), v, "a bandwidth must be > 0 MB/s"));
-            }
-        }
-        for (name, v) in [("delta_l", self.delta_l), ("delta_r", self.delta_r)] {
-            if !v.is_finite() {
+            } else if !(MIN_BANDWIDTH..=MAX_BANDWIDTH).contains(&v) {
                 out.push(problem(
                     f(name),
                     v,
-                    "must be a finite number (MB/s per core; it may be negative)",
+                    &format!(
+                        "a bandwidth must be between {MIN_BANDWIDTH} and {MAX_BANDWIDTH:e} MB/s"
+                    ),
+                ));
+            }
+        }
+        for (name, v) in [("delta_l", self.delta_l), ("delta_r", self.delta_r)] {
+            if !v.is_finite() || v.abs() > MAX_BANDWIDTH {
+                out.push(problem(
+                    f(name),
+                    v,
+                    &format!(
+                        "must be a finite number within ±{MAX_BANDWIDTH:e} (MB/s per core; it \
+                         may be negative)"
+                    ),
                 ));
             }
         }
@@ -142,6 +154,9 @@ impl Params {
                 ));
             }
         }
+        if out.is_empty() {
+            out = super::constraints::problems(self, side, cores_per_socket);
+        }
         out
     }
 }
@@ -158,6 +173,13 @@ impl Model {
             ));
         }
         let m = &self.machine;
+        if m.name.chars().any(char::is_control) {
+            out.push(problem(
+                "machine.name".into(),
+                crate::error::escape(&format!("{:?}", m.name)),
+                "must not hold control characters: the name is printed to terminals",
+            ));
+        }
         for (name, v, max) in [
             ("numa_nodes", m.numa_nodes, MAX_NUMA_NODES),
             ("numa_per_socket", m.numa_per_socket, MAX_NUMA_NODES),

@@ -120,7 +120,14 @@ pub enum PredictError {
     NoRemote { node: u32, numa_per_socket: u32 },
     /// More computing cores than one socket has.
     TooManyCores { cores: u32, cores_per_socket: u32 },
+    /// More predictions than [`MAX_PREDICTIONS`] in one call.
+    TooMuchWork { placements: usize, cores: usize },
 }
+
+/// The most placement-and-core-count predictions one call makes (about a million, a few
+/// hundred MiB of report): a model of 1024 NUMA nodes and 4096 cores per socket would
+/// otherwise ask for 4 billion and run out of memory. The paper's largest machine needs 288.
+pub const MAX_PREDICTIONS: usize = 1 << 20;
 
 impl fmt::Display for PredictError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -148,6 +155,13 @@ impl fmt::Display for PredictError {
                 "{cores} computing cores is beyond the {cores_per_socket} cores of one socket: \
                  the model covers the computing cores of the first socket (section 2.2); use \
                  --ncores 1..{cores_per_socket}"
+            ),
+            PredictError::TooMuchWork { placements, cores } => write!(
+                f,
+                "{placements} placements x {cores} core counts is {} predictions, more than the \
+                 {MAX_PREDICTIONS} this tool makes at once; pick one placement (--placement \
+                 COMP,COMM) or fewer core counts (--ncores)",
+                placements.saturating_mul(cores)
             ),
         }
     }
@@ -255,6 +269,12 @@ pub fn predict(
         return Err(PredictError::TooManyCores {
             cores: n,
             cores_per_socket,
+        });
+    }
+    if placements.len().saturating_mul(cores.len()) > MAX_PREDICTIONS {
+        return Err(PredictError::TooMuchWork {
+            placements: placements.len(),
+            cores: cores.len(),
         });
     }
     for p in placements {

@@ -57,10 +57,21 @@ impl std::fmt::Display for GraphProblem {
     }
 }
 
+/// Bounds of a graph's values: `alpha` for links from 1 B/s to 10^18 B/s, at most 10^18
+/// bytes (an exabyte) per communication, start times within 10^9 s (32 years): every time the
+/// solver computes then stays finite, and near 10^9 s a double still resolves 10^-7 s.
+pub const MIN_ALPHA: f64 = 1e-18;
+pub const MAX_ALPHA: f64 = 1.0;
+pub const MAX_BYTES: f64 = 1e18;
+pub const MAX_START: f64 = 1e9;
+
 impl Graph {
     /// Every rule the graph breaks: `alpha` positive, at least one communication, ids unique
     /// and non-empty, sizes positive, start times non-negative, no self-loop (section 3.1:
     /// communications inside a node are not modelled).
+    ///
+    /// Values are bounded, not only positive: a subnormal `alpha` or `bytes` (`5e-324`) made
+    /// the solver's steps too small to move time forward.
     pub fn problems(&self) -> Vec<GraphProblem> {
         let mut out = Vec::new();
         let mut bad = |field: String, rule: &str| {
@@ -74,6 +85,15 @@ impl Graph {
                 "alpha".into(),
                 &format!(
                     "must be a positive number of seconds per byte, not {}",
+                    self.alpha
+                ),
+            );
+        } else if !(MIN_ALPHA..=MAX_ALPHA).contains(&self.alpha) {
+            bad(
+                "alpha".into(),
+                &format!(
+                    "{} s/B is outside {MIN_ALPHA:e}..{MAX_ALPHA:e} s/B (a link between 1 B/s \
+                     and 10^18 B/s)",
                     self.alpha
                 ),
             );
@@ -109,11 +129,25 @@ impl Graph {
                     at("bytes"),
                     &format!("must be a positive size, not {}", c.bytes),
                 );
+            } else if !(1.0..=MAX_BYTES).contains(&c.bytes) {
+                bad(
+                    at("bytes"),
+                    &format!("{} is outside 1..{MAX_BYTES:e} bytes", c.bytes),
+                );
             }
             if !(c.start.is_finite() && c.start >= 0.0) {
                 bad(
                     at("start"),
                     &format!("must be a time in seconds >= 0, not {}", c.start),
+                );
+            } else if c.start > MAX_START {
+                bad(
+                    at("start"),
+                    &format!(
+                        "{} s is beyond {MAX_START:e} s: so far from 0 that a transfer's time \
+                         would be lost to rounding; shift the start times",
+                        c.start
+                    ),
                 );
             }
         }

@@ -248,6 +248,21 @@ pub struct Explicit {
     pub steps: Vec<BTreeMap<String, f64>>,
 }
 
+impl Explicit {
+    /// Refuses steps beyond the `used` steps of the solution: a file that does not fit the
+    /// graph exactly was written for another graph.
+    pub fn check_all_used(&self, used: usize) -> Result<(), PenaltyError> {
+        if self.steps.len() > used {
+            return Err(PenaltyError(format!(
+                "steps[{used}]: the file gives {} steps, the graph has {used}; remove the extra \
+                 steps",
+                self.steps.len()
+            )));
+        }
+        Ok(())
+    }
+}
+
 impl PenaltyModel for Explicit {
     fn penalties(&self, step: usize, active: &[&Communication]) -> Result<Vec<f64>, PenaltyError> {
         let ids = || {

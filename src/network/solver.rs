@@ -81,17 +81,32 @@ pub fn solve(
         }
         // Bytes per second of each active communication.
         let rates: Vec<f64> = penalties.iter().map(|p| 1.0 / (graph.alpha * p)).collect();
-        let first_end = active
+        // The communication that finishes first ends this step exactly, whatever rounding
+        // leaves of its bytes: so each step ends a communication or reaches the next start,
+        // and there are at most two steps per communication.
+        let (first, first_end) = active
             .iter()
             .zip(&rates)
-            .map(|(&i, r)| remaining[i] / r)
-            .fold(f64::INFINITY, f64::min);
-        let dt = first_end.min(next_start - now);
-        let end = now + dt;
+            .map(|(&i, r)| (i, remaining[i] / r))
+            .fold(
+                (usize::MAX, f64::INFINITY),
+                |a, b| if b.1 < a.1 { b } else { a },
+            );
+        let (dt, end, finishing) = if first_end < next_start - now {
+            (first_end, now + first_end, Some(first))
+        } else {
+            (next_start - now, next_start, None)
+        };
+        if steps.len() > 2 * comms.len() || !end.is_finite() {
+            return Err(PenaltyError(format!(
+                "the step after {now} s does not end (time {end} s): the graph's values are \
+                 beyond what the solver can resolve"
+            )));
+        }
         let mut entries = Vec::with_capacity(active.len());
         for ((&i, r), p) in active.iter().zip(&rates).zip(&penalties) {
             remaining[i] -= r * dt;
-            if remaining[i] <= FINISH_SLACK * comms[i].bytes {
+            if Some(i) == finishing || remaining[i] <= FINISH_SLACK * comms[i].bytes {
                 remaining[i] = 0.0;
                 ends[i] = end;
             }

@@ -1,0 +1,98 @@
+//! Reading a file the user named: a regular file of bounded size, or standard input as `-`.
+//!
+//! Without these bounds `/dev/zero` reads until memory runs out, `/dev/urandom` never ends and
+//! a FIFO with no writer blocks forever; on a shared cluster file system a mistyped path can
+//! name any of them.
+
+use crate::error::{Error, Result};
+use std::io::Read;
+use std::path::Path;
+
+/// The largest input file the tool reads (64 MiB): a trace of a full sweep is well under
+/// 1 MiB, and the limit keeps parsing within a few hundred MiB of memory.
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+
+/// The input name that means standard input.
+pub const STDIN: &str = "-";
+
+/// Reads `path` as UTF-8 text; `what` is the action named in errors ("read model file").
+pub fn text(path: &Path, what: &'static str) -> Result<String> {
+    let shown = || crate::error::escape(&path.display().to_string());
+    let action = what;
+    let what = what.strip_prefix("read ").unwrap_or(what);
+    let bytes = if path.as_os_str() == STDIN {
+        bounded(std::io::stdin().lock(), what, "standard input")?
+    } else {
+        // Opening a FIFO for reading would block until a writer comes: look first.
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(action, path, e))?;
+        if !meta.is_file() {
+            return Err(Error::Input(format!(
+                "{what} `{}` is {}, not a regular file; save it to a file first (or pass `-` \
+                 to read standard input)",
+                shown(),
+                super::atomic::describe(&meta.file_type())
+            )));
+        }
+        if meta.len() > MAX_INPUT_BYTES {
+            return Err(too_big(what, &shown()));
+        }
+        let file = std::fs::File::open(path).map_err(|e| Error::io(action, path, e))?;
+        bounded(file, what, &shown())?
+    };
+    String::from_utf8(bytes)
+        .map_err(|e| Error::Input(format!("{what} `{}` is not UTF-8 text: {e}", shown())))
+}
+
+/// Reads at most [`MAX_INPUT_BYTES`] (a file may grow after `metadata`).
+fn bounded(r: impl Read, what: &str, shown: &str) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    r.take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::Input(format!("cannot read {what} `{shown}`: {e}")))?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(too_big(what, shown));
+    }
+    Ok(bytes)
+}
+
+fn too_big(what: &str, shown: &str) -> Error {
+    Error::Input(format!(
+        "{what} `{shown}` is larger than {} MiB, the most the tool reads; is it the right file?",
+        MAX_INPUT_BYTES >> 20
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_devices_fifos_and_directories() {
+        for p in ["/dev/zero", "/dev/urandom", "/tmp"] {
+            let e = text(Path::new(p), "read model file").unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+            assert_eq!(e.exit_code(), 2);
+        }
+        let dir = std::env::temp_dir().join(format!("contention-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo has no other precondition.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = text(&fifo, "read trace file").unwrap_err();
+        assert!(e.to_string().contains("a FIFO"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn refuses_files_beyond_the_limit() {
+        let path = std::env::temp_dir().join(format!("contention-big-{}", std::process::id()));
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_len(MAX_INPUT_BYTES + 1).unwrap(); // sparse: no disk used
+        let e = text(&path, "read CSV file").unwrap_err();
+        assert!(e.to_string().contains("64 MiB"), "{e}");
+        std::fs::remove_file(&path).unwrap();
+        let e = text(Path::new("/nonexistent/x"), "read CSV file").unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+    }
+}

@@ -1,0 +1,123 @@
+//! The advisory lock that keeps two `measure` runs from writing one trace: each saves after
+//! every point by replacing the file, so with two at once one run's points are silently lost.
+//!
+//! The lock is `flock(2)` on a file beside the trace (`TRACE.lock`; the trace itself is
+//! replaced at every save, so its inode cannot carry a lock). The holder writes who it is
+//! into the lock file, so a refused run names it. The lock dies with its process, even by
+//! SIGKILL, so a crashed run never leaves the trace locked.
+
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::io::{Read, Seek, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// A held lock; released (and its file removed) when dropped.
+#[derive(Debug)]
+pub struct TraceLock {
+    path: PathBuf,
+    /// Held open, never read: the lock lives as long as this descriptor.
+    _file: File,
+}
+
+/// The lock file of a trace.
+pub fn lock_path(trace: &Path) -> PathBuf {
+    let mut name = trace.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Takes the lock of `trace` for this process, or refuses naming the run that holds it.
+pub fn acquire(trace: &Path, holder: &str) -> Result<TraceLock> {
+    let path = lock_path(trace);
+    // A holder that unlinks its lock file while we open it leaves us a lock on a dead inode:
+    // check that the path still names the locked file, and try again if not.
+    for _ in 0..10 {
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&path)
+            .map_err(|e| Error::io("create lock file", &path, e))?;
+        // SAFETY: flock on a file descriptor this function owns; no memory is involved.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc != 0 {
+            let err = std::io::Error::last_os_error();
+            if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
+                return Err(Error::io("lock", &path, err));
+            }
+            let mut who = String::new();
+            let _ = file.read_to_string(&mut who);
+            let who = who.trim();
+            return Err(Error::Input(format!(
+                "`{}` is being written by another measure run ({}); wait for it to end, or \
+                 write elsewhere with -o",
+                crate::error::escape(&trace.display().to_string()),
+                crate::error::escape(if who.is_empty() {
+                    "holder unknown"
+                } else {
+                    who
+                })
+            )));
+        }
+        let same = match (file.metadata(), std::fs::symlink_metadata(&path)) {
+            (Ok(a), Ok(b)) => a.ino() == b.ino() && a.dev() == b.dev(),
+            _ => false,
+        };
+        if !same {
+            continue;
+        }
+        file.set_len(0)
+            .and_then(|()| file.rewind())
+            .and_then(|()| writeln!(file, "{holder}"))
+            .map_err(|e| Error::io("write lock file", &path, e))?;
+        return Ok(TraceLock { path, _file: file });
+    }
+    Err(Error::Failed(format!(
+        "cannot lock `{}`: its lock file keeps being replaced",
+        path.display()
+    )))
+}
+
+/// Who this process is, for the lock file: `pid N on HOST since TIME`.
+pub fn holder(host: &str) -> String {
+    format!(
+        "pid {} on {host} since {}",
+        std::process::id(),
+        crate::timestamp::now()
+    )
+}
+
+impl Drop for TraceLock {
+    fn drop(&mut self) {
+        // Unlink first, while still holding the lock: a waiting run then finds the path gone
+        // or re-created, never our dead inode (see `acquire`).
+        // Then `self._file` closes, which releases the lock.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_holder_is_refused_naming_the_first() {
+        let dir = std::env::temp_dir().join(format!("contention-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let trace = dir.join("t.json");
+        let first = acquire(&trace, "pid 1 on a since then").unwrap();
+        let err = acquire(&trace, "pid 2 on b").unwrap_err();
+        assert!(err.to_string().contains("pid 1 on a since then"), "{err}");
+        assert_eq!(err.exit_code(), 2);
+        drop(first);
+        assert!(!lock_path(&trace).exists());
+        let again = acquire(&trace, "pid 3").unwrap();
+        drop(again);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

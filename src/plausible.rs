@@ -1,0 +1,157 @@
+//! Measurements that cannot be: a phase whose statistics contradict each other, or a point
+//! where contention made a stream faster than alone. `calibrate`, `evaluate` and `check`
+//! refuse them, naming the file and the point, instead of fitting the model to them.
+
+use crate::model::constraints::MAX_BANDWIDTH;
+use crate::trace::Phase;
+
+/// How much faster than alone a stream may be measured while sharing the memory system
+/// before the point is refused: contention only slows (the paper's premise, section 2), so
+/// a stream 10x faster in parallel is a corrupt or mislabelled measurement (the example that
+/// prompted the rule was 50x).
+pub const MAX_SPEEDUP: f64 = 10.0;
+
+/// Beyond this speed-up a point is kept but noted: a noisy or oversubscribed machine can
+/// measure a stream alone slower than it is, but rarely by this much.
+pub const NOTE_SPEEDUP: f64 = 1.5;
+
+/// Why a phase's statistics are impossible, if they are.
+pub fn phase(p: &Phase) -> Option<String> {
+    let s = &p.summary;
+    let nums = [
+        ("median", s.median),
+        ("mean", s.mean),
+        ("stddev", s.stddev),
+        ("min", s.min),
+        ("max", s.max),
+    ];
+    if let Some((name, v)) = nums.iter().find(|(_, v)| v.is_finite() && *v < 0.0) {
+        return Some(format!(
+            "{name} is {v}, below 0: a bandwidth cannot be negative"
+        ));
+    }
+    if let Some((name, v)) = nums
+        .iter()
+        .find(|(_, v)| v.is_finite() && *v > MAX_BANDWIDTH)
+    {
+        return Some(format!(
+            "{name} is {v} MB/s, beyond any memory ({MAX_BANDWIDTH:e} MB/s)"
+        ));
+    }
+    if s.count == 0 && s.median.is_finite() && s.median > 0.0 {
+        return Some(format!(
+            "count is 0 but the median is {}: a median needs samples",
+            s.median
+        ));
+    }
+    if s.count > 0 && s.min.is_finite() && s.max.is_finite() {
+        // The median is of the whole stream and min/max of single samples (one thread's
+        // iteration), so the median may lie outside [min, max]; min > max cannot be.
+        if s.min > s.max {
+            return Some(format!("min {} is above max {}", s.min, s.max));
+        }
+    }
+    if let Some((i, x)) = p
+        .samples
+        .iter()
+        .enumerate()
+        .find(|(_, x)| !(x.mbps >= 0.0 && x.mbps <= MAX_BANDWIDTH && x.end >= x.start))
+    {
+        return Some(format!(
+            "samples[{i}] is impossible ({} MB/s from {} s to {} s): a sample's bandwidth is \
+             0 to {MAX_BANDWIDTH:e} MB/s and it ends after it starts",
+            x.mbps, x.start, x.end
+        ));
+    }
+    None
+}
+
+/// Why a bandwidth alone and the same in parallel are impossible together (`what` names the
+/// stream: "computations"), if they are.
+pub fn speedup(what: &str, alone: f64, parallel: f64) -> Option<String> {
+    (parallel > alone * MAX_SPEEDUP).then(|| {
+        format!(
+            "{what} are {:.1}x faster in parallel ({parallel} MB/s) than alone ({alone} MB/s); \
+             contention only slows a stream, so beyond {MAX_SPEEDUP}x the measurement is wrong \
+             (columns swapped, or another machine's data?)",
+            parallel / alone
+        )
+    })
+}
+
+/// A note when a stream is faster in parallel than alone by more than [`NOTE_SPEEDUP`].
+pub fn suspicious(what: &str, alone: f64, parallel: f64) -> Option<String> {
+    (parallel > alone * NOTE_SPEEDUP).then(|| {
+        format!(
+            "{what} {:.1}x faster in parallel than alone: the alone phase was probably \
+             disturbed; measure this point again",
+            parallel / alone
+        )
+    })
+}
+
+/// Why a bandwidth is beyond any machine, if it is.
+pub fn too_high(v: f64) -> Option<String> {
+    (v > MAX_BANDWIDTH)
+        .then(|| format!("{v} MB/s is beyond any memory system ({MAX_BANDWIDTH:e} MB/s)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Sample, Summary};
+
+    fn phase_of(s: Summary) -> Phase {
+        Phase {
+            summary: s,
+            sampling: String::new(),
+            samples: Vec::new(),
+        }
+    }
+
+    fn ok() -> Summary {
+        Summary {
+            median: 10.0,
+            mean: 10.0,
+            stddev: 1.0,
+            min: 8.0,
+            max: 12.0,
+            count: 5,
+        }
+    }
+
+    #[test]
+    fn contradictory_statistics_are_named() {
+        assert_eq!(phase(&phase_of(ok())), None);
+        type Edit = fn(&mut Summary);
+        let cases: [(Edit, &str); 4] = [
+            (|s| s.count = 0, "count is 0"),
+            (|s| s.min = 20.0, "min 20 is above max 12"),
+            (|s| s.stddev = -1.0, "stddev is -1"),
+            (|s| s.median = 1e300, "beyond any memory"),
+        ];
+        for (edit, want) in cases {
+            let mut s = ok();
+            edit(&mut s);
+            let why = phase(&phase_of(s)).unwrap();
+            assert!(why.contains(want), "{why}");
+        }
+        let mut p = phase_of(ok());
+        p.samples.push(Sample {
+            thread: 0,
+            start: 0.0,
+            end: 1.0,
+            mbps: -5.0,
+        });
+        assert!(phase(&p).unwrap().starts_with("samples[0]"));
+    }
+
+    #[test]
+    fn speedups_beyond_noise_are_refused() {
+        assert_eq!(speedup("computations", 100.0, 104.0), None);
+        assert_eq!(speedup("computations", 100.0, 900.0), None);
+        assert!(suspicious("computations", 100.0, 200.0).is_some());
+        let why = speedup("computations", 100.0, 5000.0).unwrap();
+        assert!(why.contains("50.0x"), "{why}");
+    }
+}

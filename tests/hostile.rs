@@ -1,0 +1,600 @@
+//! Hostile files, paths and sizes: each test reproduces one defect an adversarial review
+//! found (a write that replaced a device, an input that never ended, a core range that
+//! allocated gigabytes, a model that predicted nonsense) and checks the refusal instead.
+//!
+//! Commands that could exhaust memory run under `prlimit --as` (1 GiB), so a regression shows
+//! as a failed test, not as a machine out of memory.
+
+mod common;
+
+use common::{contention, stderr, stdout, temp_dir};
+use std::os::unix::fs::FileTypeExt;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const GIB: u64 = 1 << 30;
+
+/// Runs the binary with its address space capped at 1 GiB and killed after 20 s.
+fn capped(args: &[&str]) -> (Output, Duration) {
+    let start = Instant::now();
+    let out = Command::new("timeout")
+        .args(["-s", "KILL", "20", "prlimit", &format!("--as={GIB}"), "--"])
+        .arg(env!("CARGO_BIN_EXE_contention"))
+        .args(args)
+        .output()
+        .expect("timeout and prlimit run");
+    (out, start.elapsed())
+}
+
+fn mkfifo(path: &std::path::Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
+fn is_fifo(path: &std::path::Path) -> bool {
+    std::fs::symlink_metadata(path)
+        .map(|m| m.file_type().is_fifo())
+        .unwrap_or(false)
+}
+
+/// Item 1: `-o` onto a FIFO (or a device, or a directory) replaced it with a regular file.
+#[test]
+fn outputs_never_replace_what_is_not_a_regular_file() {
+    let dir = temp_dir("hostile-out");
+    let fifo = dir.join("pipe");
+    mkfifo(&fifo);
+    let fifo_s = fifo.to_str().unwrap();
+    for args in [
+        vec!["predict", "-m", "paper:henri", "-o", fifo_s],
+        vec!["predict", "-m", "paper:henri", "-o", dir.to_str().unwrap()],
+        vec![
+            "measure",
+            "--dry-run",
+            "--topology",
+            "tests/data/topologies/24em64t-2n6c2t-pci.xml",
+            "--force",
+            "-o",
+            fifo_s,
+        ],
+    ] {
+        let out = contention(&args);
+        if args[0] == "measure" {
+            // A dry run writes nothing; the real run is refused before MPI starts (below).
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(is_fifo(&fifo), "{args:?} replaced the FIFO");
+    }
+    let out = contention(&["measure", "--force", "-o", fifo_s, "--cores", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("a FIFO"), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("mpirun"),
+        "refused before MPI: {}",
+        stderr(&out)
+    );
+    assert!(is_fifo(&fifo) && !dir.join("pipe.csv").exists());
+    let out = contention(&[
+        "measure",
+        "--force",
+        "-o",
+        dir.to_str().unwrap(),
+        "--cores",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("a directory"), "{}", stderr(&out));
+    // `-` is standard output, the one non-regular target that is meant.
+    let out = contention(&["predict", "-m", "paper:henri", "-n", "1", "-o", "-"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("MB/s") || !stdout(&out).is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 7: a FIFO blocked forever, `/dev/zero` read until memory ran out.
+#[test]
+fn inputs_must_be_regular_files_of_bounded_size() {
+    let dir = temp_dir("hostile-in");
+    let fifo = dir.join("pipe.json");
+    mkfifo(&fifo);
+    let fifo_s = fifo.to_str().unwrap();
+    for args in [
+        vec!["predict", "-m", "/dev/zero"],
+        vec!["predict", "-m", fifo_s],
+        vec!["calibrate", "/dev/urandom"],
+        vec!["evaluate", "-m", "paper:henri", fifo_s],
+        vec!["network", "/dev/zero"],
+        vec![
+            "plot",
+            "-m",
+            "paper:henri",
+            "/dev/zero",
+            "-o",
+            dir.to_str().unwrap(),
+        ],
+    ] {
+        let (out, took) = capped(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert!(took < Duration::from_secs(20));
+    }
+    // Standard input is read only when named `-`.
+    let out = Command::new(env!("CARGO_BIN_EXE_contention"))
+        .args(["predict", "-m", "-", "-n", "1", "-f", "csv"])
+        .stdin(std::fs::File::open("src/model/paper/paper-henri.json").unwrap())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("comp_numa"), "{}", stdout(&out));
+    let big = dir.join("big.json");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(65 << 20)
+        .unwrap();
+    let (out, _) = capped(&["predict", "-m", big.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("64 MiB"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 5: `--ncores 1..4294967295` allocated 16 GiB before the range was checked.
+#[test]
+fn huge_core_ranges_are_refused_before_allocating() {
+    for args in [
+        vec!["predict", "-m", "paper:henri", "--ncores", "1..4294967295"],
+        vec!["predict", "-m", "paper:henri", "--ncores", "1..100000000"],
+        vec![
+            "advise",
+            "-m",
+            "paper:henri",
+            "--comp-bytes",
+            "1G",
+            "--comm-bytes",
+            "1G",
+            "--ncores",
+            "1..4294967295",
+        ],
+        vec!["measure", "--dry-run", "--cores", "1..4294967295"],
+    ] {
+        let (out, _) = capped(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("at most 4096"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+/// A model file in `dir` with henri's parameters and `edit` applied to its JSON.
+fn model_with(dir: &std::path::Path, name: &str, edit: impl Fn(&mut serde_json::Value)) -> String {
+    let text = include_str!("../src/model/paper/paper-henri.json");
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+    edit(&mut v);
+    let path = dir.join(name);
+    std::fs::write(&path, v.to_string()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Item 6: 1024 NUMA nodes x 4096 cores passed validation, then `predict` ran out of memory.
+#[test]
+fn huge_models_are_refused_with_the_limit_named() {
+    let dir = temp_dir("hostile-huge");
+    let m = model_with(&dir, "huge.json", |v| {
+        v["machine"]["numa_nodes"] = 1024.into();
+        v["machine"]["numa_per_socket"] = 512.into();
+        v["machine"]["cores_per_socket"] = 4096.into();
+        v["remote"]["delta_r"] = 0.into();
+    });
+    let (out, took) = capped(&["predict", "-m", &m]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("1048576"), "{}", stderr(&out));
+    assert!(took < Duration::from_secs(20));
+    // `plot` with t_par_max2 = 1.797e308 allocated 4 GiB and aborted.
+    let m2 = model_with(&dir, "tpm2.json", |v| {
+        v["local"]["t_par_max2"] = 1.797e308.into()
+    });
+    let plots = dir.join("plots");
+    std::fs::create_dir_all(&plots).unwrap();
+    let (out, _) = capped(&[
+        "plot",
+        "-m",
+        &m2,
+        "tests/data/henri-sweep.csv",
+        "-o",
+        plots.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("local.t_par_max2"),
+        "{}",
+        stderr(&out)
+    );
+    // One placement of the same machine is within the bound and is predicted.
+    let (out, _) = capped(&["predict", "-m", &m, "-p", "0,0", "-n", "1..64", "-f", "csv"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 9: models contradicting the model's meaning were accepted and predicted parallel
+/// bandwidths above the alone ones.
+#[test]
+fn models_breaking_the_constraints_are_refused_every_rule_listed() {
+    let dir = temp_dir("hostile-rules");
+    let m = model_with(&dir, "bad.json", |v| {
+        v["local"]["t_par_max2"] = 1e6.into();
+        v["remote"]["t_seq_max"] = 1.0.into();
+    });
+    let out = contention(&["predict", "-m", &m]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("local.t_par_max2 = 1000000") && err.contains("equation 1"),
+        "{err}"
+    );
+    assert!(
+        err.contains("remote.b_seq_comp") && err.contains("equation 6"),
+        "{err}"
+    );
+    let m = model_with(&dir, "sub.json", |v| {
+        v["local"]["b_seq_comm"] = 1e-320.into()
+    });
+    let out = contention(&["predict", "-m", &m]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("local.b_seq_comm"),
+        "{}",
+        stderr(&out)
+    );
+    for name in [
+        "billy",
+        "bora",
+        "dahu",
+        "diablo",
+        "grvingt",
+        "henri",
+        "henri-subnuma",
+        "occigen",
+        "pyxis",
+    ] {
+        let out = contention(&["predict", "-m", &format!("paper:{name}"), "-f", "csv"]);
+        assert!(out.status.success(), "paper:{name}: {}", stderr(&out));
+    }
+    for fixture in ["henri-sweep", "vm-local"] {
+        let path = format!("tests/data/expected/{fixture}.model.json");
+        let out = contention(&["predict", "-m", &path, "-f", "csv"]);
+        assert!(out.status.success(), "{fixture}: {}", stderr(&out));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 13: control characters from a file reached the terminal unescaped.
+#[test]
+fn control_characters_are_escaped_in_errors() {
+    let dir = temp_dir("hostile-ctl");
+    let m = model_with(&dir, "ctl.json", |v| {
+        v["machine"]["name"] = "henri\x1b]0;owned\x07".into()
+    });
+    let out = contention(&["predict", "-m", &m]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(!stdout(&out).contains('\x1b') && !stderr(&out).contains('\x1b'));
+    assert!(stderr(&out).contains("machine.name"), "{}", stderr(&out));
+    let mut t: serde_json::Value =
+        serde_json::from_str(include_str!("data/traces/vm-local.json")).unwrap();
+    t["machine"]["hostname"] = "vm\x1b[2J".into();
+    let trace = dir.join("ctl-trace.json");
+    std::fs::write(&trace, t.to_string()).unwrap();
+    let out = contention(&["calibrate", trace.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(!stdout(&out).contains('\x1b') && !stderr(&out).contains('\x1b'));
+    assert!(stderr(&out).contains("hostname"), "{}", stderr(&out));
+    let path = dir.join("evil\x1b[31m.json");
+    std::fs::write(&path, "{").unwrap();
+    let out = contention(&["predict", "-m", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!stderr(&out).contains('\x1b'), "{:?}", stderr(&out));
+    assert!(stderr(&out).contains("\\u{1b}"), "{:?}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+const ONE_COMM: &str = r#"{"alpha": 1e-9, "communications": [
+    {"id": "a", "src": "n0", "dst": "n1", "bytes": 1000, "start": 0}]}"#;
+
+/// Item 4: subnormal `bytes`, `alpha` or `bandwidth` made the solver run forever, growing.
+/// Item 12: huge `bytes` gave `"end": null`, `start: 1e300` a transfer of 0 s.
+/// Item 13: `"bandwidth": 1e-320` was blamed on `alpha`.
+#[test]
+fn network_values_beyond_the_solver_are_refused_naming_the_field() {
+    let dir = temp_dir("hostile-net");
+    let cases = [
+        (
+            "\"bytes\": 1000",
+            "\"bytes\": 5e-324",
+            "communications[0].bytes",
+        ),
+        ("\"alpha\": 1e-9", "\"alpha\": 1e-320", "alpha"),
+        ("\"alpha\": 1e-9", "\"bandwidth\": 1e-320", "bandwidth"),
+        (
+            "\"bytes\": 1000",
+            "\"bytes\": 1e300",
+            "communications[0].bytes",
+        ),
+        (
+            "\"start\": 0",
+            "\"start\": 1e300",
+            "communications[0].start",
+        ),
+    ];
+    for (from, to, field) in cases {
+        let g = dir.join("g.json");
+        std::fs::write(&g, ONE_COMM.replace(from, to)).unwrap();
+        let (out, took) = capped(&["network", g.to_str().unwrap(), "-f", "json"]);
+        assert_eq!(out.status.code(), Some(2), "{to}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("{field}:")),
+            "{to}: {}",
+            stderr(&out)
+        );
+        assert!(took < Duration::from_secs(20));
+    }
+    // A memory model with a subnormal b_seq_comm joined to a valid graph.
+    let g = dir.join("g.json");
+    std::fs::write(&g, ONE_COMM).unwrap();
+    let m = model_with(&dir, "m.json", |v| v["local"]["b_seq_comm"] = 1e-320.into());
+    let (out, _) = capped(&[
+        "network",
+        g.to_str().unwrap(),
+        "--memory-model",
+        &m,
+        "--cores",
+        "4",
+        "--placement",
+        "0,0",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("local.b_seq_comm"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 11: duplicate keys were accepted (last wins) and extra steps ignored.
+#[test]
+fn penalty_files_that_do_not_fit_exactly_are_refused() {
+    let dir = temp_dir("hostile-pen");
+    let g = dir.join("g.json");
+    std::fs::write(&g, ONE_COMM).unwrap();
+    let p = dir.join("p.json");
+    std::fs::write(&p, r#"{"steps": [{"a": 1.0, "a": 2.0}]}"#).unwrap();
+    let out = contention(&[
+        "network",
+        g.to_str().unwrap(),
+        "--penalties",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`a` is given twice"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(&p, r#"{"steps": [{"a": 1.0}, {"a": 2.0}]}"#).unwrap();
+    let out = contention(&[
+        "network",
+        g.to_str().unwrap(),
+        "--penalties",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("steps[1]") && stderr(&out).contains("extra"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(&p, r#"{"steps": [{"a": 1.0}]}"#).unwrap();
+    let out = contention(&[
+        "network",
+        g.to_str().unwrap(),
+        "--penalties",
+        p.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 12: non-finite results came out with exit 0; item 13: misleading messages.
+#[test]
+fn non_finite_results_and_misleading_messages() {
+    let out = contention(&[
+        "overlap",
+        "--comp-time",
+        "1e308",
+        "--comm-time",
+        "1e308",
+        "--comp-loss",
+        "1e308",
+        "--comm-loss",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stderr(&out).contains("--comp-time 1e308") && !stdout(&out).contains("NaN"));
+    let out = contention(&[
+        "check",
+        "-m",
+        "paper:henri",
+        "tests/data/henri-sweep.csv",
+        "--tolerance",
+        "1e308",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--tolerance"), "{}", stderr(&out));
+    let out = contention(&["measure", "--dry-run", "--message-size", "-5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("negative") && !stderr(&out).contains("unknown unit"));
+    let out = contention(&[
+        "calibrate",
+        "tests/data/henri-sweep.csv",
+        "--numa-nodes",
+        "1000000",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--numa-nodes"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("measurements"), "{}", stderr(&out));
+}
+
+/// A copy of the henri sweep CSV with `edit` applied to its second data row's fields.
+fn csv_with(dir: &std::path::Path, edit: impl Fn(&mut Vec<String>)) -> String {
+    let text = std::fs::read_to_string("tests/data/henri-sweep.csv").unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut fields: Vec<String> = lines[2].split(',').map(str::to_string).collect();
+    edit(&mut fields);
+    lines[2] = fields.join(",");
+    let path = dir.join("edited.csv");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Item 10 (CSV) and item 13 (a CSV of 1e308 gave `t_par_max = inf` with no file or line).
+#[test]
+fn impossible_csv_rows_are_refused_naming_file_and_line() {
+    let dir = temp_dir("hostile-csv");
+    // Columns: comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,comm_parallel.
+    let speedup = csv_with(&dir, |f| {
+        let alone: f64 = f[3].parse().unwrap();
+        f[5] = (alone * 50.0).to_string();
+    });
+    let out = contention(&["calibrate", &speedup, "--numa-per-socket", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("edited.csv") && err.contains("line 3") && err.contains("50.0x"),
+        "{err}"
+    );
+    let huge = csv_with(&dir, |f| {
+        for v in &mut f[3..] {
+            *v = "1e308".into();
+        }
+    });
+    for cmd in ["calibrate", "evaluate"] {
+        let mut args = vec![cmd, &huge];
+        if cmd == "evaluate" {
+            args.extend(["-m", "paper:henri"]);
+        }
+        let out = contention(&args);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("edited.csv") && err.contains("line 3"),
+            "{err}"
+        );
+        assert!(!err.contains("inf"), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 10 (traces): a point with count 0 but a median, negative samples, min > max, a
+/// negative stddev, a trace marked complete with core counts missing.
+#[test]
+fn impossible_trace_points_are_refused_naming_file_and_point() {
+    let dir = temp_dir("hostile-trace");
+    let text = include_str!("data/traces/vm-local.json");
+    type Edit = fn(&mut serde_json::Value);
+    let edits: [(Edit, &str); 6] = [
+        (
+            |t| t["points"][0]["comp_alone"]["summary"]["count"] = 0.into(),
+            "count is 0",
+        ),
+        (
+            |t| t["points"][0]["comm_alone"]["summary"]["stddev"] = (-1.0).into(),
+            "stddev is -1",
+        ),
+        (
+            |t| t["points"][0]["comp_parallel"]["summary"]["min"] = 1e9.into(),
+            "is above max",
+        ),
+        (
+            |t| t["points"][0]["comm_parallel"]["samples"][0]["mbps"] = (-3.0).into(),
+            "samples[0]",
+        ),
+        (
+            |t| {
+                let alone = t["points"][0]["comp_alone"]["summary"]["median"]
+                    .as_f64()
+                    .unwrap();
+                let s = &mut t["points"][0]["comp_parallel"]["summary"];
+                s["median"] = (alone * 50.0).into();
+                s["max"] = (alone * 60.0).into();
+                s["mean"] = (alone * 50.0).into();
+            },
+            "faster in parallel",
+        ),
+        (
+            |t| {
+                t["complete"] = true.into();
+                t["points"].as_array_mut().unwrap().pop();
+            },
+            "marked complete",
+        ),
+    ];
+    for (edit, want) in edits {
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        edit(&mut v);
+        let path = dir.join("edited.json");
+        std::fs::write(&path, v.to_string()).unwrap();
+        for cmd in ["calibrate", "evaluate"] {
+            let mut args = vec![cmd, path.to_str().unwrap()];
+            if cmd == "evaluate" {
+                args.extend(["-m", "tests/data/expected/vm-local.model.json"]);
+            }
+            let out = contention(&args);
+            assert_eq!(out.status.code(), Some(2), "{want}: {}", stderr(&out));
+            let err = stderr(&out);
+            assert!(
+                err.contains("edited.json") && err.contains(want),
+                "{want}: {err}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 3: two `measure --force -o same.json` at once both ran, and one run's points were
+/// lost. The second is refused, naming the holder, before MPI starts.
+#[test]
+fn a_trace_being_written_is_locked() {
+    let dir = temp_dir("hostile-lock");
+    let trace = dir.join("same.json");
+    let held = contention::measure::lock::acquire(&trace, "pid 42 on testhost since now").unwrap();
+    let out = contention(&[
+        "measure",
+        "--force",
+        "-o",
+        trace.to_str().unwrap(),
+        "--cores",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("pid 42 on testhost"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !stderr(&out).contains("starting"),
+        "MPI started: {}",
+        stderr(&out)
+    );
+    assert!(!trace.exists());
+    drop(held);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
