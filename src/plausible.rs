@@ -106,6 +106,8 @@ mod tests {
             summary: s,
             sampling: String::new(),
             samples: Vec::new(),
+            ci95: None,
+            unstable: false,
         }
     }
 
