@@ -175,6 +175,20 @@ pub struct PhaseQuality {
 }
 
 impl PhaseQuality {
+    /// From a phase of a trace: its `ci95` and `unstable` fields when `measure` recorded
+    /// them (an interval of the median from batch medians, section 4.1.1's steady window),
+    /// else what older traces wrote in the sampling note.
+    pub fn from_phase(phase: &crate::trace::Phase) -> Self {
+        let median = phase.summary.median;
+        match phase.ci95 {
+            Some((lo, hi)) if median.is_finite() && median > 0.0 && hi >= lo => PhaseQuality {
+                rel_ci95: Some((hi - lo) / 2.0 / median).filter(|v| v.is_finite()),
+                unstable: phase.unstable,
+            },
+            _ => Self::from_note(&phase.sampling, phase.unstable.then_some(true)),
+        }
+    }
+
     /// From a phase's sampling note and, if the trace has one, its `unstable` flag.
     pub fn from_note(note: &str, unstable: Option<bool>) -> Self {
         let rel_ci95 = note
@@ -214,7 +228,7 @@ impl Quality {
                 ];
                 let entry = by_point.entry(key).or_default();
                 for (q, ph) in entry.iter_mut().zip(phases) {
-                    let new = PhaseQuality::from_note(&ph.sampling, None);
+                    let new = PhaseQuality::from_phase(ph);
                     q.rel_ci95 = match (q.rel_ci95, new.rel_ci95) {
                         (Some(a), Some(b)) => Some(a.max(b)),
                         (a, b) => a.or(b),
@@ -272,6 +286,36 @@ mod quality_tests {
                 unstable: false
             }
         );
+    }
+
+    #[test]
+    fn a_phase_with_recorded_fields_uses_them_over_the_note() {
+        let phase = crate::trace::Phase {
+            summary: crate::trace::Summary {
+                median: 1000.0,
+                mean: 1000.0,
+                stddev: 10.0,
+                min: 900.0,
+                max: 1100.0,
+                count: 40,
+            },
+            sampling: "median 95% CI +-9.00%; stopped: stable".into(),
+            samples: Vec::new(),
+            ci95: Some((980.0, 1040.0)),
+            unstable: true,
+        };
+        let q = PhaseQuality::from_phase(&phase);
+        assert!((q.rel_ci95.unwrap() - 0.03).abs() < 1e-12);
+        assert!(q.unstable);
+        // An older trace (no ci95) falls back on its note.
+        let old = crate::trace::Phase {
+            ci95: None,
+            unstable: false,
+            ..phase
+        };
+        let q = PhaseQuality::from_phase(&old);
+        assert!((q.rel_ci95.unwrap() - 0.09).abs() < 1e-12);
+        assert!(!q.unstable);
     }
 
     #[test]
