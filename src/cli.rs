@@ -514,10 +514,14 @@ Inputs are traces written by `contention measure` (JSON) or tidy CSV files with 
 by median), so measurements from other benchmarks can be used. The kind is told by the \
 extension (.json, .csv), else by the content.
 
-Two placements are used, as in the paper (section 4.1.2): both data on NUMA node 0 gives the \
-`local` parameters, both data on node N (N = NUMA nodes per socket, the first node of the \
-second socket) the `remote` ones. A single-socket machine gives `local` only. Other placements \
-in the inputs are not used; `contention evaluate` measures the model's error on them.
+The paper's rules (section 4.1.2, `--method paper`) read the parameters off two sample \
+placements: both data on NUMA node 0 gives the `local` parameters, both data on node N (N = \
+NUMA nodes per socket, the first node of the second socket) the `remote` ones. A single-socket \
+machine gives `local` only. The default, `--method fit`, starts from those rules and fits \
+every sample of every placement given (robust loss of relative errors, breakpoints searched \
+around the rules), never ending worse than the rules on the data; it reports both, the \
+parameters the data cannot pin down and, with 3 or more placements, the error on each \
+placement left out of the fit. `--bootstrap 200` adds 95 % intervals (predict --intervals).
 
 Each placement's sweep must include 1 computing core and at least one other count; counts \
 above N_seq^max may be skipped except the last one. Maxima (T_seq^max, T_par^max) and the \
