@@ -431,12 +431,14 @@ fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
     let out = stdout(&o);
     let mut lines = out.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    assert_eq!(header.len(), 15);
-    assert_eq!(header[7..9], ["comp_alone_low", "comp_alone_high"]);
+    // The tidy columns, the loss ratios, then each bandwidth's interval.
+    assert_eq!(header.len(), 17);
+    assert_eq!(header[7..9], ["comp_loss", "comm_loss"]);
+    assert_eq!(header[9..11], ["comp_alone_low", "comp_alone_high"]);
     for line in lines {
         let f: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
         for q in 0..4 {
-            let (v, lo, hi) = (f[3 + q], f[7 + 2 * q], f[8 + 2 * q]);
+            let (v, lo, hi) = (f[3 + q], f[9 + 2 * q], f[10 + 2 * q]);
             assert!(lo <= hi, "{line}");
             // The point prediction of exact data lies within its interval (to the print).
             assert!(lo - 0.1 <= v && v <= hi + 0.1, "{line}");

@@ -33,8 +33,9 @@
 //! too much for a 64-core socket and the rules' start is never far off.
 //!
 //! **Guarantees.** Every candidate is projected onto what `predict` accepts (alpha in (0, 1],
-//! bandwidths > 0, core counts in `1..=cores_per_socket`), and the result is never worse on
-//! the data than the start: when it is, the start is returned.
+//! bandwidths > 0, core counts in `1..=cores_per_socket`), candidates that break the model's
+//! rules (`model::constraints`) get an infinite loss, and the result is never worse on the
+//! data than the start: when it is, the start is returned.
 //!
 //! Pure: no I/O; the bootstrap ([`super::bootstrap`]) calls [`fit`] again on resampled medians.
 
@@ -439,6 +440,12 @@ fn fit_side(
     let coding = Coding::new(start, cores);
     let mut work = model.clone();
     let mut objective = |p: Params| {
+        // A candidate that breaks the model's rules (`Params::problems`: ranges, and the
+        // meaning of equations 1, 3 and 6) is outside the feasible set. Ruling it out here
+        // keeps the simplex inside, instead of ending outside and falling back on the start.
+        if !p.problems(side.name(), cores).is_empty() {
+            return f64::INFINITY;
+        }
         if let Some(slot) = side.params_mut(&mut work) {
             *slot = p;
         }
