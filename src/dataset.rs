@@ -162,13 +162,7 @@ impl Input {
             )));
         }
         if trace.complete {
-            let missing: Vec<u32> = trace
-                .config
-                .cores
-                .iter()
-                .copied()
-                .filter(|n| trace.points.iter().all(|p| p.cores != *n))
-                .collect();
+            let missing = trace.missing_cores(&trace.config.cores);
             if !missing.is_empty() {
                 return Err(Error::Input(format!(
                     "{source}: the trace is marked complete but has no point for core counts \

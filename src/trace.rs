@@ -327,6 +327,16 @@ impl Trace {
             })
             .collect()
     }
+
+    /// The core counts of `cores` this trace has no point for: what `--resume` still has to
+    /// measure, and what a trace marked complete must not have.
+    pub fn missing_cores(&self, cores: &[u32]) -> Vec<u32> {
+        cores
+            .iter()
+            .copied()
+            .filter(|n| self.points.iter().all(|p| p.cores != *n))
+            .collect()
+    }
 }
 
 /// One row of the tidy CSV (README, "File formats"): a placement, a core count and its four bandwidths.

@@ -43,6 +43,11 @@ impl SplitMix64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
+    /// Uniform in [-1, 1): multiplicative noise for synthetic sweeps (tests, benches).
+    pub fn symmetric(&mut self) -> f64 {
+        2.0 * self.unit() - 1.0
+    }
+
     /// Uniform in `0..n` (`n > 0`).
     pub fn below(&mut self, n: usize) -> usize {
         ((self.unit() * n as f64) as usize).min(n - 1)

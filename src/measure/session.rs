@@ -511,14 +511,7 @@ impl Rank0<'_> {
             Ok(t) => t,
             Err(e) => return Err(fail(e, &path)),
         };
-        let todo: Vec<u32> = self
-            .resolved
-            .config
-            .cores
-            .iter()
-            .copied()
-            .filter(|n| trace.points.iter().all(|p| p.cores != *n))
-            .collect();
+        let todo = trace.missing_cores(&self.resolved.config.cores);
         if let Err(e) = save(&path, &mut trace) {
             return Err(fail(e, &path));
         }

@@ -69,29 +69,8 @@ pub fn synthetic_64c() -> Model {
     }
 }
 
-/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
-/// OOPSLA 2014): a seeded, portable stream of 64-bit values.
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in [-1, 1).
-    pub fn symmetric(&mut self) -> f64 {
-        2.0 * self.unit() - 1.0
-    }
-}
+/// The library's seeded generator (SplitMix64), so tests and the bootstrap share one.
+pub use contention::calibrate::bootstrap::SplitMix64;
 
 pub fn placement(comp_numa: u32, comm_numa: u32) -> Placement {
     Placement {
