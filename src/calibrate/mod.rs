@@ -279,8 +279,21 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
             ))
         })
     };
-    let (local_params, local_tol) = side(local)?;
-    let remote_fit = remote.map(side).transpose()?;
+    let (mut local_params, local_tol) = side(local)?;
+    let mut remote_fit = remote.map(side).transpose()?;
+    let cores = machine.cores_per_socket;
+    for (name, p) in [
+        ("local", Some(&mut local_params)),
+        ("remote", remote_fit.as_mut().map(|(p, _)| p)),
+    ] {
+        if let Some(p) = p {
+            for m in rules::feasible(p, cores) {
+                notes.push(format!(
+                    "{name}: the rules' {m}; the measurements are noisy here"
+                ));
+            }
+        }
+    }
     let paper_model = Model {
         schema_version: SCHEMA_VERSION,
         machine,

@@ -243,6 +243,68 @@ pub fn extract(
     Ok((params, tolerances))
 }
 
+/// Moves parameters read by the rules onto the model's rules (`model::constraints`) where
+/// measurement noise put them just outside, and says what moved. The rules read each
+/// parameter from one point or one plateau, so on a noisy sweep `T_par^max2` (the total at
+/// `N_seq^max`) can exceed the plateau's median `T_par^max`, or the parallel total exceed the
+/// alone peak by more than the communications' share; a model like that would predict
+/// computations faster in parallel than alone (equations 3 and 6). Each repair is the
+/// smallest change that restores one rule:
+/// - `T_par^max2 <= T_par^max` (equation 1: `T_par^max` is the peak of `T(n)`);
+/// - `B_seq^comp <= T_seq^max` (equation 6: one core cannot beat all cores);
+/// - `T(n) <= T_par^max` beyond `N_seq^max`, by bounding a negative `delta_r` (equation 1);
+/// - `T_seq^max >= B_par^comp(n)` for every `n` (equations 3 and 6: computations alone are
+///   never slower than in parallel), which leaves every parallel prediction unchanged.
+///
+/// Parameters that already meet the rules (within their tolerance for noise) are left as
+/// they are.
+pub fn feasible(p: &mut Params, cores: u32) -> Vec<String> {
+    let mut moved = Vec::new();
+    if p.problems("", cores).is_empty() {
+        return moved;
+    }
+    if p.t_par_max2 > p.t_par_max {
+        moved.push(format!(
+            "t_par_max2 {:.1} lowered to t_par_max {:.1} (equation 1: the peak comes first)",
+            p.t_par_max2, p.t_par_max
+        ));
+        p.t_par_max2 = p.t_par_max;
+        p.delta_l = delta_l(p.t_par_max, p.t_par_max2, p.n_par_max, p.n_seq_max);
+    }
+    if p.b_seq_comp > p.t_seq_max {
+        moved.push(format!(
+            "b_seq_comp {:.1} lowered to t_seq_max {:.1} (equation 6)",
+            p.b_seq_comp, p.t_seq_max
+        ));
+        p.b_seq_comp = p.t_seq_max;
+    }
+    let beyond = cores.saturating_sub(p.n_seq_max);
+    if beyond > 0 {
+        let floor = -(p.t_par_max - p.t_par_max2) / f64::from(beyond);
+        if p.delta_r < floor {
+            moved.push(format!(
+                "delta_r {:.1} raised to {floor:.1} so that T(n) stays under t_par_max up to {cores} \
+                 cores (equation 1)",
+                p.delta_r
+            ));
+            p.delta_r = floor;
+        }
+    }
+    let peak = crate::model::bandwidth::curve(p, cores)
+        .iter()
+        .map(|c| c.comp_parallel)
+        .fold(0.0, f64::max);
+    if peak > p.t_seq_max {
+        moved.push(format!(
+            "t_seq_max {:.1} raised to {peak:.1}, the largest predicted computation bandwidth in \
+             parallel (equations 3 and 6: contention never speeds computations up)",
+            p.t_seq_max
+        ));
+        p.t_seq_max = peak;
+    }
+    moved
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -446,5 +508,50 @@ mod tests {
             "median of 29400 and 30000"
         );
         assert_eq!(extract(&s, Some(0.0)).unwrap().0.n_seq_max, 4, "override");
+    }
+
+    #[test]
+    fn noisy_rules_are_moved_onto_the_models_rules_and_paper_models_are_left_alone() {
+        let load = |name: &str| -> crate::model::Model {
+            serde_json::from_str(paper::model_json(name).unwrap()).unwrap()
+        };
+        for name in paper::names() {
+            let m = load(name);
+            for p in [Some(m.local), m.remote].into_iter().flatten() {
+                let mut q = p;
+                assert!(
+                    feasible(&mut q, m.machine.cores_per_socket).is_empty(),
+                    "{name}"
+                );
+                assert_eq!(q, p);
+            }
+        }
+        // henri local (N_seq^max = 18, the last core) with the total at N_seq^max above the
+        // plateau and one core alone above the alone peak: both rules are restored.
+        let m = load("henri");
+        let mut p = m.local;
+        p.t_par_max2 = p.t_par_max * 1.2;
+        p.b_seq_comp = p.t_seq_max * 2.0;
+        let moved = feasible(&mut p, 18);
+        assert_eq!(moved.len(), 2, "{moved:?}");
+        assert!(p.t_par_max2 <= p.t_par_max && p.b_seq_comp <= p.t_seq_max);
+        let whole = crate::model::Model {
+            local: p,
+            remote: None,
+            ..m
+        };
+        assert!(whole.problems().is_empty(), "{:?}", whole.problems());
+        // dahu local (N_seq^max 14 of 16 cores) with T(n) rising steeply after N_seq^max.
+        let m = load("dahu");
+        let mut p = m.local;
+        p.delta_r = -1e5;
+        let moved = feasible(&mut p, 16);
+        assert!(moved.iter().any(|m| m.starts_with("delta_r")), "{moved:?}");
+        let whole = crate::model::Model {
+            local: p,
+            remote: None,
+            ..m
+        };
+        assert!(whole.problems().is_empty(), "{:?}", whole.problems());
     }
 }

@@ -111,11 +111,15 @@ pub fn run(world: &SimpleCommunicator, graph: &Graph, repeat: usize) -> Option<G
     for rep in 0..=repeat {
         world.barrier();
         let t0 = Instant::now();
+        // Both ends wait for the communication's start on their own clock (the barrier left
+        // them within its skew of each other); the receiver then posts its receive, so its
+        // time counts from the start and can never be negative, even when an eager message
+        // arrived before the receiver left the barrier.
+        let wait = Duration::from_secs_f64(comm.start);
+        if let Some(left) = wait.checked_sub(t0.elapsed()) {
+            std::thread::sleep(left);
+        }
         let mine = if sender {
-            let wait = Duration::from_secs_f64(comm.start);
-            if let Some(left) = wait.checked_sub(t0.elapsed()) {
-                std::thread::sleep(left);
-            }
             world
                 .process_at_rank(rank as i32 + 1)
                 .send_with_tag(&buf[..], TAG_MESSAGE);

@@ -153,14 +153,23 @@ mod tests {
     fn a_bandit_thread_steals_bandwidth_and_stops() {
         let t = Topology::new().unwrap();
         let b = Bandit::new(&t, &[0], 16 << 20).unwrap();
-        let (v, stolen) = b
-            .during(1.0, || {
-                std::thread::sleep(Duration::from_millis(50));
-                7
-            })
-            .unwrap();
-        assert_eq!(v, 7);
-        assert!(stolen.bytes_per_s > 0.0);
+        // On a loaded machine the bandit thread may not be scheduled within a short window:
+        // give it longer windows before concluding it steals nothing.
+        let mut stolen_any = false;
+        for ms in [50, 250, 1000, 4000] {
+            let (v, stolen) = b
+                .during(1.0, || {
+                    std::thread::sleep(Duration::from_millis(ms));
+                    7
+                })
+                .unwrap();
+            assert_eq!(v, 7);
+            if stolen.bytes_per_s > 0.0 {
+                stolen_any = true;
+                break;
+            }
+        }
+        assert!(stolen_any, "the bandit thread never wrote");
         let (_, none) = b.during(0.0, || ()).unwrap();
         assert_eq!(none.bytes_per_s, 0.0);
     }
