@@ -246,6 +246,25 @@ fn check_guest(layout: &str, nodes_per_socket: u32) {
             seen.iter().any(|t| t == "communication") && seen.iter().any(|t| t == "compute-0"),
             "{name}: threads seen {seen:?}"
         );
+        // The tool's own records agree: every buffer's pages lie on the node it was bound to
+        // (the placement's), every thread ran only on its PU, and one host means intra-node.
+        for b in trace["buffers"].as_array().expect("trace.buffers") {
+            let node = b["bound_to"].as_u64().unwrap() as u32;
+            assert!(node == comp_os || node == comm_os, "{name}: {b}");
+            let on: Vec<&String> = b["on_nodes"].as_object().unwrap().keys().collect();
+            assert_eq!(on, [&node.to_string()], "{name}: {b}");
+            assert_eq!(b["unknown"], 0, "{name}: {b}");
+        }
+        for point in trace["points"].as_array().unwrap() {
+            for t in point["ran_on"].as_array().expect("point.ran_on") {
+                assert_eq!(t["ran_on"], serde_json::json!([t["bound_to"]]), "{name}: {t}");
+            }
+        }
+        assert_eq!(trace["transport"]["kind"], "intra-node", "{name}");
+        gate::say(&format!(
+            "guest {layout} placement {c},{k}: trace records buffers {} ran_on {}",
+            trace["buffers"], trace["points"][0]["ran_on"]
+        ));
         gate::say(&format!("guest {layout} placement {c},{k}: rank 0's threads (name, allowed CPUs, last CPU): {threads:?}"));
         gate::say(&format!(
             "guest {layout} placement {c},{k}: rank 0's bound pages per NUMA node (numa_maps) \
@@ -263,9 +282,11 @@ fn check_guest(layout: &str, nodes_per_socket: u32) {
 
     // The main job's multi-socket branch: local and remote measured, both calibrated, every
     // placement predicted.
-    let main = g.out.join("main");
-    let local = read_json(&main.join("local.json"));
-    let remote = read_json(&main.join("remote.json"));
+    // The main job uses the results directory: RESULTS/HOST/, traces named by placement.
+    let host = std::fs::read_to_string(g.out.join("hostname.txt")).unwrap();
+    let main = g.out.join("main").join(host.trim());
+    let local = read_json(&main.join("trace-numa0-0-nt-store-pong.json"));
+    let remote = read_json(&main.join(format!("trace-numa{m}-{m}-nt-store-pong.json")));
     assert_eq!(
         (
             local["config"]["comp_numa"].clone(),
