@@ -95,6 +95,8 @@ pub struct Point {
 pub struct Report {
     pub schema_version: u32,
     pub tool: Provenance,
+    /// What the numbers are in ([`crate::export::json::UNITS`]).
+    pub units: crate::export::json::Units,
     pub backend: &'static str,
     /// What `level` means for this backend.
     pub level_meaning: String,
@@ -179,6 +181,7 @@ pub fn run(backend: &Backend, opts: &Options) -> Result<Report> {
         notes.push("the FOM never fell below 90% of its best: insensitive at these levels".into());
     }
     Ok(Report {
+        units: crate::export::json::UNITS,
         schema_version: REPORT_SCHEMA_VERSION,
         tool: Provenance::current(),
         backend: backend_name,

@@ -107,6 +107,7 @@ mod tests {
         Report {
             schema_version: 1,
             tool: Provenance::current(),
+            units: crate::export::json::UNITS,
             backend: "resctrl",
             level_meaning: "percent".into(),
             workload: "x".into(),
