@@ -87,8 +87,9 @@ pub struct Point {
     /// `fom` relative to the best (see [`threshold::relative`]).
     pub relative: f64,
     pub foms: Vec<f64>,
-    /// Bandit: the store bandwidth the bandit took (MB/s, median).
-    pub stolen_mbps: Option<f64>,
+    /// Bandit: the store bandwidth the bandit took (MB/s, median); `_mb_per_s` like the
+    /// trace's samples, as `mbps` could be read as megabits.
+    pub stolen_mb_per_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -106,7 +107,7 @@ pub struct Report {
     pub lower_is_better: bool,
     pub repeat: u32,
     /// Bandit: the machine's peak store bandwidth, MB/s, that levels are percent of.
-    pub peak_mbps: Option<f64>,
+    pub peak_mb_per_s: Option<f64>,
     pub points: Vec<Point>,
     pub thresholds: Vec<threshold::Threshold>,
     pub notes: Vec<String>,
@@ -193,7 +194,7 @@ pub fn run(backend: &Backend, opts: &Options) -> Result<Report> {
         },
         lower_is_better: opts.lower_is_better,
         repeat: opts.repeat,
-        peak_mbps: peak.map(|p| p / 1e6),
+        peak_mb_per_s: peak.map(|p| p / 1e6),
         points,
         thresholds,
         notes,
@@ -294,14 +295,14 @@ fn sweep_bandit(
     Ok((peak, points))
 }
 
-fn point(level: f64, setting: String, foms: Vec<f64>, stolen_mbps: Option<f64>) -> Point {
+fn point(level: f64, setting: String, foms: Vec<f64>, stolen_mb_per_s: Option<f64>) -> Point {
     Point {
         level,
         setting,
         fom: median(&foms).unwrap_or(f64::NAN),
         relative: f64::NAN,
         foms,
-        stolen_mbps,
+        stolen_mb_per_s,
     }
 }
 
