@@ -84,23 +84,24 @@ pub struct PointError {
 }
 
 /// MAPE (%) of one stream and phase on samples, non-samples and all; `None` where no point
-/// counts.
+/// counts. Named `*_percent` like every percentage the tool writes.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Mape {
-    pub samples: Option<f64>,
-    pub non_samples: Option<f64>,
-    pub all: Option<f64>,
+    pub samples_percent: Option<f64>,
+    pub non_samples_percent: Option<f64>,
+    pub all_percent: Option<f64>,
     pub n_samples: usize,
     pub n_non_samples: usize,
 }
 
-/// One row of Table 2 for one phase.
+/// One row of Table 2 for one phase; the streams are `comm` and `comp`, as in every other
+/// key the tool writes.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct PhaseErrors {
-    pub communications: Mape,
-    pub computations: Mape,
-    /// Mean of the two streams' `all`.
-    pub average: Option<f64>,
+    pub comm: Mape,
+    pub comp: Mape,
+    /// Mean of the two streams' `all_percent`.
+    pub average_percent: Option<f64>,
 }
 
 /// The error on one placement.
@@ -111,12 +112,13 @@ pub struct PlacementErrors {
     pub sample: bool,
     pub sources: Vec<String>,
     pub cores: Vec<u32>,
-    /// MAPE (%) in parallel: communications, computations.
-    pub comm_parallel: f64,
-    pub comp_parallel: f64,
+    /// MAPE (%) in parallel: communications, computations (`_mape_percent`: these are
+    /// errors, not the bandwidths the same names carry elsewhere).
+    pub comm_parallel_mape_percent: f64,
+    pub comp_parallel_mape_percent: f64,
     /// MAPE (%) alone.
-    pub comm_alone: f64,
-    pub comp_alone: f64,
+    pub comm_alone_mape_percent: f64,
+    pub comp_alone_mape_percent: f64,
 }
 
 /// The whole evaluation.
@@ -127,6 +129,8 @@ pub struct Evaluation {
     /// The model file as the user named it.
     pub model: String,
     pub machine: Machine,
+    /// What the numbers are in ([`crate::export::json::UNITS`]).
+    pub units: crate::export::json::Units,
     pub inputs: Vec<String>,
     pub points_counted: &'static str,
     /// The placements the model is calibrated on (`COMP,COMM`).
@@ -173,25 +177,25 @@ fn mape_of(points: &[PointError], phase: Phase, stream: Stream) -> Mape {
             .map(|p| (p.measured, p.predicted))
     };
     Mape {
-        samples: stats::mape(pairs(Some(true))),
-        non_samples: stats::mape(pairs(Some(false))),
-        all: stats::mape(pairs(None)),
+        samples_percent: stats::mape(pairs(Some(true))),
+        non_samples_percent: stats::mape(pairs(Some(false))),
+        all_percent: stats::mape(pairs(None)),
         n_samples: pairs(Some(true)).count(),
         n_non_samples: pairs(Some(false)).count(),
     }
 }
 
 fn phase_errors(points: &[PointError], phase: Phase) -> PhaseErrors {
-    let communications = mape_of(points, phase, Stream::Comm);
-    let computations = mape_of(points, phase, Stream::Comp);
-    let average = match (communications.all, computations.all) {
+    let comm = mape_of(points, phase, Stream::Comm);
+    let comp = mape_of(points, phase, Stream::Comp);
+    let average_percent = match (comm.all_percent, comp.all_percent) {
         (Some(a), Some(b)) => Some((a + b) / 2.0),
         _ => None,
     };
     PhaseErrors {
-        communications,
-        computations,
-        average,
+        comm,
+        comp,
+        average_percent,
     }
 }
 
@@ -235,17 +239,17 @@ pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<E
         let start = points.len();
         compare(model, &sweep, sample, &mut points)?;
         let mine = &points[start..];
-        let m = |phase, stream| mape_of(mine, phase, stream).all.unwrap_or(f64::NAN);
+        let m = |phase, stream| mape_of(mine, phase, stream).all_percent.unwrap_or(f64::NAN);
         placements.push(PlacementErrors {
             comp_numa: sweep.placement.comp_numa,
             comm_numa: sweep.placement.comm_numa,
             sample,
             sources: sweep.sources.clone(),
             cores: sweep.cores(),
-            comm_parallel: m(Phase::Parallel, Stream::Comm),
-            comp_parallel: m(Phase::Parallel, Stream::Comp),
-            comm_alone: m(Phase::Alone, Stream::Comm),
-            comp_alone: m(Phase::Alone, Stream::Comp),
+            comm_parallel_mape_percent: m(Phase::Parallel, Stream::Comm),
+            comp_parallel_mape_percent: m(Phase::Parallel, Stream::Comp),
+            comm_alone_mape_percent: m(Phase::Alone, Stream::Comm),
+            comp_alone_mape_percent: m(Phase::Alone, Stream::Comp),
         });
     }
     if placements.is_empty() {
@@ -269,6 +273,7 @@ pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<E
         }
     }
     Ok(Evaluation {
+        units: crate::export::json::UNITS,
         schema_version: EVALUATION_SCHEMA_VERSION,
         tool: Provenance::current(),
         model: model_source.to_string(),
@@ -398,24 +403,27 @@ mod tests {
         .unwrap();
         let off = 100.0 * 0.1 / 1.1;
         let close = |a: Option<f64>, b: f64| (a.unwrap() - b).abs() < 1e-9;
-        let comm = e.parallel.communications;
+        let comm = e.parallel.comm;
         // Placement 0,0 is one of the two sample placements: half the sample points are off.
-        assert!(close(comm.samples, off / 2.0), "{comm:?}");
-        assert!(close(comm.non_samples, 0.0));
-        assert!(close(comm.all, off / 4.0));
+        assert!(close(comm.samples_percent, off / 2.0), "{comm:?}");
+        assert!(close(comm.non_samples_percent, 0.0));
+        assert!(close(comm.all_percent, off / 4.0));
         assert_eq!((comm.n_samples, comm.n_non_samples), (36, 36));
-        let comp = e.parallel.computations;
-        assert!(close(comp.samples, 0.0) && close(comp.non_samples, off));
-        assert!(close(e.parallel.average, (off / 4.0 + off / 2.0) / 2.0));
+        let comp = e.parallel.comp;
+        assert!(close(comp.samples_percent, 0.0) && close(comp.non_samples_percent, off));
+        assert!(close(
+            e.parallel.average_percent,
+            (off / 4.0 + off / 2.0) / 2.0
+        ));
         // Alone, the model is its own measurement.
-        assert!(close(e.alone.computations.all, 0.0) && close(e.alone.communications.all, 0.0));
+        assert!(close(e.alone.comp.all_percent, 0.0) && close(e.alone.comm.all_percent, 0.0));
         assert_eq!(e.sample_placements, ["0,0", "1,1"]);
         assert_eq!(e.placements.len(), 4);
         let p00 = e
             .placements
             .iter()
             .find(|p| p.comp_numa == 0 && p.comm_numa == 0);
-        assert!((p00.unwrap().comm_parallel - off).abs() < 1e-9);
+        assert!((p00.unwrap().comm_parallel_mape_percent - off).abs() < 1e-9);
         assert_eq!(e.points.len(), 4 * 18 * 4);
         assert!(e.points.iter().all(|p| p.ape_percent >= 0.0));
     }
@@ -428,8 +436,8 @@ mod tests {
         let e = evaluate(&m, "local.json", &[Input::from_rows(&rows, "x")]).unwrap();
         assert_eq!(e.placements.len(), 1);
         assert_eq!(e.sample_placements, ["0,0"]);
-        assert_eq!(e.parallel.communications.n_non_samples, 0);
-        assert_eq!(e.parallel.communications.non_samples, None);
+        assert_eq!(e.parallel.comm.n_non_samples, 0);
+        assert_eq!(e.parallel.comm.non_samples_percent, None);
         assert_eq!(e.notes.len(), 3, "{:?}", e.notes);
         assert!(e.notes[0].contains("placement 0,1 (x) is left out"));
     }

@@ -104,11 +104,11 @@ fn csv_calibrate_predict_evaluate() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let e = json(&o);
-    for stream in ["communications", "computations"] {
+    for stream in ["comm", "comp"] {
         let t = &e["parallel"][stream];
         assert_eq!(t["n_samples"], 36, "{stream}");
         assert_eq!(t["n_non_samples"], 36, "{stream}");
-        for col in ["samples", "non_samples", "all"] {
+        for col in ["samples_percent", "non_samples_percent", "all_percent"] {
             let v = t[col].as_f64().unwrap();
             assert!(v > 0.0 && v < 2.0, "{stream} {col}: {v}");
         }
@@ -200,10 +200,13 @@ fn trace_calibrate_predict_evaluate() {
     let o = contention(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let e = json(&o);
-    let comm = &e["parallel"]["communications"];
+    let comm = &e["parallel"]["comm"];
     assert_eq!(comm["n_samples"], 18 + 9);
     assert_eq!(comm["n_non_samples"], 18);
-    assert!(e["parallel"]["average"].as_f64().unwrap() < 2.0, "{e}");
+    assert!(
+        e["parallel"]["average_percent"].as_f64().unwrap() < 2.0,
+        "{e}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 

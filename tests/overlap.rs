@@ -44,7 +44,7 @@ fn overlap_reproduces_the_section_vi_example_as_json() {
     ] {
         assert_eq!(v[k].as_f64(), Some(x), "{k}");
     }
-    assert_eq!(v["bound"], "computation");
+    assert_eq!(v["bound"], "comp");
     assert!(v["heterogeneous"].is_null());
 }
 

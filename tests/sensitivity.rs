@@ -40,7 +40,7 @@ fn bandit_runs_on_triad_and_pointer_chase_give_complete_curves() {
     for kernel in ["triad", "pointer-chase"] {
         let r = bandit_run(kernel, &dir);
         assert_eq!(r["backend"], "bandit");
-        assert!(r["peak_mbps"].as_f64().unwrap() > 0.0);
+        assert!(r["peak_mb_per_s"].as_f64().unwrap() > 0.0);
         let points = r["points"].as_array().unwrap();
         assert_eq!(points.len(), 3, "steps 2: loads 0, half, all");
         for p in points {
@@ -52,7 +52,7 @@ fn bandit_runs_on_triad_and_pointer_chase_give_complete_curves() {
         // No load, nothing stolen: the top level is all the bandwidth.
         let top = points.last().unwrap();
         assert_eq!(top["level"], 100.0);
-        assert_eq!(top["stolen_mbps"], 0.0);
+        assert_eq!(top["stolen_mb_per_s"], 0.0);
         let t = r["thresholds"].as_array().unwrap();
         assert_eq!(t.len(), 3);
         for t in t {
@@ -92,7 +92,7 @@ fn a_command_fom_is_read_after_its_anchor() {
     assert!(out.status.success(), "{}", stderr(&out));
     let csv = stdout(&out);
     let rows: Vec<&str> = csv.lines().collect();
-    assert_eq!(rows[0], "level,setting,fom,relative,stolen_mbps,runs");
+    assert_eq!(rows[0], "level,setting,fom,relative,stolen_mb_per_s,runs");
     assert_eq!(rows.len(), 3);
     assert!(rows[1..].iter().all(|r| r.contains(",42.5,1,")), "{csv}");
 }

@@ -142,6 +142,10 @@ pub struct Calibration {
     pub tool: Provenance,
     /// When (RFC 3339, UTC).
     pub date: String,
+    /// What the numbers are in, as in every report; not read back (older files lack it and
+    /// it describes, it does not configure).
+    #[serde(skip_deserializing, default)]
+    pub units: crate::export::json::Units,
     pub inputs: Vec<InputRecord>,
     /// The machine as `measure` described it, when the inputs include a trace.
     pub measured_machine: Option<MachineInfo>,
@@ -341,6 +345,7 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
         _ => None,
     };
     let calibration = Calibration {
+        units: crate::export::json::UNITS,
         tool: Provenance::current(),
         date: opts.date.clone(),
         inputs: inputs.iter().map(record).collect(),

@@ -4,8 +4,9 @@
 use crate::cli::{AdviseArgs, TableOrJson};
 use crate::cores::CoreList;
 use crate::error::{Error, Result};
-use crate::export::advice::{table, AdviceReport, ADVICE_SCHEMA_VERSION, UNITS};
+use crate::export::advice::{table, AdviceReport, ADVICE_SCHEMA_VERSION};
 use crate::export::json;
+use crate::export::json::UNITS;
 use crate::io::{model_file, output};
 use crate::model::{self, Model, Placement};
 use crate::overlap;

@@ -26,6 +26,8 @@ struct CheckReport {
     model: String,
     /// The machine the expected model describes, as in every other report.
     machine: Machine,
+    /// What the numbers are in, as in every other report.
+    units: export::json::Units,
     inputs: Vec<String>,
     /// The drift limit applied, percent, and where it came from: `noise` or `--tolerance`.
     drift_limit_percent: f64,
@@ -76,8 +78,8 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     let drift = check::compare(&expected, &fitted.model, limit);
     let eval = evaluate::evaluate(&expected, &model_arg, &data)?;
     let (comm, comp) = (
-        eval.parallel.communications.all,
-        eval.parallel.computations.all,
+        eval.parallel.comm.all_percent,
+        eval.parallel.comp.all_percent,
     );
     let mut failures = Vec::new();
     if drift.max_drift_percent > limit {
@@ -101,6 +103,7 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         tool: Provenance::current(),
         model: model_arg.clone(),
         machine: expected.machine.clone(),
+        units: export::json::UNITS,
         inputs: input_paths
             .iter()
             .map(|p| p.display().to_string())

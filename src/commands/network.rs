@@ -271,6 +271,7 @@ fn build_report(
         })
         .collect();
     Ok(NetworkReport {
+        units: crate::export::json::UNITS,
         schema_version: NETWORK_SCHEMA_VERSION,
         tool: Provenance::current(),
         graph: args.graph.display().to_string(),

@@ -80,6 +80,7 @@ pub fn build_report(args: &OverlapArgs) -> Result<OverlapReport> {
         )));
     }
     Ok(OverlapReport {
+        units: crate::export::json::UNITS_OF_INPUT_TIMES,
         schema_version: OVERLAP_SCHEMA_VERSION,
         tool: Provenance::current(),
         step,

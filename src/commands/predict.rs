@@ -89,6 +89,7 @@ pub fn build_report(
     };
     let placements = model::predict(model, &placements, cores.counts())?;
     Ok(PredictReport {
+        units: crate::export::json::UNITS,
         schema_version: REPORT_SCHEMA_VERSION,
         tool: Provenance::current(),
         model: source.to_string(),

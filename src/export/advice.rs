@@ -1,6 +1,7 @@
 //! The report of `contention advise` (every placement and core count ranked by the time of
 //! one overlapped step) and its table; its JSON is [`super::json::render`].
 
+use super::json::Units;
 use crate::model::Machine;
 use crate::overlap::Candidate;
 use crate::provenance::Provenance;
@@ -9,20 +10,6 @@ use std::fmt::Write;
 
 /// Version of the advice report's JSON layout.
 pub const ADVICE_SCHEMA_VERSION: u32 = 1;
-
-/// The units of the report's numbers, spelled out for scripts.
-#[derive(Debug, Clone, Serialize)]
-pub struct Units {
-    pub time: &'static str,
-    pub bytes: &'static str,
-    pub bandwidth: &'static str,
-}
-
-pub const UNITS: Units = Units {
-    time: "s",
-    bytes: "B",
-    bandwidth: "MB/s (10^6 B/s)",
-};
 
 /// Everything `advise` reports.
 #[derive(Debug, Clone, Serialize)]

@@ -22,7 +22,11 @@ fn pct(v: Option<f64>) -> String {
 }
 
 fn mape_cells(m: &Mape) -> [String; 3] {
-    [pct(m.samples), pct(m.non_samples), pct(m.all)]
+    [
+        pct(m.samples_percent),
+        pct(m.non_samples_percent),
+        pct(m.all_percent),
+    ]
 }
 
 fn phase_block(out: &mut String, title: &str, e: &PhaseErrors) {
@@ -37,15 +41,15 @@ fn phase_block(out: &mut String, title: &str, e: &PhaseErrors) {
         "  {:<8}  {:>11} {:>11} {:>11}  {:>11} {:>11} {:>11}  {:>9}",
         "", "samples", "non-samples", "all", "samples", "non-samples", "all", "Average"
     );
-    let [cs, cn, ca] = mape_cells(&e.communications);
-    let [ps, pn, pa] = mape_cells(&e.computations);
+    let [cs, cn, ca] = mape_cells(&e.comm);
+    let [ps, pn, pa] = mape_cells(&e.comp);
     let _ = writeln!(
         out,
         "  {:<8}  {cs:>11} {cn:>11} {ca:>11}  {ps:>11} {pn:>11} {pa:>11}  {:>9}",
         "MAPE",
-        pct(e.average)
+        pct(e.average_percent)
     );
-    let (c, p) = (&e.communications, &e.computations);
+    let (c, p) = (&e.comm, &e.comp);
     let _ = writeln!(
         out,
         "  {:<8}  {:>11} {:>11} {:>11}  {:>11} {:>11} {:>11}",
@@ -105,10 +109,10 @@ pub fn table(e: &Evaluation) -> String {
             out,
             "  {name:<10} {:>6}  {:>13} {:>13}  {:>10} {:>10}",
             p.cores.len(),
-            pct(Some(p.comm_parallel)),
-            pct(Some(p.comp_parallel)),
-            pct(Some(p.comm_alone)),
-            pct(Some(p.comp_alone)),
+            pct(Some(p.comm_parallel_mape_percent)),
+            pct(Some(p.comp_parallel_mape_percent)),
+            pct(Some(p.comm_alone_mape_percent)),
+            pct(Some(p.comp_alone_mape_percent)),
         );
     }
     let _ = writeln!(out, "\nPoints counted: {}.", e.points_counted);

@@ -9,13 +9,15 @@ use std::fmt::Write;
 /// Version of the overlap report's JSON layout.
 pub const OVERLAP_SCHEMA_VERSION: u32 = 1;
 
-/// Which stream ends last under contention.
+/// Which stream ends last under contention, written `comp` or `comm` like the streams in
+/// every other key the tool writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
 pub enum Bound {
     /// `T^C_M >= T^C_N`: the computation ends the step.
+    #[serde(rename = "comp")]
     Computation,
     /// `T^C_N > T^C_M`: the communication ends the step.
+    #[serde(rename = "comm")]
     Communication,
 }
 
@@ -36,7 +38,7 @@ pub struct HeteroReport {
     pub accel_perf: f64,
     /// The times at `--accel-share`, when given.
     pub at_share: Option<Split>,
-    /// The share that balances CPU and accelerators, or `communication_bound` when none does.
+    /// The share that balances CPU and accelerators, or `comm_bound` when none does.
     pub balance: Balance,
 }
 
@@ -45,6 +47,8 @@ pub struct HeteroReport {
 pub struct OverlapReport {
     pub schema_version: u32,
     pub tool: Provenance,
+    /// Times are in the inputs' unit ([`super::json::UNITS_OF_INPUT_TIMES`]).
+    pub units: super::json::Units,
     /// The inputs: `comp_time`, `comm_time`, `comp_loss`, `comm_loss`.
     #[serde(flatten)]
     pub step: Step,

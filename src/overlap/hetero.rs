@@ -56,7 +56,9 @@ pub enum Balance {
     /// CPU and accelerators end together at this split; it is the fastest.
     Balanced { split: Split },
     /// The communication alone (`T_N`) outlasts the accelerators doing everything: no `w` in
-    /// [0, 1] balances, and `w = 1` is the fastest split.
+    /// [0, 1] balances, and `w = 1` is the fastest split. Written `comm_bound`, the stream's
+    /// short name as in every key the tool writes.
+    #[serde(rename = "comm_bound")]
     CommunicationBound { split: Split },
 }
 

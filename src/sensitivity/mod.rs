@@ -87,14 +87,17 @@ pub struct Point {
     /// `fom` relative to the best (see [`threshold::relative`]).
     pub relative: f64,
     pub foms: Vec<f64>,
-    /// Bandit: the store bandwidth the bandit took (MB/s, median).
-    pub stolen_mbps: Option<f64>,
+    /// Bandit: the store bandwidth the bandit took (MB/s, median); `_mb_per_s` like the
+    /// trace's samples, as `mbps` could be read as megabits.
+    pub stolen_mb_per_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub schema_version: u32,
     pub tool: Provenance,
+    /// What the numbers are in ([`crate::export::json::UNITS`]).
+    pub units: crate::export::json::Units,
     pub backend: &'static str,
     /// What `level` means for this backend.
     pub level_meaning: String,
@@ -104,7 +107,7 @@ pub struct Report {
     pub lower_is_better: bool,
     pub repeat: u32,
     /// Bandit: the machine's peak store bandwidth, MB/s, that levels are percent of.
-    pub peak_mbps: Option<f64>,
+    pub peak_mb_per_s: Option<f64>,
     pub points: Vec<Point>,
     pub thresholds: Vec<threshold::Threshold>,
     pub notes: Vec<String>,
@@ -179,6 +182,7 @@ pub fn run(backend: &Backend, opts: &Options) -> Result<Report> {
         notes.push("the FOM never fell below 90% of its best: insensitive at these levels".into());
     }
     Ok(Report {
+        units: crate::export::json::UNITS,
         schema_version: REPORT_SCHEMA_VERSION,
         tool: Provenance::current(),
         backend: backend_name,
@@ -190,7 +194,7 @@ pub fn run(backend: &Backend, opts: &Options) -> Result<Report> {
         },
         lower_is_better: opts.lower_is_better,
         repeat: opts.repeat,
-        peak_mbps: peak.map(|p| p / 1e6),
+        peak_mb_per_s: peak.map(|p| p / 1e6),
         points,
         thresholds,
         notes,
@@ -291,14 +295,14 @@ fn sweep_bandit(
     Ok((peak, points))
 }
 
-fn point(level: f64, setting: String, foms: Vec<f64>, stolen_mbps: Option<f64>) -> Point {
+fn point(level: f64, setting: String, foms: Vec<f64>, stolen_mb_per_s: Option<f64>) -> Point {
     Point {
         level,
         setting,
         fom: median(&foms).unwrap_or(f64::NAN),
         relative: f64::NAN,
         foms,
-        stolen_mbps,
+        stolen_mb_per_s,
     }
 }
 

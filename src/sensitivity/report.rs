@@ -1,5 +1,5 @@
 //! A sensitivity report as a table for people, JSON (the [`Report`] as it is) or CSV (one row
-//! per level: `level,setting,fom,relative,stolen_mbps,runs`).
+//! per level: `level,setting,fom,relative,stolen_mb_per_s,runs`).
 
 use super::threshold::Threshold;
 use super::Report;
@@ -19,7 +19,7 @@ pub fn table(r: &Report) -> String {
     let better = if r.lower_is_better { "lower" } else { "higher" };
     let _ = writeln!(s, "Bandwidth sensitivity of {}", r.workload);
     let _ = writeln!(s, "level: {}", r.level_meaning);
-    if let Some(p) = r.peak_mbps {
+    if let Some(p) = r.peak_mb_per_s {
         let _ = writeln!(s, "peak store bandwidth: {p:.0} MB/s");
     }
     let _ = writeln!(
@@ -33,7 +33,7 @@ pub fn table(r: &Report) -> String {
         "level", "setting", "FOM", "relative", "stolen MB/s"
     );
     for p in &r.points {
-        let stolen = p.stolen_mbps.map_or("-".into(), |v| format!("{v:.0}"));
+        let stolen = p.stolen_mb_per_s.map_or("-".into(), |v| format!("{v:.0}"));
         let _ = writeln!(
             s,
             "{:>7.1}  {:<26} {:>14.6} {:>8.1}% {:>12}",
@@ -70,7 +70,14 @@ pub fn json(r: &Report) -> String {
 
 pub fn csv(r: &Report) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let _ = w.write_record(["level", "setting", "fom", "relative", "stolen_mbps", "runs"]);
+    let _ = w.write_record([
+        "level",
+        "setting",
+        "fom",
+        "relative",
+        "stolen_mb_per_s",
+        "runs",
+    ]);
     for p in &r.points {
         let runs: Vec<String> = p.foms.iter().map(f64::to_string).collect();
         let _ = w.write_record([
@@ -78,7 +85,7 @@ pub fn csv(r: &Report) -> String {
             p.setting.clone(),
             p.fom.to_string(),
             p.relative.to_string(),
-            p.stolen_mbps.map_or(String::new(), |v| v.to_string()),
+            p.stolen_mb_per_s.map_or(String::new(), |v| v.to_string()),
             runs.join(" "),
         ]);
     }
@@ -100,20 +107,21 @@ mod tests {
                 fom,
                 relative: fom / 10.0,
                 foms: vec![fom],
-                stolen_mbps: None,
+                stolen_mb_per_s: None,
             })
             .collect();
         let curve: Vec<(f64, f64)> = points.iter().map(|p| (p.level, p.fom)).collect();
         Report {
             schema_version: 1,
             tool: Provenance::current(),
+            units: crate::export::json::UNITS,
             backend: "resctrl",
             level_meaning: "percent".into(),
             workload: "x".into(),
             unit: None,
             lower_is_better: false,
             repeat: 1,
-            peak_mbps: None,
+            peak_mb_per_s: None,
             thresholds: threshold::thresholds(&curve, false, &threshold::FRACTIONS),
             points,
             notes: vec!["n".into()],
@@ -136,7 +144,7 @@ mod tests {
         let c = csv(&r);
         assert_eq!(
             c.lines().next().unwrap(),
-            "level,setting,fom,relative,stolen_mbps,runs"
+            "level,setting,fom,relative,stolen_mb_per_s,runs"
         );
         assert_eq!(c.lines().nth(2).unwrap(), "100,MB=100,10,1,,10");
     }
