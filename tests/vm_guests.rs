@@ -257,7 +257,11 @@ fn check_guest(layout: &str, nodes_per_socket: u32) {
         }
         for point in trace["points"].as_array().unwrap() {
             for t in point["ran_on"].as_array().expect("point.ran_on") {
-                assert_eq!(t["ran_on"], serde_json::json!([t["bound_to"]]), "{name}: {t}");
+                assert_eq!(
+                    t["ran_on"],
+                    serde_json::json!([t["bound_to"]]),
+                    "{name}: {t}"
+                );
             }
         }
         assert_eq!(trace["transport"]["kind"], "intra-node", "{name}");
