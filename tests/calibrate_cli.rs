@@ -451,6 +451,28 @@ fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
     let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(j["intervals"].as_array().unwrap().len(), 4);
 
+    // A model on standard input is read once, with its intervals: predict and plot use both.
+    let piped = |args: &[&str]| {
+        use std::io::Write;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_contention"))
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let text = std::fs::read(&model).unwrap();
+        child.stdin.take().unwrap().write_all(&text).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let o = piped(&["predict", "-m", "-", "--intervals", "-f", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(j["intervals"].as_array().unwrap().len(), 4);
+    let figures = dir.join("figures");
+    let o = piped(&["plot", "-m", "-", "--figure", "grid", "-o", s(&figures)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
     // The documented fields only: predict works, --intervals says what is missing.
     let plain = dir.join("plain.json");
     let mut bare = v.clone();

@@ -26,7 +26,7 @@ pub struct Input {
 pub fn run(args: &PlotArgs) -> Result<()> {
     let defaulted = args.model.is_none();
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
-    let model = model_file::load(&model_arg)?;
+    let (model, uncertainty) = model_file::load_with_uncertainty(&model_arg)?;
     // With no model named, draw this host's own results, as `calibrate` did.
     let traces = match (defaulted, args.traces.is_empty()) {
         (true, true) => crate::results::default_traces()?,
@@ -61,8 +61,8 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         let quality =
             crate::plot::data::Quality::from_traces(inputs.iter().filter_map(|i| i.trace.as_ref()));
         let mut grid = Grid::new(&model, &model_arg, &measured)?.with_quality(quality);
-        if let Some(u) = model_file::load_uncertainty(&model_arg)? {
-            grid = grid.with_intervals(&model, &u);
+        if let Some(u) = &uncertainty {
+            grid = grid.with_intervals(&model, u);
         }
         let name = format!("{machine}-grid");
         out.figure(&name, &grid)?;

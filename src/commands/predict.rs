@@ -13,10 +13,10 @@ use crate::report::{PredictReport, REPORT_SCHEMA_VERSION};
 
 pub fn run(args: &PredictArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
-    let model = model_file::load(&model_arg)?;
+    let (model, uncertainty) = model_file::load_with_uncertainty(&model_arg)?;
     let mut report = build_report(&model, &model_arg, args.ncores.as_ref(), args.placement)?;
     if args.intervals {
-        let u = model_file::load_uncertainty(&model_arg)?.ok_or_else(|| {
+        let u = uncertainty.ok_or_else(|| {
             Error::Input(format!(
                 "--intervals: {model_arg} has no bootstrap intervals (no `uncertainty` object); \
                  calibrate with --bootstrap 200 to add them"

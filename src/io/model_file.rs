@@ -10,8 +10,23 @@ use std::path::Path;
 /// Prefix that names a model built into the binary (the paper's tables) instead of a file.
 pub const PAPER_PREFIX: &str = "paper:";
 
-/// Loads `spec`: a path, or `paper:NAME` for one of the paper's machines.
+/// Loads `spec`: a path, `-` for standard input, or `paper:NAME` for one of the paper's
+/// machines.
 pub fn load(spec: &str) -> Result<Model> {
+    parse(&text_of(spec)?, spec)
+}
+
+/// Loads `spec` as [`load`] does, with its bootstrap intervals (the optional `uncertainty`
+/// object written by `calibrate --bootstrap N`; `None` for a file without them or a built-in
+/// model), from one read: standard input can be read only once.
+pub fn load_with_uncertainty(spec: &str) -> Result<(Model, Option<crate::calibrate::Uncertainty>)> {
+    let text = text_of(spec)?;
+    Ok((parse(&text, spec)?, uncertainty(&text, spec)?))
+}
+
+/// The JSON of `spec`: a built-in model's, or the file's (read with the input bounds of
+/// [`crate::io::read`]).
+fn text_of(spec: &str) -> Result<std::borrow::Cow<'static, str>> {
     if let Some(name) = spec.strip_prefix(PAPER_PREFIX) {
         let json = paper::model_json(name).ok_or_else(|| {
             Error::Input(format!(
@@ -23,25 +38,18 @@ pub fn load(spec: &str) -> Result<Model> {
                     .join(", ")
             ))
         })?;
-        return parse(json, spec);
+        return Ok(json.into());
     }
-    let text = crate::io::read::text(Path::new(spec), "read model file")?;
-    parse(&text, spec)
+    Ok(crate::io::read::text(Path::new(spec), "read model file")?.into())
 }
 
-/// The bootstrap intervals of a model file (its optional `uncertainty` object, written by
-/// `calibrate --bootstrap N`); `None` for a file without them or a built-in model.
-pub fn load_uncertainty(spec: &str) -> Result<Option<crate::calibrate::Uncertainty>> {
-    if spec.starts_with(PAPER_PREFIX) {
-        return Ok(None);
-    }
-    let text = std::fs::read_to_string(Path::new(spec))
-        .map_err(|e| Error::io("read model file", spec, e))?;
+/// The `uncertainty` object of a model file's `text`, if it has one.
+fn uncertainty(text: &str, spec: &str) -> Result<Option<crate::calibrate::Uncertainty>> {
     #[derive(serde::Deserialize)]
     struct Only {
         uncertainty: Option<crate::calibrate::Uncertainty>,
     }
-    let de = &mut serde_json::Deserializer::from_str(&text);
+    let de = &mut serde_json::Deserializer::from_str(text);
     let only: Only = serde_path_to_error::deserialize(de).map_err(|e| Error::InvalidModel {
         source: spec.to_string(),
         problems: vec![schema_problem(&e)],
