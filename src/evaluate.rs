@@ -22,9 +22,6 @@ use crate::provenance::Provenance;
 use crate::stats;
 use serde::Serialize;
 
-/// Version of the evaluation report's JSON layout.
-pub const EVALUATION_SCHEMA_VERSION: u32 = 1;
-
 /// Which points the headline figures count, stated in every output.
 pub const POINTS_COUNTED: &str = "Table 2 figures (`parallel`) compare comp_parallel and \
 comm_parallel, the bandwidths measured while computations and communications run together, \
@@ -274,7 +271,7 @@ pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<E
     }
     Ok(Evaluation {
         units: crate::export::json::UNITS,
-        schema_version: EVALUATION_SCHEMA_VERSION,
+        schema_version: <Evaluation as crate::report::Report>::SCHEMA_VERSION,
         tool: Provenance::current(),
         model: model_source.to_string(),
         machine: model.machine.clone(),

@@ -2,18 +2,16 @@
 //! (section 3.2 of Martinasso and Méhaut), optionally cap each receiving node at the
 //! communication bandwidth the memory contention model predicts, write the report.
 
-use crate::cli::{NetworkArgs, PenaltiesArg, TableOrJson};
+use crate::cli::{NetworkArgs, PenaltiesArg};
 use crate::error::{Error, Result};
-use crate::export::network::{
-    CommunicationEnd, Measured, MemoryCap, NetworkReport, NETWORK_SCHEMA_VERSION,
-};
-use crate::export::{self};
-use crate::io::{graph_file, model_file, output};
+use crate::export::network::{CommunicationEnd, Measured, MemoryCap, NetworkReport};
+use crate::io::{graph_file, model_file};
 use crate::measure::graph as measure_graph;
 use crate::measure::launch;
 use crate::model::{self, Placement};
 use crate::network::{self, FairShare, Graph, InfiniBand, PenaltyModel};
 use crate::provenance::Provenance;
+use crate::report::{self, Report};
 use crate::stats;
 use mpi::topology::Communicator;
 
@@ -34,21 +32,13 @@ pub fn run(args: &NetworkArgs) -> Result<()> {
         return launch_job(args, &graph);
     }
     if let Some(f) = fraction.filter(|&f| f >= 1.0) {
-        eprintln!(
-            "note: the memory model predicts {:.0} % of the link bandwidth or more: memory \
+        report::print_notes(&[format!(
+            "the memory model predicts {:.0} % of the link bandwidth or more: memory \
              contention does not slow these receivers",
             f * 100.0
-        );
+        )]);
     }
-    write(args, &report)
-}
-
-fn write(args: &NetworkArgs, report: &NetworkReport) -> Result<()> {
-    let text = match args.format {
-        TableOrJson::Table => export::network::render_table(report),
-        TableOrJson::Json => export::json::render(report),
-    };
-    output::emit(args.output.as_deref(), &text)
+    report::emit(&report, args.format.into(), args.output.as_deref())
 }
 
 /// From a shell: start this command again under the launcher, one rank per communication
@@ -151,7 +141,7 @@ fn as_rank(args: &NetworkArgs, graph: &Graph) -> Result<()> {
             })
             .collect(),
     );
-    write(args, &report)
+    report::emit(&report, args.format.into(), args.output.as_deref())
 }
 
 /// Says which communication ends ran elsewhere than `--hosts` asked (as MPI names the host:
@@ -272,7 +262,7 @@ fn build_report(
         .collect();
     Ok(NetworkReport {
         units: crate::export::json::UNITS,
-        schema_version: NETWORK_SCHEMA_VERSION,
+        schema_version: NetworkReport::SCHEMA_VERSION,
         tool: Provenance::current(),
         graph: args.graph.display().to_string(),
         penalties: name,

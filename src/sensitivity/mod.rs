@@ -28,8 +28,6 @@ use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub const REPORT_SCHEMA_VERSION: u32 = 1;
-
 /// What runs at each level.
 #[derive(Debug, Clone)]
 pub enum Workload {
@@ -92,8 +90,9 @@ pub struct Point {
     pub stolen_mb_per_s: Option<f64>,
 }
 
+/// The curve and its thresholds, with what produced them; written by [`report`].
 #[derive(Debug, Clone, Serialize)]
-pub struct Report {
+pub struct SensitivityReport {
     pub schema_version: u32,
     pub tool: Provenance,
     /// What the numbers are in ([`crate::export::json::UNITS`]).
@@ -134,7 +133,7 @@ pub fn allowed_cpus() -> Vec<u32> {
 }
 
 /// Runs the sweep and builds the report.
-pub fn run(backend: &Backend, opts: &Options) -> Result<Report> {
+pub fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport> {
     signals::install();
     if opts.repeat == 0 {
         return Err(Error::Input("--repeat must be at least 1".into()));
@@ -181,9 +180,9 @@ pub fn run(backend: &Backend, opts: &Options) -> Result<Report> {
     if thresholds.iter().all(|t| t.level.is_none()) {
         notes.push("the FOM never fell below 90% of its best: insensitive at these levels".into());
     }
-    Ok(Report {
+    Ok(SensitivityReport {
         units: crate::export::json::UNITS,
-        schema_version: REPORT_SCHEMA_VERSION,
+        schema_version: <SensitivityReport as crate::report::Report>::SCHEMA_VERSION,
         tool: Provenance::current(),
         backend: backend_name,
         level_meaning,
