@@ -237,20 +237,7 @@ impl Input {
                     .map(|why| format!("{source}: at {} cores, {why}", o.cores))
             })
             .collect();
-        if !trace.complete {
-            notes.push(format!(
-                "{source} is incomplete ({} of {} core counts measured); \
-                 `contention measure --resume` completes it",
-                trace.points.len(),
-                trace.config.cores.len()
-            ));
-        }
-        if !trace.config.bind {
-            notes.push(format!(
-                "{source} was measured without binding (--no-bind): placement {placement} was \
-                 asked for, not enforced, so the model may not describe it"
-            ));
-        }
+        notes.extend(trace.notes(source));
         Ok(Input {
             source: source.to_string(),
             kind: InputKind::Trace,
