@@ -208,4 +208,9 @@ mod tests {
             "{text}"
         );
     }
+
+    #[test]
+    fn json_has_schema_version() {
+        assert_eq!(crate::report::json_of(&evaluation())["inputs"][0], "m.csv");
+    }
 }

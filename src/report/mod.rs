@@ -85,6 +85,18 @@ pub fn print_notes(notes: &[String]) {
     }
 }
 
+/// The report's JSON, parsed, after checking that its `schema_version` is the type's.
+#[cfg(test)]
+pub(crate) fn json_of<R: Report>(r: &R) -> serde_json::Value {
+    let j: serde_json::Value = serde_json::from_str(&render(r, Format::Json).unwrap()).unwrap();
+    assert_eq!(
+        j["schema_version"],
+        serde_json::json!(R::SCHEMA_VERSION),
+        "{j}"
+    );
+    j
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

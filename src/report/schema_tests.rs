@@ -1,23 +1,13 @@
 //! Every report type's JSON carries `schema_version`, equal to its [`Report::SCHEMA_VERSION`]:
-//! one test per type, on a small report of that type.
+//! one test per type, on a small report of that type (those of `evaluate` and `sensitivity`
+//! sit beside their writers' tests, which build one already).
 
-use super::{render, Format, Report};
+use super::{json_of, Report};
 use crate::cores::CoreList;
 use crate::export::json::{UNITS, UNITS_OF_INPUT_TIMES};
 use crate::io::model_file;
 use crate::model::Model;
 use crate::provenance::Provenance;
-
-/// The report's JSON, parsed, after checking its `schema_version`.
-fn json_of<R: Report>(r: &R) -> serde_json::Value {
-    let j: serde_json::Value = serde_json::from_str(&render(r, Format::Json).unwrap()).unwrap();
-    assert_eq!(
-        j["schema_version"],
-        serde_json::json!(R::SCHEMA_VERSION),
-        "{j}"
-    );
-    j
-}
 
 fn henri() -> Model {
     model_file::load("paper:henri").unwrap()
@@ -33,17 +23,6 @@ fn predict_json_has_schema_version() {
     )
     .unwrap();
     assert_eq!(json_of(&r)["model"], "paper:henri");
-}
-
-#[test]
-fn evaluation_json_has_schema_version() {
-    use crate::model::{self, all_placements};
-    let m = henri();
-    let p = model::predict(&m, &all_placements(&m), &[1, 2]).unwrap();
-    let rows = crate::export::csv::tidy_rows(&p);
-    let input = crate::dataset::Input::from_rows(&rows, "m.csv");
-    let r = crate::evaluate::evaluate(&m, "paper:henri", &[input]).unwrap();
-    assert_eq!(json_of(&r)["inputs"][0], "m.csv");
 }
 
 #[test]
@@ -117,25 +96,4 @@ fn check_json_has_schema_version() {
         pass: true,
     };
     assert_eq!(json_of(&r)["pass"], true);
-}
-
-#[test]
-fn sensitivity_json_has_schema_version() {
-    use crate::sensitivity::{threshold, SensitivityReport};
-    let r = SensitivityReport {
-        schema_version: SensitivityReport::SCHEMA_VERSION,
-        tool: Provenance::current(),
-        units: UNITS,
-        backend: "resctrl",
-        level_meaning: "percent".into(),
-        workload: "x".into(),
-        unit: None,
-        lower_is_better: false,
-        repeat: 1,
-        peak_mb_per_s: None,
-        points: Vec::new(),
-        thresholds: threshold::thresholds(&[], false, &threshold::FRACTIONS),
-        notes: Vec::new(),
-    };
-    assert_eq!(json_of(&r)["backend"], "resctrl");
 }

@@ -151,9 +151,7 @@ mod tests {
             t.contains(" 90% of its best: 50.0 (interpolated 90.0)"),
             "{t}"
         );
-        let j: serde_json::Value =
-            serde_json::from_str(&crate::report::render(&r, crate::report::Format::Json).unwrap())
-                .unwrap();
+        let j = crate::report::json_of(&r);
         assert_eq!(j["points"].as_array().unwrap().len(), 2);
         assert_eq!(j["thresholds"][2]["level"], 50.0);
         assert!(j["thresholds"][0]["level"].is_null());
@@ -163,5 +161,10 @@ mod tests {
             "level,setting,fom,relative,stolen_mb_per_s,runs"
         );
         assert_eq!(c.lines().nth(2).unwrap(), "100,MB=100,10,1,,10");
+    }
+
+    #[test]
+    fn json_has_schema_version() {
+        assert_eq!(crate::report::json_of(&report())["backend"], "resctrl");
     }
 }
