@@ -4,12 +4,15 @@
 //! - [`topology`]: the machine from hwloc, as plain data.
 //! - [`plan`]: which cores compute, which core communicates, which nodes hold the buffers.
 
+pub mod choices;
 pub mod comm;
 pub mod graph;
 pub mod kernel;
 pub mod launch;
 pub mod lock;
 pub mod memory;
+pub mod mpi;
+pub mod options;
 pub mod plan;
 pub mod progress;
 pub mod run;
