@@ -375,3 +375,71 @@ fn build_report(
         measured: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(extra: &[&str]) -> NetworkArgs {
+        let cli = crate::cli::Cli::try_parse_from(
+            ["contention", "network", "g.json"].iter().chain(extra),
+        )
+        .unwrap();
+        let crate::cli::Command::Network(a) = cli.command else {
+            unreachable!()
+        };
+        a
+    }
+
+    #[test]
+    fn the_memory_model_options_become_one_request() {
+        let o = Options::from_args(&args(&[
+            "--memory-model",
+            "paper:henri",
+            "--cores",
+            "16",
+            "--placement",
+            "0,1",
+        ]))
+        .unwrap();
+        assert_eq!(
+            o.memory,
+            Some(MemoryRequest {
+                model: "paper:henri".into(),
+                cores: 16,
+                comp_numa: 0,
+                comm_numa: 1,
+            })
+        );
+        assert!(Options::from_args(&args(&[])).unwrap().memory.is_none());
+    }
+
+    #[test]
+    fn from_args_refuses_what_clap_would_and_names_it() {
+        // Built by a caller rather than parsed: clap's own checks did not run.
+        let mut a = args(&[]);
+        a.memory_model = Some("paper:henri".into());
+        let e = Options::from_args(&a).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e
+            .to_string()
+            .contains("--memory-model, --cores and --placement"));
+        let mut a = args(&["--run"]);
+        a.repeat = 0;
+        let e = Options::from_args(&a).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().starts_with("--repeat 0:"), "{e}");
+    }
+
+    #[test]
+    fn measure_graph_is_network_run_with_its_defaults() {
+        let parsed = Options::from_args(&args(&["--run", "-o", "r.txt"])).unwrap();
+        let built = Options::run_graph(
+            "g.json".into(),
+            launch::Launcher::Mpirun,
+            Some("r.txt".into()),
+        );
+        assert_eq!(parsed, built);
+    }
+}

@@ -3,6 +3,9 @@
 //!
 //! - [`topology`]: the machine from hwloc, as plain data.
 //! - [`plan`]: which cores compute, which core communicates, which nodes hold the buffers.
+//! - [`options`]: what a measurement is asked to do, as plain values ([`choices`]: its
+//!   enums); [`session`] takes them, never the command line.
+//! - [`mpi`]: joining the MPI job; [`sender`]: the ranks that send.
 
 pub mod choices;
 pub mod comm;
