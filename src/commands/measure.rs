@@ -146,9 +146,7 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         // Rank 0 runs elsewhere, but a device, FIFO or directory is refused before MPI starts.
         crate::io::atomic::check_target(out)?;
     }
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
-    let argv: Vec<_> = std::env::args_os().skip(1).collect();
+    let (exe, argv) = launch::own_command()?;
     let cmd = launch::command_line_ranks(
         args.measure.job_ranks() as usize,
         args.launcher,
@@ -176,13 +174,7 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
     };
     let mode = progress::Mode::from_env_or_terminal(None, args.quiet);
     if mode != progress::Mode::Quiet {
-        eprintln!(
-            "measure: starting {}",
-            cmd.iter()
-                .map(|s| s.to_string_lossy())
-                .collect::<Vec<_>>()
-                .join(" ")
-        );
+        eprintln!("measure: starting {}", launch::shown(&cmd));
     }
     // Ctrl-C, SIGTERM and SIGHUP to this process are forwarded to the job (its own process
     // group, see `signals`); this process waits for it to save and exit.

@@ -155,9 +155,7 @@ fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
             c.bytes
         )));
     }
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
-    let argv: Vec<_> = std::env::args_os().skip(1).collect();
+    let (exe, argv) = launch::own_command()?;
     let cmd = match &args.hosts {
         None => launch::command_line_ranks(
             measure_graph::ranks(graph),
@@ -180,13 +178,7 @@ fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
             launch::mpirun_rank_per_host(&hosts, launch::is_root(), &exe, &argv)
         }
     };
-    eprintln!(
-        "network: starting {}",
-        cmd.iter()
-            .map(|s| s.to_string_lossy())
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
+    eprintln!("network: starting {}", launch::shown(&cmd));
     match launch::run(&cmd, "quiet")? {
         0 => Ok(()),
         c => Err(Error::Reported(c)),
