@@ -35,6 +35,7 @@ pub fn join(
     let (universe, granted) = ::mpi::initialize_with_threading(needs)
         .ok_or_else(|| Error::Failed("MPI was already initialized".into()))?;
     if granted < needs {
+        // Only `measure` asks for more than `Threading::Single`, which every MPI grants.
         return Err(Error::Failed(format!(
             "the MPI library grants thread level {granted:?}, but measure calls MPI from its \
              communication thread and needs MPI_THREAD_SERIALIZED; use an MPI built with \
