@@ -7,28 +7,49 @@
 //!    as compile-time environment variables for `src/provenance.rs`, so every trace and report
 //!    says which code and which compiler flags produced it.
 
+// The man page and completions describe the binary, which needs the `cli` feature.
+#[cfg(feature = "cli")]
 use clap::CommandFactory;
+#[cfg(feature = "cli")]
 use clap_complete::Shell;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(feature = "cli")]
+use std::path::PathBuf;
 use std::process::Command;
 
+#[cfg(feature = "cli")]
 #[allow(dead_code)]
 #[path = "src/cores.rs"]
 mod cores;
 
+#[cfg(feature = "cli")]
 #[allow(dead_code)]
 #[path = "src/units.rs"]
 mod units;
 
+#[cfg(feature = "cli")]
 #[allow(dead_code)]
 #[path = "src/cli.rs"]
 mod cli;
 
+// `src/cli.rs` takes the measurement's enums from the library, as `crate::measure::choices`.
+#[cfg(feature = "cli")]
+#[allow(dead_code)]
+#[path = "src/measure/choices.rs"]
+mod measure_choices;
+
+#[cfg(feature = "cli")]
+mod measure {
+    pub(crate) use super::measure_choices as choices;
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=src/cli.rs");
+    println!("cargo:rerun-if-changed=src/measure/choices.rs");
     println!("cargo:rerun-if-changed=src/cores.rs");
     println!("cargo:rerun-if-changed=src/units.rs");
     provenance();
+    #[cfg(feature = "cli")]
     if let Err(e) = generate_docs() {
         // Docs are a convenience: a read-only target dir must not fail the build.
         println!("cargo:warning=could not write man page or completions: {e}");
@@ -91,6 +112,7 @@ fn run(program: &str, args: &[&str]) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+#[cfg(feature = "cli")]
 fn generate_docs() -> std::io::Result<()> {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     // OUT_DIR is target/<profile>/build/<pkg>-<hash>/out: three levels up is target/<profile>.

@@ -4,6 +4,7 @@
 //! crate) to write the man page and shell completions, so it must stay free of other imports.
 
 use crate::cores::CoreList;
+pub use crate::measure::choices::{CommPattern, ComputeKernel, Launcher};
 use crate::units::ByteSize;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -321,37 +322,6 @@ pub struct MeasureArgs {
     /// `contention network GRAPH --run`, with InfiniBand penalties and 5 repetitions.
     #[arg(long, value_name = "GRAPH.json")]
     pub graph: Option<PathBuf>,
-}
-
-/// `measure --kernel`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ComputeKernel {
-    /// Non-temporal stores (AVX-512, AVX2 or SSE2).
-    NtStore,
-    /// `a[i] = b[i]`.
-    Copy,
-    /// `a[i] = b[i] + s * c[i]`.
-    Triad,
-}
-
-/// `measure --pattern`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CommPattern {
-    /// Rank 1 sends to rank 0, back to back.
-    Pong,
-    /// Ranks 0 and 1 send to each other at the same time.
-    Pingpong,
-    /// Each rank sends to the next and receives from the previous.
-    Ring,
-}
-
-/// How `measure` starts its two ranks from a shell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Launcher {
-    /// `mpirun -np 2` (Open MPI).
-    Mpirun,
-    /// `srun --ntasks=2` (Slurm).
-    Srun,
 }
 
 /// `COMP,COMM` NUMA node pair.

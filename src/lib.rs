@@ -12,11 +12,15 @@
 //! - [`overlap`]: Langguth et al.'s time of an overlapped step, and the advisor built on it.
 //! - [`plot`]: the paper's figures, rendered in memory as SVG or PNG.
 //! - [`results`]: the default place of traces and models, per host.
-//! - [`commands`]: one module per subcommand, gluing the above; [`cli`] their arguments.
+//! - `commands`: one module per subcommand, gluing the above; `cli` their arguments. Both
+//!   need the default feature `cli` (clap); without it the library builds without clap, and
+//!   a program drives a measurement through [`measure::options::MeasureOptions`].
 
 pub mod calibrate;
 pub mod check;
+#[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "cli")]
 pub mod commands;
 pub mod cores;
 pub mod dataset;

@@ -15,7 +15,7 @@ use std::process::Command;
 /// (rank 0's stderr is a pipe under the launcher even when the user's is a terminal).
 pub const PROGRESS_ENV: &str = "CONTENTION_PROGRESS";
 
-pub use crate::cli::Launcher;
+pub use super::choices::Launcher;
 
 /// Whether this process was started by an MPI launcher, from the variables they set:
 /// Open MPI (`OMPI_COMM_WORLD_SIZE`), PMIx (`PMIX_RANK`), MPICH/Hydra and Intel MPI
@@ -236,6 +236,22 @@ pub fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
+/// This binary and the arguments it was started with: what the launcher starts again, once
+/// per rank, so that each rank runs the same command under the launcher.
+pub fn own_command() -> Result<(std::path::PathBuf, Vec<OsString>)> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
+    Ok((exe, std::env::args_os().skip(1).collect()))
+}
+
+/// A command line as the log shows it (`measure: starting ...`), arguments joined by spaces.
+pub fn shown(cmd: &[OsString]) -> String {
+    cmd.iter()
+        .map(|s| s.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Runs the launcher and returns the job's exit status (128 + signal when killed).
 ///
 /// The job gets its own process group, to which [`super::signals`] forwards SIGINT, SIGTERM
@@ -306,6 +322,18 @@ mod tests {
             ("SLURM_STEP_NUM_TASKS", "1"),
             ("SLURM_JOB_ID", "7")
         ])));
+    }
+
+    #[test]
+    fn the_log_shows_the_command_line_and_the_binary_is_this_one() {
+        let cmd = [
+            OsString::from("mpirun"),
+            OsString::from("-np"),
+            OsString::from("2"),
+        ];
+        assert_eq!(shown(&cmd), "mpirun -np 2");
+        let (exe, _) = own_command().unwrap();
+        assert_eq!(exe, std::env::current_exe().unwrap());
     }
 
     #[test]

@@ -3,13 +3,19 @@
 //!
 //! - [`topology`]: the machine from hwloc, as plain data.
 //! - [`plan`]: which cores compute, which core communicates, which nodes hold the buffers.
+//! - [`options`]: what a measurement is asked to do, as plain values ([`choices`]: its
+//!   enums); [`session`] takes them, never the command line.
+//! - [`mpi`]: joining the MPI job; [`sender`]: the ranks that send.
 
+pub mod choices;
 pub mod comm;
 pub mod graph;
 pub mod kernel;
 pub mod launch;
 pub mod lock;
 pub mod memory;
+pub mod mpi;
+pub mod options;
 pub mod plan;
 pub mod progress;
 pub mod run;
