@@ -5,7 +5,7 @@
 //! different things.
 
 use super::memory;
-use super::run::bind_current_thread;
+use crate::sys::{bind_current_thread, current_cpu};
 use crate::trace::SenderPlacement;
 use hwlocality::memory::binding::Bytes;
 use hwlocality::Topology;
@@ -36,7 +36,7 @@ pub fn place<'t>(
         host: host.to_string(),
         pu_os: pu,
         reason: String::new(),
-        ran_on: memory::current_cpu().into_iter().collect(),
+        ran_on: current_cpu().into_iter().collect(),
         buffer: pages,
     };
     (Ok(report), Some(buffer))
@@ -69,7 +69,7 @@ mod tests {
             .next()
             .and_then(|n| n.os_index())
             .map(|o| o as u32);
-        let pu = memory::current_cpu();
+        let pu = current_cpu();
         let (report, buf) = place(&t, "here", 1 << 20, pu, node);
         let report = report.unwrap();
         assert_eq!(buf.unwrap().len(), 1 << 20);
