@@ -1,7 +1,7 @@
 //! What all figures share, one concern per file, so the three figures read as one family:
 //!
 //! - [`theme`]: colours and sizes;
-//! - [`text`]: text styles, measured widths, header lines that shrink to fit;
+//! - [`text`](mod@text): text styles, measured widths, header lines that shrink to fit;
 //! - [`ticks`]: axis scales and tick positions;
 //! - [`marks`]: data markers and lines;
 //! - [`legend`]: legends that wrap at the figure's width;
