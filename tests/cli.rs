@@ -4,7 +4,6 @@
 mod common;
 
 use common::{contention, stderr, stdout, temp_dir};
-use std::path::PathBuf;
 
 const HENRI: &str = include_str!("../src/model/paper/paper-henri.json");
 
@@ -223,15 +222,93 @@ fn help_teaches_units_and_examples() {
 }
 
 #[test]
-fn build_script_wrote_man_page_and_completions() {
-    let out = PathBuf::from(env!("OUT_DIR"));
-    let man = std::fs::read_to_string(out.join("contention.1")).unwrap();
-    assert!(man.contains("predict"));
+fn completions_name_every_subcommand() {
+    let o = contention(&["completions", "bash"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bash = stdout(&o);
+    for sub in [
+        "measure",
+        "calibrate",
+        "predict",
+        "evaluate",
+        "plot",
+        "check",
+        "overlap",
+        "advise",
+        "network",
+        "sensitivity",
+        "completions",
+        "man",
+    ] {
+        assert!(
+            bash.contains(&format!("contention,{sub})")),
+            "`{sub}` missing from the bash completions"
+        );
+    }
+    assert!(bash.contains("--ncores"));
+    // Every shell clap_complete offers works; an unknown one is a usage error.
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let o = contention(&["completions", shell]);
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        assert!(stdout(&o).contains("predict"), "{shell}");
+    }
+    let o = contention(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn man_writes_one_page_per_subcommand() {
+    // DIR is created, with its parents.
+    let dir = temp_dir("man").join("share/man1");
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = contention(&["man", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (page, title) in [
+        ("contention.1", ".TH contention 1"),
+        ("contention-measure.1", ".TH contention-measure 1"),
+        ("contention-sensitivity.1", ".TH contention-sensitivity 1"),
+    ] {
+        let text = std::fs::read_to_string(dir.join(page)).unwrap();
+        // The title line comes first, after clap_mangen's two-line quote-string preamble.
+        let th = text
+            .lines()
+            .find(|l| !l.starts_with(".ie") && !l.starts_with(".el"));
+        assert!(
+            th.is_some_and(|l| l.starts_with(title)),
+            "{page} does not start with `{title}`:\n{}",
+            &text[..text.len().min(300)]
+        );
+    }
+    let top = std::fs::read_to_string(dir.join("contention.1")).unwrap();
+    assert!(top.contains("predict"));
     // No link to a page that is never installed.
     assert!(
-        !man.contains("contention\\-help"),
+        !top.contains("contention\\-help"),
         "contention-help(1) in the man page"
     );
-    let bash = std::fs::read_to_string(out.join("contention.bash")).unwrap();
-    assert!(bash.contains("--ncores"));
+    assert!(!dir.join("contention-help.1").exists());
+    // Run again: the pages are replaced, and no temporary file is left behind.
+    let o = contention(&["man", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 13, "{names:?}");
+    assert!(names
+        .iter()
+        .all(|n| n.starts_with("contention") && n.ends_with(".1")));
+}
+
+#[test]
+fn man_into_a_file_fails_naming_it() {
+    let file = temp_dir("man-file").join("not-a-dir");
+    std::fs::write(&file, "keep me").unwrap();
+    let o = contention(&["man", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains(file.to_str().unwrap()), "{err}");
+    assert!(err.contains("not a directory"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
 }

@@ -51,7 +51,8 @@ pub struct Options {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
-    /// The global robust fit of every measured placement ([`fit`]), started from the rules.
+    /// The global robust fit of every measured placement ([`fit`](mod@fit)), started from the
+    /// rules.
     #[default]
     Fit,
     /// The paper's rules (section 3.1, [`rules`]) on the two sample placements only.

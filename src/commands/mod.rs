@@ -4,6 +4,7 @@
 pub mod advise;
 pub mod calibrate;
 pub mod check;
+pub mod docs;
 pub mod evaluate;
 pub mod measure;
 pub mod network;

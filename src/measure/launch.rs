@@ -230,11 +230,9 @@ pub fn mpirun_rank_per_host(
     cmd
 }
 
-/// Whether the process runs as root (Open MPI then needs `--allow-run-as-root`).
-pub fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
-}
+/// Whether the process runs as root (Open MPI then needs `--allow-run-as-root`); here beside
+/// the command lines that depend on it.
+pub use crate::sys::is_root;
 
 /// This binary and the arguments it was started with: what the launcher starts again, once
 /// per rank, so that each rank runs the same command under the launcher.

@@ -191,12 +191,6 @@ pub fn unverified(p: &BufferPages) -> Option<String> {
     })
 }
 
-/// The CPU (OS index) the calling thread runs on now, if the OS says.
-pub fn current_cpu() -> Option<u32> {
-    // SAFETY: sched_getcpu has no preconditions; it returns -1 on failure.
-    u32::try_from(unsafe { libc::sched_getcpu() }).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,7 +242,6 @@ mod tests {
         assert_eq!(pages.unknown, 0, "{pages:?}");
         assert_eq!(pages.on_nodes.get(&os), Some(&pages.pages), "{pages:?}");
         assert!(check_pages(&pages).is_ok());
-        assert!(current_cpu().is_some());
     }
 
     #[test]

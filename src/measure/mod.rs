@@ -1,5 +1,6 @@
 //! `contention measure`: the benchmark of section 4.1.1 of the paper. This is the only part of
-//! the crate with threads, MPI, pinning and intrinsics.
+//! the crate with MPI and intrinsics; its threads are pinned through [`crate::sys`], the OS
+//! calls it shares with `sensitivity`.
 //!
 //! - [`topology`]: the machine from hwloc, as plain data.
 //! - [`plan`]: which cores compute, which core communicates, which nodes hold the buffers.

@@ -11,9 +11,8 @@ use super::comm::{self, lock, Command};
 use super::memory;
 use super::sampling::{self, Timings};
 use super::workload::Workload;
+use crate::sys::{bind_current_thread, current_cpu};
 use crate::trace::{Phase, Plan, Sample, ThreadCpus, TracePoint};
-use hwlocality::cpu::binding::CpuBindingFlags;
-use hwlocality::cpu::cpuset::CpuSet;
 use hwlocality::memory::binding::Bytes;
 use hwlocality::Topology;
 use mpi::topology::SimpleCommunicator;
@@ -70,20 +69,6 @@ pub struct Bench<'t> {
     pub interrupted: &'t AtomicBool,
     /// Where finished points are saved, for the message if the run stalls.
     pub saved_to: &'t std::path::Path,
-}
-
-/// Binds the calling thread to one hardware thread (OS index).
-pub fn bind_current_thread(topology: &Topology, pu_os: u32) -> Result<(), String> {
-    let mut set = CpuSet::new();
-    set.set(pu_os as usize);
-    topology
-        .bind_cpu(&set, CpuBindingFlags::THREAD | CpuBindingFlags::STRICT)
-        .map_err(|e| {
-            format!(
-                "the OS refused to bind a thread to PU P#{pu_os}: {e}; in a container or a \
-                 restricted cpuset, pass --no-bind (the trace records it)"
-            )
-        })
 }
 
 impl Bench<'_> {
@@ -146,7 +131,7 @@ impl Bench<'_> {
                         None => &[],
                     };
                     let seen = || {
-                        if let Some(c) = memory::current_cpu() {
+                        if let Some(c) = current_cpu() {
                             lock(comm_seen).insert(c);
                         }
                     };
@@ -328,7 +313,7 @@ impl PhaseCtx<'_, '_, '_> {
                             workload.run(memory::as_bytes(&mut buf), value);
                             let e = t0.elapsed().as_secs_f64();
                             lock(&timings[i]).push((s, e));
-                            if let Some(c) = memory::current_cpu() {
+                            if let Some(c) = current_cpu() {
                                 lock(&cpus[i]).insert(c);
                             }
                             value = value.wrapping_add(1);

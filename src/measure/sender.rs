@@ -11,9 +11,9 @@ use super::comm;
 use super::memory;
 use super::mpi::World;
 use super::plan::SenderPlan;
-use super::run::bind_current_thread;
 use super::topology;
 use crate::error::{Error, Result as CrateResult};
+use crate::sys::{bind_current_thread, current_cpu};
 use crate::trace::{SenderPlacement, TransportKind};
 use hwlocality::memory::binding::Bytes;
 use hwlocality::Topology;
@@ -45,7 +45,7 @@ pub fn place<'t>(
         host: host.to_string(),
         pu_os: pu,
         reason: String::new(),
-        ran_on: memory::current_cpu().into_iter().collect(),
+        ran_on: current_cpu().into_iter().collect(),
         buffer: pages,
     };
     (Ok(report), Some(buffer))
@@ -159,7 +159,7 @@ mod tests {
             .next()
             .and_then(|n| n.os_index())
             .map(|o| o as u32);
-        let pu = memory::current_cpu();
+        let pu = current_cpu();
         let (report, buf) = place(&t, "here", 1 << 20, pu, node);
         let report = report.unwrap();
         assert_eq!(buf.unwrap().len(), 1 << 20);

@@ -19,10 +19,10 @@ pub mod runner;
 pub mod threshold;
 
 use crate::error::{Error, Result};
-use crate::measure::run::bind_current_thread;
 use crate::measure::signals;
 use crate::provenance::Provenance;
 use crate::stats::median;
+use crate::sys::{self, bind_current_thread};
 use hwlocality::Topology;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -119,18 +119,6 @@ resctrl throttling at levels of 10% and more left latency unchanged in Foyer and
 measurements. A latency-bound code (a pointer chase) looks sensitive here although it is not \
 to throttling; compare it with `--builtin pointer-chase` on this machine before reading a \
 threshold as a bandwidth sensitivity.";
-
-/// The PUs this process may run on (its affinity mask).
-pub fn allowed_cpus() -> Vec<u32> {
-    // SAFETY: an all-zero cpu_set_t is valid; sched_getaffinity fills it.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `set` is a live cpu_set_t of the size passed.
-    let ok = unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) } == 0;
-    (0..libc::CPU_SETSIZE as u32)
-        // SAFETY: CPU_ISSET reads inside `set` for indices below CPU_SETSIZE.
-        .filter(|&c| ok && unsafe { libc::CPU_ISSET(c as usize, &set) })
-        .collect()
-}
 
 /// Runs the sweep and builds the report.
 pub fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport> {
@@ -245,7 +233,7 @@ fn sweep_bandit(
     topology: &Topology,
     prepared: &mut Option<builtin::Prepared>,
 ) -> Result<(f64, Vec<Point>)> {
-    let allowed = allowed_cpus();
+    let allowed = sys::allowed_cpus();
     let command = opts
         .command_cores
         .clone()
@@ -329,8 +317,7 @@ fn run_once(
                     bind_current_thread(topology, pu).map_err(Error::Failed)?;
                 }
                 if let Some(g) = group {
-                    // SAFETY: gettid has no preconditions.
-                    g.add_task(unsafe { libc::gettid() } as u32)?;
+                    g.add_task(sys::thread_id())?;
                 }
                 Ok(kernel.run())
             })
