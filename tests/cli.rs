@@ -1,9 +1,7 @@
 //! The `contention` binary end to end: outputs other tools rely on, and errors that name the
 //! bad value with the right exit status.
 
-mod common;
-
-use common::{contention, stderr, stdout, temp_dir};
+use crate::common::{contention, stderr, stdout, temp_dir};
 
 const HENRI: &str = include_str!("../src/model/paper/paper-henri.json");
 
@@ -49,7 +47,7 @@ fn predict_table_marks_shared_nodes_and_names_the_machine() {
 
 #[test]
 fn predict_csv_is_tidy_and_written_to_file() {
-    let dir = temp_dir("csv");
+    let dir = temp_dir("cli-csv");
     let file = dir.join("pred.csv");
     let o = contention(&[
         "predict",
@@ -106,7 +104,7 @@ fn bad_core_lists_are_refused_with_status_2() {
 
 #[test]
 fn invalid_model_files_name_file_field_and_rule() {
-    let dir = temp_dir("model");
+    let dir = temp_dir("cli-model");
     let cases = [
         (HENRI.replacen("\"alpha\": 0.915,", "", 1), "local.alpha"),
         (
@@ -153,7 +151,7 @@ fn invalid_model_files_name_file_field_and_rule() {
 
 #[test]
 fn a_model_without_remote_predicts_the_first_socket_and_says_so() {
-    let dir = temp_dir("noremote");
+    let dir = temp_dir("cli-noremote");
     let mut v: serde_json::Value = serde_json::from_str(HENRI).unwrap();
     v.as_object_mut().unwrap().remove("remote");
     let path = dir.join("local-only.json");
