@@ -70,15 +70,15 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
             ),
         );
     }
-    let args = &Options::from_args(args)?;
-    if launch::under_launcher(|k| std::env::var(k).ok()) && !args.dry_run {
-        return as_rank(args);
+    let options = Options::from_args(args)?;
+    if launch::under_launcher(|k| std::env::var(k).ok()) && !options.dry_run {
+        return as_rank(&options);
     }
-    let hosts = hosts(args);
-    if args.dry_run {
-        return dry_run(args, hosts.as_deref());
+    let hosts = hosts(&options);
+    if options.dry_run {
+        return dry_run(&options, hosts.as_deref());
     }
-    launch_job(args, hosts.as_deref())
+    launch_job(&options, hosts.as_deref())
 }
 
 /// `--hosts`, or inside a Slurm allocation of two or more nodes, this node and another one
