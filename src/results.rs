@@ -14,7 +14,7 @@
 //! (`trace-numa0-0-nt-store-pong.json`), so that no variant overwrites another; `calibrate`
 //! takes one variant, the paper's (`nt-store`, `pong`) when present.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use std::path::{Path, PathBuf};
 
 /// The default root, relative to the current directory.
@@ -153,7 +153,7 @@ pub fn inputs_or_default(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
 fn in_directory(dir: &Path) -> Result<Vec<PathBuf>> {
     let with = |ext: &str| -> Result<Vec<PathBuf>> {
         let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| Error::io("list the directory", dir, e))?
+            .map_err(|e| Error::io(IoAction::List("the directory"), dir, e))?
             .flatten()
             .map(|e| e.path())
             .filter(|p| {
@@ -205,7 +205,7 @@ fn select(dir: &Path) -> Result<Selection> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(none()),
-        Err(e) => return Err(Error::io("list the results directory", dir, e)),
+        Err(e) => return Err(Error::io(IoAction::List("the results directory"), dir, e)),
     };
     let mut groups: std::collections::BTreeMap<String, Vec<PathBuf>> = Default::default();
     for entry in entries.flatten() {
@@ -240,7 +240,7 @@ fn select(dir: &Path) -> Result<Selection> {
 pub fn ensure_parent(path: &Path) -> Result<()> {
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir)
-            .map_err(|e| Error::io("create the results directory", dir, e)),
+            .map_err(|e| Error::io(IoAction::Create("the results directory"), dir, e)),
         _ => Ok(()),
     }
 }

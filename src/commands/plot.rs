@@ -3,7 +3,7 @@
 //! standard error.
 
 use crate::cli::{FigureKind, PlotArgs, PlotFormat};
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use crate::io::{atomic, model_file, tidy_csv, trace_file};
 use crate::model::{Model, Placement};
 use crate::plot::data::Measurements;
@@ -48,7 +48,8 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         PlotFormat::Svg => ImageFormat::Svg,
         PlotFormat::Png => ImageFormat::Png,
     };
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io("create output directory", &dir, e))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::io(IoAction::Create("output directory"), &dir, e))?;
     let out = Output {
         dir: &dir,
         format,
@@ -121,7 +122,7 @@ fn chosen_figures(asked: &[FigureKind], inputs: &[Input]) -> Result<Vec<FigureKi
 /// Reads a trace JSON or a tidy CSV file, told apart by the content (a JSON object starts with
 /// `{`), and checks that its placements and core counts fit the model's machine.
 pub fn read_input(path: &Path, model: &Model) -> Result<Input> {
-    let text = crate::io::read::text(path, "read trace file")?;
+    let text = crate::io::read::text(path, "trace file")?;
     let source = path.display().to_string();
     let (rows, trace) = if text.trim_start().starts_with('{') {
         let trace = trace_file::parse(&text, &source)?;
@@ -223,8 +224,10 @@ struct Output<'a> {
 impl Output<'_> {
     fn figure(&self, name: &str, figure: &impl Figure) -> Result<()> {
         let path = self.dir.join(format!("{name}.{}", self.format.extension()));
-        let bytes = plot::render(figure, self.format)
-            .map_err(|e| Error::io("render", &path, std::io::Error::other(e)))?;
+        let bytes = plot::render(figure, self.format).map_err(|err| Error::Render {
+            path: Some(path.clone()),
+            err,
+        })?;
         self.write(&path, &bytes)
     }
 

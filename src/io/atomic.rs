@@ -7,7 +7,7 @@
 //! `tempfile` crate: exclusively (`O_EXCL`, so a planted symlink is never followed), with an
 //! unpredictable name, in the target's directory so that the final rename stays atomic.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use std::io::Write;
 use std::path::Path;
 
@@ -61,7 +61,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
         return match out.write_all(bytes).and_then(|()| out.flush()) {
             // A closed pipe (`| head`) is the reader's choice, not a failure.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-            r => r.map_err(|e| Error::io("write", "standard output", e)),
+            r => r.map_err(|e| Error::io(IoAction::Write(""), "standard output", e)),
         };
     }
     check_target(path)?;
@@ -80,13 +80,13 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
         // which would hide results from the rest of the group on a shared file system).
         .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(dir)
-        .map_err(|e| Error::io("write", path, e))?;
+        .map_err(|e| Error::io(IoAction::Write(""), path, e))?;
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| Error::io("write", path, e))?;
+        .map_err(|e| Error::io(IoAction::Write(""), path, e))?;
     // On failure the temporary is removed when `tmp` (or the error holding it) is dropped.
     tmp.persist(path)
-        .map_err(|e| Error::io("write", path, e.error))?;
+        .map_err(|e| Error::io(IoAction::Write(""), path, e.error))?;
     Ok(())
 }
 

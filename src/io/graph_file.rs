@@ -81,7 +81,7 @@ fn parse_json<T: for<'de> Deserialize<'de>>(text: &str, kind: &str, path: &Path)
 
 /// Loads and validates a contention graph file.
 pub fn load_graph(path: &Path) -> Result<Graph> {
-    parse_graph(&read(path, "read graph file")?, path)
+    parse_graph(&read(path, "graph file")?, path)
 }
 
 /// Parses and validates graph-file JSON; `path` names it in errors.
@@ -143,7 +143,7 @@ pub fn parse_graph(text: &str, path: &Path) -> Result<Graph> {
 
 /// Loads a file of explicit penalties: `{"steps": [{"ID": PENALTY, ...}, ...]}`.
 pub fn load_penalties(path: &Path) -> Result<Explicit> {
-    parse_penalties(&read(path, "read penalty file")?, path)
+    parse_penalties(&read(path, "penalty file")?, path)
 }
 
 /// Parses penalty-file JSON; `path` names it in errors.

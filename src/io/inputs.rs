@@ -24,7 +24,7 @@ pub fn kind(path: &Path, text: &str) -> InputKind {
 
 /// Reads one input file.
 pub fn read(path: &Path) -> Result<Input> {
-    let text = super::read::text(path, "read measurement file")?;
+    let text = super::read::text(path, "measurement file")?;
     parse(path, &text)
 }
 

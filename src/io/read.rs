@@ -4,7 +4,7 @@
 //! a FIFO with no writer blocks forever; on a shared cluster file system a mistyped path can
 //! name any of them.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use std::io::Read;
 use std::path::Path;
 
@@ -15,11 +15,10 @@ pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 /// The input name that means standard input.
 pub const STDIN: &str = "-";
 
-/// Reads `path` as UTF-8 text; `what` is the action named in errors ("read model file").
+/// Reads `path` as UTF-8 text; `what` is the kind of file named in errors ("model file").
 pub fn text(path: &Path, what: &'static str) -> Result<String> {
     let shown = || crate::error::escape(&path.display().to_string());
-    let action = what;
-    let what = what.strip_prefix("read ").unwrap_or(what);
+    let action = IoAction::Read(what);
     let bytes = if path.as_os_str() == STDIN {
         bounded(std::io::stdin().lock(), what, "standard input")?
     } else {
@@ -44,11 +43,11 @@ pub fn text(path: &Path, what: &'static str) -> Result<String> {
 }
 
 /// Reads at most [`MAX_INPUT_BYTES`] (a file may grow after `metadata`).
-fn bounded(r: impl Read, what: &str, shown: &str) -> Result<Vec<u8>> {
+fn bounded(r: impl Read, what: &'static str, shown: &str) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     r.take(MAX_INPUT_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| Error::Input(format!("cannot read {what} `{shown}`: {e}")))?;
+        .map_err(|e| Error::io(IoAction::Read(what), shown, e))?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
         return Err(too_big(what, shown));
     }
@@ -69,7 +68,7 @@ mod tests {
     #[test]
     fn refuses_devices_fifos_and_directories() {
         for p in ["/dev/zero", "/dev/urandom", "/tmp"] {
-            let e = text(Path::new(p), "read model file").unwrap_err();
+            let e = text(Path::new(p), "model file").unwrap_err();
             assert!(e.to_string().contains("not a regular file"), "{e}");
             assert_eq!(e.exit_code(), 2);
         }
@@ -79,7 +78,7 @@ mod tests {
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         // SAFETY: a valid NUL-terminated path; mkfifo has no other precondition.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let e = text(&fifo, "read trace file").unwrap_err();
+        let e = text(&fifo, "trace file").unwrap_err();
         assert!(e.to_string().contains("a FIFO"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -89,10 +88,10 @@ mod tests {
         let path = std::env::temp_dir().join(format!("contention-big-{}", std::process::id()));
         let f = std::fs::File::create(&path).unwrap();
         f.set_len(MAX_INPUT_BYTES + 1).unwrap(); // sparse: no disk used
-        let e = text(&path, "read CSV file").unwrap_err();
+        let e = text(&path, "CSV file").unwrap_err();
         assert!(e.to_string().contains("64 MiB"), "{e}");
         std::fs::remove_file(&path).unwrap();
-        let e = text(Path::new("/nonexistent/x"), "read CSV file").unwrap_err();
+        let e = text(Path::new("/nonexistent/x"), "CSV file").unwrap_err();
         assert_eq!(e.exit_code(), 2);
     }
 }

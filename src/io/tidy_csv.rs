@@ -43,7 +43,7 @@ pub fn to_string(rows: &[TidyRow]) -> String {
 /// missing column, a bad number, a core count of 0 or a bandwidth that is not a finite number
 /// > 0 is refused naming the file, the line and the column.
 pub fn read(path: &Path) -> Result<Vec<TidyRow>> {
-    let text = super::read::text(path, "read CSV file")?;
+    let text = super::read::text(path, "CSV file")?;
     parse(&text, &path.display().to_string())
 }
 

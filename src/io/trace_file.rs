@@ -15,7 +15,7 @@ pub fn write(path: &Path, trace: &Trace) -> Result<()> {
 /// Reads a trace, refusing other schema versions and malformed files with the file and the
 /// field named.
 pub fn read(path: &Path) -> Result<Trace> {
-    let text = super::read::text(path, "read trace file")?;
+    let text = super::read::text(path, "trace file")?;
     parse(&text, &path.display().to_string())
 }
 

@@ -6,7 +6,7 @@
 //! into the lock file, so a refused run names it. The lock dies with its process, even by
 //! SIGKILL, so a crashed run never leaves the trace locked.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::os::fd::AsRawFd;
@@ -42,13 +42,13 @@ pub fn acquire(trace: &Path, holder: &str) -> Result<TraceLock> {
             .mode(0o644)
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
             .open(&path)
-            .map_err(|e| Error::io("create lock file", &path, e))?;
+            .map_err(|e| Error::io(IoAction::Create("lock file"), &path, e))?;
         // SAFETY: flock on a file descriptor this function owns; no memory is involved.
         let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
         if rc != 0 {
             let err = std::io::Error::last_os_error();
             if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
-                return Err(Error::io("lock", &path, err));
+                return Err(Error::io(IoAction::Lock, &path, err));
             }
             let mut who = String::new();
             let _ = file.read_to_string(&mut who);
@@ -74,7 +74,7 @@ pub fn acquire(trace: &Path, holder: &str) -> Result<TraceLock> {
         file.set_len(0)
             .and_then(|()| file.rewind())
             .and_then(|()| writeln!(file, "{holder}"))
-            .map_err(|e| Error::io("write lock file", &path, e))?;
+            .map_err(|e| Error::io(IoAction::Write("lock file"), &path, e))?;
         return Ok(TraceLock { path, _file: file });
     }
     Err(Error::Failed(format!(

@@ -10,7 +10,7 @@ use super::run::{Abort, Bench, Sampling};
 use super::topology::Layout;
 use super::workload::Workload;
 use crate::cli::{CommPattern, ComputeKernel, MeasureArgs};
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use crate::io::{atomic, tidy_csv, trace_file};
 use crate::provenance::Provenance;
 use crate::trace::{
@@ -199,7 +199,7 @@ pub fn check_output(a: &MeasureArgs, path: &Path) -> Result<()> {
     tempfile::Builder::new()
         .prefix(".contention-write-test-")
         .tempfile_in(dir)
-        .map_err(|e| Error::io("write in directory", dir, e))?;
+        .map_err(|e| Error::io(IoAction::Write("in directory"), dir, e))?;
     Ok(())
 }
 
@@ -256,8 +256,7 @@ pub fn resolve(a: &MeasureArgs, layout: &Layout, sysfs: &Path) -> Result<Resolve
             comm_core: a.comm_core,
             share_comm_core: a.shared_comm_core,
         },
-    )
-    .map_err(Error::Input)?;
+    )?;
     let max_threads = planned.sweep.iter().copied().max().unwrap_or(1) as u64;
     let comp_free = memory::node_free_bytes(sysfs, planned.plan.comp_numa_os);
     let comm_free = memory::node_free_bytes(sysfs, planned.plan.comm_numa_os);

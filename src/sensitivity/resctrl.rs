@@ -8,7 +8,7 @@
 //! AMD) means the vendor's own scale, where levels are written as they are, as the paper does
 //! on its EPYC (it found values above about 100 have no effect there).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use std::path::{Path, PathBuf};
 
 /// The default mount point.
@@ -97,7 +97,7 @@ pub fn probe(root: &Path) -> Result<MbInfo> {
     let bandwidth_gran = field("bandwidth_gran")?;
     let delay_linear = read_u32(&info.join("delay_linear")).map(|v| v == 1);
     let schemata = std::fs::read_to_string(root.join("schemata"))
-        .map_err(|e| Error::io("read", root.join("schemata"), e))?;
+        .map_err(|e| Error::io(IoAction::Read(""), root.join("schemata"), e))?;
     let line = schemata
         .lines()
         .find_map(|l| l.trim().strip_prefix("MB:"))
@@ -143,7 +143,7 @@ impl Group {
                     path.display()
                 )))
             }
-            Err(e) => Err(Error::io("create the resctrl group", path, e)),
+            Err(e) => Err(Error::io(IoAction::Create("the resctrl group"), path, e)),
         }
     }
 
@@ -158,7 +158,7 @@ impl Group {
     /// Writes the group's `schemata`.
     pub fn set(&self, line: &str) -> Result<()> {
         let file = self.path.join("schemata");
-        std::fs::write(&file, line).map_err(|e| Error::io("write", file, e))
+        std::fs::write(&file, line).map_err(|e| Error::io(IoAction::Write(""), file, e))
     }
 
     /// Adds a task (process or thread id) to the group.
@@ -170,7 +170,7 @@ impl Group {
             .append(true)
             .open(&file)
             .and_then(|mut f| f.write_all(format!("{id}\n").as_bytes()))
-            .map_err(|e| Error::io("write", file, e))
+            .map_err(|e| Error::io(IoAction::Write(""), file, e))
     }
 }
 
