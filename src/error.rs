@@ -46,6 +46,8 @@ pub enum Error {
     Plan(crate::measure::plan::PlanError),
     /// A prediction was asked for a placement or core count the model cannot give (exit 2).
     Predict(crate::model::PredictError),
+    /// hwloc gave no topology (exit 1 for this machine, 2 for a file or description).
+    Topology(crate::measure::topology::TopologyError),
 }
 
 /// What the tool was doing with a file when the system refused; its [`fmt::Display`] is the
@@ -106,6 +108,7 @@ impl Error {
             Error::Io { action, .. } => action.exit_code(),
             Error::Render { .. } => EXIT_FAILURE,
             Error::Plan(_) | Error::Predict(_) => EXIT_INPUT,
+            Error::Topology(e) => e.exit_code(),
         }
     }
 
@@ -144,6 +147,7 @@ impl fmt::Display for Error {
             Error::Render { path: None, err } => write!(f, "{err}"),
             Error::Plan(e) => write!(f, "{e}"),
             Error::Predict(e) => write!(f, "{e}"),
+            Error::Topology(e) => write!(f, "{e}"),
         }
     }
 }
@@ -159,6 +163,7 @@ impl std::error::Error for Error {
             Error::Render { path: None, err } => err.source(),
             Error::Plan(e) => e.source(),
             Error::Predict(e) => e.source(),
+            Error::Topology(e) => e.source(),
             Error::Input(_)
             | Error::InvalidModel { .. }
             | Error::Failed(_)
@@ -177,6 +182,12 @@ impl From<crate::plot::RenderError> for Error {
 impl From<crate::measure::plan::PlanError> for Error {
     fn from(e: crate::measure::plan::PlanError) -> Self {
         Error::Plan(e)
+    }
+}
+
+impl From<crate::measure::topology::TopologyError> for Error {
+    fn from(e: crate::measure::topology::TopologyError) -> Self {
+        Error::Topology(e)
     }
 }
 
