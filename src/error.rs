@@ -48,6 +48,8 @@ pub enum Error {
     Predict(crate::model::PredictError),
     /// hwloc gave no topology (exit 1 for this machine, 2 for a file or description).
     Topology(crate::measure::topology::TopologyError),
+    /// A trace file that is not a trace this build reads (exit 2).
+    TraceFile(crate::io::trace_file::TraceFileError),
 }
 
 /// What the tool was doing with a file when the system refused; its [`fmt::Display`] is the
@@ -109,6 +111,7 @@ impl Error {
             Error::Render { .. } => EXIT_FAILURE,
             Error::Plan(_) | Error::Predict(_) => EXIT_INPUT,
             Error::Topology(e) => e.exit_code(),
+            Error::TraceFile(_) => EXIT_INPUT,
         }
     }
 
@@ -148,6 +151,7 @@ impl fmt::Display for Error {
             Error::Plan(e) => write!(f, "{e}"),
             Error::Predict(e) => write!(f, "{e}"),
             Error::Topology(e) => write!(f, "{e}"),
+            Error::TraceFile(e) => write!(f, "{e}"),
         }
     }
 }
@@ -164,6 +168,7 @@ impl std::error::Error for Error {
             Error::Plan(e) => e.source(),
             Error::Predict(e) => e.source(),
             Error::Topology(e) => e.source(),
+            Error::TraceFile(e) => e.source(),
             Error::Input(_)
             | Error::InvalidModel { .. }
             | Error::Failed(_)
@@ -188,6 +193,12 @@ impl From<crate::measure::plan::PlanError> for Error {
 impl From<crate::measure::topology::TopologyError> for Error {
     fn from(e: crate::measure::topology::TopologyError) -> Self {
         Error::Topology(e)
+    }
+}
+
+impl From<crate::io::trace_file::TraceFileError> for Error {
+    fn from(e: crate::io::trace_file::TraceFileError) -> Self {
+        Error::TraceFile(e)
     }
 }
 
