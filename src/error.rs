@@ -48,6 +48,8 @@ pub enum Error {
     Predict(crate::model::PredictError),
     /// hwloc gave no topology (exit 1 for this machine, 2 for a file or description).
     Topology(crate::measure::topology::TopologyError),
+    /// A graph or penalty file that breaks its format or the model's rules (exit 2).
+    GraphFile(crate::io::graph_file::GraphFileError),
     /// A trace file that is not a trace this build reads (exit 2).
     TraceFile(crate::io::trace_file::TraceFileError),
 }
@@ -111,6 +113,7 @@ impl Error {
             Error::Render { .. } => EXIT_FAILURE,
             Error::Plan(_) | Error::Predict(_) => EXIT_INPUT,
             Error::Topology(e) => e.exit_code(),
+            Error::GraphFile(_) => EXIT_INPUT,
             Error::TraceFile(_) => EXIT_INPUT,
         }
     }
@@ -151,6 +154,7 @@ impl fmt::Display for Error {
             Error::Plan(e) => write!(f, "{e}"),
             Error::Predict(e) => write!(f, "{e}"),
             Error::Topology(e) => write!(f, "{e}"),
+            Error::GraphFile(e) => write!(f, "{e}"),
             Error::TraceFile(e) => write!(f, "{e}"),
         }
     }
@@ -168,6 +172,7 @@ impl std::error::Error for Error {
             Error::Plan(e) => e.source(),
             Error::Predict(e) => e.source(),
             Error::Topology(e) => e.source(),
+            Error::GraphFile(e) => e.source(),
             Error::TraceFile(e) => e.source(),
             Error::Input(_)
             | Error::InvalidModel { .. }
@@ -199,6 +204,12 @@ impl From<crate::measure::topology::TopologyError> for Error {
 impl From<crate::io::trace_file::TraceFileError> for Error {
     fn from(e: crate::io::trace_file::TraceFileError) -> Self {
         Error::TraceFile(e)
+    }
+}
+
+impl From<crate::io::graph_file::GraphFileError> for Error {
+    fn from(e: crate::io::graph_file::GraphFileError) -> Self {
+        Error::GraphFile(e)
     }
 }
 
