@@ -48,6 +48,8 @@ pub enum Error {
     Predict(crate::model::PredictError),
     /// hwloc gave no topology (exit 1 for this machine, 2 for a file or description).
     Topology(crate::measure::topology::TopologyError),
+    /// Measurements that cannot be used: the file, the point and the rule (exit 2).
+    Dataset(crate::dataset::DatasetError),
     /// A graph or penalty file that breaks its format or the model's rules (exit 2).
     GraphFile(crate::io::graph_file::GraphFileError),
     /// A trace file that is not a trace this build reads (exit 2).
@@ -113,6 +115,7 @@ impl Error {
             Error::Render { .. } => EXIT_FAILURE,
             Error::Plan(_) | Error::Predict(_) => EXIT_INPUT,
             Error::Topology(e) => e.exit_code(),
+            Error::Dataset(_) => EXIT_INPUT,
             Error::GraphFile(_) => EXIT_INPUT,
             Error::TraceFile(_) => EXIT_INPUT,
         }
@@ -154,6 +157,7 @@ impl fmt::Display for Error {
             Error::Plan(e) => write!(f, "{e}"),
             Error::Predict(e) => write!(f, "{e}"),
             Error::Topology(e) => write!(f, "{e}"),
+            Error::Dataset(e) => write!(f, "{e}"),
             Error::GraphFile(e) => write!(f, "{e}"),
             Error::TraceFile(e) => write!(f, "{e}"),
         }
@@ -172,6 +176,7 @@ impl std::error::Error for Error {
             Error::Plan(e) => e.source(),
             Error::Predict(e) => e.source(),
             Error::Topology(e) => e.source(),
+            Error::Dataset(e) => e.source(),
             Error::GraphFile(e) => e.source(),
             Error::TraceFile(e) => e.source(),
             Error::Input(_)
@@ -210,6 +215,12 @@ impl From<crate::io::trace_file::TraceFileError> for Error {
 impl From<crate::io::graph_file::GraphFileError> for Error {
     fn from(e: crate::io::graph_file::GraphFileError) -> Self {
         Error::GraphFile(e)
+    }
+}
+
+impl From<crate::dataset::DatasetError> for Error {
+    fn from(e: crate::dataset::DatasetError) -> Self {
+        Error::Dataset(e)
     }
 }
 

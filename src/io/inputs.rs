@@ -32,7 +32,10 @@ pub fn read(path: &Path) -> Result<Input> {
 pub fn parse(path: &Path, text: &str) -> Result<Input> {
     let source = path.display().to_string();
     match kind(path, text) {
-        InputKind::Trace => Input::from_trace(&trace_file::parse(text, &source)?, &source),
+        InputKind::Trace => Ok(Input::from_trace(
+            &trace_file::parse(text, &source)?,
+            &source,
+        )?),
         InputKind::Csv => Ok(Input::from_rows(&tidy_csv::parse(text, &source)?, &source)),
     }
 }
