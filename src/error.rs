@@ -48,6 +48,8 @@ pub enum Error {
     Predict(crate::model::PredictError),
     /// hwloc gave no topology (exit 1 for this machine, 2 for a file or description).
     Topology(crate::measure::topology::TopologyError),
+    /// No model can be calibrated from the inputs: the placement or option at fault (exit 2).
+    Calibrate(crate::calibrate::CalibrateError),
     /// Measurements that cannot be used: the file, the point and the rule (exit 2).
     Dataset(crate::dataset::DatasetError),
     /// A graph or penalty file that breaks its format or the model's rules (exit 2).
@@ -115,6 +117,7 @@ impl Error {
             Error::Render { .. } => EXIT_FAILURE,
             Error::Plan(_) | Error::Predict(_) => EXIT_INPUT,
             Error::Topology(e) => e.exit_code(),
+            Error::Calibrate(_) => EXIT_INPUT,
             Error::Dataset(_) => EXIT_INPUT,
             Error::GraphFile(_) => EXIT_INPUT,
             Error::TraceFile(_) => EXIT_INPUT,
@@ -157,6 +160,7 @@ impl fmt::Display for Error {
             Error::Plan(e) => write!(f, "{e}"),
             Error::Predict(e) => write!(f, "{e}"),
             Error::Topology(e) => write!(f, "{e}"),
+            Error::Calibrate(e) => write!(f, "{e}"),
             Error::Dataset(e) => write!(f, "{e}"),
             Error::GraphFile(e) => write!(f, "{e}"),
             Error::TraceFile(e) => write!(f, "{e}"),
@@ -176,6 +180,7 @@ impl std::error::Error for Error {
             Error::Plan(e) => e.source(),
             Error::Predict(e) => e.source(),
             Error::Topology(e) => e.source(),
+            Error::Calibrate(e) => e.source(),
             Error::Dataset(e) => e.source(),
             Error::GraphFile(e) => e.source(),
             Error::TraceFile(e) => e.source(),
@@ -221,6 +226,12 @@ impl From<crate::io::graph_file::GraphFileError> for Error {
 impl From<crate::dataset::DatasetError> for Error {
     fn from(e: crate::dataset::DatasetError) -> Self {
         Error::Dataset(e)
+    }
+}
+
+impl From<crate::calibrate::CalibrateError> for Error {
+    fn from(e: crate::calibrate::CalibrateError) -> Self {
+        Error::Calibrate(e)
     }
 }
 
