@@ -48,6 +48,8 @@ pub enum Error {
     Predict(crate::model::PredictError),
     /// hwloc gave no topology (exit 1 for this machine, 2 for a file or description).
     Topology(crate::measure::topology::TopologyError),
+    /// A sensitivity run that cannot go on (exit 1 for a failing command, else 2).
+    Sensitivity(crate::sensitivity::error::SensitivityError),
     /// No model can be calibrated from the inputs: the placement or option at fault (exit 2).
     Calibrate(crate::calibrate::CalibrateError),
     /// Measurements that cannot be used: the file, the point and the rule (exit 2).
@@ -117,6 +119,7 @@ impl Error {
             Error::Render { .. } => EXIT_FAILURE,
             Error::Plan(_) | Error::Predict(_) => EXIT_INPUT,
             Error::Topology(e) => e.exit_code(),
+            Error::Sensitivity(e) => e.exit_code(),
             Error::Calibrate(_) => EXIT_INPUT,
             Error::Dataset(_) => EXIT_INPUT,
             Error::GraphFile(_) => EXIT_INPUT,
@@ -160,6 +163,7 @@ impl fmt::Display for Error {
             Error::Plan(e) => write!(f, "{e}"),
             Error::Predict(e) => write!(f, "{e}"),
             Error::Topology(e) => write!(f, "{e}"),
+            Error::Sensitivity(e) => write!(f, "{e}"),
             Error::Calibrate(e) => write!(f, "{e}"),
             Error::Dataset(e) => write!(f, "{e}"),
             Error::GraphFile(e) => write!(f, "{e}"),
@@ -180,6 +184,7 @@ impl std::error::Error for Error {
             Error::Plan(e) => e.source(),
             Error::Predict(e) => e.source(),
             Error::Topology(e) => e.source(),
+            Error::Sensitivity(e) => e.source(),
             Error::Calibrate(e) => e.source(),
             Error::Dataset(e) => e.source(),
             Error::GraphFile(e) => e.source(),
@@ -232,6 +237,12 @@ impl From<crate::dataset::DatasetError> for Error {
 impl From<crate::calibrate::CalibrateError> for Error {
     fn from(e: crate::calibrate::CalibrateError) -> Self {
         Error::Calibrate(e)
+    }
+}
+
+impl From<crate::sensitivity::error::SensitivityError> for Error {
+    fn from(e: crate::sensitivity::error::SensitivityError) -> Self {
+        Error::Sensitivity(e)
     }
 }
 

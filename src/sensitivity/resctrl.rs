@@ -8,6 +8,7 @@
 //! AMD) means the vendor's own scale, where levels are written as they are, as the paper does
 //! on its EPYC (it found values above about 100 have no effect there).
 
+use super::error::SensitivityError;
 use crate::error::{Error, IoAction, Result};
 use std::path::{Path, PathBuf};
 
@@ -36,11 +37,11 @@ impl MbInfo {
     /// The value written for `level` (see the module documentation), or why it cannot be.
     pub fn value(&self, level: f64) -> Result<u32> {
         if !(level > 0.0 && level <= f64::from(self.max)) {
-            return Err(Error::Input(format!(
-                "level {level} is outside this machine's MB scale 1..{} (read from the root \
-                 schemata)",
-                self.max
-            )));
+            return Err(SensitivityError::Level {
+                level,
+                max: self.max,
+            }
+            .into());
         }
         let v = if self.is_percent() {
             let gran = f64::from(self.bandwidth_gran.max(1));
@@ -63,14 +64,11 @@ impl MbInfo {
 }
 
 fn missing(root: &Path, what: &str) -> Error {
-    Error::Input(format!(
-        "{what}: memory bandwidth throttling needs Linux resctrl mounted at `{}` (`mount -t \
-         resctrl resctrl {}` as root) on a CPU with Intel RDT MBA or AMD PQoS; pass \
-         --resctrl-root if it is mounted elsewhere, or use --backend bandit to steal bandwidth \
-         with store threads instead",
-        root.display(),
-        root.display()
-    ))
+    SensitivityError::NoResctrl {
+        root: root.into(),
+        what: what.into(),
+    }
+    .into()
 }
 
 fn read_u32(path: &Path) -> Option<u32> {
@@ -137,11 +135,7 @@ impl Group {
         match std::fs::create_dir(&path) {
             Ok(()) => Ok(Group { path }),
             Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-                Err(Error::Input(format!(
-                    "cannot create the resctrl group `{}`: {e}; throttling needs root (run with \
-                     sudo), or use --backend bandit",
-                    path.display()
-                )))
+                Err(SensitivityError::NeedsRoot { path, err: e }.into())
             }
             Err(e) => Err(Error::io(IoAction::Create("the resctrl group"), path, e)),
         }
