@@ -48,6 +48,8 @@ pub enum Error {
     Predict(crate::model::PredictError),
     /// hwloc gave no topology (exit 1 for this machine, 2 for a file or description).
     Topology(crate::measure::topology::TopologyError),
+    /// The results directory gives no input or model (exit 2).
+    Results(crate::results::ResultsError),
     /// A sensitivity run that cannot go on (exit 1 for a failing command, else 2).
     Sensitivity(crate::sensitivity::error::SensitivityError),
     /// No model can be calibrated from the inputs: the placement or option at fault (exit 2).
@@ -119,6 +121,7 @@ impl Error {
             Error::Render { .. } => EXIT_FAILURE,
             Error::Plan(_) | Error::Predict(_) => EXIT_INPUT,
             Error::Topology(e) => e.exit_code(),
+            Error::Results(_) => EXIT_INPUT,
             Error::Sensitivity(e) => e.exit_code(),
             Error::Calibrate(_) => EXIT_INPUT,
             Error::Dataset(_) => EXIT_INPUT,
@@ -163,6 +166,7 @@ impl fmt::Display for Error {
             Error::Plan(e) => write!(f, "{e}"),
             Error::Predict(e) => write!(f, "{e}"),
             Error::Topology(e) => write!(f, "{e}"),
+            Error::Results(e) => write!(f, "{e}"),
             Error::Sensitivity(e) => write!(f, "{e}"),
             Error::Calibrate(e) => write!(f, "{e}"),
             Error::Dataset(e) => write!(f, "{e}"),
@@ -184,6 +188,7 @@ impl std::error::Error for Error {
             Error::Plan(e) => e.source(),
             Error::Predict(e) => e.source(),
             Error::Topology(e) => e.source(),
+            Error::Results(e) => e.source(),
             Error::Sensitivity(e) => e.source(),
             Error::Calibrate(e) => e.source(),
             Error::Dataset(e) => e.source(),
@@ -243,6 +248,12 @@ impl From<crate::calibrate::CalibrateError> for Error {
 impl From<crate::sensitivity::error::SensitivityError> for Error {
     fn from(e: crate::sensitivity::error::SensitivityError) -> Self {
         Error::Sensitivity(e)
+    }
+}
+
+impl From<crate::results::ResultsError> for Error {
+    fn from(e: crate::results::ResultsError) -> Self {
+        Error::Results(e)
     }
 }
 
