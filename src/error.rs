@@ -48,6 +48,8 @@ pub enum Error {
     Predict(crate::model::PredictError),
     /// hwloc gave no topology (exit 1 for this machine, 2 for a file or description).
     Topology(crate::measure::topology::TopologyError),
+    /// A model that cannot be evaluated against the inputs (exit 2).
+    Evaluate(crate::evaluate::EvaluateError),
     /// The results directory gives no input or model (exit 2).
     Results(crate::results::ResultsError),
     /// A sensitivity run that cannot go on (exit 1 for a failing command, else 2).
@@ -121,6 +123,7 @@ impl Error {
             Error::Render { .. } => EXIT_FAILURE,
             Error::Plan(_) | Error::Predict(_) => EXIT_INPUT,
             Error::Topology(e) => e.exit_code(),
+            Error::Evaluate(_) => EXIT_INPUT,
             Error::Results(_) => EXIT_INPUT,
             Error::Sensitivity(e) => e.exit_code(),
             Error::Calibrate(_) => EXIT_INPUT,
@@ -166,6 +169,7 @@ impl fmt::Display for Error {
             Error::Plan(e) => write!(f, "{e}"),
             Error::Predict(e) => write!(f, "{e}"),
             Error::Topology(e) => write!(f, "{e}"),
+            Error::Evaluate(e) => write!(f, "{e}"),
             Error::Results(e) => write!(f, "{e}"),
             Error::Sensitivity(e) => write!(f, "{e}"),
             Error::Calibrate(e) => write!(f, "{e}"),
@@ -188,6 +192,7 @@ impl std::error::Error for Error {
             Error::Plan(e) => e.source(),
             Error::Predict(e) => e.source(),
             Error::Topology(e) => e.source(),
+            Error::Evaluate(e) => e.source(),
             Error::Results(e) => e.source(),
             Error::Sensitivity(e) => e.source(),
             Error::Calibrate(e) => e.source(),
@@ -254,6 +259,12 @@ impl From<crate::sensitivity::error::SensitivityError> for Error {
 impl From<crate::results::ResultsError> for Error {
     fn from(e: crate::results::ResultsError) -> Self {
         Error::Results(e)
+    }
+}
+
+impl From<crate::evaluate::EvaluateError> for Error {
+    fn from(e: crate::evaluate::EvaluateError) -> Self {
+        Error::Evaluate(e)
     }
 }
 
