@@ -48,6 +48,8 @@ pub enum Error {
     Predict(crate::model::PredictError),
     /// hwloc gave no topology (exit 1 for this machine, 2 for a file or description).
     Topology(crate::measure::topology::TopologyError),
+    /// A buffer that cannot be had where the plan puts it (exit 2).
+    Memory(crate::measure::memory::MemoryError),
     /// A model that cannot be evaluated against the inputs (exit 2).
     Evaluate(crate::evaluate::EvaluateError),
     /// The results directory gives no input or model (exit 2).
@@ -123,6 +125,7 @@ impl Error {
             Error::Render { .. } => EXIT_FAILURE,
             Error::Plan(_) | Error::Predict(_) => EXIT_INPUT,
             Error::Topology(e) => e.exit_code(),
+            Error::Memory(_) => EXIT_INPUT,
             Error::Evaluate(_) => EXIT_INPUT,
             Error::Results(_) => EXIT_INPUT,
             Error::Sensitivity(e) => e.exit_code(),
@@ -169,6 +172,7 @@ impl fmt::Display for Error {
             Error::Plan(e) => write!(f, "{e}"),
             Error::Predict(e) => write!(f, "{e}"),
             Error::Topology(e) => write!(f, "{e}"),
+            Error::Memory(e) => write!(f, "{e}"),
             Error::Evaluate(e) => write!(f, "{e}"),
             Error::Results(e) => write!(f, "{e}"),
             Error::Sensitivity(e) => write!(f, "{e}"),
@@ -192,6 +196,7 @@ impl std::error::Error for Error {
             Error::Plan(e) => e.source(),
             Error::Predict(e) => e.source(),
             Error::Topology(e) => e.source(),
+            Error::Memory(e) => e.source(),
             Error::Evaluate(e) => e.source(),
             Error::Results(e) => e.source(),
             Error::Sensitivity(e) => e.source(),
@@ -265,6 +270,12 @@ impl From<crate::results::ResultsError> for Error {
 impl From<crate::evaluate::EvaluateError> for Error {
     fn from(e: crate::evaluate::EvaluateError) -> Self {
         Error::Evaluate(e)
+    }
+}
+
+impl From<crate::measure::memory::MemoryError> for Error {
+    fn from(e: crate::measure::memory::MemoryError) -> Self {
+        Error::Memory(e)
     }
 }
 

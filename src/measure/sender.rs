@@ -54,7 +54,7 @@ pub fn check(report: &SenderPlacement) -> Result<(), String> {
             ));
         }
     }
-    memory::check_pages(&report.buffer)
+    memory::check_pages(&report.buffer).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

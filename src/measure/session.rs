@@ -533,7 +533,7 @@ impl Rank0<'_> {
                     node(self.resolved.planned.plan.comp_numa_os),
                 )
             })
-            .collect::<Result<Vec<_>>>();
+            .collect::<Result<Vec<_>, memory::MemoryError>>();
         let comm_buffer = memory::allocate(
             self.topology,
             c.message_size_bytes as usize,
@@ -552,7 +552,9 @@ impl Rank0<'_> {
         let (mut buffers, mut comm_buffer, mut send_buffer) =
             match (buffers, comm_buffer, send_buffer) {
                 (Ok(b), Ok(m), Ok(s)) => (b, m, s),
-                (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return Err(fail(e, &path)),
+                (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+                    return Err(fail(e.into(), &path))
+                }
             };
         // Binding verified, not assumed: where the kernel put every page.
         let plan = &self.resolved.planned.plan;
@@ -591,7 +593,7 @@ impl Rank0<'_> {
             .iter()
             .find_map(|p| memory::check_pages(p).err())
         {
-            return Err((Abort::Failed(e), path));
+            return Err((Abort::Failed(e.to_string()), path));
         }
         let bench = Bench {
             topology: self.topology,
