@@ -48,6 +48,10 @@ pub enum Error {
     Predict(crate::model::PredictError),
     /// hwloc gave no topology (exit 1 for this machine, 2 for a file or description).
     Topology(crate::measure::topology::TopologyError),
+    /// An output path that is not a file to replace (exit 2).
+    Write(crate::io::atomic::WriteError),
+    /// An input the user named refused before parsing: a device, too large, not text (exit 2).
+    Read(crate::io::read::ReadError),
     /// A buffer that cannot be had where the plan puts it (exit 2).
     Memory(crate::measure::memory::MemoryError),
     /// A model that cannot be evaluated against the inputs (exit 2).
@@ -125,6 +129,8 @@ impl Error {
             Error::Render { .. } => EXIT_FAILURE,
             Error::Plan(_) | Error::Predict(_) => EXIT_INPUT,
             Error::Topology(e) => e.exit_code(),
+            Error::Write(_) => EXIT_INPUT,
+            Error::Read(_) => EXIT_INPUT,
             Error::Memory(_) => EXIT_INPUT,
             Error::Evaluate(_) => EXIT_INPUT,
             Error::Results(_) => EXIT_INPUT,
@@ -172,6 +178,8 @@ impl fmt::Display for Error {
             Error::Plan(e) => write!(f, "{e}"),
             Error::Predict(e) => write!(f, "{e}"),
             Error::Topology(e) => write!(f, "{e}"),
+            Error::Write(e) => write!(f, "{e}"),
+            Error::Read(e) => write!(f, "{e}"),
             Error::Memory(e) => write!(f, "{e}"),
             Error::Evaluate(e) => write!(f, "{e}"),
             Error::Results(e) => write!(f, "{e}"),
@@ -196,6 +204,8 @@ impl std::error::Error for Error {
             Error::Plan(e) => e.source(),
             Error::Predict(e) => e.source(),
             Error::Topology(e) => e.source(),
+            Error::Write(e) => e.source(),
+            Error::Read(e) => e.source(),
             Error::Memory(e) => e.source(),
             Error::Evaluate(e) => e.source(),
             Error::Results(e) => e.source(),
@@ -276,6 +286,18 @@ impl From<crate::evaluate::EvaluateError> for Error {
 impl From<crate::measure::memory::MemoryError> for Error {
     fn from(e: crate::measure::memory::MemoryError) -> Self {
         Error::Memory(e)
+    }
+}
+
+impl From<crate::io::read::ReadError> for Error {
+    fn from(e: crate::io::read::ReadError) -> Self {
+        Error::Read(e)
+    }
+}
+
+impl From<crate::io::atomic::WriteError> for Error {
+    fn from(e: crate::io::atomic::WriteError) -> Self {
+        Error::Write(e)
     }
 }
 

@@ -25,12 +25,39 @@ pub fn check_target(path: &Path) -> Result<()> {
         return Ok(());
     }
     let what = describe(&meta.file_type());
-    Err(Error::Input(format!(
-        "`{}` is {what}, not a regular file; refusing to replace it: name a file (or `-` for \
-         standard output)",
-        crate::error::escape(&path.display().to_string())
-    )))
+    Err(WriteError::NotRegular {
+        shown: crate::error::escape(&path.display().to_string()),
+        kind: what,
+    }
+    .into())
 }
+
+/// Why an output path was refused before writing. Both are bad input (exit 2): the user named
+/// something that is not a file to replace.
+#[derive(Debug, Clone)]
+pub enum WriteError {
+    /// The target exists and is a device, FIFO, directory or socket (`kind` says which).
+    NotRegular { shown: String, kind: &'static str },
+    /// The path has no file name (`/`, `..`).
+    NotAFileName { path: std::path::PathBuf },
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::NotRegular { shown, kind } => write!(
+                f,
+                "`{shown}` is {kind}, not a regular file; refusing to replace it: name a file \
+                 (or `-` for standard output)"
+            ),
+            WriteError::NotAFileName { path } => {
+                write!(f, "`{}` is not a file name", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
 
 /// A few words for a file type, for error messages.
 pub fn describe(t: &std::fs::FileType) -> &'static str {
@@ -71,7 +98,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     };
     let name = path
         .file_name()
-        .ok_or_else(|| Error::Input(format!("`{}` is not a file name", path.display())))?;
+        .ok_or_else(|| WriteError::NotAFileName { path: path.into() })?;
     use std::os::unix::fs::PermissionsExt;
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!(".{}.", name.to_string_lossy()))

@@ -25,12 +25,12 @@ pub fn text(path: &Path, what: &'static str) -> Result<String> {
         // Opening a FIFO for reading would block until a writer comes: look first.
         let meta = std::fs::metadata(path).map_err(|e| Error::io(action, path, e))?;
         if !meta.is_file() {
-            return Err(Error::Input(format!(
-                "{what} `{}` is {}, not a regular file; save it to a file first (or pass `-` \
-                 to read standard input)",
-                shown(),
-                super::atomic::describe(&meta.file_type())
-            )));
+            return Err(ReadError::NotRegular {
+                what,
+                shown: shown(),
+                kind: super::atomic::describe(&meta.file_type()),
+            }
+            .into());
         }
         if meta.len() > MAX_INPUT_BYTES {
             return Err(too_big(what, &shown()));
@@ -38,8 +38,14 @@ pub fn text(path: &Path, what: &'static str) -> Result<String> {
         let file = std::fs::File::open(path).map_err(|e| Error::io(action, path, e))?;
         bounded(file, what, &shown())?
     };
-    String::from_utf8(bytes)
-        .map_err(|e| Error::Input(format!("{what} `{}` is not UTF-8 text: {e}", shown())))
+    String::from_utf8(bytes).map_err(|err| {
+        ReadError::NotUtf8 {
+            what,
+            shown: shown(),
+            err,
+        }
+        .into()
+    })
 }
 
 /// Reads at most [`MAX_INPUT_BYTES`] (a file may grow after `metadata`).
@@ -54,11 +60,62 @@ fn bounded(r: impl Read, what: &'static str, shown: &str) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-fn too_big(what: &str, shown: &str) -> Error {
-    Error::Input(format!(
-        "{what} `{shown}` is larger than {} MiB, the most the tool reads; is it the right file?",
-        MAX_INPUT_BYTES >> 20
-    ))
+fn too_big(what: &'static str, shown: &str) -> Error {
+    ReadError::TooBig {
+        what,
+        shown: shown.into(),
+    }
+    .into()
+}
+
+/// Why an input the user named was refused before parsing (`what`: the kind of file, `shown`:
+/// its name as printed). All are bad input (exit 2).
+#[derive(Debug)]
+pub enum ReadError {
+    /// A device, FIFO, directory or socket (`kind` says which).
+    NotRegular {
+        what: &'static str,
+        shown: String,
+        kind: &'static str,
+    },
+    /// Larger than [`MAX_INPUT_BYTES`].
+    TooBig { what: &'static str, shown: String },
+    /// Not UTF-8 text.
+    NotUtf8 {
+        what: &'static str,
+        shown: String,
+        err: std::string::FromUtf8Error,
+    },
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::NotRegular { what, shown, kind } => write!(
+                f,
+                "{what} `{shown}` is {kind}, not a regular file; save it to a file first (or \
+                 pass `-` to read standard input)"
+            ),
+            ReadError::TooBig { what, shown } => write!(
+                f,
+                "{what} `{shown}` is larger than {} MiB, the most the tool reads; is it the \
+                 right file?",
+                MAX_INPUT_BYTES >> 20
+            ),
+            ReadError::NotUtf8 { what, shown, err } => {
+                write!(f, "{what} `{shown}` is not UTF-8 text: {err}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::NotUtf8 { err, .. } => Some(err),
+            ReadError::NotRegular { .. } | ReadError::TooBig { .. } => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -93,5 +150,26 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         let e = text(Path::new("/nonexistent/x"), "CSV file").unwrap_err();
         assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn binary_input_is_refused_with_the_decoding_error_as_source() {
+        use std::error::Error as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.json");
+        std::fs::write(&path, [b'{', 0xff, b'}']).unwrap();
+        let e = text(&path, "trace file").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "trace file `{}` is not UTF-8 text: invalid utf-8 sequence of 1 bytes from index 1",
+                path.display()
+            )
+        );
+        assert_eq!(e.exit_code(), 2);
+        let source = e.source().expect("the decoding error");
+        assert!(source
+            .downcast_ref::<std::string::FromUtf8Error>()
+            .is_some());
     }
 }
