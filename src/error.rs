@@ -48,6 +48,10 @@ pub enum Error {
     Predict(crate::model::PredictError),
     /// hwloc gave no topology (exit 1 for this machine, 2 for a file or description).
     Topology(crate::measure::topology::TopologyError),
+    /// The MPI launcher could not be started (exit 2: install it or pick another).
+    Launch(crate::measure::launch::LaunchError),
+    /// Another run holds the trace's lock (exit 2).
+    Busy(crate::measure::lock::TraceBusy),
     /// An output path that is not a file to replace (exit 2).
     Write(crate::io::atomic::WriteError),
     /// An input the user named refused before parsing: a device, too large, not text (exit 2).
@@ -129,6 +133,8 @@ impl Error {
             Error::Render { .. } => EXIT_FAILURE,
             Error::Plan(_) | Error::Predict(_) => EXIT_INPUT,
             Error::Topology(e) => e.exit_code(),
+            Error::Launch(_) => EXIT_INPUT,
+            Error::Busy(_) => EXIT_INPUT,
             Error::Write(_) => EXIT_INPUT,
             Error::Read(_) => EXIT_INPUT,
             Error::Memory(_) => EXIT_INPUT,
@@ -178,6 +184,8 @@ impl fmt::Display for Error {
             Error::Plan(e) => write!(f, "{e}"),
             Error::Predict(e) => write!(f, "{e}"),
             Error::Topology(e) => write!(f, "{e}"),
+            Error::Launch(e) => write!(f, "{e}"),
+            Error::Busy(e) => write!(f, "{e}"),
             Error::Write(e) => write!(f, "{e}"),
             Error::Read(e) => write!(f, "{e}"),
             Error::Memory(e) => write!(f, "{e}"),
@@ -204,6 +212,8 @@ impl std::error::Error for Error {
             Error::Plan(e) => e.source(),
             Error::Predict(e) => e.source(),
             Error::Topology(e) => e.source(),
+            Error::Launch(e) => e.source(),
+            Error::Busy(e) => e.source(),
             Error::Write(e) => e.source(),
             Error::Read(e) => e.source(),
             Error::Memory(e) => e.source(),
@@ -298,6 +308,18 @@ impl From<crate::io::read::ReadError> for Error {
 impl From<crate::io::atomic::WriteError> for Error {
     fn from(e: crate::io::atomic::WriteError) -> Self {
         Error::Write(e)
+    }
+}
+
+impl From<crate::measure::lock::TraceBusy> for Error {
+    fn from(e: crate::measure::lock::TraceBusy) -> Self {
+        Error::Busy(e)
+    }
+}
+
+impl From<crate::measure::launch::LaunchError> for Error {
+    fn from(e: crate::measure::launch::LaunchError) -> Self {
+        Error::Launch(e)
     }
 }
 

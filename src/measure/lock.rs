@@ -28,6 +28,32 @@ pub fn lock_path(trace: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Another run holds the lock of `trace`; `holder` is what it wrote in the lock file (PID,
+/// host, start time), empty if nothing. Bad input (exit 2): write elsewhere or wait.
+#[derive(Debug, Clone)]
+pub struct TraceBusy {
+    pub trace: PathBuf,
+    pub holder: String,
+}
+
+impl std::fmt::Display for TraceBusy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}` is being written by another measure run ({}); wait for it to end, or write \
+             elsewhere with -o",
+            crate::error::escape(&self.trace.display().to_string()),
+            crate::error::escape(if self.holder.is_empty() {
+                "holder unknown"
+            } else {
+                &self.holder
+            })
+        )
+    }
+}
+
+impl std::error::Error for TraceBusy {}
+
 /// Takes the lock of `trace` for this process, or refuses naming the run that holds it.
 pub fn acquire(trace: &Path, holder: &str) -> Result<TraceLock> {
     let path = lock_path(trace);
@@ -53,16 +79,11 @@ pub fn acquire(trace: &Path, holder: &str) -> Result<TraceLock> {
             let mut who = String::new();
             let _ = file.read_to_string(&mut who);
             let who = who.trim();
-            return Err(Error::Input(format!(
-                "`{}` is being written by another measure run ({}); wait for it to end, or \
-                 write elsewhere with -o",
-                crate::error::escape(&trace.display().to_string()),
-                crate::error::escape(if who.is_empty() {
-                    "holder unknown"
-                } else {
-                    who
-                })
-            )));
+            return Err(TraceBusy {
+                trace: trace.into(),
+                holder: who.into(),
+            }
+            .into());
         }
         let same = match (file.metadata(), std::fs::symlink_metadata(&path)) {
             (Ok(a), Ok(b)) => a.ino() == b.ino() && a.dev() == b.dev(),
