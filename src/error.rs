@@ -48,6 +48,8 @@ pub enum Error {
     Predict(crate::model::PredictError),
     /// hwloc gave no topology (exit 1 for this machine, 2 for a file or description).
     Topology(crate::measure::topology::TopologyError),
+    /// A tidy CSV file that breaks its format, by line and column (exit 2).
+    TidyCsv(crate::io::tidy_csv::TidyCsvError),
     /// The MPI launcher could not be started (exit 2: install it or pick another).
     Launch(crate::measure::launch::LaunchError),
     /// Another run holds the trace's lock (exit 2).
@@ -133,6 +135,7 @@ impl Error {
             Error::Render { .. } => EXIT_FAILURE,
             Error::Plan(_) | Error::Predict(_) => EXIT_INPUT,
             Error::Topology(e) => e.exit_code(),
+            Error::TidyCsv(_) => EXIT_INPUT,
             Error::Launch(_) => EXIT_INPUT,
             Error::Busy(_) => EXIT_INPUT,
             Error::Write(_) => EXIT_INPUT,
@@ -184,6 +187,7 @@ impl fmt::Display for Error {
             Error::Plan(e) => write!(f, "{e}"),
             Error::Predict(e) => write!(f, "{e}"),
             Error::Topology(e) => write!(f, "{e}"),
+            Error::TidyCsv(e) => write!(f, "{e}"),
             Error::Launch(e) => write!(f, "{e}"),
             Error::Busy(e) => write!(f, "{e}"),
             Error::Write(e) => write!(f, "{e}"),
@@ -212,6 +216,7 @@ impl std::error::Error for Error {
             Error::Plan(e) => e.source(),
             Error::Predict(e) => e.source(),
             Error::Topology(e) => e.source(),
+            Error::TidyCsv(e) => e.source(),
             Error::Launch(e) => e.source(),
             Error::Busy(e) => e.source(),
             Error::Write(e) => e.source(),
@@ -320,6 +325,12 @@ impl From<crate::measure::lock::TraceBusy> for Error {
 impl From<crate::measure::launch::LaunchError> for Error {
     fn from(e: crate::measure::launch::LaunchError) -> Self {
         Error::Launch(e)
+    }
+}
+
+impl From<crate::io::tidy_csv::TidyCsvError> for Error {
+    fn from(e: crate::io::tidy_csv::TidyCsvError) -> Self {
+        Error::TidyCsv(e)
     }
 }
 
