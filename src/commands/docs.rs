@@ -3,7 +3,7 @@
 //! does), so they never drift from it and the build writes nothing outside its `OUT_DIR`.
 
 use crate::cli::{Cli, CompletionsArgs, ManArgs};
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use crate::io::atomic;
 use clap::CommandFactory;
 use std::path::{Path, PathBuf};
@@ -24,8 +24,8 @@ pub fn completions(args: &CompletionsArgs) -> Result<()> {
 pub fn man(args: &ManArgs) -> Result<()> {
     let dir = &args.dir;
     check_dir(dir)?;
-    let pages = pages().map_err(|e| Error::io("render the man pages for", dir, e))?;
-    std::fs::create_dir_all(dir).map_err(|e| Error::io("create the directory", dir, e))?;
+    let pages = pages().map_err(|e| Error::io(IoAction::Write("the man pages for"), dir, e))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(IoAction::Create("the directory"), dir, e))?;
     for (name, page) in &pages {
         atomic::write(&dir.join(name), page)?;
     }

@@ -1,7 +1,7 @@
 //! `contention measure`: plan, launch the two-rank MPI job, and on rank 0 run the sweep.
 
 use crate::cli::MeasureArgs;
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use crate::measure::mpi::{self, Threading};
 use crate::measure::options::MeasureOptions;
 use crate::measure::session::{self, Rank0};
@@ -167,7 +167,7 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
             let path =
                 std::env::temp_dir().join(format!("contention-hosts-{}", std::process::id()));
             std::fs::write(&path, launch::srun_hostfile(h))
-                .map_err(|e| Error::io("write", &path, e))?;
+                .map_err(|e| Error::io(IoAction::Write(""), &path, e))?;
             Some(path)
         }
         _ => None,

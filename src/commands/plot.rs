@@ -3,7 +3,7 @@
 //! standard error.
 
 use crate::cli::{FigureKind, PlotArgs, PlotFormat};
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use crate::io::inputs::{self, MeasurementFile};
 use crate::io::{atomic, model_file, tidy_csv};
 use crate::model::{Model, Placement};
@@ -43,7 +43,8 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         PlotFormat::Svg => ImageFormat::Svg,
         PlotFormat::Png => ImageFormat::Png,
     };
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io("create output directory", &dir, e))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::io(IoAction::Create("output directory"), &dir, e))?;
     let out = Output {
         dir: &dir,
         format,
@@ -194,8 +195,10 @@ struct Output<'a> {
 impl Output<'_> {
     fn figure(&self, name: &str, figure: &impl Figure) -> Result<()> {
         let path = self.dir.join(format!("{name}.{}", self.format.extension()));
-        let bytes = plot::render(figure, self.format)
-            .map_err(|e| Error::io("render", &path, std::io::Error::other(e)))?;
+        let bytes = plot::render(figure, self.format).map_err(|err| Error::Render {
+            path: Some(path.clone()),
+            err,
+        })?;
         self.write(&path, &bytes)
     }
 

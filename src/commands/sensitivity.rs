@@ -57,7 +57,7 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
     report::emit(&report, args.format.into(), args.output.as_deref())?;
     if let (Some(path), Some(format)) = (&args.plot, plot_format) {
         let figure = plot::sensitivity::Curve::new(&report);
-        let bytes = plot::render(&figure, format).map_err(Error::Failed)?;
+        let bytes = plot::render(&figure, format)?;
         atomic::write(path, &bytes)?;
     }
     Ok(())

@@ -37,7 +37,7 @@ impl MeasurementFile {
     pub fn to_input(&self) -> Result<Input> {
         let source = self.path.display().to_string();
         match &self.trace {
-            Some(trace) => Input::from_trace(trace, &source),
+            Some(trace) => Ok(Input::from_trace(trace, &source)?),
             None => Ok(Input::from_rows(&self.rows, &source)),
         }
     }
@@ -60,7 +60,7 @@ pub fn kind(path: &Path, text: &str) -> InputKind {
 
 /// Reads one measurement file.
 pub fn load(path: &Path) -> Result<MeasurementFile> {
-    let text = super::read::text(path, "read measurement file")?;
+    let text = super::read::text(path, "measurement file")?;
     parse_file(path, &text)
 }
 
@@ -71,11 +71,11 @@ pub fn parse_file(path: &Path, text: &str) -> Result<MeasurementFile> {
     let (rows, notes, trace) = match kind {
         InputKind::Trace => {
             let trace =
-                trace_file::parse(text, &source).map_err(|e| explain(e, path, kind, text))?;
+                trace_file::parse(text, &source).map_err(|e| explain(e.into(), path, kind, text))?;
             (trace.tidy_rows(), trace.notes(&source), Some(trace))
         }
         InputKind::Csv => (
-            tidy_csv::parse(text, &source).map_err(|e| explain(e, path, kind, text))?,
+            tidy_csv::parse(text, &source).map_err(|e| explain(e.into(), path, kind, text))?,
             Vec::new(),
             None,
         ),
@@ -92,7 +92,11 @@ pub fn parse_file(path: &Path, text: &str) -> Result<MeasurementFile> {
 /// What went wrong when a file is not of the kind its name says, or is no measurement at all:
 /// a model file where measurements go, a trace named `.csv`, a CSV named `.json`.
 fn explain(e: Error, path: &Path, kind: InputKind, text: &str) -> Error {
-    let Error::Input(msg) = e else { return e };
+    // Only a file that did not parse gets a hint; the typed error stays as it is otherwise.
+    if !matches!(e, Error::Input(_) | Error::TraceFile(_) | Error::TidyCsv(_)) {
+        return e;
+    }
+    let msg = e.to_string();
     let json = serde_json::from_str::<serde_json::Value>(text)
         .ok()
         .filter(serde_json::Value::is_object);
@@ -112,7 +116,7 @@ fn explain(e: Error, path: &Path, kind: InputKind, text: &str) -> Error {
         InputKind::Csv if json.is_some() => {
             format!("{msg}; it holds JSON: if it is a trace, name it .json")
         }
-        _ => msg,
+        _ => return e,
     })
 }
 

@@ -250,6 +250,31 @@ pub fn shown(cmd: &[OsString]) -> String {
         .join(" ")
 }
 
+/// The launcher (`mpirun`, `srun`) could not be started: not installed, or not on `PATH`.
+/// Bad input (exit 2): install it or pick another with `--launcher`.
+#[derive(Debug)]
+pub struct LaunchError {
+    pub program: String,
+    pub err: std::io::Error,
+}
+
+impl std::fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot start `{}`: {}; install Open MPI (`bash .ci/setup`) or pick another \
+             launcher with --launcher",
+            self.program, self.err
+        )
+    }
+}
+
+impl std::error::Error for LaunchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.err)
+    }
+}
+
 /// Runs the launcher and returns the job's exit status (128 + signal when killed).
 ///
 /// The job gets its own process group, to which [`super::signals`] forwards SIGINT, SIGTERM
@@ -277,12 +302,9 @@ pub fn run_with_env(cmd: &[OsString], progress: &str, env: &[(&str, &Path)]) -> 
     unsafe {
         command.pre_exec(move || super::signals::die_with_parent(parent));
     }
-    let mut child = command.spawn().map_err(|e| {
-        Error::Input(format!(
-            "cannot start `{}`: {e}; install Open MPI (`bash .ci/setup`) or pick another \
-                 launcher with --launcher",
-            program.to_string_lossy()
-        ))
+    let mut child = command.spawn().map_err(|err| LaunchError {
+        program: program.to_string_lossy().into_owned(),
+        err,
     })?;
     super::signals::forward_to(child.id() as i32);
     let status = child

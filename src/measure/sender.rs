@@ -63,7 +63,7 @@ pub fn check(report: &SenderPlacement) -> Result<(), String> {
             ));
         }
     }
-    memory::check_pages(&report.buffer)
+    memory::check_pages(&report.buffer).map_err(|e| e.to_string())
 }
 
 /// Every rank but 0, for the whole run: place itself where rank 0 asks (see [`place`]),

@@ -11,7 +11,7 @@ use super::progress::{self, Progress};
 use super::run::{Abort, Bench, Sampling};
 use super::topology::Layout;
 use super::workload::Workload;
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use crate::io::{atomic, tidy_csv, trace_file};
 use crate::provenance::Provenance;
 use crate::trace::{
@@ -119,7 +119,7 @@ pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
     tempfile::Builder::new()
         .prefix(".contention-write-test-")
         .tempfile_in(dir)
-        .map_err(|e| Error::io("write in directory", dir, e))?;
+        .map_err(|e| Error::io(IoAction::Write("in directory"), dir, e))?;
     Ok(())
 }
 
@@ -176,8 +176,7 @@ pub fn resolve(a: &MeasureOptions, layout: &Layout, sysfs: &Path) -> Result<Reso
             comm_core: a.comm_core,
             share_comm_core: a.shared_comm_core,
         },
-    )
-    .map_err(Error::Input)?;
+    )?;
     let max_threads = planned.sweep.iter().copied().max().unwrap_or(1) as u64;
     let comp_free = memory::node_free_bytes(sysfs, planned.plan.comp_numa_os);
     let comm_free = memory::node_free_bytes(sysfs, planned.plan.comm_numa_os);
@@ -454,7 +453,7 @@ impl Rank0<'_> {
                     node(self.resolved.planned.plan.comp_numa_os),
                 )
             })
-            .collect::<Result<Vec<_>>>();
+            .collect::<Result<Vec<_>, memory::MemoryError>>();
         let comm_buffer = memory::allocate(
             self.topology,
             c.message_size_bytes as usize,
@@ -473,7 +472,9 @@ impl Rank0<'_> {
         let (mut buffers, mut comm_buffer, mut send_buffer) =
             match (buffers, comm_buffer, send_buffer) {
                 (Ok(b), Ok(m), Ok(s)) => (b, m, s),
-                (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return Err(fail(e, &path)),
+                (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+                    return Err(fail(e.into(), &path))
+                }
             };
         // Binding verified, not assumed: where the kernel put every page.
         let plan = &self.resolved.planned.plan;
@@ -512,7 +513,7 @@ impl Rank0<'_> {
             .iter()
             .find_map(|p| memory::check_pages(p).err())
         {
-            return Err((Abort::Failed(e), path));
+            return Err((Abort::Failed(e.to_string()), path));
         }
         let bench = Bench {
             topology: self.topology,

@@ -12,6 +12,7 @@
 
 pub mod bandit;
 pub mod builtin;
+pub mod error;
 pub mod fom;
 pub mod report;
 pub mod resctrl;
@@ -23,6 +24,7 @@ use crate::measure::signals;
 use crate::provenance::Provenance;
 use crate::stats::median;
 use crate::sys::{self, bind_current_thread};
+use error::SensitivityError;
 use hwlocality::Topology;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -124,7 +126,7 @@ threshold as a bandwidth sensitivity.";
 pub fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport> {
     signals::install();
     if opts.repeat == 0 {
-        return Err(Error::Input("--repeat must be at least 1".into()));
+        return Err(SensitivityError::NoRepeat.into());
     }
     let topology = Topology::new()
         .map_err(|e| Error::Failed(format!("hwloc cannot read this machine's topology: {e}")))?;
@@ -244,10 +246,7 @@ fn sweep_bandit(
         .filter(|c| !command.contains(c))
         .collect();
     if thieves.is_empty() {
-        return Err(Error::Input(format!(
-            "the bandit needs a core the command does not use: the command has {command:?} of \
-             the allowed {allowed:?}; give it fewer with --command-cores"
-        )));
+        return Err(SensitivityError::NoThiefCore { command, allowed }.into());
     }
     // Thieves first, so loads up to their number never touch the command's cores; the
     // command's cores join only to measure the peak.
@@ -327,12 +326,12 @@ fn run_once(
         (None, Workload::Command(argv)) => {
             let tasks = group.map(resctrl::Group::tasks);
             runner::run_command(argv, cpus, tasks.as_deref()).and_then(|out| {
-                fom::extract(&out, &opts.fom).map_err(|e| {
-                    Error::Input(format!(
-                        "no figure of merit in the output of `{}`: {e}; use --fom-after TEXT \
-                         or --fom-regex REGEX",
-                        argv.join(" ")
-                    ))
+                fom::extract(&out, &opts.fom).map_err(|err| {
+                    SensitivityError::NoFigureOfMerit {
+                        command: argv.join(" "),
+                        err,
+                    }
+                    .into()
                 })
             })
         }

@@ -2,7 +2,8 @@
 //! instruction (the child joins the group between fork and exec), its standard output captured
 //! for the figure of merit and its standard error passed through.
 
-use crate::error::{Error, Result};
+use super::error::SensitivityError;
+use crate::error::Result;
 use crate::sys::{ChildSetup, CpuSet};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -11,29 +12,28 @@ use std::process::{Command, Stdio};
 
 /// Runs `argv` and returns its standard output; a non-zero exit is an error naming it.
 pub fn run_command(argv: &[String], cpus: &[u32], tasks: Option<&Path>) -> Result<String> {
-    let (program, args) = argv
-        .split_first()
-        .ok_or_else(|| Error::Input("no command given: pass it after `--`".into()))?;
+    let (program, args) = argv.split_first().ok_or(SensitivityError::NoCommand)?;
     let mut cmd = Command::new(program);
     cmd.args(args).stdin(Stdio::null()).stderr(Stdio::inherit());
     let join = tasks
         .map(|p| CString::new(p.as_os_str().as_bytes()))
         .transpose()
-        .map_err(|_| Error::Input("the resctrl path contains a NUL byte".into()))?;
+        .map_err(|_| SensitivityError::NulInPath)?;
     ChildSetup {
         affinity: (!cpus.is_empty()).then(|| CpuSet::of(cpus)),
         join,
     }
     .install(&mut cmd);
-    let out = cmd
-        .output()
-        .map_err(|e| Error::Input(format!("cannot run `{program}`: {e}")))?;
+    let out = cmd.output().map_err(|err| SensitivityError::Spawn {
+        program: program.clone(),
+        err,
+    })?;
     if !out.status.success() {
-        return Err(Error::Failed(format!(
-            "`{}` failed ({}); its standard error is above",
-            argv.join(" "),
-            out.status
-        )));
+        return Err(SensitivityError::CommandFailed {
+            command: argv.join(" "),
+            status: out.status,
+        }
+        .into());
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
