@@ -244,101 +244,37 @@ impl From<crate::plot::RenderError> for Error {
     }
 }
 
-impl From<crate::measure::plan::PlanError> for Error {
-    fn from(e: crate::measure::plan::PlanError) -> Self {
-        Error::Plan(e)
-    }
+/// `From` for each variant that only wraps a module's error, so that `?` converts it.
+macro_rules! wrap {
+    ($($variant:ident($ty:ty)),* $(,)?) => {
+        $(
+            impl From<$ty> for Error {
+                fn from(e: $ty) -> Self {
+                    Error::$variant(e)
+                }
+            }
+        )*
+    };
 }
 
-impl From<crate::measure::topology::TopologyError> for Error {
-    fn from(e: crate::measure::topology::TopologyError) -> Self {
-        Error::Topology(e)
-    }
-}
-
-impl From<crate::io::trace_file::TraceFileError> for Error {
-    fn from(e: crate::io::trace_file::TraceFileError) -> Self {
-        Error::TraceFile(e)
-    }
-}
-
-impl From<crate::io::graph_file::GraphFileError> for Error {
-    fn from(e: crate::io::graph_file::GraphFileError) -> Self {
-        Error::GraphFile(e)
-    }
-}
-
-impl From<crate::dataset::DatasetError> for Error {
-    fn from(e: crate::dataset::DatasetError) -> Self {
-        Error::Dataset(e)
-    }
-}
-
-impl From<crate::calibrate::CalibrateError> for Error {
-    fn from(e: crate::calibrate::CalibrateError) -> Self {
-        Error::Calibrate(e)
-    }
-}
-
-impl From<crate::sensitivity::error::SensitivityError> for Error {
-    fn from(e: crate::sensitivity::error::SensitivityError) -> Self {
-        Error::Sensitivity(e)
-    }
-}
-
-impl From<crate::results::ResultsError> for Error {
-    fn from(e: crate::results::ResultsError) -> Self {
-        Error::Results(e)
-    }
-}
-
-impl From<crate::evaluate::EvaluateError> for Error {
-    fn from(e: crate::evaluate::EvaluateError) -> Self {
-        Error::Evaluate(e)
-    }
-}
-
-impl From<crate::measure::memory::MemoryError> for Error {
-    fn from(e: crate::measure::memory::MemoryError) -> Self {
-        Error::Memory(e)
-    }
-}
-
-impl From<crate::io::read::ReadError> for Error {
-    fn from(e: crate::io::read::ReadError) -> Self {
-        Error::Read(e)
-    }
-}
-
-impl From<crate::io::atomic::WriteError> for Error {
-    fn from(e: crate::io::atomic::WriteError) -> Self {
-        Error::Write(e)
-    }
-}
-
-impl From<crate::measure::lock::TraceBusy> for Error {
-    fn from(e: crate::measure::lock::TraceBusy) -> Self {
-        Error::Busy(e)
-    }
-}
-
-impl From<crate::measure::launch::LaunchError> for Error {
-    fn from(e: crate::measure::launch::LaunchError) -> Self {
-        Error::Launch(e)
-    }
-}
-
-impl From<crate::io::tidy_csv::TidyCsvError> for Error {
-    fn from(e: crate::io::tidy_csv::TidyCsvError) -> Self {
-        Error::TidyCsv(e)
-    }
-}
-
-impl From<crate::model::PredictError> for Error {
-    fn from(e: crate::model::PredictError) -> Self {
-        Error::Predict(e)
-    }
-}
+wrap!(
+    Plan(crate::measure::plan::PlanError),
+    Topology(crate::measure::topology::TopologyError),
+    TraceFile(crate::io::trace_file::TraceFileError),
+    GraphFile(crate::io::graph_file::GraphFileError),
+    Dataset(crate::dataset::DatasetError),
+    Calibrate(crate::calibrate::CalibrateError),
+    Sensitivity(crate::sensitivity::error::SensitivityError),
+    Results(crate::results::ResultsError),
+    Evaluate(crate::evaluate::EvaluateError),
+    Memory(crate::measure::memory::MemoryError),
+    Read(crate::io::read::ReadError),
+    Write(crate::io::atomic::WriteError),
+    Busy(crate::measure::lock::TraceBusy),
+    Launch(crate::measure::launch::LaunchError),
+    TidyCsv(crate::io::tidy_csv::TidyCsvError),
+    Predict(crate::model::PredictError),
+);
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
