@@ -3,7 +3,7 @@
 //!
 //! The status follows from the type, never from the wording: an [`IoAction`] says what the
 //! tool was doing with a file, and each module's own error type (the measurement plan, a trace
-//! file, the dataset...) is made convertible beside its definition with [`wrap!`], which
+//! file, the dataset...) is made convertible beside its definition with `wrap!`, which
 //! gives it its [`Kind`]. This file names no module above it, so every module can use it.
 
 use crate::model::Problem;
@@ -53,7 +53,7 @@ pub enum Error {
     /// A module's own typed error (the measurement plan, a trace file, a dataset, the results
     /// directory...): its message is the error's, its `source()` the error's source, and its
     /// exit status the [`Kind`] the module gave it where it made the type convertible
-    /// ([`wrap!`]). The modules depend on this file, never the other way round.
+    /// (`wrap!`). The modules depend on this file, never the other way round.
     Module {
         kind: Kind,
         err: Box<dyn std::error::Error + Send + Sync>,
