@@ -1,40 +1,16 @@
-//! Build script, for two things the binary cannot do for itself:
+//! Build script: build provenance (git commit, rustc version, target and its features,
+//! profile) exported as compile-time environment variables for `src/provenance.rs`, so every
+//! trace and report says which code and which compiler flags produced it.
 //!
-//! 1. Shell completions (bash, zsh, fish) and a man page generated from the clap definition in
-//!    `src/cli.rs`, the way hyperfine does it, so they never drift from `--help`. They land in
-//!    `target/<profile>/completions/` and `target/<profile>/man/contention.1`.
-//! 2. Build provenance (git commit, rustc version, target and its features, profile) exported
-//!    as compile-time environment variables for `src/provenance.rs`, so every trace and report
-//!    says which code and which compiler flags produced it.
+//! It writes nothing: man pages and shell completions come from `contention man DIR` and
+//! `contention completions SHELL`.
 
-use clap::CommandFactory;
-use clap_complete::Shell;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-#[allow(dead_code)]
-#[path = "src/cores.rs"]
-mod cores;
-
-#[allow(dead_code)]
-#[path = "src/units.rs"]
-mod units;
-
-#[allow(dead_code)]
-#[path = "src/cli.rs"]
-mod cli;
-
 fn main() {
-    println!("cargo:rerun-if-changed=src/cli.rs");
-    println!("cargo:rerun-if-changed=src/cores.rs");
-    println!("cargo:rerun-if-changed=src/units.rs");
     provenance();
-    if let Err(e) = generate_docs() {
-        // Docs are a convenience: a read-only target dir must not fail the build.
-        println!("cargo:warning=could not write man page or completions: {e}");
-    }
 }
-
 fn provenance() {
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let rustc_version = run(&rustc, &["--version"]).unwrap_or_else(|| "rustc (unknown)".into());
@@ -89,34 +65,4 @@ fn run(program: &str, args: &[&str]) -> Option<String> {
     out.status
         .success()
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-fn generate_docs() -> std::io::Result<()> {
-    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    // OUT_DIR is target/<profile>/build/<pkg>-<hash>/out: three levels up is target/<profile>.
-    let profile_dir = out_dir.ancestors().nth(3).unwrap_or(&out_dir).to_path_buf();
-    let mut cmd = cli::Cli::command();
-
-    let mut page = Vec::new();
-    // No `contention-help(1)`: the pages are installed one per subcommand, and clap's `help`
-    // subcommand has none.
-    clap_mangen::Man::new(cmd.clone().disable_help_subcommand(true)).render(&mut page)?;
-    for dir in [out_dir.clone(), profile_dir.join("man")] {
-        std::fs::create_dir_all(&dir)?;
-        std::fs::write(dir.join("contention.1"), &page)?;
-    }
-    for sub in cmd.get_subcommands() {
-        let mut page = Vec::new();
-        let name = format!("contention-{}", sub.get_name());
-        clap_mangen::Man::new(sub.clone().name(&*name.clone().leak())).render(&mut page)?;
-        std::fs::write(profile_dir.join("man").join(format!("{name}.1")), &page)?;
-    }
-
-    let completions = profile_dir.join("completions");
-    std::fs::create_dir_all(&completions)?;
-    for shell in [Shell::Bash, Shell::Zsh, Shell::Fish] {
-        clap_complete::generate_to(shell, &mut cmd, "contention", &completions)?;
-        clap_complete::generate_to(shell, &mut cmd, "contention", &out_dir)?;
-    }
-    Ok(())
 }

@@ -6,7 +6,6 @@
 //! thread with the stop/end handshake. Both report the median per-message bandwidth and the
 //! aggregate. Target: the communication thread at >= 95% of the plain loop.
 
-use contention::cli::Launcher;
 use contention::measure::comm::{self, Pattern};
 use contention::measure::launch;
 use contention::stats;
@@ -23,7 +22,13 @@ fn main() {
     let args: Vec<_> = std::env::args_os().skip(1).collect();
     if !launch::under_launcher(|k| std::env::var(k).ok()) {
         let exe = std::env::current_exe().expect("own path");
-        let cmd = launch::command_line(Launcher::Mpirun, None, launch::is_root(), &exe, &args);
+        let cmd = launch::command_line(
+            launch::Launcher::Mpirun,
+            None,
+            launch::is_root(),
+            &exe,
+            &args,
+        );
         let code = launch::run(&cmd, "quiet").expect("mpirun");
         std::process::exit(code);
     }

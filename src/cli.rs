@@ -1,9 +1,10 @@
 //! The command line: argument structs only, no behaviour.
 //!
-//! `build.rs` compiles this file (with `cores.rs` and `units.rs`, its only dependencies in the
-//! crate) to write the man page and shell completions, so it must stay free of other imports.
+//! `contention man` and `contention completions` generate the man pages and shell completions
+//! from these definitions, so they never drift from `--help`.
 
 use crate::cores::CoreList;
+pub use crate::measure::choices::{CommPattern, ComputeKernel, Launcher};
 use crate::units::ByteSize;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -100,6 +101,14 @@ pub enum Command {
     /// each bandwidth level, and the levels where it falls below 90/75/50% of its best.
     #[command(long_about = SENSITIVITY_ABOUT, after_help = SENSITIVITY_EXAMPLES)]
     Sensitivity(SensitivityArgs),
+    /// Print the shell completion script for SHELL to standard output, generated from the same
+    /// definition as --help.
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions(CompletionsArgs),
+    /// Write the man pages (contention.1 and one contention-COMMAND.1 per subcommand) into DIR,
+    /// generated from the same definition as --help.
+    #[command(after_help = MAN_EXAMPLES)]
+    Man(ManArgs),
 }
 
 const MEASURE_ABOUT: &str = "\
@@ -321,37 +330,6 @@ pub struct MeasureArgs {
     /// `contention network GRAPH --run`, with InfiniBand penalties and 5 repetitions.
     #[arg(long, value_name = "GRAPH.json")]
     pub graph: Option<PathBuf>,
-}
-
-/// `measure --kernel`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ComputeKernel {
-    /// Non-temporal stores (AVX-512, AVX2 or SSE2).
-    NtStore,
-    /// `a[i] = b[i]`.
-    Copy,
-    /// `a[i] = b[i] + s * c[i]`.
-    Triad,
-}
-
-/// `measure --pattern`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CommPattern {
-    /// Rank 1 sends to rank 0, back to back.
-    Pong,
-    /// Ranks 0 and 1 send to each other at the same time.
-    Pingpong,
-    /// Each rank sends to the next and receives from the previous.
-    Ring,
-}
-
-/// How `measure` starts its two ranks from a shell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Launcher {
-    /// `mpirun -np 2` (Open MPI).
-    Mpirun,
-    /// `srun --ntasks=2` (Slurm).
-    Srun,
 }
 
 /// `COMP,COMM` NUMA node pair.
@@ -1156,4 +1134,35 @@ pub enum BuiltinKernel {
     Triad,
     /// Random cyclic pointer chase; FOM in million accesses per second.
     PointerChase,
+}
+
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  Install for every user (root):
+    contention completions bash > /usr/share/bash-completion/completions/contention
+    contention completions zsh > /usr/local/share/zsh/site-functions/_contention
+    contention completions fish > /usr/share/fish/vendor_completions.d/contention.fish
+  For this bash session only:
+    source <(contention completions bash)";
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+const MAN_EXAMPLES: &str = "\
+Examples:
+  Install for every user (root), then `man contention-measure`:
+    contention man /usr/local/share/man/man1
+  For one user without root:
+    contention man ~/.local/share/man/man1";
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The directory to write the pages into, created if absent; pages already there are
+    /// replaced atomically.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }

@@ -1,8 +1,5 @@
 //! Core-count lists as users type them: `1..18` (inclusive), `4`, `1,2,4,8`, or a mix
 //! such as `1..4,8,16`.
-//!
-//! This file depends on `std` only: `build.rs` compiles it (through `cli.rs`) to generate the
-//! man page and shell completions, so it must not reach into the rest of the crate.
 
 use std::fmt;
 use std::str::FromStr;

@@ -6,7 +6,7 @@
 //! placement and core count, within one file or across files, are aggregated by median
 //! ([`sweeps`]). No I/O here: [`crate::io::inputs`] reads the files.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::params::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES};
 use crate::model::Placement;
 use crate::stats;
@@ -130,15 +130,154 @@ fn is_bandwidth(v: f64) -> bool {
     v.is_finite() && v > 0.0
 }
 
+/// Why measurements cannot be used: the file (`source`), the point and the rule it breaks,
+/// and what to do. All are bad input (exit 2).
+#[derive(Debug, Clone)]
+pub enum DatasetError {
+    /// A trace without any measured point.
+    NoPoint { source: String },
+    /// A host name with control characters (written escaped).
+    ControlHostname { source: String, hostname: String },
+    /// A placement or machine size no real machine has.
+    BeyondAnyMachine {
+        source: String,
+        placement: Placement,
+        numa_per_socket: u32,
+        cores_per_socket: u32,
+    },
+    /// A trace marked complete that lacks some of its core counts.
+    CompleteButMissing { source: String, missing: Vec<u32> },
+    /// A phase refused by [`crate::plausible::phase`] (`quantity` from [`QUANTITIES`]).
+    Phase {
+        source: String,
+        cores: u32,
+        quantity: &'static str,
+        why: String,
+    },
+    /// A phase whose median is no bandwidth (index `quantity` in [`QUANTITIES`]).
+    NoBandwidth {
+        source: String,
+        cores: u32,
+        quantity: usize,
+        median: f64,
+        samples: u64,
+    },
+    /// A point with a core count no socket has.
+    CoreCount { source: String, cores: u32 },
+    /// A point refused by [`implausible`].
+    Implausible {
+        source: String,
+        cores: u32,
+        why: String,
+    },
+    /// Two traces of different hardware given together.
+    DifferentMachines(Box<MachineMismatch>),
+}
+
+/// Two traces of different hardware: their files, the first field that differs (with both
+/// values) and their hosts.
+#[derive(Debug, Clone)]
+pub struct MachineMismatch {
+    pub sources: [String; 2],
+    pub field: &'static str,
+    pub values: [String; 2],
+    pub hosts: [String; 2],
+}
+
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: DatasetError);
+impl std::fmt::Display for DatasetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DatasetError::NoPoint { source } => write!(
+                f,
+                "{source}: the trace has no measured point (measure was stopped before its \
+                 first core count?); complete it with `contention measure --resume`"
+            ),
+            DatasetError::ControlHostname { source, hostname } => write!(
+                f,
+                "{source}: machine.hostname {} holds control characters; no host is named so",
+                crate::error::escape(&format!("{hostname:?}"))
+            ),
+            DatasetError::BeyondAnyMachine {
+                source,
+                placement,
+                numa_per_socket,
+                cores_per_socket,
+            } => write!(
+                f,
+                "{source}: the machine or placement is beyond any real machine \
+                 (placement {placement}, {numa_per_socket} NUMA nodes per socket, \
+                 {cores_per_socket} cores per socket)"
+            ),
+            DatasetError::CompleteButMissing { source, missing } => write!(
+                f,
+                "{source}: the trace is marked complete but has no point for core counts \
+                 {missing:?} of its config.cores; the file was edited or is corrupt"
+            ),
+            DatasetError::Phase {
+                source,
+                cores,
+                quantity,
+                why,
+            } => write!(f, "{source}: at {cores} cores, {quantity}: {why}"),
+            DatasetError::NoBandwidth {
+                source,
+                cores,
+                quantity,
+                median,
+                samples,
+            } => {
+                let what = if *quantity >= COMP_PARALLEL {
+                    "the parallel phase (computations and communications together) \
+                     is missing or failed"
+                } else {
+                    "this phase is missing or failed"
+                };
+                write!(
+                    f,
+                    "{source}: at {cores} cores, {} has median {median} MB/s from {samples} \
+                     samples: {what}; a bandwidth must be a finite number > 0 MB/s. Measure \
+                     this core count again, or leave the point out of the trace",
+                    QUANTITIES[*quantity]
+                )
+            }
+            DatasetError::CoreCount { source, cores } => write!(
+                f,
+                "{source}: a point has {cores} computing cores; a core count of one socket is \
+                 1 to {MAX_CORES_PER_SOCKET}"
+            ),
+            DatasetError::Implausible { source, cores, why } => {
+                write!(f, "{source}: at {cores} cores: {why}")
+            }
+            DatasetError::DifferentMachines(m) => {
+                let MachineMismatch {
+                    sources: [first, other],
+                    field,
+                    values: [a, b],
+                    hosts: [host_a, host_b],
+                } = m.as_ref();
+                write!(
+                    f,
+                    "{first} and {other} come from different machines ({field} `{a}` vs `{b}`, \
+                 hosts {host_a} and {host_b}): one model describes one machine; calibrate or \
+                 evaluate each machine's traces separately"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for DatasetError {}
+
 impl Input {
     /// The observations of a trace, one per point, refusing a point whose phase has no valid
     /// bandwidth (a phase not measured, or one that failed).
-    pub fn from_trace(trace: &Trace, source: &str) -> Result<Input> {
+    pub fn from_trace(trace: &Trace, source: &str) -> Result<Input, DatasetError> {
         if trace.points.is_empty() {
-            return Err(Error::Input(format!(
-                "{source}: the trace has no measured point (measure was stopped before its \
-                 first core count?); complete it with `contention measure --resume`"
-            )));
+            return Err(DatasetError::NoPoint {
+                source: source.into(),
+            });
         }
         let placement = Placement {
             comp_numa: trace.config.comp_numa,
@@ -146,28 +285,29 @@ impl Input {
         };
         let m = &trace.machine;
         if m.hostname.chars().any(char::is_control) {
-            return Err(Error::Input(format!(
-                "{source}: machine.hostname {} holds control characters; no host is named so",
-                crate::error::escape(&format!("{:?}", m.hostname))
-            )));
+            return Err(DatasetError::ControlHostname {
+                source: source.into(),
+                hostname: m.hostname.clone(),
+            });
         }
         if placement.comp_numa.max(placement.comm_numa) >= MAX_NUMA_NODES
             || m.numa_per_socket > MAX_NUMA_NODES
             || m.cores_per_socket > MAX_CORES_PER_SOCKET
         {
-            return Err(Error::Input(format!(
-                "{source}: the machine or placement is beyond any real machine \
-                 (placement {placement}, {} NUMA nodes per socket, {} cores per socket)",
-                m.numa_per_socket, m.cores_per_socket
-            )));
+            return Err(DatasetError::BeyondAnyMachine {
+                source: source.into(),
+                placement,
+                numa_per_socket: m.numa_per_socket,
+                cores_per_socket: m.cores_per_socket,
+            });
         }
         if trace.complete {
             let missing = trace.missing_cores(&trace.config.cores);
             if !missing.is_empty() {
-                return Err(Error::Input(format!(
-                    "{source}: the trace is marked complete but has no point for core counts \
-                     {missing:?} of its config.cores; the file was edited or is corrupt"
-                )));
+                return Err(DatasetError::CompleteButMissing {
+                    source: source.into(),
+                    missing,
+                });
             }
         }
         let mut observations = Vec::with_capacity(trace.points.len());
@@ -185,25 +325,22 @@ impl Input {
             }; 4];
             for (q, phase) in phases.into_iter().enumerate() {
                 if let Some(why) = crate::plausible::phase(phase) {
-                    return Err(Error::Input(format!(
-                        "{source}: at {} cores, {}: {why}",
-                        p.cores, QUANTITIES[q]
-                    )));
+                    return Err(DatasetError::Phase {
+                        source: source.into(),
+                        cores: p.cores,
+                        quantity: QUANTITIES[q],
+                        why,
+                    });
                 }
                 let median = phase.summary.median;
                 if !is_bandwidth(median) {
-                    let what = if q >= COMP_PARALLEL {
-                        "the parallel phase (computations and communications together) \
-                         is missing or failed"
-                    } else {
-                        "this phase is missing or failed"
-                    };
-                    return Err(Error::Input(format!(
-                        "{source}: at {} cores, {} has median {median} MB/s from {} samples: \
-                         {what}; a bandwidth must be a finite number > 0 MB/s. Measure this \
-                         core count again, or leave the point out of the trace",
-                        p.cores, QUANTITIES[q], phase.summary.count
-                    )));
+                    return Err(DatasetError::NoBandwidth {
+                        source: source.into(),
+                        cores: p.cores,
+                        quantity: q,
+                        median,
+                        samples: phase.summary.count,
+                    });
                 }
                 bw[q] = Measured {
                     value: median,
@@ -211,17 +348,17 @@ impl Input {
                 };
             }
             if p.cores == 0 || p.cores > MAX_CORES_PER_SOCKET {
-                return Err(Error::Input(format!(
-                    "{source}: a point has {} computing cores; a core count of one socket is \
-                     1 to {MAX_CORES_PER_SOCKET}",
-                    p.cores
-                )));
+                return Err(DatasetError::CoreCount {
+                    source: source.into(),
+                    cores: p.cores,
+                });
             }
             if let Some(why) = implausible(&bw.map(|m| m.value)) {
-                return Err(Error::Input(format!(
-                    "{source}: at {} cores: {why}",
-                    p.cores
-                )));
+                return Err(DatasetError::Implausible {
+                    source: source.into(),
+                    cores: p.cores,
+                    why,
+                });
             }
             observations.push(Observation {
                 placement,
@@ -237,20 +374,7 @@ impl Input {
                     .map(|why| format!("{source}: at {} cores, {why}", o.cores))
             })
             .collect();
-        if !trace.complete {
-            notes.push(format!(
-                "{source} is incomplete ({} of {} core counts measured); \
-                 `contention measure --resume` completes it",
-                trace.points.len(),
-                trace.config.cores.len()
-            ));
-        }
-        if !trace.config.bind {
-            notes.push(format!(
-                "{source} was measured without binding (--no-bind): placement {placement} was \
-                 asked for, not enforced, so the model may not describe it"
-            ));
-        }
+        notes.extend(trace.notes(source));
         Ok(Input {
             source: source.to_string(),
             kind: InputKind::Trace,
@@ -423,7 +547,9 @@ fn hardware(m: &MachineInfo) -> [(&'static str, String); 5] {
 /// The machine the traces among `inputs` were measured on (the first one's description), or
 /// `None` when no input is a trace. Refuses traces of different hardware, naming both files
 /// and the first difference; notes different host names of the same hardware.
-pub fn common_machine(inputs: &[Input]) -> Result<(Option<&MachineInfo>, Vec<String>)> {
+pub fn common_machine(
+    inputs: &[Input],
+) -> Result<(Option<&MachineInfo>, Vec<String>), DatasetError> {
     let mut traces = inputs
         .iter()
         .filter_map(|i| i.machine.as_ref().map(|m| (i.source.as_str(), m)));
@@ -434,12 +560,12 @@ pub fn common_machine(inputs: &[Input]) -> Result<(Option<&MachineInfo>, Vec<Str
     for (src, m) in traces {
         for ((field, a), (_, b)) in hardware(first).iter().zip(hardware(m).iter()) {
             if a != b {
-                return Err(Error::Input(format!(
-                    "{first_src} and {src} come from different machines ({field} `{a}` vs \
-                     `{b}`, hosts {} and {}): one model describes one machine; calibrate or \
-                     evaluate each machine's traces separately",
-                    first.hostname, m.hostname
-                )));
+                return Err(DatasetError::DifferentMachines(Box::new(MachineMismatch {
+                    sources: [first_src.into(), src.into()],
+                    field,
+                    values: [a.clone(), b.clone()],
+                    hosts: [first.hostname.clone(), m.hostname.clone()],
+                })));
             }
         }
         if m.hostname != first.hostname {
@@ -456,6 +582,42 @@ pub fn common_machine(inputs: &[Input]) -> Result<(Option<&MachineInfo>, Vec<Str
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_keep_their_wording_and_exit_2() {
+        let e = DatasetError::NoBandwidth {
+            source: "t.json".into(),
+            cores: 3,
+            quantity: COMM_PARALLEL,
+            median: f64::NAN,
+            samples: 0,
+        };
+        assert_eq!(
+            e.to_string(),
+            "t.json: at 3 cores, comm_parallel has median NaN MB/s from 0 samples: the parallel \
+             phase (computations and communications together) is missing or failed; a \
+             bandwidth must be a finite number > 0 MB/s. Measure this core count again, or \
+             leave the point out of the trace"
+        );
+        let e = DatasetError::CompleteButMissing {
+            source: "t.json".into(),
+            missing: vec![2, 4],
+        };
+        assert_eq!(
+            e.to_string(),
+            "t.json: the trace is marked complete but has no point for core counts [2, 4] of \
+             its config.cores; the file was edited or is corrupt"
+        );
+        let e = DatasetError::ControlHostname {
+            source: "t.json".into(),
+            hostname: "a\u{1b}b".into(),
+        };
+        assert!(
+            e.to_string().contains("hostname \"a\\u{1b}b\" holds"),
+            "{e}"
+        );
+        assert_eq!(crate::Error::from(e).exit_code(), 2);
+    }
 
     pub(crate) fn row(comp: u32, comm: u32, cores: u32, scale: f64) -> TidyRow {
         TidyRow {

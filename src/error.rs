@@ -1,5 +1,10 @@
 //! The errors the tool reports to its user, each saying what was wrong and what to do, and
 //! the exit status that goes with it.
+//!
+//! The status follows from the type, never from the wording: an [`IoAction`] says what the
+//! tool was doing with a file, and each module's own error type (the measurement plan, a trace
+//! file, the dataset...) is made convertible beside its definition with `wrap!`, which
+//! gives it its [`Kind`]. This file names no module above it, so every module can use it.
 
 use crate::model::Problem;
 use std::fmt;
@@ -30,12 +35,76 @@ pub enum Error {
     Interrupted(String),
     /// A child job (the MPI launcher) already reported its error; exit with its status.
     Reported(i32),
-    /// Reading or writing a file failed.
+    /// Reading or writing a file failed; the action decides the exit status.
     Io {
-        action: &'static str,
+        action: IoAction,
         path: PathBuf,
         err: io::Error,
     },
+    /// A figure could not be drawn (the drawing library, the PNG encoder or the embedded font
+    /// failed, never the user's input: exit 1); `path` is the file it was meant for. `err` is a
+    /// `plot::RenderError`, boxed so that this file names no module above it.
+    Render {
+        path: Option<PathBuf>,
+        err: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A prediction was asked for a placement or core count the model cannot give (exit 2).
+    Predict(crate::model::PredictError),
+    /// A module's own typed error (the measurement plan, a trace file, a dataset, the results
+    /// directory...): its message is the error's, its `source()` the error's source, and its
+    /// exit status the [`Kind`] the module gave it where it made the type convertible
+    /// (`wrap!`). The modules depend on this file, never the other way round.
+    Module {
+        kind: Kind,
+        err: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+/// What the tool was doing with a file when the system refused; its [`fmt::Display`] is the
+/// verb phrase of the message (`cannot read trace file `x`: ...`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IoAction {
+    /// Reading an input the user named (the kind of file, "" for none): a file that cannot be
+    /// read is bad input, exit 2.
+    Read(&'static str),
+    /// Listing a directory (which one, as the message names it).
+    List(&'static str),
+    /// Creating a file or directory (which one).
+    Create(&'static str),
+    /// Writing (the kind of file, "" for none; "in directory" for a writability probe).
+    Write(&'static str),
+    /// Taking an advisory lock (`flock`) on a file.
+    Lock,
+}
+
+impl IoAction {
+    /// Exit status of a failure of this action: an input the user named that cannot be read is
+    /// theirs to fix (2); anything the tool writes or creates is a failure of the system (1).
+    pub fn exit_code(self) -> i32 {
+        match self {
+            IoAction::Read(_) => EXIT_INPUT,
+            IoAction::List(_) | IoAction::Create(_) | IoAction::Write(_) | IoAction::Lock => {
+                EXIT_FAILURE
+            }
+        }
+    }
+}
+
+impl fmt::Display for IoAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (verb, what) = match *self {
+            IoAction::Read(what) => ("read", what),
+            IoAction::List(what) => ("list", what),
+            IoAction::Create(what) => ("create", what),
+            IoAction::Write(what) => ("write", what),
+            IoAction::Lock => ("lock", ""),
+        };
+        f.write_str(verb)?;
+        if !what.is_empty() {
+            write!(f, " {what}")?;
+        }
+        Ok(())
+    }
 }
 
 impl Error {
@@ -46,13 +115,14 @@ impl Error {
             Error::Failed(_) => EXIT_FAILURE,
             Error::Interrupted(_) => EXIT_INTERRUPTED,
             Error::Reported(code) => *code,
-            // A file the user named that cannot be read is bad input too.
-            Error::Io { action, .. } if action.starts_with("read") => EXIT_INPUT,
-            Error::Io { .. } => EXIT_FAILURE,
+            Error::Io { action, .. } => action.exit_code(),
+            Error::Render { .. } => EXIT_FAILURE,
+            Error::Predict(_) => EXIT_INPUT,
+            Error::Module { kind, .. } => kind.exit_code(),
         }
     }
 
-    pub fn io(action: &'static str, path: impl Into<PathBuf>, err: io::Error) -> Self {
+    pub fn io(action: IoAction, path: impl Into<PathBuf>, err: io::Error) -> Self {
         Error::Io {
             action,
             path: path.into(),
@@ -80,17 +150,104 @@ impl fmt::Display for Error {
             Error::Io { action, path, err } => {
                 write!(f, "cannot {action} `{}`: {err}", path.display())
             }
+            Error::Render {
+                path: Some(path),
+                err,
+            } => write!(f, "cannot render `{}`: {err}", path.display()),
+            Error::Render { path: None, err } => write!(f, "{err}"),
+            Error::Predict(e) => write!(f, "{e}"),
+            Error::Module { err, .. } => write!(f, "{err}"),
         }
     }
 }
 
-impl std::error::Error for Error {}
+/// The message of an `Io` or `Render` error quotes its cause (users read only the message); the
+/// cause is also its `source()`, for callers that walk the chain. Variants that only wrap a
+/// module's error are transparent: their message is the inner one, their source its source.
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { err, .. } => Some(err),
+            Error::Render { path: Some(_), err } => Some(err.as_ref()),
+            Error::Render { path: None, err } => err.source(),
+            Error::Predict(e) => e.source(),
+            Error::Module { err, .. } => err.source(),
+            Error::Input(_)
+            | Error::InvalidModel { .. }
+            | Error::Failed(_)
+            | Error::Interrupted(_)
+            | Error::Reported(_) => None,
+        }
+    }
+}
 
 impl From<crate::model::PredictError> for Error {
     fn from(e: crate::model::PredictError) -> Self {
-        Error::Input(e.to_string())
+        Error::Predict(e)
     }
 }
+
+/// Whose fault a module's error is, which decides the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Input the user can fix: an option, a file they named, a machine that cannot do what was
+    /// asked (exit 2).
+    Input,
+    /// The system failed us (exit 1).
+    Failure,
+}
+
+impl Kind {
+    /// The exit status of an error of this kind.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Kind::Input => EXIT_INPUT,
+            Kind::Failure => EXIT_FAILURE,
+        }
+    }
+
+    /// The kind of an exit status a module computed per value (2: input, else failure).
+    pub fn of_code(code: i32) -> Kind {
+        if code == EXIT_INPUT {
+            Kind::Input
+        } else {
+            Kind::Failure
+        }
+    }
+}
+
+impl Error {
+    /// A module's error as an [`Error::Module`] of `kind`.
+    pub fn module(kind: Kind, err: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Error::Module {
+            kind,
+            err: Box::new(err),
+        }
+    }
+}
+
+/// Makes a module's error type convertible into [`Error`] by `?`, written beside the type:
+/// `wrap!(Input: PlanError)` for input the user can fix (exit 2), `wrap!(Failure: T)` for the
+/// system's failure (exit 1), `wrap!(ByCode: T)` for a type whose own `exit_code()` decides
+/// per value.
+macro_rules! wrap {
+    (ByCode: $ty:ty) => {
+        impl From<$ty> for $crate::error::Error {
+            fn from(e: $ty) -> Self {
+                let kind = $crate::error::Kind::of_code(e.exit_code());
+                $crate::error::Error::module(kind, e)
+            }
+        }
+    };
+    ($kind:ident: $ty:ty) => {
+        impl From<$ty> for $crate::error::Error {
+            fn from(e: $ty) -> Self {
+                $crate::error::Error::module($crate::error::Kind::$kind, e)
+            }
+        }
+    };
+}
+pub(crate) use wrap;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -112,4 +269,140 @@ pub fn escape(text: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    /// A module's error, as the modules write theirs: a message and a cause.
+    #[derive(Debug)]
+    struct Refused(io::Error);
+
+    impl fmt::Display for Refused {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "refused: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Refused {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    fn not_found() -> io::Error {
+        io::Error::from(io::ErrorKind::NotFound)
+    }
+
+    #[test]
+    fn the_exit_status_follows_from_the_kind_of_error() {
+        let cases = [
+            (Error::Input("--cores 0".into()), EXIT_INPUT),
+            (
+                Error::InvalidModel {
+                    source: "m.json".into(),
+                    problems: Vec::new(),
+                },
+                EXIT_INPUT,
+            ),
+            (
+                Error::io(IoAction::Read("trace file"), "t.json", not_found()),
+                EXIT_INPUT,
+            ),
+            (Error::io(IoAction::Write(""), "o.csv", not_found()), 1),
+            (
+                Error::io(IoAction::Create("output directory"), "d", not_found()),
+                1,
+            ),
+            (
+                Error::io(IoAction::List("the results directory"), "r", not_found()),
+                1,
+            ),
+            (Error::io(IoAction::Lock, "t.json.lock", not_found()), 1),
+            (
+                Error::Render {
+                    path: Some("f.png".into()),
+                    err: Box::new(not_found()),
+                },
+                EXIT_FAILURE,
+            ),
+            (Error::module(Kind::Input, Refused(not_found())), EXIT_INPUT),
+            (
+                Error::module(Kind::Failure, Refused(not_found())),
+                EXIT_FAILURE,
+            ),
+            (
+                Error::Predict(crate::model::PredictError::NoSuchNode {
+                    node: 3,
+                    numa_nodes: 2,
+                }),
+                EXIT_INPUT,
+            ),
+            (Error::Failed("check failed: drift".into()), EXIT_FAILURE),
+            (Error::Interrupted("interrupted".into()), EXIT_INTERRUPTED),
+            (Error::Reported(2), 2),
+            (Error::Reported(7), 7),
+        ];
+        for (e, code) in cases {
+            assert_eq!(e.exit_code(), code, "{e:?}");
+        }
+        assert_eq!((EXIT_INPUT, EXIT_FAILURE, EXIT_INTERRUPTED), (2, 1, 130));
+    }
+
+    #[test]
+    fn io_messages_name_the_action_the_file_and_the_cause() {
+        let e = |action, path: &str| Error::io(action, path, not_found()).to_string();
+        let cause = not_found().to_string();
+        assert_eq!(
+            e(IoAction::Read("model file"), "m.json"),
+            format!("cannot read model file `m.json`: {cause}")
+        );
+        assert_eq!(
+            e(IoAction::Read(""), "s"),
+            format!("cannot read `s`: {cause}")
+        );
+        assert_eq!(
+            e(IoAction::Write("in directory"), "d"),
+            format!("cannot write in directory `d`: {cause}")
+        );
+        assert_eq!(
+            e(IoAction::Create("lock file"), "l"),
+            format!("cannot create lock file `l`: {cause}")
+        );
+        assert_eq!(e(IoAction::Lock, "l"), format!("cannot lock `l`: {cause}"));
+        assert_eq!(
+            e(IoAction::List("the directory"), "r"),
+            format!("cannot list the directory `r`: {cause}")
+        );
+    }
+
+    #[test]
+    fn io_and_render_errors_chain_to_their_cause() {
+        let e = Error::io(IoAction::Write(""), "o.csv", not_found());
+        let cause = e.source().expect("an I/O error has a source");
+        assert_eq!(
+            cause.downcast_ref::<io::Error>().map(io::Error::kind),
+            Some(io::ErrorKind::NotFound)
+        );
+
+        let e = Error::Render {
+            path: Some("f.svg".into()),
+            err: Box::new(Refused(not_found())),
+        };
+        assert!(e
+            .to_string()
+            .starts_with("cannot render `f.svg`: refused: "));
+        let render = e.source().expect("a render error has a source");
+        assert!(render.downcast_ref::<Refused>().is_some());
+        let cause = render.source().expect("a drawing failure has a source");
+        assert!(cause.downcast_ref::<io::Error>().is_some());
+
+        // A module's error is transparent: its message, and its cause as the source.
+        let e = Error::module(Kind::Input, Refused(not_found()));
+        assert_eq!(e.to_string(), format!("refused: {}", not_found()));
+        let cause = e.source().expect("the module error's cause");
+        assert!(cause.downcast_ref::<io::Error>().is_some());
+    }
 }

@@ -16,14 +16,11 @@
 //! [`crate::export::evaluation`].
 
 use crate::dataset::{self, Input, Sweep, COMM_ALONE, COMM_PARALLEL, COMP_ALONE, COMP_PARALLEL};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::{self, Machine, Model, Placement};
 use crate::provenance::Provenance;
 use crate::stats;
 use serde::Serialize;
-
-/// Version of the evaluation report's JSON layout.
-pub const EVALUATION_SCHEMA_VERSION: u32 = 1;
 
 /// Which points the headline figures count, stated in every output.
 pub const POINTS_COUNTED: &str = "Table 2 figures (`parallel`) compare comp_parallel and \
@@ -211,16 +208,111 @@ fn check_topology(inputs: &[Input], model: &Model, model_source: &str) -> Result
                 .iter()
                 .find(|i| i.machine.is_some())
                 .map_or("", |i| i.source.as_str());
-            return Err(Error::Input(format!(
-                "{src} was measured on {} ({nodes} NUMA nodes, {} per socket), but model \
-                 {model_source} describes machine `{}` ({} NUMA nodes, {} per socket): \
-                 evaluate a model with measurements of its own machine",
-                m.hostname, m.numa_per_socket, mm.name, mm.numa_nodes, mm.numa_per_socket
-            )));
+            return Err(EvaluateError::OtherMachine(Box::new(OtherMachine {
+                source: src.into(),
+                host: m.hostname.clone(),
+                nodes,
+                numa_per_socket: m.numa_per_socket,
+                model: model_source.into(),
+                machine: mm.clone(),
+            }))
+            .into());
         }
     }
     Ok(notes)
 }
+
+/// Why a model cannot be evaluated against the inputs: they come from another machine or
+/// hold nothing it predicts. All are bad input (exit 2).
+#[derive(Debug, Clone)]
+pub enum EvaluateError {
+    /// The traces' machine is not the model's.
+    OtherMachine(Box<OtherMachine>),
+    /// No placement of the inputs can be predicted.
+    NothingToEvaluate { sources: Vec<String>, model: String },
+    /// A placement on a NUMA node the model's machine lacks.
+    NoSuchNode {
+        placement: Placement,
+        files: String,
+        highest: u32,
+        machine: String,
+        numa_nodes: u32,
+    },
+    /// A point with more cores than the model's socket.
+    TooManyCores {
+        placement: Placement,
+        files: String,
+        cores: u32,
+        machine: String,
+        cores_per_socket: u32,
+    },
+}
+
+/// A trace (`source`, measured on `host` with `nodes` NUMA nodes) evaluated against a model
+/// (`model`) of another `machine`.
+#[derive(Debug, Clone)]
+pub struct OtherMachine {
+    pub source: String,
+    pub host: String,
+    pub nodes: u32,
+    pub numa_per_socket: u32,
+    pub model: String,
+    pub machine: crate::model::Machine,
+}
+
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: EvaluateError);
+impl std::fmt::Display for EvaluateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EvaluateError::OtherMachine(o) => write!(
+                f,
+                "{} was measured on {} ({} NUMA nodes, {} per socket), but model {} describes \
+                 machine `{}` ({} NUMA nodes, {} per socket): evaluate a model with \
+                 measurements of its own machine",
+                o.source,
+                o.host,
+                o.nodes,
+                o.numa_per_socket,
+                o.model,
+                o.machine.name,
+                o.machine.numa_nodes,
+                o.machine.numa_per_socket
+            ),
+            EvaluateError::NothingToEvaluate { sources, model } => write!(
+                f,
+                "nothing to evaluate: no placement of {} can be predicted by model {model}",
+                sources.join(", ")
+            ),
+            EvaluateError::NoSuchNode {
+                placement,
+                files,
+                highest,
+                machine,
+                numa_nodes,
+            } => write!(
+                f,
+                "placement {placement} ({files}) uses NUMA node {highest}, but the model's \
+                 machine `{machine}` has nodes 0..{}: evaluate a model with measurements of its \
+                 own machine",
+                numa_nodes - 1
+            ),
+            EvaluateError::TooManyCores {
+                placement,
+                files,
+                cores,
+                machine,
+                cores_per_socket,
+            } => write!(
+                f,
+                "placement {placement} ({files}) has a point with {cores} computing cores, but \
+                 the model's machine `{machine}` has {cores_per_socket} cores per socket"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EvaluateError {}
 
 /// Evaluates `model` (named `model_source`) against every placement of `inputs`.
 pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<Evaluation> {
@@ -253,14 +345,11 @@ pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<E
         });
     }
     if placements.is_empty() {
-        return Err(Error::Input(format!(
-            "nothing to evaluate: no placement of {} can be predicted by model {model_source}",
-            inputs
-                .iter()
-                .map(|i| i.source.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
+        return Err(EvaluateError::NothingToEvaluate {
+            sources: inputs.iter().map(|i| i.source.clone()).collect(),
+            model: model_source.into(),
+        }
+        .into());
     }
     for s in &samples {
         if !placements
@@ -274,7 +363,7 @@ pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<E
     }
     Ok(Evaluation {
         units: crate::export::json::UNITS,
-        schema_version: EVALUATION_SCHEMA_VERSION,
+        schema_version: <Evaluation as crate::report::Report>::SCHEMA_VERSION,
         tool: Provenance::current(),
         model: model_source.to_string(),
         machine: model.machine.clone(),
@@ -298,23 +387,28 @@ fn predictable(model: &Model, sweep: &Sweep, notes: &mut Vec<String>) -> Result<
     let files = sweep.sources.join(", ");
     let highest = p.comp_numa.max(p.comm_numa);
     if highest >= m.numa_nodes {
-        return Err(Error::Input(format!(
-            "placement {p} ({files}) uses NUMA node {highest}, but the model's machine `{}` \
-             has nodes 0..{}: evaluate a model with measurements of its own machine",
-            m.name,
-            m.numa_nodes - 1
-        )));
+        return Err(EvaluateError::NoSuchNode {
+            placement: p,
+            files,
+            highest,
+            machine: m.name.clone(),
+            numa_nodes: m.numa_nodes,
+        }
+        .into());
     }
     if let Some(last) = sweep
         .points
         .last()
         .filter(|pt| pt.cores > m.cores_per_socket)
     {
-        return Err(Error::Input(format!(
-            "placement {p} ({files}) has a point with {} computing cores, but the model's \
-             machine `{}` has {} cores per socket",
-            last.cores, m.name, m.cores_per_socket
-        )));
+        return Err(EvaluateError::TooManyCores {
+            placement: p,
+            files,
+            cores: last.cores,
+            machine: m.name.clone(),
+            cores_per_socket: m.cores_per_socket,
+        }
+        .into());
     }
     if highest >= model.predictable_nodes() {
         notes.push(format!(
@@ -448,7 +542,12 @@ mod tests {
         let mut rows = measured(&m, 1.0);
         rows[0].comm_numa = 2;
         let e = evaluate(&m, "paper:henri", &[Input::from_rows(&rows, "x.csv")]).unwrap_err();
-        assert!(e.to_string().contains("uses NUMA node 2"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "placement 0,2 (x.csv) uses NUMA node 2, but the model's machine `henri` has nodes \
+             0..1: evaluate a model with measurements of its own machine"
+        );
+        assert_eq!(e.exit_code(), 2);
         let mut rows = measured(&m, 1.0);
         rows[0].cores = 19;
         let e = evaluate(&m, "paper:henri", &[Input::from_rows(&rows, "x.csv")]).unwrap_err();

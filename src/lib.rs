@@ -6,17 +6,23 @@
 //! - [`dataset`], [`calibrate`], [`evaluate`]: measurements as sweeps per placement, the
 //!   parameters read off them (section 3.1), the model's error on them (section 4.2);
 //!   [`plausible`]: the measurements refused as impossible.
-//! - [`measure`]: the benchmark (threads, MPI, pinning, intrinsics live only there).
+//! - [`measure`]: the benchmark (threads, MPI, intrinsics live only there); [`sys`]: the OS
+//!   calls on where threads run (CPU sets, pinning, thread and user ids), for it and for
+//!   [`sensitivity`].
 //! - [`io`]: model files, traces, CSV, output files (everything that touches the file system).
 //! - [`export`]: the formats a report is written in (table, JSON, CSV).
 //! - [`overlap`]: Langguth et al.'s time of an overlapped step, and the advisor built on it.
 //! - [`plot`]: the paper's figures, rendered in memory as SVG or PNG.
 //! - [`results`]: the default place of traces and models, per host.
-//! - [`commands`]: one module per subcommand, gluing the above; [`cli`] their arguments.
+//! - `commands`: one module per subcommand, gluing the above; `cli` their arguments. Both
+//!   need the default feature `cli` (clap); without it the library builds without clap, and
+//!   a program drives a measurement through [`measure::options::MeasureOptions`].
 
 pub mod calibrate;
 pub mod check;
+#[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "cli")]
 pub mod commands;
 pub mod cores;
 pub mod dataset;
@@ -35,6 +41,7 @@ pub mod report;
 pub mod results;
 pub mod sensitivity;
 pub mod stats;
+pub mod sys;
 pub mod timestamp;
 pub mod trace;
 pub mod units;

@@ -27,6 +27,8 @@ fn main() {
         Command::Overlap(args) => commands::overlap::run(args),
         Command::Advise(args) => commands::advise::run(args),
         Command::Sensitivity(args) => commands::sensitivity::run(args),
+        Command::Completions(args) => commands::docs::completions(args),
+        Command::Man(args) => commands::docs::man(args),
     };
     if let Err(e) = result {
         // The launched job printed its own error already.

@@ -14,7 +14,7 @@
 //! (`trace-numa0-0-nt-store-pong.json`), so that no variant overwrites another; `calibrate`
 //! takes one variant, the paper's (`nt-store`, `pong`) when present.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use std::path::{Path, PathBuf};
 
 /// The default root, relative to the current directory.
@@ -84,6 +84,58 @@ pub fn model_path() -> PathBuf {
     host_dir(&this_host()).join(MODEL_FILE)
 }
 
+/// Why the results directory gives no input or model: what is missing and how to make it or
+/// name it instead. All are bad input (exit 2).
+#[derive(Debug, Clone)]
+pub enum ResultsError {
+    /// No `--model` and no saved model at `path`.
+    NoModel { path: PathBuf },
+    /// A directory named as input without traces or CSV files.
+    EmptyDirectory { dir: PathBuf },
+    /// No inputs named and no traces in the results directory.
+    NoTraces { dir: PathBuf },
+    /// Traces of several variants, none of them the paper's.
+    SeveralVariants { dir: PathBuf, variants: Vec<String> },
+}
+
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: ResultsError);
+impl std::fmt::Display for ResultsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResultsError::NoModel { path } => write!(
+                f,
+                "no --model given and no saved model at `{}`; make it with `contention measure \
+                 --numa 0,0` then `contention calibrate`, or name one with --model FILE (or \
+                 --model paper:henri for one of the paper's machines)",
+                path.display()
+            ),
+            ResultsError::EmptyDirectory { dir } => write!(
+                f,
+                "`{}` is a directory without trace (.json) or tidy CSV (.csv) files; name the \
+                 files, or a directory that holds them",
+                dir.display()
+            ),
+            ResultsError::NoTraces { dir } => write!(
+                f,
+                "no input files given and no traces in `{}`; measure first with `contention \
+                 measure --numa 0,0` (and `--numa N,N`, N = NUMA nodes per socket, on a \
+                 multi-socket machine), or name trace or CSV files",
+                dir.display()
+            ),
+            ResultsError::SeveralVariants { dir, variants } => write!(
+                f,
+                "`{}` holds traces of several variants ({}) and none of the paper's \
+                 ({PAPER_VARIANT}); name the files of one variant",
+                dir.display(),
+                variants.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ResultsError {}
+
 /// The `--model` a command uses: the one given, else this host's saved model, which must
 /// exist (else the error says how to make one, or to name one).
 pub fn model_or_default(given: Option<&str>) -> Result<String> {
@@ -92,12 +144,7 @@ pub fn model_or_default(given: Option<&str>) -> Result<String> {
     }
     let path = model_path();
     if !path.is_file() {
-        return Err(Error::Input(format!(
-            "no --model given and no saved model at `{}`; make it with `contention measure \
-             --numa 0,0` then `contention calibrate`, or name one with --model FILE (or \
-             --model paper:henri for one of the paper's machines)",
-            path.display()
-        )));
+        return Err(ResultsError::NoModel { path }.into());
     }
     eprintln!("model: {} (this host's saved model)", path.display());
     Ok(path.display().to_string())
@@ -153,7 +200,7 @@ pub fn inputs_or_default(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
 fn in_directory(dir: &Path) -> Result<Vec<PathBuf>> {
     let with = |ext: &str| -> Result<Vec<PathBuf>> {
         let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| Error::io("list the directory", dir, e))?
+            .map_err(|e| Error::io(IoAction::List("the directory"), dir, e))?
             .flatten()
             .map(|e| e.path())
             .filter(|p| {
@@ -172,11 +219,7 @@ fn in_directory(dir: &Path) -> Result<Vec<PathBuf>> {
         traces
     };
     if files.is_empty() {
-        return Err(Error::Input(format!(
-            "`{}` is a directory without trace (.json) or tidy CSV (.csv) files; name the \
-             files, or a directory that holds them",
-            dir.display()
-        )));
+        return Err(ResultsError::EmptyDirectory { dir: dir.into() }.into());
     }
     eprintln!(
         "inputs from {}: {}",
@@ -194,18 +237,11 @@ fn in_directory(dir: &Path) -> Result<Vec<PathBuf>> {
 type Selection = ((String, Vec<PathBuf>), Vec<String>);
 
 fn select(dir: &Path) -> Result<Selection> {
-    let none = || {
-        Error::Input(format!(
-            "no input files given and no traces in `{}`; measure first with `contention \
-             measure --numa 0,0` (and `--numa N,N`, N = NUMA nodes per socket, on a \
-             multi-socket machine), or name trace or CSV files",
-            dir.display()
-        ))
-    };
+    let none = || Error::from(ResultsError::NoTraces { dir: dir.into() });
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(none()),
-        Err(e) => return Err(Error::io("list the results directory", dir, e)),
+        Err(e) => return Err(Error::io(IoAction::List("the results directory"), dir, e)),
     };
     let mut groups: std::collections::BTreeMap<String, Vec<PathBuf>> = Default::default();
     for entry in entries.flatten() {
@@ -224,13 +260,11 @@ fn select(dir: &Path) -> Result<Selection> {
     } else if groups.is_empty() {
         return Err(none());
     } else {
-        return Err(Error::Input(format!(
-            "`{}` holds traces of several variants ({}) and none of the paper's ({}); name \
-             the files of one variant",
-            dir.display(),
-            groups.keys().cloned().collect::<Vec<_>>().join(", "),
-            PAPER_VARIANT
-        )));
+        return Err(ResultsError::SeveralVariants {
+            dir: dir.into(),
+            variants: groups.keys().cloned().collect(),
+        }
+        .into());
     };
     let files = groups.remove(&pick).expect("picked from the map");
     Ok(((pick, files), groups.into_keys().collect()))
@@ -240,7 +274,7 @@ fn select(dir: &Path) -> Result<Selection> {
 pub fn ensure_parent(path: &Path) -> Result<()> {
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir)
-            .map_err(|e| Error::io("create the results directory", dir, e)),
+            .map_err(|e| Error::io(IoAction::Create("the results directory"), dir, e)),
         _ => Ok(()),
     }
 }

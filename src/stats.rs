@@ -2,7 +2,8 @@
 //! single disturbed iteration (a page fault, an interrupt, a late message) must not move a
 //! summary, and the median absolute deviation as the matching measure of spread; summaries of
 //! a phase and a distribution-free confidence interval of the median, which decides when a
-//! phase has been sampled enough.
+//! phase has been sampled enough; and the quantiles that box plots and bootstrap intervals are
+//! read from.
 
 use crate::trace::Summary;
 
@@ -118,6 +119,27 @@ pub fn relative_ci95(values: &[f64]) -> Option<f64> {
     (m > 0.0).then(|| (hi - lo) / 2.0 / m)
 }
 
+/// The `q`-quantile of ascending `sorted` values, interpolating linearly between order
+/// statistics (Hyndman and Fan's type 7, the default of R and NumPy); `q` is clamped to
+/// `0..=1`. NaN when empty. An order statistic hit exactly is returned as it is.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        1 => sorted[0],
+        n => {
+            let h = q.clamp(0.0, 1.0) * (n - 1) as f64;
+            let lo = h.floor() as usize;
+            let frac = h - lo as f64;
+            if frac == 0.0 {
+                sorted[lo]
+            } else {
+                // frac > 0 means h < n - 1, so lo + 1 is in range.
+                sorted[lo] + frac * (sorted[lo + 1] - sorted[lo])
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,5 +201,18 @@ mod tests {
         let m = mape([(100.0, 90.0), (200.0, 210.0)]).unwrap();
         assert!((m - 7.5).abs() < 1e-12);
         assert_eq!(mape(std::iter::empty()), None);
+    }
+
+    #[test]
+    fn quantiles_interpolate() {
+        assert!(quantile(&[], 0.5).is_nan());
+        assert_eq!(quantile(&[7.0], 0.25), 7.0);
+        assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0], 0.5), 2.5);
+        assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.25), 2.0);
+        assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0], 0.25), 1.75);
+        assert_eq!(quantile(&[1.0, 9.0], 1.0), 9.0);
+        assert_eq!(quantile(&[1.0, 9.0], 7.0), 9.0);
+        // An exact order statistic is not interpolated with an infinite neighbour.
+        assert_eq!(quantile(&[1.0, 2.0, f64::INFINITY], 0.5), 2.0);
     }
 }

@@ -312,6 +312,28 @@ pub struct Sample {
 }
 
 impl Trace {
+    /// What a reader of this trace (named `source`) should know whatever it does with it: that
+    /// it is incomplete, or that its placement was asked for but not enforced (`--no-bind`).
+    pub fn notes(&self, source: &str) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !self.complete {
+            notes.push(format!(
+                "{source} is incomplete ({} of {} core counts measured); \
+                 `contention measure --resume` completes it",
+                self.points.len(),
+                self.config.cores.len()
+            ));
+        }
+        if !self.config.bind {
+            notes.push(format!(
+                "{source} was measured without binding (--no-bind): placement {},{} was \
+                 asked for, not enforced, so the model may not describe it",
+                self.config.comp_numa, self.config.comm_numa
+            ));
+        }
+        notes
+    }
+
     /// The tidy rows of this trace (one per point, medians), as `measure` writes its CSV.
     pub fn tidy_rows(&self) -> Vec<TidyRow> {
         self.points

@@ -1,6 +1,4 @@
 //! Byte sizes as users type them: `64MiB`, `64M`, `1GiB`, `512k`, `1048576`.
-//!
-//! Depends on `std` only: `build.rs` compiles it through `cli.rs`.
 
 use std::fmt;
 use std::str::FromStr;

@@ -2,9 +2,7 @@
 //! trace JSON, and the refusals of insufficient input (exit status 2, the file and the fix
 //! named).
 
-mod common;
-
-use common::{
+use crate::common::{
     add_noise, contention, machine, placement, predicted_rows, stderr, stdout, temp_dir, trace,
     SplitMix64,
 };
@@ -47,7 +45,7 @@ fn json(o: &Output) -> serde_json::Value {
 
 #[test]
 fn csv_calibrate_predict_evaluate() {
-    let dir = temp_dir("csv");
+    let dir = temp_dir("calibrate-csv");
     let csv = dir.join("henri-sweep.csv");
     std::fs::write(&csv, tidy_csv::to_string(&henri_rows(7))).unwrap();
     let model = dir.join("model.json");
@@ -149,7 +147,7 @@ fn csv_calibrate_predict_evaluate() {
 
 #[test]
 fn trace_calibrate_predict_evaluate() {
-    let dir = temp_dir("trace");
+    let dir = temp_dir("calibrate-trace");
     let mut rng = SplitMix64(42);
     let all: Vec<u32> = (1..=18).collect();
     // The remote sweep is sparse: up to past its maxima (7 cores), then the last count.
@@ -212,7 +210,7 @@ fn trace_calibrate_predict_evaluate() {
 
 #[test]
 fn noisy_samples_widen_the_tolerance() {
-    let dir = temp_dir("noisy");
+    let dir = temp_dir("calibrate-noisy");
     let mut rng = SplitMix64(3);
     let all: Vec<u32> = (1..=18).collect();
     let mut paths = Vec::new();
@@ -247,7 +245,7 @@ fn refused(args: &[&str], needles: &[&str]) {
 
 #[test]
 fn insufficient_input_is_refused_naming_the_file_and_the_fix() {
-    let dir = temp_dir("refusals");
+    let dir = temp_dir("calibrate-refusals");
     let mut rng = SplitMix64(9);
     let all: Vec<u32> = (1..=18).collect();
     let write = |name: &str, t: &Trace| {
@@ -351,7 +349,7 @@ fn insufficient_input_is_refused_naming_the_file_and_the_fix() {
 #[test]
 fn a_hand_typed_model_is_evaluated() {
     // The paper's files carry only the model file's fields.
-    let dir = temp_dir("hand");
+    let dir = temp_dir("calibrate-hand");
     let csv = dir.join("m.csv");
     std::fs::write(&csv, tidy_csv::to_string(&henri_rows(5))).unwrap();
     let o = contention(&["evaluate", "--model", "paper:henri", s(&csv)]);
@@ -394,7 +392,7 @@ fn help_teaches_units_rules_and_examples() {
 
 #[test]
 fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
-    let dir = temp_dir("intervals");
+    let dir = temp_dir("calibrate-intervals");
     let model = dir.join("model.json");
     let csv = "tests/data/henri-sweep.csv";
     let o = contention(&[
@@ -454,7 +452,7 @@ fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
     // A model on standard input is read once, with its intervals: predict and plot use both.
     let piped = |args: &[&str]| {
         use std::io::Write;
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_contention"))
+        let mut child = crate::common::run::command()
             .args(args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

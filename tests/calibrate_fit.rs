@@ -9,9 +9,7 @@
 //! error is the MAPE over every bandwidth of every placement and core count 1..cores_per_socket
 //! against the paper model that generated the data.
 
-mod common;
-
-use common::{add_noise, placement, predicted_rows, SplitMix64};
+use crate::common::{add_noise, placement, predicted_rows, SplitMix64};
 use contention::calibrate::{calibrate, CalibratedModel, Method, Options};
 use contention::dataset::Input;
 use contention::export::csv::tidy_rows;
@@ -248,7 +246,7 @@ fn bootstrap_intervals_cover_the_truth_about_95_percent_of_the_time() {
 }
 
 #[test]
-#[ignore = "minutes in a debug build: cargo test --release --test calibrate_fit -- --ignored"]
+#[ignore = "minutes in a debug build: cargo test --release --test integration calibrate_fit:: -- --ignored"]
 fn bootstrap_coverage_over_many_trials() {
     let c = coverage(200, 200, 5);
     eprintln!("coverage {:.1} %", 100.0 * c);

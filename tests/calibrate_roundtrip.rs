@@ -11,9 +11,7 @@
 //! predicted bandwidth (computations and communications, alone and in parallel) of every
 //! placement and core count 1..cores_per_socket.
 
-mod common;
-
-use common::{add_noise, placement, predicted_rows, SplitMix64};
+use crate::common::{add_noise, placement, predicted_rows, SplitMix64};
 use contention::calibrate::{calibrate, Options};
 use contention::dataset::Input;
 use contention::export::csv::tidy_rows;

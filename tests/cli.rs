@@ -1,10 +1,7 @@
 //! The `contention` binary end to end: outputs other tools rely on, and errors that name the
 //! bad value with the right exit status.
 
-mod common;
-
-use common::{contention, stderr, stdout, temp_dir};
-use std::path::PathBuf;
+use crate::common::{contention, stderr, stdout, temp_dir};
 
 const HENRI: &str = include_str!("../src/model/paper/paper-henri.json");
 
@@ -50,7 +47,7 @@ fn predict_table_marks_shared_nodes_and_names_the_machine() {
 
 #[test]
 fn predict_csv_is_tidy_and_written_to_file() {
-    let dir = temp_dir("csv");
+    let dir = temp_dir("cli-csv");
     let file = dir.join("pred.csv");
     let o = contention(&[
         "predict",
@@ -107,7 +104,7 @@ fn bad_core_lists_are_refused_with_status_2() {
 
 #[test]
 fn invalid_model_files_name_file_field_and_rule() {
-    let dir = temp_dir("model");
+    let dir = temp_dir("cli-model");
     let cases = [
         (HENRI.replacen("\"alpha\": 0.915,", "", 1), "local.alpha"),
         (
@@ -154,7 +151,7 @@ fn invalid_model_files_name_file_field_and_rule() {
 
 #[test]
 fn a_model_without_remote_predicts_the_first_socket_and_says_so() {
-    let dir = temp_dir("noremote");
+    let dir = temp_dir("cli-noremote");
     let mut v: serde_json::Value = serde_json::from_str(HENRI).unwrap();
     v.as_object_mut().unwrap().remove("remote");
     let path = dir.join("local-only.json");
@@ -223,15 +220,93 @@ fn help_teaches_units_and_examples() {
 }
 
 #[test]
-fn build_script_wrote_man_page_and_completions() {
-    let out = PathBuf::from(env!("OUT_DIR"));
-    let man = std::fs::read_to_string(out.join("contention.1")).unwrap();
-    assert!(man.contains("predict"));
+fn completions_name_every_subcommand() {
+    let o = contention(&["completions", "bash"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bash = stdout(&o);
+    for sub in [
+        "measure",
+        "calibrate",
+        "predict",
+        "evaluate",
+        "plot",
+        "check",
+        "overlap",
+        "advise",
+        "network",
+        "sensitivity",
+        "completions",
+        "man",
+    ] {
+        assert!(
+            bash.contains(&format!("contention,{sub})")),
+            "`{sub}` missing from the bash completions"
+        );
+    }
+    assert!(bash.contains("--ncores"));
+    // Every shell clap_complete offers works; an unknown one is a usage error.
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let o = contention(&["completions", shell]);
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        assert!(stdout(&o).contains("predict"), "{shell}");
+    }
+    let o = contention(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn man_writes_one_page_per_subcommand() {
+    // DIR is created, with its parents.
+    let dir = temp_dir("man").join("share/man1");
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = contention(&["man", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (page, title) in [
+        ("contention.1", ".TH contention 1"),
+        ("contention-measure.1", ".TH contention-measure 1"),
+        ("contention-sensitivity.1", ".TH contention-sensitivity 1"),
+    ] {
+        let text = std::fs::read_to_string(dir.join(page)).unwrap();
+        // The title line comes first, after clap_mangen's two-line quote-string preamble.
+        let th = text
+            .lines()
+            .find(|l| !l.starts_with(".ie") && !l.starts_with(".el"));
+        assert!(
+            th.is_some_and(|l| l.starts_with(title)),
+            "{page} does not start with `{title}`:\n{}",
+            &text[..text.len().min(300)]
+        );
+    }
+    let top = std::fs::read_to_string(dir.join("contention.1")).unwrap();
+    assert!(top.contains("predict"));
     // No link to a page that is never installed.
     assert!(
-        !man.contains("contention\\-help"),
+        !top.contains("contention\\-help"),
         "contention-help(1) in the man page"
     );
-    let bash = std::fs::read_to_string(out.join("contention.bash")).unwrap();
-    assert!(bash.contains("--ncores"));
+    assert!(!dir.join("contention-help.1").exists());
+    // Run again: the pages are replaced, and no temporary file is left behind.
+    let o = contention(&["man", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 13, "{names:?}");
+    assert!(names
+        .iter()
+        .all(|n| n.starts_with("contention") && n.ends_with(".1")));
+}
+
+#[test]
+fn man_into_a_file_fails_naming_it() {
+    let file = temp_dir("man-file").join("not-a-dir");
+    std::fs::write(&file, "keep me").unwrap();
+    let o = contention(&["man", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains(file.to_str().unwrap()), "{err}");
+    assert!(err.contains("not a directory"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
 }

@@ -5,9 +5,8 @@
 //! Commands that could exhaust memory run under `prlimit --as` (1 GiB), so a regression shows
 //! as a failed test, not as a machine out of memory.
 
-mod common;
-
-use common::{contention, stderr, stdout, temp_dir};
+use crate::common::run::BIN;
+use crate::common::{contention, stderr, stdout, temp_dir};
 use std::os::unix::fs::FileTypeExt;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -19,7 +18,7 @@ fn capped(args: &[&str]) -> (Output, Duration) {
     let start = Instant::now();
     let out = Command::new("timeout")
         .args(["-s", "KILL", "20", "prlimit", &format!("--as={GIB}"), "--"])
-        .arg(env!("CARGO_BIN_EXE_contention"))
+        .arg(BIN)
         .args(args)
         .output()
         .expect("timeout and prlimit run");
@@ -127,7 +126,7 @@ fn inputs_must_be_regular_files_of_bounded_size() {
         assert!(took < Duration::from_secs(20));
     }
     // Standard input is read only when named `-`.
-    let out = Command::new(env!("CARGO_BIN_EXE_contention"))
+    let out = crate::common::run::command()
         .args(["predict", "-m", "-", "-n", "1", "-f", "csv"])
         .stdin(std::fs::File::open("src/model/paper/paper-henri.json").unwrap())
         .output()

@@ -4,25 +4,15 @@
 //! Runs are small (one computing core, short phases, small buffers): they check the
 //! instrument's behaviour, not the machine's speed, so nothing here asserts a bandwidth value.
 
+use crate::common::run::{command, one_job, rank_pids, temp_dir, text, wait_exit, wait_for};
 use contention::io::trace_file;
 use contention::trace::{Phase, Trace};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// MPI jobs run one at a time: two at once on two cores would only slow each other.
-static MPI: Mutex<()> = Mutex::new(());
-
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("contention-measure-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 fn measure_cmd(out: &Path, extra: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_contention"));
+    let mut c = command();
     c.args([
         "measure",
         "--numa",
@@ -42,14 +32,6 @@ fn measure_cmd(out: &Path, extra: &[&str]) -> Command {
 
 fn run(c: &mut Command) -> Output {
     c.output().expect("contention runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 fn check_phase(name: &str, p: &Phase) {
@@ -78,8 +60,8 @@ fn check_phase(name: &str, p: &Phase) {
 
 #[test]
 fn a_real_run_on_node_0_gives_a_complete_trace() {
-    let _one = MPI.lock().unwrap_or_else(|p| p.into_inner());
-    let d = dir("e2e");
+    let _one = one_job();
+    let d = temp_dir("measure-e2e");
     let out = d.join("t.json");
     let o = run(measure_cmd(&out, &["--max-phase", "0.5"]).arg("--quiet"));
     assert!(o.status.success(), "{}", text(&o));
@@ -179,8 +161,8 @@ fn round(mut r: contention::trace::TidyRow) -> contention::trace::TidyRow {
 
 #[test]
 fn a_missing_numa_node_is_refused_naming_the_valid_ones() {
-    let d = dir("numa");
-    let o = run(Command::new(env!("CARGO_BIN_EXE_contention"))
+    let d = temp_dir("measure-numa");
+    let o = run(command()
         .args(["measure", "--numa", "0,1", "-o"])
         .arg(d.join("t.json")));
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
@@ -199,7 +181,7 @@ fn a_missing_numa_node_is_refused_naming_the_valid_ones() {
         (&["--max-phase", "0"][..], "--max-phase"),
         (&["--buffer-size", "1000GiB"][..], "free"),
     ] {
-        let o = run(Command::new(env!("CARGO_BIN_EXE_contention"))
+        let o = run(command()
             .arg("measure")
             .args(args)
             .arg("-o")
@@ -212,7 +194,7 @@ fn a_missing_numa_node_is_refused_naming_the_valid_ones() {
 
 #[test]
 fn dry_run_plans_without_measuring() {
-    let o = run(Command::new(env!("CARGO_BIN_EXE_contention")).args([
+    let o = run(command().args([
         "measure",
         "--numa",
         "0,1",
@@ -239,7 +221,7 @@ fn dry_run_plans_without_measuring() {
 
 #[test]
 fn inside_a_slurm_allocation_of_two_nodes_rank_1_goes_to_the_other() {
-    let o = run(Command::new(env!("CARGO_BIN_EXE_contention"))
+    let o = run(command()
         .args(["measure", "--dry-run", "--cores", "1", "--shared-comm-core"])
         .env("SLURM_JOB_ID", "7")
         .env("SLURM_JOB_NUM_NODES", "2")
@@ -254,49 +236,10 @@ fn inside_a_slurm_allocation_of_two_nodes_rank_1_goes_to_the_other() {
     assert!(!plan.contains("sender      rank 1 on"), "{plan}");
 }
 
-/// Pids of the processes whose environment says they are MPI rank `rank` of a job writing
-/// `out` (found through /proc, as a user would with `ps`).
-fn rank_pids(out: &Path, rank: u32) -> Vec<i32> {
-    let want_env = format!("OMPI_COMM_WORLD_RANK={rank}");
-    let out = out.to_string_lossy().to_string();
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-            String::from_utf8_lossy(&cmd).contains(&out)
-                && env.split(|&b| b == 0).any(|kv| kv == want_env.as_bytes())
-        })
-        .collect()
-}
-
-fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !ready() {
-        assert!(start.elapsed() < limit, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn wait_exit(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            return s;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("measure did not end within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 #[test]
 fn ctrl_c_keeps_a_valid_trace_that_resume_completes() {
-    let _one = MPI.lock().unwrap_or_else(|p| p.into_inner());
-    let d = dir("sigint");
+    let _one = one_job();
+    let d = temp_dir("measure-sigint");
     let out = d.join("t.json");
     // Long phases that never count as stable: the run is still measuring when interrupted.
     let mut child = {
@@ -343,8 +286,8 @@ fn ctrl_c_keeps_a_valid_trace_that_resume_completes() {
 
 #[test]
 fn a_stalled_sender_ends_the_run_after_the_timeout() {
-    let _one = MPI.lock().unwrap_or_else(|p| p.into_inner());
-    let d = dir("stall");
+    let _one = one_job();
+    let d = temp_dir("measure-stall");
     let out = d.join("t.json");
     // Computations alone stop after 1 s; the communication phase then waits for the sender.
     let mut child = measure_cmd(
@@ -396,12 +339,12 @@ fn a_stalled_sender_ends_the_run_after_the_timeout() {
 
 #[test]
 fn a_killed_sender_ends_the_run_with_finished_points_kept() {
-    let _one = MPI.lock().unwrap_or_else(|p| p.into_inner());
-    let d = dir("kill");
+    let _one = one_job();
+    let d = temp_dir("measure-kill");
     let out = d.join("t.json");
     // Two core counts (sharing the communication core on this small machine); the sender is
     // killed once the first point is saved.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_contention"))
+    let mut child = command()
         .args([
             "measure",
             "--numa",
@@ -467,8 +410,8 @@ fn an_unwritable_output_is_refused_before_measuring() {
 
 #[test]
 fn a_ring_of_three_ranks_with_the_triad_kernel_and_a_pingpong_with_copy() {
-    let _one = MPI.lock().unwrap_or_else(|p| p.into_inner());
-    let d = dir("patterns");
+    let _one = one_job();
+    let d = temp_dir("measure-patterns");
     for (pattern, kernel, ranks) in [("ring", "triad", 3), ("pingpong", "copy", 2)] {
         let out = d.join(format!("{pattern}.json"));
         let o = run(measure_cmd(

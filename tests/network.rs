@@ -1,9 +1,8 @@
 //! `contention network` end to end: the paper's Figure 3 through the table and the JSON,
 //! penalty models, the memory-model cap, and bad files refused naming file and field.
 
-mod common;
-
-use common::{contention, stderr, stdout, temp_dir};
+use crate::common::run::one_job;
+use crate::common::{contention, stderr, stdout, temp_dir};
 
 const FIGURE3: &str = "tests/data/network/figure3.json";
 const FIGURE3_PENALTIES: &str = "tests/data/network/figure3-penalties.json";
@@ -221,6 +220,7 @@ fn infiniband_on_the_figure_3_shape() {
 /// (every communication measured, in every repetition, beside its prediction), not the speed.
 #[test]
 fn run_measures_every_communication_with_mpi() {
+    let _one = one_job();
     let dir = temp_dir("network-run");
     let g = dir.join("two.json");
     std::fs::write(
@@ -278,6 +278,7 @@ fn run_refuses_messages_mpi_cannot_send_in_one() {
 
 #[test]
 fn measure_graph_runs_the_same_job() {
+    let _one = one_job();
     let dir = temp_dir("measure-graph");
     let g = dir.join("one.json");
     std::fs::write(

@@ -1,9 +1,7 @@
 //! `contention overlap` and `contention advise` end to end: the paper's figures through the
 //! binary, the JSON scripts rely on, and errors that name the bad value (exit 2).
 
-mod common;
-
-use common::{contention, stderr, stdout};
+use crate::common::{contention, stderr, stdout};
 use serde_json::Value;
 
 fn json(args: &[&str]) -> Value {

@@ -4,21 +4,17 @@
 //!
 //! The figures are left in `target/tmp/plot-tests/<test>/` so a person can open them.
 
-mod common;
-
-use common::{contention, stderr};
+use crate::common::{
+    contention, machine, phase, placement, predicted_rows, stderr, trace, SplitMix64,
+};
 use contention::io::{model_file, tidy_csv, trace_file};
-use contention::model::{self, Placement};
+use contention::model;
 use contention::plot::data::Measurements;
 use contention::plot::grid::Grid;
 use contention::plot::stacked::Stacked;
 use contention::plot::sweep::Sweep;
 use contention::plot::{self, Figure, ImageFormat, PNG_DPI};
-use contention::provenance::Provenance;
-use contention::trace::{
-    CoreSlot, MachineInfo, MeasureConfig, MpiInfo, NumaNodeInfo, Phase, Plan, Sample, Summary,
-    Trace, TracePoint, TRACE_SCHEMA_VERSION,
-};
+use contention::trace::Trace;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -57,169 +53,28 @@ fn trace_files(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Deterministic uniform numbers in [0, 1) (a 64-bit LCG; no dependency, same on every run).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// `mean` with +-2 % uniform noise.
-    fn around(&mut self, mean: f64) -> f64 {
-        mean * (1.0 + 0.04 * (self.next() - 0.5))
-    }
-}
-
-fn summary(values: &[f64], count: usize) -> Summary {
-    Summary {
-        count: count as u64,
-        ..contention::stats::summarize(values)
-    }
-}
-
-/// A computation phase: `cores` threads, 5 iterations each, around `total` MB/s together;
-/// `outlier` makes thread 0's third iteration half as fast (a thread descheduled once).
-fn comp_phase(rng: &mut Lcg, cores: u32, total: f64, outlier: bool) -> Phase {
-    let mut samples = Vec::new();
-    let mut totals = Vec::new();
-    for i in 0..5 {
-        let mut sum = 0.0;
-        for thread in 0..cores {
-            let mut mbps = rng.around(total / f64::from(cores));
-            if outlier && thread == 0 && i == 2 {
-                mbps *= 0.5;
-            }
-            sum += mbps;
-            samples.push(Sample {
-                thread,
-                start: f64::from(i) * 0.1,
-                end: f64::from(i + 1) * 0.1,
-                mbps,
-            });
-        }
-        totals.push(sum);
-    }
-    Phase {
-        summary: summary(&totals, samples.len()),
-        sampling: "synthetic: 5 iterations per thread".into(),
-        samples,
-        ci95: None,
-        unstable: false,
-    }
-}
-
-/// A communication phase: 10 messages around `mbps`; `outlier` slows the fourth by 30 %.
-fn comm_phase(rng: &mut Lcg, mbps: f64, outlier: bool) -> Phase {
-    let samples: Vec<Sample> = (0..10)
-        .map(|i| Sample {
-            thread: 0,
-            start: f64::from(i) * 0.006,
-            end: f64::from(i + 1) * 0.006,
-            mbps: rng.around(mbps) * if outlier && i == 3 { 0.7 } else { 1.0 },
-        })
-        .collect();
-    let values: Vec<f64> = samples.iter().map(|s| s.mbps).collect();
-    Phase {
-        summary: summary(&values, values.len()),
-        sampling: "synthetic: 10 messages".into(),
-        samples,
-        ci95: None,
-        unstable: false,
-    }
-}
-
 /// A trace of `(comp, comm)` on henri-subnuma, 1 to 18 cores: the model's prediction with
-/// noise, outliers at 6 cores (computations in parallel) and 12 cores (communications in
-/// parallel), written with the structs `measure` writes.
+/// +-2 % noise (computations: 5 iterations of each thread; communications: 10 messages),
+/// outliers at 6 cores (computations in parallel) and 12 cores (communications in parallel),
+/// built by the shared trace builder with the structs `measure` writes.
 fn synthetic_trace(comp_numa: u32, comm_numa: u32) -> Trace {
     let m = model_file::load(MODEL).unwrap();
-    let placement = Placement {
-        comp_numa,
-        comm_numa,
-    };
     let cores: Vec<u32> = (1..=18).collect();
-    let prediction = model::predict(&m, &[placement], &cores).unwrap().remove(0);
-    let mut rng = Lcg(u64::from(comp_numa * 7 + comm_numa + 1));
-    let points = prediction
-        .points
-        .iter()
-        .map(|p| TracePoint {
-            cores: p.cores,
-            comp_alone: comp_phase(&mut rng, p.cores, p.comp_alone, false),
-            comm_alone: comm_phase(&mut rng, p.comm_alone, false),
-            comp_parallel: comp_phase(&mut rng, p.cores, p.comp_parallel, p.cores == 6),
-            comm_parallel: comm_phase(&mut rng, p.comm_parallel, p.cores == 12),
-            ran_on: Vec::new(),
-        })
-        .collect();
-    let slot = |core: u32| CoreSlot {
-        core,
-        pu_os: core,
-        socket: 0,
-    };
-    Trace {
-        schema_version: TRACE_SCHEMA_VERSION,
-        tool: Provenance::current(),
-        machine: MachineInfo {
-            hostname: "henri-synthetic".into(),
-            cpu_model: "Intel Xeon Gold 6140 (synthetic trace)".into(),
-            sockets: 2,
-            cores_per_socket: 18,
-            pus_per_core: 1,
-            numa_per_socket: 2,
-            numa_nodes: (0..4)
-                .map(|i| NumaNodeInfo {
-                    logical_index: i,
-                    os_index: i,
-                    socket: Some(i / 2),
-                    memory_bytes: 24 << 30,
-                })
-                .collect(),
-            nics: Vec::new(),
-            hwloc_version: "2.9.0".into(),
-        },
-        mpi: MpiInfo {
-            library_version: "synthetic".into(),
-            thread_level: "MPI_THREAD_MULTIPLE".into(),
-            hosts: vec!["henri-synthetic".into(), "henri-peer".into()],
-        },
-        config: MeasureConfig {
-            comp_numa,
-            comm_numa,
-            cores: cores.clone(),
-            message_size_bytes: 64 << 20,
-            buffer_bytes_per_core: 1 << 30,
-            max_phase_seconds: 2.0,
-            stable_within: 0.01,
-            timeout_seconds: 60.0,
-            kernel: "avx512".into(),
-            compute_kernel: "nt-store".into(),
-            pattern: "pong".into(),
-            ranks: 2,
-            bind: true,
-        },
-        plan: Plan {
-            compute: (0..17).map(slot).collect(),
-            comm: slot(17),
-            comm_reason: "last core of socket 0".into(),
-            comm_shares_core: false,
-            comp_numa_os: comp_numa,
-            comm_numa_os: comm_numa,
-        },
-        started_at: "2025-01-01T00:00:00Z".into(),
-        updated_at: "2025-01-01T00:10:00Z".into(),
-        complete: true,
-        points,
-        transport: None,
-        sender: None,
-        settings: None,
-        buffers: Vec::new(),
+    let rows = predicted_rows(&m, placement(comp_numa, comm_numa), &cores);
+    let mut rng = SplitMix64(u64::from(comp_numa * 7 + comm_numa + 1));
+    let host = machine("henri-synthetic", 18, 2);
+    let mut t = trace(host, &rows, 10, 0.02, &mut rng);
+    for (p, r) in t.points.iter_mut().zip(&rows) {
+        let iterations = 5 * r.cores as usize;
+        p.comp_alone = phase(r.comp_alone, r.cores, iterations, 0.02, &mut rng);
+        p.comp_parallel = phase(r.comp_parallel, r.cores, iterations, 0.02, &mut rng);
     }
+    // Sample `i` of a computation phase is thread `i % cores`: thread 0's third iteration,
+    // half as fast (a thread descheduled once).
+    t.points[5].comp_parallel.samples[2 * 6].mbps *= 0.5;
+    // The fourth message, 30 % slower.
+    t.points[11].comm_parallel.samples[3].mbps *= 0.7;
+    t
 }
 
 /// Parses an SVG file as XML (roxmltree refuses anything not well-formed) and returns the

@@ -7,6 +7,7 @@
 //! The CI job example (a `yaml` block) is checked too: its `contention check` steps run on the
 //! project's saved traces and pass, and the same step against a drifted model fails.
 
+use crate::common::run::{one_job, temp_dir, BIN};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -62,17 +63,13 @@ fn readme() -> String {
 
 /// A scratch clone: `tests/` linked in, nothing else, no results directory.
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("contention-readme-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+    let d = temp_dir(&format!("readme-{name}"));
     std::os::unix::fs::symlink(repo().join("tests"), d.join("tests")).unwrap();
     d
 }
 
 fn bash(dir: &Path, script: &str) -> std::process::Output {
-    let bin = Path::new(env!("CARGO_BIN_EXE_contention"))
-        .parent()
-        .unwrap();
+    let bin = Path::new(BIN).parent().unwrap();
     let path = format!(
         "{}:{}",
         bin.display(),
@@ -89,6 +86,8 @@ fn bash(dir: &Path, script: &str) -> std::process::Output {
 
 #[test]
 fn every_readme_example_runs_as_written_in_order() {
+    // The examples run `measure` and `network --run`: MPI jobs.
+    let _one = one_job();
     let text = readme();
     let dir = scratch("examples");
     let (mut ran, mut skipped) = (0, Vec::new());

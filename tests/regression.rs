@@ -6,7 +6,7 @@
 //!
 //! The computations are deterministic, so any drift is a change of the code: if it is
 //! intended, regenerate the expected files with `CONTENTION_BLESS=1 cargo test --test
-//! regression` and commit them with the change that explains them.
+//! integration regression::` and commit them with the change that explains them.
 
 use contention::calibrate::{self, Options};
 use contention::cli::PlacementArg;
@@ -88,7 +88,7 @@ fn check(name: &str, actual: &impl serde::Serialize) {
     diff("", &expected, &actual, &mut changes);
     assert!(
         changes.is_empty(),
-        "{} changed ({} difference(s)):\n  {}\nIf intended: CONTENTION_BLESS=1 cargo test --test regression",
+        "{} changed ({} difference(s)):\n  {}\nIf intended: CONTENTION_BLESS=1 cargo test --test integration regression::",
         path.display(),
         changes.len(),
         changes.join("\n  ")

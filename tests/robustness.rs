@@ -14,17 +14,16 @@
 //! directories, devices, oversized files, symlinks to a FIFO, control characters in names)
 //! must be refused without blocking or replacing anything. It counts panics, hangs (10 s),
 //! out-of-memory aborts (1 GiB) and nonsense accepted; all four must be 0. CI runs a short
-//! mode in-process; `cargo test --release --test robustness -- --ignored` runs the long mode,
-//! 100,000 inputs in child processes under `prlimit --as=1GiB`, restarted past any input
-//! that kills or stalls them (set CONTENTION_FUZZ_INPUTS for another count).
+//! mode in-process; `cargo test --release --test integration robustness:: -- --ignored` runs
+//! the long mode, 100,000 inputs in child processes under `prlimit --as=1GiB`, restarted past
+//! any input that kills or stalls them (set CONTENTION_FUZZ_INPUTS for another count).
 
-mod common;
-
-use common::SplitMix64;
+use crate::common::SplitMix64;
 use contention::calibrate::{self, Options};
 use contention::dataset::Input;
 use contention::io::{atomic, graph_file, model_file, read, tidy_csv, trace_file};
 use contention::{evaluate, model, network};
+use std::cell::Cell;
 use std::io::{BufRead, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -147,13 +146,38 @@ fn mutate(text: &str, rng: &mut SplitMix64) -> String {
     }
 }
 
+thread_local! {
+    /// Set while this thread runs an input whose panic [`caught`] turns into a result.
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs one input, a panic caught and returned (counted by the caller, reported by its
+/// assertion with the seed) without the panic hook printing it. The hook is quiet only on
+/// the thread running the input: the other tests of this binary share the process, and their
+/// panics must still print.
+fn caught<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                default(info);
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(false));
+    result
+}
+
 /// Runs `f` on `PER_FILE` mutations of `text`; every error must name `source`.
 fn fuzz(name: &str, text: &str, seed: u64, f: impl Fn(&str) -> contention::Result<()>) -> usize {
     let mut rng = SplitMix64(seed);
     let mut panics = Vec::new();
     for i in 0..PER_FILE {
         let input = mutate(text, &mut rng);
-        match catch_unwind(AssertUnwindSafe(|| f(&input))) {
+        match caught(|| f(&input)) {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {
                 let msg = e.to_string();
@@ -188,9 +212,6 @@ fn downstream(input: Input, opts: &Options) -> contention::Result<()> {
 
 #[test]
 fn mutated_traces_models_and_csvs_never_panic() {
-    // Quiet the default panic hook: a panic is reported by the assertion, with its seed.
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
     let mut tried = 0;
     tried += fuzz("trace", TRACE, 1, |t| {
         let trace = trace_file::parse(t, "fuzz.json")?;
@@ -210,7 +231,6 @@ fn mutated_traces_models_and_csvs_never_panic() {
         };
         downstream(Input::from_rows(&rows, "fuzz.csv"), &opts)
     });
-    std::panic::set_hook(hook);
     eprintln!("robustness: {tried} mutated inputs tried, none panicked");
     assert_eq!(tried, 3 * PER_FILE);
 }
@@ -502,9 +522,7 @@ struct Hostile {
 
 impl Hostile {
     fn new() -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("contention-fuzz-paths-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::common::temp_dir("robustness-paths");
         std::fs::create_dir_all(dir.join("a-directory")).unwrap();
         let fifo = dir.join("fifo");
         assert!(std::process::Command::new("mkfifo")
@@ -652,7 +670,7 @@ struct Counts {
 fn run_range(range: std::ops::Range<u64>, mut done: impl FnMut(u64, &str)) {
     let hostile = Hostile::new();
     for i in range {
-        let line = match catch_unwind(AssertUnwindSafe(|| run_input(i, &hostile))) {
+        let line = match caught(|| run_input(i, &hostile)) {
             Ok(Accepted) => "accepted".to_string(),
             Ok(Refused) => "refused".to_string(),
             Ok(Nonsense(why)) => format!("nonsense {}", why.replace('\n', " ")),
@@ -702,12 +720,9 @@ fn assert_clean(c: &Counts, took: Duration) {
 /// Short mode (CI): 3,000 inputs in this process.
 #[test]
 fn semantic_mutations_and_hostile_paths_are_refused() {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
     let start = Instant::now();
     let mut c = Counts::default();
     run_range(0..3000, |i, line| tally(&mut c, i, line));
-    std::panic::set_hook(hook);
     assert_clean(&c, start.elapsed());
     assert!(c.refused > 1000, "{c:?}");
 }
@@ -755,7 +770,7 @@ fn long_mode_semantic_mutations() {
             .args([
                 "--ignored",
                 "--exact",
-                "fuzz_worker",
+                "robustness::fuzz_worker",
                 "--nocapture",
                 "--test-threads=1",
             ])

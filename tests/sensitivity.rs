@@ -2,9 +2,7 @@
 //! only, no timing assertions), a command's FOM read from its output, and the refusal without
 //! resctrl.
 
-mod common;
-
-use common::{contention, stderr, stdout, temp_dir};
+use crate::common::{contention, stderr, stdout, temp_dir};
 
 fn bandit_run(kernel: &str, dir: &std::path::Path) -> serde_json::Value {
     let plot = dir.join(format!("{kernel}.svg"));

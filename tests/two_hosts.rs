@@ -7,19 +7,14 @@
 //! Runs are tiny: the messages cross a veth pair in this machine's memory, so the test
 //! checks where ranks ran and what the trace says, never a bandwidth.
 
-#[path = "vm/gate.rs"]
-mod gate;
+use crate::common::gate;
+use crate::common::run::{command, one_job, temp_dir, text, BIN};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// One pair of hosts at a time: MPI jobs on two cores only slow each other.
-static HOSTS: Mutex<()> = Mutex::new(());
-
 const SCRIPT: &str = "tests/vm/two-hosts.sh";
-const BIN: &str = env!("CARGO_BIN_EXE_contention");
 
 fn runnable(test: &str) -> bool {
     gate::decide(
@@ -32,13 +27,6 @@ fn runnable(test: &str) -> bool {
 fn names(tag: char) -> (String, String) {
     let id = std::process::id() % 100_000;
     (format!("c{id}{tag}a"), format!("c{id}{tag}b"))
-}
-
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("contention-2hosts-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn on_hosts(a: &str, b: &str, cmd: &[&str]) -> Output {
@@ -82,23 +70,14 @@ fn hosts_made(test: &str, o: &Output) -> bool {
     true
 }
 
-fn text(o: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
 #[test]
 fn measure_puts_rank_0_on_the_first_host_and_rank_1_on_the_second() {
     if !runnable("measure_puts_rank_0_on_the_first_host_and_rank_1_on_the_second") {
         return;
     }
-    let _one = HOSTS.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_job();
     let (a, b) = names('m');
-    let d = dir("measure");
+    let d = temp_dir("2hosts-measure");
     let out = d.join("t.json");
     let t0 = Instant::now();
     let o = on_hosts(
@@ -168,9 +147,9 @@ fn network_run_puts_each_graph_node_on_its_host() {
     if !runnable("network_run_puts_each_graph_node_on_its_host") {
         return;
     }
-    let _one = HOSTS.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_job();
     let (a, b) = names('n');
-    let d = dir("network");
+    let d = temp_dir("2hosts-network");
     let g = write_graph(&d);
     let t0 = Instant::now();
     let o = on_hosts(
@@ -236,9 +215,9 @@ fn network_run_puts_each_graph_node_on_its_host() {
 #[test]
 fn network_hosts_must_name_every_graph_node() {
     // No namespaces needed: refused before any launch.
-    let d = dir("unmapped");
+    let d = temp_dir("2hosts-unmapped");
     let g = write_graph(&d);
-    let o = Command::new(BIN)
+    let o = command()
         .args(["network", g.to_str().unwrap(), "--run", "--hosts", "n1=x"])
         .output()
         .unwrap();
@@ -252,9 +231,9 @@ fn network_hosts_must_name_every_graph_node() {
 
 #[test]
 fn network_hosts_need_mpirun() {
-    let d = dir("srun");
+    let d = temp_dir("2hosts-srun");
     let g = write_graph(&d);
-    let o = Command::new(BIN)
+    let o = command()
         .args([
             "network",
             g.to_str().unwrap(),
@@ -278,7 +257,7 @@ fn hosts_are_removed_when_the_command_fails() {
     if !runnable("hosts_are_removed_when_the_command_fails") {
         return;
     }
-    let _one = HOSTS.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_job();
     let (a, b) = names('f');
     let o = on_hosts(&a, &b, &["sh", "-c", "hostname; exit 7"]);
     if !hosts_made("failing command", &o) {
@@ -299,9 +278,9 @@ fn hosts_are_removed_when_interrupted() {
     if !runnable("hosts_are_removed_when_interrupted") {
         return;
     }
-    let _one = HOSTS.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_job();
     let (a, b) = names('i');
-    let d = dir("interrupted");
+    let d = temp_dir("2hosts-interrupted");
     let pidfile = d.join("pid");
     let inner = format!("echo $$ > {}; exec sleep 600", pidfile.display());
     let child = Command::new("bash")

@@ -9,19 +9,13 @@
 //! that the pipeline runs (local and remote measured, both sides calibrated, every placement
 //! predicted). One guest at a time, booted once per layout.
 
-#[path = "vm/gate.rs"]
-mod gate;
+use crate::common::gate;
+use crate::common::run::{command, one_job, temp_dir, BIN};
 
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
-
-/// One guest at a time: each emulates 4 CPUs on this machine's cores.
-static GUEST: Mutex<()> = Mutex::new(());
-
-const BIN: &str = env!("CARGO_BIN_EXE_contention");
 
 fn runnable(test: &str) -> bool {
     let problem = gate::missing(&[
@@ -86,8 +80,7 @@ struct Guest {
 }
 
 fn boot(layout: &str) -> Guest {
-    let out = std::env::temp_dir().join(format!("contention-vm-{layout}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
+    let out = temp_dir(&format!("vm-{layout}"));
     let status = Command::new("bash")
         .args(["tests/vm/numa-guest.sh", layout])
         .arg(&out)
@@ -124,7 +117,9 @@ fn boot(layout: &str) -> Guest {
 
 /// The checks both layouts share; `nodes_per_socket` is the layout's.
 fn check_guest(layout: &str, nodes_per_socket: u32) {
-    let _one = GUEST.lock().unwrap_or_else(|e| e.into_inner());
+    // One guest at a time (each emulates 4 CPUs on this machine's cores), and no MPI job
+    // beside it.
+    let _one = one_job();
     let g = boot(layout);
     let m = g.m;
     assert_eq!(m, nodes_per_socket, "first node of socket 1 in {layout}");
@@ -311,7 +306,7 @@ fn check_guest(layout: &str, nodes_per_socket: u32) {
         "{model}"
     );
     assert_eq!(model["machine"]["numa_per_socket"], nodes_per_socket);
-    let o = Command::new(BIN)
+    let o = command()
         .args(["predict", "--model"])
         .arg(main.join("model.json"))
         .args(["--format", "json"])

@@ -2,27 +2,19 @@
 //! empty directory, then `check` of the saved trace against the saved model; and `check` as a
 //! CI job uses it on the project's saved traces.
 
-mod common;
-
-use common::{stderr, stdout};
+use crate::common::run::{command, one_job};
+use crate::common::{contention, stderr, stdout, temp_dir};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// Runs the binary in `dir`, with no results directory from the environment.
 fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_contention"))
+    command()
         .args(args)
         .current_dir(dir)
         .env_remove("CONTENTION_RESULTS")
         .output()
         .expect("binary runs")
-}
-
-fn empty_dir(name: &str) -> PathBuf {
-    let d = common::temp_dir(name);
-    std::fs::remove_dir_all(&d).unwrap();
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn ok(o: &Output, what: &str) {
@@ -44,7 +36,8 @@ fn data(rel: &str) -> String {
 
 #[test]
 fn measure_calibrate_predict_check_with_no_file_names() {
-    let dir = empty_dir("workflow");
+    let _one = one_job();
+    let dir = temp_dir("workflow");
     // The first command of the README, as written (the defaults are what is under test).
     let o = run_in(&dir, &["measure", "--numa", "0,0"]);
     ok(&o, "measure --numa 0,0");
@@ -91,7 +84,7 @@ fn measure_calibrate_predict_check_with_no_file_names() {
 
 #[test]
 fn commands_with_nothing_saved_say_what_to_run_first() {
-    let dir = empty_dir("workflow-empty");
+    let dir = temp_dir("workflow-empty");
     for args in [
         &["calibrate"][..],
         &["predict"],
@@ -115,7 +108,7 @@ fn commands_with_nothing_saved_say_what_to_run_first() {
 
 #[test]
 fn check_of_the_saved_trace_against_its_own_model_passes() {
-    let o = common::contention(&[
+    let o = contention(&[
         "check",
         "--model",
         &data("tests/data/expected/vm-local.model.json"),
@@ -135,7 +128,7 @@ fn drifted_model(name: &str, field: &str, factor: f64) -> PathBuf {
     let mut m: serde_json::Value = serde_json::from_str(&text).unwrap();
     let v = m["local"][field].as_f64().unwrap();
     m["local"][field] = serde_json::json!(v * factor);
-    let path = common::temp_dir(name).join("model.json");
+    let path = temp_dir(name).join("model.json");
     std::fs::write(&path, serde_json::to_string(&m).unwrap()).unwrap();
     path
 }
@@ -144,7 +137,7 @@ fn drifted_model(name: &str, field: &str, factor: f64) -> PathBuf {
 fn check_fails_on_drift_beyond_the_noise_and_names_the_parameter() {
     // b_seq_comp 20 % off: beyond the trace's noise (about 12 % on the CI VM).
     let model = drifted_model("check-drift", "b_seq_comp", 1.2);
-    let o = common::contention(&[
+    let o = contention(&[
         "check",
         "--model",
         model.to_str().unwrap(),
@@ -157,7 +150,7 @@ fn check_fails_on_drift_beyond_the_noise_and_names_the_parameter() {
         "{out}"
     );
     // A tolerance wide enough lets it pass: the limit is what decides.
-    let o = common::contention(&[
+    let o = contention(&[
         "check",
         "--model",
         model.to_str().unwrap(),
@@ -178,12 +171,12 @@ fn an_absolute_error_limit_is_an_option() {
     ];
     let mut strict = args.to_vec();
     strict.extend(["--max-mape", "5"]);
-    let o = common::contention(&strict);
+    let o = contention(&strict);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     assert!(stdout(&o).contains("--max-mape 5"), "{}", stdout(&o));
     let mut bad = args.to_vec();
     bad.extend(["--max-mape", "0"]);
-    let o = common::contention(&bad);
+    let o = contention(&bad);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--max-mape 0"), "{}", stderr(&o));
 }
@@ -199,7 +192,7 @@ fn check_honours_csv_and_json() {
     ];
     let mut csv = args.to_vec();
     csv.push("csv");
-    let o = common::contention(&csv);
+    let o = contention(&csv);
     ok(&o, "check --format csv");
     let text = stdout(&o);
     let mut lines = text.lines();
@@ -211,14 +204,14 @@ fn check_honours_csv_and_json() {
     assert_eq!((row[0], row[1], row[8]), ("0", "0", "true"), "{text}");
     let mut json = args.to_vec();
     json.push("json");
-    let o = common::contention(&json);
+    let o = contention(&json);
     ok(&o, "check --format json");
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["pass"], true);
     assert_eq!(v["drift_limit_source"], "noise");
     // The same machine object as predict's JSON.
-    let p = common::contention(&[
+    let p = contention(&[
         "predict",
         "--model",
         &data("tests/data/expected/vm-local.model.json"),

@@ -16,6 +16,7 @@
 
 use super::fit::{self, Effort, Group};
 use crate::model::{Model, Params};
+use crate::stats::quantile;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -138,13 +139,8 @@ pub fn percentile_interval(values: &[f64]) -> Option<Interval> {
         return None;
     }
     v.sort_unstable_by(f64::total_cmp);
-    let at = |q: f64| {
-        let pos = q * (v.len() - 1) as f64;
-        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-        v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
-    };
     let tail = (1.0 - LEVEL) / 2.0;
-    Some([at(tail), at(1.0 - tail)])
+    Some([quantile(&v, tail), quantile(&v, 1.0 - tail)])
 }
 
 /// The 95 % interval of each parameter of one side, named like the model file's fields.

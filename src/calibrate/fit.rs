@@ -265,7 +265,8 @@ fn relative_residuals(model: &Model, groups: &[Key], medians: &[f64]) -> Vec<f64
         .collect()
 }
 
-/// 1.4826 x the median absolute relative residual, at least [`MIN_SCALE`].
+/// 1.4826 x the median absolute relative residual, at least `MIN_SCALE` (0.01 %: exact data
+/// must not divide by zero).
 pub fn noise_scale(residuals: &[f64]) -> f64 {
     let abs: Vec<f64> = residuals
         .iter()

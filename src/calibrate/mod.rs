@@ -16,7 +16,7 @@ pub mod rules;
 pub mod validate;
 
 use crate::dataset::{self, Input, InputKind, Sweep, QUANTITIES};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::{self, Machine, Model, Params, Placement, SCHEMA_VERSION};
 use crate::provenance::Provenance;
 use crate::stats;
@@ -51,7 +51,8 @@ pub struct Options {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
-    /// The global robust fit of every measured placement ([`fit`]), started from the rules.
+    /// The global robust fit of every measured placement ([`fit`](mod@fit)), started from the
+    /// rules.
     #[default]
     Fit,
     /// The paper's rules (section 3.1, [`rules`]) on the two sample placements only.
@@ -269,18 +270,16 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
             None
         }
         (true, false, Some(s)) => Some(s),
-        (true, false, None) => return Err(missing(m, "remote", &sweeps, inputs)),
+        (true, false, None) => return Err(missing(m, "remote", &sweeps, inputs).into()),
     };
     for s in [Some(local), remote].into_iter().flatten() {
         check_cores(s, machine.cores_per_socket, opts)?;
     }
     let side = |s: &Sweep| {
-        rules::extract(s, opts.tolerance).map_err(|p| {
-            Error::Input(format!(
-                "placement {} ({}): {p}",
-                s.placement,
-                s.sources.join(", ")
-            ))
+        rules::extract(s, opts.tolerance).map_err(|problem| CalibrateError::Sweep {
+            placement: s.placement,
+            sources: s.sources.join(", "),
+            problem,
         })
     };
     let (mut local_params, local_tol) = side(local)?;
@@ -306,13 +305,7 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
     };
     let problems = paper_model.problems();
     if !problems.is_empty() {
-        let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
-        return Err(Error::Input(format!(
-            "the calibrated parameters break the model's rules:\n  {}\nThe measurements do \
-             not look like the paper's curves; check the inputs with `contention evaluate` or \
-             plot them",
-            list.join("\n  ")
-        )));
+        return Err(CalibrateError::BreaksRules { problems }.into());
     }
     let (model, fit_report, uncertainty) = match opts.method {
         Method::Paper => (paper_model, None, None),
@@ -501,52 +494,182 @@ fn record(input: &Input) -> InputRecord {
 }
 
 /// The error for a calibration placement absent from every input.
-fn missing(node: u32, side: &str, sweeps: &[Sweep], inputs: &[Input]) -> Error {
-    let have: Vec<String> = sweeps.iter().map(|s| s.placement.to_string()).collect();
-    let files: Vec<&str> = inputs.iter().map(|i| i.source.as_str()).collect();
-    let hint = if side == "remote" {
-        " (the first node of the second socket); or pass --local-only for a model of the \
-         first socket only"
-    } else {
-        ""
-    };
-    Error::Input(format!(
-        "no input has placement {node},{node}, which the `{side}` parameters are calibrated on \
-         (section 4.1.2); {} hold placements {}. Measure with both the computation and the \
-         communication data on NUMA node {node} (`contention measure --numa {node},{node}`){hint}",
-        files.join(", "),
-        have.join(" ")
-    ))
+fn missing(node: u32, side: &'static str, sweeps: &[Sweep], inputs: &[Input]) -> CalibrateError {
+    CalibrateError::MissingPlacement {
+        node,
+        side,
+        files: inputs.iter().map(|i| i.source.clone()).collect(),
+        have: sweeps.iter().map(|s| s.placement.to_string()).collect(),
+    }
+}
+
+/// Why no model can be calibrated from the inputs: the placement, file or option at fault and
+/// what to measure or pass instead. All are bad input (exit 2).
+#[derive(Debug, Clone)]
+pub enum CalibrateError {
+    /// A sweep the rules of section 3.1 cannot read parameters from.
+    Sweep {
+        placement: Placement,
+        sources: String,
+        problem: rules::SweepProblem,
+    },
+    /// The parameters read from the sweeps break the model's own rules.
+    BreaksRules { problems: Vec<model::Problem> },
+    /// No input has the placement `node,node` that the `side` parameters come from.
+    MissingPlacement {
+        node: u32,
+        side: &'static str,
+        files: Vec<String>,
+        have: Vec<String>,
+    },
+    /// A sweep with more computing cores than the socket has (`flag`: the count came from
+    /// `--cores-per-socket`).
+    TooManyCores {
+        placement: Placement,
+        sources: String,
+        cores: u32,
+        cores_per_socket: u32,
+        flag: bool,
+    },
+    /// A command-line value that contradicts what the traces measured.
+    Contradicts {
+        flag: &'static str,
+        given: u32,
+        measured: u32,
+        host: String,
+    },
+    /// CSV inputs without `--numa-per-socket`.
+    NoTopology { files: Vec<String> },
+    /// `--numa-nodes` below a node the inputs use.
+    NumaNodes {
+        given: u32,
+        files: Vec<String>,
+        highest: u32,
+    },
+}
+
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: CalibrateError);
+impl std::fmt::Display for CalibrateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CalibrateError::Sweep {
+                placement,
+                sources,
+                problem,
+            } => write!(f, "placement {placement} ({sources}): {problem}"),
+            CalibrateError::BreaksRules { problems } => {
+                let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+                write!(
+                    f,
+                    "the calibrated parameters break the model's rules:\n  {}\nThe measurements \
+                     do not look like the paper's curves; check the inputs with `contention \
+                     evaluate` or plot them",
+                    list.join("\n  ")
+                )
+            }
+            CalibrateError::MissingPlacement {
+                node,
+                side,
+                files,
+                have,
+            } => {
+                let hint = if *side == "remote" {
+                    " (the first node of the second socket); or pass --local-only for a model \
+                     of the first socket only"
+                } else {
+                    ""
+                };
+                write!(
+                    f,
+                    "no input has placement {node},{node}, which the `{side}` parameters are \
+                     calibrated on (section 4.1.2); {} hold placements {}. Measure with both the \
+                     computation and the communication data on NUMA node {node} (`contention \
+                     measure --numa {node},{node}`){hint}",
+                    files.join(", "),
+                    have.join(" ")
+                )
+            }
+            CalibrateError::TooManyCores {
+                placement,
+                sources,
+                cores,
+                cores_per_socket,
+                flag,
+            } => write!(
+                f,
+                "placement {placement} ({sources}) has a point with {cores} computing cores, but \
+                 the machine has {cores_per_socket} cores per socket{}: the model covers the \
+                 computing cores of the first socket",
+                if *flag { " (--cores-per-socket)" } else { "" }
+            ),
+            CalibrateError::Contradicts {
+                flag,
+                given,
+                measured,
+                host,
+            } => write!(
+                f,
+                "--{flag} {given} contradicts the traces, measured on {host} with {measured}; \
+                 leave --{flag} out for traces (it is for CSV input)"
+            ),
+            CalibrateError::NoTopology { files } => write!(
+                f,
+                "{} carry no topology (CSV): pass --numa-per-socket N, the NUMA nodes of one \
+                 socket (`lstopo` or `numactl --hardware` show them; 1 unless sub-NUMA \
+                 clustering is on)",
+                files.join(", ")
+            ),
+            CalibrateError::NumaNodes {
+                given,
+                files,
+                highest,
+            } => write!(
+                f,
+                "--numa-nodes {given}, but {} use NUMA node {highest}; nodes are numbered from 0",
+                files.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CalibrateError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CalibrateError::Sweep { problem, .. } => Some(problem),
+            _ => None,
+        }
+    }
 }
 
 /// Refuses a sweep with more computing cores than the socket has.
-fn check_cores(s: &Sweep, cores_per_socket: u32, opts: &Options) -> Result<()> {
+fn check_cores(s: &Sweep, cores_per_socket: u32, opts: &Options) -> Result<(), CalibrateError> {
     match s.points.last() {
-        Some(p) if p.cores > cores_per_socket => Err(Error::Input(format!(
-            "placement {} ({}) has a point with {} computing cores, but the machine has {} \
-             cores per socket{}: the model covers the computing cores of the first socket",
-            s.placement,
-            s.sources.join(", "),
-            p.cores,
+        Some(p) if p.cores > cores_per_socket => Err(CalibrateError::TooManyCores {
+            placement: s.placement,
+            sources: s.sources.join(", "),
+            cores: p.cores,
             cores_per_socket,
-            if opts.cores_per_socket.is_some() {
-                " (--cores-per-socket)"
-            } else {
-                ""
-            }
-        ))),
+            flag: opts.cores_per_socket.is_some(),
+        }),
         _ => Ok(()),
     }
 }
 
 /// A command-line value that must agree with what the traces say.
-fn agree(flag: &str, given: Option<u32>, measured: u32, m: &MachineInfo) -> Result<u32> {
+fn agree(
+    flag: &'static str,
+    given: Option<u32>,
+    measured: u32,
+    m: &MachineInfo,
+) -> Result<u32, CalibrateError> {
     match given {
-        Some(g) if g != measured => Err(Error::Input(format!(
-            "--{flag} {g} contradicts the traces, measured on {} with {measured}; leave \
-             --{flag} out for traces (it is for CSV input)",
-            m.hostname
-        ))),
+        Some(given) if given != measured => Err(CalibrateError::Contradicts {
+            flag,
+            given,
+            measured,
+            host: m.hostname.clone(),
+        }),
         _ => Ok(measured),
     }
 }
@@ -583,14 +706,12 @@ fn resolve_machine(
         });
     }
     let files: Vec<&str> = inputs.iter().map(|i| i.source.as_str()).collect();
-    let numa_per_socket = opts.numa_per_socket.ok_or_else(|| {
-        Error::Input(format!(
-            "{} carry no topology (CSV): pass --numa-per-socket N, the NUMA nodes of one \
-             socket (`lstopo` or `numactl --hardware` show them; 1 unless sub-NUMA clustering \
-             is on)",
-            files.join(", ")
-        ))
-    })?;
+    let input_files = || files.iter().map(|f| f.to_string()).collect();
+    let numa_per_socket = opts
+        .numa_per_socket
+        .ok_or_else(|| CalibrateError::NoTopology {
+            files: input_files(),
+        })?;
     let highest = sweeps
         .iter()
         .map(|s| s.placement.comp_numa.max(s.placement.comm_numa))
@@ -598,10 +719,12 @@ fn resolve_machine(
         .unwrap_or(0);
     let numa_nodes = match opts.numa_nodes {
         Some(n) if n <= highest => {
-            return Err(Error::Input(format!(
-                "--numa-nodes {n}, but {} use NUMA node {highest}; nodes are numbered from 0",
-                files.join(", ")
-            )))
+            return Err(CalibrateError::NumaNodes {
+                given: n,
+                files: input_files(),
+                highest,
+            }
+            .into())
         }
         Some(n) => n,
         None => {

@@ -170,6 +170,8 @@ impl std::fmt::Display for SweepProblem {
     }
 }
 
+impl std::error::Error for SweepProblem {}
+
 /// The ten parameters of one side from `sweep` (the placement with both data on one node),
 /// and the tolerances used; `tol_override` replaces the derived tolerances.
 pub fn extract(

@@ -297,3 +297,32 @@ fn the_bootstrap_is_seeded_and_its_intervals_hold_the_fit() {
     assert_eq!(back.uncertainty, a.uncertainty);
     assert_eq!(model_file::parse(&text, "m.json").unwrap(), a.model);
 }
+
+#[test]
+fn refusals_keep_their_wording_and_exit_2() {
+    let e = CalibrateError::MissingPlacement {
+        node: 2,
+        side: "remote",
+        files: vec!["a.csv".into(), "b.csv".into()],
+        have: vec!["0,0".into(), "0,2".into()],
+    };
+    assert_eq!(
+        e.to_string(),
+        "no input has placement 2,2, which the `remote` parameters are calibrated on (section \
+         4.1.2); a.csv, b.csv hold placements 0,0 0,2. Measure with both the computation and \
+         the communication data on NUMA node 2 (`contention measure --numa 2,2`) (the first \
+         node of the second socket); or pass --local-only for a model of the first socket only"
+    );
+    assert_eq!(crate::Error::from(e).exit_code(), 2);
+    let e = CalibrateError::Contradicts {
+        flag: "numa-nodes",
+        given: 4,
+        measured: 2,
+        host: "h".into(),
+    };
+    assert_eq!(
+        e.to_string(),
+        "--numa-nodes 4 contradicts the traces, measured on h with 2; leave --numa-nodes out \
+         for traces (it is for CSV input)"
+    );
+}

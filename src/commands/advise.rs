@@ -1,16 +1,16 @@
 //! `contention advise`: every placement and core count of a model, turned into the time of
 //! one overlapped step (Langguth et al.), ranked, against the naive configuration.
 
-use crate::cli::{AdviseArgs, TableOrJson};
+use crate::cli::AdviseArgs;
 use crate::cores::CoreList;
 use crate::error::{Error, Result};
-use crate::export::advice::{table, AdviceReport, ADVICE_SCHEMA_VERSION};
-use crate::export::json;
+use crate::export::advice::AdviceReport;
 use crate::export::json::UNITS;
-use crate::io::{model_file, output};
+use crate::io::model_file;
 use crate::model::{self, Model, Placement};
 use crate::overlap;
 use crate::provenance::Provenance;
+use crate::report::{self, Report};
 
 pub fn run(args: &AdviseArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
@@ -21,15 +21,9 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
         args.ncores.as_ref(),
         args.comp_bytes.0,
         args.comm_bytes.0,
-    )?;
-    for note in &report.notes {
-        eprintln!("note: {note}");
-    }
-    let text = match args.format {
-        TableOrJson::Table => table(&report, args.top),
-        TableOrJson::Json => json::render(&report),
-    };
-    output::emit(args.output.as_deref(), &text)
+    )?
+    .with_top(args.top);
+    report::emit(&report, args.format.into(), args.output.as_deref())
 }
 
 /// The advice for a step of `comp_bytes` and `comm_bytes` on `model`, over every placement
@@ -96,7 +90,7 @@ pub fn build_report(
         ));
     }
     Ok(AdviceReport {
-        schema_version: ADVICE_SCHEMA_VERSION,
+        schema_version: AdviceReport::SCHEMA_VERSION,
         tool: Provenance::current(),
         model: source.to_string(),
         machine: model.machine.clone(),
@@ -108,5 +102,6 @@ pub fn build_report(
         naive: advice.naive,
         naive_slowdown: advice.naive_slowdown(),
         candidates: advice.ranked,
+        table_rows: usize::MAX,
     })
 }

@@ -24,9 +24,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         ..options(&args.topology)
     };
     let (calibrated, notes) = calibrate::calibrate(&inputs, &opts)?;
-    for note in &notes {
-        eprintln!("note: {note}");
-    }
+    crate::report::print_notes(&notes);
     let m = &calibrated.model;
     eprintln!(
         "machine {}: {} NUMA node(s), {} per socket, {} cores per socket",

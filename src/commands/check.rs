@@ -3,44 +3,15 @@
 //! either goes beyond its limit.
 
 use crate::calibrate::{self, Options};
-use crate::check::{self, Drift};
-use crate::cli::{CheckArgs, Format};
+use crate::check;
+use crate::cli::CheckArgs;
 use crate::error::{Error, Result};
 use crate::evaluate;
 use crate::export;
-use crate::io::{inputs, model_file, output};
-use crate::model::Machine;
+use crate::export::check::CheckReport;
+use crate::io::{inputs, model_file};
 use crate::provenance::Provenance;
-use serde::Serialize;
-use std::fmt::Write;
-
-/// Version of the check report's JSON layout.
-pub const CHECK_SCHEMA_VERSION: u32 = 1;
-
-/// The check's outcome, as JSON for CI scripts.
-#[derive(Debug, Serialize)]
-struct CheckReport {
-    schema_version: u32,
-    tool: Provenance,
-    /// The expected model as named (`paper:NAME`, or a path).
-    model: String,
-    /// The machine the expected model describes, as in every other report.
-    machine: Machine,
-    /// What the numbers are in, as in every other report.
-    units: export::json::Units,
-    inputs: Vec<String>,
-    /// The drift limit applied, percent, and where it came from: `noise` or `--tolerance`.
-    drift_limit_percent: f64,
-    drift_limit_source: &'static str,
-    /// The absolute error limit, percent, when `--max-mape` was given.
-    max_mape_percent: Option<f64>,
-    drift: Drift,
-    /// MAPE (%) of the expected model on the new measurements, parallel phase.
-    comm_mape_percent: Option<f64>,
-    comp_mape_percent: Option<f64>,
-    failures: Vec<String>,
-    pass: bool,
-}
+use crate::report::{self, Report};
 
 pub fn run(args: &CheckArgs) -> Result<()> {
     for (name, v) in [
@@ -64,9 +35,7 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         ..super::calibrate::options(&args.topology)
     };
     let (fitted, notes) = calibrate::calibrate(&data, &opts)?;
-    for note in notes {
-        eprintln!("note: {note}");
-    }
+    report::print_notes(&notes);
     let (limit, source) = match args.tolerance {
         Some(t) => (t, "--tolerance"),
         None => {
@@ -99,7 +68,7 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         }
     }
     let report = CheckReport {
-        schema_version: CHECK_SCHEMA_VERSION,
+        schema_version: CheckReport::SCHEMA_VERSION,
         tool: Provenance::current(),
         model: model_arg.clone(),
         machine: expected.machine.clone(),
@@ -117,12 +86,7 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         pass: failures.is_empty(),
         failures,
     };
-    let text = match args.format {
-        Format::Json => export::json::render(&report),
-        Format::Csv => csv(&report),
-        Format::Table => table(&report),
-    };
-    output::emit(args.output.as_deref(), &text)?;
+    report::emit(&report, args.format.into(), args.output.as_deref())?;
     if report.pass {
         Ok(())
     } else {
@@ -131,101 +95,4 @@ pub fn run(args: &CheckArgs) -> Result<()> {
             report.failures.join("; ")
         )))
     }
-}
-
-/// One row per placement: its largest drift, the limit and whether it passes.
-fn csv(r: &CheckReport) -> String {
-    let mut out = String::from(
-        "comp_numa,comm_numa,cores,bandwidth,expected,new,drift_percent,limit_percent,pass\n",
-    );
-    for p in &r.drift.placements {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{}",
-            p.comp_numa,
-            p.comm_numa,
-            p.cores,
-            p.bandwidth,
-            p.expected,
-            p.new,
-            p.drift_percent,
-            r.drift_limit_percent,
-            p.drift_percent <= r.drift_limit_percent
-        );
-    }
-    out
-}
-
-fn table(r: &CheckReport) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "# {}", r.tool.summary());
-    let _ = writeln!(
-        out,
-        "check of {} (machine {}) against {}",
-        r.model,
-        r.machine.name,
-        r.inputs.join(", ")
-    );
-    let _ = writeln!(
-        out,
-        "\nprediction drift of the model refitted to the new measurements: max {:.2} % \
-         (limit {:.2} %, {})",
-        r.drift.max_drift_percent,
-        r.drift_limit_percent,
-        if r.drift_limit_source == "noise" {
-            "from the measurements' noise"
-        } else {
-            "--tolerance"
-        }
-    );
-    for p in &r.drift.placements {
-        let _ = writeln!(
-            out,
-            "  placement {},{}: largest at {} cores, {}: {:.1} -> {:.1} MB/s ({:+.2} %)",
-            p.comp_numa,
-            p.comm_numa,
-            p.cores,
-            p.bandwidth,
-            p.expected,
-            p.new,
-            100.0 * (p.new - p.expected) / p.expected
-        );
-    }
-    if r.drift.changed_params.is_empty() {
-        let _ = writeln!(
-            out,
-            "parameters: none moved by more than {:.2} %",
-            r.drift_limit_percent
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "parameters that moved by more than {:.2} %:",
-            r.drift_limit_percent
-        );
-        for c in &r.drift.changed_params {
-            let _ = writeln!(
-                out,
-                "  {:<18} {:>10.3} -> {:>10.3}  ({:.1} %)",
-                c.field, c.expected, c.new, c.change_percent
-            );
-        }
-    }
-    let pct = |m: Option<f64>| m.map_or("-".to_string(), |m| format!("{m:.2} %"));
-    let _ = writeln!(
-        out,
-        "\nerror of the expected model on the new measurements (MAPE, parallel phase): \
-         communications {}, computations {} ({})",
-        pct(r.comm_mape_percent),
-        pct(r.comp_mape_percent),
-        r.max_mape_percent.map_or(
-            "reported, not judged: --max-mape sets a limit".to_string(),
-            |m| format!("--max-mape {m} %")
-        )
-    );
-    let _ = writeln!(out, "\nresult: {}", if r.pass { "PASS" } else { "FAIL" });
-    for f in &r.failures {
-        let _ = writeln!(out, "  {f}");
-    }
-    out
 }

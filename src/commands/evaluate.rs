@@ -1,11 +1,11 @@
 //! `contention evaluate`: the model's error against measurements, as the paper's Table 2.
 
 use crate::calibrate;
-use crate::cli::{EvaluateArgs, Format};
+use crate::cli::EvaluateArgs;
 use crate::error::Result;
 use crate::evaluate;
-use crate::export::{evaluation, json};
-use crate::io::{inputs, model_file, output};
+use crate::io::{inputs, model_file};
+use crate::report;
 
 pub fn run(args: &EvaluateArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
@@ -20,13 +20,5 @@ pub fn run(args: &EvaluateArgs) -> Result<()> {
             cv.held_out_parallel_mape_percent, cv.in_sample_parallel_mape_percent
         );
     }
-    for note in &e.notes {
-        eprintln!("note: {note}");
-    }
-    let text = match args.format {
-        Format::Table => evaluation::table(&e),
-        Format::Json => json::render(&e),
-        Format::Csv => evaluation::csv(&e),
-    };
-    output::emit(args.output.as_deref(), &text)
+    report::emit(&e, args.format.into(), args.output.as_deref())
 }

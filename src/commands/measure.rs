@@ -1,48 +1,91 @@
 //! `contention measure`: plan, launch the two-rank MPI job, and on rank 0 run the sweep.
 
-use crate::cli::{CommPattern, MeasureArgs, NetworkArgs, PenaltiesArg, TableOrJson};
-use crate::error::{Error, Result};
+use crate::cli::MeasureArgs;
+use crate::error::{Error, IoAction, Result};
+use crate::measure::mpi::{self, Threading};
+use crate::measure::options::MeasureOptions;
 use crate::measure::session::{self, Rank0};
 use crate::measure::{comm, launch, progress, run::Abort, sender, settings, signals, topology};
-use crate::trace::{MpiInfo, SenderPlacement, TransportKind};
-use mpi::environment::Threading;
-use mpi::topology::Communicator;
-use std::path::Path;
+use crate::trace::MpiInfo;
+use std::path::{Path, PathBuf};
 
 const SYSFS: &str = "/sys/devices/system";
 
+/// `contention measure`'s options, checked: the measurement, and how this command runs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    pub measure: MeasureOptions,
+    /// How to start the ranks from a shell.
+    pub launcher: launch::Launcher,
+    /// Print the plan and exit.
+    pub dry_run: bool,
+    /// With `dry_run`: plan for the machine of this hwloc XML file.
+    pub topology: Option<PathBuf>,
+    /// No progress output.
+    pub quiet: bool,
+}
+
+impl Options {
+    /// The one place `measure`'s arguments are checked (beyond what clap parses): the values
+    /// that cannot give a meaningful measurement are refused here, naming the option.
+    pub fn from_args(a: &MeasureArgs) -> Result<Options> {
+        let measure = MeasureOptions {
+            comp_numa: a.numa.comp,
+            comm_numa: a.numa.comm,
+            cores: a.cores.clone(),
+            comm_core: a.comm_core,
+            shared_comm_core: a.shared_comm_core,
+            kernel: a.kernel,
+            pattern: a.pattern,
+            ranks: a.ranks,
+            message_size: a.message_size,
+            buffer_size: a.buffer_size,
+            max_phase: a.max_phase,
+            stable_within: a.stable_within,
+            timeout: a.timeout,
+            hosts: a.hosts.clone(),
+            output: a.output.clone(),
+            resume: a.resume,
+            force: a.force,
+            no_bind: a.no_bind,
+        };
+        measure.check()?;
+        Ok(Options {
+            measure,
+            launcher: a.launcher,
+            dry_run: a.dry_run,
+            topology: a.topology.clone(),
+            quiet: a.quiet,
+        })
+    }
+}
+
 pub fn run(args: &MeasureArgs) -> Result<()> {
     if let Some(graph) = &args.graph {
-        return crate::commands::network::run(&NetworkArgs {
-            graph: graph.clone(),
-            penalties: PenaltiesArg::InfiniBand,
-            format: TableOrJson::Table,
-            memory_model: None,
-            cores: None,
-            placement: None,
-            run: true,
-            repeat: 5,
-            launcher: args.launcher,
-            hosts: None,
-            output: args.output.clone(),
-        });
+        return crate::commands::network::run_options(
+            &crate::commands::network::Options::run_graph(
+                graph.clone(),
+                args.launcher,
+                args.output.clone(),
+            ),
+        );
     }
-    session::check_values(args)?;
-    if launch::under_launcher(|k| std::env::var(k).ok()) && !args.dry_run {
-        return as_rank(args);
+    let options = Options::from_args(args)?;
+    if launch::under_launcher(|k| std::env::var(k).ok()) && !options.dry_run {
+        return as_rank(&options);
     }
-    let hosts = hosts(args);
-    if args.dry_run {
-        return dry_run(args, hosts.as_deref());
+    let hosts = hosts(&options);
+    if options.dry_run {
+        return dry_run(&options, hosts.as_deref());
     }
-    launch_job(args, hosts.as_deref())
+    launch_job(&options, hosts.as_deref())
 }
 
 /// `--hosts`, or inside a Slurm allocation of two or more nodes, this node and another one
 /// (two ranks only: a ring names its hosts).
-fn hosts(args: &MeasureArgs) -> Option<Vec<String>> {
-    if args.hosts.is_some() || session::ranks(args) != 2 {
-        return args.hosts.clone();
+fn hosts(args: &Options) -> Option<Vec<String>> {
+    if args.measure.hosts.is_some() || args.measure.job_ranks() != 2 {
+        return args.measure.hosts.clone();
     }
     let hosts = launch::slurm_hosts(|k| std::env::var(k).ok(), launch::expand_nodelist)?;
     if !args.quiet {
@@ -55,7 +98,7 @@ fn hosts(args: &MeasureArgs) -> Option<Vec<String>> {
     Some(hosts)
 }
 
-fn dry_run(args: &MeasureArgs, hosts: Option<&[String]>) -> Result<()> {
+fn dry_run(args: &Options, hosts: Option<&[String]>) -> Result<()> {
     let topo = match &args.topology {
         Some(xml) => topology::load_xml(xml)?,
         None => topology::load_this_machine()?,
@@ -67,7 +110,7 @@ fn dry_run(args: &MeasureArgs, hosts: Option<&[String]>) -> Result<()> {
     } else {
         Path::new(SYSFS)
     };
-    let resolved = session::resolve(args, &layout, sysfs)?;
+    let resolved = session::resolve(&args.measure, &layout, sysfs)?;
     let hosts = hosts.map_or_else(|| vec![layout.hostname.clone()], <[String]>::to_vec);
     let settings = args
         .topology
@@ -86,28 +129,26 @@ fn dry_run(args: &MeasureArgs, hosts: Option<&[String]>) -> Result<()> {
 }
 
 /// From a shell: check what can be checked here, then start the job under the launcher.
-fn launch_job(args: &MeasureArgs, hosts: Option<&[String]>) -> Result<()> {
+fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
     if hosts.is_none() {
         // Rank 0 will run on this host: refuse bad requests before starting MPI.
         let layout = topology::layout(&topology::load_this_machine()?);
-        session::resolve(args, &layout, Path::new(SYSFS))?;
-        let trace_path = session::output_path(args, &layout.hostname);
+        session::resolve(&args.measure, &layout, Path::new(SYSFS))?;
+        let trace_path = args.measure.trace_path(&layout.hostname);
         crate::results::ensure_parent(&trace_path)?;
-        session::check_output(args, &trace_path)?;
+        session::check_output(&args.measure, &trace_path)?;
         // Refuse now if another run holds the trace (rank 0 takes the lock for the run).
         drop(crate::measure::lock::acquire(
             &trace_path,
             &crate::measure::lock::holder(&layout.hostname),
         )?);
-    } else if let Some(out) = &args.output {
+    } else if let Some(out) = &args.measure.output {
         // Rank 0 runs elsewhere, but a device, FIFO or directory is refused before MPI starts.
         crate::io::atomic::check_target(out)?;
     }
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
-    let argv: Vec<_> = std::env::args_os().skip(1).collect();
+    let (exe, argv) = launch::own_command()?;
     let cmd = launch::command_line_ranks(
-        session::ranks(args) as usize,
+        args.measure.job_ranks() as usize,
         args.launcher,
         hosts,
         launch::is_root(),
@@ -126,20 +167,14 @@ fn launch_job(args: &MeasureArgs, hosts: Option<&[String]>) -> Result<()> {
             let path =
                 std::env::temp_dir().join(format!("contention-hosts-{}", std::process::id()));
             std::fs::write(&path, launch::srun_hostfile(h))
-                .map_err(|e| Error::io("write", &path, e))?;
+                .map_err(|e| Error::io(IoAction::Write(""), &path, e))?;
             Some(path)
         }
         _ => None,
     };
     let mode = progress::Mode::from_env_or_terminal(None, args.quiet);
     if mode != progress::Mode::Quiet {
-        eprintln!(
-            "measure: starting {}",
-            cmd.iter()
-                .map(|s| s.to_string_lossy())
-                .collect::<Vec<_>>()
-                .join(" ")
-        );
+        eprintln!("measure: starting {}", launch::shown(&cmd));
     }
     // Ctrl-C, SIGTERM and SIGHUP to this process are forwarded to the job (its own process
     // group, see `signals`); this process waits for it to save and exit.
@@ -155,6 +190,7 @@ fn launch_job(args: &MeasureArgs, hosts: Option<&[String]>) -> Result<()> {
     }
     let code = code?;
     let trace = args
+        .measure
         .output
         .as_ref()
         .map_or_else(|| "the trace".to_string(), |p| format!("`{}`", p.display()));
@@ -176,82 +212,29 @@ fn launch_job(args: &MeasureArgs, hosts: Option<&[String]>) -> Result<()> {
 }
 
 /// Under the launcher: rank 0 measures, the other ranks send (and receive, in an exchange).
-fn as_rank(args: &MeasureArgs) -> Result<()> {
+fn as_rank(args: &Options) -> Result<()> {
     let interrupted = signals::install();
-    let (universe, granted) = mpi::initialize_with_threading(Threading::Serialized)
-        .ok_or_else(|| Error::Failed("MPI was already initialized".into()))?;
-    if !matches!(granted, Threading::Serialized | Threading::Multiple) {
-        return Err(Error::Failed(format!(
-            "the MPI library grants thread level {granted:?}, but measure calls MPI from its \
-             communication thread and needs MPI_THREAD_SERIALIZED; use an MPI built with \
-             thread support"
-        )));
-    }
-    let world = universe.world();
-    let want = session::ranks(args) as i32;
-    if world.size() != want {
-        return Err(Error::Input(format!(
-            "measure --pattern {} needs exactly {want} MPI ranks, got {}; start it without a \
-             launcher (it starts itself) or with `mpirun -np {want}`",
-            session::pattern_name(args.pattern),
-            world.size()
-        )));
-    }
-    let name = mpi::environment::processor_name().unwrap_or_else(|_| "unknown".into());
-    if world.rank() != 0 {
-        use mpi::point_to_point::Destination;
-        world.process_at_rank(0).send(name.as_bytes());
-        let Some((pu, node)) = comm::await_placement(&world) else {
-            return Ok(());
-        };
-        let size = args.message_size.0 as usize;
-        let topo = topology::load_this_machine();
-        let (report, mut placed) = match &topo {
-            Ok(t) => sender::place(t, &name, size, pu, node),
-            Err(e) => (Err(e.to_string()), None),
-        };
-        comm::report(
-            &world,
-            serde_json::to_string(&report)
-                .unwrap_or_default()
-                .as_bytes(),
-        );
-        let fallback;
-        let message: &[u8] = match placed.as_mut() {
-            Some(b) => crate::measure::memory::as_bytes(b),
-            None => {
-                fallback = vec![1u8; size];
-                &fallback
-            }
-        };
-        let mut receive = if args.pattern == CommPattern::Pong {
-            Vec::new()
-        } else {
-            vec![0u8; size]
-        };
-        comm::serve(&world, args.pattern, message, &mut receive);
+    let o = &args.measure;
+    let want = o.job_ranks() as usize;
+    let job = mpi::join(Threading::Serialized, want, |got| {
+        Error::Input(format!(
+            "measure --pattern {} needs exactly {want} MPI ranks, got {got}; start it without \
+             a launcher (it starts itself) or with `mpirun -np {want}`",
+            o.pattern.name()
+        ))
+    })?;
+    let name = job.host();
+    let Some(hosts) = job.gather_hosts(&name) else {
+        sender::serve_rank(&job.world, &name, o.message_size.0 as usize, o.pattern);
         return Ok(());
-    }
-    use mpi::point_to_point::Source;
-    let mut hosts = vec![name];
-    for r in 1..world.size() {
-        let (peer, _) = world.process_at_rank(r).receive_vec::<u8>();
-        hosts.push(String::from_utf8_lossy(&peer).into_owned());
-    }
-    let mpi_info = MpiInfo {
-        library_version: mpi::environment::library_version()
-            .unwrap_or_else(|_| "unknown".into())
-            .trim_end_matches(['\0', '\n', ' '])
-            .to_string(),
-        thread_level: format!("{granted:?}"),
-        hosts,
     };
+    let mpi_info = job.info(hosts);
     // Whatever happens on rank 0, even a bug that panics, the other ranks must be told to
     // stop, or every rank would wait for the others in MPI_Finalize.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        rank0(args, mpi_info, interrupted, &world)
+        rank0(args, mpi_info, interrupted, &job.world)
     }));
-    comm::shutdown(&world);
+    comm::shutdown(&job.world);
     result.unwrap_or_else(|_| {
         Err(Error::Failed(
             "internal error on rank 0 (the panic message is above); finished points are \
@@ -262,17 +245,17 @@ fn as_rank(args: &MeasureArgs) -> Result<()> {
 }
 
 fn rank0(
-    args: &MeasureArgs,
+    args: &Options,
     mpi: MpiInfo,
     interrupted: &'static std::sync::atomic::AtomicBool,
-    world: &mpi::topology::SimpleCommunicator,
+    world: &mpi::World,
 ) -> Result<()> {
     let topo = topology::load_this_machine()?;
     let layout = topology::layout(&topo);
-    let resolved = session::resolve(args, &layout, Path::new(SYSFS))?;
-    let trace_path = session::output_path(args, &layout.hostname);
+    let resolved = session::resolve(&args.measure, &layout, Path::new(SYSFS))?;
+    let trace_path = args.measure.trace_path(&layout.hostname);
     crate::results::ensure_parent(&trace_path)?;
-    session::check_output(args, &trace_path)?;
+    session::check_output(&args.measure, &trace_path)?;
     let transport = session::transport(&mpi.hosts);
     let settings = settings::read_settings(Path::new("/"), Some(layout.numa_per_socket()));
     let mode =
@@ -283,9 +266,14 @@ fn rank0(
             session::describe_plan(&layout, &resolved, &transport, Some(&settings))
         );
     }
-    let sender = place_sender(args, &resolved, transport.kind, world)?;
+    let sender = sender::place_ranks(
+        world,
+        &resolved.sender,
+        transport.kind,
+        !args.measure.no_bind,
+    )?;
     let r0 = Rank0 {
-        args,
+        options: &args.measure,
         topology: &topo,
         layout: &layout,
         resolved,
@@ -322,50 +310,118 @@ fn rank0(
     }
 }
 
-/// Places every other rank (only rank 1 is pinned, and only when it shares this host and
-/// binding is on) and checks rank 1's report: it ran where asked, its buffer lies where
-/// asked.
-fn place_sender(
-    args: &MeasureArgs,
-    resolved: &session::Resolved,
-    transport: TransportKind,
-    world: &mpi::topology::SimpleCommunicator,
-) -> Result<SenderPlacement> {
-    let plan = &resolved.sender;
-    let (pu, node, reason) = if args.no_bind {
-        (None, None, "not pinned: --no-bind".to_string())
-    } else if transport == TransportKind::Network {
-        (
-            None,
-            None,
-            "another host: not pinned by this tool (its memory is not the measured one)".into(),
-        )
-    } else {
-        (
-            plan.slot.map(|s| s.pu_os),
-            plan.numa.map(|(_, os)| os),
-            plan.reason.clone(),
-        )
-    };
-    let mut sender = None;
-    for r in 1..world.size() {
-        let (pu, node) = if r == 1 { (pu, node) } else { (None, None) };
-        let bytes = comm::place(world, r, pu, node);
-        let report: std::result::Result<SenderPlacement, String> = serde_json::from_slice(&bytes)
-            .map_err(|e| {
-            Error::Failed(format!(
-                "rank {r} sent an unreadable placement report ({e})"
-            ))
-        })?;
-        let report = report.map_err(|e| Error::Failed(format!("rank {r}: {e}")))?;
-        if r == 1 {
-            sender = Some(report);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(extra: &[&str]) -> MeasureArgs {
+        let cli =
+            crate::cli::Cli::try_parse_from(["contention", "measure"].iter().chain(extra)).unwrap();
+        let crate::cli::Command::Measure(a) = cli.command else {
+            unreachable!()
+        };
+        a
+    }
+
+    fn refused(extra: &[&str]) -> String {
+        match Options::from_args(&args(extra)) {
+            Err(e) if e.exit_code() == crate::error::EXIT_INPUT => {
+                assert_eq!(e.exit_code(), 2);
+                e.to_string()
+            }
+            Err(e) => panic!("not an input error: {e}"),
+            Ok(o) => panic!("{extra:?} accepted as {o:?}"),
         }
     }
-    let mut sender = sender.ok_or_else(|| Error::Failed("no rank 1".into()))?;
-    sender.reason = reason;
-    if !args.no_bind {
-        sender::check(&sender).map_err(Error::Failed)?;
+
+    #[test]
+    fn the_command_line_defaults_are_the_library_defaults() {
+        let o = Options::from_args(&args(&[])).unwrap();
+        assert_eq!(o.measure, MeasureOptions::default());
+        assert_eq!(o.launcher, launch::Launcher::Mpirun);
+        assert!(!o.dry_run && !o.quiet && o.topology.is_none());
     }
-    Ok(sender)
+
+    #[test]
+    fn every_argument_reaches_the_options() {
+        let o = Options::from_args(&args(&[
+            "--numa",
+            "1,2",
+            "--cores",
+            "1..3",
+            "--comm-core",
+            "5",
+            "--shared-comm-core",
+            "--kernel",
+            "triad",
+            "--pattern",
+            "ring",
+            "--ranks",
+            "4",
+            "--message-size",
+            "8MiB",
+            "--buffer-size",
+            "32MiB",
+            "--max-phase",
+            "0.5",
+            "--stable-within",
+            "2",
+            "--timeout",
+            "10",
+            "--hosts",
+            "a,b,c,d",
+            "--launcher",
+            "srun",
+            "-o",
+            "t.json",
+            "--resume",
+            "--no-bind",
+            "--dry-run",
+            "--topology",
+            "m.xml",
+            "--quiet",
+        ]))
+        .unwrap();
+        let m = &o.measure;
+        assert_eq!((m.comp_numa, m.comm_numa), (1, 2));
+        assert_eq!(m.cores.as_ref().unwrap().counts(), &[1, 2, 3]);
+        assert_eq!(m.comm_core, Some(5));
+        assert!(m.shared_comm_core && m.resume && m.no_bind && !m.force);
+        assert_eq!(m.kernel, crate::measure::choices::ComputeKernel::Triad);
+        assert_eq!(m.pattern, crate::measure::choices::CommPattern::Ring);
+        assert_eq!((m.ranks, m.job_ranks()), (4, 4));
+        assert_eq!(m.message_size.0, 8 << 20);
+        assert_eq!(m.buffer_size.unwrap().0, 32 << 20);
+        assert_eq!((m.max_phase, m.stable_within, m.timeout), (0.5, 2.0, 10.0));
+        assert_eq!(m.hosts.as_ref().unwrap().join(","), "a,b,c,d");
+        assert_eq!(m.output, Some(PathBuf::from("t.json")));
+        assert_eq!(o.launcher, launch::Launcher::Srun);
+        assert!(o.dry_run && o.quiet);
+        assert_eq!(o.topology, Some(PathBuf::from("m.xml")));
+    }
+
+    #[test]
+    fn from_args_names_the_bad_value() {
+        assert_eq!(
+            refused(&["--max-phase", "0.01"]),
+            "--max-phase 0.01: must be between 0.05 and 3600"
+        );
+        assert_eq!(
+            refused(&["--timeout", "inf"]),
+            "--timeout inf: must be between 1 and 86400"
+        );
+        let m = refused(&["--message-size", "3GiB"]);
+        assert!(
+            m.starts_with("--message-size 3GiB: MPI counts are 32-bit"),
+            "{m}"
+        );
+        let m = refused(&["--buffer-size", "64k"]);
+        assert!(m.starts_with("--buffer-size 64KiB:"), "{m}");
+        let m = refused(&["--pattern", "ring", "--hosts", "a,b"]);
+        assert!(
+            m.starts_with("--hosts a,b: give one host name per rank, 3 here"),
+            "{m}"
+        );
+    }
 }

@@ -4,28 +4,115 @@
 
 use crate::cli::{NetworkArgs, PenaltiesArg, TableOrJson};
 use crate::error::{Error, Result};
-use crate::export::network::{
-    CommunicationEnd, Measured, MemoryCap, NetworkReport, NETWORK_SCHEMA_VERSION,
-};
-use crate::export::{self};
-use crate::io::{graph_file, model_file, output};
+use crate::export::network::{CommunicationEnd, Measured, MemoryCap, NetworkReport};
+use crate::io::{graph_file, model_file};
 use crate::measure::graph as measure_graph;
 use crate::measure::launch;
+use crate::measure::mpi::{self, Threading};
 use crate::model::{self, Placement};
 use crate::network::{self, FairShare, Graph, InfiniBand, PenaltyModel};
 use crate::provenance::Provenance;
+use crate::report::{self, Report};
 use crate::stats;
-use mpi::topology::Communicator;
+use std::path::PathBuf;
+
+/// `contention network`'s options, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    pub graph: PathBuf,
+    pub penalties: PenaltiesArg,
+    pub format: TableOrJson,
+    /// Cap each receiving node at the memory contention model's prediction.
+    pub memory: Option<MemoryRequest>,
+    /// Run the graph for real under the launcher.
+    pub run: bool,
+    /// Timed repetitions of `run`.
+    pub repeat: u32,
+    pub launcher: launch::Launcher,
+    /// `NODE=HOST` of each graph node for `run`.
+    pub hosts: Option<Vec<String>>,
+    pub output: Option<PathBuf>,
+}
+
+/// `--memory-model FILE --cores N --placement COMP,COMM`: the prediction that caps what
+/// each node receives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryRequest {
+    /// Model file or `paper:NAME`.
+    pub model: String,
+    pub cores: u32,
+    pub comp_numa: u32,
+    pub comm_numa: u32,
+}
+
+impl Options {
+    /// The one place `network`'s arguments are checked beyond what clap parses.
+    pub fn from_args(a: &NetworkArgs) -> Result<Options> {
+        let memory = match (&a.memory_model, a.cores, a.placement) {
+            (Some(model), Some(cores), Some(p)) => Some(MemoryRequest {
+                model: model.clone(),
+                cores,
+                comp_numa: p.comp,
+                comm_numa: p.comm,
+            }),
+            (None, None, None) => None,
+            // clap requires the three together; a caller that did not is told which.
+            _ => {
+                return Err(Error::Input(
+                    "--memory-model, --cores and --placement go together: give all three or \
+                     none"
+                        .into(),
+                ))
+            }
+        };
+        if a.repeat == 0 {
+            return Err(Error::Input(
+                "--repeat 0: give at least 1 timed repetition".into(),
+            ));
+        }
+        Ok(Options {
+            graph: a.graph.clone(),
+            penalties: a.penalties.clone(),
+            format: a.format,
+            memory,
+            run: a.run,
+            repeat: a.repeat,
+            launcher: a.launcher,
+            hosts: a.hosts.clone(),
+            output: a.output.clone(),
+        })
+    }
+
+    /// `contention network GRAPH --run` with InfiniBand penalties, 5 repetitions, a table:
+    /// what `contention measure --graph GRAPH` runs.
+    pub fn run_graph(graph: PathBuf, launcher: launch::Launcher, output: Option<PathBuf>) -> Self {
+        Options {
+            graph,
+            penalties: PenaltiesArg::InfiniBand,
+            format: TableOrJson::Table,
+            memory: None,
+            run: true,
+            repeat: 5,
+            launcher,
+            hosts: None,
+            output,
+        }
+    }
+}
 
 pub fn run(args: &NetworkArgs) -> Result<()> {
+    run_options(&Options::from_args(args)?)
+}
+
+/// Runs `contention network` with checked options.
+pub fn run_options(args: &Options) -> Result<()> {
     let graph = graph_file::load_graph(&args.graph)?;
     if args.run && launch::under_launcher(|k| std::env::var(k).ok()) {
         return as_rank(args, &graph);
     }
-    let memory_cap = match (&args.memory_model, args.cores, args.placement) {
-        (Some(m), Some(cores), Some(p)) => Some(memory_cap(&graph, m, cores, p.comp, p.comm)?),
-        // clap requires the three together.
-        _ => None,
+    let memory_cap = match &args.memory {
+        Some(m) => Some(memory_cap(&graph, m)?),
+        None => None,
     };
     let fraction = memory_cap.as_ref().map(|c| c.receive_fraction);
     let report = build_report(&graph, args, memory_cap)?;
@@ -34,26 +121,18 @@ pub fn run(args: &NetworkArgs) -> Result<()> {
         return launch_job(args, &graph);
     }
     if let Some(f) = fraction.filter(|&f| f >= 1.0) {
-        eprintln!(
-            "note: the memory model predicts {:.0} % of the link bandwidth or more: memory \
+        report::print_notes(&[format!(
+            "the memory model predicts {:.0} % of the link bandwidth or more: memory \
              contention does not slow these receivers",
             f * 100.0
-        );
+        )]);
     }
-    write(args, &report)
-}
-
-fn write(args: &NetworkArgs, report: &NetworkReport) -> Result<()> {
-    let text = match args.format {
-        TableOrJson::Table => export::network::render_table(report),
-        TableOrJson::Json => export::json::render(report),
-    };
-    output::emit(args.output.as_deref(), &text)
+    report::emit(&report, args.format.into(), args.output.as_deref())
 }
 
 /// From a shell: start this command again under the launcher, one rank per communication
 /// end, on this host or on the hosts `--hosts` gives the graph's nodes.
-fn launch_job(args: &NetworkArgs, graph: &Graph) -> Result<()> {
+fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
     if let Some(c) = graph
         .communications
         .iter()
@@ -66,9 +145,7 @@ fn launch_job(args: &NetworkArgs, graph: &Graph) -> Result<()> {
             c.bytes
         )));
     }
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
-    let argv: Vec<_> = std::env::args_os().skip(1).collect();
+    let (exe, argv) = launch::own_command()?;
     let cmd = match &args.hosts {
         None => launch::command_line_ranks(
             measure_graph::ranks(graph),
@@ -91,13 +168,7 @@ fn launch_job(args: &NetworkArgs, graph: &Graph) -> Result<()> {
             launch::mpirun_rank_per_host(&hosts, launch::is_root(), &exe, &argv)
         }
     };
-    eprintln!(
-        "network: starting {}",
-        cmd.iter()
-            .map(|s| s.to_string_lossy())
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
+    eprintln!("network: starting {}", launch::shown(&cmd));
     match launch::run(&cmd, "quiet")? {
         0 => Ok(()),
         c => Err(Error::Reported(c)),
@@ -106,29 +177,25 @@ fn launch_job(args: &NetworkArgs, graph: &Graph) -> Result<()> {
 
 /// Under the launcher: every rank runs its end of the graph; rank 0 predicts, compares and
 /// writes the report.
-fn as_rank(args: &NetworkArgs, graph: &Graph) -> Result<()> {
-    let universe =
-        mpi::initialize().ok_or_else(|| Error::Failed("MPI was already initialized".into()))?;
-    let world = universe.world();
+fn as_rank(args: &Options, graph: &Graph) -> Result<()> {
     let want = measure_graph::ranks(graph);
-    if world.size() as usize != want {
-        return Err(Error::Input(format!(
+    let job = mpi::join(Threading::Single, want, |got| {
+        Error::Input(format!(
             "graph `{}` has {} communications and needs {want} MPI ranks (one per end), got \
-             {}; start it without a launcher (it starts itself)",
+             {got}; start it without a launcher (it starts itself)",
             args.graph.display(),
             graph.communications.len(),
-            world.size()
-        )));
-    }
-    let Some(times) = measure_graph::run(&world, graph, args.repeat as usize) else {
+        ))
+    })?;
+    let Some(times) = measure_graph::run(&job.world, graph, args.repeat as usize) else {
         return Ok(());
     };
     if let Some(pairs) = &args.hosts {
         warn_misplaced(graph, pairs, &times.hosts);
     }
-    let memory_cap = match (&args.memory_model, args.cores, args.placement) {
-        (Some(m), Some(cores), Some(p)) => Some(memory_cap(graph, m, cores, p.comp, p.comm)?),
-        _ => None,
+    let memory_cap = match &args.memory {
+        Some(m) => Some(memory_cap(graph, m)?),
+        None => None,
     };
     let mut report = build_report(graph, args, memory_cap)?;
     report.measured = Some(
@@ -151,7 +218,7 @@ fn as_rank(args: &NetworkArgs, graph: &Graph) -> Result<()> {
             })
             .collect(),
     );
-    write(args, &report)
+    report::emit(&report, args.format.into(), args.output.as_deref())
 }
 
 /// Says which communication ends ran elsewhere than `--hosts` asked (as MPI names the host:
@@ -180,18 +247,24 @@ fn warn_misplaced(graph: &Graph, pairs: &[String], ran: &[(String, String)]) {
 /// The receive cap from the memory contention model: `comm_parallel` (MB/s) with `cores`
 /// computing cores and the data placed on `comp`, `comm`, as a fraction of the link's
 /// bandwidth `1 / alpha`.
-fn memory_cap(graph: &Graph, spec: &str, cores: u32, comp: u32, comm: u32) -> Result<MemoryCap> {
+fn memory_cap(graph: &Graph, request: &MemoryRequest) -> Result<MemoryCap> {
+    let MemoryRequest {
+        model: spec,
+        cores,
+        comp_numa,
+        comm_numa,
+    } = request;
     let model = model_file::load(spec)?;
     let placement = Placement {
-        comp_numa: comp,
-        comm_numa: comm,
+        comp_numa: *comp_numa,
+        comm_numa: *comm_numa,
     };
-    let prediction = model::predict(&model, &[placement], &[cores])?;
+    let prediction = model::predict(&model, &[placement], &[*cores])?;
     let comm_parallel = prediction[0].points[0].comm_parallel;
     let link = link_mbps(graph.alpha);
     Ok(MemoryCap {
         model: spec.to_string(),
-        cores,
+        cores: *cores,
         placement: placement.to_string(),
         comm_parallel,
         receive_fraction: comm_parallel / link,
@@ -205,7 +278,7 @@ fn link_mbps(alpha: f64) -> f64 {
 
 fn build_report(
     graph: &Graph,
-    args: &NetworkArgs,
+    args: &Options,
     memory_cap: Option<MemoryCap>,
 ) -> Result<NetworkReport> {
     let receive_cap = memory_cap.as_ref().map(|c| c.receive_fraction);
@@ -272,7 +345,7 @@ fn build_report(
         .collect();
     Ok(NetworkReport {
         units: crate::export::json::UNITS,
-        schema_version: NETWORK_SCHEMA_VERSION,
+        schema_version: NetworkReport::SCHEMA_VERSION,
         tool: Provenance::current(),
         graph: args.graph.display().to_string(),
         penalties: name,
@@ -283,4 +356,72 @@ fn build_report(
         communications,
         measured: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(extra: &[&str]) -> NetworkArgs {
+        let cli = crate::cli::Cli::try_parse_from(
+            ["contention", "network", "g.json"].iter().chain(extra),
+        )
+        .unwrap();
+        let crate::cli::Command::Network(a) = cli.command else {
+            unreachable!()
+        };
+        a
+    }
+
+    #[test]
+    fn the_memory_model_options_become_one_request() {
+        let o = Options::from_args(&args(&[
+            "--memory-model",
+            "paper:henri",
+            "--cores",
+            "16",
+            "--placement",
+            "0,1",
+        ]))
+        .unwrap();
+        assert_eq!(
+            o.memory,
+            Some(MemoryRequest {
+                model: "paper:henri".into(),
+                cores: 16,
+                comp_numa: 0,
+                comm_numa: 1,
+            })
+        );
+        assert!(Options::from_args(&args(&[])).unwrap().memory.is_none());
+    }
+
+    #[test]
+    fn from_args_refuses_what_clap_would_and_names_it() {
+        // Built by a caller rather than parsed: clap's own checks did not run.
+        let mut a = args(&[]);
+        a.memory_model = Some("paper:henri".into());
+        let e = Options::from_args(&a).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e
+            .to_string()
+            .contains("--memory-model, --cores and --placement"));
+        let mut a = args(&["--run"]);
+        a.repeat = 0;
+        let e = Options::from_args(&a).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().starts_with("--repeat 0:"), "{e}");
+    }
+
+    #[test]
+    fn measure_graph_is_network_run_with_its_defaults() {
+        let parsed = Options::from_args(&args(&["--run", "-o", "r.txt"])).unwrap();
+        let built = Options::run_graph(
+            "g.json".into(),
+            launch::Launcher::Mpirun,
+            Some("r.txt".into()),
+        );
+        assert_eq!(parsed, built);
+    }
 }

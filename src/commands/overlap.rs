@@ -1,13 +1,12 @@
 //! `contention overlap`: Langguth et al.'s time of one overlapped step (section IV) and, with
 //! accelerators, the balancing share (section VI).
 
-use crate::cli::{OverlapArgs, TableOrJson};
+use crate::cli::OverlapArgs;
 use crate::error::{Error, Result};
-use crate::export::json;
-use crate::export::overlap::{table, Bound, HeteroReport, OverlapReport, OVERLAP_SCHEMA_VERSION};
-use crate::io::output;
+use crate::export::overlap::{Bound, HeteroReport, OverlapReport};
 use crate::overlap::{Hetero, OverlapError, Step};
 use crate::provenance::Provenance;
+use crate::report::{self, Report};
 
 fn input(flag: &str, e: OverlapError) -> Error {
     Error::Input(format!("{flag}: {e}"))
@@ -81,7 +80,7 @@ pub fn build_report(args: &OverlapArgs) -> Result<OverlapReport> {
     }
     Ok(OverlapReport {
         units: crate::export::json::UNITS_OF_INPUT_TIMES,
-        schema_version: OVERLAP_SCHEMA_VERSION,
+        schema_version: OverlapReport::SCHEMA_VERSION,
         tool: Provenance::current(),
         step,
         times,
@@ -111,9 +110,5 @@ fn no_null(v: &serde_json::Value) -> bool {
 
 pub fn run(args: &OverlapArgs) -> Result<()> {
     let report = build_report(args)?;
-    let text = match args.format {
-        TableOrJson::Table => table(&report),
-        TableOrJson::Json => json::render(&report),
-    };
-    output::emit(None, &text)
+    report::emit(&report, args.format.into(), None)
 }

@@ -3,25 +3,17 @@
 //! standard error.
 
 use crate::cli::{FigureKind, PlotArgs, PlotFormat};
-use crate::error::{Error, Result};
-use crate::io::{atomic, model_file, tidy_csv, trace_file};
+use crate::error::{Error, IoAction, Result};
+use crate::io::inputs::{self, MeasurementFile};
+use crate::io::{atomic, model_file, tidy_csv};
 use crate::model::{Model, Placement};
 use crate::plot::data::Measurements;
 use crate::plot::grid::Grid;
 use crate::plot::stacked::Stacked;
 use crate::plot::sweep::Sweep;
 use crate::plot::{self, file_stem, Figure, ImageFormat};
-use crate::trace::{TidyRow, Trace};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// One measurement file as given on the command line.
-pub struct Input {
-    pub path: PathBuf,
-    pub rows: Vec<TidyRow>,
-    /// Present for trace JSON files (tidy CSV has no samples).
-    pub trace: Option<Trace>,
-}
 
 pub fn run(args: &PlotArgs) -> Result<()> {
     let defaulted = args.model.is_none();
@@ -43,12 +35,16 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         .iter()
         .map(|p| read_input(p, &model))
         .collect::<Result<Vec<_>>>()?;
+    for input in &inputs {
+        crate::report::print_notes(&input.notes);
+    }
     let figures = chosen_figures(&args.figure, &inputs)?;
     let format = match args.format {
         PlotFormat::Svg => ImageFormat::Svg,
         PlotFormat::Png => ImageFormat::Png,
     };
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io("create output directory", &dir, e))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::io(IoAction::Create("output directory"), &dir, e))?;
     let out = Output {
         dir: &dir,
         format,
@@ -99,7 +95,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
 
 /// The figures to draw: those asked for, or all the inputs allow. Asking for sweeps without a
 /// trace JSON file is refused, since it would silently draw nothing.
-fn chosen_figures(asked: &[FigureKind], inputs: &[Input]) -> Result<Vec<FigureKind>> {
+fn chosen_figures(asked: &[FigureKind], inputs: &[MeasurementFile]) -> Result<Vec<FigureKind>> {
     let has_trace = inputs.iter().any(|i| i.trace.is_some());
     if asked.is_empty() {
         let mut all = vec![FigureKind::Grid, FigureKind::Stacked];
@@ -118,31 +114,11 @@ fn chosen_figures(asked: &[FigureKind], inputs: &[Input]) -> Result<Vec<FigureKi
     Ok(asked.to_vec())
 }
 
-/// Reads a trace JSON or a tidy CSV file, told apart by the content (a JSON object starts with
-/// `{`), and checks that its placements and core counts fit the model's machine.
-pub fn read_input(path: &Path, model: &Model) -> Result<Input> {
-    let text = crate::io::read::text(path, "read trace file")?;
-    let source = path.display().to_string();
-    let (rows, trace) = if text.trim_start().starts_with('{') {
-        let trace = trace_file::parse(&text, &source)?;
-        if !trace.complete {
-            eprintln!(
-                "note: {source} is incomplete ({} of {} core counts measured); \
-                 `contention measure --resume` completes it",
-                trace.points.len(),
-                trace.config.cores.len()
-            );
-        }
-        if !trace.config.bind {
-            eprintln!(
-                "note: {source} was measured with --no-bind: its placement is what was asked, \
-                 not what was enforced"
-            );
-        }
-        (trace.tidy_rows(), Some(trace))
-    } else {
-        (tidy_csv::parse(&text, &source)?, None)
-    };
+/// Reads a measurement file ([`inputs::load`]) and checks that it has a point to draw and that
+/// its placements and core counts fit the model's machine.
+pub fn read_input(path: &Path, model: &Model) -> Result<MeasurementFile> {
+    let file = inputs::load(path)?;
+    let (rows, source) = (&file.rows, path.display());
     if rows.is_empty() {
         return Err(Error::Input(format!(
             "{source}: no measured core count to plot; was the measurement stopped before \
@@ -150,7 +126,7 @@ pub fn read_input(path: &Path, model: &Model) -> Result<Input> {
         )));
     }
     let mut max_cores: BTreeMap<(u32, u32), u32> = BTreeMap::new();
-    for r in &rows {
+    for r in rows {
         let m = max_cores.entry((r.comp_numa, r.comm_numa)).or_default();
         *m = (*m).max(r.cores);
     }
@@ -167,11 +143,7 @@ pub fn read_input(path: &Path, model: &Model) -> Result<Input> {
             ))
         })?;
     }
-    Ok(Input {
-        path: path.to_path_buf(),
-        rows,
-        trace,
-    })
+    Ok(file)
 }
 
 /// The file name of a trace as the user will recognise it in a title.
@@ -183,8 +155,8 @@ fn display_name(path: &Path) -> String {
 
 /// File stems for the sweeps of trace inputs (`None` for CSV inputs): the trace's file stem,
 /// numbered by its position on the command line when two traces share one.
-fn sweep_stems(inputs: &[Input]) -> Vec<Option<String>> {
-    let stem = |i: &Input| {
+fn sweep_stems(inputs: &[MeasurementFile]) -> Vec<Option<String>> {
+    let stem = |i: &MeasurementFile| {
         file_stem(
             &i.path
                 .file_stem()
@@ -223,8 +195,10 @@ struct Output<'a> {
 impl Output<'_> {
     fn figure(&self, name: &str, figure: &impl Figure) -> Result<()> {
         let path = self.dir.join(format!("{name}.{}", self.format.extension()));
-        let bytes = plot::render(figure, self.format)
-            .map_err(|e| Error::io("render", &path, std::io::Error::other(e)))?;
+        let bytes = plot::render(figure, self.format).map_err(|err| Error::Render {
+            path: Some(path.clone()),
+            err: Box::new(err),
+        })?;
         self.write(&path, &bytes)
     }
 

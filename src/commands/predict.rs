@@ -2,14 +2,13 @@
 //! the report in the asked format.
 
 use crate::calibrate::bands;
-use crate::cli::{Format, PlacementArg, PredictArgs};
+use crate::cli::{PlacementArg, PredictArgs};
 use crate::cores::CoreList;
 use crate::error::{Error, Result};
-use crate::export;
-use crate::io::{model_file, output};
+use crate::io::model_file;
 use crate::model::{self, Model, Placement};
 use crate::provenance::Provenance;
-use crate::report::{PredictReport, REPORT_SCHEMA_VERSION};
+use crate::report::{self, PredictReport, Report};
 
 pub fn run(args: &PredictArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
@@ -37,15 +36,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             .unwrap_or_default();
         report.intervals = Some(bands::intervals(&model.machine, &u, &placements, &cores));
     }
-    for note in &report.notes {
-        eprintln!("note: {note}");
-    }
-    let text = match args.format {
-        Format::Table => export::table::render(&report),
-        Format::Json => export::json::render(&report),
-        Format::Csv => export::csv::render(&report),
-    };
-    output::emit(args.output.as_deref(), &text)
+    report::emit(&report, args.format.into(), args.output.as_deref())
 }
 
 /// The report for `model`, its core counts defaulting to every core of one socket.
@@ -90,7 +81,7 @@ pub fn build_report(
     let placements = model::predict(model, &placements, cores.counts())?;
     Ok(PredictReport {
         units: crate::export::json::UNITS,
-        schema_version: REPORT_SCHEMA_VERSION,
+        schema_version: PredictReport::SCHEMA_VERSION,
         tool: Provenance::current(),
         model: source.to_string(),
         machine: model.machine.clone(),

@@ -1,11 +1,12 @@
 //! `contention sensitivity`: turn the arguments into a sweep, run it, write the report and
 //! the optional figure.
 
-use crate::cli::{BuiltinKernel, Format, SensitivityArgs, SensitivityBackend};
+use crate::cli::{BuiltinKernel, SensitivityArgs, SensitivityBackend};
 use crate::error::{Error, Result};
-use crate::io::{atomic, output};
+use crate::io::atomic;
 use crate::plot::{self, ImageFormat};
-use crate::sensitivity::{self, builtin, fom, report, Backend, Options, Workload};
+use crate::report;
+use crate::sensitivity::{self, builtin, fom, Backend, Options, Workload};
 
 pub fn run(args: &SensitivityArgs) -> Result<()> {
     let workload = match args.builtin {
@@ -53,15 +54,10 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
         quiet: args.quiet,
     };
     let report = sensitivity::run(&backend, &opts)?;
-    let text = match args.format {
-        Format::Table => report::table(&report),
-        Format::Json => report::json(&report),
-        Format::Csv => report::csv(&report),
-    };
-    output::emit(args.output.as_deref(), &text)?;
+    report::emit(&report, args.format.into(), args.output.as_deref())?;
     if let (Some(path), Some(format)) = (&args.plot, plot_format) {
         let figure = plot::sensitivity::Curve::new(&report);
-        let bytes = plot::render(&figure, format).map_err(Error::Failed)?;
+        let bytes = plot::render(&figure, format)?;
         atomic::write(path, &bytes)?;
     }
     Ok(())

@@ -1,15 +1,13 @@
 //! The report of `contention advise` (every placement and core count ranked by the time of
-//! one overlapped step) and its table; its JSON is [`super::json::render`].
+//! one overlapped step) as a [`Report`]: its table, and its fields as JSON.
 
 use super::json::Units;
 use crate::model::Machine;
 use crate::overlap::Candidate;
 use crate::provenance::Provenance;
+use crate::report::Report;
 use serde::Serialize;
 use std::fmt::Write;
-
-/// Version of the advice report's JSON layout.
-pub const ADVICE_SCHEMA_VERSION: u32 = 1;
 
 /// Everything `advise` reports.
 #[derive(Debug, Clone, Serialize)]
@@ -33,6 +31,31 @@ pub struct AdviceReport {
     pub naive_slowdown: f64,
     /// Every configuration evaluated, fastest first.
     pub candidates: Vec<Candidate>,
+    /// How many of `candidates` the table lists (`--top`); the JSON has them all.
+    #[serde(skip)]
+    pub table_rows: usize,
+}
+
+impl AdviceReport {
+    /// The report whose table lists the `top` fastest configurations.
+    pub fn with_top(self, top: usize) -> Self {
+        Self {
+            table_rows: top,
+            ..self
+        }
+    }
+}
+
+impl Report for AdviceReport {
+    const SCHEMA_VERSION: u32 = 1;
+
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    fn table(&self) -> String {
+        table(self)
+    }
 }
 
 fn ms(seconds: f64) -> f64 {
@@ -56,8 +79,8 @@ fn row(out: &mut String, rank: &str, c: &Candidate) {
     );
 }
 
-/// The table: the `top` fastest configurations, the naive one, the verdict.
-pub fn table(r: &AdviceReport, top: usize) -> String {
+/// The table: the `table_rows` fastest configurations, the naive one, the verdict.
+fn table(r: &AdviceReport) -> String {
     let m = &r.machine;
     let mut out = String::new();
     super::table::header(&mut out, &r.tool, &r.model, m);
@@ -85,7 +108,7 @@ pub fn table(r: &AdviceReport, top: usize) -> String {
         "T_M+T_N",
         "max(T_M,T_N)"
     );
-    for (i, c) in r.candidates.iter().take(top).enumerate() {
+    for (i, c) in r.candidates.iter().take(r.table_rows).enumerate() {
         row(&mut out, &(i + 1).to_string(), c);
     }
     row(&mut out, "naive", &r.naive);

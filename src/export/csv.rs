@@ -10,7 +10,7 @@ use crate::trace::TidyRow;
 /// The tidy columns, then the loss ratios `comp_loss,comm_loss` (alone / parallel) and, with
 /// `predict --intervals`, the 95 % interval of each bandwidth (`comp_alone_low,
 /// comp_alone_high, ...`, in the tidy columns' order); tidy CSV readers ignore extra columns.
-pub fn render(report: &PredictReport) -> String {
+pub(crate) fn render(report: &PredictReport) -> String {
     let rows = tidy_rows(&report.placements);
     let losses: Vec<(f64, f64)> = report
         .placements

@@ -1,8 +1,25 @@
-//! The evaluation ([`Evaluation`]) as a table for people, laid out like the paper's Table 2,
-//! and as CSV of every point compared.
+//! The evaluation ([`Evaluation`]) as a [`Report`]: a table for people, laid out like the
+//! paper's Table 2, and CSV of every point compared.
 
 use crate::evaluate::{Evaluation, Mape, PhaseErrors};
+use crate::report::Report;
 use std::fmt::Write;
+
+impl Report for Evaluation {
+    const SCHEMA_VERSION: u32 = 1;
+
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    fn table(&self) -> String {
+        table(self)
+    }
+
+    fn csv(&self) -> Option<String> {
+        Some(csv(self))
+    }
+}
 
 /// Columns of `evaluate --format csv`, one row per measured bandwidth.
 pub const CSV_HEADER: [&str; 9] = [
@@ -63,7 +80,7 @@ fn phase_block(out: &mut String, title: &str, e: &PhaseErrors) {
     );
 }
 
-pub fn table(e: &Evaluation) -> String {
+fn table(e: &Evaluation) -> String {
     let mut out = String::new();
     super::table::header(&mut out, &e.tool, &e.model, &e.machine);
     let _ = writeln!(out, "# measurements: {}", e.inputs.join(", "));
@@ -121,7 +138,7 @@ pub fn table(e: &Evaluation) -> String {
 
 /// Every point compared, long format: one row per placement, core count, phase and stream,
 /// bandwidths in MB/s with one decimal, the absolute percentage error with four.
-pub fn csv(e: &Evaluation) -> String {
+fn csv(e: &Evaluation) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     // Writing into a Vec cannot fail.
     w.write_record(CSV_HEADER).expect("in-memory CSV");
@@ -190,5 +207,10 @@ mod tests {
                 .any(|r| r.starts_with("0,0,1,true,parallel,comm,") && r.ends_with(",50.0000")),
             "{text}"
         );
+    }
+
+    #[test]
+    fn json_has_schema_version() {
+        assert_eq!(crate::report::json_of(&evaluation())["inputs"][0], "m.csv");
     }
 }

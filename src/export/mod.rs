@@ -1,8 +1,14 @@
-//! Writers of the reports, one file per format; `evaluation` holds the table and CSV of
-//! `evaluate` (its JSON is [`json::render`]); `overlap` and `advice` the reports and tables of
-//! `overlap` and `advise`.
+//! The writers of the reports, one file per report or format; each report type implements
+//! [`crate::report::Report`] beside its writers, and [`crate::report::emit`] writes it.
+//!
+//! - [`json`]: pretty-printed JSON of any report, and the `units` block they all carry.
+//! - [`table`], [`csv`]: the prediction (`predict`) as a table and as tidy CSV.
+//! - [`evaluation`]: the table and CSV of `evaluate`.
+//! - [`advice`], [`overlap`], [`network`], [`check`]: the reports of `advise`, `overlap`,
+//!   `network` and `check`, and their writers.
 
 pub mod advice;
+pub mod check;
 pub mod csv;
 pub mod evaluation;
 pub mod json;

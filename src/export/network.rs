@@ -1,15 +1,13 @@
 //! The report of `contention network` and its table, laid out like Figure 3 of Martinasso
 //! and Méhaut: per step, each communication with its penalty, the bytes it has left and the
-//! time; communications finished earlier show `-` and their end time. JSON is
-//! [`super::json::render`] of [`NetworkReport`].
+//! time; communications finished earlier show `-` and their end time. [`NetworkReport`] is a
+//! [`Report`]: that table, and its fields as JSON.
 
 use crate::network::Step;
 use crate::provenance::Provenance;
+use crate::report::Report;
 use serde::Serialize;
 use std::fmt::Write;
-
-/// Version of the network report's JSON layout.
-pub const NETWORK_SCHEMA_VERSION: u32 = 1;
 
 /// The receive cap taken from the memory contention model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -76,7 +74,15 @@ pub struct Measured {
     pub ratio: f64,
 }
 
-pub fn render_table(r: &NetworkReport) -> String {
+impl Report for NetworkReport {
+    const SCHEMA_VERSION: u32 = 1;
+
+    fn table(&self) -> String {
+        table(self)
+    }
+}
+
+fn table(r: &NetworkReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -1,13 +1,11 @@
-//! The report of `contention overlap` (Langguth et al.'s time model on one step) and its
-//! table; its JSON is [`super::json::render`].
+//! The report of `contention overlap` (Langguth et al.'s time model on one step) as a
+//! [`Report`]: its table, and its fields as JSON.
 
 use crate::overlap::{Balance, Split, Step, StepTimes};
 use crate::provenance::Provenance;
+use crate::report::Report;
 use serde::Serialize;
 use std::fmt::Write;
-
-/// Version of the overlap report's JSON layout.
-pub const OVERLAP_SCHEMA_VERSION: u32 = 1;
 
 /// Which stream ends last under contention, written `comp` or `comm` like the streams in
 /// every other key the tool writes.
@@ -75,7 +73,15 @@ fn split_lines(out: &mut String, title: &str, s: &Split) {
     let _ = writeln!(out, "  idle          |difference| {}", t(s.idle_time));
 }
 
-pub fn table(r: &OverlapReport) -> String {
+impl Report for OverlapReport {
+    const SCHEMA_VERSION: u32 = 1;
+
+    fn table(&self) -> String {
+        table(self)
+    }
+}
+
+fn table(r: &OverlapReport) -> String {
     let (s, tm) = (&r.step, &r.times);
     let mut out = String::new();
     let _ = writeln!(out, "# {}", r.tool.summary());

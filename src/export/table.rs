@@ -27,7 +27,7 @@ pub fn header(out: &mut String, tool: &Provenance, model: &str, m: &Machine) {
     );
 }
 
-pub fn render(report: &PredictReport) -> String {
+pub(crate) fn render(report: &PredictReport) -> String {
     let m = &report.machine;
     let mut out = String::new();
     header(&mut out, &report.tool, &report.model, m);

@@ -7,7 +7,7 @@
 //! `tempfile` crate: exclusively (`O_EXCL`, so a planted symlink is never followed), with an
 //! unpredictable name, in the target's directory so that the final rename stays atomic.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use std::io::Write;
 use std::path::Path;
 
@@ -25,12 +25,41 @@ pub fn check_target(path: &Path) -> Result<()> {
         return Ok(());
     }
     let what = describe(&meta.file_type());
-    Err(Error::Input(format!(
-        "`{}` is {what}, not a regular file; refusing to replace it: name a file (or `-` for \
-         standard output)",
-        crate::error::escape(&path.display().to_string())
-    )))
+    Err(WriteError::NotRegular {
+        shown: crate::error::escape(&path.display().to_string()),
+        kind: what,
+    }
+    .into())
 }
+
+/// Why an output path was refused before writing. Both are bad input (exit 2): the user named
+/// something that is not a file to replace.
+#[derive(Debug, Clone)]
+pub enum WriteError {
+    /// The target exists and is a device, FIFO, directory or socket (`kind` says which).
+    NotRegular { shown: String, kind: &'static str },
+    /// The path has no file name (`/`, `..`).
+    NotAFileName { path: std::path::PathBuf },
+}
+
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: WriteError);
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::NotRegular { shown, kind } => write!(
+                f,
+                "`{shown}` is {kind}, not a regular file; refusing to replace it: name a file \
+                 (or `-` for standard output)"
+            ),
+            WriteError::NotAFileName { path } => {
+                write!(f, "`{}` is not a file name", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
 
 /// A few words for a file type, for error messages.
 pub fn describe(t: &std::fs::FileType) -> &'static str {
@@ -61,7 +90,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
         return match out.write_all(bytes).and_then(|()| out.flush()) {
             // A closed pipe (`| head`) is the reader's choice, not a failure.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-            r => r.map_err(|e| Error::io("write", "standard output", e)),
+            r => r.map_err(|e| Error::io(IoAction::Write(""), "standard output", e)),
         };
     }
     check_target(path)?;
@@ -71,7 +100,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     };
     let name = path
         .file_name()
-        .ok_or_else(|| Error::Input(format!("`{}` is not a file name", path.display())))?;
+        .ok_or_else(|| WriteError::NotAFileName { path: path.into() })?;
     use std::os::unix::fs::PermissionsExt;
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!(".{}.", name.to_string_lossy()))
@@ -80,13 +109,13 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
         // which would hide results from the rest of the group on a shared file system).
         .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(dir)
-        .map_err(|e| Error::io("write", path, e))?;
+        .map_err(|e| Error::io(IoAction::Write(""), path, e))?;
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| Error::io("write", path, e))?;
+        .map_err(|e| Error::io(IoAction::Write(""), path, e))?;
     // On failure the temporary is removed when `tmp` (or the error holding it) is dropped.
     tmp.persist(path)
-        .map_err(|e| Error::io("write", path, e.error))?;
+        .map_err(|e| Error::io(IoAction::Write(""), path, e.error))?;
     Ok(())
 }
 

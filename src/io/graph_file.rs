@@ -3,11 +3,11 @@
 //!
 //! Every refusal names the file and the field (`communications[2].dst`) and exits 2.
 
-use crate::error::{Error, Result};
-use crate::network::{Communication, Explicit, Graph, MAX_ALPHA, MIN_ALPHA};
+use crate::error::Result;
+use crate::network::{Communication, Explicit, Graph, GraphProblem, MAX_ALPHA, MIN_ALPHA};
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The graph file as written: the link given as `alpha` (seconds per byte) or `bandwidth`
 /// (MB/s, 10^6 bytes per second, of a communication alone), not both.
@@ -65,33 +65,101 @@ fn read(path: &Path, what: &'static str) -> Result<String> {
     super::read::text(path, what)
 }
 
+/// Why a graph or penalty file was refused: the file, the field and the rule it breaks.
+#[derive(Debug)]
+pub enum GraphFileError {
+    /// JSON that does not fit the layout (`kind`: "graph" or "penalty"; `field` its path,
+    /// `(file)` for the whole file).
+    Json {
+        kind: &'static str,
+        path: PathBuf,
+        field: String,
+        err: serde_json::Error,
+    },
+    /// A graph field that breaks a rule of the file (the link's `alpha` or `bandwidth`).
+    Field {
+        path: PathBuf,
+        field: &'static str,
+        rule: String,
+    },
+    /// A graph that parses but breaks the model's rules, every broken one listed.
+    Problems {
+        path: PathBuf,
+        problems: Vec<GraphProblem>,
+    },
+}
+
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: GraphFileError);
+impl std::fmt::Display for GraphFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GraphFileError::Json {
+                kind,
+                path,
+                field,
+                err,
+            } => write!(
+                f,
+                "{kind} file `{}` is invalid: {field}: {err}",
+                path.display()
+            ),
+            GraphFileError::Field { path, field, rule } => write!(
+                f,
+                "graph file `{}` is invalid: {field}: {rule}",
+                path.display()
+            ),
+            GraphFileError::Problems { path, problems } => {
+                write!(f, "graph file `{}` is invalid:", path.display())?;
+                for p in problems {
+                    write!(f, "\n  {p}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for GraphFileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            GraphFileError::Json { err, .. } => Some(err),
+            GraphFileError::Field { .. } | GraphFileError::Problems { .. } => None,
+        }
+    }
+}
+
 /// Deserializes `text`, a refusal naming `kind` file `path` and the field at fault.
-fn parse_json<T: for<'de> Deserialize<'de>>(text: &str, kind: &str, path: &Path) -> Result<T> {
+fn parse_json<T: for<'de> Deserialize<'de>>(
+    text: &str,
+    kind: &'static str,
+    path: &Path,
+) -> Result<T, GraphFileError> {
     let de = &mut serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let at = e.path().to_string();
         let field = if at == "." { "(file)".to_string() } else { at };
-        Error::Input(format!(
-            "{kind} file `{}` is invalid: {field}: {}",
-            path.display(),
-            e.inner()
-        ))
+        GraphFileError::Json {
+            kind,
+            path: path.into(),
+            field,
+            err: e.into_inner(),
+        }
     })
 }
 
 /// Loads and validates a contention graph file.
 pub fn load_graph(path: &Path) -> Result<Graph> {
-    parse_graph(&read(path, "read graph file")?, path)
+    Ok(parse_graph(&read(path, "graph file")?, path)?)
 }
 
 /// Parses and validates graph-file JSON; `path` names it in errors.
-pub fn parse_graph(text: &str, path: &Path) -> Result<Graph> {
+pub fn parse_graph(text: &str, path: &Path) -> Result<Graph, GraphFileError> {
     let file: GraphFile = parse_json(text, "graph", path)?;
-    let refuse = |field: &str, rule: &str| {
-        Error::Input(format!(
-            "graph file `{}` is invalid: {field}: {rule}",
-            path.display()
-        ))
+    let refuse = |field: &'static str, rule: &str| GraphFileError::Field {
+        path: path.into(),
+        field,
+        rule: rule.to_string(),
     };
     let alpha = match (file.alpha, file.bandwidth) {
         (Some(a), None) => a,
@@ -129,25 +197,20 @@ pub fn parse_graph(text: &str, path: &Path) -> Result<Graph> {
     if problems.is_empty() {
         Ok(graph)
     } else {
-        Err(Error::Input(format!(
-            "graph file `{}` is invalid:\n  {}",
-            path.display(),
-            problems
-                .iter()
-                .map(|p| p.to_string())
-                .collect::<Vec<_>>()
-                .join("\n  ")
-        )))
+        Err(GraphFileError::Problems {
+            path: path.into(),
+            problems,
+        })
     }
 }
 
 /// Loads a file of explicit penalties: `{"steps": [{"ID": PENALTY, ...}, ...]}`.
 pub fn load_penalties(path: &Path) -> Result<Explicit> {
-    parse_penalties(&read(path, "read penalty file")?, path)
+    Ok(parse_penalties(&read(path, "penalty file")?, path)?)
 }
 
 /// Parses penalty-file JSON; `path` names it in errors.
-pub fn parse_penalties(text: &str, path: &Path) -> Result<Explicit> {
+pub fn parse_penalties(text: &str, path: &Path) -> Result<Explicit, GraphFileError> {
     let file: PenaltyFile = parse_json(text, "penalty", path)?;
     Ok(Explicit {
         steps: file.steps.into_iter().map(|s| s.0).collect(),
@@ -200,5 +263,27 @@ mod tests {
         );
         let e = err(&ONE.replace("1e-9", "-1"));
         assert!(e.contains("alpha: must be a positive"), "{e}");
+    }
+
+    #[test]
+    fn every_broken_rule_is_listed_and_json_errors_chain_to_serde() {
+        use std::error::Error as _;
+        let text = ONE.replace("1e-9", "-1").replace("\"n1\"", "\"n0\"");
+        let e = parse_graph(&text, Path::new("g.json")).unwrap_err();
+        let GraphFileError::Problems { problems, .. } = &e else {
+            panic!("{e}")
+        };
+        assert_eq!(problems.len(), 2, "{e}");
+        let listed: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+        assert_eq!(
+            e.to_string(),
+            format!("graph file `g.json` is invalid:\n  {}", listed.join("\n  "))
+        );
+        let e = parse_penalties("[", Path::new("p.json")).unwrap_err();
+        assert!(e
+            .to_string()
+            .starts_with("penalty file `p.json` is invalid: "));
+        assert!(e.source().is_some());
+        assert_eq!(crate::Error::from(e).exit_code(), 2);
     }
 }

@@ -1,14 +1,50 @@
-//! Reading the measurement files `calibrate` and `evaluate` take: `measure` traces (JSON) or
-//! tidy CSV, told apart by extension (`.json`, `.csv`), else by content (a JSON trace starts
-//! with `{`).
+//! The one reader of measurement files, for every command that takes them (`calibrate`,
+//! `evaluate`, `check`, `plot`).
+//!
+//! A measurement file is a trace JSON written by `contention measure` or a tidy CSV (README,
+//! "File formats"). Which one is decided by one rule: the extension first (`.json` is a trace,
+//! `.csv` tidy CSV, in any case), and for any other name (`-` for standard input, `.dat`, none)
+//! the content: a trace starts with `{` after blanks, anything else is read as CSV. A file is
+//! read within the bounds of [`super::read::text`] and parsed as its kind says, or refused
+//! with an error naming it; the reader prints nothing: what the user should know about a file
+//! (an interrupted trace, unbound memory) is collected in [`MeasurementFile::notes`] for the
+//! caller to print.
 
 use crate::dataset::{Input, InputKind};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::io::{tidy_csv, trace_file};
-use std::path::Path;
+use crate::trace::{TidyRow, Trace};
+use std::path::{Path, PathBuf};
+
+/// One measurement file as read.
+#[derive(Debug, Clone)]
+pub struct MeasurementFile {
+    /// The file as the user named it.
+    pub path: PathBuf,
+    pub kind: InputKind,
+    /// The trace itself, for a trace JSON file (a tidy CSV has no samples).
+    pub trace: Option<Trace>,
+    /// The bandwidths, one row per placement and core count (a trace's medians).
+    pub rows: Vec<TidyRow>,
+    /// What the user should know about the file, for the caller to print.
+    pub notes: Vec<String>,
+}
+
+impl MeasurementFile {
+    /// The file as [`crate::dataset`] sweeps it for calibration and evaluation; a trace's
+    /// points are checked there (a phase without a valid bandwidth is refused), and its
+    /// notes add the points that look suspicious.
+    pub fn to_input(&self) -> Result<Input> {
+        let source = self.path.display().to_string();
+        match &self.trace {
+            Some(trace) => Ok(Input::from_trace(trace, &source)?),
+            None => Ok(Input::from_rows(&self.rows, &source)),
+        }
+    }
+}
 
 /// Which kind of file `path` holds, from its extension or, failing that, its first
-/// non-blank character.
+/// non-blank character (the rule of this module's documentation).
 pub fn kind(path: &Path, text: &str) -> InputKind {
     match path
         .extension()
@@ -22,22 +58,79 @@ pub fn kind(path: &Path, text: &str) -> InputKind {
     }
 }
 
-/// Reads one input file.
-pub fn read(path: &Path) -> Result<Input> {
-    let text = super::read::text(path, "read measurement file")?;
-    parse(path, &text)
+/// Reads one measurement file.
+pub fn load(path: &Path) -> Result<MeasurementFile> {
+    let text = super::read::text(path, "measurement file")?;
+    parse_file(path, &text)
 }
 
 /// Parses the text of `path` as the kind [`kind`] says.
-pub fn parse(path: &Path, text: &str) -> Result<Input> {
+pub fn parse_file(path: &Path, text: &str) -> Result<MeasurementFile> {
     let source = path.display().to_string();
-    match kind(path, text) {
-        InputKind::Trace => Input::from_trace(&trace_file::parse(text, &source)?, &source),
-        InputKind::Csv => Ok(Input::from_rows(&tidy_csv::parse(text, &source)?, &source)),
-    }
+    let kind = kind(path, text);
+    let (rows, notes, trace) = match kind {
+        InputKind::Trace => {
+            let trace = trace_file::parse(text, &source)
+                .map_err(|e| explain(e.into(), path, kind, text))?;
+            (trace.tidy_rows(), trace.notes(&source), Some(trace))
+        }
+        InputKind::Csv => (
+            tidy_csv::parse(text, &source).map_err(|e| explain(e.into(), path, kind, text))?,
+            Vec::new(),
+            None,
+        ),
+    };
+    Ok(MeasurementFile {
+        path: path.to_path_buf(),
+        kind,
+        trace,
+        rows,
+        notes,
+    })
 }
 
-/// Reads every input, in order.
+/// What went wrong when a file is not of the kind its name says, or is no measurement at all:
+/// a model file where measurements go, a trace named `.csv`, a CSV named `.json`.
+fn explain(e: Error, path: &Path, kind: InputKind, text: &str) -> Error {
+    // Only a file that did not parse gets a hint; the typed error stays as it is otherwise.
+    if e.exit_code() != crate::error::EXIT_INPUT {
+        return e;
+    }
+    let msg = e.to_string();
+    let json = serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .filter(serde_json::Value::is_object);
+    let model = json
+        .as_ref()
+        .is_some_and(|v| v.get("local").is_some() && v.get("points").is_none());
+    let source = path.display();
+    Error::Input(match kind {
+        InputKind::Trace if model => format!(
+            "{source}: a model file (written by `contention calibrate`), not measurements: \
+             commands take it with --model; measurements are the traces `contention measure` \
+             writes (JSON) or tidy CSV"
+        ),
+        InputKind::Trace if text.lines().next().is_some_and(|l| l.contains("comp_numa")) => {
+            format!("{msg}; if it is a tidy CSV, name it .csv")
+        }
+        InputKind::Csv if json.is_some() => {
+            format!("{msg}; it holds JSON: if it is a trace, name it .json")
+        }
+        _ => return e,
+    })
+}
+
+/// Reads one measurement file as [`crate::dataset`] sweeps it.
+pub fn read(path: &Path) -> Result<Input> {
+    load(path)?.to_input()
+}
+
+/// Parses the text of `path` as [`crate::dataset`] sweeps it.
+pub fn parse(path: &Path, text: &str) -> Result<Input> {
+    parse_file(path, text)?.to_input()
+}
+
+/// Reads every measurement file, in order, as [`crate::dataset`] sweeps it.
 pub fn read_all(paths: &[impl AsRef<Path>]) -> Result<Vec<Input>> {
     paths.iter().map(|p| read(p.as_ref())).collect()
 }
@@ -52,6 +145,106 @@ mod tests {
         assert_eq!(kind(Path::new("a.csv"), "{"), InputKind::Csv);
         assert_eq!(kind(Path::new("a.dat"), "  \n{\"x\":1}"), InputKind::Trace);
         assert_eq!(kind(Path::new("a"), "comp_numa,comm_numa"), InputKind::Csv);
+    }
+
+    /// A file of the project's test data, as text.
+    fn data(name: &str) -> String {
+        std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data")
+                .join(name),
+        )
+        .unwrap()
+    }
+
+    fn error(name: &str, text: &str) -> String {
+        let e = parse_file(Path::new(name), text).unwrap_err();
+        assert_eq!(e.exit_code(), 2, "{e}");
+        e.to_string()
+    }
+
+    const CSV_COLUMNS: &str = "column `comp_numa` is missing; a tidy CSV has the columns \
+        comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,comm_parallel";
+
+    #[test]
+    fn a_trace_json_gives_its_trace_rows_and_notes() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/traces/vm-local.json");
+        let f = load(&path).unwrap();
+        assert_eq!(f.kind, InputKind::Trace);
+        let trace = f.trace.as_ref().unwrap();
+        assert_eq!(f.rows, trace.tidy_rows());
+        assert_eq!(f.rows.len(), 2);
+        assert!(f.notes.is_empty(), "{:?}", f.notes);
+        assert_eq!(f.to_input().unwrap().observations.len(), 2);
+        // An interrupted, unbound trace says so in the notes, which the reader only collects.
+        let mut t = trace.clone();
+        t.complete = false;
+        t.config.bind = false;
+        let f = parse_file(Path::new("t.json"), &crate::export::json::render(&t)).unwrap();
+        assert_eq!(
+            f.notes,
+            [
+                "t.json is incomplete (2 of 2 core counts measured); `contention measure \
+                 --resume` completes it",
+                "t.json was measured without binding (--no-bind): placement 0,0 was asked for, \
+                 not enforced, so the model may not describe it"
+            ]
+        );
+        assert_eq!(f.to_input().unwrap().notes, f.notes);
+    }
+
+    #[test]
+    fn a_tidy_csv_gives_its_rows_and_no_trace() {
+        let text = data("henri-sweep.csv");
+        let f = parse_file(Path::new("h.csv"), &text).unwrap();
+        assert_eq!(f.kind, InputKind::Csv);
+        assert!(f.trace.is_none());
+        assert_eq!(f.rows, tidy_csv::parse(&text, "h.csv").unwrap());
+        assert!(!f.rows.is_empty());
+        assert_eq!(f.to_input().unwrap().kind, InputKind::Csv);
+    }
+
+    #[test]
+    fn a_wrong_extension_with_the_right_content_is_read_by_content() {
+        for name in ["t.dat", "t", "-"] {
+            let f = parse_file(Path::new(name), &data("traces/vm-local.json")).unwrap();
+            assert_eq!((f.kind, f.rows.len()), (InputKind::Trace, 2), "{name}");
+            let f = parse_file(Path::new(name), &data("henri-sweep.csv")).unwrap();
+            assert_eq!(f.kind, InputKind::Csv, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_extension_wins_over_the_content_and_the_error_says_how_to_name_it() {
+        assert_eq!(
+            error("t.csv", &data("traces/vm-local.json")),
+            format!("t.csv: {CSV_COLUMNS}; it holds JSON: if it is a trace, name it .json")
+        );
+        assert_eq!(
+            error("h.json", &data("henri-sweep.csv")),
+            "h.json: not a JSON trace: expected value at line 1 column 1; if it is a tidy CSV, \
+             name it .csv"
+        );
+    }
+
+    #[test]
+    fn a_model_file_is_named_for_what_it_is() {
+        let expected = "a model file (written by `contention calibrate`), not measurements: \
+            commands take it with --model; measurements are the traces `contention measure` \
+            writes (JSON) or tidy CSV";
+        let model = data("expected/vm-local.model.json");
+        assert_eq!(error("m.json", &model), format!("m.json: {expected}"));
+        assert_eq!(error("m", &model), format!("m: {expected}"));
+    }
+
+    #[test]
+    fn garbage_is_refused_with_what_was_expected() {
+        assert_eq!(
+            error("g.json", "garbage\n"),
+            "g.json: not a JSON trace: expected value at line 1 column 1"
+        );
+        assert_eq!(error("g.dat", "garbage\n"), format!("g.dat: {CSV_COLUMNS}"));
+        assert_eq!(error("g", ""), format!("g: {CSV_COLUMNS}"));
     }
 
     #[test]

@@ -40,7 +40,7 @@ fn text_of(spec: &str) -> Result<std::borrow::Cow<'static, str>> {
         })?;
         return Ok(json.into());
     }
-    Ok(crate::io::read::text(Path::new(spec), "read model file")?.into())
+    Ok(crate::io::read::text(Path::new(spec), "model file")?.into())
 }
 
 /// The `uncertainty` object of a model file's `text`, if it has one.

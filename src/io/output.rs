@@ -1,6 +1,6 @@
 //! Where a report goes: standard output, or a file written atomically.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use std::io::Write;
 use std::path::Path;
 
@@ -13,7 +13,7 @@ pub fn emit(path: Option<&Path>, text: &str) -> Result<()> {
             match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
                 // A closed pipe (`| head`) is the reader's choice, not a failure.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                r => r.map_err(|e| Error::io("write", "standard output", e)),
+                r => r.map_err(|e| Error::io(IoAction::Write(""), "standard output", e)),
             }
         }
     }

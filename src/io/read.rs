@@ -4,7 +4,7 @@
 //! a FIFO with no writer blocks forever; on a shared cluster file system a mistyped path can
 //! name any of them.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use std::io::Read;
 use std::path::Path;
 
@@ -15,23 +15,22 @@ pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 /// The input name that means standard input.
 pub const STDIN: &str = "-";
 
-/// Reads `path` as UTF-8 text; `what` is the action named in errors ("read model file").
+/// Reads `path` as UTF-8 text; `what` is the kind of file named in errors ("model file").
 pub fn text(path: &Path, what: &'static str) -> Result<String> {
     let shown = || crate::error::escape(&path.display().to_string());
-    let action = what;
-    let what = what.strip_prefix("read ").unwrap_or(what);
+    let action = IoAction::Read(what);
     let bytes = if path.as_os_str() == STDIN {
         bounded(std::io::stdin().lock(), what, "standard input")?
     } else {
         // Opening a FIFO for reading would block until a writer comes: look first.
         let meta = std::fs::metadata(path).map_err(|e| Error::io(action, path, e))?;
         if !meta.is_file() {
-            return Err(Error::Input(format!(
-                "{what} `{}` is {}, not a regular file; save it to a file first (or pass `-` \
-                 to read standard input)",
-                shown(),
-                super::atomic::describe(&meta.file_type())
-            )));
+            return Err(ReadError::NotRegular {
+                what,
+                shown: shown(),
+                kind: super::atomic::describe(&meta.file_type()),
+            }
+            .into());
         }
         if meta.len() > MAX_INPUT_BYTES {
             return Err(too_big(what, &shown()));
@@ -39,27 +38,86 @@ pub fn text(path: &Path, what: &'static str) -> Result<String> {
         let file = std::fs::File::open(path).map_err(|e| Error::io(action, path, e))?;
         bounded(file, what, &shown())?
     };
-    String::from_utf8(bytes)
-        .map_err(|e| Error::Input(format!("{what} `{}` is not UTF-8 text: {e}", shown())))
+    String::from_utf8(bytes).map_err(|err| {
+        ReadError::NotUtf8 {
+            what,
+            shown: shown(),
+            err,
+        }
+        .into()
+    })
 }
 
 /// Reads at most [`MAX_INPUT_BYTES`] (a file may grow after `metadata`).
-fn bounded(r: impl Read, what: &str, shown: &str) -> Result<Vec<u8>> {
+fn bounded(r: impl Read, what: &'static str, shown: &str) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     r.take(MAX_INPUT_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| Error::Input(format!("cannot read {what} `{shown}`: {e}")))?;
+        .map_err(|e| Error::io(IoAction::Read(what), shown, e))?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
         return Err(too_big(what, shown));
     }
     Ok(bytes)
 }
 
-fn too_big(what: &str, shown: &str) -> Error {
-    Error::Input(format!(
-        "{what} `{shown}` is larger than {} MiB, the most the tool reads; is it the right file?",
-        MAX_INPUT_BYTES >> 20
-    ))
+fn too_big(what: &'static str, shown: &str) -> Error {
+    ReadError::TooBig {
+        what,
+        shown: shown.into(),
+    }
+    .into()
+}
+
+/// Why an input the user named was refused before parsing (`what`: the kind of file, `shown`:
+/// its name as printed). All are bad input (exit 2).
+#[derive(Debug)]
+pub enum ReadError {
+    /// A device, FIFO, directory or socket (`kind` says which).
+    NotRegular {
+        what: &'static str,
+        shown: String,
+        kind: &'static str,
+    },
+    /// Larger than [`MAX_INPUT_BYTES`].
+    TooBig { what: &'static str, shown: String },
+    /// Not UTF-8 text.
+    NotUtf8 {
+        what: &'static str,
+        shown: String,
+        err: std::string::FromUtf8Error,
+    },
+}
+
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: ReadError);
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::NotRegular { what, shown, kind } => write!(
+                f,
+                "{what} `{shown}` is {kind}, not a regular file; save it to a file first (or \
+                 pass `-` to read standard input)"
+            ),
+            ReadError::TooBig { what, shown } => write!(
+                f,
+                "{what} `{shown}` is larger than {} MiB, the most the tool reads; is it the \
+                 right file?",
+                MAX_INPUT_BYTES >> 20
+            ),
+            ReadError::NotUtf8 { what, shown, err } => {
+                write!(f, "{what} `{shown}` is not UTF-8 text: {err}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::NotUtf8 { err, .. } => Some(err),
+            ReadError::NotRegular { .. } | ReadError::TooBig { .. } => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -69,7 +127,7 @@ mod tests {
     #[test]
     fn refuses_devices_fifos_and_directories() {
         for p in ["/dev/zero", "/dev/urandom", "/tmp"] {
-            let e = text(Path::new(p), "read model file").unwrap_err();
+            let e = text(Path::new(p), "model file").unwrap_err();
             assert!(e.to_string().contains("not a regular file"), "{e}");
             assert_eq!(e.exit_code(), 2);
         }
@@ -79,7 +137,7 @@ mod tests {
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         // SAFETY: a valid NUL-terminated path; mkfifo has no other precondition.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let e = text(&fifo, "read trace file").unwrap_err();
+        let e = text(&fifo, "trace file").unwrap_err();
         assert!(e.to_string().contains("a FIFO"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -89,10 +147,31 @@ mod tests {
         let path = std::env::temp_dir().join(format!("contention-big-{}", std::process::id()));
         let f = std::fs::File::create(&path).unwrap();
         f.set_len(MAX_INPUT_BYTES + 1).unwrap(); // sparse: no disk used
-        let e = text(&path, "read CSV file").unwrap_err();
+        let e = text(&path, "CSV file").unwrap_err();
         assert!(e.to_string().contains("64 MiB"), "{e}");
         std::fs::remove_file(&path).unwrap();
-        let e = text(Path::new("/nonexistent/x"), "read CSV file").unwrap_err();
+        let e = text(Path::new("/nonexistent/x"), "CSV file").unwrap_err();
         assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn binary_input_is_refused_with_the_decoding_error_as_source() {
+        use std::error::Error as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.json");
+        std::fs::write(&path, [b'{', 0xff, b'}']).unwrap();
+        let e = text(&path, "trace file").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "trace file `{}` is not UTF-8 text: invalid utf-8 sequence of 1 bytes from index 1",
+                path.display()
+            )
+        );
+        assert_eq!(e.exit_code(), 2);
+        let source = e.source().expect("the decoding error");
+        assert!(source
+            .downcast_ref::<std::string::FromUtf8Error>()
+            .is_some());
     }
 }

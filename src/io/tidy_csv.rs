@@ -2,7 +2,7 @@
 //! comm_parallel`, one row per placement and core count, MB/s. `measure` and `predict` write
 //! it; `calibrate` and `evaluate` read it, so measurements from other tools can be used.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::params::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES};
 use crate::trace::TidyRow;
 use std::path::Path;
@@ -43,51 +43,134 @@ pub fn to_string(rows: &[TidyRow]) -> String {
 /// missing column, a bad number, a core count of 0 or a bandwidth that is not a finite number
 /// > 0 is refused naming the file, the line and the column.
 pub fn read(path: &Path) -> Result<Vec<TidyRow>> {
-    let text = super::read::text(path, "read CSV file")?;
-    parse(&text, &path.display().to_string())
+    let text = super::read::text(path, "CSV file")?;
+    Ok(parse(&text, &path.display().to_string())?)
+}
+
+/// A tidy CSV file refused: the file (`source`) and what is wrong in it. Bad input (exit 2).
+#[derive(Debug)]
+pub struct TidyCsvError {
+    pub source: String,
+    pub problem: CsvProblem,
+}
+
+/// What is wrong in a tidy CSV file, by line (1 is the header) and column.
+#[derive(Debug)]
+pub enum CsvProblem {
+    /// The header cannot be read.
+    Header(csv::Error),
+    /// A column of [`HEADER`] is missing.
+    MissingColumn(&'static str),
+    /// A record cannot be read (unequal fields, bad quoting).
+    Record { line: usize, err: csv::Error },
+    /// A NUMA node or core count that is not a whole number.
+    NotWhole {
+        line: usize,
+        column: &'static str,
+        text: String,
+    },
+    /// A bandwidth that is not a finite number > 0.
+    NotBandwidth {
+        line: usize,
+        column: &'static str,
+        text: String,
+    },
+    /// A core count no socket has.
+    CoreCount { line: usize, cores: u32 },
+    /// A NUMA node no machine has.
+    NumaNode { line: usize, node: u32 },
+    /// Bandwidths refused by [`crate::dataset::implausible`].
+    Implausible { line: usize, why: String },
+    /// A header and nothing else.
+    NoRows,
+}
+
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: TidyCsvError);
+impl std::fmt::Display for TidyCsvError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let source = &self.source;
+        match &self.problem {
+            CsvProblem::Header(e) => write!(f, "{source}: cannot read the header: {e}"),
+            CsvProblem::MissingColumn(name) => write!(
+                f,
+                "{source}: column `{name}` is missing; a tidy CSV has the columns {}",
+                HEADER.join(",")
+            ),
+            CsvProblem::Record { line, err } => write!(f, "{source}: line {line}: {err}"),
+            CsvProblem::NotWhole { line, column, text } => write!(
+                f,
+                "{source}: line {line}, column {column}: `{text}` is not a whole number"
+            ),
+            CsvProblem::NotBandwidth { line, column, text } => write!(
+                f,
+                "{source}: line {line}, column {column}: `{text}` is not a bandwidth (a finite \
+                 number > 0, MB/s)"
+            ),
+            CsvProblem::CoreCount { line, cores } => write!(
+                f,
+                "{source}: line {line}, column cores: {cores} is not a core count of one socket \
+                 (1 to {MAX_CORES_PER_SOCKET})"
+            ),
+            CsvProblem::NumaNode { line, node } => write!(
+                f,
+                "{source}: line {line}: NUMA node {node} is beyond any machine (at most \
+                 {MAX_NUMA_NODES} nodes)"
+            ),
+            CsvProblem::Implausible { line, why } => write!(f, "{source}: line {line}: {why}"),
+            CsvProblem::NoRows => write!(f, "{source}: no data rows after the header"),
+        }
+    }
+}
+
+impl std::error::Error for TidyCsvError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.problem {
+            CsvProblem::Header(e) | CsvProblem::Record { err: e, .. } => Some(e),
+            _ => None,
+        }
+    }
 }
 
 /// Parses tidy CSV text; `source` names it in errors.
-pub fn parse(text: &str, source: &str) -> Result<Vec<TidyRow>> {
-    let bad = |msg: String| Error::Input(format!("{source}: {msg}"));
+pub fn parse(text: &str, source: &str) -> Result<Vec<TidyRow>, TidyCsvError> {
+    let bad = |problem: CsvProblem| TidyCsvError {
+        source: source.to_string(),
+        problem,
+    };
     let mut r = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
-    let headers = r
-        .headers()
-        .map_err(|e| bad(format!("cannot read the header: {e}")))?
-        .clone();
+    let headers = r.headers().map_err(|e| bad(CsvProblem::Header(e)))?.clone();
     let mut col = [0usize; 7];
     for (i, name) in HEADER.iter().enumerate() {
-        col[i] = headers.iter().position(|h| h == *name).ok_or_else(|| {
-            bad(format!(
-                "column `{name}` is missing; a tidy CSV has the columns {}",
-                HEADER.join(",")
-            ))
-        })?;
+        col[i] = headers
+            .iter()
+            .position(|h| h == *name)
+            .ok_or_else(|| bad(CsvProblem::MissingColumn(name)))?;
     }
     let mut rows = Vec::new();
     for (n, record) in r.records().enumerate() {
         let line = n + 2;
-        let record = record.map_err(|e| bad(format!("line {line}: {e}")))?;
+        let record = record.map_err(|e| bad(CsvProblem::Record { line, err: e }))?;
         let field = |i: usize| record.get(col[i]).unwrap_or("");
-        let int = |i: usize| -> Result<u32> {
+        let int = |i: usize| -> Result<u32, TidyCsvError> {
             field(i).parse().map_err(|_| {
-                bad(format!(
-                    "line {line}, column {}: `{}` is not a whole number",
-                    HEADER[i],
-                    field(i)
-                ))
+                bad(CsvProblem::NotWhole {
+                    line,
+                    column: HEADER[i],
+                    text: field(i).to_string(),
+                })
             })
         };
-        let bw = |i: usize| -> Result<f64> {
+        let bw = |i: usize| -> Result<f64, TidyCsvError> {
             match field(i).parse::<f64>() {
                 Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-                _ => Err(bad(format!(
-                    "line {line}, column {}: `{}` is not a bandwidth (a finite number > 0, MB/s)",
-                    HEADER[i],
-                    field(i)
-                ))),
+                _ => Err(bad(CsvProblem::NotBandwidth {
+                    line,
+                    column: HEADER[i],
+                    text: field(i).to_string(),
+                })),
             }
         };
         let row = TidyRow {
@@ -100,17 +183,16 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<TidyRow>> {
             comm_parallel: bw(6)?,
         };
         if row.cores == 0 || row.cores > MAX_CORES_PER_SOCKET {
-            return Err(bad(format!(
-                "line {line}, column cores: {} is not a core count of one socket (1 to \
-                 {MAX_CORES_PER_SOCKET})",
-                row.cores
-            )));
+            return Err(bad(CsvProblem::CoreCount {
+                line,
+                cores: row.cores,
+            }));
         }
         if row.comp_numa.max(row.comm_numa) >= MAX_NUMA_NODES {
-            return Err(bad(format!(
-                "line {line}: NUMA node {} is beyond any machine (at most {MAX_NUMA_NODES} nodes)",
-                row.comp_numa.max(row.comm_numa)
-            )));
+            return Err(bad(CsvProblem::NumaNode {
+                line,
+                node: row.comp_numa.max(row.comm_numa),
+            }));
         }
         let bw = [
             row.comp_alone,
@@ -119,12 +201,12 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<TidyRow>> {
             row.comm_parallel,
         ];
         if let Some(why) = crate::dataset::implausible(&bw) {
-            return Err(bad(format!("line {line}: {why}")));
+            return Err(bad(CsvProblem::Implausible { line, why }));
         }
         rows.push(row);
     }
     if rows.is_empty() {
-        return Err(bad("no data rows after the header".into()));
+        return Err(bad(CsvProblem::NoRows));
     }
     Ok(rows)
 }
@@ -180,5 +262,21 @@ mod tests {
         assert!(e.contains("5000"), "{e}");
         assert!(err(&format!("{head}\n")).contains("no data rows"));
         assert!(err(&format!("{head}\n0,0,1,1,1\n")).contains("line 2"));
+        assert_eq!(
+            err(&format!("{head}\n0,0,0,1,1,1,1\n")),
+            "x.csv: line 2, column cores: 0 is not a core count of one socket (1 to 4096)"
+        );
+    }
+
+    #[test]
+    fn unreadable_records_chain_to_the_csv_error_and_exit_2() {
+        use std::error::Error as _;
+        let e = parse(&format!("{}\n0,0,1,1,1\n", HEADER.join(",")), "x.csv").unwrap_err();
+        assert!(
+            matches!(e.problem, CsvProblem::Record { line: 2, .. }),
+            "{e}"
+        );
+        assert!(e.source().is_some());
+        assert_eq!(crate::Error::from(e).exit_code(), 2);
     }
 }

@@ -1,6 +1,6 @@
 //! Reading and writing trace JSON files ([`crate::trace::Trace`]).
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::trace::{Trace, TRACE_SCHEMA_VERSION};
 use std::path::Path;
 
@@ -15,50 +15,125 @@ pub fn write(path: &Path, trace: &Trace) -> Result<()> {
 /// Reads a trace, refusing other schema versions and malformed files with the file and the
 /// field named.
 pub fn read(path: &Path) -> Result<Trace> {
-    let text = super::read::text(path, "read trace file")?;
-    parse(&text, &path.display().to_string())
+    let text = super::read::text(path, "trace file")?;
+    Ok(parse(&text, &path.display().to_string())?)
 }
 
-pub fn parse(text: &str, source: &str) -> Result<Trace> {
+/// Why a trace file was refused; every message starts with the file (`source`).
+#[derive(Debug)]
+pub enum TraceFileError {
+    /// Not JSON, or not a JSON object.
+    NotJson {
+        source: String,
+        err: serde_json::Error,
+    },
+    /// Written by a newer build with a layout this one cannot read.
+    Newer { source: String, version: u64 },
+    /// A version before the first released layout.
+    Older { source: String, version: u64 },
+    /// No `schema_version`: some other JSON file.
+    NoVersion { source: String },
+    /// A field that breaks the layout (`field` is its path, `trials[0].phases`).
+    Field {
+        source: String,
+        field: String,
+        err: serde_json::Error,
+    },
+    /// Malformed where no field can be named.
+    Malformed {
+        source: String,
+        err: serde_json::Error,
+    },
+}
+
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: TraceFileError);
+impl std::fmt::Display for TraceFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TraceFileError::NotJson { source, err } => {
+                write!(f, "{source}: not a JSON trace: {err}")
+            }
+            TraceFileError::Newer { source, version } => write!(
+                f,
+                "{source}: trace schema_version {version} is not supported; this build reads \
+                 version {TRACE_SCHEMA_VERSION}: a newer contention wrote it, upgrade contention"
+            ),
+            TraceFileError::Older { source, version } => write!(
+                f,
+                "{source}: trace schema_version {version} predates the first released layout \
+                 ({TRACE_SCHEMA_VERSION}) and cannot be read; measure again"
+            ),
+            TraceFileError::NoVersion { source } => write!(
+                f,
+                "{source}: no schema_version: not a trace written by `contention measure`"
+            ),
+            TraceFileError::Field { source, field, err } => {
+                write!(f, "{source}: field `{field}`: {err}")
+            }
+            TraceFileError::Malformed { source, err } => write!(f, "{source}: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for TraceFileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TraceFileError::NotJson { err, .. }
+            | TraceFileError::Field { err, .. }
+            | TraceFileError::Malformed { err, .. } => Some(err),
+            TraceFileError::Newer { .. }
+            | TraceFileError::Older { .. }
+            | TraceFileError::NoVersion { .. } => None,
+        }
+    }
+}
+
+pub fn parse(text: &str, source: &str) -> Result<Trace, TraceFileError> {
     /// The version alone, read first so that a newer layout is refused with that reason
     /// rather than with whatever field it changed. Serde skips the rest without building it.
     #[derive(serde::Deserialize)]
     struct Version {
         schema_version: Option<u64>,
     }
-    let version: Version = serde_json::from_str(text)
-        .map_err(|e| Error::Input(format!("{source}: not a JSON trace: {e}")))?;
+    let source = || source.to_string();
+    let version: Version = serde_json::from_str(text).map_err(|err| TraceFileError::NotJson {
+        source: source(),
+        err,
+    })?;
     match version.schema_version {
         Some(v) if v == u64::from(TRACE_SCHEMA_VERSION) => {}
-        Some(v) if v > u64::from(TRACE_SCHEMA_VERSION) => {
-            return Err(Error::Input(format!(
-                "{source}: trace schema_version {v} is not supported; this build reads version \
-                 {TRACE_SCHEMA_VERSION}: a newer contention wrote it, upgrade contention"
-            )))
+        Some(version) if version > u64::from(TRACE_SCHEMA_VERSION) => {
+            return Err(TraceFileError::Newer {
+                source: source(),
+                version,
+            })
         }
         // No layout before version 1 was ever released, so there is nothing to migrate.
-        Some(v) => {
-            return Err(Error::Input(format!(
-                "{source}: trace schema_version {v} predates the first released layout \
-                 ({TRACE_SCHEMA_VERSION}) and cannot be read; measure again"
-            )))
+        Some(version) => {
+            return Err(TraceFileError::Older {
+                source: source(),
+                version,
+            })
         }
-        None => {
-            return Err(Error::Input(format!(
-                "{source}: no schema_version: not a trace written by `contention measure`"
-            )))
-        }
+        None => return Err(TraceFileError::NoVersion { source: source() }),
     }
     // Straight from the text: a trace holds hundreds of thousands of samples, and going
     // through a `serde_json::Value` (or tracking the path of every value) costs several
     // times the parse. Only a file that fails is parsed again to name the bad field.
     serde_json::from_str(text).map_err(|plain| {
         let de = &mut serde_json::Deserializer::from_str(text);
-        let detail = match serde_path_to_error::deserialize::<_, Trace>(de) {
-            Err(e) => format!("field `{}`: {}", e.path(), e.inner()),
-            Ok(_) => plain.to_string(),
-        };
-        Error::Input(format!("{source}: {detail}"))
+        match serde_path_to_error::deserialize::<_, Trace>(de) {
+            Err(e) => TraceFileError::Field {
+                source: source(),
+                field: e.path().to_string(),
+                err: e.into_inner(),
+            },
+            Ok(_) => TraceFileError::Malformed {
+                source: source(),
+                err: plain,
+            },
+        }
     })
 }
 
@@ -77,6 +152,11 @@ mod tests {
         assert!(err("nope").starts_with("t.json: not a JSON trace"));
         let e = err("{\"schema_version\": 1, \"tool\": 5}");
         assert!(e.starts_with("t.json: field `tool`: invalid type"), "{e}");
+        use std::error::Error as _;
+        let e = parse("nope", "t.json").unwrap_err();
+        assert!(matches!(e, TraceFileError::NotJson { .. }) && e.source().is_some());
+        let e = parse("{\"points\": []}", "t.json").unwrap_err();
+        assert_eq!(crate::Error::from(e).exit_code(), 2);
     }
 
     #[test]

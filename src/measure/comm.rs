@@ -31,7 +31,7 @@ pub const TAG_DATA: i32 = 3;
 pub const TAG_END: i32 = 4;
 pub const TAG_LAST: i32 = 5;
 
-pub use crate::cli::CommPattern as Pattern;
+pub use super::choices::CommPattern as Pattern;
 
 /// `MPI_ANY_TAG`.
 fn any_tag() -> i32 {

@@ -15,7 +15,7 @@ use std::process::Command;
 /// (rank 0's stderr is a pipe under the launcher even when the user's is a terminal).
 pub const PROGRESS_ENV: &str = "CONTENTION_PROGRESS";
 
-pub use crate::cli::Launcher;
+pub use super::choices::Launcher;
 
 /// Whether this process was started by an MPI launcher, from the variables they set:
 /// Open MPI (`OMPI_COMM_WORLD_SIZE`), PMIx (`PMIX_RANK`), MPICH/Hydra and Intel MPI
@@ -230,10 +230,51 @@ pub fn mpirun_rank_per_host(
     cmd
 }
 
-/// Whether the process runs as root (Open MPI then needs `--allow-run-as-root`).
-pub fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+/// Whether the process runs as root (Open MPI then needs `--allow-run-as-root`); here beside
+/// the command lines that depend on it.
+pub use crate::sys::is_root;
+
+/// This binary and the arguments it was started with: what the launcher starts again, once
+/// per rank, so that each rank runs the same command under the launcher.
+pub fn own_command() -> Result<(std::path::PathBuf, Vec<OsString>)> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
+    Ok((exe, std::env::args_os().skip(1).collect()))
+}
+
+/// A command line as the log shows it (`measure: starting ...`), arguments joined by spaces.
+pub fn shown(cmd: &[OsString]) -> String {
+    cmd.iter()
+        .map(|s| s.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The launcher (`mpirun`, `srun`) could not be started: not installed, or not on `PATH`.
+/// Bad input (exit 2): install it or pick another with `--launcher`.
+#[derive(Debug)]
+pub struct LaunchError {
+    pub program: String,
+    pub err: std::io::Error,
+}
+
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: LaunchError);
+impl std::fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot start `{}`: {}; install Open MPI (`bash .ci/setup`) or pick another \
+             launcher with --launcher",
+            self.program, self.err
+        )
+    }
+}
+
+impl std::error::Error for LaunchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.err)
+    }
 }
 
 /// Runs the launcher and returns the job's exit status (128 + signal when killed).
@@ -263,12 +304,9 @@ pub fn run_with_env(cmd: &[OsString], progress: &str, env: &[(&str, &Path)]) -> 
     unsafe {
         command.pre_exec(move || super::signals::die_with_parent(parent));
     }
-    let mut child = command.spawn().map_err(|e| {
-        Error::Input(format!(
-            "cannot start `{}`: {e}; install Open MPI (`bash .ci/setup`) or pick another \
-                 launcher with --launcher",
-            program.to_string_lossy()
-        ))
+    let mut child = command.spawn().map_err(|err| LaunchError {
+        program: program.to_string_lossy().into_owned(),
+        err,
     })?;
     super::signals::forward_to(child.id() as i32);
     let status = child
@@ -306,6 +344,18 @@ mod tests {
             ("SLURM_STEP_NUM_TASKS", "1"),
             ("SLURM_JOB_ID", "7")
         ])));
+    }
+
+    #[test]
+    fn the_log_shows_the_command_line_and_the_binary_is_this_one() {
+        let cmd = [
+            OsString::from("mpirun"),
+            OsString::from("-np"),
+            OsString::from("2"),
+        ];
+        assert_eq!(shown(&cmd), "mpirun -np 2");
+        let (exe, _) = own_command().unwrap();
+        assert_eq!(exe, std::env::current_exe().unwrap());
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! into the lock file, so a refused run names it. The lock dies with its process, even by
 //! SIGKILL, so a crashed run never leaves the trace locked.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::os::fd::AsRawFd;
@@ -28,6 +28,34 @@ pub fn lock_path(trace: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Another run holds the lock of `trace`; `holder` is what it wrote in the lock file (PID,
+/// host, start time), empty if nothing. Bad input (exit 2): write elsewhere or wait.
+#[derive(Debug, Clone)]
+pub struct TraceBusy {
+    pub trace: PathBuf,
+    pub holder: String,
+}
+
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: TraceBusy);
+impl std::fmt::Display for TraceBusy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}` is being written by another measure run ({}); wait for it to end, or write \
+             elsewhere with -o",
+            crate::error::escape(&self.trace.display().to_string()),
+            crate::error::escape(if self.holder.is_empty() {
+                "holder unknown"
+            } else {
+                &self.holder
+            })
+        )
+    }
+}
+
+impl std::error::Error for TraceBusy {}
+
 /// Takes the lock of `trace` for this process, or refuses naming the run that holds it.
 pub fn acquire(trace: &Path, holder: &str) -> Result<TraceLock> {
     let path = lock_path(trace);
@@ -42,27 +70,22 @@ pub fn acquire(trace: &Path, holder: &str) -> Result<TraceLock> {
             .mode(0o644)
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
             .open(&path)
-            .map_err(|e| Error::io("create lock file", &path, e))?;
+            .map_err(|e| Error::io(IoAction::Create("lock file"), &path, e))?;
         // SAFETY: flock on a file descriptor this function owns; no memory is involved.
         let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
         if rc != 0 {
             let err = std::io::Error::last_os_error();
             if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
-                return Err(Error::io("lock", &path, err));
+                return Err(Error::io(IoAction::Lock, &path, err));
             }
             let mut who = String::new();
             let _ = file.read_to_string(&mut who);
             let who = who.trim();
-            return Err(Error::Input(format!(
-                "`{}` is being written by another measure run ({}); wait for it to end, or \
-                 write elsewhere with -o",
-                crate::error::escape(&trace.display().to_string()),
-                crate::error::escape(if who.is_empty() {
-                    "holder unknown"
-                } else {
-                    who
-                })
-            )));
+            return Err(TraceBusy {
+                trace: trace.into(),
+                holder: who.into(),
+            }
+            .into());
         }
         let same = match (file.metadata(), std::fs::symlink_metadata(&path)) {
             (Ok(a), Ok(b)) => a.ino() == b.ino() && a.dev() == b.dev(),
@@ -74,7 +97,7 @@ pub fn acquire(trace: &Path, holder: &str) -> Result<TraceLock> {
         file.set_len(0)
             .and_then(|()| file.rewind())
             .and_then(|()| writeln!(file, "{holder}"))
-            .map_err(|e| Error::io("write lock file", &path, e))?;
+            .map_err(|e| Error::io(IoAction::Write("lock file"), &path, e))?;
         return Ok(TraceLock { path, _file: file });
     }
     Err(Error::Failed(format!(

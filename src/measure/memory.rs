@@ -4,7 +4,7 @@
 //! hwloc's `Bind` policy on one node, and touched before any timing so page faults (a tenth
 //! of the streaming speed on the development machine) never enter a measurement.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::trace::BufferPages;
 use hwlocality::memory::binding::{Bytes, MemoryBindingFlags, MemoryBindingPolicy};
 use hwlocality::memory::nodeset::NodeSet;
@@ -26,16 +26,109 @@ pub fn node_free_bytes(sysfs: &Path, os_index: u32) -> Option<u64> {
     })
 }
 
+/// Why a buffer cannot be had where the plan puts it. All name the fix; all exit 2 (the
+/// options ask for more or other memory than the node gives).
+#[derive(Debug)]
+pub enum MemoryError {
+    /// Not enough free memory on the node (a tenth kept back).
+    DoesNotFit {
+        what: String,
+        needed: u64,
+        node: u32,
+        free: u64,
+    },
+    /// The OS refused memory bound to the node.
+    BindRefused {
+        len: usize,
+        node_os: u32,
+        err: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// No memory at all.
+    Alloc {
+        len: usize,
+        err: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A bound buffer whose pages lie (partly) on other nodes (`on_nodes`: pages per node).
+    PagesElsewhere {
+        buffer: String,
+        node: u32,
+        elsewhere: u64,
+        pages: u64,
+        on_nodes: String,
+    },
+}
+
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: MemoryError);
+impl std::fmt::Display for MemoryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MemoryError::DoesNotFit {
+                what,
+                needed,
+                node,
+                free,
+            } => write!(
+                f,
+                "the {what} need {} on NUMA node {node}, which has {} free; lower --buffer-size \
+                 or --message-size, or sweep fewer cores",
+                human_bytes(*needed),
+                human_bytes(*free)
+            ),
+            MemoryError::BindRefused { len, node_os, err } => write!(
+                f,
+                "the OS refused to allocate {} bound to NUMA node P#{node_os}: {err}; in a \
+                 container or a restricted cpuset, pass --no-bind to measure without binding \
+                 (the trace records it)",
+                human_bytes(*len as u64)
+            ),
+            MemoryError::Alloc { len, err } => {
+                write!(f, "cannot allocate {}: {err}", human_bytes(*len as u64))
+            }
+            MemoryError::PagesElsewhere {
+                buffer,
+                node,
+                elsewhere,
+                pages,
+                on_nodes,
+            } => write!(
+                f,
+                "the {buffer} buffer was bound to NUMA node P#{node}, but {elsewhere} of its \
+                 {pages} pages lie elsewhere (pages per node P#: {on_nodes}); the binding was \
+                 not honoured (a cpuset without that node, or memory pressure); rerun on a \
+                 whole node, or pass --no-bind to measure anyway (the trace records where the \
+                 pages lay)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MemoryError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            MemoryError::BindRefused { err, .. } | MemoryError::Alloc { err, .. } => {
+                Some(err.as_ref())
+            }
+            MemoryError::DoesNotFit { .. } | MemoryError::PagesElsewhere { .. } => None,
+        }
+    }
+}
+
 /// Refuses `needed` bytes on a node that has less free memory (with a tenth kept back for the
 /// system), naming the sizes and the options that shrink the need.
-pub fn check_fits(what: &str, needed: u64, node: u32, free: Option<u64>) -> Result<()> {
+pub fn check_fits(
+    what: &str,
+    needed: u64,
+    node: u32,
+    free: Option<u64>,
+) -> Result<(), MemoryError> {
     match free {
-        Some(free) if needed > free - free / 10 => Err(Error::Input(format!(
-            "the {what} need {} on NUMA node {node}, which has {} free; lower --buffer-size \
-             or --message-size, or sweep fewer cores",
-            human_bytes(needed),
-            human_bytes(free)
-        ))),
+        Some(free) if needed > free - free / 10 => Err(MemoryError::DoesNotFit {
+            what: what.into(),
+            needed,
+            node,
+            free,
+        }),
         _ => Ok(()),
     }
 }
@@ -58,7 +151,11 @@ pub fn human_bytes(b: u64) -> String {
 
 /// Allocates `len` bytes on NUMA node `node_os` (OS index), or anywhere when `node_os` is
 /// `None` (`--no-bind`), and touches every page.
-pub fn allocate(topology: &Topology, len: usize, node_os: Option<u32>) -> Result<Bytes<'_>> {
+pub fn allocate(
+    topology: &Topology,
+    len: usize,
+    node_os: Option<u32>,
+) -> Result<Bytes<'_>, MemoryError> {
     let mut bytes = match node_os {
         Some(os) => {
             let mut set = NodeSet::new();
@@ -70,18 +167,15 @@ pub fn allocate(topology: &Topology, len: usize, node_os: Option<u32>) -> Result
                     MemoryBindingPolicy::Bind,
                     MemoryBindingFlags::THREAD | MemoryBindingFlags::STRICT,
                 )
-                .map_err(|e| {
-                    Error::Input(format!(
-                        "the OS refused to allocate {} bound to NUMA node P#{os}: {e}; in a \
-                         container or a restricted cpuset, pass --no-bind to measure without \
-                         binding (the trace records it)",
-                        human_bytes(len as u64)
-                    ))
+                .map_err(|e| MemoryError::BindRefused {
+                    len,
+                    node_os: os,
+                    err: e.into(),
                 })?
         }
-        None => topology.allocate_memory(len).map_err(|e| {
-            Error::Input(format!("cannot allocate {}: {e}", human_bytes(len as u64)))
-        })?,
+        None => topology
+            .allocate_memory(len)
+            .map_err(|e| MemoryError::Alloc { len, err: e.into() })?,
     };
     bytes.fill(MaybeUninit::new(0));
     Ok(bytes)
@@ -152,7 +246,7 @@ pub fn page_locations(name: &str, buf: &[u8], bound_to: Option<u32>) -> BufferPa
 /// Checks that a bound buffer lies on its node: an error naming the buffer and the nodes
 /// its pages are on otherwise. Unbound buffers, and pages the kernel could not locate (no
 /// `move_pages` in a sandbox), are not errors; [`unverified`] reports the latter.
-pub fn check_pages(p: &BufferPages) -> std::result::Result<(), String> {
+pub fn check_pages(p: &BufferPages) -> Result<(), MemoryError> {
     let Some(node) = p.bound_to else {
         return Ok(());
     };
@@ -165,19 +259,18 @@ pub fn check_pages(p: &BufferPages) -> std::result::Result<(), String> {
     if elsewhere == 0 {
         return Ok(());
     }
-    Err(format!(
-        "the {} buffer was bound to NUMA node P#{node}, but {elsewhere} of its {} pages lie \
-         elsewhere (pages per node P#: {}); the binding was not honoured (a cpuset without \
-         that node, or memory pressure); rerun on a whole node, or pass --no-bind to measure \
-         anyway (the trace records where the pages lay)",
-        p.buffer,
-        p.pages,
-        p.on_nodes
+    Err(MemoryError::PagesElsewhere {
+        buffer: p.buffer.clone(),
+        node,
+        elsewhere,
+        pages: p.pages,
+        on_nodes: p
+            .on_nodes
             .iter()
             .map(|(n, c)| format!("{n}: {c}"))
             .collect::<Vec<_>>()
-            .join(", ")
-    ))
+            .join(", "),
+    })
 }
 
 /// A warning when the kernel could not say where some pages lie.
@@ -189,12 +282,6 @@ pub fn unverified(p: &BufferPages) -> Option<String> {
             p.unknown, p.pages, p.buffer
         )
     })
-}
-
-/// The CPU (OS index) the calling thread runs on now, if the OS says.
-pub fn current_cpu() -> Option<u32> {
-    // SAFETY: sched_getcpu has no preconditions; it returns -1 on failure.
-    u32::try_from(unsafe { libc::sched_getcpu() }).ok()
 }
 
 #[cfg(test)]
@@ -248,7 +335,6 @@ mod tests {
         assert_eq!(pages.unknown, 0, "{pages:?}");
         assert_eq!(pages.on_nodes.get(&os), Some(&pages.pages), "{pages:?}");
         assert!(check_pages(&pages).is_ok());
-        assert!(current_cpu().is_some());
     }
 
     #[test]
@@ -264,7 +350,7 @@ mod tests {
             on_nodes: BTreeMap::from([(0, 2), (1, 8)]),
             unknown: 0,
         };
-        let e = check_pages(&p).unwrap_err();
+        let e = check_pages(&p).unwrap_err().to_string();
         assert!(
             e.contains("computation 3") && e.contains("P#1") && e.contains("0: 2"),
             "{e}"

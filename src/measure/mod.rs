@@ -1,15 +1,22 @@
 //! `contention measure`: the benchmark of section 4.1.1 of the paper. This is the only part of
-//! the crate with threads, MPI, pinning and intrinsics.
+//! the crate with MPI and intrinsics; its threads are pinned through [`crate::sys`], the OS
+//! calls it shares with `sensitivity`.
 //!
 //! - [`topology`]: the machine from hwloc, as plain data.
 //! - [`plan`]: which cores compute, which core communicates, which nodes hold the buffers.
+//! - [`options`]: what a measurement is asked to do, as plain values ([`choices`]: its
+//!   enums); [`session`] takes them, never the command line.
+//! - [`mpi`]: joining the MPI job; [`sender`]: the ranks that send.
 
+pub mod choices;
 pub mod comm;
 pub mod graph;
 pub mod kernel;
 pub mod launch;
 pub mod lock;
 pub mod memory;
+pub mod mpi;
+pub mod options;
 pub mod plan;
 pub mod progress;
 pub mod run;

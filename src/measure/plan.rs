@@ -58,26 +58,97 @@ fn list_nodes(layout: &Layout) -> String {
         .join(", ")
 }
 
+/// Why a plan cannot be made: a request (`--comp-numa`, `--comm-numa`, `--comm-core`,
+/// `--cores`) this machine cannot meet. Each message names what can be asked instead.
+#[derive(Debug, Clone)]
+pub enum PlanError {
+    /// A NUMA node the data was asked on does not exist; `nodes` lists those that do.
+    NoSuchNode {
+        node: u32,
+        what: &'static str,
+        host: String,
+        nodes: String,
+    },
+    /// The process's cpuset leaves no core at all.
+    NoUsableCore,
+    /// The first socket's only core is the communication thread's.
+    OnlyCommCore { socket: u32, core: u32 },
+    /// A `--cores` count beyond the free cores; `shared` when the communication core is
+    /// already shared (so `--shared-comm-core` would not help).
+    Cores {
+        err: crate::cores::CoreListError,
+        shared: bool,
+    },
+    /// `--comm-core` names a core that is not usable; cores are `0..=last`.
+    NoSuchCommCore { want: u32, last: u32 },
+}
+
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: PlanError);
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlanError::NoSuchNode {
+                node,
+                what,
+                host,
+                nodes,
+            } => write!(
+                f,
+                "NUMA node {node} (for the {what} data) does not exist on {host}; its NUMA nodes \
+                 are: {nodes}"
+            ),
+            PlanError::NoUsableCore => {
+                f.write_str("no usable core: the process's cpuset allows none")
+            }
+            PlanError::OnlyCommCore { socket, core } => write!(
+                f,
+                "socket {socket} has only core {core}, which the communication thread needs; \
+                 pass --comm-core with a core of another socket"
+            ),
+            PlanError::Cores { err, shared: true } => write!(f, "{err}"),
+            PlanError::Cores { err, shared: false } => write!(
+                f,
+                "{err} (or pass --shared-comm-core to let the communication thread share a \
+                 computing core, on machines this small)"
+            ),
+            PlanError::NoSuchCommCore { want, last } => write!(
+                f,
+                "--comm-core {want}: no such usable core; cores are 0..{last} (hwloc logical)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PlanError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PlanError::Cores { err, .. } => Some(err),
+            _ => None,
+        }
+    }
+}
+
 /// Decides the plan, or says which request cannot be met and what can.
-pub fn plan(layout: &Layout, req: &Request) -> Result<Planned, String> {
+pub fn plan(layout: &Layout, req: &Request) -> Result<Planned, PlanError> {
     for (what, node) in [
         ("computation", req.comp_numa),
         ("communication", req.comm_numa),
     ] {
         if layout.numa.iter().all(|n| n.logical_index != node) {
-            return Err(format!(
-                "NUMA node {node} (for the {what} data) does not exist on {}; its NUMA nodes \
-                 are: {}",
-                layout.hostname,
-                list_nodes(layout)
-            ));
+            return Err(PlanError::NoSuchNode {
+                node,
+                what,
+                host: layout.hostname.clone(),
+                nodes: list_nodes(layout),
+            });
         }
     }
     let first = layout
         .sockets
         .iter()
         .find(|s| !s.cores.is_empty())
-        .ok_or_else(|| "no usable core: the process's cpuset allows none".to_string())?;
+        .ok_or(PlanError::NoUsableCore)?;
     let (comm, comm_reason) = choose_comm_core(layout, req.comm_core)?;
     // Computing threads take the first socket's cores in order; the communication thread's
     // core comes last when shared, so that only the largest core count is disturbed.
@@ -96,11 +167,10 @@ pub fn plan(layout: &Layout, req: &Request) -> Result<Planned, String> {
         compute.push(comm);
     }
     if compute.is_empty() {
-        return Err(format!(
-            "socket {} has only core {}, which the communication thread needs; pass \
-             --comm-core with a core of another socket",
-            first.logical, comm.core
-        ));
+        return Err(PlanError::OnlyCommCore {
+            socket: first.logical,
+            core: comm.core,
+        });
     }
     let free = compute.len() as u32;
     let sweep = match &req.cores {
@@ -114,16 +184,7 @@ pub fn plan(layout: &Layout, req: &Request) -> Result<Planned, String> {
                     first.logical, comm.core
                 ),
             )
-            .map_err(|e| {
-                if share {
-                    e.to_string()
-                } else {
-                    format!(
-                        "{e} (or pass --shared-comm-core to let the communication thread share \
-                         a computing core, on machines this small)"
-                    )
-                }
-            })?;
+            .map_err(|err| PlanError::Cores { err, shared: share })?;
             list.clone()
         }
     };
@@ -212,7 +273,7 @@ pub fn sender_core(layout: &Layout, plan: &Plan, max_cores: usize) -> SenderPlan
 /// received data crosses that card's PCIe link and the thread drives its completion queue);
 /// otherwise on the second socket when there is one, so every core of the first can compute;
 /// otherwise the last core of the only socket.
-fn choose_comm_core(layout: &Layout, asked: Option<u32>) -> Result<(CoreSlot, String), String> {
+fn choose_comm_core(layout: &Layout, asked: Option<u32>) -> Result<(CoreSlot, String), PlanError> {
     let all = || {
         layout
             .sockets
@@ -222,7 +283,7 @@ fn choose_comm_core(layout: &Layout, asked: Option<u32>) -> Result<(CoreSlot, St
     if let Some(want) = asked {
         let (socket, core) = all().find(|(_, c)| c.logical == want).ok_or_else(|| {
             let last = all().map(|(_, c)| c.logical).max().unwrap_or(0);
-            format!("--comm-core {want}: no such usable core; cores are 0..{last} (hwloc logical)")
+            PlanError::NoSuchCommCore { want, last }
         })?;
         return Ok((slot(core, socket), "chosen with --comm-core".into()));
     }
@@ -348,7 +409,8 @@ mod tests {
                 ..Default::default()
             },
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             err.contains("core count 4") && err.contains("left free"),
             "{err}"
@@ -451,6 +513,7 @@ mod tests {
             },
         )
         .unwrap_err();
+        let err = err.to_string();
         assert!(
             err.contains("NUMA node 1") && err.contains("nodes are: 0 (P#0"),
             "{err}"
@@ -467,7 +530,10 @@ mod tests {
         let p = plan(&l, &req(2)).unwrap();
         assert_eq!(p.plan.compute.len(), 3);
         assert!(p.plan.compute.iter().all(|c| c.core != 2));
-        assert!(plan(&l, &req(8)).unwrap_err().contains("cores are 0..7"));
+        assert!(plan(&l, &req(8))
+            .unwrap_err()
+            .to_string()
+            .contains("cores are 0..7"));
     }
 
     #[test]

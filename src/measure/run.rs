@@ -5,15 +5,19 @@
 //! writing its own buffer; one communication thread pinned to its core, the only thread that
 //! calls MPI during the sweep; the main thread watches progress, stability, the watchdog and
 //! Ctrl-C, and never touches memory being measured.
+//!
+//! The sweep's decisions (phase order, when a phase stops, what a point records) are kept
+//! apart from what runs the streams: `Rules` drives an `Executor`, which here is `Threads`
+//! (the threads above, MPI included) and in the unit tests a fake returning chosen timings, so
+//! the decisions are tested without threads, MPI or a clock.
 
 use super::comm::Pattern;
 use super::comm::{self, lock, Command};
 use super::memory;
 use super::sampling::{self, Timings};
 use super::workload::Workload;
+use crate::sys::{bind_current_thread, current_cpu};
 use crate::trace::{Phase, Plan, Sample, ThreadCpus, TracePoint};
-use hwlocality::cpu::binding::CpuBindingFlags;
-use hwlocality::cpu::cpuset::CpuSet;
 use hwlocality::memory::binding::Bytes;
 use hwlocality::Topology;
 use mpi::topology::SimpleCommunicator;
@@ -70,20 +74,6 @@ pub struct Bench<'t> {
     pub interrupted: &'t AtomicBool,
     /// Where finished points are saved, for the message if the run stalls.
     pub saved_to: &'t std::path::Path,
-}
-
-/// Binds the calling thread to one hardware thread (OS index).
-pub fn bind_current_thread(topology: &Topology, pu_os: u32) -> Result<(), String> {
-    let mut set = CpuSet::new();
-    set.set(pu_os as usize);
-    topology
-        .bind_cpu(&set, CpuBindingFlags::THREAD | CpuBindingFlags::STRICT)
-        .map_err(|e| {
-            format!(
-                "the OS refused to bind a thread to PU P#{pu_os}: {e}; in a container or a \
-                 restricted cpuset, pass --no-bind (the trace records it)"
-            )
-        })
 }
 
 impl Bench<'_> {
@@ -146,7 +136,7 @@ impl Bench<'_> {
                         None => &[],
                     };
                     let seen = || {
-                        if let Some(c) = memory::current_cpu() {
+                        if let Some(c) = current_cpu() {
                             lock(comm_seen).insert(c);
                         }
                     };
@@ -164,41 +154,17 @@ impl Bench<'_> {
                 .recv()
                 .unwrap_or_else(|_| Err("communication thread ended".into()));
             let result = ready.map_err(Abort::Failed).and_then(|()| {
-                for &n in points {
-                    for set in comp_cpus.iter().chain([&comm_cpus]) {
-                        lock(set).clear();
-                    }
-                    let ctx = PhaseCtx {
-                        bench: self,
-                        pool: &pool,
-                        buffers: &buffers,
-                        cpus: &comp_cpus,
-                        to_comm: &to_comm,
-                        from_comm: &from_comm,
-                        n: n as usize,
-                    };
-                    let t0 = Instant::now();
-                    phase(n, "computations alone");
-                    let (comp_alone, _) = ctx.run(Streams::Comp, t0)?;
-                    phase(n, "communications alone");
-                    let (_, comm_alone) = ctx.run(Streams::Comm, t0)?;
-                    phase(n, "both in parallel");
-                    let (comp_parallel, comm_parallel) = ctx.run(Streams::Both, t0)?;
-                    let ran_on = self.ran_on(n as usize, &comp_cpus, &comm_cpus);
-                    if self.bind {
-                        check_cpus(&ran_on).map_err(Abort::Failed)?;
-                    }
-                    done(TracePoint {
-                        ran_on,
-                        cores: n,
-                        comp_alone: comp_alone.expect("computations ran"),
-                        comm_alone: comm_alone.expect("communications ran"),
-                        comp_parallel: comp_parallel.expect("computations ran"),
-                        comm_parallel: comm_parallel.expect("communications ran"),
-                    })
-                    .map_err(|e| Abort::Failed(e.to_string()))?;
-                }
-                Ok(())
+                let mut threads = Threads {
+                    bench: self,
+                    pool: &pool,
+                    buffers: &buffers,
+                    cpus: &comp_cpus,
+                    comm_cpus: &comm_cpus,
+                    to_comm: &to_comm,
+                    from_comm: &from_comm,
+                };
+                self.rules()
+                    .points(&mut threads, points, &mut phase, &mut done)
             });
             if let Err(Abort::Stalled(why)) = &result {
                 // The communication thread may be blocked inside MPI for good: this scope
@@ -220,29 +186,16 @@ impl Bench<'_> {
 }
 
 impl Bench<'_> {
-    /// What the threads of an `n`-core point ran on, computing threads first.
-    fn ran_on(
-        &self,
-        n: usize,
-        comp: &[Mutex<BTreeSet<u32>>],
-        comm: &Mutex<BTreeSet<u32>>,
-    ) -> Vec<ThreadCpus> {
-        let bound = |pu: u32| self.bind.then_some(pu);
-        let mut threads: Vec<ThreadCpus> = comp[..n]
-            .iter()
-            .enumerate()
-            .map(|(i, set)| ThreadCpus {
-                thread: format!("computation {i}"),
-                bound_to: bound(self.plan.compute[i].pu_os),
-                ran_on: lock(set).iter().copied().collect(),
-            })
-            .collect();
-        threads.push(ThreadCpus {
-            thread: "communication".into(),
-            bound_to: bound(self.plan.comm.pu_os),
-            ran_on: lock(comm).iter().copied().collect(),
-        });
-        threads
+    /// The sweep's decisions, with this bench's settings.
+    fn rules(&self) -> Rules<'_> {
+        Rules {
+            plan: self.plan,
+            bind: self.bind,
+            sampling: self.sampling,
+            bytes_comp: self.workload.bytes_per_pass(self.buffer_bytes) as u64,
+            message: self.message_bytes as u64,
+            interrupted: self.interrupted,
+        }
     }
 }
 
@@ -271,14 +224,233 @@ pub fn check_cpus(threads: &[ThreadCpus]) -> Result<(), String> {
     Ok(())
 }
 
-struct PhaseCtx<'a, 'b, 't> {
+/// One look at a running phase: when, and the iterations completed so far.
+struct Snapshot {
+    /// Time since the phase started.
+    at: Duration,
+    /// Iterations of each of the point's computing threads (empty lists when computations
+    /// do not run), seconds on the point's clock.
+    comp: Vec<Timings>,
+    /// Iterations (messages) of the communication stream.
+    comm: Timings,
+}
+
+/// A watcher's decision after a look: go on (`None`), stop with why (the trace's note), or
+/// abort the sweep.
+type Verdict = Option<Result<String, Abort>>;
+
+/// What runs the streams of a phase. [`Rules`] decides which phases run, when each stops and
+/// what is recorded; an executor only runs them and reports what they did.
+trait Executor {
+    /// Runs `streams` of an `n`-core point on the point's clock `t0`, showing `watch` the
+    /// iterations completed so far until it returns a verdict; then stops the streams and
+    /// returns the verdict (an abort as an error) with the final iterations.
+    fn phase(
+        &mut self,
+        streams: Streams,
+        n: usize,
+        t0: Instant,
+        watch: &mut dyn FnMut(&Snapshot) -> Verdict,
+    ) -> Result<(String, Snapshot), Abort>;
+
+    /// The CPUs each of the first `n` computing threads, and the communication thread, ran
+    /// on since the previous call.
+    fn take_cpus(&mut self, n: usize) -> (Vec<Vec<u32>>, Vec<u32>);
+}
+
+/// The sweep's decisions (section 4.1.1): for each core count, computations alone,
+/// communications alone, both in parallel; each phase until its streams are stable or the
+/// phase limit; what a finished point records.
+struct Rules<'a> {
+    plan: &'a Plan,
+    bind: bool,
+    sampling: Sampling,
+    /// Bytes one computing thread writes per iteration.
+    bytes_comp: u64,
+    /// Bytes of one message.
+    message: u64,
+    interrupted: &'a AtomicBool,
+}
+
+impl Rules<'_> {
+    /// Runs `points` (core counts) in order on `exec`, calling `phase` when a phase starts
+    /// and `done` with each finished point.
+    fn points(
+        &self,
+        exec: &mut impl Executor,
+        points: &[u32],
+        mut phase: impl FnMut(u32, &str),
+        mut done: impl FnMut(TracePoint) -> crate::Result<()>,
+    ) -> Result<(), Abort> {
+        for &n in points {
+            let t0 = Instant::now();
+            phase(n, "computations alone");
+            let (comp_alone, _) = self.phase(exec, Streams::Comp, n, t0)?;
+            phase(n, "communications alone");
+            let (_, comm_alone) = self.phase(exec, Streams::Comm, n, t0)?;
+            phase(n, "both in parallel");
+            let (comp_parallel, comm_parallel) = self.phase(exec, Streams::Both, n, t0)?;
+            let (comp_cpus, comm_cpus) = exec.take_cpus(n as usize);
+            let ran_on = self.ran_on(comp_cpus, comm_cpus);
+            if self.bind {
+                check_cpus(&ran_on).map_err(Abort::Failed)?;
+            }
+            done(TracePoint {
+                ran_on,
+                cores: n,
+                comp_alone: comp_alone.expect("computations ran"),
+                comm_alone: comm_alone.expect("communications ran"),
+                comp_parallel: comp_parallel.expect("computations ran"),
+                comm_parallel: comm_parallel.expect("communications ran"),
+            })
+            .map_err(|e| Abort::Failed(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// One phase of an `n`-core point: run until the stop rule, then keep the steady samples.
+    fn phase(
+        &self,
+        exec: &mut impl Executor,
+        streams: Streams,
+        n: u32,
+        t0: Instant,
+    ) -> Result<(Option<Phase>, Option<Phase>), Abort> {
+        let n = n as usize;
+        let mut watch = Watch {
+            rules: self,
+            streams,
+            n,
+            progress: [(0, Duration::ZERO); 2],
+        };
+        let (stop_reason, last) = exec.phase(streams, n, t0, &mut |s| watch.look(s))?;
+        let comm_t = std::slice::from_ref(&last.comm);
+        let obs = observe(streams, &last.comp, comm_t, self.bytes_comp, self.message).ok_or_else(
+            || {
+                Abort::Failed(format!(
+                    "{n} cores, {}: no steady-state sample within the phase; raise --max-phase \
+                     or lower --buffer-size / --message-size",
+                    phase_name(streams)
+                ))
+            },
+        )?;
+        let record = |samples: Vec<Sample>, threads: &[Timings]| {
+            let total: usize = threads.iter().map(Vec::len).sum();
+            let rounds = sampling::rounds(&samples, threads.len());
+            let note = sampling::describe(
+                obs.window,
+                &rounds,
+                threads.len(),
+                total - samples.len(),
+                &stop_reason,
+            );
+            sampling::phase(samples, threads.len(), note, self.sampling.stable_within)
+        };
+        let comp = (streams != Streams::Comm).then(|| record(obs.comp, &last.comp));
+        let comm = (streams != Streams::Comp).then(|| record(obs.comm, comm_t));
+        Ok((comp, comm))
+    }
+
+    /// What the threads of a point ran on, computing threads first.
+    fn ran_on(&self, comp: Vec<Vec<u32>>, comm: Vec<u32>) -> Vec<ThreadCpus> {
+        let bound = |pu: u32| self.bind.then_some(pu);
+        let mut threads: Vec<ThreadCpus> = comp
+            .into_iter()
+            .enumerate()
+            .map(|(i, ran_on)| ThreadCpus {
+                thread: format!("computation {i}"),
+                bound_to: bound(self.plan.compute[i].pu_os),
+                ran_on,
+            })
+            .collect();
+        threads.push(ThreadCpus {
+            thread: "communication".into(),
+            bound_to: bound(self.plan.comm.pu_os),
+            ran_on: comm,
+        });
+        threads
+    }
+}
+
+/// The stop rules of one phase, applied at each look: Ctrl-C, a stream without progress for
+/// the timeout, every running stream stable, or the phase limit reached with samples.
+struct Watch<'r, 'a> {
+    rules: &'r Rules<'a>,
+    streams: Streams,
+    n: usize,
+    /// Of each stream (computations, communications): completed iterations, and when that
+    /// count last grew. One stream stalling must not hide behind the other's progress.
+    progress: [(usize, Duration); 2],
+}
+
+impl Watch<'_, '_> {
+    fn look(&mut self, snap: &Snapshot) -> Verdict {
+        let r = self.rules;
+        let tol = r.sampling.stable_within;
+        if r.interrupted.load(Ordering::Relaxed) {
+            return Some(Err(Abort::Interrupted));
+        }
+        let counts = [
+            (
+                self.streams != Streams::Comm,
+                snap.comp.iter().map(Vec::len).sum::<usize>(),
+                "computing threads",
+            ),
+            (
+                self.streams != Streams::Comp,
+                snap.comm.len(),
+                "sender (rank 1)",
+            ),
+        ];
+        for (i, &(running, count, who)) in counts.iter().enumerate() {
+            if !running || count != self.progress[i].0 {
+                self.progress[i] = (count, snap.at);
+            } else if snap.at.saturating_sub(self.progress[i].1) > r.sampling.timeout {
+                return Some(Err(Abort::Stalled(format!(
+                    "{} cores, {}: nothing completed by the {who} for {:.0} s (is rank 1 \
+                     alive? see --timeout)",
+                    self.n,
+                    phase_name(self.streams),
+                    r.sampling.timeout.as_secs_f64()
+                ))));
+            }
+        }
+        let comm_t = std::slice::from_ref(&snap.comm);
+        let obs = observe(self.streams, &snap.comp, comm_t, r.bytes_comp, r.message)?;
+        let stable = |samples: &[Sample], threads| {
+            samples.is_empty() || sampling::is_stable(&sampling::rounds(samples, threads), tol)
+        };
+        if stable(&obs.comp, self.n) && stable(&obs.comm, 1) {
+            return Some(Ok(format!(
+                "stable within +-{:.1}% after {:.2} s",
+                100.0 * tol,
+                snap.at.as_secs_f64()
+            )));
+        }
+        if snap.at >= r.sampling.max_phase {
+            return Some(Ok(format!(
+                "phase limit of {:.1} s reached before +-{:.1}% stability",
+                r.sampling.max_phase.as_secs_f64(),
+                100.0 * tol
+            )));
+        }
+        None
+    }
+}
+
+/// The real executor: the pool's computing threads write their buffers, the communication
+/// thread receives through MPI (section 4.1.1's benchmark).
+struct Threads<'a, 'b, 't> {
     bench: &'a Bench<'t>,
     pool: &'a rayon::ThreadPool,
     buffers: &'a [Mutex<Bytes<'b>>],
+    /// The CPUs each computing thread, and the communication thread, ran on since the last
+    /// [`Executor::take_cpus`] (`sched_getcpu` after every iteration, and around every
+    /// stream).
     cpus: &'a [Mutex<BTreeSet<u32>>],
+    comm_cpus: &'a Mutex<BTreeSet<u32>>,
     to_comm: &'a mpsc::Sender<Command>,
     from_comm: &'a mpsc::Receiver<Result<(), String>>,
-    n: usize,
 }
 
 /// What a phase observed, as it would be kept if it stopped now.
@@ -288,17 +460,21 @@ struct Observed {
     comm: Vec<Sample>,
 }
 
-impl PhaseCtx<'_, '_, '_> {
-    fn run(&self, streams: Streams, t0: Instant) -> Result<(Option<Phase>, Option<Phase>), Abort> {
+impl Executor for Threads<'_, '_, '_> {
+    fn phase(
+        &mut self,
+        streams: Streams,
+        n: usize,
+        t0: Instant,
+        watch: &mut dyn FnMut(&Snapshot) -> Verdict,
+    ) -> Result<(String, Snapshot), Abort> {
         let b = self.bench;
         let comp_on = streams != Streams::Comm;
         let comm_on = streams != Streams::Comp;
         let stop = Arc::new(AtomicBool::new(false));
-        let comp_timings: Vec<Mutex<Timings>> = (0..self.n).map(|_| Mutex::default()).collect();
+        let comp_timings: Vec<Mutex<Timings>> = (0..n).map(|_| Mutex::default()).collect();
         let comm_timings = Arc::new(Mutex::new(Timings::new()));
         let start = Instant::now();
-        let bytes_comp = b.workload.bytes_per_pass(b.buffer_bytes) as u64;
-        let message = b.message_bytes as u64;
 
         if comm_on {
             self.to_comm
@@ -311,7 +487,7 @@ impl PhaseCtx<'_, '_, '_> {
         }
         let outcome = std::thread::scope(|s| {
             let compute = comp_on.then(|| {
-                let (stop, timings, buffers, n) = (&stop, &comp_timings, self.buffers, self.n);
+                let (stop, timings, buffers) = (&stop, &comp_timings, self.buffers);
                 let cpus = self.cpus;
                 let workload = b.workload;
                 let pool = self.pool;
@@ -328,7 +504,7 @@ impl PhaseCtx<'_, '_, '_> {
                             workload.run(memory::as_bytes(&mut buf), value);
                             let e = t0.elapsed().as_secs_f64();
                             lock(&timings[i]).push((s, e));
-                            if let Some(c) = memory::current_cpu() {
+                            if let Some(c) = current_cpu() {
                                 lock(&cpus[i]).insert(c);
                             }
                             value = value.wrapping_add(1);
@@ -336,19 +512,22 @@ impl PhaseCtx<'_, '_, '_> {
                     })
                 })
             });
-            let result = self.watch(
-                streams,
-                start,
-                &comp_timings,
-                &comm_timings,
-                bytes_comp,
-                message,
-            );
+            let verdict = loop {
+                std::thread::sleep(Duration::from_millis(20));
+                let snap = Snapshot {
+                    at: start.elapsed(),
+                    comp: comp_timings.iter().map(|m| lock(m).clone()).collect(),
+                    comm: lock(&comm_timings).clone(),
+                };
+                if let Some(v) = watch(&snap) {
+                    break v;
+                }
+            };
             stop.store(true, Ordering::Relaxed);
             if let Some(h) = compute {
                 let _ = h.join();
             }
-            result
+            verdict
         });
         let stop_reason = outcome?;
         if comm_on {
@@ -364,99 +543,23 @@ impl PhaseCtx<'_, '_, '_> {
             }
         }
         // Every stream has stopped: the timings are final and no longer shared.
-        let comp_t: Vec<Timings> = comp_timings.iter().map(|m| take(&mut *lock(m))).collect();
-        let comm_t = vec![take(&mut *lock(&comm_timings))];
-        let obs = observe(streams, &comp_t, &comm_t, bytes_comp, message).ok_or_else(|| {
-            Abort::Failed(format!(
-                "{} cores, {}: no steady-state sample within the phase; raise --max-phase or \
-                 lower --buffer-size / --message-size",
-                self.n,
-                phase_name(streams)
-            ))
-        })?;
-        let record = |samples: Vec<Sample>, threads: &[Timings]| {
-            let total: usize = threads.iter().map(Vec::len).sum();
-            let rounds = sampling::rounds(&samples, threads.len());
-            let note = sampling::describe(
-                obs.window,
-                &rounds,
-                threads.len(),
-                total - samples.len(),
-                &stop_reason,
-            );
-            sampling::phase(samples, threads.len(), note, b.sampling.stable_within)
+        let last = Snapshot {
+            at: start.elapsed(),
+            comp: comp_timings.iter().map(|m| take(&mut *lock(m))).collect(),
+            comm: take(&mut *lock(&comm_timings)),
         };
-        let comp = comp_on.then(|| record(obs.comp, &comp_t));
-        let comm = comm_on.then(|| record(obs.comm, &comm_t));
-        Ok((comp, comm))
+        Ok((stop_reason, last))
     }
 
-    /// Waits until every running stream is stable (or the phase limit is reached with
-    /// samples), watching for Ctrl-C and stalls. Returns why it stopped.
-    fn watch(
-        &self,
-        streams: Streams,
-        start: Instant,
-        comp: &[Mutex<Timings>],
-        comm: &Mutex<Timings>,
-        bytes_comp: u64,
-        message: u64,
-    ) -> Result<String, Abort> {
-        let b = self.bench;
-        let tol = b.sampling.stable_within;
-        // Progress of each running stream (completed iterations, when it last grew): one
-        // stream stalling must not hide behind the other's progress.
-        let mut progress = [(0usize, Instant::now()); 2];
-        loop {
-            std::thread::sleep(Duration::from_millis(20));
-            if b.interrupted.load(Ordering::Relaxed) {
-                return Err(Abort::Interrupted);
-            }
-            let comp_t: Vec<Timings> = comp.iter().map(|m| lock(m).clone()).collect();
-            let comm_t = vec![lock(comm).clone()];
-            let counts = [
-                (
-                    streams != Streams::Comm,
-                    comp_t.iter().map(Vec::len).sum::<usize>(),
-                    "computing threads",
-                ),
-                (streams != Streams::Comp, comm_t[0].len(), "sender (rank 1)"),
-            ];
-            for (i, &(running, count, who)) in counts.iter().enumerate() {
-                if !running || count != progress[i].0 {
-                    progress[i] = (count, Instant::now());
-                } else if progress[i].1.elapsed() > b.sampling.timeout {
-                    return Err(Abort::Stalled(format!(
-                        "{} cores, {}: nothing completed by the {who} for {:.0} s (is rank 1 \
-                         alive? see --timeout)",
-                        self.n,
-                        phase_name(streams),
-                        b.sampling.timeout.as_secs_f64()
-                    )));
-                }
-            }
-            let Some(obs) = observe(streams, &comp_t, &comm_t, bytes_comp, message) else {
-                continue;
-            };
-            let stable = |samples: &[Sample], threads| {
-                samples.is_empty() || sampling::is_stable(&sampling::rounds(samples, threads), tol)
-            };
-            let elapsed = start.elapsed();
-            if stable(&obs.comp, self.n) && stable(&obs.comm, 1) {
-                return Ok(format!(
-                    "stable within +-{:.1}% after {:.2} s",
-                    100.0 * tol,
-                    elapsed.as_secs_f64()
-                ));
-            }
-            if elapsed >= b.sampling.max_phase {
-                return Ok(format!(
-                    "phase limit of {:.1} s reached before +-{:.1}% stability",
-                    b.sampling.max_phase.as_secs_f64(),
-                    100.0 * tol
-                ));
-            }
-        }
+    fn take_cpus(&mut self, n: usize) -> (Vec<Vec<u32>>, Vec<u32>) {
+        let mut comp: Vec<Vec<u32>> = self
+            .cpus
+            .iter()
+            .map(|set| take(&mut *lock(set)).into_iter().collect())
+            .collect();
+        comp.truncate(n);
+        let comm = take(&mut *lock(self.comm_cpus)).into_iter().collect();
+        (comp, comm)
     }
 }
 
@@ -508,6 +611,344 @@ fn observe(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::trace::CoreSlot;
+
+    /// Microseconds per iteration of one stream in one phase, and what it does.
+    #[derive(Clone, Copy)]
+    enum Pace {
+        /// Every iteration takes this long.
+        Even(u64),
+        /// Rounds alternate between these two durations: the median's interval never
+        /// tightens, so the stream never counts as stable.
+        Alternating(u64, u64),
+        /// This long each, but only this many iterations ever complete (a stalled stream).
+        StopsAfter(u64, usize),
+    }
+
+    impl Pace {
+        /// The iterations completed `at_us` microseconds into the phase.
+        fn timings(self, at_us: u64) -> Timings {
+            let (mut t, mut out) = (0, Timings::new());
+            for k in 0.. {
+                let d = match self {
+                    Pace::Even(d) | Pace::StopsAfter(d, _) => d,
+                    Pace::Alternating(a, b) => [a, b][k % 2],
+                };
+                if t + d > at_us || matches!(self, Pace::StopsAfter(_, m) if k >= m) {
+                    break;
+                }
+                out.push((t as f64 / 1e6, (t + d) as f64 / 1e6));
+                t += d;
+            }
+            out
+        }
+    }
+
+    /// A fake executor: each stream's iterations follow a chosen pace (so its bandwidth is
+    /// chosen), looked at every 20 ms of simulated time; it records what it was asked to run.
+    struct Fake<'a> {
+        /// Pace of each computing thread: alone, in parallel.
+        comp: [Pace; 2],
+        /// Pace of the messages: alone, in parallel.
+        comm: [Pace; 2],
+        /// What ran, in order.
+        ran: Vec<(usize, Streams)>,
+        /// Set this flag when the phase with this index (0-based, over the sweep) starts.
+        interrupt: Option<(usize, &'a AtomicBool)>,
+        /// The CPU the communication thread reports (its plan's PU when `None`).
+        comm_cpu: Option<u32>,
+        plan: &'a Plan,
+    }
+
+    impl Executor for Fake<'_> {
+        fn phase(
+            &mut self,
+            streams: Streams,
+            n: usize,
+            _t0: Instant,
+            watch: &mut dyn FnMut(&Snapshot) -> Verdict,
+        ) -> Result<(String, Snapshot), Abort> {
+            if let Some((at, flag)) = self.interrupt {
+                if at == self.ran.len() {
+                    flag.store(true, Ordering::Relaxed);
+                }
+            }
+            self.ran.push((n, streams));
+            let both = usize::from(streams == Streams::Both);
+            let snap = |at_us: u64| Snapshot {
+                at: Duration::from_micros(at_us),
+                comp: (0..n)
+                    .map(|_| match streams {
+                        Streams::Comm => Timings::new(),
+                        _ => self.comp[both].timings(at_us),
+                    })
+                    .collect(),
+                comm: match streams {
+                    Streams::Comp => Timings::new(),
+                    _ => self.comm[both].timings(at_us),
+                },
+            };
+            for look in 1..=10_000 {
+                if let Some(verdict) = watch(&snap(look * 20_000)) {
+                    return verdict.map(|why| (why, snap(look * 20_000)));
+                }
+            }
+            panic!("the watch never stopped the phase");
+        }
+
+        fn take_cpus(&mut self, n: usize) -> (Vec<Vec<u32>>, Vec<u32>) {
+            let comp = self.plan.compute[..n]
+                .iter()
+                .map(|s| vec![s.pu_os])
+                .collect();
+            let comm = vec![self.comm_cpu.unwrap_or(self.plan.comm.pu_os)];
+            (comp, comm)
+        }
+    }
+
+    fn plan() -> Plan {
+        let slot = |core| CoreSlot {
+            core,
+            pu_os: 10 + core,
+            socket: 0,
+        };
+        Plan {
+            compute: (0..3).map(slot).collect(),
+            comm: slot(3),
+            comm_reason: "last core of socket 0".into(),
+            comm_shares_core: false,
+            comp_numa_os: 0,
+            comm_numa_os: 0,
+        }
+    }
+
+    /// 1 MB per iteration of a computing thread and per message; 1 % stability; a 0.5 s
+    /// phase limit; a 0.1 s timeout (all on the fake's simulated clock).
+    fn rules<'a>(plan: &'a Plan, interrupted: &'a AtomicBool) -> Rules<'a> {
+        Rules {
+            plan,
+            bind: true,
+            sampling: Sampling {
+                max_phase: Duration::from_millis(500),
+                stable_within: 0.01,
+                timeout: Duration::from_millis(100),
+            },
+            bytes_comp: 1_000_000,
+            message: 1_000_000,
+            interrupted,
+        }
+    }
+
+    /// Computations: 1000 MB/s per thread alone, 500 in parallel; messages: 2000 MB/s
+    /// alone, 1000 in parallel.
+    fn fake(plan: &Plan) -> Fake<'_> {
+        Fake {
+            comp: [Pace::Even(1000), Pace::Even(2000)],
+            comm: [Pace::Even(500), Pace::Even(1000)],
+            ran: Vec::new(),
+            interrupt: None,
+            comm_cpu: None,
+            plan,
+        }
+    }
+
+    /// Runs `points` on `exec`; returns the outcome, the phases announced and the points.
+    fn sweep(
+        rules: &Rules,
+        exec: &mut Fake,
+        points: &[u32],
+    ) -> (Result<(), Abort>, Vec<String>, Vec<TracePoint>) {
+        let (mut phases, mut done) = (Vec::new(), Vec::new());
+        let r = rules.points(
+            exec,
+            points,
+            |n, what| phases.push(format!("{n} {what}")),
+            |p| {
+                done.push(p);
+                Ok(())
+            },
+        );
+        (r, phases, done)
+    }
+
+    #[test]
+    fn each_point_runs_the_three_phases_in_order_and_records_their_bandwidths() {
+        let (plan, stop) = (plan(), AtomicBool::new(false));
+        let mut exec = fake(&plan);
+        let (r, phases, done) = sweep(&rules(&plan, &stop), &mut exec, &[2, 1, 2]);
+        assert!(r.is_ok(), "{r:?}");
+        use Streams::{Both, Comm, Comp};
+        let want: Vec<(usize, Streams)> = [2, 1, 2]
+            .into_iter()
+            .flat_map(|n| [(n, Comp), (n, Comm), (n, Both)])
+            .collect();
+        assert_eq!(exec.ran, want);
+        assert_eq!(
+            phases[..3],
+            [
+                "2 computations alone",
+                "2 communications alone",
+                "2 both in parallel"
+            ]
+        );
+        assert_eq!(phases.len(), 9);
+        assert_eq!(done.iter().map(|p| p.cores).collect::<Vec<_>>(), [2, 1, 2]);
+        for p in &done {
+            let n = f64::from(p.cores);
+            let close = |got: f64, want: f64| (got - want).abs() <= 1e-6 * want;
+            // A computation phase's bandwidth is the sum over its threads (a round).
+            assert!(
+                close(p.comp_alone.summary.median, 1000.0 * n),
+                "{:?}",
+                p.comp_alone.summary
+            );
+            assert!(
+                close(p.comp_parallel.summary.median, 500.0 * n),
+                "{:?}",
+                p.comp_parallel.summary
+            );
+            assert!(
+                close(p.comm_alone.summary.median, 2000.0),
+                "{:?}",
+                p.comm_alone.summary
+            );
+            assert!(
+                close(p.comm_parallel.summary.median, 1000.0),
+                "{:?}",
+                p.comm_parallel.summary
+            );
+            for ph in [
+                &p.comp_alone,
+                &p.comm_alone,
+                &p.comp_parallel,
+                &p.comm_parallel,
+            ] {
+                assert!(!ph.unstable, "{}", ph.sampling);
+                assert!(
+                    ph.sampling.contains("stopped: stable within +-1.0%"),
+                    "{}",
+                    ph.sampling
+                );
+            }
+            // Each computing thread's samples are kept, first and last iterations dropped.
+            let threads: BTreeSet<u32> = p.comp_alone.samples.iter().map(|s| s.thread).collect();
+            assert_eq!(threads.len(), p.cores as usize);
+            // Where each thread ran, next to where it was bound.
+            assert_eq!(p.ran_on.len(), p.cores as usize + 1);
+            assert_eq!(p.ran_on.last().unwrap().thread, "communication");
+            assert_eq!(p.ran_on.last().unwrap().bound_to, Some(13));
+            assert_eq!(p.ran_on[0].bound_to, Some(10));
+        }
+    }
+
+    #[test]
+    fn a_stream_that_never_steadies_stops_at_the_phase_limit_flagged_unstable() {
+        let (plan, stop) = (plan(), AtomicBool::new(false));
+        let mut exec = Fake {
+            comm: [Pace::Alternating(500, 1500), Pace::Even(1000)],
+            ..fake(&plan)
+        };
+        let (r, _, done) = sweep(&rules(&plan, &stop), &mut exec, &[1]);
+        assert!(r.is_ok(), "{r:?}");
+        let p = &done[0];
+        assert!(p.comm_alone.unstable);
+        assert!(
+            p.comm_alone
+                .sampling
+                .contains("stopped: phase limit of 0.5 s reached before +-1.0% stability"),
+            "{}",
+            p.comm_alone.sampling
+        );
+        // The limit ended the phase, not before: its samples span about 0.5 s.
+        let last = p
+            .comm_alone
+            .samples
+            .iter()
+            .map(|s| s.end)
+            .fold(0.0, f64::max);
+        assert!(last > 0.45, "{last}");
+        assert!(!p.comp_alone.unstable && !p.comm_parallel.unstable);
+    }
+
+    fn stalled(r: Result<(), Abort>) -> String {
+        match r {
+            Err(Abort::Stalled(why)) => why,
+            other => panic!("not stalled: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_stream_without_progress_for_the_timeout_stalls_the_sweep_naming_it() {
+        let (plan, stop) = (plan(), AtomicBool::new(false));
+        let mut exec = Fake {
+            comm: [Pace::StopsAfter(500, 5), Pace::Even(1000)],
+            ..fake(&plan)
+        };
+        let (r, _, done) = sweep(&rules(&plan, &stop), &mut exec, &[1, 2]);
+        let why = stalled(r);
+        assert!(
+            why.contains("1 cores, communications alone: nothing completed by the sender (rank 1)"),
+            "{why}"
+        );
+        assert!(done.is_empty());
+        assert_eq!(exec.ran.len(), 2, "nothing runs after the stall");
+
+        let mut exec = Fake {
+            comp: [Pace::Even(1000), Pace::StopsAfter(2000, 4)],
+            ..fake(&plan)
+        };
+        let (r, _, _) = sweep(&rules(&plan, &stop), &mut exec, &[1]);
+        let why = stalled(r);
+        assert!(
+            why.contains("both in parallel: nothing completed by the computing threads"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn ctrl_c_ends_the_sweep_keeping_only_finished_points() {
+        let (plan, stop) = (plan(), AtomicBool::new(false));
+        // Phase 4 (from 0) is the second point's communications alone.
+        let mut exec = Fake {
+            interrupt: Some((4, &stop)),
+            ..fake(&plan)
+        };
+        let (r, phases, done) = sweep(&rules(&plan, &stop), &mut exec, &[1, 2, 3]);
+        assert!(matches!(r, Err(Abort::Interrupted)), "{r:?}");
+        assert_eq!(done.iter().map(|p| p.cores).collect::<Vec<_>>(), [1]);
+        assert_eq!(exec.ran.len(), 5);
+        assert_eq!(phases.last().unwrap(), "2 communications alone");
+    }
+
+    #[test]
+    fn a_bound_thread_seen_elsewhere_fails_the_point_unless_unbound() {
+        let (plan, stop) = (plan(), AtomicBool::new(false));
+        let mut exec = Fake {
+            comm_cpu: Some(7),
+            ..fake(&plan)
+        };
+        let (r, _, done) = sweep(&rules(&plan, &stop), &mut exec, &[1]);
+        let Err(Abort::Failed(why)) = r else {
+            panic!("{r:?}")
+        };
+        assert!(
+            why.contains("communication thread was bound to PU P#13 but ran on CPU 7"),
+            "{why}"
+        );
+        assert!(done.is_empty(), "the point is not recorded");
+
+        // With --no-bind the trace records where threads ran, unchecked.
+        exec.ran.clear();
+        let unbound = Rules {
+            bind: false,
+            ..rules(&plan, &stop)
+        };
+        let (r, _, done) = sweep(&unbound, &mut exec, &[1]);
+        assert!(r.is_ok(), "{r:?}");
+        let comm = done[0].ran_on.last().unwrap();
+        assert_eq!((comm.bound_to, comm.ran_on.clone()), (None, vec![7]));
+    }
 
     #[test]
     fn a_thread_seen_off_its_pu_is_named() {

@@ -3,12 +3,21 @@
 //! the trace records the sender as exactly as the measured side. On one host the sender's
 //! copies are memory traffic on the measured node: unpinned, two runs would measure
 //! different things.
+//!
+//! [`serve_rank`] is the whole life of a rank other than 0; [`place_ranks`] is rank 0's side.
 
+use super::choices::CommPattern;
+use super::comm;
 use super::memory;
-use super::run::bind_current_thread;
-use crate::trace::SenderPlacement;
+use super::mpi::World;
+use super::plan::SenderPlan;
+use super::topology;
+use crate::error::{Error, Result as CrateResult};
+use crate::sys::{bind_current_thread, current_cpu};
+use crate::trace::{SenderPlacement, TransportKind};
 use hwlocality::memory::binding::Bytes;
 use hwlocality::Topology;
+use mpi::topology::Communicator;
 
 /// Binds the calling thread to `pu` and allocates the `size`-byte send buffer on `node` (OS
 /// indices; `None`: leave it to the OS), filled with ones. Returns the report for rank 0,
@@ -36,7 +45,7 @@ pub fn place<'t>(
         host: host.to_string(),
         pu_os: pu,
         reason: String::new(),
-        ran_on: memory::current_cpu().into_iter().collect(),
+        ran_on: current_cpu().into_iter().collect(),
         buffer: pages,
     };
     (Ok(report), Some(buffer))
@@ -54,7 +63,88 @@ pub fn check(report: &SenderPlacement) -> Result<(), String> {
             ));
         }
     }
-    memory::check_pages(&report.buffer)
+    memory::check_pages(&report.buffer).map_err(|e| e.to_string())
+}
+
+/// Every rank but 0, for the whole run: place itself where rank 0 asks (see [`place`]),
+/// report, then send (and in an exchange, receive) `message_bytes`-byte messages in
+/// `pattern` until rank 0 says shut down. `host` is this rank's host name.
+pub fn serve_rank(world: &World, host: &str, message_bytes: usize, pattern: CommPattern) {
+    let Some((pu, node)) = comm::await_placement(world) else {
+        return;
+    };
+    let topo = topology::load_this_machine();
+    let (report, mut placed) = match &topo {
+        Ok(t) => place(t, host, message_bytes, pu, node),
+        Err(e) => (Err(e.to_string()), None),
+    };
+    comm::report(
+        world,
+        serde_json::to_string(&report)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    let fallback;
+    let message: &[u8] = match placed.as_mut() {
+        Some(b) => memory::as_bytes(b),
+        None => {
+            fallback = vec![1u8; message_bytes];
+            &fallback
+        }
+    };
+    let mut receive = if pattern == CommPattern::Pong {
+        Vec::new()
+    } else {
+        vec![0u8; message_bytes]
+    };
+    comm::serve(world, pattern, message, &mut receive);
+}
+
+/// Rank 0, before the sweep: places every other rank (only rank 1 is pinned, at `plan`, and
+/// only when it shares this host and `bind` is on) and checks rank 1's report: it ran where
+/// asked, its buffer lies where asked.
+pub fn place_ranks(
+    world: &World,
+    plan: &SenderPlan,
+    transport: TransportKind,
+    bind: bool,
+) -> CrateResult<SenderPlacement> {
+    let (pu, node, reason) = if !bind {
+        (None, None, "not pinned: --no-bind".to_string())
+    } else if transport == TransportKind::Network {
+        (
+            None,
+            None,
+            "another host: not pinned by this tool (its memory is not the measured one)".into(),
+        )
+    } else {
+        (
+            plan.slot.map(|s| s.pu_os),
+            plan.numa.map(|(_, os)| os),
+            plan.reason.clone(),
+        )
+    };
+    let mut sender = None;
+    for r in 1..world.size() {
+        let (pu, node) = if r == 1 { (pu, node) } else { (None, None) };
+        let bytes = comm::place(world, r, pu, node);
+        let report: Result<SenderPlacement, String> =
+            serde_json::from_slice(&bytes).map_err(|e| {
+                Error::Failed(format!(
+                    "rank {r} sent an unreadable placement report ({e})"
+                ))
+            })?;
+        let report = report.map_err(|e| Error::Failed(format!("rank {r}: {e}")))?;
+        if r == 1 {
+            sender = Some(report);
+        }
+    }
+    let mut sender = sender.ok_or_else(|| Error::Failed("no rank 1".into()))?;
+    sender.reason = reason;
+    if bind {
+        check(&sender).map_err(Error::Failed)?;
+    }
+    Ok(sender)
 }
 
 #[cfg(test)]
@@ -69,7 +159,7 @@ mod tests {
             .next()
             .and_then(|n| n.os_index())
             .map(|o| o as u32);
-        let pu = memory::current_cpu();
+        let pu = current_cpu();
         let (report, buf) = place(&t, "here", 1 << 20, pu, node);
         let report = report.unwrap();
         assert_eq!(buf.unwrap().len(), 1 << 20);

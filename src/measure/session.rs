@@ -2,15 +2,16 @@
 //! plan (`--dry-run`), allocate the bound buffers, run the sweep and keep the trace on disk
 //! after every point.
 
+use super::choices::{CommPattern, ComputeKernel};
 use super::kernel::Kernel;
 use super::memory::{self, human_bytes};
+use super::options::{MeasureOptions, MIN_BUFFER};
 use super::plan::{self, Planned, Request, SenderPlan};
 use super::progress::{self, Progress};
 use super::run::{Abort, Bench, Sampling};
 use super::topology::Layout;
 use super::workload::Workload;
-use crate::cli::{CommPattern, ComputeKernel, MeasureArgs};
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use crate::io::{atomic, tidy_csv, trace_file};
 use crate::provenance::Provenance;
 use crate::trace::{
@@ -69,51 +70,6 @@ pub fn default_buffer(max_phase: f64, llc_bytes: u64) -> (u64, Option<String>) {
     });
     (buffer, note)
 }
-/// Below this, buffers may be served by caches and the kernel would not measure memory.
-const MIN_BUFFER: u64 = 1 << 20;
-/// MPI counts are 32-bit signed integers.
-const MAX_MESSAGE: u64 = i32::MAX as u64;
-
-/// Refuses option values that cannot give a meaningful measurement, before anything runs.
-pub fn check_values(a: &MeasureArgs) -> Result<()> {
-    let bad = |m: String| Err(Error::Input(m));
-    if a.message_size.0 > MAX_MESSAGE {
-        return bad(format!(
-            "--message-size {}: MPI counts are 32-bit, so a message is at most 2GiB-1 bytes; \
-             the paper uses 64MiB",
-            a.message_size
-        ));
-    }
-    if let Some(b) = a.buffer_size {
-        if b.0 < MIN_BUFFER {
-            return bad(format!(
-                "--buffer-size {b}: buffers under 1MiB can stay in cache and would not measure \
-                 memory; use at least 1MiB (default 256MiB)"
-            ));
-        }
-    }
-    for (name, v, lo, hi) in [
-        ("--max-phase", a.max_phase, 0.05, 3600.0),
-        ("--timeout", a.timeout, 1.0, 86_400.0),
-        ("--stable-within", a.stable_within, 0.01, 100.0),
-    ] {
-        if !(v.is_finite() && v >= lo && v <= hi) {
-            return bad(format!("{name} {v}: must be between {lo} and {hi}"));
-        }
-    }
-    if let Some(h) = &a.hosts {
-        if h.len() != ranks(a) as usize || h.iter().any(|x| x.trim().is_empty()) {
-            return bad(format!(
-                "--hosts {}: give one host name per rank, {} here (`A,B`: rank 0, measured, on \
-                 A)",
-                h.join(","),
-                ranks(a)
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// The computing threads' workload for `--kernel`.
 pub fn workload(k: ComputeKernel) -> Workload {
     match k {
@@ -123,49 +79,13 @@ pub fn workload(k: ComputeKernel) -> Workload {
     }
 }
 
-/// The pattern's name in the trace.
-pub fn pattern_name(p: CommPattern) -> &'static str {
-    match p {
-        CommPattern::Pong => "pong",
-        CommPattern::Pingpong => "pingpong",
-        CommPattern::Ring => "ring",
-    }
-}
-
-/// MPI ranks of the job: the ring's size, else 2.
-pub fn ranks(a: &MeasureArgs) -> u32 {
-    if a.pattern == CommPattern::Ring {
-        a.ranks
-    } else {
-        2
-    }
-}
-
-/// The trace path: `--output`, or this host's results directory
-/// (`contention-results/HOST/trace-numaC-M-KERNEL-PATTERN.json`, see [`crate::results`]).
-pub fn output_path(a: &MeasureArgs, host: &str) -> PathBuf {
-    use clap::ValueEnum;
-    a.output.clone().unwrap_or_else(|| {
-        let kernel = a
-            .kernel
-            .to_possible_value()
-            .map_or("nt-store".to_string(), |v| v.get_name().to_string());
-        let variant = crate::results::variant(&kernel, pattern_name(a.pattern), ranks(a));
-        crate::results::host_dir(host).join(crate::results::trace_name(
-            a.numa.comp,
-            a.numa.comm,
-            &variant,
-        ))
-    })
-}
-
 /// The CSV beside a trace.
 pub fn csv_path(trace: &Path) -> PathBuf {
     trace.with_extension("csv")
 }
 
 /// Refuses to overwrite a trace without `--force`, or to resume one that is not there.
-pub fn check_output(a: &MeasureArgs, path: &Path) -> Result<()> {
+pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
     let exists = path.exists();
     if a.resume && !exists {
         return Err(Error::Input(format!(
@@ -199,7 +119,7 @@ pub fn check_output(a: &MeasureArgs, path: &Path) -> Result<()> {
     tempfile::Builder::new()
         .prefix(".contention-write-test-")
         .tempfile_in(dir)
-        .map_err(|e| Error::io("write in directory", dir, e))?;
+        .map_err(|e| Error::io(IoAction::Write("in directory"), dir, e))?;
     Ok(())
 }
 
@@ -246,24 +166,23 @@ pub fn describe_transport(t: &Transport) -> String {
 }
 
 /// Resolves the options against `layout`, checking nodes, cores and memory.
-pub fn resolve(a: &MeasureArgs, layout: &Layout, sysfs: &Path) -> Result<Resolved> {
+pub fn resolve(a: &MeasureOptions, layout: &Layout, sysfs: &Path) -> Result<Resolved> {
     let planned = plan::plan(
         layout,
         &Request {
-            comp_numa: a.numa.comp,
-            comm_numa: a.numa.comm,
+            comp_numa: a.comp_numa,
+            comm_numa: a.comm_numa,
             cores: a.cores.clone(),
             comm_core: a.comm_core,
             share_comm_core: a.shared_comm_core,
         },
-    )
-    .map_err(Error::Input)?;
+    )?;
     let max_threads = planned.sweep.iter().copied().max().unwrap_or(1) as u64;
     let comp_free = memory::node_free_bytes(sysfs, planned.plan.comp_numa_os);
     let comm_free = memory::node_free_bytes(sysfs, planned.plan.comm_numa_os);
     // Exchanging patterns also send from a buffer on the communication node.
     let message = a.message_size.0 * if a.pattern == CommPattern::Pong { 1 } else { 2 };
-    let same_node = a.numa.comp == a.numa.comm;
+    let same_node = a.comp_numa == a.comm_numa;
     let (default, buffer_note) = default_buffer(a.max_phase, layout.llc_bytes);
     let buffer = match a.buffer_size {
         Some(b) => b.0,
@@ -281,17 +200,17 @@ pub fn resolve(a: &MeasureArgs, layout: &Layout, sysfs: &Path) -> Result<Resolve
         return Err(Error::Input(format!(
             "NUMA node {} has too little free memory for {max_threads} computing buffers of \
              at least 1MiB; free memory or sweep fewer cores",
-            a.numa.comp
+            a.comp_numa
         )));
     }
     let comp_need = buffer * max_threads + if same_node { message } else { 0 };
-    memory::check_fits("computation buffers", comp_need, a.numa.comp, comp_free)?;
+    memory::check_fits("computation buffers", comp_need, a.comp_numa, comp_free)?;
     if !same_node {
-        memory::check_fits("communication buffer", message, a.numa.comm, comm_free)?;
+        memory::check_fits("communication buffer", message, a.comm_numa, comm_free)?;
     }
     let config = MeasureConfig {
-        comp_numa: a.numa.comp,
-        comm_numa: a.numa.comm,
+        comp_numa: a.comp_numa,
+        comm_numa: a.comm_numa,
         cores: planned.sweep.clone(),
         message_size_bytes: a.message_size.0,
         buffer_bytes_per_core: buffer,
@@ -300,8 +219,8 @@ pub fn resolve(a: &MeasureArgs, layout: &Layout, sysfs: &Path) -> Result<Resolve
         timeout_seconds: a.timeout,
         kernel: Kernel::detect().name().to_string(),
         compute_kernel: workload(a.kernel).name().to_string(),
-        pattern: pattern_name(a.pattern).to_string(),
-        ranks: ranks(a),
+        pattern: a.pattern.name().to_string(),
+        ranks: a.job_ranks(),
         bind: !a.no_bind,
     };
     let sender = plan::sender_core(layout, &planned.plan, max_threads as usize);
@@ -483,7 +402,7 @@ pub fn describe_plan(
 
 /// How rank 0 reports each step of the sweep.
 pub struct Rank0<'a> {
-    pub args: &'a MeasureArgs,
+    pub options: &'a MeasureOptions,
     pub topology: &'a Topology,
     pub layout: &'a Layout,
     pub resolved: Resolved,
@@ -500,7 +419,7 @@ impl Rank0<'_> {
     /// Runs the sweep, saving the trace after every point. A stalled run ends the process
     /// from inside the sweep (see [`Abort::Stalled`]).
     pub fn run(self) -> std::result::Result<PathBuf, (Abort, PathBuf)> {
-        let path = output_path(self.args, &self.layout.hostname);
+        let path = self.options.trace_path(&self.layout.hostname);
         let fail = |e: Error, path: &Path| (Abort::Failed(e.to_string()), path.to_path_buf());
         // Held until this function returns: no other run writes this trace meanwhile.
         let _lock = match super::lock::acquire(&path, &super::lock::holder(&self.layout.hostname)) {
@@ -534,13 +453,13 @@ impl Rank0<'_> {
                     node(self.resolved.planned.plan.comp_numa_os),
                 )
             })
-            .collect::<Result<Vec<_>>>();
+            .collect::<Result<Vec<_>, memory::MemoryError>>();
         let comm_buffer = memory::allocate(
             self.topology,
             c.message_size_bytes as usize,
             node(self.resolved.planned.plan.comm_numa_os),
         );
-        let pattern = self.args.pattern;
+        let pattern = self.options.pattern;
         let send_buffer = (pattern != CommPattern::Pong)
             .then(|| {
                 memory::allocate(
@@ -553,7 +472,9 @@ impl Rank0<'_> {
         let (mut buffers, mut comm_buffer, mut send_buffer) =
             match (buffers, comm_buffer, send_buffer) {
                 (Ok(b), Ok(m), Ok(s)) => (b, m, s),
-                (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return Err(fail(e, &path)),
+                (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+                    return Err(fail(e.into(), &path))
+                }
             };
         // Binding verified, not assumed: where the kernel put every page.
         let plan = &self.resolved.planned.plan;
@@ -592,12 +513,12 @@ impl Rank0<'_> {
             .iter()
             .find_map(|p| memory::check_pages(p).err())
         {
-            return Err((Abort::Failed(e), path));
+            return Err((Abort::Failed(e.to_string()), path));
         }
         let bench = Bench {
             topology: self.topology,
             plan: &self.resolved.planned.plan,
-            workload: workload(self.args.kernel),
+            workload: workload(self.options.kernel),
             pattern,
             buffer_bytes: c.buffer_bytes_per_core as usize,
             message_bytes: c.message_size_bytes as usize,
@@ -645,7 +566,7 @@ impl Rank0<'_> {
             settings: self.settings.clone(),
             buffers: Vec::new(),
         };
-        if !self.args.resume {
+        if !self.options.resume {
             return Ok(fresh);
         }
         let old = trace_file::read(path)?;
@@ -765,6 +686,7 @@ fn save(path: &Path, trace: &mut Trace) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cores::CoreList;
     use crate::trace::Phase;
 
     fn phase(median: f64, ci95: Option<(f64, f64)>, unstable: bool) -> Phase {
@@ -777,15 +699,8 @@ mod tests {
         }
     }
 
-    fn plan_text(synthetic: &str, args: &[&str]) -> String {
-        use clap::Parser;
-        let cli = crate::cli::Cli::try_parse_from(
-            ["contention", "measure", "--dry-run"].iter().chain(args),
-        )
-        .unwrap();
-        let crate::cli::Command::Measure(a) = cli.command else {
-            unreachable!()
-        };
+    /// The plan of `options` on a synthetic hwloc machine, built without the command line.
+    fn plan_text(synthetic: &str, a: MeasureOptions) -> String {
         let layout = super::super::topology::layout(
             &super::super::topology::load_synthetic(synthetic).unwrap(),
         );
@@ -795,7 +710,7 @@ mod tests {
 
     #[test]
     fn the_plan_names_the_remote_placement_under_sub_numa_clustering() {
-        let snc = plan_text("pack:2 numa:2 core:4 pu:1", &[]);
+        let snc = plan_text("pack:2 numa:2 core:4 pu:1", MeasureOptions::default());
         assert!(
             snc.contains(
                 "--numa 0,0 (local) and --numa 2,2 (remote: node 2 is the first of socket 1"
@@ -805,11 +720,57 @@ mod tests {
         // Rank 1 on the last core of socket 1, its buffer on that core's node (3).
         assert!(snc.contains("sender      rank 1 on core 15"), "{snc}");
         assert!(snc.contains("send buffer on NUMA node L#3"), "{snc}");
-        let flat = plan_text("pack:2 core:4 pu:1", &[]);
+        let flat = plan_text("pack:2 core:4 pu:1", MeasureOptions::default());
         assert!(flat.contains("--numa 1,1 (remote"), "{flat}");
-        let one = plan_text("pack:1 core:4 pu:1", &["--cores", "1"]);
+        let one = plan_text(
+            "pack:1 core:4 pu:1",
+            MeasureOptions {
+                cores: Some(CoreList::from_counts(&[1])),
+                ..MeasureOptions::default()
+            },
+        );
         assert!(one.contains("needs one placement"), "{one}");
         assert!(one.contains("transport   intra-node"), "{one}");
+    }
+
+    #[test]
+    fn options_built_without_the_command_line_are_checked_against_the_machine() {
+        let layout = super::super::topology::layout(
+            &super::super::topology::load_synthetic("pack:2 numa:2 core:4 pu:1").unwrap(),
+        );
+        let refused = |a: MeasureOptions| match resolve(&a, &layout, Path::new("/nonexistent")) {
+            Err(e) if e.exit_code() == crate::error::EXIT_INPUT => e.to_string(),
+            Err(e) => panic!("not an input error: {e}"),
+            Ok(_) => panic!("{a:?} was accepted"),
+        };
+        let m = refused(MeasureOptions {
+            comm_numa: 7,
+            ..MeasureOptions::default()
+        });
+        assert!(
+            m.starts_with("NUMA node 7 (for the communication data) does not exist"),
+            "{m}"
+        );
+        let m = refused(MeasureOptions {
+            cores: Some(CoreList::from_counts(&[1, 9])),
+            ..MeasureOptions::default()
+        });
+        assert!(m.contains('9'), "{m}");
+        let ok = resolve(
+            &MeasureOptions {
+                comp_numa: 2,
+                comm_numa: 2,
+                kernel: ComputeKernel::Copy,
+                pattern: CommPattern::Pingpong,
+                ..MeasureOptions::default()
+            },
+            &layout,
+            Path::new("/nonexistent"),
+        )
+        .unwrap();
+        assert_eq!(ok.config.pattern, "pingpong");
+        assert_eq!(ok.config.compute_kernel, "copy");
+        assert_eq!((ok.config.comp_numa, ok.config.comm_numa), (2, 2));
     }
 
     #[test]

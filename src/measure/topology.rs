@@ -5,14 +5,14 @@
 //! Numbering follows hwloc's conventions, as `lstopo` and `hwloc-bind` users expect: sockets,
 //! cores and NUMA nodes by logical index, hardware threads (PUs) by OS index for binding.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::trace::{MachineInfo, NicInfo, NumaNodeInfo};
 use hwlocality::object::attributes::ObjectAttributes;
 use hwlocality::object::types::{OSDeviceType, ObjectType};
 use hwlocality::object::TopologyObject;
 use hwlocality::topology::builder::{BuildFlags, TypeFilter};
 use hwlocality::Topology;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One physical core: its logical index and the OS indices of its usable hardware threads
 /// (those in the process's allowed cpuset; a core with none is left out of the layout).
@@ -71,42 +71,114 @@ pub struct Layout {
 /// the rest, so inside a batch job's cpuset logical NUMA node 1 could be another node than on
 /// the same machine outside it. Which ones are usable is in the layout
 /// ([`Layout::cores_not_allowed`], [`Layout::nodes_not_allowed`]).
-pub fn load_this_machine() -> Result<Topology> {
+pub fn load_this_machine() -> Result<Topology, TopologyError> {
     Topology::builder()
         .with_flags(BuildFlags::INCLUDE_DISALLOWED)
-        .map_err(|e| e.to_string())
+        .map_err(Cause::from)
         .and_then(build)
-        .map_err(|e| Error::Input(format!("hwloc could not read this machine's topology: {e}")))
+        .map_err(TopologyError::ThisMachine)
 }
 
 /// Loads a saved topology (`lstopo file.xml`) to plan for another machine.
-pub fn load_xml(path: &Path) -> Result<Topology> {
-    let builder = Topology::builder().from_xml_file(path).map_err(|e| {
-        Error::Input(format!(
-            "cannot load hwloc XML topology `{}`: {e}; save one with `lstopo {}`",
-            path.display(),
-            path.display()
-        ))
+pub fn load_xml(path: &Path) -> Result<Topology, TopologyError> {
+    // hwlocality 1.0.0-alpha panics ("unreachable") on a file hwloc cannot open: open it first.
+    std::fs::File::open(path).map_err(|e| TopologyError::Xml {
+        path: path.into(),
+        err: e.into(),
     })?;
-    build(builder).map_err(|e| Error::Input(format!("`{}`: {e}", path.display())))
+    let builder = Topology::builder()
+        .from_xml_file(path)
+        .map_err(|e| TopologyError::Xml {
+            path: path.into(),
+            err: e.into(),
+        })?;
+    build(builder).map_err(|err| TopologyError::XmlBuild {
+        path: path.into(),
+        err,
+    })
 }
 
 /// Loads a synthetic topology (`pack:2 numa:2 core:18 pu:2`), for tests.
-pub fn load_synthetic(description: &str) -> Result<Topology> {
+pub fn load_synthetic(description: &str) -> Result<Topology, TopologyError> {
     let builder = Topology::builder()
         .from_synthetic(description)
-        .map_err(|e| Error::Input(format!("bad synthetic topology `{description}`: {e}")))?;
-    build(builder).map_err(|e| Error::Input(e.to_string()))
+        .map_err(|e| TopologyError::Synthetic {
+            description: description.into(),
+            err: e.into(),
+        })?;
+    build(builder).map_err(TopologyError::Build)
+}
+
+/// hwloc's own error, whichever step of loading it comes from.
+type Cause = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why hwloc gave no topology.
+#[derive(Debug)]
+pub enum TopologyError {
+    /// hwloc could not read the machine it runs on: a failure of the system (exit 1).
+    ThisMachine(Cause),
+    /// A saved topology file the user named does not load (exit 2).
+    Xml { path: PathBuf, err: Cause },
+    /// A saved topology file loads but hwloc cannot build it (exit 2).
+    XmlBuild { path: PathBuf, err: Cause },
+    /// A synthetic description hwloc does not accept (exit 2).
+    Synthetic { description: String, err: Cause },
+    /// A synthetic topology hwloc accepts but cannot build (exit 2).
+    Build(Cause),
+}
+
+impl TopologyError {
+    /// This machine's topology missing is the system's failure; a file or description the
+    /// user gave is bad input.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            TopologyError::ThisMachine(_) => crate::error::EXIT_FAILURE,
+            _ => crate::error::EXIT_INPUT,
+        }
+    }
+}
+
+// `?` turns it into the crate's error: the exit status its `exit_code()` gives.
+crate::error::wrap!(ByCode: TopologyError);
+impl std::fmt::Display for TopologyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TopologyError::ThisMachine(e) => {
+                write!(f, "hwloc could not read this machine's topology: {e}")
+            }
+            TopologyError::Xml { path, err } => write!(
+                f,
+                "cannot load hwloc XML topology `{}`: {err}; save one with `lstopo {}`",
+                path.display(),
+                path.display()
+            ),
+            TopologyError::XmlBuild { path, err } => write!(f, "`{}`: {err}", path.display()),
+            TopologyError::Synthetic { description, err } => {
+                write!(f, "bad synthetic topology `{description}`: {err}")
+            }
+            TopologyError::Build(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for TopologyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TopologyError::ThisMachine(err)
+            | TopologyError::Xml { err, .. }
+            | TopologyError::XmlBuild { err, .. }
+            | TopologyError::Synthetic { err, .. }
+            | TopologyError::Build(err) => Some(err.as_ref()),
+        }
+    }
 }
 
 fn build(
     builder: hwlocality::topology::builder::TopologyBuilder,
-) -> std::result::Result<Topology, String> {
-    builder
-        .with_io_type_filter(TypeFilter::KeepImportant)
-        .map_err(|e| e.to_string())?
-        .build()
-        .map_err(|e| e.to_string())
+) -> std::result::Result<Topology, Cause> {
+    Ok(builder
+        .with_io_type_filter(TypeFilter::KeepImportant)?
+        .build()?)
 }
 
 fn idx(i: usize) -> u32 {
@@ -305,6 +377,40 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_file_or_description_is_bad_input_naming_it_with_hwlocs_cause() {
+        use std::error::Error as _;
+        let e = load_synthetic("pack:two").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("bad synthetic topology `pack:two`: "),
+            "{e}"
+        );
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.source().is_some());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("topo.xml");
+        std::fs::write(&path, "not XML").unwrap();
+        let e = load_xml(&path).unwrap_err();
+        assert!(
+            e.to_string().starts_with(&format!(
+                "cannot load hwloc XML topology `{}`: ",
+                path.display()
+            )),
+            "{e}"
+        );
+        assert_eq!(crate::Error::from(e).exit_code(), 2);
+        let e = load_xml(Path::new("/nonexistent/topo.xml")).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("cannot load hwloc XML topology `/nonexistent/topo.xml`: "),
+            "{e}"
+        );
+        assert_eq!(e.exit_code(), 2);
+        let this = TopologyError::ThisMachine("no /sys".into());
+        assert_eq!(crate::Error::from(this).exit_code(), 1);
+    }
 
     #[test]
     fn synthetic_two_sockets_two_nodes_each() {

@@ -6,8 +6,8 @@
 //!   (`T_M`, loss `L_M`) overlaps its communication (`T_N`, loss `L_N`).
 //! - [`hetero`]: section VI, the same step when a share `w` of the computation runs on
 //!   accelerators, and the `w` that balances CPU and accelerators.
-//! - [`advise`]: the contention model's bandwidths (Denis et al.) turned into `T_M`, `T_N`, the
-//!   loss ratios and `T_tot` for every placement and core count, ranked.
+//! - [`advise`](mod@advise): the contention model's bandwidths (Denis et al.) turned into
+//!   `T_M`, `T_N`, the loss ratios and `T_tot` for every placement and core count, ranked.
 //!
 //! Times are in any one unit (the paper uses milliseconds; `advise` uses seconds): the model
 //! is linear in them, so every result comes out in the unit of its inputs.

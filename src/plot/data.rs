@@ -1,6 +1,7 @@
 //! The measurements figures draw, gathered by placement from traces and tidy CSV rows.
 
 use crate::model::Placement;
+use crate::stats::quantile;
 use crate::trace::TidyRow;
 use std::collections::BTreeMap;
 
@@ -88,21 +89,6 @@ impl Measurements {
     }
 }
 
-/// The `q`-quantile of ascending `sorted` values, interpolating linearly between order
-/// statistics (Hyndman and Fan's type 7, the default of R and NumPy). NaN when empty.
-pub fn quantile(sorted: &[f64], q: f64) -> f64 {
-    match sorted.len() {
-        0 => f64::NAN,
-        1 => sorted[0],
-        n => {
-            let h = q.clamp(0.0, 1.0) * (n - 1) as f64;
-            let lo = h.floor() as usize;
-            let hi = (lo + 1).min(n - 1);
-            sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,16 +103,6 @@ mod tests {
             comp_parallel: 3.0 * v,
             comm_parallel: 4.0 * v,
         }
-    }
-
-    #[test]
-    fn quantiles_interpolate() {
-        assert!(quantile(&[], 0.5).is_nan());
-        assert_eq!(quantile(&[7.0], 0.25), 7.0);
-        assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0], 0.5), 2.5);
-        assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.25), 2.0);
-        assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0], 0.25), 1.75);
-        assert_eq!(quantile(&[1.0, 9.0], 1.0), 9.0);
     }
 
     #[test]

@@ -33,14 +33,47 @@ struct Faces {
     bold: FontRef<'static>,
 }
 
+/// Why the embedded font cannot be used: a broken build, not user input.
+#[derive(Debug, Clone)]
+pub enum FontError {
+    /// The embedded file `name` does not parse as a font.
+    Parse {
+        name: &'static str,
+        err: ab_glyph::InvalidFont,
+    },
+    /// plotters refused to register the face for `style`.
+    Register { style: String },
+}
+
+impl std::fmt::Display for FontError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FontError::Parse { name, err } => {
+                write!(f, "the embedded font {name} does not parse: {err}")
+            }
+            FontError::Register { style } => {
+                write!(f, "plotters refused the embedded font for style {style}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FontError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FontError::Parse { err, .. } => Some(err),
+            FontError::Register { .. } => None,
+        }
+    }
+}
+
 /// The parsed faces, or why the embedded files do not parse (a broken build, not user input).
-fn faces() -> Result<&'static Faces, String> {
-    static FACES: OnceLock<Result<Faces, String>> = OnceLock::new();
+fn faces() -> Result<&'static Faces, FontError> {
+    static FACES: OnceLock<Result<Faces, FontError>> = OnceLock::new();
     FACES
         .get_or_init(|| {
-            let parse = |bytes: &'static [u8], name: &str| {
-                FontRef::try_from_slice(bytes)
-                    .map_err(|e| format!("the embedded font {name} does not parse: {e}"))
+            let parse = |bytes: &'static [u8], name: &'static str| {
+                FontRef::try_from_slice(bytes).map_err(|err| FontError::Parse { name, err })
             };
             Ok(Faces {
                 regular: parse(REGULAR, "DejaVuSans.ttf")?,
@@ -52,17 +85,16 @@ fn faces() -> Result<&'static Faces, String> {
 }
 
 /// Registers the embedded faces with plotters (once per process).
-pub fn register() -> Result<(), String> {
-    static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
+pub fn register() -> Result<(), FontError> {
+    static REGISTERED: OnceLock<Result<(), FontError>> = OnceLock::new();
     REGISTERED
         .get_or_init(|| {
             faces()?;
             for (style, bytes) in [(FontStyle::Normal, REGULAR), (FontStyle::Bold, BOLD)] {
                 plotters::style::register_font(FAMILY, style, bytes).map_err(|_| {
-                    format!(
-                        "plotters refused the embedded font for style {}",
-                        style.as_str()
-                    )
+                    FontError::Register {
+                        style: style.as_str().to_string(),
+                    }
                 })?;
             }
             Ok(())
@@ -77,7 +109,7 @@ pub fn register() -> Result<(), String> {
 fn scaled(
     style: FontStyle,
     size: f64,
-) -> Result<ab_glyph::PxScaleFont<&'static FontRef<'static>>, String> {
+) -> Result<ab_glyph::PxScaleFont<&'static FontRef<'static>>, FontError> {
     let faces = faces()?;
     let face = match style {
         FontStyle::Bold => &faces.bold,
@@ -104,7 +136,7 @@ fn advance<F: Font, S: ScaleFont<F>>(font: &S, text: &str) -> f32 {
 }
 
 /// Width and height (ascent to descent) of `text` in pixels at plotters size `size`.
-pub fn measure(text: &str, style: FontStyle, size: f64) -> Result<(u32, u32), String> {
+pub fn measure(text: &str, style: FontStyle, size: f64) -> Result<(u32, u32), FontError> {
     let font = scaled(style, size)?;
     let height = font.ascent() - font.descent();
     Ok((advance(&font, text).ceil() as u32, height.ceil() as u32))
@@ -135,8 +167,8 @@ impl<B> Typeset<B> {
     }
 }
 
-fn font_error<E: std::error::Error + Send + Sync>(msg: String) -> DrawingErrorKind<E> {
-    DrawingErrorKind::FontError(msg.into())
+fn font_error<E: std::error::Error + Send + Sync>(e: FontError) -> DrawingErrorKind<E> {
+    DrawingErrorKind::FontError(Box::new(e))
 }
 
 impl<B: DrawingBackend> Typeset<B> {

@@ -55,9 +55,57 @@ pub trait Figure {
     ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>;
 }
 
+/// Why a figure could not be rendered: a failure of the drawing library, of the PNG encoder or
+/// of the embedded font, never of the user's input (exit 1).
+#[derive(Debug)]
+pub enum RenderError {
+    /// The embedded font does not parse or plotters refused it.
+    Font(fonts::FontError),
+    /// plotters failed while drawing (its error, from whichever backend drew).
+    Draw(Box<dyn std::error::Error + Send + Sync>),
+    /// The PNG encoder failed.
+    Png(png::EncodingError),
+}
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RenderError::Font(e) => write!(f, "{e}"),
+            RenderError::Draw(e) => write!(f, "drawing failed: {e}"),
+            RenderError::Png(e) => write!(f, "PNG encoding failed: {e}"),
+        }
+    }
+}
+
+/// `?` turns it into the crate's error, a failure of the system (exit 1).
+impl From<RenderError> for crate::Error {
+    fn from(err: RenderError) -> Self {
+        crate::Error::Render {
+            path: None,
+            err: Box::new(err),
+        }
+    }
+}
+
+impl std::error::Error for RenderError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RenderError::Font(e) => e.source(),
+            RenderError::Draw(e) => Some(e.as_ref()),
+            RenderError::Png(e) => Some(e),
+        }
+    }
+}
+
+impl From<fonts::FontError> for RenderError {
+    fn from(e: fonts::FontError) -> Self {
+        RenderError::Font(e)
+    }
+}
+
 /// Renders `figure` as SVG text or PNG bytes. An error here is a failure of the drawing
 /// library or of the embedded font, not of the user's input.
-pub fn render(figure: &impl Figure, format: ImageFormat) -> Result<Vec<u8>, String> {
+pub fn render(figure: &impl Figure, format: ImageFormat) -> Result<Vec<u8>, RenderError> {
     fonts::register()?;
     let size = figure.size();
     match format {
@@ -81,16 +129,19 @@ pub fn render(figure: &impl Figure, format: ImageFormat) -> Result<Vec<u8>, Stri
     }
 }
 
-fn draw_on<DB: DrawingBackend>(figure: &impl Figure, backend: DB) -> Result<(), String> {
+fn draw_on<DB: DrawingBackend>(figure: &impl Figure, backend: DB) -> Result<(), RenderError>
+where
+    DB::ErrorType: 'static,
+{
     let root = backend.into_drawing_area();
     let result = root
         .fill(&WHITE)
         .and_then(|()| figure.draw(&root))
         .and_then(|()| root.present());
-    result.map_err(|e| format!("drawing failed: {e}"))
+    result.map_err(|e| RenderError::Draw(Box::new(e)))
 }
 
-fn encode_png(rgb: &[u8], (w, h): (u32, u32)) -> Result<Vec<u8>, String> {
+fn encode_png(rgb: &[u8], (w, h): (u32, u32)) -> Result<Vec<u8>, RenderError> {
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, w, h);
     encoder.set_color(png::ColorType::Rgb);
@@ -101,15 +152,9 @@ fn encode_png(rgb: &[u8], (w, h): (u32, u32)) -> Result<Vec<u8>, String> {
         yppu: per_metre,
         unit: png::Unit::Meter,
     }));
-    let mut writer = encoder
-        .write_header()
-        .map_err(|e| format!("PNG encoding failed: {e}"))?;
-    writer
-        .write_image_data(rgb)
-        .map_err(|e| format!("PNG encoding failed: {e}"))?;
-    writer
-        .finish()
-        .map_err(|e| format!("PNG encoding failed: {e}"))?;
+    let mut writer = encoder.write_header().map_err(RenderError::Png)?;
+    writer.write_image_data(rgb).map_err(RenderError::Png)?;
+    writer.finish().map_err(RenderError::Png)?;
     Ok(out)
 }
 
@@ -154,5 +199,45 @@ mod tests {
         assert_eq!(file_stem("henri-subnuma"), "henri-subnuma");
         assert_eq!(file_stem("a b/c"), "a_b_c");
         assert_eq!(file_stem(""), "figure");
+    }
+
+    /// A figure whose drawing fails, as a plotters backend error would.
+    struct Broken;
+
+    impl Figure for Broken {
+        fn size(&self) -> (u32, u32) {
+            (20, 10)
+        }
+
+        fn draw<DB: DrawingBackend>(
+            &self,
+            _root: &DrawingArea<DB, Shift>,
+        ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+            Err(DrawingAreaErrorKind::LayoutError)
+        }
+    }
+
+    #[test]
+    fn a_drawing_failure_is_a_render_error_with_its_cause() {
+        use std::error::Error as _;
+        for format in [ImageFormat::Svg, ImageFormat::Png] {
+            let e = render(&Broken, format).unwrap_err();
+            assert!(matches!(e, RenderError::Draw(_)), "{e:?}");
+            assert!(e.to_string().starts_with("drawing failed: "), "{e}");
+            assert!(e.source().is_some());
+            let e = crate::Error::Render {
+                path: Some("f.png".into()),
+                err: Box::new(e),
+            };
+            assert_eq!(e.exit_code(), crate::error::EXIT_FAILURE);
+        }
+        let parse = fonts::FontError::Parse {
+            name: "x.ttf",
+            err: ab_glyph::FontRef::try_from_slice(b"not a font").unwrap_err(),
+        };
+        assert!(parse
+            .to_string()
+            .starts_with("the embedded font x.ttf does not parse: "));
+        assert!(RenderError::from(parse).source().is_some());
     }
 }

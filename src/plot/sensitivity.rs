@@ -8,7 +8,7 @@ use super::style::{
     Y_TICKS,
 };
 use super::Figure;
-use crate::sensitivity::Report;
+use crate::sensitivity::SensitivityReport;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -27,7 +27,7 @@ pub struct Curve {
 }
 
 impl Curve {
-    pub fn new(r: &Report) -> Self {
+    pub fn new(r: &SensitivityReport) -> Self {
         Curve {
             title: format!("Bandwidth sensitivity of {}", r.workload),
             subtitle: format!(

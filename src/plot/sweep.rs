@@ -13,13 +13,13 @@
 //! The y axes do not start at 0: they span the samples, to make the spread visible.
 
 use super::axes::{Plot, Side, X_TICKS_HEIGHT};
-use super::data::quantile;
 use super::style::{
     anchored, bold, core_ticks, draw_header, draw_legend, legend_height, mbps_label, span_scale,
     text, LegendItem, Scale, Swatch, COMM, COMP, INK, LABEL, MARGIN, MUTED, TICK, TITLE, Y_TICKS,
 };
 use super::Figure;
 use crate::model::Placement;
+use crate::stats::quantile;
 use crate::trace::{Phase, Trace};
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -12,7 +12,7 @@
 use crate::error::{Error, Result};
 use crate::measure::kernel::Kernel;
 use crate::measure::memory;
-use crate::measure::run::bind_current_thread;
+use crate::sys::bind_current_thread;
 use hwlocality::memory::binding::Bytes;
 use hwlocality::Topology;
 use std::sync::atomic::{AtomicBool, Ordering};

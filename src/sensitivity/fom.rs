@@ -70,34 +70,71 @@ pub enum Rule {
     Regex(regex::Regex),
 }
 
+/// What was looked for and not found in a command's output, for the user's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FomError {
+    /// `--fom-regex` does not match.
+    NoMatch { re: String },
+    /// Its last match holds no number.
+    NoNumberInMatch { re: String, text: String },
+    /// `--fom-after` text does not occur.
+    NoAnchor { anchor: String },
+    /// No number follows its last occurrence.
+    NoNumberAfter { anchor: String },
+    /// No number at all (the default rule).
+    NoNumber,
+}
+
+impl std::fmt::Display for FomError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FomError::NoMatch { re } => write!(f, "the output has no match of `{re}`"),
+            FomError::NoNumberInMatch { re, text } => {
+                write!(f, "the last match of `{re}`, `{text}`, holds no number")
+            }
+            FomError::NoAnchor { anchor } => {
+                write!(f, "the output does not contain `{anchor}`")
+            }
+            FomError::NoNumberAfter { anchor } => {
+                write!(f, "no number follows the last `{anchor}` in the output")
+            }
+            FomError::NoNumber => f.write_str("the output contains no number"),
+        }
+    }
+}
+
+impl std::error::Error for FomError {}
+
 /// The figure of merit in `output` by `rule`. The error says what was looked for, for the
 /// user's message.
-pub fn extract(output: &str, rule: &Rule) -> Result<f64, String> {
+pub fn extract(output: &str, rule: &Rule) -> Result<f64, FomError> {
     match rule {
         Rule::Regex(re) => {
             let m = re
                 .captures_iter(output)
                 .last()
-                .ok_or_else(|| format!("the output has no match of `{re}`"))?;
+                .ok_or_else(|| FomError::NoMatch { re: re.to_string() })?;
             let text = m.get(1).or_else(|| m.get(0)).map_or("", |g| g.as_str());
             numbers(text)
                 .first()
                 .copied()
-                .ok_or_else(|| format!("the last match of `{re}`, `{text}`, holds no number"))
+                .ok_or_else(|| FomError::NoNumberInMatch {
+                    re: re.to_string(),
+                    text: text.to_string(),
+                })
         }
         Rule::After(anchor) => {
-            let pos = output
-                .rfind(anchor)
-                .ok_or_else(|| format!("the output does not contain `{anchor}`"))?;
+            let pos = output.rfind(anchor).ok_or_else(|| FomError::NoAnchor {
+                anchor: anchor.clone(),
+            })?;
             numbers(&output[pos + anchor.len()..])
                 .first()
                 .copied()
-                .ok_or_else(|| format!("no number follows the last `{anchor}` in the output"))
+                .ok_or_else(|| FomError::NoNumberAfter {
+                    anchor: anchor.clone(),
+                })
         }
-        Rule::Last => numbers(output)
-            .last()
-            .copied()
-            .ok_or_else(|| "the output contains no number".to_string()),
+        Rule::Last => numbers(output).last().copied().ok_or(FomError::NoNumber),
     }
 }
 
@@ -131,6 +168,7 @@ Solution Validates: avg error less than 1.000000e-13 on all three arrays
         assert_eq!(extract("rate 5 MB/s\n", &Rule::Last), Ok(5.0));
         assert!(extract("done\n", &Rule::Last)
             .unwrap_err()
+            .to_string()
             .contains("no number"));
     }
 
@@ -139,9 +177,11 @@ Solution Validates: avg error less than 1.000000e-13 on all three arrays
         let after = |t: &str| Rule::After(t.to_string());
         assert_eq!(extract(STREAM, &after("Triad:")), Ok(40120.7));
         assert_eq!(extract("x: 1\nx: 2\n", &after("x:")), Ok(2.0));
-        let e = extract(STREAM, &after("Scale:")).unwrap_err();
+        let e = extract(STREAM, &after("Scale:")).unwrap_err().to_string();
         assert!(e.contains("`Scale:`"), "{e}");
-        let e = extract("Triad: n/a", &after("Triad:")).unwrap_err();
+        let e = extract("Triad: n/a", &after("Triad:"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no number follows"), "{e}");
     }
 
@@ -153,9 +193,11 @@ Solution Validates: avg error less than 1.000000e-13 on all three arrays
         assert_eq!(extract("t=1 ms\nt=2 ms\n", &re(r"t=\d+")), Ok(2.0));
         assert!(extract(STREAM, &re("Scale"))
             .unwrap_err()
+            .to_string()
             .contains("no match"));
         assert!(extract(STREAM, &re("(Triad)"))
             .unwrap_err()
+            .to_string()
             .contains("holds no number"));
     }
 }

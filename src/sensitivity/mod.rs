@@ -12,6 +12,7 @@
 
 pub mod bandit;
 pub mod builtin;
+pub mod error;
 pub mod fom;
 pub mod report;
 pub mod resctrl;
@@ -19,16 +20,15 @@ pub mod runner;
 pub mod threshold;
 
 use crate::error::{Error, Result};
-use crate::measure::run::bind_current_thread;
 use crate::measure::signals;
 use crate::provenance::Provenance;
 use crate::stats::median;
+use crate::sys::{self, bind_current_thread};
+use error::SensitivityError;
 use hwlocality::Topology;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Duration;
-
-pub const REPORT_SCHEMA_VERSION: u32 = 1;
 
 /// What runs at each level.
 #[derive(Debug, Clone)]
@@ -92,8 +92,9 @@ pub struct Point {
     pub stolen_mb_per_s: Option<f64>,
 }
 
+/// The curve and its thresholds, with what produced them; written by [`report`].
 #[derive(Debug, Clone, Serialize)]
-pub struct Report {
+pub struct SensitivityReport {
     pub schema_version: u32,
     pub tool: Provenance,
     /// What the numbers are in ([`crate::export::json::UNITS`]).
@@ -121,23 +122,11 @@ measurements. A latency-bound code (a pointer chase) looks sensitive here althou
 to throttling; compare it with `--builtin pointer-chase` on this machine before reading a \
 threshold as a bandwidth sensitivity.";
 
-/// The PUs this process may run on (its affinity mask).
-pub fn allowed_cpus() -> Vec<u32> {
-    // SAFETY: an all-zero cpu_set_t is valid; sched_getaffinity fills it.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `set` is a live cpu_set_t of the size passed.
-    let ok = unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) } == 0;
-    (0..libc::CPU_SETSIZE as u32)
-        // SAFETY: CPU_ISSET reads inside `set` for indices below CPU_SETSIZE.
-        .filter(|&c| ok && unsafe { libc::CPU_ISSET(c as usize, &set) })
-        .collect()
-}
-
 /// Runs the sweep and builds the report.
-pub fn run(backend: &Backend, opts: &Options) -> Result<Report> {
+pub fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport> {
     signals::install();
     if opts.repeat == 0 {
-        return Err(Error::Input("--repeat must be at least 1".into()));
+        return Err(SensitivityError::NoRepeat.into());
     }
     let topology = Topology::new()
         .map_err(|e| Error::Failed(format!("hwloc cannot read this machine's topology: {e}")))?;
@@ -181,9 +170,9 @@ pub fn run(backend: &Backend, opts: &Options) -> Result<Report> {
     if thresholds.iter().all(|t| t.level.is_none()) {
         notes.push("the FOM never fell below 90% of its best: insensitive at these levels".into());
     }
-    Ok(Report {
+    Ok(SensitivityReport {
         units: crate::export::json::UNITS,
-        schema_version: REPORT_SCHEMA_VERSION,
+        schema_version: <SensitivityReport as crate::report::Report>::SCHEMA_VERSION,
         tool: Provenance::current(),
         backend: backend_name,
         level_meaning,
@@ -246,7 +235,7 @@ fn sweep_bandit(
     topology: &Topology,
     prepared: &mut Option<builtin::Prepared>,
 ) -> Result<(f64, Vec<Point>)> {
-    let allowed = allowed_cpus();
+    let allowed = sys::allowed_cpus();
     let command = opts
         .command_cores
         .clone()
@@ -257,10 +246,7 @@ fn sweep_bandit(
         .filter(|c| !command.contains(c))
         .collect();
     if thieves.is_empty() {
-        return Err(Error::Input(format!(
-            "the bandit needs a core the command does not use: the command has {command:?} of \
-             the allowed {allowed:?}; give it fewer with --command-cores"
-        )));
+        return Err(SensitivityError::NoThiefCore { command, allowed }.into());
     }
     // Thieves first, so loads up to their number never touch the command's cores; the
     // command's cores join only to measure the peak.
@@ -330,8 +316,7 @@ fn run_once(
                     bind_current_thread(topology, pu).map_err(Error::Failed)?;
                 }
                 if let Some(g) = group {
-                    // SAFETY: gettid has no preconditions.
-                    g.add_task(unsafe { libc::gettid() } as u32)?;
+                    g.add_task(sys::thread_id())?;
                 }
                 Ok(kernel.run())
             })
@@ -341,12 +326,12 @@ fn run_once(
         (None, Workload::Command(argv)) => {
             let tasks = group.map(resctrl::Group::tasks);
             runner::run_command(argv, cpus, tasks.as_deref()).and_then(|out| {
-                fom::extract(&out, &opts.fom).map_err(|e| {
-                    Error::Input(format!(
-                        "no figure of merit in the output of `{}`: {e}; use --fom-after TEXT \
-                         or --fom-regex REGEX",
-                        argv.join(" ")
-                    ))
+                fom::extract(&out, &opts.fom).map_err(|err| {
+                    SensitivityError::NoFigureOfMerit {
+                        command: argv.join(" "),
+                        err,
+                    }
+                    .into()
                 })
             })
         }

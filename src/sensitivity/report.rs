@@ -1,9 +1,29 @@
-//! A sensitivity report as a table for people, JSON (the [`Report`] as it is) or CSV (one row
-//! per level: `level,setting,fom,relative,stolen_mb_per_s,runs`).
+//! The sensitivity report as a [`Report`]: a table for people, JSON (the
+//! [`SensitivityReport`] as it is) or CSV (one row per level:
+//! `level,setting,fom,relative,stolen_mb_per_s,runs`).
 
 use super::threshold::Threshold;
-use super::Report;
+use super::SensitivityReport;
+use crate::report::Report;
 use std::fmt::Write;
+
+impl Report for SensitivityReport {
+    const SCHEMA_VERSION: u32 = 1;
+
+    /// None apart: the notes qualify the thresholds, so they close the table (and are in the
+    /// JSON) rather than go to standard error.
+    fn notes(&self) -> &[String] {
+        &[]
+    }
+
+    fn table(&self) -> String {
+        table(self)
+    }
+
+    fn csv(&self) -> Option<String> {
+        Some(csv(self))
+    }
+}
 
 fn threshold_text(t: &Threshold) -> String {
     match (t.level, t.interpolated) {
@@ -13,7 +33,7 @@ fn threshold_text(t: &Threshold) -> String {
     }
 }
 
-pub fn table(r: &Report) -> String {
+fn table(r: &SensitivityReport) -> String {
     let mut s = String::new();
     let unit = r.unit.as_deref().unwrap_or("as printed");
     let better = if r.lower_is_better { "lower" } else { "higher" };
@@ -62,13 +82,7 @@ pub fn table(r: &Report) -> String {
     s
 }
 
-pub fn json(r: &Report) -> String {
-    let mut s = serde_json::to_string_pretty(r).expect("a report always serialises");
-    s.push('\n');
-    s
-}
-
-pub fn csv(r: &Report) -> String {
+fn csv(r: &SensitivityReport) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let _ = w.write_record([
         "level",
@@ -94,11 +108,11 @@ pub fn csv(r: &Report) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{threshold, Point, Report};
+    use super::super::{threshold, Point, SensitivityReport};
     use super::*;
     use crate::provenance::Provenance;
 
-    fn report() -> Report {
+    fn report() -> SensitivityReport {
         let points: Vec<Point> = [(50.0, 5.0), (100.0, 10.0)]
             .iter()
             .map(|&(level, fom)| Point {
@@ -111,8 +125,8 @@ mod tests {
             })
             .collect();
         let curve: Vec<(f64, f64)> = points.iter().map(|p| (p.level, p.fom)).collect();
-        Report {
-            schema_version: 1,
+        SensitivityReport {
+            schema_version: SensitivityReport::SCHEMA_VERSION,
             tool: Provenance::current(),
             units: crate::export::json::UNITS,
             backend: "resctrl",
@@ -137,7 +151,7 @@ mod tests {
             t.contains(" 90% of its best: 50.0 (interpolated 90.0)"),
             "{t}"
         );
-        let j: serde_json::Value = serde_json::from_str(&json(&r)).unwrap();
+        let j = crate::report::json_of(&r);
         assert_eq!(j["points"].as_array().unwrap().len(), 2);
         assert_eq!(j["thresholds"][2]["level"], 50.0);
         assert!(j["thresholds"][0]["level"].is_null());
@@ -147,5 +161,10 @@ mod tests {
             "level,setting,fom,relative,stolen_mb_per_s,runs"
         );
         assert_eq!(c.lines().nth(2).unwrap(), "100,MB=100,10,1,,10");
+    }
+
+    #[test]
+    fn json_has_schema_version() {
+        assert_eq!(crate::report::json_of(&report())["backend"], "resctrl");
     }
 }

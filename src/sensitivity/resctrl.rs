@@ -8,7 +8,8 @@
 //! AMD) means the vendor's own scale, where levels are written as they are, as the paper does
 //! on its EPYC (it found values above about 100 have no effect there).
 
-use crate::error::{Error, Result};
+use super::error::SensitivityError;
+use crate::error::{Error, IoAction, Result};
 use std::path::{Path, PathBuf};
 
 /// The default mount point.
@@ -36,11 +37,11 @@ impl MbInfo {
     /// The value written for `level` (see the module documentation), or why it cannot be.
     pub fn value(&self, level: f64) -> Result<u32> {
         if !(level > 0.0 && level <= f64::from(self.max)) {
-            return Err(Error::Input(format!(
-                "level {level} is outside this machine's MB scale 1..{} (read from the root \
-                 schemata)",
-                self.max
-            )));
+            return Err(SensitivityError::Level {
+                level,
+                max: self.max,
+            }
+            .into());
         }
         let v = if self.is_percent() {
             let gran = f64::from(self.bandwidth_gran.max(1));
@@ -63,14 +64,11 @@ impl MbInfo {
 }
 
 fn missing(root: &Path, what: &str) -> Error {
-    Error::Input(format!(
-        "{what}: memory bandwidth throttling needs Linux resctrl mounted at `{}` (`mount -t \
-         resctrl resctrl {}` as root) on a CPU with Intel RDT MBA or AMD PQoS; pass \
-         --resctrl-root if it is mounted elsewhere, or use --backend bandit to steal bandwidth \
-         with store threads instead",
-        root.display(),
-        root.display()
-    ))
+    SensitivityError::NoResctrl {
+        root: root.into(),
+        what: what.into(),
+    }
+    .into()
 }
 
 fn read_u32(path: &Path) -> Option<u32> {
@@ -97,7 +95,7 @@ pub fn probe(root: &Path) -> Result<MbInfo> {
     let bandwidth_gran = field("bandwidth_gran")?;
     let delay_linear = read_u32(&info.join("delay_linear")).map(|v| v == 1);
     let schemata = std::fs::read_to_string(root.join("schemata"))
-        .map_err(|e| Error::io("read", root.join("schemata"), e))?;
+        .map_err(|e| Error::io(IoAction::Read(""), root.join("schemata"), e))?;
     let line = schemata
         .lines()
         .find_map(|l| l.trim().strip_prefix("MB:"))
@@ -137,13 +135,9 @@ impl Group {
         match std::fs::create_dir(&path) {
             Ok(()) => Ok(Group { path }),
             Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-                Err(Error::Input(format!(
-                    "cannot create the resctrl group `{}`: {e}; throttling needs root (run with \
-                     sudo), or use --backend bandit",
-                    path.display()
-                )))
+                Err(SensitivityError::NeedsRoot { path, err: e }.into())
             }
-            Err(e) => Err(Error::io("create the resctrl group", path, e)),
+            Err(e) => Err(Error::io(IoAction::Create("the resctrl group"), path, e)),
         }
     }
 
@@ -158,7 +152,7 @@ impl Group {
     /// Writes the group's `schemata`.
     pub fn set(&self, line: &str) -> Result<()> {
         let file = self.path.join("schemata");
-        std::fs::write(&file, line).map_err(|e| Error::io("write", file, e))
+        std::fs::write(&file, line).map_err(|e| Error::io(IoAction::Write(""), file, e))
     }
 
     /// Adds a task (process or thread id) to the group.
@@ -170,7 +164,7 @@ impl Group {
             .append(true)
             .open(&file)
             .and_then(|mut f| f.write_all(format!("{id}\n").as_bytes()))
-            .map_err(|e| Error::io("write", file, e))
+            .map_err(|e| Error::io(IoAction::Write(""), file, e))
     }
 }
 

@@ -1,8 +1,16 @@
-//! Helpers shared by the integration tests and the benches: running the binary, a tiny
-//! deterministic PRNG (no `rand` dependency), a large synthetic machine, and synthetic
-//! measurements built from a model's predictions.
-// Each test crate uses a different subset.
+//! The one helper set of the integration tests (`tests/tests.rs`), shared with the benches:
+//! running the binary and its processes ([`run`]), whether the virtual-machine tests run here
+//! ([`gate`]), a tiny deterministic PRNG (no `rand` dependency), a large synthetic machine,
+//! and synthetic measurements and traces built from a model's predictions.
+// The benches use a subset.
 #![allow(dead_code)]
+
+pub mod gate;
+pub mod run;
+
+// What most tests call, by its short name (the benches call none of it).
+#[allow(unused_imports)]
+pub use run::{contention, stderr, stdout, temp_dir};
 
 use contention::export::csv::tidy_rows;
 use contention::model::{self, Machine, Model, Params, Placement};
@@ -11,32 +19,6 @@ use contention::trace::{
     CoreSlot, MachineInfo, MeasureConfig, MpiInfo, NicInfo, NumaNodeInfo, Phase, Plan, Sample,
     Summary, TidyRow, Trace, TracePoint, TRACE_SCHEMA_VERSION,
 };
-
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-/// Runs the `contention` binary built for these tests.
-pub fn contention(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_contention"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-pub fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-pub fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A fresh directory for one test, unique to this process.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("contention-test-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// One side of [`synthetic_64c`]: bandwidths scaled by `scale`.
 fn synthetic_params(scale: f64) -> Params {
@@ -128,7 +110,13 @@ pub fn machine(host: &str, cores_per_socket: u32, numa_per_socket: u32) -> Machi
 
 /// A phase whose summary median is `value` and whose `samples` samples (per thread for
 /// computations: `value / threads` each) spread by `rel_spread` (uniform).
-fn phase(value: f64, threads: u32, samples: usize, rel_spread: f64, rng: &mut SplitMix64) -> Phase {
+pub fn phase(
+    value: f64,
+    threads: u32,
+    samples: usize,
+    rel_spread: f64,
+    rng: &mut SplitMix64,
+) -> Phase {
     let per_thread = value / f64::from(threads);
     let samples: Vec<Sample> = (0..samples)
         .map(|i| {

@@ -1,11 +1,11 @@
-//! The typed result of `predict`, shared by its table, JSON and CSV writers (`export/`).
+//! The typed result of `predict` and its [`Report`] impl: the table is
+//! [`crate::export::table`], the CSV [`crate::export::csv`] (tidy columns, so predictions
+//! join measurements), the JSON its fields (README, "File formats").
 
+use super::Report;
 use crate::model::{Machine, PlacementPrediction};
 use crate::provenance::Provenance;
 use serde::Serialize;
-
-/// Version of the prediction report's JSON layout.
-pub const REPORT_SCHEMA_VERSION: u32 = 1;
 
 /// A prediction for some placements and core counts, with what produced it.
 #[derive(Debug, Clone, Serialize)]
@@ -26,4 +26,20 @@ pub struct PredictReport {
     /// file's bootstrap replicates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub intervals: Option<Vec<crate::calibrate::bands::PlacementIntervals>>,
+}
+
+impl Report for PredictReport {
+    const SCHEMA_VERSION: u32 = 1;
+
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    fn table(&self) -> String {
+        crate::export::table::render(self)
+    }
+
+    fn csv(&self) -> Option<String> {
+        Some(crate::export::csv::render(self))
+    }
 }

@@ -5,9 +5,6 @@
 //! missing and that `bash .ci/setup` installs it. Elsewhere a machine without the tooling
 //! skips them with the reason printed, and `CONTENTION_VM_TESTS=skip` skips them on purpose
 //! (they boot emulated machines: minutes on a small machine).
-// Each test crate uses a different subset.
-#![allow(dead_code)]
-
 use std::path::Path;
 use std::process::Command;
 

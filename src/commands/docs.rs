@@ -1,0 +1,69 @@
+//! `contention completions SHELL` and `contention man DIR`: the shell completions and man pages,
+//! generated at run time from the same clap definition as `--help` (as ripgrep's `--generate`
+//! does), so they never drift from it and the build writes nothing outside its `OUT_DIR`.
+
+use crate::cli::{Cli, CompletionsArgs, ManArgs};
+use crate::error::{Error, IoAction, Result};
+use crate::io::atomic;
+use clap::CommandFactory;
+use std::path::{Path, PathBuf};
+
+/// The name the completions complete and the man pages are titled with.
+const BIN: &str = "contention";
+
+/// Writes the completion script for `args.shell` to standard output.
+pub fn completions(args: &CompletionsArgs) -> Result<()> {
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), BIN, &mut script);
+    atomic::write(Path::new(atomic::STDOUT), &script)
+}
+
+/// Writes `contention.1` and one `contention-COMMAND.1` per subcommand into `args.dir`,
+/// creating it. Every page is rendered before the first is written, and each is written
+/// atomically: a failure leaves each page old or new, never half of one.
+pub fn man(args: &ManArgs) -> Result<()> {
+    let dir = &args.dir;
+    check_dir(dir)?;
+    let pages = pages().map_err(|e| Error::io(IoAction::Write("the man pages for"), dir, e))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::io(IoAction::Create("the directory"), dir, e))?;
+    for (name, page) in &pages {
+        atomic::write(&dir.join(name), page)?;
+    }
+    Ok(())
+}
+
+/// Refuses a `DIR` that exists and is not a directory (a regular file, a device...): the pages
+/// would otherwise fail one by one with a less clear error.
+fn check_dir(dir: &Path) -> Result<()> {
+    match std::fs::metadata(dir) {
+        Ok(meta) if !meta.is_dir() => Err(Error::Input(format!(
+            "contention man: `{}` is {}, not a directory; name a directory to write the man \
+             pages into (it is created if absent)",
+            crate::error::escape(&dir.display().to_string()),
+            atomic::describe(&meta.file_type())
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Every page as (file name, roff text).
+fn pages() -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
+    let cmd = Cli::command();
+    let mut pages = Vec::new();
+    let mut page = Vec::new();
+    // No `contention-help(1)`: the pages are installed one per subcommand, and clap's `help`
+    // subcommand has none.
+    clap_mangen::Man::new(cmd.clone().disable_help_subcommand(true)).render(&mut page)?;
+    pages.push((PathBuf::from(format!("{BIN}.1")), page));
+    for sub in cmd.get_subcommands() {
+        let name = format!("{BIN}-{}", sub.get_name());
+        let mut page = Vec::new();
+        // clap names a command with a `&'static str`; the dozen short names leaked here live
+        // as long as this one-shot command anyway.
+        let title: &'static str = name.clone().leak();
+        clap_mangen::Man::new(sub.clone().name(title)).render(&mut page)?;
+        pages.push((PathBuf::from(format!("{name}.1")), page));
+    }
+    Ok(pages)
+}

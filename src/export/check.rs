@@ -1,0 +1,144 @@
+//! The report of `contention check` (the refitted model's prediction drift and the expected
+//! model's error on new measurements, with the verdict) as a [`Report`]: a table, CSV of the
+//! drift per placement, and its fields as JSON for CI scripts.
+
+use crate::check::Drift;
+use crate::model::Machine;
+use crate::provenance::Provenance;
+use crate::report::Report;
+use serde::Serialize;
+use std::fmt::Write;
+
+/// The check's outcome, as JSON for CI scripts.
+#[derive(Debug, Serialize)]
+pub struct CheckReport {
+    pub schema_version: u32,
+    pub tool: Provenance,
+    /// The expected model as named (`paper:NAME`, or a path).
+    pub model: String,
+    /// The machine the expected model describes, as in every other report.
+    pub machine: Machine,
+    /// What the numbers are in, as in every other report.
+    pub units: super::json::Units,
+    pub inputs: Vec<String>,
+    /// The drift limit applied, percent, and where it came from: `noise` or `--tolerance`.
+    pub drift_limit_percent: f64,
+    pub drift_limit_source: &'static str,
+    /// The absolute error limit, percent, when `--max-mape` was given.
+    pub max_mape_percent: Option<f64>,
+    pub drift: Drift,
+    /// MAPE (%) of the expected model on the new measurements, parallel phase.
+    pub comm_mape_percent: Option<f64>,
+    pub comp_mape_percent: Option<f64>,
+    pub failures: Vec<String>,
+    pub pass: bool,
+}
+
+impl Report for CheckReport {
+    const SCHEMA_VERSION: u32 = 1;
+
+    fn table(&self) -> String {
+        table(self)
+    }
+
+    fn csv(&self) -> Option<String> {
+        Some(csv(self))
+    }
+}
+
+/// One row per placement: its largest drift, the limit and whether it passes.
+fn csv(r: &CheckReport) -> String {
+    let mut out = String::from(
+        "comp_numa,comm_numa,cores,bandwidth,expected,new,drift_percent,limit_percent,pass\n",
+    );
+    for p in &r.drift.placements {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{}",
+            p.comp_numa,
+            p.comm_numa,
+            p.cores,
+            p.bandwidth,
+            p.expected,
+            p.new,
+            p.drift_percent,
+            r.drift_limit_percent,
+            p.drift_percent <= r.drift_limit_percent
+        );
+    }
+    out
+}
+
+fn table(r: &CheckReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}", r.tool.summary());
+    let _ = writeln!(
+        out,
+        "check of {} (machine {}) against {}",
+        r.model,
+        r.machine.name,
+        r.inputs.join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "\nprediction drift of the model refitted to the new measurements: max {:.2} % \
+         (limit {:.2} %, {})",
+        r.drift.max_drift_percent,
+        r.drift_limit_percent,
+        if r.drift_limit_source == "noise" {
+            "from the measurements' noise"
+        } else {
+            "--tolerance"
+        }
+    );
+    for p in &r.drift.placements {
+        let _ = writeln!(
+            out,
+            "  placement {},{}: largest at {} cores, {}: {:.1} -> {:.1} MB/s ({:+.2} %)",
+            p.comp_numa,
+            p.comm_numa,
+            p.cores,
+            p.bandwidth,
+            p.expected,
+            p.new,
+            100.0 * (p.new - p.expected) / p.expected
+        );
+    }
+    if r.drift.changed_params.is_empty() {
+        let _ = writeln!(
+            out,
+            "parameters: none moved by more than {:.2} %",
+            r.drift_limit_percent
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "parameters that moved by more than {:.2} %:",
+            r.drift_limit_percent
+        );
+        for c in &r.drift.changed_params {
+            let _ = writeln!(
+                out,
+                "  {:<18} {:>10.3} -> {:>10.3}  ({:.1} %)",
+                c.field, c.expected, c.new, c.change_percent
+            );
+        }
+    }
+    let pct = |m: Option<f64>| m.map_or("-".to_string(), |m| format!("{m:.2} %"));
+    let _ = writeln!(
+        out,
+        "\nerror of the expected model on the new measurements (MAPE, parallel phase): \
+         communications {}, computations {} ({})",
+        pct(r.comm_mape_percent),
+        pct(r.comp_mape_percent),
+        r.max_mape_percent.map_or(
+            "reported, not judged: --max-mape sets a limit".to_string(),
+            |m| format!("--max-mape {m} %")
+        )
+    );
+    let _ = writeln!(out, "\nresult: {}", if r.pass { "PASS" } else { "FAIL" });
+    for f in &r.failures {
+        let _ = writeln!(out, "  {f}");
+    }
+    out
+}

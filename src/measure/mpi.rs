@@ -1,0 +1,90 @@
+//! Joining the MPI job a launcher started, for `measure` (two ranks, or a ring) and
+//! `network --run` (one rank per communication end): initialise MPI at the thread level the
+//! command needs, check the job has as many ranks as it must, and (for `measure`) the
+//! rank-0 handshake that tells rank 0 on which host each rank runs, recorded in the trace.
+//!
+//! MPI is finalised when the [`Job`] is dropped.
+
+use crate::error::{Error, Result};
+use crate::trace::MpiInfo;
+use ::mpi::point_to_point::{Destination, Source};
+use ::mpi::topology::Communicator;
+
+pub use ::mpi::environment::Threading;
+/// The communicator of every rank of the job (`MPI_COMM_WORLD`).
+pub use ::mpi::topology::SimpleCommunicator as World;
+
+/// This process as a rank of the job.
+pub struct Job {
+    pub world: World,
+    /// The thread level the MPI library granted.
+    pub granted: Threading,
+    /// Finalises MPI when dropped, after `world` (fields drop in order).
+    _universe: ::mpi::environment::Universe,
+}
+
+/// Initialises MPI asking for `needs` (`Threading::Serialized` for `measure`, whose
+/// communication thread calls MPI while the main thread waits; `Threading::Single`
+/// otherwise), and checks the job has `ranks` ranks; when it has another number,
+/// `wrong_size(got)` is the error.
+pub fn join(
+    needs: Threading,
+    ranks: usize,
+    wrong_size: impl FnOnce(usize) -> Error,
+) -> Result<Job> {
+    let (universe, granted) = ::mpi::initialize_with_threading(needs)
+        .ok_or_else(|| Error::Failed("MPI was already initialized".into()))?;
+    if granted < needs {
+        // Only `measure` asks for more than `Threading::Single`, which every MPI grants.
+        return Err(Error::Failed(format!(
+            "the MPI library grants thread level {granted:?}, but measure calls MPI from its \
+             communication thread and needs MPI_THREAD_SERIALIZED; use an MPI built with \
+             thread support"
+        )));
+    }
+    let world = universe.world();
+    let size = world.size() as usize;
+    if size != ranks {
+        return Err(wrong_size(size));
+    }
+    Ok(Job {
+        world,
+        granted,
+        _universe: universe,
+    })
+}
+
+impl Job {
+    /// The host this rank runs on, as the MPI library names it (`MPI_Get_processor_name`).
+    pub fn host(&self) -> String {
+        ::mpi::environment::processor_name().unwrap_or_else(|_| "unknown".into())
+    }
+
+    /// The rank-0 handshake: every other rank sends `host` (its [`Job::host`]) to rank 0 and
+    /// gets `None`; rank 0 gets the host of every rank, in rank order, its own first.
+    pub fn gather_hosts(&self, host: &str) -> Option<Vec<String>> {
+        if self.world.rank() != 0 {
+            self.world.process_at_rank(0).send(host.as_bytes());
+            return None;
+        }
+        let mut hosts = vec![host.to_string()];
+        for r in 1..self.world.size() {
+            let (peer, _) = self.world.process_at_rank(r).receive_vec::<u8>();
+            hosts.push(String::from_utf8_lossy(&peer).into_owned());
+        }
+        Some(hosts)
+    }
+
+    /// What a trace records of the MPI job: the library, the thread level granted and the
+    /// host of every rank (from [`Job::gather_hosts`]).
+    pub fn info(&self, hosts: Vec<String>) -> MpiInfo {
+        MpiInfo {
+            library_version: ::mpi::environment::library_version()
+                .unwrap_or_else(|_| "unknown".into())
+                .trim_end_matches(['\0', '\n', ' '])
+                .to_string(),
+            thread_level: format!("{:?}", self.granted),
+            hosts,
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! What one measurement is asked to do, as plain values, and the checks that refuse values
+//! that cannot give a meaningful measurement before anything runs.
+//!
+//! `contention measure` builds a [`MeasureOptions`] from its arguments
+//! (`commands::measure::Options::from_args`); a program using the library builds one
+//! directly. The session ([`super::session`]) takes only this type, never the command line.
+
+use super::choices::{CommPattern, ComputeKernel};
+use crate::cores::CoreList;
+use crate::error::{Error, Result};
+use crate::units::ByteSize;
+use std::path::PathBuf;
+
+/// Below this, buffers may be served by caches and the kernel would not measure memory.
+pub const MIN_BUFFER: u64 = 1 << 20;
+/// MPI counts are 32-bit signed integers.
+pub const MAX_MESSAGE: u64 = i32::MAX as u64;
+/// The ranks a ring may have (`--ranks`).
+pub const RING_RANKS: std::ops::RangeInclusive<u32> = 3..=1024;
+
+/// One measurement of section 4.1.1: the placement, the sweep, the workloads and how long
+/// each phase is sampled. Field by field the options of `contention measure` (its `--help`
+/// says what each means); [`Default`] gives that command's defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasureOptions {
+    /// NUMA node (hwloc logical index) of the computation data (`--numa COMP,_`).
+    pub comp_numa: u32,
+    /// NUMA node of the communication data (`--numa _,COMM`).
+    pub comm_numa: u32,
+    /// Computing-core counts to sweep; `None`: every core the communication thread leaves
+    /// free on the first socket.
+    pub cores: Option<CoreList>,
+    /// Core (hwloc logical index) of the communication thread; `None`: chosen by the plan.
+    pub comm_core: Option<u32>,
+    /// Let the communication thread share the last computing core.
+    pub shared_comm_core: bool,
+    pub kernel: ComputeKernel,
+    pub pattern: CommPattern,
+    /// Ranks of a ring (ignored by the two-rank patterns).
+    pub ranks: u32,
+    /// Bytes of each received message.
+    pub message_size: ByteSize,
+    /// Bytes each computing core writes per iteration; `None`: sized for the machine.
+    pub buffer_size: Option<ByteSize>,
+    /// Longest sampling of one phase, seconds.
+    pub max_phase: f64,
+    /// Stopping rule: the median's 95 % interval within this many percent.
+    pub stable_within: f64,
+    /// Seconds without progress before the run is ended as stalled.
+    pub timeout: f64,
+    /// Host of each rank (rank 0, measured, first); `None`: every rank on this host.
+    pub hosts: Option<Vec<String>>,
+    /// Trace file; `None`: this host's results directory.
+    pub output: Option<PathBuf>,
+    /// Continue the trace in `output`.
+    pub resume: bool,
+    /// Overwrite an existing trace.
+    pub force: bool,
+    /// Do not bind threads or memory.
+    pub no_bind: bool,
+}
+
+impl Default for MeasureOptions {
+    /// The paper's local experiment: both data on node 0, non-temporal stores, rank 1 sending
+    /// 64 MiB messages (the defaults of `contention measure`).
+    fn default() -> Self {
+        MeasureOptions {
+            comp_numa: 0,
+            comm_numa: 0,
+            cores: None,
+            comm_core: None,
+            shared_comm_core: false,
+            kernel: ComputeKernel::NtStore,
+            pattern: CommPattern::Pong,
+            ranks: 3,
+            message_size: ByteSize(64 << 20),
+            buffer_size: None,
+            max_phase: 1.5,
+            stable_within: 1.0,
+            timeout: 60.0,
+            hosts: None,
+            output: None,
+            resume: false,
+            force: false,
+            no_bind: false,
+        }
+    }
+}
+
+impl MeasureOptions {
+    /// Refuses option values that cannot give a meaningful measurement, before anything runs;
+    /// the message names the option, its value and the range it must be in.
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Input(m));
+        if self.message_size.0 > MAX_MESSAGE {
+            return bad(format!(
+                "--message-size {}: MPI counts are 32-bit, so a message is at most 2GiB-1 \
+                 bytes; the paper uses 64MiB",
+                self.message_size
+            ));
+        }
+        if let Some(b) = self.buffer_size {
+            if b.0 < MIN_BUFFER {
+                return bad(format!(
+                    "--buffer-size {b}: buffers under 1MiB can stay in cache and would not \
+                     measure memory; use at least 1MiB (default 256MiB)"
+                ));
+            }
+        }
+        for (name, v, lo, hi) in [
+            ("--max-phase", self.max_phase, 0.05, 3600.0),
+            ("--timeout", self.timeout, 1.0, 86_400.0),
+            ("--stable-within", self.stable_within, 0.01, 100.0),
+        ] {
+            if !(v.is_finite() && v >= lo && v <= hi) {
+                return bad(format!("{name} {v}: must be between {lo} and {hi}"));
+            }
+        }
+        // The command line refuses these while parsing; a program may not.
+        if self.pattern == CommPattern::Ring && !RING_RANKS.contains(&self.ranks) {
+            return bad(format!(
+                "--ranks {}: a ring has {} to {} ranks",
+                self.ranks,
+                RING_RANKS.start(),
+                RING_RANKS.end()
+            ));
+        }
+        if let Some(h) = &self.hosts {
+            if h.len() != self.job_ranks() as usize || h.iter().any(|x| x.trim().is_empty()) {
+                return bad(format!(
+                    "--hosts {}: give one host name per rank, {} here (`A,B`: rank 0, \
+                     measured, on A)",
+                    h.join(","),
+                    self.job_ranks()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// MPI ranks of the job: the ring's size, else 2.
+    pub fn job_ranks(&self) -> u32 {
+        if self.pattern == CommPattern::Ring {
+            self.ranks
+        } else {
+            2
+        }
+    }
+
+    /// The trace path: `output`, or this host's results directory
+    /// (`contention-results/HOST/trace-numaC-M-KERNEL-PATTERN.json`, see [`crate::results`]).
+    pub fn trace_path(&self, host: &str) -> PathBuf {
+        self.output.clone().unwrap_or_else(|| {
+            let variant =
+                crate::results::variant(self.kernel.name(), self.pattern.name(), self.job_ranks());
+            crate::results::host_dir(host).join(crate::results::trace_name(
+                self.comp_numa,
+                self.comm_numa,
+                &variant,
+            ))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(o: MeasureOptions) -> String {
+        match o.check() {
+            Err(e) if e.exit_code() == crate::error::EXIT_INPUT => {
+                assert_eq!(e.exit_code(), 2);
+                e.to_string()
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_defaults_pass_and_name_the_paper_variant() {
+        let o = MeasureOptions::default();
+        o.check().unwrap();
+        assert_eq!(o.job_ranks(), 2);
+        assert!(o
+            .trace_path("h")
+            .ends_with("h/trace-numa0-0-nt-store-pong.json"));
+        let ring = MeasureOptions {
+            pattern: CommPattern::Ring,
+            ranks: 4,
+            kernel: ComputeKernel::Triad,
+            comp_numa: 1,
+            comm_numa: 2,
+            ..MeasureOptions::default()
+        };
+        assert_eq!(ring.job_ranks(), 4);
+        assert!(ring
+            .trace_path("h")
+            .ends_with("h/trace-numa1-2-triad-ring4.json"));
+        let named = MeasureOptions {
+            output: Some("x.json".into()),
+            ..MeasureOptions::default()
+        };
+        assert_eq!(named.trace_path("h"), PathBuf::from("x.json"));
+    }
+
+    #[test]
+    fn each_bad_value_is_named() {
+        let d = MeasureOptions::default;
+        let m = refused(MeasureOptions {
+            message_size: ByteSize(MAX_MESSAGE + 1),
+            ..d()
+        });
+        assert!(
+            m.starts_with("--message-size 2GiB") && m.contains("32-bit"),
+            "{m}"
+        );
+        let m = refused(MeasureOptions {
+            buffer_size: Some(ByteSize(4096)),
+            ..d()
+        });
+        assert!(
+            m.starts_with("--buffer-size 4KiB") && m.contains("at least 1MiB"),
+            "{m}"
+        );
+        let m = refused(MeasureOptions {
+            max_phase: 0.01,
+            ..d()
+        });
+        assert_eq!(m, "--max-phase 0.01: must be between 0.05 and 3600");
+        let m = refused(MeasureOptions {
+            timeout: f64::NAN,
+            ..d()
+        });
+        assert_eq!(m, "--timeout NaN: must be between 1 and 86400");
+        let m = refused(MeasureOptions {
+            stable_within: 101.0,
+            ..d()
+        });
+        assert_eq!(m, "--stable-within 101: must be between 0.01 and 100");
+        let m = refused(MeasureOptions {
+            pattern: CommPattern::Ring,
+            ranks: 2,
+            ..d()
+        });
+        assert_eq!(m, "--ranks 2: a ring has 3 to 1024 ranks");
+        let m = refused(MeasureOptions {
+            hosts: Some(vec!["a".into()]),
+            ..d()
+        });
+        assert!(
+            m.starts_with("--hosts a: give one host name per rank, 2 here"),
+            "{m}"
+        );
+        let m = refused(MeasureOptions {
+            hosts: Some(vec!["a".into(), " ".into()]),
+            ..d()
+        });
+        assert!(
+            m.starts_with("--hosts a, : give one host name per rank"),
+            "{m}"
+        );
+        // The two-rank patterns ignore --ranks.
+        MeasureOptions {
+            ranks: 0,
+            hosts: Some(vec!["a".into(), "b".into()]),
+            ..d()
+        }
+        .check()
+        .unwrap();
+    }
+}

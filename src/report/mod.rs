@@ -1,0 +1,177 @@
+//! How every command's report goes out: one trait, one emit.
+//!
+//! A report type implements [`Report`]: the version of its JSON layout, the notes the user
+//! should see, its table for a terminal and, when it has one, its CSV; its JSON is its
+//! `Serialize`, pretty-printed by [`crate::export::json::render`]. [`emit`] is the only way a
+//! command writes one: the notes go to standard error (`note: ...`), then the asked format to
+//! standard output or, atomically, to the `--output` file ([`crate::io::output::emit`]).
+//!
+//! Each report type lives beside the code that fills it and implements the trait there, in
+//! the file that holds its writers: `predict` ([`PredictReport`], here), `evaluate`
+//! ([`crate::export::evaluation`]), `advise` ([`crate::export::advice`]), `overlap`
+//! ([`crate::export::overlap`]), `network` ([`crate::export::network`]), `check`
+//! ([`crate::export::check`]) and `sensitivity` ([`crate::sensitivity::report`]). The model
+//! file `calibrate` writes is a data file other commands read, not a report: it goes out as
+//! JSON through the same writer ([`crate::export::json::render`], [`crate::io::output::emit`]).
+
+pub mod predict;
+#[cfg(test)]
+mod schema_tests;
+
+pub use predict::PredictReport;
+
+use crate::error::{Error, Result};
+use serde::Serialize;
+use std::path::Path;
+
+/// The format a report is written in (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned text for a person at a terminal.
+    Table,
+    /// Pretty-printed JSON of the report's `Serialize`, newline-terminated.
+    Json,
+    /// CSV for tools, where the report has a CSV form ([`Report::csv`]).
+    Csv,
+}
+
+/// What every report offers; JSON comes from `Serialize`.
+pub trait Report: Serialize {
+    /// Version of this report's JSON layout, written as its `schema_version` field: a script
+    /// reading the JSON checks it before trusting the other keys.
+    const SCHEMA_VERSION: u32;
+
+    /// Remarks the user should see whatever the format (placements left out, inputs that
+    /// look wrong); [`emit`] prints them on standard error before the report.
+    fn notes(&self) -> &[String] {
+        &[]
+    }
+
+    /// The report as aligned text for a terminal.
+    fn table(&self) -> String;
+
+    /// The report as CSV, for reports with a tabular form (`None`: table and JSON only).
+    fn csv(&self) -> Option<String> {
+        None
+    }
+}
+
+/// The report in `format`; CSV of a report without a CSV form is refused.
+pub fn render<R: Report>(report: &R, format: Format) -> Result<String> {
+    match format {
+        Format::Table => Ok(report.table()),
+        Format::Json => Ok(crate::export::json::render(report)),
+        Format::Csv => report.csv().ok_or_else(|| {
+            Error::Input(
+                "--format csv: this report has no CSV form; use --format table or --format json"
+                    .into(),
+            )
+        }),
+    }
+}
+
+/// Prints the report's notes on standard error, renders it in `format` and writes it to
+/// `output` (atomically) or, without one, to standard output.
+pub fn emit<R: Report>(report: &R, format: Format, output: Option<&Path>) -> Result<()> {
+    let text = render(report, format)?;
+    print_notes(report.notes());
+    crate::io::output::emit(output, &text)
+}
+
+/// Prints each note on standard error as `note: TEXT`, the one spelling every command uses.
+pub fn print_notes(notes: &[String]) {
+    for note in notes {
+        eprintln!("note: {note}");
+    }
+}
+
+/// The report's JSON, parsed, after checking that its `schema_version` is the type's.
+#[cfg(test)]
+pub(crate) fn json_of<R: Report>(r: &R) -> serde_json::Value {
+    let j: serde_json::Value = serde_json::from_str(&render(r, Format::Json).unwrap()).unwrap();
+    assert_eq!(
+        j["schema_version"],
+        serde_json::json!(R::SCHEMA_VERSION),
+        "{j}"
+    );
+    j
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small report with every part of the trait.
+    #[derive(Serialize)]
+    struct Tiny {
+        schema_version: u32,
+        value: f64,
+        #[serde(skip)]
+        notes: Vec<String>,
+        #[serde(skip)]
+        with_csv: bool,
+    }
+
+    impl Report for Tiny {
+        const SCHEMA_VERSION: u32 = 7;
+        fn notes(&self) -> &[String] {
+            &self.notes
+        }
+        fn table(&self) -> String {
+            format!("value {:.1}\n", self.value)
+        }
+        fn csv(&self) -> Option<String> {
+            self.with_csv.then(|| format!("value\n{}\n", self.value))
+        }
+    }
+
+    fn tiny(with_csv: bool) -> Tiny {
+        Tiny {
+            schema_version: Tiny::SCHEMA_VERSION,
+            value: 2.5,
+            notes: vec!["a remark".into()],
+            with_csv,
+        }
+    }
+
+    #[test]
+    fn each_format_renders_its_writer() {
+        let r = tiny(true);
+        assert_eq!(render(&r, Format::Table).unwrap(), "value 2.5\n");
+        assert_eq!(render(&r, Format::Csv).unwrap(), "value\n2.5\n");
+        assert_eq!(
+            render(&r, Format::Json).unwrap(),
+            "{\n  \"schema_version\": 7,\n  \"value\": 2.5\n}\n"
+        );
+    }
+
+    #[test]
+    fn csv_of_a_report_without_one_is_refused_as_bad_input() {
+        let e = render(&tiny(false), Format::Csv).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("use --format table"), "{e}");
+    }
+
+    #[test]
+    fn emit_writes_each_format_to_the_output_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = tiny(true);
+        for (format, name) in [
+            (Format::Table, "r.txt"),
+            (Format::Json, "r.json"),
+            (Format::Csv, "r.csv"),
+        ] {
+            let path = dir.path().join(name);
+            emit(&r, format, Some(&path)).unwrap();
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                render(&r, format).unwrap(),
+                "{name}"
+            );
+        }
+        // A refused format writes nothing.
+        let path = dir.path().join("none.csv");
+        assert!(emit(&tiny(false), Format::Csv, Some(&path)).is_err());
+        assert!(!path.exists());
+    }
+}

@@ -1,0 +1,99 @@
+//! Every report type's JSON carries `schema_version`, equal to its [`Report::SCHEMA_VERSION`]:
+//! one test per type, on a small report of that type (those of `evaluate` and `sensitivity`
+//! sit beside their writers' tests, which build one already).
+
+use super::{json_of, Report};
+use crate::cores::CoreList;
+use crate::export::json::{UNITS, UNITS_OF_INPUT_TIMES};
+use crate::io::model_file;
+use crate::model::Model;
+use crate::provenance::Provenance;
+
+fn henri() -> Model {
+    model_file::load("paper:henri").unwrap()
+}
+
+#[test]
+fn predict_json_has_schema_version() {
+    let r = crate::commands::predict::build_report(
+        &henri(),
+        "paper:henri",
+        Some(&"1,2".parse::<CoreList>().unwrap()),
+        crate::cli::PlacementArg::All,
+    )
+    .unwrap();
+    assert_eq!(json_of(&r)["model"], "paper:henri");
+}
+
+#[test]
+fn advice_json_has_schema_version() {
+    let r = crate::commands::advise::build_report(&henri(), "paper:henri", None, 1 << 30, 1 << 26)
+        .unwrap()
+        .with_top(3);
+    let j = json_of(&r);
+    // `--top` shortens the table only.
+    assert_eq!(
+        j["candidates"].as_array().unwrap().len(),
+        r.candidates.len()
+    );
+    assert!(j.get("table_rows").is_none(), "{j}");
+}
+
+#[test]
+fn overlap_json_has_schema_version() {
+    use crate::export::overlap::{Bound, OverlapReport};
+    let step = crate::overlap::Step::new(1.0, 2.0, 1.5, 1.25).unwrap();
+    let times = step.times();
+    let r = OverlapReport {
+        schema_version: OverlapReport::SCHEMA_VERSION,
+        tool: Provenance::current(),
+        units: UNITS_OF_INPUT_TIMES,
+        step,
+        bound: Bound::of(&times),
+        times,
+        heterogeneous: None,
+    };
+    assert_eq!(json_of(&r)["bound"], "comm");
+}
+
+#[test]
+fn network_json_has_schema_version() {
+    use crate::export::network::NetworkReport;
+    let r = NetworkReport {
+        schema_version: NetworkReport::SCHEMA_VERSION,
+        tool: Provenance::current(),
+        units: UNITS,
+        graph: "g.json".into(),
+        penalties: "infiniband".into(),
+        alpha: 1e-10,
+        link_bandwidth: 1e4,
+        memory_cap: None,
+        steps: Vec::new(),
+        communications: Vec::new(),
+        measured: None,
+    };
+    assert_eq!(json_of(&r)["graph"], "g.json");
+}
+
+#[test]
+fn check_json_has_schema_version() {
+    use crate::export::check::CheckReport;
+    let m = henri();
+    let r = CheckReport {
+        schema_version: CheckReport::SCHEMA_VERSION,
+        tool: Provenance::current(),
+        model: "paper:henri".into(),
+        machine: m.machine.clone(),
+        units: UNITS,
+        inputs: vec!["t.json".into()],
+        drift_limit_percent: 5.0,
+        drift_limit_source: "--tolerance",
+        max_mape_percent: None,
+        drift: crate::check::compare(&m, &m, 5.0),
+        comm_mape_percent: Some(1.0),
+        comp_mape_percent: Some(2.0),
+        failures: Vec::new(),
+        pass: true,
+    };
+    assert_eq!(json_of(&r)["pass"], true);
+}

@@ -1,0 +1,124 @@
+//! Running the `contention` binary built for these tests, and the processes it starts: the
+//! one command runner, the one temporary-directory helper, and the one lock that keeps jobs
+//! which load the whole machine (MPI runs, network namespaces, emulated guests) apart.
+//!
+//! Every test module runs in one process (one test binary), so names and locks are shared:
+//! [`temp_dir`] refuses a name already taken in this process, and [`one_job`] serialises
+//! what separate test binaries used to serialise by running one after another.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// The `contention` binary built for these tests.
+pub const BIN: &str = env!("CARGO_BIN_EXE_contention");
+
+/// A command for the binary, for callers that set more than arguments.
+pub fn command() -> Command {
+    Command::new(BIN)
+}
+
+/// Runs the binary with `args` and waits for it.
+pub fn contention(args: &[&str]) -> Output {
+    command().args(args).output().expect("binary runs")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Exit status, standard output and standard error, for an assertion's message.
+pub fn text(o: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        stdout(o),
+        stderr(o)
+    )
+}
+
+/// A fresh, empty directory for one test, unique to this process. Each name may be taken
+/// once per process (the test modules share one): a second use panics, so two tests cannot
+/// write into each other's files. Name it after the module and the test.
+pub fn temp_dir(name: &str) -> PathBuf {
+    static TAKEN: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    let fresh = TAKEN
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(name.to_string());
+    assert!(
+        fresh,
+        "temp_dir({name:?}) is used by two tests: give each its own name"
+    );
+    let d = std::env::temp_dir().join(format!("contention-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Held while a test runs a job that loads the whole machine (an MPI run, two namespace
+/// hosts, an emulated guest): two at once on a small machine only slow each other into
+/// their timeouts. A test that panicked while holding it does not poison it for the rest.
+pub fn one_job() -> MutexGuard<'static, ()> {
+    static JOB: Mutex<()> = Mutex::new(());
+    JOB.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Polls `ready` every 100 ms; panics naming `what` after `limit`.
+pub fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Waits for `child` (a `measure` run) to end; kills it and panics after `limit`.
+pub fn wait_exit(child: &mut Child, limit: Duration) -> ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("measure did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Live processes other than `except` whose command line names `out`: the launcher program
+/// and the ranks of a job writing `out` (found through /proc, as a user would with `ps`).
+pub fn job_pids(out: &Path, except: u32) -> Vec<i32> {
+    let out = out.to_string_lossy().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| pid as u32 != except)
+        .filter(|pid| {
+            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // A zombie has done its work; only live processes count.
+            String::from_utf8_lossy(&cmd).contains(&out) && !state.contains(") Z ")
+        })
+        .collect()
+}
+
+/// The processes of a job writing `out` whose environment says they are MPI rank `rank`.
+pub fn rank_pids(out: &Path, rank: u32) -> Vec<i32> {
+    let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+    job_pids(out, 0)
+        .into_iter()
+        .filter(|pid| {
+            let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            env.split(|&b| b == 0).any(|kv| kv == want.as_bytes())
+        })
+        .collect()
+}
