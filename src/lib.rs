@@ -35,6 +35,7 @@ pub mod report;
 pub mod results;
 pub mod sensitivity;
 pub mod stats;
+pub mod survey;
 pub mod timestamp;
 pub mod trace;
 pub mod units;

@@ -201,37 +201,60 @@ fn as_rank(args: &MeasureArgs) -> Result<()> {
     if world.rank() != 0 {
         use mpi::point_to_point::Destination;
         world.process_at_rank(0).send(name.as_bytes());
-        let Some((pu, node)) = comm::await_placement(&world) else {
-            return Ok(());
-        };
-        let size = args.message_size.0 as usize;
-        let topo = topology::load_this_machine();
-        let (report, mut placed) = match &topo {
-            Ok(t) => sender::place(t, &name, size, pu, node),
-            Err(e) => (Err(e.to_string()), None),
-        };
-        comm::report(
-            &world,
-            serde_json::to_string(&report)
-                .unwrap_or_default()
-                .as_bytes(),
-        );
-        let fallback;
-        let message: &[u8] = match placed.as_mut() {
-            Some(b) => crate::measure::memory::as_bytes(b),
-            None => {
-                fallback = vec![1u8; size];
-                &fallback
-            }
-        };
-        let mut receive = if args.pattern == CommPattern::Pong {
-            Vec::new()
-        } else {
-            vec![0u8; size]
-        };
-        comm::serve(&world, args.pattern, message, &mut receive);
-        return Ok(());
+        return serve_as_sender(args, &world, &name);
     }
+    measure_as_rank0(args, name, granted, interrupted, &world)
+}
+
+/// A sender (rank 1, or any rank but 0 of a ring) on `comm`, once it has sent rank 0 its
+/// name: places its send buffer where rank 0 says, reports, and serves until told to stop.
+/// `contention survey` runs it on the two-rank communicator of each pair.
+pub(crate) fn serve_as_sender(
+    args: &MeasureArgs,
+    world: &mpi::topology::SimpleCommunicator,
+    name: &str,
+) -> Result<()> {
+    let Some((pu, node)) = comm::await_placement(world) else {
+        return Ok(());
+    };
+    let size = args.message_size.0 as usize;
+    let topo = topology::load_this_machine();
+    let (report, mut placed) = match &topo {
+        Ok(t) => sender::place(t, name, size, pu, node),
+        Err(e) => (Err(e.to_string()), None),
+    };
+    comm::report(
+        world,
+        serde_json::to_string(&report)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    let fallback;
+    let message: &[u8] = match placed.as_mut() {
+        Some(b) => crate::measure::memory::as_bytes(b),
+        None => {
+            fallback = vec![1u8; size];
+            &fallback
+        }
+    };
+    let mut receive = if args.pattern == CommPattern::Pong {
+        Vec::new()
+    } else {
+        vec![0u8; size]
+    };
+    comm::serve(world, args.pattern, message, &mut receive);
+    Ok(())
+}
+
+/// Rank 0 of `comm`: collects the other ranks' names, measures, and always tells the other
+/// ranks to stop. `contention survey` runs it on the two-rank communicator of each pair.
+pub(crate) fn measure_as_rank0(
+    args: &MeasureArgs,
+    name: String,
+    granted: Threading,
+    interrupted: &'static std::sync::atomic::AtomicBool,
+    world: &mpi::topology::SimpleCommunicator,
+) -> Result<()> {
     use mpi::point_to_point::Source;
     let mut hosts = vec![name];
     for r in 1..world.size() {
@@ -249,9 +272,9 @@ fn as_rank(args: &MeasureArgs) -> Result<()> {
     // Whatever happens on rank 0, even a bug that panics, the other ranks must be told to
     // stop, or every rank would wait for the others in MPI_Finalize.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        rank0(args, mpi_info, interrupted, &world)
+        rank0(args, mpi_info, interrupted, world)
     }));
-    comm::shutdown(&world);
+    comm::shutdown(world);
     result.unwrap_or_else(|_| {
         Err(Error::Failed(
             "internal error on rank 0 (the panic message is above); finished points are \
@@ -295,6 +318,7 @@ fn rank0(
         settings: Some(settings),
         progress: mode,
         interrupted,
+        comm: comm::Handle::of(world),
     };
     match r0.run() {
         Ok(path) => {

@@ -11,3 +11,4 @@ pub mod overlap;
 pub mod plot;
 pub mod predict;
 pub mod sensitivity;
+pub mod survey;

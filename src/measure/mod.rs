@@ -18,5 +18,6 @@ pub mod sender;
 pub mod session;
 pub mod settings;
 pub mod signals;
+pub mod survey;
 pub mod topology;
 pub mod workload;
