@@ -17,7 +17,7 @@ const ROUND_SLACK_S: f64 = 60.0;
 /// A round's time limit: twice `measure`'s estimate of one sweep (the estimate is an upper
 /// bound on a healthy node; twice it leaves room for a slow but live one) plus start-up.
 pub fn round_timeout(sweep_estimate_s: f64) -> f64 {
-    2.0 * sweep_estimate_s + ROUND_SLACK_S
+    (2.0 * sweep_estimate_s + ROUND_SLACK_S).ceil()
 }
 
 /// The nodes of the Slurm job around this process, this node first (its rank 0 writes the
