@@ -65,7 +65,24 @@ pub enum Command {
     Measure(MeasureArgs),
     /// Measure every node of a Slurm allocation (or of --hosts) in one MPI job, in rounds of
     /// pairs: each node measured once by `measure`'s sweep, fed by another node.
-    #[command(long_about = SURVEY_ABOUT, after_help = SURVEY_EXAMPLES)]
+    #[command(
+        long_about = SURVEY_ABOUT,
+        after_help = SURVEY_EXAMPLES,
+        mut_arg("hosts", |a| a
+            .value_name("A,B,C,...")
+            .help("The nodes to survey (started with --launcher, mpirun by default, one rank \
+                   per node in this order). Default: every node of the Slurm job (with srun)")),
+        mut_arg("launcher", |a| a.help("How to start the job when --hosts names the nodes")),
+        mut_arg("resume", |a| a.help("Continue the survey in $CONTENTION_RESULTS/survey.json: \
+            a new job over its failed and pending nodes, with the same options")),
+        mut_arg("force", |a| a.help("Start a new survey over an existing survey.json, \
+            overwriting the nodes' traces")),
+        mut_arg("dry_run", |a| a.help("Print the rounds, pairs, estimated duration and \
+            launcher line, and exit without measuring")),
+        mut_arg("output", |a| a.hide(true)),
+        mut_arg("graph", |a| a.hide(true)),
+        mut_arg("ranks", |a| a.hide(true)),
+    )]
     Survey(SurveyArgs),
     /// Fit the model's parameters to measurements (traces of `contention measure`, or tidy
     /// CSV) and write the model file.

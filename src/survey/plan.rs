@@ -14,6 +14,9 @@ use std::path::Path;
 /// buffers and writing traces, which the sweep estimate leaves out.
 const ROUND_SLACK_S: f64 = 60.0;
 
+/// The time an MPI job takes to start on every node, for the dry run's total.
+const JOB_START_S: f64 = 30.0;
+
 /// A round's time limit: twice `measure`'s estimate of one sweep (the estimate is an upper
 /// bound on a healthy node; twice it leaves room for a slow but live one) plus start-up.
 pub fn round_timeout(sweep_estimate_s: f64) -> f64 {
@@ -190,11 +193,12 @@ pub fn describe(m: &Manifest, sweep_estimate_s: f64, launcher_line: &str) -> Str
     let rounds = m.rounds.len() as f64;
     let limit = m.rounds.first().map_or(0.0, |r| r.timeout_s);
     out += &format!(
-        "duration    about {:.0} s: {} round(s) x at most {:.0} s of sweep each (measure's \
-         estimate on this node), plus start-up; a round is stopped after {:.0} s\n",
-        rounds * (sweep_estimate_s + ROUND_SLACK_S / 2.0),
+        "duration    at most about {:.0} s: {} round(s) x {:.0} s (measure's estimate of one \
+         sweep on this node) + {:.0} s to start the job; a round is stopped after {:.0} s\n",
+        rounds * sweep_estimate_s + JOB_START_S,
         m.rounds.len(),
         sweep_estimate_s,
+        JOB_START_S,
         limit
     );
     out += &format!("command     {launcher_line}\n");
