@@ -223,6 +223,45 @@ fn ranks_on(h: &str) -> Vec<String> {
         .collect()
 }
 
+/// Longer phases, so round 2 is still running when the test acts on it.
+const SLOW: &[&str] = &[
+    "--buffer-size",
+    "8MiB",
+    "--max-phase",
+    "2",
+    "--stable-within",
+    "0.01",
+];
+
+/// Runs a slow survey of `hosts` and, once round 1 is recorded in the manifest, calls
+/// `act` (which returns the pids it signalled); returns those and the survey's output.
+fn act_in_round_2(
+    hosts: &[String],
+    results: &Path,
+    act: impl Fn() -> Vec<String>,
+) -> (Vec<String>, Output) {
+    let manifest = results.join("survey.json");
+    let mut child = survey_command(hosts, results, SLOW)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(240);
+    let mut acted = Vec::new();
+    while Instant::now() < until && child.try_wait().unwrap().is_none() {
+        let round1_done = std::fs::read_to_string(&manifest)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .is_some_and(|m| m["nodes"][0]["status"] == "done");
+        if round1_done {
+            acted = act();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (acted, child.wait_with_output().unwrap())
+}
+
 #[test]
 fn a_host_killed_mid_survey_is_failed_and_resume_completes_it() {
     if !runnable("a_host_killed_mid_survey_is_failed_and_resume_completes_it") {
@@ -232,39 +271,14 @@ fn a_host_killed_mid_survey_is_failed_and_resume_completes_it() {
     let hosts = names('k', 4);
     let results = dir("killed");
     let manifest = results.join("survey.json");
-    // Longer phases, so round 2 is still running when its rank is killed.
-    let slow = [
-        "--buffer-size",
-        "8MiB",
-        "--max-phase",
-        "2",
-        "--stable-within",
-        "0.01",
-    ];
-    let mut child = survey_command(&hosts, &results, &slow)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Wait (bounded) for round 1 to be recorded, then kill the last host's rank, measured
-    // in round 2.
-    let until = Instant::now() + Duration::from_secs(240);
-    let mut killed = Vec::new();
-    while Instant::now() < until && child.try_wait().unwrap().is_none() {
-        let round1_done = std::fs::read_to_string(&manifest)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .is_some_and(|m| m["nodes"][0]["status"] == "done");
-        if round1_done {
-            killed = ranks_on(&hosts[3]);
-            for pid in &killed {
-                let _ = Command::new("kill").args(["-KILL", pid]).status();
-            }
-            break;
+    // The last host's rank, measured in round 2, killed.
+    let (killed, o) = act_in_round_2(&hosts, &results, || {
+        let pids = ranks_on(&hosts[3]);
+        for pid in &pids {
+            let _ = Command::new("kill").args(["-KILL", pid]).status();
         }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let o = child.wait_with_output().unwrap();
+        pids
+    });
     if !hosts_made("killed host", &o) {
         return;
     }
@@ -300,21 +314,11 @@ fn a_host_killed_mid_survey_is_failed_and_resume_completes_it() {
     let kept = std::fs::read(results.join(&hosts[0]).join(TRACE)).unwrap();
 
     // --resume with other options is refused, naming the difference.
-    let o = survey_command(
-        &hosts,
-        &results,
-        &[
-            "--resume",
-            "--buffer-size",
-            "16MiB",
-            "--max-phase",
-            "2",
-            "--stable-within",
-            "0.01",
-        ],
-    )
-    .output()
-    .unwrap();
+    let mut other = SLOW.to_vec();
+    other[1] = "16MiB";
+    let o = survey_command(&hosts, &results, &[&["--resume"][..], &other].concat())
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -322,21 +326,9 @@ fn a_host_killed_mid_survey_is_failed_and_resume_completes_it() {
         "{err}"
     );
 
-    let o = survey_command(
-        &hosts,
-        &results,
-        &[
-            "--resume",
-            "--buffer-size",
-            "8MiB",
-            "--max-phase",
-            "2",
-            "--stable-within",
-            "0.01",
-        ],
-    )
-    .output()
-    .unwrap();
+    let o = survey_command(&hosts, &results, &[&["--resume"][..], SLOW].concat())
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", text(&o));
     let m = check_all_done(&results, &hosts, &hosts[2..]);
     assert_eq!(m["job"], 2, "{m:#}");
@@ -350,6 +342,64 @@ fn a_host_killed_mid_survey_is_failed_and_resume_completes_it() {
         std::fs::read(results.join(&hosts[0]).join(TRACE)).unwrap(),
         kept
     );
+}
+
+/// The survey's driver in host `h`'s namespace: the `contention` there not started by
+/// mpirun (rank 0 is mpirun's child).
+fn driver_on(h: &str) -> Option<String> {
+    ranks_on(h).into_iter().find(|pid| {
+        let parent = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit(')')
+                    .next()?
+                    .split_whitespace()
+                    .nth(1)
+                    .map(str::to_string)
+            });
+        parent.is_some_and(|pp| {
+            std::fs::read_to_string(format!("/proc/{pp}/comm"))
+                .is_ok_and(|c| !["mpirun", "orterun", "orted"].contains(&c.trim()))
+        })
+    })
+}
+
+#[test]
+fn ctrl_c_keeps_the_finished_rounds() {
+    if !runnable("ctrl_c_keeps_the_finished_rounds") {
+        return;
+    }
+    let _one = HOSTS.lock().unwrap_or_else(|e| e.into_inner());
+    let hosts = names('c', 4);
+    let results = dir("interrupted");
+    let manifest = results.join("survey.json");
+    let (driver, o) = act_in_round_2(&hosts, &results, || {
+        let pid = driver_on(&hosts[0]);
+        // SIGINT, as Ctrl-C sends it to the foreground process.
+        if let Some(p) = &pid {
+            let _ = Command::new("kill").args(["-INT", p]).status();
+        }
+        pid.into_iter().collect()
+    });
+    if !hosts_made("interrupted survey", &o) {
+        return;
+    }
+    assert!(!driver.is_empty(), "no driver found: {}", text(&o));
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+    let m = json(&manifest);
+    let status = |i: usize| m["nodes"][i]["status"].as_str().unwrap().to_string();
+    assert_eq!(
+        (status(0), status(1)),
+        ("done".into(), "done".into()),
+        "{m:#}"
+    );
+    // Round 2 was cut (or, if it finished first, recorded done): never left pending.
+    for i in [2, 3] {
+        assert_ne!(status(i), "pending", "{m:#}");
+    }
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("survey --resume"), "{err}");
+    assert!(results.join(&hosts[0]).join(TRACE).exists());
 }
 
 #[test]
