@@ -93,14 +93,22 @@ pub fn run(args: &MeasureArgs, manifest_path: &Path) -> Result<()> {
                 let node_args = node_args(args, &manifest, &host);
                 let result = measure_as_rank0(&node_args, name.clone(), granted, interrupted, comm);
                 let trace = session::output_path(&node_args, &crate::results::this_host());
-                let traces = [session::csv_path(&trace), trace]
+                let traces = [trace.clone(), session::csv_path(&trace)]
                     .into_iter()
-                    .rev()
                     .filter(|p| p.exists())
                     .collect();
+                let error = result.err().map(|e| e.to_string());
+                let sender = &round.pairs[role.map_or(0, |(i, _)| i)].sender;
+                match &error {
+                    None => eprintln!(
+                        "survey: {host} measured (sender {sender}): {}",
+                        trace.display()
+                    ),
+                    Some(e) => eprintln!("survey: {host} FAILED (sender {sender}): {e}"),
+                }
                 Some(Outcome {
                     host: host.clone(),
-                    error: result.err().map(|e| e.to_string()),
+                    error,
                     traces,
                 })
             }
@@ -189,9 +197,13 @@ pub fn run(args: &MeasureArgs, manifest_path: &Path) -> Result<()> {
 }
 
 /// `measure`'s options for the node `host`: as given, except that a node whose earlier
-/// attempt left a trace continues it (`--resume`) rather than stopping at it.
+/// attempt left a trace continues it (`--resume`) rather than stopping at it, and that the
+/// sweep runs quietly: with many nodes measured at once their plans and points would
+/// interleave on the job's one standard error; each node's outcome gets one line instead,
+/// and everything else is in its trace.
 fn node_args(args: &MeasureArgs, manifest: &Manifest, host: &str) -> MeasureArgs {
     let mut a = args.clone();
+    a.quiet = true;
     let tried = manifest
         .nodes
         .iter()
