@@ -470,3 +470,25 @@ fn one_node_is_refused_and_the_dry_run_shows_the_plan() {
     // A dry run writes nothing.
     assert!(!results.join("survey.json").exists());
 }
+
+#[test]
+fn a_new_survey_refuses_old_traces_before_starting_anything() {
+    let results = dir("old");
+    let old = results.join("n2").join(TRACE);
+    std::fs::create_dir_all(old.parent().unwrap()).unwrap();
+    std::fs::write(&old, "{}").unwrap();
+    let o = Command::new(BIN)
+        .args(["survey", "--hosts", "n1,n2"])
+        .args(TINY)
+        .args(SHORT)
+        .env("CONTENTION_RESULTS", &results)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(old.to_str().unwrap()) && err.contains("--force"),
+        "{err}"
+    );
+    assert!(!results.join("survey.json").exists());
+}

@@ -58,6 +58,9 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
                 crate::results::ROOT_ENV
             )));
         }
+        if !args.force && !args.dry_run {
+            refuse_old_traces(args, &hosts)?;
+        }
         plan::new_manifest(&hosts, options)
     };
     let sweep = sweep_estimate(args)?;
@@ -157,6 +160,26 @@ fn host_list(m: &Manifest, status: Status) -> Vec<&str> {
         .filter(|n| n.status == status)
         .map(|n| n.host.as_str())
         .collect()
+}
+
+/// Refuses to start a new survey over traces already in the results directory (an earlier
+/// `measure` or survey): each node would stop at its own, one by one, after the job started.
+fn refuse_old_traces(args: &MeasureArgs, hosts: &[String]) -> Result<()> {
+    let old: Vec<String> = hosts
+        .iter()
+        .map(|h| session::output_path(args, h))
+        .filter(|p| p.exists())
+        .map(|p| format!("`{}`", p.display()))
+        .collect();
+    if old.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Input(format!(
+        "traces of this experiment exist already: {}; pass --force to measure these nodes \
+         again (overwriting them), or set {} to another directory",
+        old.join(", "),
+        crate::results::ROOT_ENV
+    )))
 }
 
 /// What makes no sense for a survey, refused by name.
