@@ -236,8 +236,9 @@ measured alone with the first node (measured in round 1) as its sender.
 Each node's trace lands in $CONTENTION_RESULTS/HOST/ (default ./contention-results/HOST/, \
 which must be on a file system every node shares), and the manifest \
 $CONTENTION_RESULTS/survey.json records the rounds, the options and every node's status \
-(done, failed with the error, pending) after every round. A node that fails, or a round that \
-overruns twice its estimated time, ends the job with everything finished kept; --resume \
+(done, failed with the error, pending) after every round. A node that dies, or a round that \
+overruns twice its estimated time plus a minute, ends the job with everything finished kept; \
+--resume \
 starts a new job over the nodes left, with the same options. One node cannot be surveyed \
 (a sender needs another node): run `contention measure` there.
 
