@@ -64,6 +64,27 @@ pub enum Command {
     /// number of computing cores (an MPI job of two ranks).
     #[command(long_about = MEASURE_ABOUT, after_help = MEASURE_EXAMPLES)]
     Measure(MeasureArgs),
+    /// Measure every node of a Slurm allocation (or of --hosts) in one MPI job, in rounds of
+    /// pairs: each node measured once by `measure`'s sweep, fed by another node.
+    #[command(
+        long_about = SURVEY_ABOUT,
+        after_help = SURVEY_EXAMPLES,
+        mut_arg("hosts", |a| a
+            .value_name("A,B,C,...")
+            .help("The nodes to survey (started with --launcher, mpirun by default, one rank \
+                   per node in this order). Default: every node of the Slurm job (with srun)")),
+        mut_arg("launcher", |a| a.help("How to start the job when --hosts names the nodes")),
+        mut_arg("resume", |a| a.help("Continue the survey in $CONTENTION_RESULTS/survey.json: \
+            a new job over its failed and pending nodes, with the same options")),
+        mut_arg("force", |a| a.help("Start a new survey over an existing survey.json, \
+            overwriting the nodes' traces")),
+        mut_arg("dry_run", |a| a.help("Print the rounds, pairs, estimated duration and \
+            launcher line, and exit without measuring")),
+        mut_arg("output", |a| a.hide(true)),
+        mut_arg("graph", |a| a.hide(true)),
+        mut_arg("ranks", |a| a.hide(true)),
+    )]
+    Survey(SurveyArgs),
     /// Fit the model's parameters to measurements (traces of `contention measure`, or tidy
     /// CSV) and write the model file.
     #[command(long_about = CALIBRATE_ABOUT, after_help = CALIBRATE_EXAMPLES)]
@@ -212,7 +233,45 @@ pub struct PredictArgs {
     pub intervals: bool,
 }
 
+const SURVEY_ABOUT: &str = "\
+Measure every node of a Slurm allocation (inside salloc or sbatch: the job's nodes) or of \
+--hosts A,B,C,... (started with mpirun) in one MPI job of one rank per node. The job runs in \
+rounds of disjoint pairs: in each pair one node is measured exactly as `contention measure` \
+measures it (same options, same trace, same binding checks) while its partner sends it the \
+messages; no node is measured and sending in the same round, and every node is measured \
+once. An even count takes two rounds; an odd count a third, in which the last node is \
+measured alone with the first node (measured in round 1) as its sender.
+
+Each node's trace lands in $CONTENTION_RESULTS/HOST/ (default ./contention-results/HOST/, \
+which must be on a file system every node shares), and the manifest \
+$CONTENTION_RESULTS/survey.json records the rounds, the options and every node's status \
+(done, failed with the error, pending) after every round. A node that dies, or a round that \
+overruns twice its estimated time plus a minute, ends the job with everything finished kept; \
+--resume \
+starts a new job over the nodes left, with the same options. One node cannot be surveyed \
+(a sender needs another node): run `contention measure` there.
+
+-o, --graph and rings (--pattern ring) do not apply to a survey.";
+
+const SURVEY_EXAMPLES: &str = "\
+Examples:
+  Inside a Slurm allocation, every node of the job:
+    salloc -N 8 --exclusive
+    contention survey --dry-run          # rounds, pairs, duration, srun line
+    contention survey
+  With mpirun over named hosts:
+    contention survey --hosts n01,n02,n03,n04
+  Continue after a lost node or the job's time limit:
+    contention survey --resume";
+
+/// `contention survey`: `measure`'s options, applied to every node.
 #[derive(Debug, Args)]
+pub struct SurveyArgs {
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct MeasureArgs {
     /// NUMA nodes of the computation data and of the communication data, `COMP,COMM`
     /// (hwloc logical indices, as `lstopo` numbers them).

@@ -74,6 +74,8 @@ pub enum Error {
     GraphFile(crate::io::graph_file::GraphFileError),
     /// A trace file that is not a trace this build reads (exit 2).
     TraceFile(crate::io::trace_file::TraceFileError),
+    /// A survey that cannot start or resume (exit 2), or whose nodes failed (exit 1).
+    Survey(crate::survey::error::SurveyError),
 }
 
 /// What the tool was doing with a file when the system refused; its [`fmt::Display`] is the
@@ -148,6 +150,7 @@ impl Error {
             Error::Dataset(_) => EXIT_INPUT,
             Error::GraphFile(_) => EXIT_INPUT,
             Error::TraceFile(_) => EXIT_INPUT,
+            Error::Survey(e) => e.exit_code(),
         }
     }
 
@@ -200,6 +203,7 @@ impl fmt::Display for Error {
             Error::Dataset(e) => write!(f, "{e}"),
             Error::GraphFile(e) => write!(f, "{e}"),
             Error::TraceFile(e) => write!(f, "{e}"),
+            Error::Survey(e) => write!(f, "{e}"),
         }
     }
 }
@@ -229,6 +233,7 @@ impl std::error::Error for Error {
             Error::Dataset(e) => e.source(),
             Error::GraphFile(e) => e.source(),
             Error::TraceFile(e) => e.source(),
+            Error::Survey(e) => e.source(),
             Error::Input(_)
             | Error::InvalidModel { .. }
             | Error::Failed(_)
@@ -319,6 +324,12 @@ impl From<crate::io::atomic::WriteError> for Error {
 impl From<crate::measure::lock::TraceBusy> for Error {
     fn from(e: crate::measure::lock::TraceBusy) -> Self {
         Error::Busy(e)
+    }
+}
+
+impl From<crate::survey::error::SurveyError> for Error {
+    fn from(e: crate::survey::error::SurveyError) -> Self {
+        Error::Survey(e)
     }
 }
 

@@ -41,6 +41,7 @@ pub mod report;
 pub mod results;
 pub mod sensitivity;
 pub mod stats;
+pub mod survey;
 pub mod sys;
 pub mod timestamp;
 pub mod trace;

@@ -39,6 +39,7 @@ mod regression;
 mod robustness;
 mod sensitivity;
 mod signals;
+mod survey;
 mod two_hosts;
 mod vm_guests;
 mod workflow;

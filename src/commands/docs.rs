@@ -25,7 +25,8 @@ pub fn man(args: &ManArgs) -> Result<()> {
     let dir = &args.dir;
     check_dir(dir)?;
     let pages = pages().map_err(|e| Error::io(IoAction::Write("the man pages for"), dir, e))?;
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(IoAction::Create("the directory"), dir, e))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::io(IoAction::Create("the directory"), dir, e))?;
     for (name, page) in &pages {
         atomic::write(&dir.join(name), page)?;
     }

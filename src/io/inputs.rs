@@ -70,8 +70,8 @@ pub fn parse_file(path: &Path, text: &str) -> Result<MeasurementFile> {
     let kind = kind(path, text);
     let (rows, notes, trace) = match kind {
         InputKind::Trace => {
-            let trace =
-                trace_file::parse(text, &source).map_err(|e| explain(e.into(), path, kind, text))?;
+            let trace = trace_file::parse(text, &source)
+                .map_err(|e| explain(e.into(), path, kind, text))?;
             (trace.tidy_rows(), trace.notes(&source), Some(trace))
         }
         InputKind::Csv => (
