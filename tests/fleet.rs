@@ -1,0 +1,224 @@
+//! The fleet report on a fleet of five hosts made from the recorded trace of the CI machine
+//! (`tests/data/traces/vm-local.json`): four alike within 1 %, one made different on purpose
+//! (bandwidths 30 % lower, sub-NUMA clustering on, transparent huge pages off, half the
+//! memory), plus a sixth that failed in the survey. The report must name the odd host, the
+//! parameters that put it outside the band and the facts that differ on it, in the table and
+//! in the JSON; `check` of the fleet against itself passes and against an altered copy fails
+//! naming the node.
+
+mod common;
+
+use common::temp_dir;
+use contention::fleet::{self, FleetOptions, NodeOutcome, NodeStatus};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const TRACE: &str = "tests/data/traces/vm-local.json";
+
+/// Multiplies every bandwidth of a trace's points (samples, summaries, intervals) by `f`.
+fn scale_bandwidths(v: &mut Value, f: f64) {
+    match v {
+        Value::Object(map) => {
+            for (key, val) in map.iter_mut() {
+                match key.as_str() {
+                    "median" | "mean" | "stddev" | "min" | "max" | "mb_per_s" | "mbps" => {
+                        if let Some(x) = val.as_f64() {
+                            *val = Value::from(x * f);
+                        }
+                    }
+                    "ci95" => {
+                        if let Value::Array(a) = val {
+                            for x in a.iter_mut() {
+                                if let Some(y) = x.as_f64() {
+                                    *x = Value::from(y * f);
+                                }
+                            }
+                        }
+                    }
+                    _ => scale_bandwidths(val, f),
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| scale_bandwidths(x, f)),
+        _ => {}
+    }
+}
+
+/// One host's directory under `root`: the recorded trace renamed to `host`, bandwidths
+/// scaled by `f`, with the given sub-NUMA clustering, THP mode and memory.
+fn host(root: &Path, name: &str, f: f64, snc: bool, thp: &str, memory_bytes: u64) {
+    let mut t: Value = serde_json::from_str(&std::fs::read_to_string(TRACE).unwrap()).unwrap();
+    t["machine"]["hostname"] = Value::from(name);
+    t["machine"]["numa_nodes"][0]["memory_bytes"] = Value::from(memory_bytes);
+    t["mpi"]["hosts"][0] = Value::from(name);
+    t["settings"] = serde_json::json!({
+        "transparent_hugepages": thp,
+        "numa_balancing": false,
+        "cpu_governors": {"performance": 2},
+        "sub_numa_clustering": snc,
+        "cpus_allowed": "0-1", "cpus_online": "0-1",
+        "mems_allowed": "0", "mems_online": "0",
+        "restricted_cpuset": false
+    });
+    scale_bandwidths(&mut t["points"], f);
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("trace-numa0-0-nt-store-pong.json"),
+        serde_json::to_string(&t).unwrap(),
+    )
+    .unwrap();
+}
+
+const GIB: u64 = 1 << 30;
+
+/// Five hosts: node1..node4 alike within 1 %, node5 the odd one.
+fn fleet(name: &str) -> PathBuf {
+    let root = temp_dir(name);
+    let _ = std::fs::remove_dir_all(&root);
+    for (h, f) in [
+        ("node1", 1.0),
+        ("node2", 1.01),
+        ("node3", 0.99),
+        ("node4", 1.005),
+    ] {
+        host(&root, h, f, false, "always", 12 * GIB);
+    }
+    host(&root, "node5", 0.7, true, "never", 6 * GIB);
+    root
+}
+
+fn outcomes() -> Vec<NodeOutcome> {
+    let mut v: Vec<NodeOutcome> = (1..=5)
+        .map(|i| NodeOutcome {
+            host: format!("node{i}"),
+            status: NodeStatus::Done,
+            detail: None,
+        })
+        .collect();
+    v.push(NodeOutcome {
+        host: "node6".into(),
+        status: NodeStatus::Failed,
+        detail: Some("rank 0 timed out after 60 s".into()),
+    });
+    v
+}
+
+#[test]
+fn the_odd_host_and_its_differing_facts_are_named_in_table_and_json() {
+    let root = fleet("fleet-report");
+    let r = fleet::report(&root, &outcomes(), &FleetOptions::default()).unwrap();
+    let table = r.table();
+    println!("{table}");
+    // Every done node was calibrated and got its model.json, as calibrate writes it.
+    for i in 1..=5 {
+        assert!(
+            root.join(format!("node{i}/model.json")).is_file(),
+            "node{i}"
+        );
+    }
+    assert!(!root.join("node6/model.json").exists());
+    // The outliers are node5's bandwidths, and only node5's.
+    assert!(!r.outliers.is_empty());
+    assert!(r.outliers.iter().all(|o| o.host == "node5"), "{table}");
+    let flagged: Vec<&str> = r.outliers.iter().map(|o| o.parameter.as_str()).collect();
+    for p in ["local.t_seq_max", "local.b_seq_comp", "local.b_seq_comm"] {
+        assert!(flagged.contains(&p), "{p} not flagged: {flagged:?}");
+    }
+    // alpha is a ratio: scaling every bandwidth leaves it in the band.
+    assert!(!flagged.contains(&"local.alpha"), "{flagged:?}");
+    let odd = r.nodes.iter().find(|n| n.host == "node5").unwrap();
+    let facts: Vec<&str> = odd.differing_facts.iter().map(|d| d.fact).collect();
+    assert_eq!(
+        facts,
+        ["sub_numa_clustering", "transparent_hugepages", "memory"]
+    );
+    // The table names the node, what is off, and the facts with both values.
+    let outliers = table.split("\noutliers:").nth(1).expect("outlier section");
+    assert!(outliers.contains("node5:"), "{table}");
+    assert!(outliers.contains("local.b_seq_comp"), "{table}");
+    assert!(
+        outliers.contains("sub_numa_clustering    on (fleet: off)"),
+        "{table}"
+    );
+    assert!(
+        outliers.contains("transparent_hugepages  never (fleet: always)"),
+        "{table}"
+    );
+    assert!(
+        outliers.contains("memory                 6.0 GiB (fleet: 12.0 GiB)"),
+        "{table}"
+    );
+    assert!(!outliers.contains("node1:") && !outliers.contains("node2:"));
+    assert!(
+        table.contains("node6: failed: rank 0 timed out after 60 s"),
+        "{table}"
+    );
+    // The JSON says the same for scripts, with the usual header objects.
+    let json: Value = serde_json::from_str(&contention::export::json::render(&r)).unwrap();
+    assert_eq!(json["schema_version"], 1);
+    assert_eq!(json["tool"]["tool"], "contention");
+    assert_eq!(json["machine"]["sub_numa_clustering"], "off");
+    let b_seq_comp = json["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["parameter"] == "local.b_seq_comp")
+        .unwrap();
+    assert_eq!(b_seq_comp["outliers"], serde_json::json!(["node5"]));
+    assert_eq!(b_seq_comp["nodes"], 5);
+    let node5 = &json["nodes"][4];
+    assert_eq!(node5["host"], "node5");
+    assert_eq!(node5["differing_facts"][0]["fact"], "sub_numa_clustering");
+    assert_eq!(node5["differing_facts"][0]["node"], "on");
+    assert_eq!(json["nodes"][5]["status"], "failed");
+    assert_eq!(json["nodes"][5]["calibrated"], false);
+    // CSV: one row per calibrated node and parameter, flagged.
+    let csv = r.csv();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        rows[0],
+        "host,side,parameter,value,median,mad,min,max,low,high,outlier"
+    );
+    assert_eq!(rows.len(), 1 + 5 * 10);
+    let row = rows
+        .iter()
+        .find(|l| l.starts_with("node5,local,b_seq_comp,"))
+        .unwrap();
+    assert!(row.ends_with(",true"), "{row}");
+    assert!(rows
+        .iter()
+        .filter(|l| l.starts_with("node1,"))
+        .all(|l| l.ends_with(",false")));
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_node_whose_calibration_fails_is_reported_and_the_others_go_on() {
+    let root = fleet("fleet-broken");
+    // node3's directory holds no trace: measured, said the survey, but nothing to fit.
+    std::fs::remove_file(root.join("node3/trace-numa0-0-nt-store-pong.json")).unwrap();
+    let r = fleet::report(&root, &outcomes(), &FleetOptions::default()).unwrap();
+    let node3 = r.nodes.iter().find(|n| n.host == "node3").unwrap();
+    assert!(!node3.calibrated);
+    assert!(
+        node3.error.as_deref().unwrap().contains("no traces"),
+        "{node3:?}"
+    );
+    assert_eq!(r.parameters[0].nodes, 4);
+    assert!(r.table().contains("node3: calibration failed: "));
+    assert!(r.outliers.iter().any(|o| o.host == "node5"));
+    // A band of width 0 is refused with the fix.
+    let e = fleet::report(
+        &root,
+        &outcomes(),
+        &FleetOptions {
+            k: 0.0,
+            ..FleetOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert!(e.to_string().contains("e.g. 3"), "{e}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
