@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::temp_dir;
+use common::{contention, stderr, stdout, temp_dir};
 use contention::fleet::{self, FleetOptions, NodeOutcome, NodeStatus};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -221,4 +221,85 @@ fn a_node_whose_calibration_fails_is_reported_and_the_others_go_on() {
     assert_eq!(e.exit_code(), 2);
     assert!(e.to_string().contains("e.g. 3"), "{e}");
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn check_of_a_fleet_passes_against_itself_and_fails_naming_the_node_that_moved() {
+    let saved = fleet("fleet-check-saved");
+    let r = fleet::report(&saved, &outcomes(), &FleetOptions::default()).unwrap();
+    let saved_json = saved.join("fleet.json");
+    std::fs::write(&saved_json, contention::export::json::render(&r)).unwrap();
+    let s = saved.to_str().unwrap();
+    // Against itself, from the saved models in the directory and from the report's JSON.
+    for reference in [s, saved_json.to_str().unwrap()] {
+        let o = contention(&["check", "--fleet", reference, s]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let out = stdout(&o);
+        for i in 1..=5 {
+            assert!(out.contains(&format!("node{i}: PASS")), "{out}");
+        }
+        assert!(out.contains("result: PASS"), "{out}");
+    }
+    // A new survey where node2 lost 20 % (0.8 x its saved 1.01: 20.79 % off) and node4 was not
+    // measured, and a new node7.
+    let new = fleet("fleet-check-new");
+    host(&new, "node2", 0.8, false, "always", 12 * GIB);
+    std::fs::remove_dir_all(new.join("node4")).unwrap();
+    host(&new, "node7", 1.0, false, "always", 12 * GIB);
+    let o = contention(&["check", "--fleet", s, new.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("node1: PASS"), "{out}");
+    assert!(
+        out.contains("node2: FAIL: prediction drift max 20.79 %"),
+        "{out}"
+    );
+    assert!(out.contains("local.b_seq_comp"), "{out}");
+    assert!(
+        out.contains("node4: FAIL, saved but not in the new results"),
+        "{out}"
+    );
+    assert!(
+        out.contains("node7: new, no saved model to compare with"),
+        "{out}"
+    );
+    assert!(
+        stderr(&o).contains("node2: predictions moved by up to 20.79 %"),
+        "{}",
+        stderr(&o)
+    );
+    // JSON for scripts: the failing node and the verdicts.
+    let o = contention(&["check", "--fleet", s, new.to_str().unwrap(), "-f", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let j: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(j["pass"], false);
+    let verdicts: Vec<(String, String)> = j["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["host"].as_str().unwrap().to_string(),
+                n["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        verdicts.contains(&("node2".into(), "fail".into())),
+        "{verdicts:?}"
+    );
+    assert!(verdicts.contains(&("node4".into(), "missing_in_new".into())));
+    assert!(verdicts.contains(&("node7".into(), "missing_in_saved".into())));
+    // Bad input is exit 2, naming the fix.
+    let o = contention(&["check", "--fleet", "/nonexistent/fleet", s]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = contention(&["check", "--fleet", s, s, s]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("name that one directory"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&saved).unwrap();
+    std::fs::remove_dir_all(&new).unwrap();
 }

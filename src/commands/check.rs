@@ -54,6 +54,9 @@ pub fn run(args: &CheckArgs) -> Result<()> {
             )));
         }
     }
+    if let Some(saved) = &args.fleet {
+        return fleet(args, saved);
+    }
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
     let input_paths = crate::results::inputs_or_default(&args.inputs)?;
     let expected = model_file::load(&model_arg)?;
@@ -121,6 +124,40 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         Format::Json => export::json::render(&report),
         Format::Csv => csv(&report),
         Format::Table => table(&report),
+    };
+    output::emit(args.output.as_deref(), &text)?;
+    if report.pass {
+        Ok(())
+    } else {
+        Err(Error::Failed(format!(
+            "check failed: {}",
+            report.failures.join("; ")
+        )))
+    }
+}
+
+/// `check --fleet SAVED [ROOT]`: every node of the new results compared with its saved model.
+fn fleet(args: &CheckArgs, saved: &std::path::Path) -> Result<()> {
+    let new = match args.inputs.as_slice() {
+        [] => crate::results::root(),
+        [dir] if dir.is_dir() => dir.clone(),
+        _ => {
+            return Err(Error::Input(
+                "--fleet compares one results directory (ROOT/HOST/trace-*.json) with the saved                  fleet; name that one directory, or none for $CONTENTION_RESULTS"
+                    .into(),
+            ))
+        }
+    };
+    let report = crate::fleet::check::check(
+        saved,
+        &new,
+        args.tolerance,
+        &super::calibrate::options(&args.topology),
+    )?;
+    let text = match args.format {
+        Format::Json => export::json::render(&report),
+        Format::Csv => report.csv(),
+        Format::Table => report.table(),
     };
     output::emit(args.output.as_deref(), &text)?;
     if report.pass {

@@ -20,16 +20,27 @@ pub struct NodeCalibration {
     /// The traces used, and the variant they are.
     pub traces: Vec<PathBuf>,
     pub variant: String,
-    /// Where the model was written.
+    /// Where the model goes: `dir/model.json`.
     pub model_path: PathBuf,
     pub facts: Facts,
     /// The medians of the local placement (both data on node 0), for the fleet's figure.
     pub local_measured: Vec<TidyRow>,
 }
 
-/// Calibrates the node whose results are in `dir` and writes `dir/model.json`. The options
-/// are `calibrate`'s (the machine's name defaults to the traces' host name).
+/// Calibrates the node whose results are in `dir` and writes `dir/model.json`, as
+/// `contention calibrate` there would. The options are `calibrate`'s.
 pub fn node(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
+    let c = fit(dir, opts)?;
+    atomic::write(
+        &c.model_path,
+        crate::export::json::render(&c.calibrated).as_bytes(),
+    )?;
+    Ok(c)
+}
+
+/// Calibrates the node whose results are in `dir`, writing nothing (`check` of a fleet
+/// compares without replacing the saved models).
+pub fn fit(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
     let (variant, paths, _others) = crate::results::traces_in(dir)?;
     let traces: Vec<Trace> = paths
         .iter()
@@ -42,10 +53,6 @@ pub fn node(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
         .collect::<Result<_>>()?;
     let (calibrated, notes) = calibrate::calibrate(&inputs, opts)?;
     let model_path = dir.join(crate::results::MODEL_FILE);
-    atomic::write(
-        &model_path,
-        crate::export::json::render(&calibrated).as_bytes(),
-    )?;
     // Every trace of a node describes the same machine (calibrate refused otherwise); the
     // settings are those of the first trace that recorded them.
     let first = &traces[0];

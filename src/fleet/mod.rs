@@ -4,13 +4,15 @@
 //!
 //! - [`calibrate`]: one node, as `contention calibrate` does in its results directory;
 //! - [`outliers`]: the band (median and median absolute deviation);
-//! - [`facts`]: the machine facts, and those that differ from the fleet's majority.
+//! - [`facts`]: the machine facts, and those that differ from the fleet's majority;
+//! - [`check`]: a fleet compared with a saved one, node by node.
 //!
 //! A model calibrated on one node holds for the others only if they behave the same; the
 //! report answers which do not, and the facts say where to look. [`report`] is the entry
 //! point; the figure is [`crate::plot::fleet`].
 
 pub mod calibrate;
+pub mod check;
 pub mod facts;
 pub mod outliers;
 
