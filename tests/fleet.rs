@@ -10,6 +10,7 @@ mod common;
 
 use common::{contention, stderr, stdout, temp_dir};
 use contention::fleet::{self, FleetOptions, NodeOutcome, NodeStatus};
+use contention::plot::ImageFormat;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -190,6 +191,20 @@ fn the_odd_host_and_its_differing_facts_are_named_in_table_and_json() {
         .iter()
         .filter(|l| l.starts_with("node1,"))
         .all(|l| l.ends_with(",false")));
+    // The figure, in both formats: the outlier is labelled in the strips and the curves.
+    let figures = root.join("figures");
+    let svg = fleet::write_figure(&r, &figures, ImageFormat::Svg).unwrap();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.matches("\nnode5\n").count() >= 2, "node5 labelled");
+    assert!(
+        !text.contains("\nnode1\n"),
+        "nodes within the band are not labelled"
+    );
+    let png = fleet::write_figure(&r, &figures, ImageFormat::Png).unwrap();
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    if let Some(keep) = std::env::var_os("CONTENTION_KEEP_FLEET_FIGURE") {
+        std::fs::copy(&png, keep).unwrap();
+    }
     std::fs::remove_dir_all(&root).unwrap();
 }
 

@@ -593,6 +593,22 @@ impl FleetReport {
     }
 }
 
+/// Writes the fleet's figure ([`crate::plot::fleet`]) as `dir/fleet.svg` or `dir/fleet.png`
+/// (atomically) and returns its path.
+pub fn write_figure(
+    report: &FleetReport,
+    dir: &Path,
+    format: crate::plot::ImageFormat,
+) -> Result<PathBuf> {
+    let figure = crate::plot::fleet::Fleet::new(report);
+    let bytes = crate::plot::render(&figure, format)
+        .map_err(|e| Error::Failed(format!("the fleet's figure: {e}")))?;
+    let path = dir.join(format!("fleet.{}", format.extension()));
+    crate::results::ensure_parent(&path)?;
+    crate::io::atomic::write(&path, &bytes)?;
+    Ok(path)
+}
+
 fn write_facts(out: &mut String, n: &NodeReport, indent: &str) {
     if n.differing_facts.is_empty() {
         let _ = writeln!(
