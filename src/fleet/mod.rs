@@ -627,3 +627,144 @@ fn write_facts(out: &mut String, n: &NodeReport, indent: &str) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::model_file;
+
+    /// A calibrated node with `paper:henri`'s model changed by `edit`.
+    fn node(host: &str, edit: impl Fn(&mut Model)) -> NodeReport {
+        let mut m = model_file::load("paper:henri").unwrap();
+        edit(&mut m);
+        NodeReport {
+            host: host.into(),
+            status: NodeStatus::Done,
+            detail: None,
+            calibrated: true,
+            error: None,
+            model_file: None,
+            traces: Vec::new(),
+            model: Some(m),
+            facts: Some(Facts::default()),
+            differing_facts: Vec::new(),
+            outlier_parameters: Vec::new(),
+            local_measured: Vec::new(),
+        }
+    }
+
+    fn flagged(r: &FleetReport) -> Vec<(String, String)> {
+        r.outliers
+            .iter()
+            .map(|o| (o.host.clone(), o.parameter.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn core_counts_one_apart_are_noise_two_apart_are_outliers() {
+        let opts = FleetOptions::default();
+        let nodes = vec![
+            node("a", |_| {}),
+            node("b", |_| {}),
+            node("c", |_| {}),
+            node("d", |m| m.local.n_seq_max -= 1),
+            node("e", |m| m.local.n_par_max -= 2),
+        ];
+        let r = build(Path::new("r"), nodes, &opts);
+        assert_eq!(
+            flagged(&r),
+            [("e".to_string(), "local.n_par_max".to_string())]
+        );
+        assert_eq!(r.nodes[4].outlier_parameters, ["local.n_par_max"]);
+        let n_seq = r
+            .parameters
+            .iter()
+            .find(|p| p.parameter == "local.n_seq_max")
+            .unwrap();
+        assert!(n_seq.band.floored && n_seq.band.half_width >= 1.0);
+    }
+
+    #[test]
+    fn both_sides_are_judged_and_slopes_have_a_floor_of_their_own() {
+        // henri's remote delta_r is 0 on every node: a slope of 1 MB/s per core on one node is
+        // noise (1 % of T_par^max / N_seq^max is about 40), 500 is not.
+        let nodes = vec![
+            node("a", |_| {}),
+            node("b", |m| m.remote.as_mut().unwrap().delta_r = 1.0),
+            node("c", |_| {}),
+            node("d", |m| m.remote.as_mut().unwrap().delta_r = 500.0),
+            node("e", |m| m.remote.as_mut().unwrap().b_seq_comm *= 0.9),
+        ];
+        let r = build(Path::new("r"), nodes, &FleetOptions::default());
+        assert_eq!(r.parameters.len(), 20, "ten per side");
+        assert_eq!(
+            flagged(&r),
+            [
+                ("d".to_string(), "remote.delta_r".to_string()),
+                ("e".to_string(), "remote.b_seq_comm".to_string())
+            ]
+        );
+        // CSV: one row per node and parameter of both sides.
+        assert_eq!(r.csv().lines().count(), 1 + 5 * 20);
+    }
+
+    #[test]
+    fn one_or_two_nodes_flag_nothing_and_say_why() {
+        let opts = FleetOptions::default();
+        let r = build(Path::new("r"), vec![node("a", |_| {})], &opts);
+        assert!(r.outliers.is_empty());
+        assert!(
+            r.notes.iter().any(|n| n.contains("one node")),
+            "{:?}",
+            r.notes
+        );
+        let r = build(
+            Path::new("r"),
+            vec![node("a", |_| {}), node("b", |m| m.local.t_par_max *= 0.5)],
+            &opts,
+        );
+        assert!(r.outliers.is_empty());
+        assert!(
+            r.notes.iter().any(|n| n.contains("two nodes")),
+            "{:?}",
+            r.notes
+        );
+        let t = r
+            .parameters
+            .iter()
+            .find(|p| p.parameter == "local.t_par_max")
+            .unwrap();
+        assert_eq!(t.band.max / t.band.min, 2.0, "min and max show the gap");
+    }
+
+    #[test]
+    fn a_wider_band_flags_less() {
+        let nodes = || {
+            vec![
+                node("a", |_| {}),
+                node("b", |m| m.local.b_seq_comp *= 1.01),
+                node("c", |m| m.local.b_seq_comp *= 0.99),
+                node("d", |m| m.local.b_seq_comp *= 0.94),
+            ]
+        };
+        let k3 = build(Path::new("r"), nodes(), &FleetOptions::default());
+        assert_eq!(flagged(&k3), [("d".into(), "local.b_seq_comp".into())]);
+        let k10 = FleetOptions {
+            k: 10.0,
+            ..FleetOptions::default()
+        };
+        assert!(build(Path::new("r"), nodes(), &k10).outliers.is_empty());
+        for bad in [0.0, -1.0, f64::NAN] {
+            let o = FleetOptions {
+                k: bad,
+                ..FleetOptions::default()
+            };
+            assert_eq!(validate(&o).unwrap_err().exit_code(), 2);
+        }
+        let o = FleetOptions {
+            relative_floor: 1.5,
+            ..FleetOptions::default()
+        };
+        assert!(validate(&o).unwrap_err().to_string().contains("0.01"));
+    }
+}
