@@ -16,6 +16,7 @@ pub mod check;
 pub mod facts;
 pub mod outliers;
 
+use crate::calibrate::bootstrap::{named, NAMES as PARAMS};
 use crate::error::{Error, Result};
 use crate::model::{Model, Params};
 use crate::provenance::Provenance;
@@ -160,34 +161,14 @@ pub struct FleetReport {
     pub notes: Vec<String>,
 }
 
-/// The parameter names of section 3.1, in the model file's order.
-pub const PARAMS: [&str; 10] = [
-    "n_par_max",
-    "t_par_max",
-    "n_seq_max",
-    "t_seq_max",
-    "t_par_max2",
-    "alpha",
-    "delta_l",
-    "delta_r",
-    "b_seq_comp",
-    "b_seq_comm",
-];
-
-/// The values of `p` in [`PARAMS`] order.
-pub fn values(p: &Params) -> [f64; 10] {
-    [
-        f64::from(p.n_par_max),
-        p.t_par_max,
-        f64::from(p.n_seq_max),
-        p.t_seq_max,
-        p.t_par_max2,
-        p.alpha,
-        p.delta_l,
-        p.delta_r,
-        p.b_seq_comp,
-        p.b_seq_comm,
-    ]
+/// The value of `parameter` (`local.alpha`, `remote.t_par_max`) in `model`; `None` for a
+/// `remote` parameter of a single-socket model.
+pub fn value(model: &Model, parameter: &str) -> Option<f64> {
+    let (side_name, name) = parameter.split_once('.')?;
+    named(side(model, side_name)?)
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v)
 }
 
 /// The side of a model: `local`, or `remote` when it has one.
@@ -326,7 +307,7 @@ pub fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions) -> Fl
             .iter()
             .filter_map(|&i| {
                 let m = nodes[i].model.as_ref()?;
-                side(m, side_name).map(|p| (i, values(p)))
+                side(m, side_name).map(|p| (i, named(p).map(|(_, v)| v)))
             })
             .collect();
         if per_node.is_empty() {
@@ -568,16 +549,15 @@ impl FleetReport {
         for p in &self.parameters {
             let (side_name, name) = p.parameter.split_once('.').expect("side.name");
             for n in &self.nodes {
-                let Some(params) = n.model.as_ref().and_then(|m| side(m, side_name)) else {
+                let Some(v) = n.model.as_ref().and_then(|m| value(m, &p.parameter)) else {
                     continue;
                 };
-                let j = PARAMS.iter().position(|x| *x == name).expect("known name");
                 let b = &p.band;
                 w.write_record([
                     n.host.clone(),
                     side_name.to_string(),
                     name.to_string(),
-                    values(params)[j].to_string(),
+                    v.to_string(),
                     b.median.to_string(),
                     b.mad.to_string(),
                     b.min.to_string(),

@@ -74,15 +74,7 @@ impl Fleet {
                     .nodes
                     .iter()
                     .filter_map(|n| {
-                        let m = n.model.as_ref()?;
-                        let (side, name) = p.parameter.split_once('.')?;
-                        let params = if side == "local" {
-                            Some(&m.local)
-                        } else {
-                            m.remote.as_ref()
-                        }?;
-                        let j = crate::fleet::PARAMS.iter().position(|x| *x == name)?;
-                        let v = crate::fleet::values(params)[j];
+                        let v = crate::fleet::value(n.model.as_ref()?, &p.parameter)?;
                         Some(StripPoint {
                             host: n.host.clone(),
                             score: p.band.score(v),
@@ -317,15 +309,12 @@ impl Fleet {
             }
         })?;
         plot.frame(root, 2)?;
-        root.draw_text(
+        x_label(
+            root,
+            &plot,
             &format!(
                 "distance from the fleet's median, robust standard deviations (band \u{b1}{})",
                 self.k
-            ),
-            &anchored(text(LABEL), HPos::Center, VPos::Top),
-            (
-                plot.left + plot.width / 2,
-                plot.bottom() + X_TICKS_HEIGHT + 10,
             ),
         )?;
         Ok(())
@@ -398,14 +387,7 @@ impl Fleet {
             format!("{v:.0}")
         })?;
         plot.frame(root, 2)?;
-        root.draw_text(
-            "computing cores (placement 0,0)",
-            &anchored(text(LABEL), HPos::Center, VPos::Top),
-            (
-                plot.left + plot.width / 2,
-                plot.bottom() + X_TICKS_HEIGHT + 10,
-            ),
-        )?;
+        x_label(root, &plot, "computing cores (placement 0,0)")?;
         root.draw_text(
             "bandwidth in parallel (MB/s)",
             &anchored(text(LABEL), HPos::Center, VPos::Top).transform(FontTransform::Rotate270),
@@ -416,6 +398,22 @@ impl Fleet {
         )?;
         Ok(())
     }
+}
+
+/// The label under a plot's x axis.
+fn x_label<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    plot: &Plot,
+    label: &str,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    root.draw_text(
+        label,
+        &anchored(text(LABEL), HPos::Center, VPos::Top),
+        (
+            plot.left + plot.width / 2,
+            plot.bottom() + X_TICKS_HEIGHT + 10,
+        ),
+    )
 }
 
 /// The tick step of the distance axis: the first of 1, 2, 5, 10, 20, 50, ... sigmas that
