@@ -318,3 +318,33 @@ fn check_of_a_fleet_passes_against_itself_and_fails_naming_the_node_that_moved()
     std::fs::remove_dir_all(&saved).unwrap();
     std::fs::remove_dir_all(&new).unwrap();
 }
+
+#[test]
+fn a_node_within_the_band_whose_machine_differs_is_listed_apart() {
+    let root = fleet("fleet-cpuset");
+    // node0 measures like the others but ran in a cpuset restricted to one CPU.
+    host(&root, "node0", 1.002, false, "always", 12 * GIB);
+    let path = root.join("node0/trace-numa0-0-nt-store-pong.json");
+    let mut t: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    t["settings"]["cpus_allowed"] = Value::from("0");
+    t["settings"]["restricted_cpuset"] = Value::from(true);
+    std::fs::write(&path, serde_json::to_string(&t).unwrap()).unwrap();
+    let r = fleet::report(
+        &root,
+        &fleet::hosts_in(&root).unwrap(),
+        &FleetOptions::default(),
+    )
+    .unwrap();
+    let table = r.table();
+    assert!(r.outliers.iter().all(|o| o.host == "node5"), "{table}");
+    let apart = table
+        .split("nodes within the band whose machine differs from the fleet's:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no such section:\n{table}"));
+    assert!(apart.contains("node0:"), "{table}");
+    assert!(
+        apart.contains("cpuset_restriction     cpus 0 of 0-1, mems 0 of 0 (fleet: none)"),
+        "{table}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
