@@ -276,14 +276,16 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
 }
 
 /// The floor of the scale of parameter `name` of one side, given the fleet's medians of that
-/// side: a fraction of the median for bandwidths and `alpha`; for core counts at least
-/// `1 / k`, so that a plateau read one core apart (the tie rule's own step) is never an
-/// outlier; for the slopes `delta_l`, `delta_r` (MB/s per core, often 0) the fraction of the
-/// mean bandwidth per core at the peak, `T_par^max / N_seq^max`.
+/// side: a fraction of the median; for core counts at least `1 / k`, so that a plateau read
+/// one core apart (the tie rule's own step) is never an outlier; for the slopes `delta_l`,
+/// `delta_r` (MB/s per core) whose median is 0, as it often is (no loss past the peak), the
+/// fraction of the mean bandwidth per core at the peak, `T_par^max / N_seq^max`, since a
+/// fraction of 0 would flag any slope at all.
 fn floor(name: &str, median: f64, medians: &[Option<f64>; 10], opts: &FleetOptions) -> f64 {
     let rel = opts.relative_floor;
     match name {
         "n_par_max" | "n_seq_max" => (rel * median.abs()).max(1.0 / opts.k),
+        "delta_l" | "delta_r" if median != 0.0 => rel * median.abs(),
         "delta_l" | "delta_r" => {
             let per_core = match (medians[1], medians[2]) {
                 (Some(t), Some(n)) if n >= 1.0 => t / n,
@@ -397,9 +399,9 @@ pub fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions) -> Fl
 fn band_rule(opts: &FleetOptions) -> String {
     format!(
         "outside when |x - median| > k x sigma, k = {}, sigma = max(1.4826 x MAD, floor); \
-         floor = {} % of the median for bandwidths and alpha, of T_par^max / N_seq^max for \
-         delta_l and delta_r, and at least 1/k core for core counts (a plateau read one core \
-         apart is not an outlier)",
+         floor = {} % of the median (of T_par^max / N_seq^max for delta_l and delta_r whose \
+         median is 0), and at least 1/k core for core counts (a plateau read one core apart \
+         is not an outlier)",
         opts.k,
         100.0 * opts.relative_floor
     )
@@ -666,13 +668,14 @@ mod tests {
 
     #[test]
     fn both_sides_are_judged_and_slopes_have_a_floor_of_their_own() {
-        // henri's remote delta_r is 0 on every node: a slope of 1 MB/s per core on one node is
-        // noise (1 % of T_par^max / N_seq^max is about 40), 500 is not.
+        // henri's local delta_r is 0: a slope of 1 MB/s per core on one node is noise (1 % of
+        // T_par^max / N_seq^max is about 41), 500 is not. Its local delta_l is 35.3: 1.5 times
+        // that is 50 % off, far beyond 3 % of the median.
         let nodes = vec![
             node("a", |_| {}),
-            node("b", |m| m.remote.as_mut().unwrap().delta_r = 1.0),
-            node("c", |_| {}),
-            node("d", |m| m.remote.as_mut().unwrap().delta_r = 500.0),
+            node("b", |m| m.local.delta_r = 1.0),
+            node("c", |m| m.local.delta_l *= 1.5),
+            node("d", |m| m.local.delta_r = 500.0),
             node("e", |m| m.remote.as_mut().unwrap().b_seq_comm *= 0.9),
         ];
         let r = build(Path::new("r"), nodes, &FleetOptions::default());
@@ -680,7 +683,8 @@ mod tests {
         assert_eq!(
             flagged(&r),
             [
-                ("d".to_string(), "remote.delta_r".to_string()),
+                ("c".to_string(), "local.delta_l".to_string()),
+                ("d".to_string(), "local.delta_r".to_string()),
                 ("e".to_string(), "remote.b_seq_comm".to_string())
             ]
         );
