@@ -674,7 +674,9 @@ Examples:
   The project's saved traces of its CI machine against the model calibrated from them:
     contention check --model tests/data/expected/vm-local.model.json tests/data/traces/
   A fixed drift limit and an absolute error limit, as JSON for a CI script:
-    contention check --model expected.json new.json --tolerance 3 --max-mape 8 --format json";
+    contention check --model expected.json new.json --tolerance 3 --max-mape 8 --format json
+  A new survey of a fleet against a saved one, node by node:
+    contention check --fleet saved-results/ new-results/";
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -700,6 +702,13 @@ pub struct CheckArgs {
     /// reported, not judged.
     #[arg(long, value_name = "PERCENT")]
     pub max_mape: Option<f64>,
+
+    /// Check a fleet, node by node: SAVED is a saved fleet (a results directory with
+    /// HOST/model.json, or a fleet report's JSON), and the one TRACE a results directory of a
+    /// new survey (default: $CONTENTION_RESULTS, else ./contention-results). A node saved but
+    /// not measured anew fails; a new node is listed.
+    #[arg(long, value_name = "SAVED", conflicts_with_all = ["model", "max_mape"])]
+    pub fleet: Option<PathBuf>,
 
     #[command(flatten)]
     pub topology: CsvTopology,

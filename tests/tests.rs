@@ -27,6 +27,7 @@ mod calibrate_cli;
 mod calibrate_fit;
 mod calibrate_roundtrip;
 mod cli;
+mod fleet;
 mod hostile;
 mod measure;
 mod network;
