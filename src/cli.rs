@@ -80,7 +80,8 @@ pub enum Command {
             overwriting the nodes' traces")),
         mut_arg("dry_run", |a| a.help("Print the rounds, pairs, estimated duration and \
             launcher line, and exit without measuring")),
-        mut_arg("output", |a| a.hide(true)),
+        mut_arg("output", |a| a.help("Write the fleet report to FILE (atomically) instead of \
+            standard output (each node's trace goes to $CONTENTION_RESULTS/HOST/)")),
         mut_arg("graph", |a| a.hide(true)),
         mut_arg("ranks", |a| a.hide(true)),
     )]
@@ -251,7 +252,14 @@ overruns twice its estimated time plus a minute, ends the job with everything fi
 starts a new job over the nodes left, with the same options. One node cannot be surveyed \
 (a sender needs another node): run `contention measure` there.
 
--o, --graph and rings (--pattern ring) do not apply to a survey.";
+When the job ends, every measured node is calibrated (its model.json beside its traces) and \
+the fleet report is printed: for each parameter the median across nodes, the spread and the \
+nodes outside the band of --outlier-k robust standard deviations, with the machine facts \
+that differ on them; the figure fleet.svg goes to the results directory (--figure DIR). \
+--report-only rebuilds the report from an existing survey without measuring. A survey that \
+lost nodes reports the others, then exits 1 naming the lost ones.
+
+--graph and rings (--pattern ring) do not apply to a survey; -o names the report's file.";
 
 const SURVEY_EXAMPLES: &str = "\
 Examples:
@@ -262,13 +270,38 @@ Examples:
   With mpirun over named hosts:
     contention survey --hosts n01,n02,n03,n04
   Continue after a lost node or the job's time limit:
-    contention survey --resume";
+    contention survey --resume
+  The fleet report again, as JSON, without measuring:
+    contention survey --report-only --format json -o fleet.json";
 
-/// `contention survey`: `measure`'s options, applied to every node.
+/// `contention survey`: `measure`'s options, applied to every node, and the fleet report's.
 #[derive(Debug, Args)]
 pub struct SurveyArgs {
     #[command(flatten)]
     pub measure: MeasureArgs,
+
+    /// Fleet report format: a table for people, JSON or tidy CSV for tools.
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+
+    /// Directory of the fleet's figure (fleet.svg or fleet.png). Default: the results
+    /// directory ($CONTENTION_RESULTS).
+    #[arg(long, value_name = "DIR")]
+    pub figure: Option<PathBuf>,
+
+    /// Image format of the fleet's figure.
+    #[arg(long, value_enum, default_value_t = PlotFormat::Svg)]
+    pub figure_format: PlotFormat,
+
+    /// Width of the outlier band, in robust standard deviations (median absolute deviations
+    /// x 1.4826): a node whose parameter lies further from the fleet's median is named.
+    #[arg(long, value_name = "K", default_value_t = 3.0)]
+    pub outlier_k: f64,
+
+    /// Rebuild the fleet report from the results directory and its survey.json, measuring
+    /// nothing.
+    #[arg(long, conflicts_with_all = ["resume", "force", "dry_run"])]
+    pub report_only: bool,
 }
 
 #[derive(Debug, Clone, Args)]
