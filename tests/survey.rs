@@ -21,8 +21,9 @@ use std::time::{Duration, Instant};
 const SCRIPT: &str = "tests/vm/hosts.sh";
 const TRACE: &str = "trace-numa0-0-nt-store-pong.json";
 
-/// `measure`'s options for every survey here: one core count, small messages (and short
-/// phases, `--max-phase`, given by each test).
+/// `measure`'s options for every survey here: one core count (unless a test asks for more,
+/// as those that read the fleet report do: a model needs a curve over core counts), small
+/// messages (and short phases, `--max-phase`, given by each test).
 const TINY: &[&str] = &["--cores", "1", "--message-size", "1MiB"];
 
 /// Short phases.
@@ -44,7 +45,11 @@ fn survey_command(hosts: &[String], results: &Path, extra: &[&str]) -> Command {
         .args(hosts)
         .arg("--")
         .args([BIN, "survey", "--hosts", &hosts.join(",")])
-        .args(TINY)
+        .args(if extra.contains(&"--cores") {
+            &TINY[2..]
+        } else {
+            TINY
+        })
         .args(extra)
         .env("CONTENTION_RESULTS", results)
         .stdin(Stdio::null());
@@ -122,7 +127,14 @@ fn four_hosts_are_each_measured_once() {
     let o = survey_command(
         &hosts,
         &results,
-        &["--buffer-size", "8MiB", "--max-phase", "0.2"],
+        &[
+            "--cores",
+            "1..2",
+            "--buffer-size",
+            "8MiB",
+            "--max-phase",
+            "0.2",
+        ],
     )
     .output()
     .unwrap();
@@ -140,6 +152,37 @@ fn four_hosts_are_each_measured_once() {
     assert!(m.get("odd_count").is_none());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("survey: 4 of 4 node(s) done"), "{err}");
+    // The fleet report follows on standard output, the figure in the results directory.
+    // Whether each node calibrates depends on its samples (on this loaded 2-core machine a
+    // node's curve can be refused as implausible): every node is in the report either way,
+    // calibrated with its model beside its traces, or listed with the reason.
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("# fleet of 4 node(s)"), "{}", text(&o));
+    assert!(results.join("fleet.svg").exists());
+    // --report-only rebuilds it from the results, running nothing: every host listed.
+    let again = Command::new(BIN)
+        .args(["survey", "--report-only", "--format", "json"])
+        .env("CONTENTION_RESULTS", &results)
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", text(&again));
+    let r: Value = serde_json::from_slice(&again.stdout).unwrap();
+    let nodes = r["nodes"].as_array().unwrap();
+    let listed: Vec<&str> = nodes.iter().map(|n| n["host"].as_str().unwrap()).collect();
+    assert_eq!(listed, hosts, "{r:#}");
+    for n in nodes {
+        let host = n["host"].as_str().unwrap();
+        assert_eq!(n["status"], "done", "{n}");
+        if n["calibrated"] == true {
+            assert!(results.join(host).join("model.json").exists(), "{host}");
+        } else {
+            assert!(n["error"].as_str().is_some_and(|e| !e.is_empty()), "{n}");
+            assert!(
+                table.contains(&format!("  {host}: calibration failed")),
+                "{table}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -276,6 +319,16 @@ fn a_host_killed_mid_survey_is_failed_and_resume_completes_it() {
     );
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--resume"), "{err}");
+    // The others are reported before the exit status says nodes were lost: the fleet report
+    // lists every host, the killed one among the nodes without a model.
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(report.contains("# fleet of 4 node(s)"), "{}", text(&o));
+    for h in &hosts {
+        assert!(
+            report.contains(h.as_str()),
+            "{h} not in the report:\n{report}"
+        );
+    }
     // Round 1's traces are kept as they were.
     let kept = std::fs::read(results.join(&hosts[0]).join(TRACE)).unwrap();
 
@@ -369,8 +422,8 @@ fn ctrl_c_keeps_the_finished_rounds() {
 }
 
 #[test]
-fn a_host_with_less_free_memory_gives_different_traces() {
-    if !runnable("a_host_with_less_free_memory_gives_different_traces") {
+fn a_host_with_less_free_memory_gives_different_traces_and_is_named_an_outlier() {
+    if !runnable("a_host_with_less_free_memory_gives_different_traces_and_is_named_an_outlier") {
         return;
     }
     let _one = one_job();
@@ -378,10 +431,14 @@ fn a_host_with_less_free_memory_gives_different_traces() {
     let results = dir("different");
     // No --buffer-size: each node sizes its buffer from its own free memory, and host 3 is
     // made to see 64 MiB free.
-    let o = survey_command(&hosts, &results, SHORT)
-        .env("CONTENTION_HOSTS_LOW_MEMORY", format!("{}:64", hosts[2]))
-        .output()
-        .unwrap();
+    let o = survey_command(
+        &hosts,
+        &results,
+        &[&["--cores", "1..2"][..], SHORT].concat(),
+    )
+    .env("CONTENTION_HOSTS_LOW_MEMORY", format!("{}:64", hosts[2]))
+    .output()
+    .unwrap();
     if !hosts_made("different host", &o) {
         return;
     }
@@ -396,6 +453,42 @@ fn a_host_with_less_free_memory_gives_different_traces() {
     assert!(small <= 64 << 20, "{small}");
     for h in [&hosts[0], &hosts[1], &hosts[3]] {
         assert!(buffer(h) > 2 * small, "{h}: {} vs {small}", buffer(h));
+    }
+    // The fleet report lists it, and names it an outlier whenever the band can judge it:
+    // its smaller buffer stays closer to the caches, and its computation bandwidths lay six
+    // times the median in the runs where it calibrated beside three others. Not reliably
+    // though: on this loaded 2-core machine a node's curve can be refused as implausible
+    // (communications faster in parallel than alone), and with fewer than three calibrated
+    // nodes there is no band. Its machine facts are the fleet's (only its free memory
+    // differs, which is not a fact), so there are no differing facts to list either.
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(report.contains("# fleet of 4 node(s)"), "{}", text(&o));
+    let again = Command::new(BIN)
+        .args(["survey", "--report-only", "--format", "json"])
+        .env("CONTENTION_RESULTS", &results)
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", text(&again));
+    let r: Value = serde_json::from_slice(&again.stdout).unwrap();
+    let nodes = r["nodes"].as_array().unwrap();
+    let host = hosts[2].as_str();
+    let node = nodes
+        .iter()
+        .find(|n| n["host"] == host)
+        .unwrap_or_else(|| panic!("{host} not in the report: {r:#}"));
+    let calibrated = nodes.iter().filter(|n| n["calibrated"] == true).count();
+    if node["calibrated"] == true && calibrated >= 3 {
+        assert!(
+            !node["outlier_parameters"].as_array().unwrap().is_empty(),
+            "{host} within the band:\n{report}"
+        );
+    } else {
+        assert!(report.contains(host), "{host} not listed:\n{report}");
+        gate::say(&format!(
+            "survey: {host} not judged by the band ({calibrated} node(s) calibrated; {host} \
+             calibrated: {}): listed only",
+            node["calibrated"]
+        ));
     }
 }
 
