@@ -16,6 +16,7 @@ use crate::common::run::{one_job, temp_dir, text, BIN};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::MutexGuard;
 use std::time::{Duration, Instant};
 
 const SCRIPT: &str = "tests/vm/hosts.sh";
@@ -37,6 +38,20 @@ fn names(tag: char, n: usize) -> Vec<String> {
 /// The test's results directory.
 fn dir(name: &str) -> PathBuf {
     temp_dir(&format!("survey-{name}"))
+}
+
+/// A namespace test's start: `None` (skipped, saying why) where hosts cannot run here; else
+/// the machine held for this test, `n` host names and a fresh results directory `name`.
+fn start(
+    test: &str,
+    tag: char,
+    n: usize,
+    name: &str,
+) -> Option<(MutexGuard<'static, ()>, Vec<String>, PathBuf)> {
+    if !runnable(test) {
+        return None;
+    }
+    Some((one_job(), names(tag, n), dir(name)))
 }
 
 fn survey_command(hosts: &[String], results: &Path, extra: &[&str]) -> Command {
@@ -117,12 +132,10 @@ fn check_all_done(results: &Path, hosts: &[String], in_job: &[String]) -> Value 
 
 #[test]
 fn four_hosts_are_each_measured_once() {
-    if !runnable("four_hosts_are_each_measured_once") {
+    let Some((_one, hosts, results)) = start("four_hosts_are_each_measured_once", 'f', 4, "four")
+    else {
         return;
-    }
-    let _one = one_job();
-    let hosts = names('f', 4);
-    let results = dir("four");
+    };
     let t0 = Instant::now();
     let o = survey_command(
         &hosts,
@@ -187,12 +200,14 @@ fn four_hosts_are_each_measured_once() {
 
 #[test]
 fn five_hosts_measure_the_odd_one_in_a_third_round() {
-    if !runnable("five_hosts_measure_the_odd_one_in_a_third_round") {
+    let Some((_one, hosts, results)) = start(
+        "five_hosts_measure_the_odd_one_in_a_third_round",
+        'o',
+        5,
+        "five",
+    ) else {
         return;
-    }
-    let _one = one_job();
-    let hosts = names('o', 5);
-    let results = dir("five");
+    };
     let o = survey_command(
         &hosts,
         &results,
@@ -273,12 +288,14 @@ fn act_in_round_2(
 
 #[test]
 fn a_host_killed_mid_survey_is_failed_and_resume_completes_it() {
-    if !runnable("a_host_killed_mid_survey_is_failed_and_resume_completes_it") {
+    let Some((_one, hosts, results)) = start(
+        "a_host_killed_mid_survey_is_failed_and_resume_completes_it",
+        'k',
+        4,
+        "killed",
+    ) else {
         return;
-    }
-    let _one = one_job();
-    let hosts = names('k', 4);
-    let results = dir("killed");
+    };
     let manifest = results.join("survey.json");
     // The last host's rank, measured in round 2, killed.
     let (killed, o) = act_in_round_2(&hosts, &results, || {
@@ -385,12 +402,11 @@ fn driver_on(h: &str) -> Option<String> {
 
 #[test]
 fn ctrl_c_keeps_the_finished_rounds() {
-    if !runnable("ctrl_c_keeps_the_finished_rounds") {
+    let Some((_one, hosts, results)) =
+        start("ctrl_c_keeps_the_finished_rounds", 'c', 4, "interrupted")
+    else {
         return;
-    }
-    let _one = one_job();
-    let hosts = names('c', 4);
-    let results = dir("interrupted");
+    };
     let manifest = results.join("survey.json");
     let (driver, o) = act_in_round_2(&hosts, &results, || {
         let pid = driver_on(&hosts[0]);
@@ -423,12 +439,14 @@ fn ctrl_c_keeps_the_finished_rounds() {
 
 #[test]
 fn a_host_with_less_free_memory_gives_different_traces_and_is_named_an_outlier() {
-    if !runnable("a_host_with_less_free_memory_gives_different_traces_and_is_named_an_outlier") {
+    let Some((_one, hosts, results)) = start(
+        "a_host_with_less_free_memory_gives_different_traces_and_is_named_an_outlier",
+        'd',
+        4,
+        "different",
+    ) else {
         return;
-    }
-    let _one = one_job();
-    let hosts = names('d', 4);
-    let results = dir("different");
+    };
     // No --buffer-size: each node sizes its buffer from its own free memory, and host 3 is
     // made to see 64 MiB free.
     let o = survey_command(
