@@ -1,5 +1,10 @@
 //! The errors the tool reports to its user, each saying what was wrong and what to do, and
 //! the exit status that goes with it.
+//!
+//! The status follows from the type, never from the wording: an [`IoAction`] says what the
+//! tool was doing with a file, and each module's own error type (the measurement plan, a trace
+//! file, the dataset...) is made convertible beside its definition with `wrap!`, which
+//! gives it its [`Kind`]. This file names no module above it, so every module can use it.
 
 use crate::model::Problem;
 use std::fmt;
@@ -37,45 +42,22 @@ pub enum Error {
         err: io::Error,
     },
     /// A figure could not be drawn (the drawing library, the PNG encoder or the embedded font
-    /// failed, never the user's input: exit 1); `path` is the file it was meant for.
+    /// failed, never the user's input: exit 1); `path` is the file it was meant for. `err` is a
+    /// `plot::RenderError`, boxed so that this file names no module above it.
     Render {
         path: Option<PathBuf>,
-        err: crate::plot::RenderError,
+        err: Box<dyn std::error::Error + Send + Sync>,
     },
-    /// The measurement plan cannot be met on this machine (exit 2: the options ask for it).
-    Plan(crate::measure::plan::PlanError),
     /// A prediction was asked for a placement or core count the model cannot give (exit 2).
     Predict(crate::model::PredictError),
-    /// hwloc gave no topology (exit 1 for this machine, 2 for a file or description).
-    Topology(crate::measure::topology::TopologyError),
-    /// A tidy CSV file that breaks its format, by line and column (exit 2).
-    TidyCsv(crate::io::tidy_csv::TidyCsvError),
-    /// The MPI launcher could not be started (exit 2: install it or pick another).
-    Launch(crate::measure::launch::LaunchError),
-    /// Another run holds the trace's lock (exit 2).
-    Busy(crate::measure::lock::TraceBusy),
-    /// An output path that is not a file to replace (exit 2).
-    Write(crate::io::atomic::WriteError),
-    /// An input the user named refused before parsing: a device, too large, not text (exit 2).
-    Read(crate::io::read::ReadError),
-    /// A buffer that cannot be had where the plan puts it (exit 2).
-    Memory(crate::measure::memory::MemoryError),
-    /// A model that cannot be evaluated against the inputs (exit 2).
-    Evaluate(crate::evaluate::EvaluateError),
-    /// The results directory gives no input or model (exit 2).
-    Results(crate::results::ResultsError),
-    /// A sensitivity run that cannot go on (exit 1 for a failing command, else 2).
-    Sensitivity(crate::sensitivity::error::SensitivityError),
-    /// No model can be calibrated from the inputs: the placement or option at fault (exit 2).
-    Calibrate(crate::calibrate::CalibrateError),
-    /// Measurements that cannot be used: the file, the point and the rule (exit 2).
-    Dataset(crate::dataset::DatasetError),
-    /// A graph or penalty file that breaks its format or the model's rules (exit 2).
-    GraphFile(crate::io::graph_file::GraphFileError),
-    /// A trace file that is not a trace this build reads (exit 2).
-    TraceFile(crate::io::trace_file::TraceFileError),
-    /// A survey that cannot start or resume (exit 2), or whose nodes failed (exit 1).
-    Survey(crate::survey::error::SurveyError),
+    /// A module's own typed error (the measurement plan, a trace file, a dataset, the results
+    /// directory...): its message is the error's, its `source()` the error's source, and its
+    /// exit status the [`Kind`] the module gave it where it made the type convertible
+    /// (`wrap!`). The modules depend on this file, never the other way round.
+    Module {
+        kind: Kind,
+        err: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 /// What the tool was doing with a file when the system refused; its [`fmt::Display`] is the
@@ -135,22 +117,8 @@ impl Error {
             Error::Reported(code) => *code,
             Error::Io { action, .. } => action.exit_code(),
             Error::Render { .. } => EXIT_FAILURE,
-            Error::Plan(_) | Error::Predict(_) => EXIT_INPUT,
-            Error::Topology(e) => e.exit_code(),
-            Error::TidyCsv(_) => EXIT_INPUT,
-            Error::Launch(_) => EXIT_INPUT,
-            Error::Busy(_) => EXIT_INPUT,
-            Error::Write(_) => EXIT_INPUT,
-            Error::Read(_) => EXIT_INPUT,
-            Error::Memory(_) => EXIT_INPUT,
-            Error::Evaluate(_) => EXIT_INPUT,
-            Error::Results(_) => EXIT_INPUT,
-            Error::Sensitivity(e) => e.exit_code(),
-            Error::Calibrate(_) => EXIT_INPUT,
-            Error::Dataset(_) => EXIT_INPUT,
-            Error::GraphFile(_) => EXIT_INPUT,
-            Error::TraceFile(_) => EXIT_INPUT,
-            Error::Survey(e) => e.exit_code(),
+            Error::Predict(_) => EXIT_INPUT,
+            Error::Module { kind, .. } => kind.exit_code(),
         }
     }
 
@@ -187,23 +155,8 @@ impl fmt::Display for Error {
                 err,
             } => write!(f, "cannot render `{}`: {err}", path.display()),
             Error::Render { path: None, err } => write!(f, "{err}"),
-            Error::Plan(e) => write!(f, "{e}"),
             Error::Predict(e) => write!(f, "{e}"),
-            Error::Topology(e) => write!(f, "{e}"),
-            Error::TidyCsv(e) => write!(f, "{e}"),
-            Error::Launch(e) => write!(f, "{e}"),
-            Error::Busy(e) => write!(f, "{e}"),
-            Error::Write(e) => write!(f, "{e}"),
-            Error::Read(e) => write!(f, "{e}"),
-            Error::Memory(e) => write!(f, "{e}"),
-            Error::Evaluate(e) => write!(f, "{e}"),
-            Error::Results(e) => write!(f, "{e}"),
-            Error::Sensitivity(e) => write!(f, "{e}"),
-            Error::Calibrate(e) => write!(f, "{e}"),
-            Error::Dataset(e) => write!(f, "{e}"),
-            Error::GraphFile(e) => write!(f, "{e}"),
-            Error::TraceFile(e) => write!(f, "{e}"),
-            Error::Survey(e) => write!(f, "{e}"),
+            Error::Module { err, .. } => write!(f, "{err}"),
         }
     }
 }
@@ -215,25 +168,10 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Io { err, .. } => Some(err),
-            Error::Render { path: Some(_), err } => Some(err),
+            Error::Render { path: Some(_), err } => Some(err.as_ref()),
             Error::Render { path: None, err } => err.source(),
-            Error::Plan(e) => e.source(),
             Error::Predict(e) => e.source(),
-            Error::Topology(e) => e.source(),
-            Error::TidyCsv(e) => e.source(),
-            Error::Launch(e) => e.source(),
-            Error::Busy(e) => e.source(),
-            Error::Write(e) => e.source(),
-            Error::Read(e) => e.source(),
-            Error::Memory(e) => e.source(),
-            Error::Evaluate(e) => e.source(),
-            Error::Results(e) => e.source(),
-            Error::Sensitivity(e) => e.source(),
-            Error::Calibrate(e) => e.source(),
-            Error::Dataset(e) => e.source(),
-            Error::GraphFile(e) => e.source(),
-            Error::TraceFile(e) => e.source(),
-            Error::Survey(e) => e.source(),
+            Error::Module { err, .. } => err.source(),
             Error::Input(_)
             | Error::InvalidModel { .. }
             | Error::Failed(_)
@@ -243,113 +181,73 @@ impl std::error::Error for Error {
     }
 }
 
-impl From<crate::plot::RenderError> for Error {
-    fn from(err: crate::plot::RenderError) -> Self {
-        Error::Render { path: None, err }
-    }
-}
-
-impl From<crate::measure::plan::PlanError> for Error {
-    fn from(e: crate::measure::plan::PlanError) -> Self {
-        Error::Plan(e)
-    }
-}
-
-impl From<crate::measure::topology::TopologyError> for Error {
-    fn from(e: crate::measure::topology::TopologyError) -> Self {
-        Error::Topology(e)
-    }
-}
-
-impl From<crate::io::trace_file::TraceFileError> for Error {
-    fn from(e: crate::io::trace_file::TraceFileError) -> Self {
-        Error::TraceFile(e)
-    }
-}
-
-impl From<crate::io::graph_file::GraphFileError> for Error {
-    fn from(e: crate::io::graph_file::GraphFileError) -> Self {
-        Error::GraphFile(e)
-    }
-}
-
-impl From<crate::dataset::DatasetError> for Error {
-    fn from(e: crate::dataset::DatasetError) -> Self {
-        Error::Dataset(e)
-    }
-}
-
-impl From<crate::calibrate::CalibrateError> for Error {
-    fn from(e: crate::calibrate::CalibrateError) -> Self {
-        Error::Calibrate(e)
-    }
-}
-
-impl From<crate::sensitivity::error::SensitivityError> for Error {
-    fn from(e: crate::sensitivity::error::SensitivityError) -> Self {
-        Error::Sensitivity(e)
-    }
-}
-
-impl From<crate::results::ResultsError> for Error {
-    fn from(e: crate::results::ResultsError) -> Self {
-        Error::Results(e)
-    }
-}
-
-impl From<crate::evaluate::EvaluateError> for Error {
-    fn from(e: crate::evaluate::EvaluateError) -> Self {
-        Error::Evaluate(e)
-    }
-}
-
-impl From<crate::measure::memory::MemoryError> for Error {
-    fn from(e: crate::measure::memory::MemoryError) -> Self {
-        Error::Memory(e)
-    }
-}
-
-impl From<crate::io::read::ReadError> for Error {
-    fn from(e: crate::io::read::ReadError) -> Self {
-        Error::Read(e)
-    }
-}
-
-impl From<crate::io::atomic::WriteError> for Error {
-    fn from(e: crate::io::atomic::WriteError) -> Self {
-        Error::Write(e)
-    }
-}
-
-impl From<crate::measure::lock::TraceBusy> for Error {
-    fn from(e: crate::measure::lock::TraceBusy) -> Self {
-        Error::Busy(e)
-    }
-}
-
-impl From<crate::survey::error::SurveyError> for Error {
-    fn from(e: crate::survey::error::SurveyError) -> Self {
-        Error::Survey(e)
-    }
-}
-
-impl From<crate::measure::launch::LaunchError> for Error {
-    fn from(e: crate::measure::launch::LaunchError) -> Self {
-        Error::Launch(e)
-    }
-}
-
-impl From<crate::io::tidy_csv::TidyCsvError> for Error {
-    fn from(e: crate::io::tidy_csv::TidyCsvError) -> Self {
-        Error::TidyCsv(e)
-    }
-}
-
 impl From<crate::model::PredictError> for Error {
     fn from(e: crate::model::PredictError) -> Self {
         Error::Predict(e)
     }
 }
+
+/// Whose fault a module's error is, which decides the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Input the user can fix: an option, a file they named, a machine that cannot do what was
+    /// asked (exit 2).
+    Input,
+    /// The system failed us (exit 1).
+    Failure,
+}
+
+impl Kind {
+    /// The exit status of an error of this kind.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Kind::Input => EXIT_INPUT,
+            Kind::Failure => EXIT_FAILURE,
+        }
+    }
+
+    /// The kind of an exit status a module computed per value (2: input, else failure).
+    pub fn of_code(code: i32) -> Kind {
+        if code == EXIT_INPUT {
+            Kind::Input
+        } else {
+            Kind::Failure
+        }
+    }
+}
+
+impl Error {
+    /// A module's error as an [`Error::Module`] of `kind`.
+    pub fn module(kind: Kind, err: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Error::Module {
+            kind,
+            err: Box::new(err),
+        }
+    }
+}
+
+/// Makes a module's error type convertible into [`Error`] by `?`, written beside the type:
+/// `wrap!(Input: PlanError)` for input the user can fix (exit 2), `wrap!(Failure: T)` for the
+/// system's failure (exit 1), `wrap!(ByCode: T)` for a type whose own `exit_code()` decides
+/// per value.
+macro_rules! wrap {
+    (ByCode: $ty:ty) => {
+        impl From<$ty> for $crate::error::Error {
+            fn from(e: $ty) -> Self {
+                let kind = $crate::error::Kind::of_code(e.exit_code());
+                $crate::error::Error::module(kind, e)
+            }
+        }
+    };
+    ($kind:ident: $ty:ty) => {
+        impl From<$ty> for $crate::error::Error {
+            fn from(e: $ty) -> Self {
+                $crate::error::Error::module($crate::error::Kind::$kind, e)
+            }
+        }
+    };
+}
+pub(crate) use wrap;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -376,9 +274,23 @@ pub fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::plan::PlanError;
-    use crate::plot::RenderError;
     use std::error::Error as _;
+
+    /// A module's error, as the modules write theirs: a message and a cause.
+    #[derive(Debug)]
+    struct Refused(io::Error);
+
+    impl fmt::Display for Refused {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "refused: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Refused {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
 
     fn not_found() -> io::Error {
         io::Error::from(io::ErrorKind::NotFound)
@@ -412,11 +324,15 @@ mod tests {
             (
                 Error::Render {
                     path: Some("f.png".into()),
-                    err: RenderError::Draw(Box::new(not_found())),
+                    err: Box::new(not_found()),
                 },
                 EXIT_FAILURE,
             ),
-            (Error::Plan(PlanError::NoUsableCore), EXIT_INPUT),
+            (Error::module(Kind::Input, Refused(not_found())), EXIT_INPUT),
+            (
+                Error::module(Kind::Failure, Refused(not_found())),
+                EXIT_FAILURE,
+            ),
             (
                 Error::Predict(crate::model::PredictError::NoSuchNode {
                     node: 3,
@@ -473,14 +389,20 @@ mod tests {
 
         let e = Error::Render {
             path: Some("f.svg".into()),
-            err: RenderError::Draw(Box::new(not_found())),
+            err: Box::new(Refused(not_found())),
         };
         assert!(e
             .to_string()
-            .starts_with("cannot render `f.svg`: drawing failed: "));
+            .starts_with("cannot render `f.svg`: refused: "));
         let render = e.source().expect("a render error has a source");
-        assert!(render.downcast_ref::<RenderError>().is_some());
+        assert!(render.downcast_ref::<Refused>().is_some());
         let cause = render.source().expect("a drawing failure has a source");
+        assert!(cause.downcast_ref::<io::Error>().is_some());
+
+        // A module's error is transparent: its message, and its cause as the source.
+        let e = Error::module(Kind::Input, Refused(not_found()));
+        assert_eq!(e.to_string(), format!("refused: {}", not_found()));
+        let cause = e.source().expect("the module error's cause");
         assert!(cause.downcast_ref::<io::Error>().is_some());
     }
 }

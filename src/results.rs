@@ -98,6 +98,8 @@ pub enum ResultsError {
     SeveralVariants { dir: PathBuf, variants: Vec<String> },
 }
 
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: ResultsError);
 impl std::fmt::Display for ResultsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -246,7 +246,7 @@ mod tests {
 
     fn refused(extra: &[&str]) -> String {
         match Options::from_args(&args(extra)) {
-            Err(e @ Error::Input(_)) => {
+            Err(e) if e.exit_code() == crate::error::EXIT_INPUT => {
                 assert_eq!(e.exit_code(), 2);
                 e.to_string()
             }

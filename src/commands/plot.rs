@@ -197,7 +197,7 @@ impl Output<'_> {
         let path = self.dir.join(format!("{name}.{}", self.format.extension()));
         let bytes = plot::render(figure, self.format).map_err(|err| Error::Render {
             path: Some(path.clone()),
-            err,
+            err: Box::new(err),
         })?;
         self.write(&path, &bytes)
     }

@@ -42,6 +42,8 @@ pub enum WriteError {
     NotAFileName { path: std::path::PathBuf },
 }
 
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: WriteError);
 impl std::fmt::Display for WriteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -93,7 +93,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<MeasurementFile> {
 /// a model file where measurements go, a trace named `.csv`, a CSV named `.json`.
 fn explain(e: Error, path: &Path, kind: InputKind, text: &str) -> Error {
     // Only a file that did not parse gets a hint; the typed error stays as it is otherwise.
-    if !matches!(e, Error::Input(_) | Error::TraceFile(_) | Error::TidyCsv(_)) {
+    if e.exit_code() != crate::error::EXIT_INPUT {
         return e;
     }
     let msg = e.to_string();

@@ -85,6 +85,8 @@ pub enum CsvProblem {
     NoRows,
 }
 
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: TidyCsvError);
 impl std::fmt::Display for TidyCsvError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let source = &self.source;

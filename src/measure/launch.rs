@@ -258,6 +258,8 @@ pub struct LaunchError {
     pub err: std::io::Error,
 }
 
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: LaunchError);
 impl std::fmt::Display for LaunchError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

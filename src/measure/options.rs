@@ -168,7 +168,7 @@ mod tests {
 
     fn refused(o: MeasureOptions) -> String {
         match o.check() {
-            Err(e @ Error::Input(_)) => {
+            Err(e) if e.exit_code() == crate::error::EXIT_INPUT => {
                 assert_eq!(e.exit_code(), 2);
                 e.to_string()
             }

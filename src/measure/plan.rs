@@ -83,6 +83,8 @@ pub enum PlanError {
     NoSuchCommCore { want: u32, last: u32 },
 }
 
+// `?` turns it into the crate's error: input the user can fix (exit 2).
+crate::error::wrap!(Input: PlanError);
 impl std::fmt::Display for PlanError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -754,8 +754,7 @@ mod tests {
             &super::super::topology::load_synthetic("pack:2 numa:2 core:4 pu:1").unwrap(),
         );
         let refused = |a: MeasureOptions| match resolve(&a, &layout, Path::new("/nonexistent")) {
-            // Bad input, whichever typed error says so (`Error::Plan` for the plan's own).
-            Err(e) if e.exit_code() == 2 => e.to_string(),
+            Err(e) if e.exit_code() == crate::error::EXIT_INPUT => e.to_string(),
             Err(e) => panic!("not an input error: {e}"),
             Ok(_) => panic!("{a:?} was accepted"),
         };

@@ -81,6 +81,11 @@ pub fn load_this_machine() -> Result<Topology, TopologyError> {
 
 /// Loads a saved topology (`lstopo file.xml`) to plan for another machine.
 pub fn load_xml(path: &Path) -> Result<Topology, TopologyError> {
+    // hwlocality 1.0.0-alpha panics ("unreachable") on a file hwloc cannot open: open it first.
+    std::fs::File::open(path).map_err(|e| TopologyError::Xml {
+        path: path.into(),
+        err: e.into(),
+    })?;
     let builder = Topology::builder()
         .from_xml_file(path)
         .map_err(|e| TopologyError::Xml {
@@ -133,6 +138,8 @@ impl TopologyError {
     }
 }
 
+// `?` turns it into the crate's error: the exit status its `exit_code()` gives.
+crate::error::wrap!(ByCode: TopologyError);
 impl std::fmt::Display for TopologyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -394,6 +401,13 @@ mod tests {
             "{e}"
         );
         assert_eq!(crate::Error::from(e).exit_code(), 2);
+        let e = load_xml(Path::new("/nonexistent/topo.xml")).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("cannot load hwloc XML topology `/nonexistent/topo.xml`: "),
+            "{e}"
+        );
+        assert_eq!(e.exit_code(), 2);
         let this = TopologyError::ThisMachine("no /sys".into());
         assert_eq!(crate::Error::from(this).exit_code(), 1);
     }

@@ -79,6 +79,16 @@ impl std::fmt::Display for RenderError {
     }
 }
 
+/// `?` turns it into the crate's error, a failure of the system (exit 1).
+impl From<RenderError> for crate::Error {
+    fn from(err: RenderError) -> Self {
+        crate::Error::Render {
+            path: None,
+            err: Box::new(err),
+        }
+    }
+}
+
 impl std::error::Error for RenderError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
@@ -219,7 +229,7 @@ mod tests {
             assert!(e.source().is_some());
             let e = crate::Error::Render {
                 path: Some("f.png".into()),
-                err: e,
+                err: Box::new(e),
             };
             assert_eq!(e.exit_code(), crate::error::EXIT_FAILURE);
         }

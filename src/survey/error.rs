@@ -61,6 +61,9 @@ fn shown(paths: &[PathBuf]) -> String {
         .join(", ")
 }
 
+// `?` turns it into the crate's error: the exit status its `exit_code()` gives.
+crate::error::wrap!(ByCode: SurveyError);
+
 impl std::fmt::Display for SurveyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let root = crate::results::ROOT_ENV;
