@@ -192,14 +192,14 @@ fn the_odd_host_and_its_differing_facts_are_named_in_table_and_json() {
         .all(|l| l.ends_with(",false")));
     // The figure, in both formats: the outlier is labelled in the strips and the curves.
     let figures = root.join("figures");
-    let svg = fleet::write_figure(&r, &figures, ImageFormat::Svg).unwrap();
+    let svg = contention::plot::fleet::write_figure(&r, &figures, ImageFormat::Svg).unwrap();
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.matches("\nnode5\n").count() >= 2, "node5 labelled");
     assert!(
         !text.contains("\nnode1\n"),
         "nodes within the band are not labelled"
     );
-    let png = fleet::write_figure(&r, &figures, ImageFormat::Png).unwrap();
+    let png = contention::plot::fleet::write_figure(&r, &figures, ImageFormat::Png).unwrap();
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
     if let Some(keep) = std::env::var_os("CONTENTION_KEEP_FLEET_FIGURE") {
         std::fs::copy(&png, keep).unwrap();

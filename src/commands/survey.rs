@@ -117,7 +117,7 @@ fn fleet_report(m: &Manifest, path: &Path, out: &ReportOptions, quiet: bool) -> 
     };
     let r = fleet::report(root, &outcomes(m), &opts)?;
     let dir = out.figure.as_deref().unwrap_or(root);
-    let figure = fleet::write_figure(&r, dir, out.figure_format)?;
+    let figure = crate::plot::fleet::write_figure(&r, dir, out.figure_format)?;
     if !quiet {
         eprintln!("survey: fleet figure written to {}", figure.display());
     }

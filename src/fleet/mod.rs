@@ -9,7 +9,7 @@
 //!
 //! A model calibrated on one node holds for the others only if they behave the same; the
 //! report answers which do not, and the facts say where to look. [`report`] is the entry
-//! point; the figure is [`crate::plot::fleet`].
+//! point; the figure is drawn by `crate::plot::fleet`, which reads the report.
 
 pub mod calibrate;
 pub mod check;
@@ -577,22 +577,6 @@ impl Report for FleetReport {
         }
         Some(String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV of UTF-8"))
     }
-}
-
-/// Writes the fleet's figure ([`crate::plot::fleet`]) as `dir/fleet.svg` or `dir/fleet.png`
-/// (atomically) and returns its path.
-pub fn write_figure(
-    report: &FleetReport,
-    dir: &Path,
-    format: crate::plot::ImageFormat,
-) -> Result<PathBuf> {
-    let figure = crate::plot::fleet::Fleet::new(report);
-    let bytes = crate::plot::render(&figure, format)
-        .map_err(|e| Error::Failed(format!("the fleet's figure: {e}")))?;
-    let path = dir.join(format!("fleet.{}", format.extension()));
-    crate::results::ensure_parent(&path)?;
-    crate::io::atomic::write(&path, &bytes)?;
-    Ok(path)
 }
 
 fn write_facts(out: &mut String, n: &NodeReport, indent: &str) {

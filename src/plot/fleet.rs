@@ -428,3 +428,20 @@ fn sigma_step(reach: f64) -> f64 {
     }
     step
 }
+
+/// Writes the fleet's figure as `dir/fleet.svg` or `dir/fleet.png` (atomically) and returns
+/// its path.
+pub fn write_figure(
+    report: &FleetReport,
+    dir: &std::path::Path,
+    format: super::ImageFormat,
+) -> crate::Result<std::path::PathBuf> {
+    let path = dir.join(format!("fleet.{}", format.extension()));
+    let bytes = super::render(&Fleet::new(report), format).map_err(|err| crate::Error::Render {
+        path: Some(path.clone()),
+        err: Box::new(err),
+    })?;
+    crate::results::ensure_parent(&path)?;
+    crate::io::atomic::write(&path, &bytes)?;
+    Ok(path)
+}
