@@ -64,6 +64,28 @@ pub enum Command {
     /// number of computing cores (an MPI job of two ranks).
     #[command(long_about = MEASURE_ABOUT, after_help = MEASURE_EXAMPLES)]
     Measure(MeasureArgs),
+    /// Measure every node of a Slurm allocation (or of --hosts) in one MPI job, in rounds of
+    /// pairs: each node measured once by `measure`'s sweep, fed by another node.
+    #[command(
+        long_about = SURVEY_ABOUT,
+        after_help = SURVEY_EXAMPLES,
+        mut_arg("hosts", |a| a
+            .value_name("A,B,C,...")
+            .help("The nodes to survey (started with --launcher, mpirun by default, one rank \
+                   per node in this order). Default: every node of the Slurm job (with srun)")),
+        mut_arg("launcher", |a| a.help("How to start the job when --hosts names the nodes")),
+        mut_arg("resume", |a| a.help("Continue the survey in $CONTENTION_RESULTS/survey.json: \
+            a new job over its failed and pending nodes, with the same options")),
+        mut_arg("force", |a| a.help("Start a new survey over an existing survey.json, \
+            overwriting the nodes' traces")),
+        mut_arg("dry_run", |a| a.help("Print the rounds, pairs, estimated duration and \
+            launcher line, and exit without measuring")),
+        mut_arg("output", |a| a.help("Write the fleet report to FILE (atomically) instead of \
+            standard output (each node's trace goes to $CONTENTION_RESULTS/HOST/)")),
+        mut_arg("graph", |a| a.hide(true)),
+        mut_arg("ranks", |a| a.hide(true)),
+    )]
+    Survey(SurveyArgs),
     /// Fit the model's parameters to measurements (traces of `contention measure`, or tidy
     /// CSV) and write the model file.
     #[command(long_about = CALIBRATE_ABOUT, after_help = CALIBRATE_EXAMPLES)]
@@ -212,7 +234,77 @@ pub struct PredictArgs {
     pub intervals: bool,
 }
 
+const SURVEY_ABOUT: &str = "\
+Measure every node of a Slurm allocation (inside salloc or sbatch: the job's nodes) or of \
+--hosts A,B,C,... (started with mpirun) in one MPI job of one rank per node. The job runs in \
+rounds of disjoint pairs: in each pair one node is measured exactly as `contention measure` \
+measures it (same options, same trace, same binding checks) while its partner sends it the \
+messages; no node is measured and sending in the same round, and every node is measured \
+once. An even count takes two rounds; an odd count a third, in which the last node is \
+measured alone with the first node (measured in round 1) as its sender.
+
+Each node's trace lands in $CONTENTION_RESULTS/HOST/ (default ./contention-results/HOST/, \
+which must be on a file system every node shares), and the manifest \
+$CONTENTION_RESULTS/survey.json records the rounds, the options and every node's status \
+(done, failed with the error, pending) after every round. A node that dies, or a round that \
+overruns twice its estimated time plus a minute, ends the job with everything finished kept; \
+--resume \
+starts a new job over the nodes left, with the same options. One node cannot be surveyed \
+(a sender needs another node): run `contention measure` there.
+
+When the job ends, every measured node is calibrated (its model.json beside its traces) and \
+the fleet report is printed: for each parameter the median across nodes, the spread and the \
+nodes outside the band of --outlier-k robust standard deviations, with the machine facts \
+that differ on them; the figure fleet.svg goes to the results directory (--figure DIR). \
+--report-only rebuilds the report from an existing survey without measuring. A survey that \
+lost nodes reports the others, then exits 1 naming the lost ones.
+
+--graph and rings (--pattern ring) do not apply to a survey; -o names the report's file.";
+
+const SURVEY_EXAMPLES: &str = "\
+Examples:
+  Inside a Slurm allocation, every node of the job:
+    salloc -N 8 --exclusive
+    contention survey --dry-run          # rounds, pairs, duration, srun line
+    contention survey
+  With mpirun over named hosts:
+    contention survey --hosts n01,n02,n03,n04
+  Continue after a lost node or the job's time limit:
+    contention survey --resume
+  The fleet report again, as JSON, without measuring:
+    contention survey --report-only --format json -o fleet.json";
+
+/// `contention survey`: `measure`'s options, applied to every node, and the fleet report's.
 #[derive(Debug, Args)]
+pub struct SurveyArgs {
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+
+    /// Fleet report format: a table for people, JSON or tidy CSV for tools.
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+
+    /// Directory of the fleet's figure (fleet.svg or fleet.png). Default: the results
+    /// directory ($CONTENTION_RESULTS).
+    #[arg(long, value_name = "DIR")]
+    pub figure: Option<PathBuf>,
+
+    /// Image format of the fleet's figure.
+    #[arg(long, value_enum, default_value_t = PlotFormat::Svg)]
+    pub figure_format: PlotFormat,
+
+    /// Width of the outlier band, in robust standard deviations (median absolute deviations
+    /// x 1.4826): a node whose parameter lies further from the fleet's median is named.
+    #[arg(long, value_name = "K", default_value_t = 3.0)]
+    pub outlier_k: f64,
+
+    /// Rebuild the fleet report from the results directory and its survey.json, measuring
+    /// nothing.
+    #[arg(long, conflicts_with_all = ["resume", "force", "dry_run"])]
+    pub report_only: bool,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct MeasureArgs {
     /// NUMA nodes of the computation data and of the communication data, `COMP,COMM`
     /// (hwloc logical indices, as `lstopo` numbers them).
@@ -615,7 +707,9 @@ Examples:
   The project's saved traces of its CI machine against the model calibrated from them:
     contention check --model tests/data/expected/vm-local.model.json tests/data/traces/
   A fixed drift limit and an absolute error limit, as JSON for a CI script:
-    contention check --model expected.json new.json --tolerance 3 --max-mape 8 --format json";
+    contention check --model expected.json new.json --tolerance 3 --max-mape 8 --format json
+  A new survey of a fleet against a saved one, node by node:
+    contention check --fleet saved-results/ new-results/";
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -641,6 +735,13 @@ pub struct CheckArgs {
     /// reported, not judged.
     #[arg(long, value_name = "PERCENT")]
     pub max_mape: Option<f64>,
+
+    /// Check a fleet, node by node: SAVED is a saved fleet (a results directory with
+    /// HOST/model.json, or a fleet report's JSON), and the one TRACE a results directory of a
+    /// new survey (default: $CONTENTION_RESULTS, else ./contention-results). A node saved but
+    /// not measured anew fails; a new node is listed.
+    #[arg(long, value_name = "SAVED", conflicts_with_all = ["model", "max_mape"])]
+    pub fleet: Option<PathBuf>,
 
     #[command(flatten)]
     pub topology: CsvTopology,

@@ -14,6 +14,7 @@
 //! - [`overlap`]: Langguth et al.'s time of an overlapped step, and the advisor built on it.
 //! - [`plot`]: the paper's figures, rendered in memory as SVG or PNG.
 //! - [`results`]: the default place of traces and models, per host.
+//! - [`fleet`]: the fleet report of a survey: one model per node, the outliers named.
 //! - `commands`: one module per subcommand, gluing the above; `cli` their arguments. Both
 //!   need the default feature `cli` (clap); without it the library builds without clap, and
 //!   a program drives a measurement through [`measure::options::MeasureOptions`].
@@ -29,6 +30,7 @@ pub mod dataset;
 pub mod error;
 pub mod evaluate;
 pub mod export;
+pub mod fleet;
 pub mod io;
 pub mod measure;
 pub mod model;
@@ -41,6 +43,7 @@ pub mod report;
 pub mod results;
 pub mod sensitivity;
 pub mod stats;
+pub mod survey;
 pub mod sys;
 pub mod timestamp;
 pub mod trace;

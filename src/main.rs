@@ -19,6 +19,7 @@ fn main() {
     let result = match &cli.command {
         Command::Check(args) => commands::check::run(args),
         Command::Measure(args) => commands::measure::run(args),
+        Command::Survey(args) => commands::survey::run(args),
         Command::Predict(args) => commands::predict::run(args),
         Command::Calibrate(args) => commands::calibrate::run(args),
         Command::Evaluate(args) => commands::evaluate::run(args),

@@ -233,6 +233,14 @@ fn in_directory(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// The traces of one host's directory `dir` that `calibrate` takes with no file named (one
+/// variant, the paper's when present), the variant's name, and the other variants' names:
+/// what a fleet report calibrates on each node of a survey.
+pub fn traces_in(dir: &Path) -> Result<(String, Vec<PathBuf>, Vec<String>)> {
+    let ((variant, files), others) = select(dir)?;
+    Ok((variant, files, others))
+}
+
 /// The variant chosen in `dir` and its traces (sorted), and the other variants' names.
 type Selection = ((String, Vec<PathBuf>), Vec<String>);
 

@@ -265,6 +265,7 @@ fn man_writes_one_page_per_subcommand() {
         ("contention.1", ".TH contention 1"),
         ("contention-measure.1", ".TH contention-measure 1"),
         ("contention-sensitivity.1", ".TH contention-sensitivity 1"),
+        ("contention-survey.1", ".TH contention-survey 1"),
     ] {
         let text = std::fs::read_to_string(dir.join(page)).unwrap();
         // The title line comes first, after clap_mangen's two-line quote-string preamble.
@@ -293,7 +294,8 @@ fn man_writes_one_page_per_subcommand() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names.len(), 13, "{names:?}");
+    // The top page and one per subcommand (survey included).
+    assert_eq!(names.len(), 14, "{names:?}");
     assert!(names
         .iter()
         .all(|n| n.starts_with("contention") && n.ends_with(".1")));

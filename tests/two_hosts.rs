@@ -8,6 +8,7 @@
 //! checks where ranks ran and what the trace says, never a bandwidth.
 
 use crate::common::gate;
+use crate::common::hosts::{self, hosts_made, runnable};
 use crate::common::run::{command, one_job, temp_dir, text, BIN};
 
 use std::path::{Path, PathBuf};
@@ -16,17 +17,10 @@ use std::time::{Duration, Instant};
 
 const SCRIPT: &str = "tests/vm/two-hosts.sh";
 
-fn runnable(test: &str) -> bool {
-    gate::decide(
-        test,
-        gate::missing(&["ip", "unshare", "nsenter", "mount", "mpirun"]),
-    )
-}
-
-/// Host names unique to this process and test (namespace names are global to the machine).
+/// The two hosts' names for a test (namespace names are global to the machine).
 fn names(tag: char) -> (String, String) {
-    let id = std::process::id() % 100_000;
-    (format!("c{id}{tag}a"), format!("c{id}{tag}b"))
+    let n = hosts::names('c', tag, 2);
+    (n[0].clone(), n[1].clone())
 }
 
 fn on_hosts(a: &str, b: &str, cmd: &[&str]) -> Output {
@@ -59,15 +53,6 @@ fn leftovers(a: &str, b: &str) -> Vec<String> {
         })
         .filter(|w| [a, b, &format!("v{a}"), &format!("v{b}")].contains(&w.as_str()))
         .collect()
-}
-
-/// Namespaces could not be made here (a container without the rights): skip outside CI.
-fn hosts_made(test: &str, o: &Output) -> bool {
-    if o.status.code() == Some(3) {
-        let why = String::from_utf8_lossy(&o.stderr).trim().to_string();
-        return gate::decide(test, Some(format!("two hosts could not be made: {why}")));
-    }
-    true
 }
 
 #[test]

@@ -25,6 +25,9 @@ pub fn run(args: &CheckArgs) -> Result<()> {
             )));
         }
     }
+    if let Some(saved) = &args.fleet {
+        return fleet(args, saved);
+    }
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
     let input_paths = crate::results::inputs_or_default(&args.inputs)?;
     let expected = model_file::load(&model_arg)?;
@@ -86,6 +89,35 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         pass: failures.is_empty(),
         failures,
     };
+    report::emit(&report, args.format.into(), args.output.as_deref())?;
+    if report.pass {
+        Ok(())
+    } else {
+        Err(Error::Failed(format!(
+            "check failed: {}",
+            report.failures.join("; ")
+        )))
+    }
+}
+
+/// `check --fleet SAVED [ROOT]`: every node of the new results compared with its saved model.
+fn fleet(args: &CheckArgs, saved: &std::path::Path) -> Result<()> {
+    let new =
+        match args.inputs.as_slice() {
+            [] => crate::results::root(),
+            [dir] if dir.is_dir() => dir.clone(),
+            _ => return Err(Error::Input(
+                "--fleet compares one results directory (ROOT/HOST/trace-*.json) with the saved \
+                 fleet; name that one directory, or none for $CONTENTION_RESULTS"
+                    .into(),
+            )),
+        };
+    let report = crate::fleet::check::check(
+        saved,
+        &new,
+        args.tolerance,
+        &super::calibrate::options(&args.topology),
+    )?;
     report::emit(&report, args.format.into(), args.output.as_deref())?;
     if report.pass {
         Ok(())

@@ -4,9 +4,8 @@ use crate::cli::MeasureArgs;
 use crate::error::{Error, IoAction, Result};
 use crate::measure::mpi::{self, Threading};
 use crate::measure::options::MeasureOptions;
-use crate::measure::session::{self, Rank0};
-use crate::measure::{comm, launch, progress, run::Abort, sender, settings, signals, topology};
-use crate::trace::MpiInfo;
+use crate::measure::session;
+use crate::measure::{launch, progress, rank0, sender, settings, signals, topology};
 use std::path::{Path, PathBuf};
 
 const SYSFS: &str = "/sys/devices/system";
@@ -228,86 +227,7 @@ fn as_rank(args: &Options) -> Result<()> {
         sender::serve_rank(&job.world, &name, o.message_size.0 as usize, o.pattern);
         return Ok(());
     };
-    let mpi_info = job.info(hosts);
-    // Whatever happens on rank 0, even a bug that panics, the other ranks must be told to
-    // stop, or every rank would wait for the others in MPI_Finalize.
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        rank0(args, mpi_info, interrupted, &job.world)
-    }));
-    comm::shutdown(&job.world);
-    result.unwrap_or_else(|_| {
-        Err(Error::Failed(
-            "internal error on rank 0 (the panic message is above); finished points are \
-             saved; please report this"
-                .into(),
-        ))
-    })
-}
-
-fn rank0(
-    args: &Options,
-    mpi: MpiInfo,
-    interrupted: &'static std::sync::atomic::AtomicBool,
-    world: &mpi::World,
-) -> Result<()> {
-    let topo = topology::load_this_machine()?;
-    let layout = topology::layout(&topo);
-    let resolved = session::resolve(&args.measure, &layout, Path::new(SYSFS))?;
-    let trace_path = args.measure.trace_path(&layout.hostname);
-    crate::results::ensure_parent(&trace_path)?;
-    session::check_output(&args.measure, &trace_path)?;
-    let transport = session::transport(&mpi.hosts);
-    let settings = settings::read_settings(Path::new("/"), Some(layout.numa_per_socket()));
-    let mode =
-        progress::Mode::from_env_or_terminal(std::env::var(launch::PROGRESS_ENV).ok(), args.quiet);
-    if mode != progress::Mode::Quiet {
-        eprint!(
-            "{}",
-            session::describe_plan(&layout, &resolved, &transport, Some(&settings))
-        );
-    }
-    let sender = sender::place_ranks(
-        world,
-        &resolved.sender,
-        transport.kind,
-        !args.measure.no_bind,
-    )?;
-    let r0 = Rank0 {
-        options: &args.measure,
-        topology: &topo,
-        layout: &layout,
-        resolved,
-        mpi,
-        transport,
-        sender: Some(sender),
-        settings: Some(settings),
-        progress: mode,
-        interrupted,
-    };
-    match r0.run() {
-        Ok(path) => {
-            if mode != progress::Mode::Quiet {
-                eprintln!(
-                    "measure: trace written to {} (CSV: {})",
-                    path.display(),
-                    session::csv_path(&path).display()
-                );
-            }
-            Ok(())
-        }
-        Err((Abort::Interrupted, path)) => Err(Error::Interrupted(format!(
-            "interrupted: finished points are saved in {}; continue with --resume -o {}",
-            path.display(),
-            path.display()
-        ))),
-        Err((Abort::Stalled(why), path)) | Err((Abort::Failed(why), path)) => {
-            Err(Error::Failed(format!(
-                "{why} (finished points, if any, are in {}; continue with --resume -o {})",
-                path.display(),
-                path.display()
-            )))
-        }
-    }
+    rank0::measure(o, args.quiet, job.info(hosts), interrupted, &job.world)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod overlap;
 pub mod plot;
 pub mod predict;
 pub mod sensitivity;
+pub mod survey;
 
 /// `--format` as the report writer takes it ([`crate::report::emit`]).
 impl From<crate::cli::Format> for crate::report::Format {

@@ -33,6 +33,42 @@ pub const TAG_LAST: i32 = 5;
 
 pub use super::choices::CommPattern as Pattern;
 
+/// The communicator a measurement runs on, as a plain handle the communication thread can
+/// carry: `MPI_COMM_WORLD` for `measure`, a two-rank communicator split from it for each pair
+/// of a `survey` round. rsmpi's communicators are not `Send` (Open MPI's handle is a
+/// pointer), and a user communicator frees itself when dropped, so the thread borrows it
+/// through [`Handle::with`] instead of owning a copy.
+#[derive(Debug, Clone, Copy)]
+pub struct Handle(mpi::ffi::MPI_Comm);
+
+// SAFETY: an MPI communicator handle is valid in every thread of the process; the tool
+// calls MPI from one thread at a time (MPI_THREAD_SERIALIZED, see the module documentation),
+// and the communicator outlives the sweep that uses it (its owner holds it across the call).
+unsafe impl Send for Handle {}
+// SAFETY: as for Send; the handle itself is never written.
+unsafe impl Sync for Handle {}
+
+impl Handle {
+    pub fn of(comm: &SimpleCommunicator) -> Self {
+        use mpi::raw::AsRaw;
+        Handle(comm.as_raw())
+    }
+
+    /// Runs `f` with the communicator, without taking ownership of it.
+    pub fn with<R>(self, f: impl FnOnce(&SimpleCommunicator) -> R) -> R {
+        // SAFETY: reads a constant the MPI library exports; nothing writes it.
+        if self.0 == unsafe { mpi::ffi::RSMPI_COMM_WORLD } {
+            return f(&SimpleCommunicator::world());
+        }
+        use mpi::raw::FromRaw;
+        // SAFETY: the handle came from a live user communicator (`Handle::of`), which its
+        // owner keeps alive across this call; ManuallyDrop keeps this borrowed copy from
+        // freeing it.
+        let comm = std::mem::ManuallyDrop::new(unsafe { SimpleCommunicator::from_raw(self.0) });
+        f(&comm)
+    }
+}
+
 /// `MPI_ANY_TAG`.
 fn any_tag() -> i32 {
     // SAFETY: reads a constant the MPI library exports; nothing writes it.

@@ -289,6 +289,20 @@ pub fn run(cmd: &[OsString], progress: &str) -> Result<i32> {
 
 /// [`run`] with more environment variables for the launcher (`SLURM_HOSTFILE`).
 pub fn run_with_env(cmd: &[OsString], progress: &str, env: &[(&str, &Path)]) -> Result<i32> {
+    let mut child = spawn(cmd, progress, env)?;
+    let status = child
+        .wait()
+        .map_err(|e| Error::Failed(format!("cannot wait for the MPI job: {e}")))?;
+    Ok(exit_code(status))
+}
+
+/// Starts the launcher as [`run`] does, without waiting: `contention survey` watches the
+/// job's rounds meanwhile and stops it ([`stop`]) when one overruns its time.
+pub fn spawn(
+    cmd: &[OsString],
+    progress: &str,
+    env: &[(&str, &Path)],
+) -> Result<std::process::Child> {
     use std::os::unix::process::CommandExt;
     let program = &cmd[0];
     let parent = std::process::id() as libc::pid_t;
@@ -304,18 +318,47 @@ pub fn run_with_env(cmd: &[OsString], progress: &str, env: &[(&str, &Path)]) -> 
     unsafe {
         command.pre_exec(move || super::signals::die_with_parent(parent));
     }
-    let mut child = command.spawn().map_err(|err| LaunchError {
+    let child = command.spawn().map_err(|err| LaunchError {
         program: program.to_string_lossy().into_owned(),
         err,
     })?;
     super::signals::forward_to(child.id() as i32);
-    let status = child
-        .wait()
-        .map_err(|e| Error::Failed(format!("cannot wait for the MPI job: {e}")))?;
+    Ok(child)
+}
+
+/// The job's exit status as a shell reports it (128 + signal when killed).
+pub fn exit_code(status: std::process::ExitStatus) -> i32 {
     use std::os::unix::process::ExitStatusExt;
-    Ok(status
+    status
         .code()
-        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)))
+        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
+}
+
+/// Ends a job started by [`spawn`]: SIGTERM to its process group (the launcher passes it
+/// on to the ranks, which save what they finished), SIGKILL after `grace`.
+pub fn stop(child: &mut std::process::Child, grace: std::time::Duration) -> Result<i32> {
+    let group = child.id() as libc::pid_t;
+    // SAFETY: kill has no memory preconditions; the group is the job's own (process_group(0)
+    // in `spawn`), so nothing else is signalled.
+    unsafe { libc::kill(-group, libc::SIGTERM) };
+    let until = std::time::Instant::now() + grace;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok(exit_code(status)),
+            Ok(None) if std::time::Instant::now() < until => {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            Ok(None) => {
+                // SAFETY: as above.
+                unsafe { libc::kill(-group, libc::SIGKILL) };
+                let status = child
+                    .wait()
+                    .map_err(|e| Error::Failed(format!("cannot wait for the MPI job: {e}")))?;
+                return Ok(exit_code(status));
+            }
+            Err(e) => return Err(Error::Failed(format!("cannot wait for the MPI job: {e}"))),
+        }
+    }
 }
 
 #[cfg(test)]

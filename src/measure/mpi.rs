@@ -32,6 +32,17 @@ pub fn join(
     ranks: usize,
     wrong_size: impl FnOnce(usize) -> Error,
 ) -> Result<Job> {
+    let job = init(needs)?;
+    let size = job.world.size() as usize;
+    if size != ranks {
+        return Err(wrong_size(size));
+    }
+    Ok(job)
+}
+
+/// [`join`] without the check of the job's size: `contention survey`, whose job has one rank
+/// per node, checks it against its manifest once rank 0 has read it.
+pub fn init(needs: Threading) -> Result<Job> {
     let (universe, granted) = ::mpi::initialize_with_threading(needs)
         .ok_or_else(|| Error::Failed("MPI was already initialized".into()))?;
     if granted < needs {
@@ -43,15 +54,27 @@ pub fn join(
         )));
     }
     let world = universe.world();
-    let size = world.size() as usize;
-    if size != ranks {
-        return Err(wrong_size(size));
-    }
     Ok(Job {
         world,
         granted,
         _universe: universe,
     })
+}
+
+/// The rank-0 handshake on `comm` (the world, or a survey pair's communicator): every other
+/// rank sends `host` to rank 0 and gets `None`; rank 0 gets the host of every rank, in rank
+/// order, its own first.
+pub fn gather_hosts(comm: &World, host: &str) -> Option<Vec<String>> {
+    if comm.rank() != 0 {
+        comm.process_at_rank(0).send(host.as_bytes());
+        return None;
+    }
+    let mut hosts = vec![host.to_string()];
+    for r in 1..comm.size() {
+        let (peer, _) = comm.process_at_rank(r).receive_vec::<u8>();
+        hosts.push(String::from_utf8_lossy(&peer).into_owned());
+    }
+    Some(hosts)
 }
 
 impl Job {
@@ -63,16 +86,7 @@ impl Job {
     /// The rank-0 handshake: every other rank sends `host` (its [`Job::host`]) to rank 0 and
     /// gets `None`; rank 0 gets the host of every rank, in rank order, its own first.
     pub fn gather_hosts(&self, host: &str) -> Option<Vec<String>> {
-        if self.world.rank() != 0 {
-            self.world.process_at_rank(0).send(host.as_bytes());
-            return None;
-        }
-        let mut hosts = vec![host.to_string()];
-        for r in 1..self.world.size() {
-            let (peer, _) = self.world.process_at_rank(r).receive_vec::<u8>();
-            hosts.push(String::from_utf8_lossy(&peer).into_owned());
-        }
-        Some(hosts)
+        gather_hosts(&self.world, host)
     }
 
     /// What a trace records of the MPI job: the library, the thread level granted and the

@@ -20,7 +20,6 @@ use crate::sys::{bind_current_thread, current_cpu};
 use crate::trace::{Phase, Plan, Sample, ThreadCpus, TracePoint};
 use hwlocality::memory::binding::Bytes;
 use hwlocality::Topology;
-use mpi::topology::SimpleCommunicator;
 use std::collections::BTreeSet;
 use std::mem::take;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,6 +73,8 @@ pub struct Bench<'t> {
     pub interrupted: &'t AtomicBool,
     /// Where finished points are saved, for the message if the run stalls.
     pub saved_to: &'t std::path::Path,
+    /// The communicator of ranks 0 and 1 (the world for `measure`, a pair's for `survey`).
+    pub comm: super::comm::Handle,
 }
 
 impl Bench<'_> {
@@ -120,9 +121,9 @@ impl Bench<'_> {
             let comm_thread = std::thread::Builder::new()
                 .name("communication".into())
                 .spawn_scoped(s, move || {
-                    // MPI_COMM_WORLD is a process-wide handle; this thread is the only one
-                    // calling MPI while the sweep runs (MPI_THREAD_SERIALIZED).
-                    let world = SimpleCommunicator::world();
+                    // A process-wide handle; this thread is the only one calling MPI
+                    // while the sweep runs (MPI_THREAD_SERIALIZED).
+                    let world = self.comm;
                     if self.bind {
                         if let Err(e) = bind_current_thread(self.topology, self.plan.comm.pu_os) {
                             let _ = finished.send(Err(e));
@@ -142,7 +143,9 @@ impl Bench<'_> {
                     };
                     while let Ok(Command::Stream { stop, timings, t0 }) = commands.recv() {
                         seen();
-                        comm::receive(&world, self.pattern, buf, send, &stop, &timings, t0);
+                        world.with(|w| {
+                            comm::receive(w, self.pattern, buf, send, &stop, &timings, t0)
+                        });
                         seen();
                         let _ = finished.send(Ok(()));
                     }

@@ -232,6 +232,19 @@ pub fn resolve(a: &MeasureOptions, layout: &Layout, sysfs: &Path) -> Result<Reso
     })
 }
 
+/// The longest a sweep of `c` takes, in seconds: 3 phases per core count, each at most
+/// `--max-phase` plus a margin for its first and last iteration (section 4.1.1); and the
+/// time to touch the computing buffers first (at about 2 GB/s of page faults). `describe_plan`
+/// prints it; `contention survey` multiplies it by its rounds.
+pub fn estimated_seconds(c: &MeasureConfig) -> (f64, f64) {
+    let max = c.cores.iter().copied().max().unwrap_or(0) as f64;
+    let points = c.cores.len() as f64;
+    (
+        points * 3.0 * (c.max_phase_seconds + 0.3),
+        c.buffer_bytes_per_core as f64 * max / 2e9,
+    )
+}
+
 /// The plan as a person reads it before spending cluster time: the machine, its settings
 /// (with warnings), the transport, every thread's core and every buffer's node.
 pub fn describe_plan(
@@ -384,8 +397,7 @@ pub fn describe_plan(
         "calibrate   needs one placement on this single-socket machine: --numa 0,0 (local)\n"
             .to_string()
     };
-    let points = c.cores.len() as f64;
-    let touch = (c.buffer_bytes_per_core as f64 * max as f64) / 2e9;
+    let (sweep, touch) = estimated_seconds(c);
     out += &format!(
         "sweep       {} computing-core count(s): {}; 3 phases each, each until its median is \
          within +-{:.1}% (95% CI) or {:.1} s\n\
@@ -394,7 +406,7 @@ pub fn describe_plan(
         crate::cores::CoreList::from_counts(&c.cores),
         100.0 * c.stable_within,
         c.max_phase_seconds,
-        points * 3.0 * (c.max_phase_seconds + 0.3),
+        sweep,
         touch
     );
     out
@@ -413,6 +425,8 @@ pub struct Rank0<'a> {
     pub settings: Option<MachineSettings>,
     pub progress: progress::Mode,
     pub interrupted: &'static AtomicBool,
+    /// The communicator of rank 0 and its sender.
+    pub comm: super::comm::Handle,
 }
 
 impl Rank0<'_> {
@@ -530,6 +544,7 @@ impl Rank0<'_> {
             },
             interrupted: self.interrupted,
             saved_to: &path,
+            comm: self.comm,
         };
         let progress = std::cell::RefCell::new(Progress::new(self.progress, todo.len()));
         let result = bench.sweep(

@@ -4,7 +4,8 @@
 //! - [`grid`]: the placement grid of Figures 3-11, measured points and model lines for every
 //!   placement of computation and communication data;
 //! - [`stacked`]: the stacked view of Figure 2 with the model's key points (section 3.1);
-//! - [`sweep`]: one trace's four phases with the spread of their samples, to judge noise.
+//! - [`sweep`]: one trace's four phases with the spread of their samples, to judge noise;
+//! - [`fleet`]: a survey's nodes, their parameters against the fleet's band and their curves.
 //!
 //! Each figure is computed first as plain data (which the `--csv` output writes unchanged, so
 //! the CSV is exactly what is drawn), then drawn on any plotters backend. [`render`] turns a
@@ -12,6 +13,7 @@
 
 mod axes;
 pub mod data;
+pub mod fleet;
 mod fonts;
 pub mod grid;
 pub mod sensitivity;

@@ -1,14 +1,30 @@
 #!/usr/bin/env bash
-# Open MPI's rsh agent for the hosts of tests/vm/two-hosts.sh: `netns-rsh.sh HOST CMD...`
-# runs CMD inside HOST's network and UTS namespaces, as ssh would run it on HOST.
+# Open MPI's rsh agent for the hosts of tests/vm/hosts.sh: `netns-rsh.sh HOST CMD...` runs
+# CMD inside HOST's network and UTS namespaces, as ssh would run it on HOST.
 # Open MPI may put ssh-style options before the host name; they are skipped.
+# With CONTENTION_HOSTS_LOW_MEMORY=HOST:MIB, HOST's CMD sees MIB MiB free on every NUMA node.
 set -euo pipefail
 while [ $# -gt 0 ] && [[ $1 == -* ]]; do shift; done
 host=${1:?usage: netns-rsh.sh HOST CMD...}
 shift
-dir=${CONTENTION_HOSTS_DIR:?netns-rsh.sh runs under tests/vm/two-hosts.sh}
+dir=${CONTENTION_HOSTS_DIR:?netns-rsh.sh runs under tests/vm/hosts.sh}
 [ -e "/run/netns/$host" ] && [ -e "$dir/$host.uts" ] || {
-    echo "netns-rsh: no host '$host' (namespaces of tests/vm/two-hosts.sh in $dir)" >&2
+    echo "netns-rsh: no host '$host' (namespaces of tests/vm/hosts.sh in $dir)" >&2
     exit 255
 }
+low=${CONTENTION_HOSTS_LOW_MEMORY:-}
+if [ -n "$low" ] && [ "${low%%:*}" = "$host" ]; then
+    mib=${low#*:}
+    # A private mount namespace in which each node's meminfo says MIB MiB free.
+    script='for f in /sys/devices/system/node/node*/meminfo; do
+        n=${f%/meminfo}; n=${n##*node}
+        fake="$HOSTS_DIR/$HOSTS_HOST-node$n.meminfo"
+        sed "s/MemFree: *[0-9]* kB/MemFree: $((HOSTS_MIB * 1024)) kB/" "$f" > "$fake"
+        mount --bind "$fake" "$f"
+    done
+    exec sh -c "$0"'
+    exec nsenter --net="/run/netns/$host" --uts="$dir/$host.uts" \
+        env HOSTS_DIR="$dir" HOSTS_HOST="$host" HOSTS_MIB="$mib" \
+        unshare --mount --propagation private sh -c "$script" "$*"
+fi
 exec nsenter --net="/run/netns/$host" --uts="$dir/$host.uts" sh -c "$*"

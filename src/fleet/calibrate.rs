@@ -1,0 +1,74 @@
+//! One node of a fleet: `calibrate` on its results directory, exactly as `contention
+//! calibrate` does there with no file named (the same trace selection, the same fit,
+//! `HOST/model.json` written beside the traces), plus what the fleet report needs of it: its
+//! machine facts and its measured local sweep.
+
+use super::facts::Facts;
+use crate::calibrate::{self, CalibratedModel, Options};
+use crate::dataset::Input;
+use crate::error::Result;
+use crate::io::{atomic, trace_file};
+use crate::trace::{TidyRow, Trace};
+use std::path::{Path, PathBuf};
+
+/// A calibrated node.
+#[derive(Debug, Clone)]
+pub struct NodeCalibration {
+    pub calibrated: CalibratedModel,
+    /// What `calibrate` would have told the user.
+    pub notes: Vec<String>,
+    /// The traces used, and the variant they are.
+    pub traces: Vec<PathBuf>,
+    pub variant: String,
+    /// Where the model goes: `dir/model.json`.
+    pub model_path: PathBuf,
+    pub facts: Facts,
+    /// The medians of the local placement (both data on node 0), for the fleet's figure.
+    pub local_measured: Vec<TidyRow>,
+}
+
+/// Calibrates the node whose results are in `dir` and writes `dir/model.json`, as
+/// `contention calibrate` there would. The options are `calibrate`'s.
+pub fn node(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
+    let c = fit(dir, opts)?;
+    atomic::write(
+        &c.model_path,
+        crate::export::json::render(&c.calibrated).as_bytes(),
+    )?;
+    Ok(c)
+}
+
+/// Calibrates the node whose results are in `dir`, writing nothing (`check` of a fleet
+/// compares without replacing the saved models).
+pub fn fit(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
+    let (variant, paths, _others) = crate::results::traces_in(dir)?;
+    let traces: Vec<Trace> = paths
+        .iter()
+        .map(|p| trace_file::read(p))
+        .collect::<Result<_>>()?;
+    let inputs: Vec<Input> = traces
+        .iter()
+        .zip(&paths)
+        .map(|(t, p)| Input::from_trace(t, &p.display().to_string()))
+        .collect::<std::result::Result<_, _>>()?;
+    let (calibrated, notes) = calibrate::calibrate(&inputs, opts)?;
+    let model_path = dir.join(crate::results::MODEL_FILE);
+    // Every trace of a node describes the same machine (calibrate refused otherwise); the
+    // settings are those of the first trace that recorded them.
+    let first = &traces[0];
+    let settings = traces.iter().find_map(|t| t.settings.as_ref());
+    let local_measured = traces
+        .iter()
+        .filter(|t| (t.config.comp_numa, t.config.comm_numa) == (0, 0))
+        .flat_map(Trace::tidy_rows)
+        .collect();
+    Ok(NodeCalibration {
+        calibrated,
+        notes,
+        traces: paths,
+        variant,
+        model_path,
+        facts: Facts::new(&first.machine, settings),
+        local_measured,
+    })
+}

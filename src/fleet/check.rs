@@ -1,0 +1,298 @@
+//! `contention check` of a fleet: a new survey's results compared with a saved fleet, node by
+//! node. Each node's new measurements are calibrated (nothing is written) and compared with
+//! that node's saved model by what both predict ([`crate::check::compare`]), with the drift
+//! limit `check` uses for one machine: from the new measurements' noise, or `--tolerance`.
+//!
+//! The saved fleet is a results directory (`ROOT/HOST/model.json`, as a survey leaves it) or a
+//! fleet report's JSON (`nodes[].model`). A node saved but absent from the new results fails
+//! the check (it was expected and is not measured); a node only in the new results is listed
+//! and does not fail it (nothing to compare with).
+
+use super::NodeStatus;
+use crate::check::{self, Drift};
+use crate::error::{Error, Result};
+use crate::io::model_file;
+use crate::model::Model;
+use crate::provenance::Provenance;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::Path;
+
+/// Version of the fleet check's JSON layout.
+pub const FLEET_CHECK_SCHEMA_VERSION: u32 = 1;
+
+/// How one node came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Pass,
+    /// Its predictions drifted beyond the limit.
+    Fail,
+    /// Saved, but not in the new results: fails the check.
+    MissingInNew,
+    /// New, with no saved model: listed, does not fail.
+    MissingInSaved,
+    /// Its new measurements could not be calibrated: fails the check.
+    NotCalibrated,
+}
+
+impl Verdict {
+    pub fn fails(self) -> bool {
+        matches!(
+            self,
+            Verdict::Fail | Verdict::MissingInNew | Verdict::NotCalibrated
+        )
+    }
+
+    fn words(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::MissingInNew => "FAIL, saved but not in the new results",
+            Verdict::MissingInSaved => "new, no saved model to compare with",
+            Verdict::NotCalibrated => "FAIL, its new measurements could not be calibrated",
+        }
+    }
+}
+
+/// One node's comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeCheck {
+    pub host: String,
+    pub verdict: Verdict,
+    /// The drift limit applied, percent, and where it came from: `noise` or `--tolerance`.
+    pub drift_limit_percent: Option<f64>,
+    pub drift_limit_source: Option<&'static str>,
+    pub drift: Option<Drift>,
+    /// Why it could not be compared.
+    pub error: Option<String>,
+}
+
+/// The fleet check's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct FleetCheck {
+    pub schema_version: u32,
+    pub tool: Provenance,
+    pub units: crate::export::json::Units,
+    /// The saved fleet and the new results, as named.
+    pub saved: String,
+    pub new: String,
+    pub nodes: Vec<NodeCheck>,
+    pub failures: Vec<String>,
+    pub pass: bool,
+}
+
+/// A saved fleet report, read for its models only (the rest may change between versions).
+#[derive(Deserialize)]
+struct SavedReport {
+    nodes: Vec<SavedNode>,
+}
+
+#[derive(Deserialize)]
+struct SavedNode {
+    host: String,
+    #[serde(default)]
+    model: Option<serde_json::Value>,
+}
+
+/// The saved models by host. A host whose model cannot be read is an error naming it: the
+/// reference of a check must be sound.
+pub fn saved_models(saved: &Path) -> Result<BTreeMap<String, Model>> {
+    let mut out = BTreeMap::new();
+    if saved.is_dir() {
+        for n in super::hosts_in(saved)? {
+            let path = saved.join(&n.host).join(crate::results::MODEL_FILE);
+            if path.is_file() {
+                out.insert(n.host, model_file::load(&path.display().to_string())?);
+            }
+        }
+        if out.is_empty() {
+            return Err(Error::Input(format!(
+                "`{}` holds no HOST/model.json: a saved fleet is a results directory whose \
+                 hosts were calibrated (as `contention survey` leaves it) or a fleet report's \
+                 JSON",
+                saved.display()
+            )));
+        }
+        return Ok(out);
+    }
+    let text = crate::io::read::text(saved, "read the saved fleet")?;
+    let report: SavedReport = serde_json::from_str(&text).map_err(|e| {
+        Error::Input(format!(
+            "{}: not a fleet report ({e}); a saved fleet is a fleet report's JSON or a \
+             results directory with HOST/model.json",
+            saved.display()
+        ))
+    })?;
+    for n in report.nodes {
+        if let Some(m) = n.model.filter(|m| !m.is_null()) {
+            let source = format!("{} (node {})", saved.display(), n.host);
+            out.insert(n.host, model_file::parse(&m.to_string(), &source)?);
+        }
+    }
+    Ok(out)
+}
+
+/// Compares the fleet of results directory `new` with the `saved` one. `tolerance` fixes
+/// the drift limit (percent) instead of the noise; `opts` are the calibration's options.
+pub fn check(
+    saved: &Path,
+    new: &Path,
+    tolerance: Option<f64>,
+    opts: &crate::calibrate::Options,
+) -> Result<FleetCheck> {
+    let expected = saved_models(saved)?;
+    let new_hosts = super::hosts_in(new)?;
+    let mut nodes = Vec::new();
+    for n in new_hosts.iter().filter(|n| n.status == NodeStatus::Done) {
+        let blank = |verdict| NodeCheck {
+            host: n.host.clone(),
+            verdict,
+            drift_limit_percent: None,
+            drift_limit_source: None,
+            drift: None,
+            error: None,
+        };
+        let Some(model) = expected.get(&n.host) else {
+            nodes.push(blank(Verdict::MissingInSaved));
+            continue;
+        };
+        let mut o = opts.clone();
+        o.name = Some(model.machine.name.clone());
+        o.local_only = model.remote.is_none();
+        match super::calibrate::fit(&new.join(&n.host), &o) {
+            Err(e) => nodes.push(NodeCheck {
+                error: Some(e.to_string()),
+                ..blank(Verdict::NotCalibrated)
+            }),
+            Ok(c) => {
+                let (limit, source) = match tolerance {
+                    Some(t) => (t, "--tolerance"),
+                    None => {
+                        let cal = &c.calibrated.calibration;
+                        let fits: Vec<_> = std::iter::once(&cal.local)
+                            .chain(cal.remote.as_ref())
+                            .collect();
+                        (check::noise_limit_percent(&fits), "noise")
+                    }
+                };
+                let drift = check::compare(model, &c.calibrated.model, limit);
+                let verdict = if drift.max_drift_percent > limit {
+                    Verdict::Fail
+                } else {
+                    Verdict::Pass
+                };
+                nodes.push(NodeCheck {
+                    drift_limit_percent: Some(limit),
+                    drift_limit_source: Some(source),
+                    drift: Some(drift),
+                    ..blank(verdict)
+                });
+            }
+        }
+    }
+    for host in expected.keys() {
+        if !new_hosts.iter().any(|n| &n.host == host) {
+            nodes.push(NodeCheck {
+                host: host.clone(),
+                verdict: Verdict::MissingInNew,
+                drift_limit_percent: None,
+                drift_limit_source: None,
+                drift: None,
+                error: None,
+            });
+        }
+    }
+    nodes.sort_by(|a, b| a.host.cmp(&b.host));
+    let failures: Vec<String> = nodes
+        .iter()
+        .filter(|n| n.verdict.fails())
+        .map(|n| match (&n.drift, n.drift_limit_percent) {
+            (Some(d), Some(l)) => format!(
+                "{}: predictions moved by up to {:.2} % (limit {l:.2} %)",
+                n.host, d.max_drift_percent
+            ),
+            _ => format!("{}: {}", n.host, n.verdict.words()),
+        })
+        .collect();
+    Ok(FleetCheck {
+        schema_version: FLEET_CHECK_SCHEMA_VERSION,
+        tool: Provenance::current(),
+        units: crate::export::json::UNITS,
+        saved: saved.display().to_string(),
+        new: new.display().to_string(),
+        pass: failures.is_empty(),
+        nodes,
+        failures,
+    })
+}
+
+/// Goes out through [`crate::report::emit`]; no notes: the failures end the command's
+/// error message (exit 1).
+impl crate::report::Report for FleetCheck {
+    const SCHEMA_VERSION: u32 = FLEET_CHECK_SCHEMA_VERSION;
+
+    /// One block per node: its verdict, largest drift and the parameters that moved.
+    fn table(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "# {}", self.tool.summary());
+        let _ = writeln!(
+            out,
+            "check of the fleet in {} against the saved fleet {}, node by node",
+            self.new, self.saved
+        );
+        for n in &self.nodes {
+            let _ = write!(out, "\n{}: {}", n.host, n.verdict.words());
+            match (&n.drift, n.drift_limit_percent) {
+                (Some(d), Some(l)) => {
+                    let _ = writeln!(
+                        out,
+                        ": prediction drift max {:.2} % (limit {l:.2} %, {})",
+                        d.max_drift_percent,
+                        n.drift_limit_source.unwrap_or("")
+                    );
+                    for c in &d.changed_params {
+                        let _ = writeln!(
+                            out,
+                            "  {:<18} {:>10.3} -> {:>10.3}  ({:.1} %)",
+                            c.field, c.expected, c.new, c.change_percent
+                        );
+                    }
+                }
+                _ => {
+                    let _ = writeln!(out);
+                }
+            }
+            if let Some(e) = &n.error {
+                let _ = writeln!(out, "  {e}");
+            }
+        }
+        let _ = writeln!(out, "\nresult: {}", if self.pass { "PASS" } else { "FAIL" });
+        for f in &self.failures {
+            let _ = writeln!(out, "  {f}");
+        }
+        out
+    }
+
+    /// One row per node: `host,verdict,max_drift_percent,limit_percent,pass`.
+    fn csv(&self) -> Option<String> {
+        let mut out = String::from("host,verdict,max_drift_percent,limit_percent,pass\n");
+        for n in &self.nodes {
+            let num = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{}",
+                n.host,
+                serde_json::to_value(n.verdict)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                num(n.drift.as_ref().map(|d| d.max_drift_percent)),
+                num(n.drift_limit_percent),
+                !n.verdict.fails()
+            );
+        }
+        Some(out)
+    }
+}

@@ -1,0 +1,742 @@
+//! The fleet report: every node of a survey calibrated on its own, then, for every model
+//! parameter (the ten of section 3.1, `local` and `remote`), the fleet's median and spread and
+//! the nodes that lie outside a robust band, with the machine facts that differ on them.
+//!
+//! - [`calibrate`]: one node, as `contention calibrate` does in its results directory;
+//! - [`outliers`]: the band (median and median absolute deviation);
+//! - [`facts`]: the machine facts, and those that differ from the fleet's majority;
+//! - [`check`]: a fleet compared with a saved one, node by node.
+//!
+//! A model calibrated on one node holds for the others only if they behave the same; the
+//! report answers which do not, and the facts say where to look. [`report`] is the entry
+//! point; the figure is drawn by `crate::plot::fleet`, which reads the report.
+
+pub mod calibrate;
+pub mod check;
+pub mod facts;
+pub mod outliers;
+
+use crate::calibrate::bootstrap::{named, NAMES as PARAMS};
+use crate::error::{Error, IoAction, Result};
+use crate::model::{Model, Params};
+use crate::provenance::Provenance;
+use crate::report::Report;
+use crate::trace::TidyRow;
+use facts::{FactDiff, Facts};
+use outliers::Band;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+/// Version of the fleet report's JSON layout.
+pub const FLEET_SCHEMA_VERSION: u32 = 1;
+
+/// The default `k` of the band: three robust standard deviations.
+pub const DEFAULT_K: f64 = 3.0;
+
+/// The default floor of the band's scale, as a fraction of the median: 1 %, the floor of the
+/// calibration's own tie tolerance (two runs of one quiet node differ by that much).
+pub const DEFAULT_RELATIVE_FLOOR: f64 = 0.01;
+
+/// What the survey says of one node (from its manifest).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeOutcome {
+    pub host: String,
+    pub status: NodeStatus,
+    /// Why it failed, or what it is waiting for.
+    pub detail: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeStatus {
+    /// Measured: its traces are in `ROOT/HOST/`.
+    Done,
+    /// Its measurement failed (it died, timed out).
+    Failed,
+    /// Not measured yet (`survey --resume` continues).
+    Pending,
+}
+
+impl NodeStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            NodeStatus::Done => "done",
+            NodeStatus::Failed => "failed",
+            NodeStatus::Pending => "pending",
+        }
+    }
+}
+
+/// How the report is built.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FleetOptions {
+    /// Width of the band in robust standard deviations (`|x - median| > k x sigma`).
+    pub k: f64,
+    /// Floor of the band's scale as a fraction of the median (see [`outliers`]).
+    pub relative_floor: f64,
+    /// The options of each node's calibration (`calibrate`'s).
+    pub calibration: crate::calibrate::Options,
+}
+
+impl Default for FleetOptions {
+    fn default() -> Self {
+        FleetOptions {
+            k: DEFAULT_K,
+            relative_floor: DEFAULT_RELATIVE_FLOOR,
+            calibration: crate::calibrate::Options {
+                date: crate::timestamp::now(),
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// One node in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeReport {
+    pub host: String,
+    /// The survey's outcome.
+    pub status: NodeStatus,
+    pub detail: Option<String>,
+    /// Whether a model was calibrated (only for `done` nodes).
+    pub calibrated: bool,
+    /// Why the calibration failed.
+    pub error: Option<String>,
+    pub model_file: Option<String>,
+    pub traces: Vec<String>,
+    pub model: Option<Model>,
+    pub facts: Option<Facts>,
+    /// The facts that differ from the fleet's majority.
+    pub differing_facts: Vec<FactDiff>,
+    /// The parameters of this node outside the band (`local.t_par_max`).
+    pub outlier_parameters: Vec<String>,
+    /// The measured medians of placement 0,0, as drawn in the figure.
+    pub local_measured: Vec<TidyRow>,
+}
+
+/// One parameter across the fleet.
+#[derive(Debug, Clone, Serialize)]
+pub struct ParameterSpread {
+    /// `local.alpha`.
+    pub parameter: String,
+    /// Nodes with this parameter (`remote` only on multi-socket nodes).
+    pub nodes: usize,
+    #[serde(flatten)]
+    pub band: Band,
+    /// The nodes outside the band.
+    pub outliers: Vec<String>,
+}
+
+/// One node's parameter outside the band.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outlier {
+    pub host: String,
+    pub parameter: String,
+    pub value: f64,
+    pub median: f64,
+    /// `100 x (value - median) / |median|` (absolute difference when the median is 0).
+    pub deviation_percent: f64,
+    /// `(value - median) / sigma`.
+    pub score: f64,
+}
+
+/// The fleet report.
+#[derive(Debug, Clone, Serialize)]
+pub struct FleetReport {
+    pub schema_version: u32,
+    pub tool: Provenance,
+    /// The results root surveyed.
+    pub root: String,
+    /// The fleet's machine: the value most nodes have of every fact.
+    pub machine: BTreeMap<&'static str, String>,
+    pub units: crate::export::json::Units,
+    pub k: f64,
+    pub relative_floor: f64,
+    /// How the band is drawn, in words.
+    pub band_rule: String,
+    pub nodes: Vec<NodeReport>,
+    pub parameters: Vec<ParameterSpread>,
+    pub outliers: Vec<Outlier>,
+    pub notes: Vec<String>,
+}
+
+/// The value of `parameter` (`local.alpha`, `remote.t_par_max`) in `model`; `None` for a
+/// `remote` parameter of a single-socket model.
+pub fn value(model: &Model, parameter: &str) -> Option<f64> {
+    let (side_name, name) = parameter.split_once('.')?;
+    named(side(model, side_name)?)
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v)
+}
+
+/// The side of a model: `local`, or `remote` when it has one.
+fn side<'a>(m: &'a Model, side: &str) -> Option<&'a Params> {
+    match side {
+        "local" => Some(&m.local),
+        _ => m.remote.as_ref(),
+    }
+}
+
+/// The hosts of a results root: every subdirectory, sorted, each taken as measured. For a
+/// saved results directory that has no survey manifest.
+pub fn hosts_in(root: &Path) -> Result<Vec<NodeOutcome>> {
+    let entries = std::fs::read_dir(root)
+        .map_err(|e| Error::io(IoAction::List("the results directory"), root, e))?;
+    let mut hosts: Vec<String> = entries
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    hosts.sort();
+    if hosts.is_empty() {
+        return Err(Error::Input(format!(
+            "`{}` holds no host directory; a fleet's results directory has one directory per \
+             host (ROOT/HOST/trace-*.json), as `contention survey` writes them",
+            root.display()
+        )));
+    }
+    Ok(hosts
+        .into_iter()
+        .map(|host| NodeOutcome {
+            host,
+            status: NodeStatus::Done,
+            detail: None,
+        })
+        .collect())
+}
+
+/// Checks the options, naming the bad value and the fix.
+pub fn validate(opts: &FleetOptions) -> Result<()> {
+    if !(opts.k.is_finite() && opts.k > 0.0) {
+        return Err(Error::Input(format!(
+            "k = {}: the band's width must be a positive number of robust standard deviations, \
+             e.g. 3 (the default)",
+            opts.k
+        )));
+    }
+    if !(opts.relative_floor.is_finite() && (0.0..1.0).contains(&opts.relative_floor)) {
+        return Err(Error::Input(format!(
+            "relative floor {}: must be a fraction in [0, 1), e.g. 0.01 (1 % of the median, \
+             the default)",
+            opts.relative_floor
+        )));
+    }
+    Ok(())
+}
+
+/// Calibrates every `done` node of `nodes` in `root/HOST/` (writing its `model.json`), then
+/// builds the report. A node whose calibration fails is reported with the reason and the
+/// others go on; failed and pending nodes are listed as the survey left them.
+pub fn report(root: &Path, nodes: &[NodeOutcome], opts: &FleetOptions) -> Result<FleetReport> {
+    validate(opts)?;
+    let mut sorted: Vec<&NodeOutcome> = nodes.iter().collect();
+    sorted.sort_by(|a, b| a.host.cmp(&b.host));
+    let reports: Vec<NodeReport> = sorted
+        .into_iter()
+        .map(|n| node_report(root, n, opts))
+        .collect();
+    Ok(build(root, reports, opts))
+}
+
+fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport {
+    let mut r = NodeReport {
+        host: n.host.clone(),
+        status: n.status,
+        detail: n.detail.clone(),
+        calibrated: false,
+        error: None,
+        model_file: None,
+        traces: Vec::new(),
+        model: None,
+        facts: None,
+        differing_facts: Vec::new(),
+        outlier_parameters: Vec::new(),
+        local_measured: Vec::new(),
+    };
+    if n.status != NodeStatus::Done {
+        return r;
+    }
+    let dir: PathBuf = root.join(n.host.replace(['/', '\\'], "_"));
+    let mut cal_opts = opts.calibration.clone();
+    cal_opts.name.get_or_insert_with(|| n.host.clone());
+    match calibrate::node(&dir, &cal_opts) {
+        Ok(c) => {
+            r.calibrated = true;
+            r.model_file = Some(c.model_path.display().to_string());
+            r.traces = c.traces.iter().map(|p| p.display().to_string()).collect();
+            r.model = Some(c.calibrated.model);
+            r.facts = Some(c.facts);
+            r.local_measured = c.local_measured;
+        }
+        Err(e) => r.error = Some(e.to_string()),
+    }
+    r
+}
+
+/// The floor of the scale of parameter `name` of one side, given the fleet's medians of that
+/// side: a fraction of the median; for core counts at least `1 / k`, so that a plateau read
+/// one core apart (the tie rule's own step) is never an outlier; for the slopes `delta_l`,
+/// `delta_r` (MB/s per core) whose median is 0, as it often is (no loss past the peak), the
+/// fraction of the mean bandwidth per core at the peak, `T_par^max / N_seq^max`, since a
+/// fraction of 0 would flag any slope at all.
+fn floor(name: &str, median: f64, medians: &[Option<f64>; 10], opts: &FleetOptions) -> f64 {
+    let rel = opts.relative_floor;
+    match name {
+        "n_par_max" | "n_seq_max" => (rel * median.abs()).max(1.0 / opts.k),
+        "delta_l" | "delta_r" if median != 0.0 => rel * median.abs(),
+        "delta_l" | "delta_r" => {
+            let per_core = match (medians[1], medians[2]) {
+                (Some(t), Some(n)) if n >= 1.0 => t / n,
+                (Some(t), _) => t,
+                _ => 0.0,
+            };
+            rel * per_core.abs()
+        }
+        _ => rel * median.abs(),
+    }
+}
+
+/// The report from calibrated (or not) nodes: bands, outliers, facts.
+pub fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions) -> FleetReport {
+    let calibrated: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].calibrated).collect();
+    let fleet_facts = facts::majority(calibrated.iter().filter_map(|&i| nodes[i].facts.as_ref()));
+    let mut parameters = Vec::new();
+    let mut outliers = Vec::new();
+    for side_name in ["local", "remote"] {
+        let per_node: Vec<(usize, [f64; 10])> = calibrated
+            .iter()
+            .filter_map(|&i| {
+                let m = nodes[i].model.as_ref()?;
+                side(m, side_name).map(|p| (i, named(p).map(|(_, v)| v)))
+            })
+            .collect();
+        if per_node.is_empty() {
+            continue;
+        }
+        let medians: [Option<f64>; 10] = std::array::from_fn(|j| {
+            crate::stats::median(&per_node.iter().map(|(_, v)| v[j]).collect::<Vec<_>>())
+        });
+        for (j, name) in PARAMS.iter().enumerate() {
+            let xs: Vec<f64> = per_node.iter().map(|(_, v)| v[j]).collect();
+            let Some(median) = medians[j] else { continue };
+            let Some(band) = outliers::band(&xs, opts.k, floor(name, median, &medians, opts))
+            else {
+                continue;
+            };
+            let parameter = format!("{side_name}.{name}");
+            let mut out_hosts = Vec::new();
+            for (i, v) in &per_node {
+                let x = v[j];
+                if band.outside(x) {
+                    out_hosts.push(nodes[*i].host.clone());
+                    nodes[*i].outlier_parameters.push(parameter.clone());
+                    outliers.push(Outlier {
+                        host: nodes[*i].host.clone(),
+                        parameter: parameter.clone(),
+                        value: x,
+                        median: band.median,
+                        deviation_percent: if band.median == 0.0 {
+                            x - band.median
+                        } else {
+                            100.0 * (x - band.median) / band.median.abs()
+                        },
+                        score: band.score(x),
+                    });
+                }
+            }
+            parameters.push(ParameterSpread {
+                parameter,
+                nodes: per_node.len(),
+                band,
+                outliers: out_hosts,
+            });
+        }
+    }
+    for n in nodes.iter_mut() {
+        if let Some(f) = &n.facts {
+            n.differing_facts = facts::differing(f, &fleet_facts);
+        }
+    }
+    let mut notes = Vec::new();
+    let failed = nodes.iter().filter(|n| !n.calibrated).count();
+    if failed > 0 {
+        notes.push(format!(
+            "{failed} node(s) have no model (failed, pending, or their calibration failed): \
+             the spread is over the {} calibrated",
+            calibrated.len()
+        ));
+    }
+    match calibrated.len() {
+        0 => notes.push("no node was calibrated: there is no spread to report".into()),
+        1 => notes.push(
+            "one node calibrated: the median is its value and nothing can lie outside".into(),
+        ),
+        2 => notes.push(
+            "two nodes calibrated: each lies as far from the median as the other, so the \
+             band cannot say which is off; compare their values (min, max)"
+                .into(),
+        ),
+        _ => {}
+    }
+    FleetReport {
+        schema_version: FLEET_SCHEMA_VERSION,
+        tool: Provenance::current(),
+        root: root.display().to_string(),
+        machine: fleet_facts,
+        units: crate::export::json::UNITS,
+        k: opts.k,
+        relative_floor: opts.relative_floor,
+        band_rule: band_rule(opts),
+        nodes,
+        parameters,
+        outliers,
+        notes,
+    }
+}
+
+fn band_rule(opts: &FleetOptions) -> String {
+    format!(
+        "outside when |x - median| > k x sigma, k = {}, sigma = max(1.4826 x MAD, floor); \
+         floor = {} % of the median (of T_par^max / N_seq^max for delta_l and delta_r whose \
+         median is 0), and at least 1/k core for core counts (a plateau read one core apart \
+         is not an outlier)",
+        opts.k,
+        100.0 * opts.relative_floor
+    )
+}
+
+/// A parameter's value as the table prints it: core counts whole, `alpha` to 3 places,
+/// bandwidths and slopes to 0.1 MB/s.
+fn show(parameter: &str, v: f64) -> String {
+    if parameter.ends_with("n_par_max") || parameter.ends_with("n_seq_max") {
+        format!("{v:.0}")
+    } else if parameter.ends_with("alpha") {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// The fleet report goes out through [`crate::report::emit`] like every other report.
+impl Report for FleetReport {
+    const SCHEMA_VERSION: u32 = FLEET_SCHEMA_VERSION;
+
+    /// What the user should read beside the figures (also in the JSON's `notes`).
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// The report for a person: the fleet, one line per parameter, then the outlying nodes
+    /// with the facts that differ on them, then the nodes without a model.
+    fn table(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "# {}", self.tool.summary());
+        let count = |s: NodeStatus| self.nodes.iter().filter(|n| n.status == s).count();
+        let _ = writeln!(
+            out,
+            "# fleet of {} node(s) in {}: {} calibrated, {} failed, {} pending",
+            self.nodes.len(),
+            self.root,
+            self.nodes.iter().filter(|n| n.calibrated).count(),
+            count(NodeStatus::Failed) + self.nodes.iter().filter(|n| n.error.is_some()).count(),
+            count(NodeStatus::Pending)
+        );
+        let _ = writeln!(
+            out,
+            "# bandwidths and delta in MB/s; band: {}",
+            self.band_rule
+        );
+        for note in &self.notes {
+            let _ = writeln!(out, "# note: {note}");
+        }
+        let _ = writeln!(
+            out,
+            "\n{:<18} {:>5} {:>10} {:>9} {:>10} {:>10}  outside the band",
+            "parameter", "nodes", "median", "MAD", "min", "max"
+        );
+        for p in &self.parameters {
+            let b = &p.band;
+            let outside = if p.outliers.is_empty() {
+                "-".to_string()
+            } else {
+                p.outliers.join(", ")
+            };
+            let _ = writeln!(
+                out,
+                "{:<18} {:>5} {:>10} {:>9} {:>10} {:>10}  {}",
+                p.parameter,
+                p.nodes,
+                show(&p.parameter, b.median),
+                show(&p.parameter, b.mad),
+                show(&p.parameter, b.min),
+                show(&p.parameter, b.max),
+                outside
+            );
+        }
+        let flagged: Vec<&NodeReport> = self
+            .nodes
+            .iter()
+            .filter(|n| !n.outlier_parameters.is_empty())
+            .collect();
+        if flagged.is_empty() {
+            let _ = writeln!(out, "\noutliers: none");
+        } else {
+            let _ = writeln!(out, "\noutliers:");
+        }
+        for n in &flagged {
+            let _ = writeln!(out, "  {}:", n.host);
+            for o in self.outliers.iter().filter(|o| o.host == n.host) {
+                let _ = writeln!(
+                    out,
+                    "    {:<18} {:>10} (median {}, {:+.1} %, {:+.1} sigma)",
+                    o.parameter,
+                    show(&o.parameter, o.value),
+                    show(&o.parameter, o.median),
+                    o.deviation_percent,
+                    o.score
+                );
+            }
+            write_facts(&mut out, n, "    ");
+        }
+        let others: Vec<&NodeReport> = self
+            .nodes
+            .iter()
+            .filter(|n| n.outlier_parameters.is_empty() && !n.differing_facts.is_empty())
+            .collect();
+        if !others.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nnodes within the band whose machine differs from the fleet's:"
+            );
+            for n in others {
+                let _ = writeln!(out, "  {}:", n.host);
+                write_facts(&mut out, n, "    ");
+            }
+        }
+        let missing: Vec<&NodeReport> = self.nodes.iter().filter(|n| !n.calibrated).collect();
+        if !missing.is_empty() {
+            let _ = writeln!(out, "\nnodes without a model:");
+            for n in missing {
+                let why = match (&n.error, n.status) {
+                    (Some(e), _) => format!("calibration failed: {e}"),
+                    (None, s) => match &n.detail {
+                        Some(d) => format!("{}: {d}", s.name()),
+                        None => s.name().to_string(),
+                    },
+                };
+                let _ = writeln!(out, "  {}: {why}", n.host);
+            }
+        }
+        out
+    }
+
+    /// Tidy CSV: one row per calibrated node and parameter, with the band and whether the
+    /// node lies outside it.
+    fn csv(&self) -> Option<String> {
+        let mut w = ::csv::Writer::from_writer(Vec::new());
+        // Writing into a Vec cannot fail.
+        w.write_record([
+            "host",
+            "side",
+            "parameter",
+            "value",
+            "median",
+            "mad",
+            "min",
+            "max",
+            "low",
+            "high",
+            "outlier",
+        ])
+        .expect("in-memory CSV");
+        for p in &self.parameters {
+            let (side_name, name) = p.parameter.split_once('.').expect("side.name");
+            for n in &self.nodes {
+                let Some(v) = n.model.as_ref().and_then(|m| value(m, &p.parameter)) else {
+                    continue;
+                };
+                let b = &p.band;
+                w.write_record([
+                    n.host.clone(),
+                    side_name.to_string(),
+                    name.to_string(),
+                    v.to_string(),
+                    b.median.to_string(),
+                    b.mad.to_string(),
+                    b.min.to_string(),
+                    b.max.to_string(),
+                    b.low.to_string(),
+                    b.high.to_string(),
+                    p.outliers.contains(&n.host).to_string(),
+                ])
+                .expect("in-memory CSV");
+            }
+        }
+        Some(String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV of UTF-8"))
+    }
+}
+
+fn write_facts(out: &mut String, n: &NodeReport, indent: &str) {
+    if n.differing_facts.is_empty() {
+        let _ = writeln!(
+            out,
+            "{indent}machine facts: the same as the fleet's (look at the traces' samples: \
+             `contention plot` of this node)"
+        );
+        return;
+    }
+    let _ = writeln!(out, "{indent}machine facts that differ from the fleet's:");
+    for d in &n.differing_facts {
+        let _ = writeln!(
+            out,
+            "{indent}  {:<22} {} (fleet: {})",
+            d.fact, d.node, d.fleet
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::model_file;
+
+    /// A calibrated node with `paper:henri`'s model changed by `edit`.
+    fn node(host: &str, edit: impl Fn(&mut Model)) -> NodeReport {
+        let mut m = model_file::load("paper:henri").unwrap();
+        edit(&mut m);
+        NodeReport {
+            host: host.into(),
+            status: NodeStatus::Done,
+            detail: None,
+            calibrated: true,
+            error: None,
+            model_file: None,
+            traces: Vec::new(),
+            model: Some(m),
+            facts: Some(Facts::default()),
+            differing_facts: Vec::new(),
+            outlier_parameters: Vec::new(),
+            local_measured: Vec::new(),
+        }
+    }
+
+    fn flagged(r: &FleetReport) -> Vec<(String, String)> {
+        r.outliers
+            .iter()
+            .map(|o| (o.host.clone(), o.parameter.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn core_counts_one_apart_are_noise_two_apart_are_outliers() {
+        let opts = FleetOptions::default();
+        let nodes = vec![
+            node("a", |_| {}),
+            node("b", |_| {}),
+            node("c", |_| {}),
+            node("d", |m| m.local.n_seq_max -= 1),
+            node("e", |m| m.local.n_par_max -= 2),
+        ];
+        let r = build(Path::new("r"), nodes, &opts);
+        assert_eq!(
+            flagged(&r),
+            [("e".to_string(), "local.n_par_max".to_string())]
+        );
+        assert_eq!(r.nodes[4].outlier_parameters, ["local.n_par_max"]);
+        let n_seq = r
+            .parameters
+            .iter()
+            .find(|p| p.parameter == "local.n_seq_max")
+            .unwrap();
+        assert!(n_seq.band.floored && n_seq.band.half_width >= 1.0);
+    }
+
+    #[test]
+    fn both_sides_are_judged_and_slopes_have_a_floor_of_their_own() {
+        // henri's local delta_r is 0: a slope of 1 MB/s per core on one node is noise (1 % of
+        // T_par^max / N_seq^max is about 41), 500 is not. Its local delta_l is 35.3: 1.5 times
+        // that is 50 % off, far beyond 3 % of the median.
+        let nodes = vec![
+            node("a", |_| {}),
+            node("b", |m| m.local.delta_r = 1.0),
+            node("c", |m| m.local.delta_l *= 1.5),
+            node("d", |m| m.local.delta_r = 500.0),
+            node("e", |m| m.remote.as_mut().unwrap().b_seq_comm *= 0.9),
+        ];
+        let r = build(Path::new("r"), nodes, &FleetOptions::default());
+        assert_eq!(r.parameters.len(), 20, "ten per side");
+        assert_eq!(
+            flagged(&r),
+            [
+                ("c".to_string(), "local.delta_l".to_string()),
+                ("d".to_string(), "local.delta_r".to_string()),
+                ("e".to_string(), "remote.b_seq_comm".to_string())
+            ]
+        );
+        // CSV: one row per node and parameter of both sides.
+        assert_eq!(r.csv().unwrap().lines().count(), 1 + 5 * 20);
+    }
+
+    #[test]
+    fn one_or_two_nodes_flag_nothing_and_say_why() {
+        let opts = FleetOptions::default();
+        let r = build(Path::new("r"), vec![node("a", |_| {})], &opts);
+        assert!(r.outliers.is_empty());
+        assert!(
+            r.notes.iter().any(|n| n.contains("one node")),
+            "{:?}",
+            r.notes
+        );
+        let r = build(
+            Path::new("r"),
+            vec![node("a", |_| {}), node("b", |m| m.local.t_par_max *= 0.5)],
+            &opts,
+        );
+        assert!(r.outliers.is_empty());
+        assert!(
+            r.notes.iter().any(|n| n.contains("two nodes")),
+            "{:?}",
+            r.notes
+        );
+        let t = r
+            .parameters
+            .iter()
+            .find(|p| p.parameter == "local.t_par_max")
+            .unwrap();
+        assert_eq!(t.band.max / t.band.min, 2.0, "min and max show the gap");
+    }
+
+    #[test]
+    fn a_wider_band_flags_less() {
+        let nodes = || {
+            vec![
+                node("a", |_| {}),
+                node("b", |m| m.local.b_seq_comp *= 1.01),
+                node("c", |m| m.local.b_seq_comp *= 0.99),
+                node("d", |m| m.local.b_seq_comp *= 0.94),
+            ]
+        };
+        let k3 = build(Path::new("r"), nodes(), &FleetOptions::default());
+        assert_eq!(flagged(&k3), [("d".into(), "local.b_seq_comp".into())]);
+        let k10 = FleetOptions {
+            k: 10.0,
+            ..FleetOptions::default()
+        };
+        assert!(build(Path::new("r"), nodes(), &k10).outliers.is_empty());
+        for bad in [0.0, -1.0, f64::NAN] {
+            let o = FleetOptions {
+                k: bad,
+                ..FleetOptions::default()
+            };
+            assert_eq!(validate(&o).unwrap_err().exit_code(), 2);
+        }
+        let o = FleetOptions {
+            relative_floor: 1.5,
+            ..FleetOptions::default()
+        };
+        assert!(validate(&o).unwrap_err().to_string().contains("0.01"));
+    }
+}

@@ -1,0 +1,103 @@
+//! Rank 0's whole part of one measurement, on the communicator it is given: the world of
+//! `contention measure`'s job, or the two-rank communicator of one pair of a `contention
+//! survey` round. Plans on this machine, places the senders (the other ranks of `comm`, which
+//! run [`super::sender::serve_rank`]), runs the sweep of section 4.1.1 and writes the trace;
+//! and whatever happens, even a panic, tells the senders to stop.
+
+use super::mpi::World;
+use super::options::MeasureOptions;
+use super::session::{self, Rank0};
+use super::{comm, launch, progress, run::Abort, sender, settings, topology};
+use crate::error::{Error, Result};
+use crate::trace::MpiInfo;
+use std::path::Path;
+
+const SYSFS: &str = "/sys/devices/system";
+
+/// Measures on `world` as its rank 0 (`mpi`: the job as the trace records it, from
+/// [`super::mpi::Job::info`]), then shuts the other ranks down. `quiet`: no plan and no
+/// progress on standard error.
+pub fn measure(
+    options: &MeasureOptions,
+    quiet: bool,
+    mpi: MpiInfo,
+    interrupted: &'static std::sync::atomic::AtomicBool,
+    world: &World,
+) -> Result<()> {
+    // Whatever happens on rank 0, even a bug that panics, the other ranks must be told to
+    // stop, or every rank would wait for the others in MPI_Finalize.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rank0(options, quiet, mpi, interrupted, world)
+    }));
+    comm::shutdown(world);
+    result.unwrap_or_else(|_| {
+        Err(Error::Failed(
+            "internal error on rank 0 (the panic message is above); finished points are \
+             saved; please report this"
+                .into(),
+        ))
+    })
+}
+
+fn rank0(
+    options: &MeasureOptions,
+    quiet: bool,
+    mpi: MpiInfo,
+    interrupted: &'static std::sync::atomic::AtomicBool,
+    world: &World,
+) -> Result<()> {
+    let topo = topology::load_this_machine()?;
+    let layout = topology::layout(&topo);
+    let resolved = session::resolve(options, &layout, Path::new(SYSFS))?;
+    let trace_path = options.trace_path(&layout.hostname);
+    crate::results::ensure_parent(&trace_path)?;
+    session::check_output(options, &trace_path)?;
+    let transport = session::transport(&mpi.hosts);
+    let settings = settings::read_settings(Path::new("/"), Some(layout.numa_per_socket()));
+    let mode =
+        progress::Mode::from_env_or_terminal(std::env::var(launch::PROGRESS_ENV).ok(), quiet);
+    if mode != progress::Mode::Quiet {
+        eprint!(
+            "{}",
+            session::describe_plan(&layout, &resolved, &transport, Some(&settings))
+        );
+    }
+    let sender = sender::place_ranks(world, &resolved.sender, transport.kind, !options.no_bind)?;
+    let r0 = Rank0 {
+        options,
+        topology: &topo,
+        layout: &layout,
+        resolved,
+        mpi,
+        transport,
+        sender: Some(sender),
+        settings: Some(settings),
+        progress: mode,
+        interrupted,
+        comm: comm::Handle::of(world),
+    };
+    match r0.run() {
+        Ok(path) => {
+            if mode != progress::Mode::Quiet {
+                eprintln!(
+                    "measure: trace written to {} (CSV: {})",
+                    path.display(),
+                    session::csv_path(&path).display()
+                );
+            }
+            Ok(())
+        }
+        Err((Abort::Interrupted, path)) => Err(Error::Interrupted(format!(
+            "interrupted: finished points are saved in {}; continue with --resume -o {}",
+            path.display(),
+            path.display()
+        ))),
+        Err((Abort::Stalled(why), path)) | Err((Abort::Failed(why), path)) => {
+            Err(Error::Failed(format!(
+                "{why} (finished points, if any, are in {}; continue with --resume -o {})",
+                path.display(),
+                path.display()
+            )))
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The ranks of `contention survey`'s MPI job: one rank per node, rank `i` on the manifest's
+//! `job_hosts[i]`. For each round of the manifest, `MPI_Comm_split` gives every pair its own
+//! two-rank communicator (the measured node's rank first), on which the measured rank runs
+//! `measure`'s rank 0 and the sender `measure`'s rank 1, unchanged: same plan, same sweep,
+//! same binding checks, same trace in `$CONTENTION_RESULTS/HOST/`. Nodes in no pair that
+//! round wait. After the round every rank tells world rank 0 how its measurement ended, and
+//! rank 0 writes the manifest (atomically) before the next round starts.
+//!
+//! A rank that dies takes the job with it (Open MPI aborts every rank when one is lost): the
+//! rounds already recorded stay, and the driver records the cut round (see
+//! [`crate::survey::job`]).
+
+use super::mpi::{self, Threading};
+use super::options::MeasureOptions;
+use super::{rank0, sender, signals};
+use crate::error::{Error, IoAction, Result};
+use crate::survey::error::SurveyError;
+use crate::survey::manifest::{Manifest, Status};
+use ::mpi::collective::{CommunicatorCollectives, Root};
+use ::mpi::point_to_point::{Destination, Source};
+use ::mpi::topology::{Color, Communicator, Key};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// How one measured node's round ended, sent to world rank 0.
+#[derive(Debug, Serialize, Deserialize)]
+struct Outcome {
+    host: String,
+    error: Option<String>,
+    traces: Vec<PathBuf>,
+}
+
+const TAG_OUTCOME: i32 = 40;
+
+/// Runs this rank's part of the survey in `manifest_path` (read by world rank 0 and sent to
+/// the others, so only rank 0's node needs to see the file).
+pub fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
+    let interrupted = signals::install();
+    let mpi_job = mpi::init(Threading::Serialized)?;
+    let world = &mpi_job.world;
+    let me = world.rank();
+    let root = world.process_at_rank(0);
+    // Rank 0 reads the manifest; everyone gets its bytes (a length, then the text).
+    let mut text = if me == 0 {
+        std::fs::read(manifest_path)
+            .map_err(|e| Error::io(IoAction::Read("survey manifest"), manifest_path, e))?
+    } else {
+        Vec::new()
+    };
+    let mut len = text.len() as u64;
+    root.broadcast_into(&mut len);
+    text.resize(len as usize, 0);
+    root.broadcast_into(&mut text[..]);
+    let mut manifest: Manifest = serde_json::from_slice(&text).map_err(|e| {
+        Error::Failed(format!(
+            "rank {me}: unreadable survey manifest from rank 0 ({e})"
+        ))
+    })?;
+    if world.size() as usize != manifest.job_hosts.len() {
+        return Err(SurveyError::WrongRanks {
+            ranks: world.size() as usize,
+            hosts: manifest.job_hosts.len(),
+        }
+        .into());
+    }
+    let host = manifest.job_hosts[me as usize].clone();
+    let name = ::mpi::environment::processor_name().unwrap_or_else(|_| host.clone());
+    let job = manifest.job;
+    for (r, round) in manifest.rounds.clone().iter().enumerate() {
+        // Colour: the pair's index; key: 0 for the measured node, so it is rank 0 there.
+        let role = round.pairs.iter().enumerate().find_map(|(i, p)| {
+            if p.measured == host {
+                Some((i, 0))
+            } else if p.sender == host {
+                Some((i, 1))
+            } else {
+                None
+            }
+        });
+        let color = role.map_or_else(Color::undefined, |(i, _)| Color::with_value(i as i32));
+        let key: Key = role.map_or(0, |(_, k)| k);
+        let pair = world.split_by_color_with_key(color, key);
+        let outcome = match (role, &pair) {
+            (Some((_, 0)), Some(comm)) => {
+                let node_args = node_args(args, &manifest, &host);
+                let hosts = mpi::gather_hosts(comm, &name).unwrap_or_default();
+                // Each node's sweep runs quietly: with many nodes measured at once their
+                // plans and points would interleave on the job's one standard error; each
+                // node's outcome gets one line instead, and everything else is in its trace.
+                let result =
+                    rank0::measure(&node_args, true, mpi_job.info(hosts), interrupted, comm);
+                let trace = node_args.trace_path(&crate::results::this_host());
+                let traces = [trace.clone(), super::session::csv_path(&trace)]
+                    .into_iter()
+                    .filter(|p| p.exists())
+                    .collect();
+                let error = result.err().map(|e| e.to_string());
+                let sender = &round.pairs[role.map_or(0, |(i, _)| i)].sender;
+                match &error {
+                    None => eprintln!(
+                        "survey: {host} measured (sender {sender}): {}",
+                        trace.display()
+                    ),
+                    Some(e) => eprintln!("survey: {host} FAILED (sender {sender}): {e}"),
+                }
+                Some(Outcome {
+                    host: host.clone(),
+                    error,
+                    traces,
+                })
+            }
+            (Some(_), Some(comm)) => {
+                mpi::gather_hosts(comm, &name);
+                sender::serve_rank(comm, &name, args.message_size.0 as usize, args.pattern);
+                None
+            }
+            _ => None,
+        };
+        drop(pair);
+        // Rank 0 collects every rank's outcome (none from senders and idle nodes).
+        let bytes = serde_json::to_vec(&outcome).unwrap_or_else(|_| b"null".to_vec());
+        let mut stop = u8::from(signals::interrupted());
+        if me == 0 {
+            let mut outcomes = vec![outcome];
+            for other in 1..world.size() {
+                let (b, _) = world
+                    .process_at_rank(other)
+                    .receive_vec_with_tag::<u8>(TAG_OUTCOME);
+                outcomes.push(serde_json::from_slice(&b).unwrap_or(None));
+            }
+            for o in outcomes.into_iter().flatten() {
+                let sender = round
+                    .pairs
+                    .iter()
+                    .find(|p| p.measured == o.host)
+                    .map(|p| p.sender.clone());
+                if let Some(n) = manifest.node_mut(&o.host) {
+                    n.status = if o.error.is_none() {
+                        Status::Done
+                    } else {
+                        Status::Failed
+                    };
+                    n.error = o.error;
+                    n.traces = o.traces;
+                    n.job = Some(job);
+                    n.round = Some(r + 1);
+                    n.sender = sender;
+                }
+            }
+            manifest.save(manifest_path)?;
+            eprintln!(
+                "survey: round {}/{} finished ({}); manifest {}",
+                r + 1,
+                manifest.rounds.len(),
+                round
+                    .pairs
+                    .iter()
+                    .map(|p| {
+                        let status =
+                            manifest
+                                .nodes
+                                .iter()
+                                .find(|n| n.host == p.measured)
+                                .map_or("?", |n| match n.status {
+                                    Status::Done => "done",
+                                    Status::Failed => "FAILED",
+                                    Status::Pending => "pending",
+                                });
+                        format!("{} {status}", p.measured)
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                manifest_path.display()
+            );
+        } else {
+            root.send_with_tag(&bytes[..], TAG_OUTCOME);
+        }
+        // Ctrl-C anywhere stops the survey after this round, everything finished saved.
+        let mut any = stop;
+        world.all_reduce_into(&stop, &mut any, ::mpi::collective::SystemOperation::max());
+        stop = any;
+        if stop != 0 {
+            return Err(Error::Interrupted(format!(
+                "interrupted after round {}: finished nodes are recorded in {}; continue \
+                 with `contention survey --resume`",
+                r + 1,
+                manifest_path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `measure`'s options for the node `host`: as given, except that a node whose earlier
+/// attempt left a trace continues it (`--resume`) rather than stopping at it.
+fn node_args(args: &MeasureOptions, manifest: &Manifest, host: &str) -> MeasureOptions {
+    let mut a = args.clone();
+    // The pair's two ranks are the job: the survey's host list is not this measurement's.
+    a.hosts = None;
+    let tried = manifest
+        .nodes
+        .iter()
+        .any(|n| n.host == host && n.status == Status::Failed);
+    let trace = a.trace_path(&crate::results::this_host());
+    a.resume = tried && !a.force && trace.exists();
+    a
+}

@@ -1,0 +1,447 @@
+//! The fleet's figure: on the left, one strip per model parameter with every node's value
+//! as its distance from the fleet's median in robust standard deviations (so ten parameters of
+//! different units share one axis) and the band of the fleet report shaded, outliers in red
+//! and labelled with their host; on the right, every node's local curves (placement 0,0:
+//! computations and communications in parallel, equations 7 and 8) overlaid on one panel,
+//! the model as lines and the measured medians as triangles, outlying nodes in red and named.
+
+use super::axes::{Plot, Side, X_TICKS_HEIGHT};
+use super::style::{
+    anchored, core_ticks, draw_header, draw_legend, draw_line, draw_marker, legend_height,
+    mbps_label, span_scale, text, LegendItem, Shape, Swatch, COMM, COMP, LABEL, MARGIN, MUTED,
+    SHADE, TICK, TITLE, Y_TICKS,
+};
+use super::Figure;
+use crate::fleet::FleetReport;
+use crate::model::{self, Placement};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+use plotters::style::FontTransform;
+
+const WIDTH: u32 = 2600;
+/// Height of one parameter's strip.
+const ROW: i32 = 52;
+/// Width of the parameter names left of the strips.
+const NAMES: i32 = 250;
+/// Outlying nodes: red, apart from both streams' colours.
+const OUTLIER: RGBColor = RGBColor(0xd6, 0x27, 0x28);
+/// Nodes within the band, in the curves panel: their stream's colour, lighter.
+const COMP_LIGHT: RGBColor = RGBColor(0xff, 0xbb, 0x78);
+const COMM_LIGHT: RGBColor = RGBColor(0x9e, 0xc5, 0xe8);
+
+/// One node's value of one parameter, as drawn.
+pub struct StripPoint {
+    pub host: String,
+    /// `(value - median) / sigma`.
+    pub score: f64,
+    pub outside: bool,
+}
+
+/// One parameter's strip.
+pub struct Strip {
+    pub parameter: String,
+    pub points: Vec<StripPoint>,
+}
+
+/// One node's local curves: `(cores, MB/s)`.
+pub struct NodeCurves {
+    pub host: String,
+    pub outlier: bool,
+    pub model_comp: Vec<(f64, f64)>,
+    pub model_comm: Vec<(f64, f64)>,
+    pub measured_comp: Vec<(f64, f64)>,
+    pub measured_comm: Vec<(f64, f64)>,
+}
+
+/// The figure's data, computed from the report.
+pub struct Fleet {
+    pub title: String,
+    pub subtitle: String,
+    pub k: f64,
+    pub strips: Vec<Strip>,
+    pub curves: Vec<NodeCurves>,
+}
+
+impl Fleet {
+    pub fn new(r: &FleetReport) -> Self {
+        let strips = r
+            .parameters
+            .iter()
+            .map(|p| Strip {
+                parameter: p.parameter.clone(),
+                points: r
+                    .nodes
+                    .iter()
+                    .filter_map(|n| {
+                        let v = crate::fleet::value(n.model.as_ref()?, &p.parameter)?;
+                        Some(StripPoint {
+                            host: n.host.clone(),
+                            score: p.band.score(v),
+                            outside: p.band.outside(v),
+                        })
+                    })
+                    .collect(),
+            })
+            .collect();
+        let local = Placement {
+            comp_numa: 0,
+            comm_numa: 0,
+        };
+        let curves = r
+            .nodes
+            .iter()
+            .filter_map(|n| {
+                let m = n.model.as_ref()?;
+                let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
+                let pred = model::predict(m, &[local], &cores).ok()?;
+                let pts = &pred.first()?.points;
+                let xy = |f: fn(&crate::model::Point) -> f64| {
+                    pts.iter().map(|p| (f64::from(p.cores), f(p))).collect()
+                };
+                Some(NodeCurves {
+                    host: n.host.clone(),
+                    outlier: !n.outlier_parameters.is_empty(),
+                    model_comp: xy(|p| p.comp_parallel),
+                    model_comm: xy(|p| p.comm_parallel),
+                    measured_comp: n
+                        .local_measured
+                        .iter()
+                        .map(|r| (f64::from(r.cores), r.comp_parallel))
+                        .collect(),
+                    measured_comm: n
+                        .local_measured
+                        .iter()
+                        .map(|r| (f64::from(r.cores), r.comm_parallel))
+                        .collect(),
+                })
+            })
+            .collect();
+        let calibrated = r.nodes.iter().filter(|n| n.calibrated).count();
+        Fleet {
+            title: format!("Fleet of {} node(s): model parameters and local curves", r.nodes.len()),
+            subtitle: format!(
+                "{calibrated} calibrated; band |x \u{2212} median| \u{2264} {} \u{d7} max(1.4826 \u{d7} MAD, floor); \
+                 {} outlying value(s) on {} node(s)",
+                r.k,
+                r.outliers.len(),
+                r.nodes
+                    .iter()
+                    .filter(|n| !n.outlier_parameters.is_empty())
+                    .count()
+            ),
+            k: r.k,
+            strips,
+            curves,
+        }
+    }
+
+    fn legend(&self) -> Vec<LegendItem> {
+        vec![
+            LegendItem::new(
+                Swatch::Line {
+                    color: COMP,
+                    dashed: false,
+                },
+                "computations in parallel (model)",
+            ),
+            LegendItem::new(
+                Swatch::Line {
+                    color: COMM,
+                    dashed: true,
+                },
+                "communications in parallel (model)",
+            ),
+            LegendItem::new(
+                Swatch::Marker {
+                    shape: Shape::DownTriangle,
+                    color: MUTED,
+                },
+                "measured",
+            ),
+            LegendItem::new(
+                Swatch::Line {
+                    color: OUTLIER,
+                    dashed: false,
+                },
+                "node with a parameter outside the band",
+            ),
+        ]
+    }
+
+    fn strips_height(&self) -> i32 {
+        (self.strips.len() as i32 * ROW).max(8 * ROW)
+    }
+}
+
+const HEADER: i32 = 120;
+
+impl Figure for Fleet {
+    fn size(&self) -> (u32, u32) {
+        let legend = legend_height(&self.legend(), WIDTH as i32 - 2 * MARGIN);
+        let h = HEADER
+            + legend
+            + 20
+            + self.strips_height()
+            + X_TICKS_HEIGHT
+            + LABEL as i32
+            + MARGIN
+            + 40;
+        (WIDTH, h as u32)
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        let w = WIDTH as i32;
+        draw_header(
+            root,
+            &self.title,
+            true,
+            TITLE,
+            (w / 2, MARGIN),
+            w - 2 * MARGIN,
+        )?;
+        draw_header(
+            root,
+            &self.subtitle,
+            false,
+            LABEL,
+            (w / 2, MARGIN + 48),
+            w - 2 * MARGIN,
+        )?;
+        let items = self.legend();
+        draw_legend(root, &items, MARGIN, HEADER - 20, w - 2 * MARGIN)?;
+        let top = HEADER + legend_height(&items, w - 2 * MARGIN) + 20;
+        let height = self.strips_height();
+        let split = w * 11 / 24;
+        self.draw_strips(
+            root,
+            MARGIN + NAMES,
+            top,
+            split - MARGIN - NAMES - 40,
+            height,
+        )?;
+        let left = split + 60 + LABEL as i32 + Y_TICKS;
+        self.draw_curves(root, left, top, w - left - 2 * MARGIN - 120, height)
+    }
+}
+
+impl Fleet {
+    fn draw_strips<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        left: i32,
+        top: i32,
+        width: i32,
+        height: i32,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        let worst = self
+            .strips
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.score.abs()))
+            .filter(|s| s.is_finite())
+            .fold(self.k + 1.0, f64::max);
+        let reach = (worst * 1.1).ceil();
+        let rows = (height / ROW).max(1);
+        let plot = Plot {
+            left,
+            top,
+            width,
+            height,
+            x: (-reach, reach),
+            y: (f64::from(rows), 0.0),
+        };
+        plot.fill(
+            root,
+            (-self.k, f64::from(rows)),
+            (self.k, 0.0),
+            SHADE.into(),
+        )?;
+        let x0 = plot.px_x(0.0);
+        draw_line(root, &[(x0, plot.top), (x0, plot.bottom())], MUTED, 1, true)?;
+        for (i, s) in self.strips.iter().enumerate() {
+            let y = plot.top + i as i32 * ROW + ROW / 2;
+            root.draw_text(
+                &s.parameter,
+                &anchored(text(TICK), HPos::Right, VPos::Center),
+                (left - 12, y),
+            )?;
+            draw_line(root, &[(plot.left, y), (plot.right(), y)], SHADE, 1, false)?;
+            let mut labelled = 0;
+            for p in &s.points {
+                if !p.score.is_finite() {
+                    continue;
+                }
+                let x = plot.px_x(p.score.clamp(-reach, reach));
+                let color = if p.outside { OUTLIER } else { MUTED };
+                draw_marker(root, (x, y), Shape::Circle, color)?;
+                if p.outside {
+                    // Alternate above and below so two outliers of one row stay legible.
+                    let (dy, v) = if labelled % 2 == 0 {
+                        (-10, VPos::Bottom)
+                    } else {
+                        (10, VPos::Top)
+                    };
+                    let h = if x > plot.left + plot.width / 2 {
+                        HPos::Right
+                    } else {
+                        HPos::Left
+                    };
+                    root.draw_text(
+                        &p.host,
+                        &anchored(text(TICK).color(&OUTLIER), h, v),
+                        (x, y + dy),
+                    )?;
+                    labelled += 1;
+                }
+            }
+        }
+        let step = sigma_step(reach);
+        let n = (reach / step).floor() as i32;
+        let ticks: Vec<f64> = (-n..=n).map(|i| f64::from(i) * step).collect();
+        plot.x_ticks(root, &ticks, true, |v| {
+            if v == 0.0 {
+                "0".into()
+            } else {
+                format!("{v:+.0}")
+            }
+        })?;
+        plot.frame(root, 2)?;
+        x_label(
+            root,
+            &plot,
+            &format!(
+                "distance from the fleet's median, robust standard deviations (band \u{b1}{})",
+                self.k
+            ),
+        )?;
+        Ok(())
+    }
+
+    fn draw_curves<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        left: i32,
+        top: i32,
+        width: i32,
+        height: i32,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        let all = self.curves.iter().flat_map(|c| {
+            c.model_comp
+                .iter()
+                .chain(&c.model_comm)
+                .chain(&c.measured_comp)
+                .chain(&c.measured_comm)
+        });
+        let (mut x_max, mut y_max) = (1.0_f64, 0.0_f64);
+        for &(x, y) in all {
+            x_max = x_max.max(x);
+            if y.is_finite() {
+                y_max = y_max.max(y);
+            }
+        }
+        let scale = span_scale(0.0, y_max.max(1.0));
+        let plot = Plot {
+            left,
+            top,
+            width,
+            height,
+            x: (0.5, x_max + 0.5),
+            y: (0.0, scale.top),
+        };
+        plot.grid_lines(root, &scale.ticks())?;
+        // Nodes within the band first, so the outliers are drawn over them.
+        let mut order: Vec<&NodeCurves> = self.curves.iter().collect();
+        order.sort_by_key(|c| c.outlier);
+        for c in order {
+            let (comp, comm, width) = if c.outlier {
+                (OUTLIER, OUTLIER, 4)
+            } else {
+                (COMP_LIGHT, COMM_LIGHT, 2)
+            };
+            let px = |v: &[(f64, f64)]| v.iter().map(|&p| plot.px(p)).collect::<Vec<_>>();
+            draw_line(root, &px(&c.model_comp), comp, width, false)?;
+            draw_line(root, &px(&c.model_comm), comm, width, true)?;
+            for (pts, color) in [(&c.measured_comp, comp), (&c.measured_comm, comm)] {
+                for &p in pts.iter() {
+                    draw_marker(root, plot.px(p), Shape::DownTriangle, color)?;
+                }
+            }
+            if c.outlier {
+                for line in [&c.model_comp, &c.model_comm] {
+                    if let Some(&last) = line.last() {
+                        let (x, y) = plot.px(last);
+                        root.draw_text(
+                            &c.host,
+                            &anchored(text(TICK).color(&OUTLIER), HPos::Left, VPos::Center),
+                            (x + 12, y),
+                        )?;
+                    }
+                }
+            }
+        }
+        plot.y_ticks(root, Side::Left, &scale.ticks(), true, mbps_label)?;
+        plot.x_ticks(root, &core_ticks(x_max as u32, 12), true, |v| {
+            format!("{v:.0}")
+        })?;
+        plot.frame(root, 2)?;
+        x_label(root, &plot, "computing cores (placement 0,0)")?;
+        root.draw_text(
+            "bandwidth in parallel (MB/s)",
+            &anchored(text(LABEL), HPos::Center, VPos::Top).transform(FontTransform::Rotate270),
+            (
+                plot.left - Y_TICKS - LABEL as i32 - 20,
+                plot.top + plot.height / 2,
+            ),
+        )?;
+        Ok(())
+    }
+}
+
+/// The label under a plot's x axis.
+fn x_label<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    plot: &Plot,
+    label: &str,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    root.draw_text(
+        label,
+        &anchored(text(LABEL), HPos::Center, VPos::Top),
+        (
+            plot.left + plot.width / 2,
+            plot.bottom() + X_TICKS_HEIGHT + 10,
+        ),
+    )
+}
+
+/// The tick step of the distance axis: the first of 1, 2, 5, 10, 20, 50, ... sigmas that
+/// gives at most four ticks on either side of 0.
+fn sigma_step(reach: f64) -> f64 {
+    let mut step = 1.0;
+    for m in [2.0, 2.5, 2.0].iter().cycle().take(60) {
+        if reach / step <= 4.0 {
+            break;
+        }
+        step *= m;
+    }
+    step
+}
+
+/// Writes the fleet's figure as `dir/fleet.svg` or `dir/fleet.png` (atomically) and returns
+/// its path.
+pub fn write_figure(
+    report: &FleetReport,
+    dir: &std::path::Path,
+    format: super::ImageFormat,
+) -> crate::Result<std::path::PathBuf> {
+    let path = dir.join(format!("fleet.{}", format.extension()));
+    let bytes = super::render(&Fleet::new(report), format).map_err(|err| crate::Error::Render {
+        path: Some(path.clone()),
+        err: Box::new(err),
+    })?;
+    crate::results::ensure_parent(&path)?;
+    crate::io::atomic::write(&path, &bytes)?;
+    Ok(path)
+}

@@ -1,0 +1,179 @@
+//! What can stop a survey, each saying what was wrong and what to do. Bad input (exit 2):
+//! hosts, options, a manifest that cannot be resumed; nodes that failed (exit 1) are the
+//! system's, reported after the others' results.
+
+use std::path::PathBuf;
+
+#[derive(Debug)]
+pub enum SurveyError {
+    /// Fewer than two nodes: a sender needs another node.
+    TooFewNodes { got: usize },
+    /// A host named twice.
+    RepeatedHost { host: String },
+    /// Neither `--hosts` nor a Slurm allocation.
+    NoHosts,
+    /// A `measure` option that makes no sense for a survey (`-o`, `--graph`, a ring).
+    NotForSurvey { option: &'static str },
+    /// A survey was started in this results directory already.
+    ManifestExists { path: PathBuf },
+    /// Traces of this experiment exist for these nodes.
+    OldTraces { traces: Vec<PathBuf> },
+    /// `--resume` with other hosts than the manifest's.
+    OtherHosts {
+        path: PathBuf,
+        saved: Vec<String>,
+        now: Vec<String>,
+    },
+    /// `--resume` with other measure options than the manifest's, one phrase each.
+    OtherOptions {
+        path: PathBuf,
+        differences: Vec<String>,
+    },
+    /// A file that is not a manifest this build reads.
+    BadManifest { path: PathBuf, why: String },
+    /// The job's ranks and the manifest's hosts do not match (started by hand).
+    WrongRanks { ranks: usize, hosts: usize },
+    /// `--outlier-k` that gives no band.
+    OutlierK { k: f64 },
+    /// Nodes that failed or were not reached; the others are measured and reported (exit 1).
+    NodesFailed {
+        /// `(host, why)`.
+        failed: Vec<(String, String)>,
+        pending: Vec<String>,
+    },
+}
+
+impl SurveyError {
+    /// Exit status: 1 for nodes that failed (the system's), 2 for everything else (input).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            SurveyError::NodesFailed { .. } => crate::error::EXIT_FAILURE,
+            _ => crate::error::EXIT_INPUT,
+        }
+    }
+}
+
+fn shown(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| format!("`{}`", p.display()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+// `?` turns it into the crate's error: the exit status its `exit_code()` gives.
+crate::error::wrap!(ByCode: SurveyError);
+
+impl std::fmt::Display for SurveyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let root = crate::results::ROOT_ENV;
+        match self {
+            SurveyError::TooFewNodes { got } => write!(
+                f,
+                "a survey needs at least 2 nodes (got {got}): each measured node receives from \
+                 a sender on another node; on one node run `contention measure` instead"
+            ),
+            SurveyError::RepeatedHost { host } => write!(
+                f,
+                "host `{host}` is named twice in the survey's hosts; name each node once"
+            ),
+            SurveyError::NoHosts => write!(
+                f,
+                "survey: which nodes? Run it inside a Slurm allocation (salloc or sbatch: \
+                 every node of the job, started with srun) or name them: --hosts \
+                 n01,n02,n03,n04 (started with mpirun)"
+            ),
+            SurveyError::NotForSurvey { option } => write!(
+                f,
+                "survey: {option} does not apply to a survey (each node's trace goes to \
+                 $CONTENTION_RESULTS/HOST/, one pair of ranks per measurement); use `contention \
+                 measure` for it"
+            ),
+            SurveyError::ManifestExists { path } => write!(
+                f,
+                "`{}` exists: a survey was started here; pass --resume to continue it, \
+                 --force to start a new one (its traces are overwritten), or set {root} to \
+                 another directory",
+                path.display()
+            ),
+            SurveyError::OldTraces { traces } => write!(
+                f,
+                "traces of this experiment exist already: {}; pass --force to measure these \
+                 nodes again (overwriting them), or set {root} to another directory",
+                shown(traces)
+            ),
+            SurveyError::OtherHosts { path, saved, now } => write!(
+                f,
+                "--resume: `{}` surveys {}, not {}; resume without --hosts (or with the same \
+                 ones), or start a new survey with --force",
+                path.display(),
+                saved.join(","),
+                now.join(",")
+            ),
+            SurveyError::OtherOptions { path, differences } => write!(
+                f,
+                "--resume: `{}` was surveyed with other measure options ({}); resume with the \
+                 same options, or start a new survey with --force",
+                path.display(),
+                differences.join("; ")
+            ),
+            SurveyError::BadManifest { path, why } => write!(
+                f,
+                "`{}` {why}; start a new survey with --force",
+                path.display()
+            ),
+            SurveyError::WrongRanks { ranks, hosts } => write!(
+                f,
+                "the survey's job has {ranks} rank(s) but its manifest {hosts} host(s); start \
+                 it with `contention survey` (it starts the job itself)"
+            ),
+            SurveyError::OutlierK { k } => write!(
+                f,
+                "--outlier-k {k}: the band is K median absolute deviations wide, so K must be a \
+                 number above 0 (default 3)"
+            ),
+            SurveyError::NodesFailed { failed, pending } => {
+                let failed: Vec<String> = failed
+                    .iter()
+                    .map(|(h, why)| format!("{h} ({why})"))
+                    .collect();
+                write!(
+                    f,
+                    "{} node(s) failed: {}{}; `contention survey --resume` measures the nodes \
+                     left in a new job (the failed ones continue their traces)",
+                    failed.len(),
+                    failed.join("; "),
+                    if pending.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; not reached: {}", pending.join(","))
+                    }
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for SurveyError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_nodes_exit_1_and_bad_input_exits_2_naming_the_value() {
+        let failed = SurveyError::NodesFailed {
+            failed: vec![("hb".into(), "killed".into())],
+            pending: vec!["hd".into()],
+        };
+        assert_eq!(failed.exit_code(), 1);
+        let text = failed.to_string();
+        assert!(
+            text.contains("hb (killed)") && text.contains("not reached: hd"),
+            "{text}"
+        );
+        let k = SurveyError::OutlierK { k: -1.0 };
+        assert_eq!(k.exit_code(), 2);
+        assert!(k.to_string().contains("--outlier-k -1"), "{k}");
+    }
+}

@@ -1,0 +1,300 @@
+//! The driver of a survey, run from a shell inside the allocation (or beside `--hosts`):
+//! plans the job, writes the manifest, starts the one MPI job and watches its rounds.
+//!
+//! A round that overruns its time limit (see [`super::plan::round_timeout`]) is taken as a
+//! node that hangs: the job is stopped (SIGTERM, the ranks save what they finished, then
+//! SIGKILL), and the round's unfinished nodes are recorded failed. A job that ends early for
+//! any other reason (a node killed: Open MPI then aborts every rank; Ctrl-C; the
+//! allocation's time limit) is recorded the same way. Rounds already written stay as they
+//! are, and `--resume` starts a new job over the nodes left.
+
+use super::error::SurveyError;
+use super::manifest::{self, Manifest, Status};
+use super::{plan, SurveyOptions};
+use crate::error::{Error, IoAction, Result};
+use crate::measure::choices::CommPattern;
+use crate::measure::launch::Launcher;
+use crate::measure::options::MeasureOptions;
+use crate::measure::{launch, progress, session, signals, topology};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const SYSFS: &str = "/sys/devices/system";
+
+/// `contention survey`, from a shell or (as one of the job's ranks) under the launcher.
+/// Returns the manifest's path when this process drove the job (or found every node done),
+/// `None` for a rank of the job and for a dry run. Nodes that failed are recorded in the
+/// manifest, not returned as an error ([`failure`] says which): the caller reports the
+/// others first.
+pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
+    refuse_measure_only(o)?;
+    let path = Manifest::path(&crate::results::root());
+    if launch::under_launcher(|k| std::env::var(k).ok()) && !o.dry_run {
+        crate::measure::survey::run(&o.measure, &path)?;
+        return Ok(None);
+    }
+    let (hosts, launcher) = hosts(o)?;
+    plan::check_hosts(&hosts)?;
+    let args = &o.measure;
+    let options = manifest::options_of(args);
+    let mut m = if args.resume {
+        let m = Manifest::read(&path)?;
+        m.check_options(&options, &path)?;
+        if args.hosts.is_some() && m.hosts != hosts {
+            return Err(SurveyError::OtherHosts {
+                path,
+                saved: m.hosts,
+                now: hosts,
+            }
+            .into());
+        }
+        m
+    } else {
+        if path.exists() && !args.force && !o.dry_run {
+            return Err(SurveyError::ManifestExists { path }.into());
+        }
+        if !args.force && !o.dry_run {
+            refuse_old_traces(args, &hosts)?;
+        }
+        plan::new_manifest(&hosts, options)
+    };
+    let sweep = sweep_estimate(o)?;
+    let (job_hosts, rounds) = plan::plan_job(&m, plan::round_timeout(sweep))?;
+    if rounds.is_empty() {
+        eprintln!(
+            "survey: every node of `{}` is done already; nothing to measure",
+            path.display()
+        );
+        return Ok(Some(path));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
+    // The ranks get the same arguments (the dry run shows the line it would run).
+    let argv: Vec<OsString> = std::env::args_os()
+        .skip(1)
+        .filter(|a| a != "--dry-run")
+        .collect();
+    let slurm = launch::Slurm::detect(|k| std::env::var(k).ok(), launch::srun_version);
+    let cmd = plan::command_line(
+        launcher,
+        &job_hosts,
+        launch::is_root(),
+        &slurm,
+        std::env::var_os(crate::results::ROOT_ENV).is_some(),
+        &exe,
+        &argv,
+    );
+    m.job += 1;
+    m.job_hosts = job_hosts;
+    m.rounds = rounds;
+    m.command = cmd
+        .iter()
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect();
+    if o.dry_run {
+        print!("{}", plan::describe(&m, sweep, &m.command.join(" ")));
+        return Ok(None);
+    }
+    crate::results::ensure_parent(&path)?;
+    m.save(&path)?;
+    let quiet = o.quiet;
+    if !quiet {
+        eprint!("{}", plan::describe(&m, sweep, &m.command.join(" ")));
+    }
+    let started = Instant::now();
+    let ended = watch(&cmd, launcher, &m, &path, quiet)?;
+    let mut m = Manifest::read(&path)?;
+    if let Some(why) = &ended {
+        m.record_cut(why);
+        m.save(&path)?;
+    }
+    if !quiet {
+        eprintln!(
+            "survey: {} of {} node(s) done in {:.0} s; manifest {}",
+            host_list(&m, Status::Done).len(),
+            m.hosts.len(),
+            started.elapsed().as_secs_f64(),
+            path.display()
+        );
+    }
+    if signals::interrupted() {
+        return Err(Error::Interrupted(format!(
+            "interrupted: finished nodes are recorded in {}; continue with `contention \
+             survey --resume`",
+            path.display()
+        )));
+    }
+    Ok(Some(path))
+}
+
+/// The nodes of `m` that failed or were not reached, as the error a survey ends with after
+/// reporting the others; `None` when every node is done.
+pub fn failure(m: &Manifest) -> Option<SurveyError> {
+    let failed: Vec<(String, String)> = m
+        .nodes
+        .iter()
+        .filter(|n| n.status == Status::Failed)
+        .map(|n| {
+            (
+                n.host.clone(),
+                n.error.clone().unwrap_or_else(|| "no reason".into()),
+            )
+        })
+        .collect();
+    let pending: Vec<String> = host_list(m, Status::Pending)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    (!failed.is_empty() || !pending.is_empty())
+        .then_some(SurveyError::NodesFailed { failed, pending })
+}
+
+fn host_list(m: &Manifest, status: Status) -> Vec<&str> {
+    m.nodes
+        .iter()
+        .filter(|n| n.status == status)
+        .map(|n| n.host.as_str())
+        .collect()
+}
+
+/// Refuses to start a new survey over traces already in the results directory (an earlier
+/// `measure` or survey): each node would stop at its own, one by one, after the job started.
+fn refuse_old_traces(args: &MeasureOptions, hosts: &[String]) -> Result<()> {
+    let traces: Vec<PathBuf> = hosts
+        .iter()
+        .map(|h| args.trace_path(h))
+        .filter(|p| p.exists())
+        .collect();
+    if traces.is_empty() {
+        return Ok(());
+    }
+    Err(SurveyError::OldTraces { traces }.into())
+}
+
+/// What makes no sense for a survey, refused by name (`--graph` is refused by the command).
+fn refuse_measure_only(o: &SurveyOptions) -> Result<()> {
+    let option = if o.measure.output.is_some() {
+        "-o/--output"
+    } else if o.measure.pattern == CommPattern::Ring || o.measure.job_ranks() != 2 {
+        "--pattern ring (a ring of --ranks)"
+    } else {
+        return Ok(());
+    };
+    Err(SurveyError::NotForSurvey { option }.into())
+}
+
+/// `--hosts` (with `--launcher`), else every node of the Slurm job (with srun).
+fn hosts(o: &SurveyOptions) -> Result<(Vec<String>, Launcher)> {
+    if let Some(h) = &o.measure.hosts {
+        return Ok((h.clone(), o.launcher));
+    }
+    plan::allocation_hosts(|k| std::env::var(k).ok(), launch::expand_nodelist)
+        .map(|h| (h, Launcher::Srun))
+        .ok_or_else(|| SurveyError::NoHosts.into())
+}
+
+/// `measure`'s estimate of one sweep on this node (taken as typical of the others).
+fn sweep_estimate(o: &SurveyOptions) -> Result<f64> {
+    let topo = match &o.topology {
+        Some(xml) => topology::load_xml(xml)?,
+        None => topology::load_this_machine()?,
+    };
+    let layout = topology::layout(&topo);
+    let sysfs = if o.topology.is_some() {
+        Path::new("/nonexistent")
+    } else {
+        Path::new(SYSFS)
+    };
+    let resolved = session::resolve(&o.measure, &layout, sysfs)?;
+    let (sweep, touch) = session::estimated_seconds(&resolved.config);
+    Ok(sweep + touch)
+}
+
+/// Starts the job and waits for it, stopping it when a round overruns its limit. Returns
+/// why the job ended early (`None` when it ended with status 0).
+fn watch(
+    cmd: &[OsString],
+    launcher: Launcher,
+    m: &Manifest,
+    path: &Path,
+    quiet: bool,
+) -> Result<Option<String>> {
+    let hostfile = match launcher {
+        Launcher::Srun => {
+            let p = std::env::temp_dir().join(format!("contention-survey-{}", std::process::id()));
+            std::fs::write(&p, launch::srun_hostfile(&m.job_hosts))
+                .map_err(|e| Error::io(IoAction::Write("srun host file"), &p, e))?;
+            Some(p)
+        }
+        Launcher::Mpirun => None,
+    };
+    let env: Vec<(&str, &Path)> = hostfile
+        .as_deref()
+        .map(|p| ("SLURM_HOSTFILE", p))
+        .into_iter()
+        .collect();
+    let mode = progress::Mode::from_env_or_terminal(None, quiet);
+    let _ = signals::install();
+    let child = launch::spawn(cmd, mode.name(), &env);
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            if let Some(p) = &hostfile {
+                let _ = std::fs::remove_file(p);
+            }
+            return Err(e);
+        }
+    };
+    let mut round = Some(0);
+    let mut round_start = Instant::now();
+    let code = loop {
+        if let Some(status) = child
+            .try_wait()
+            .map_err(|e| Error::Failed(format!("cannot wait for the MPI job: {e}")))?
+        {
+            break launch::exit_code(status);
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        // Rank 0 rewrites the manifest after every round; a torn read is impossible (it
+        // is renamed into place), a missing one is retried next time.
+        if let Ok(now) = Manifest::read(path) {
+            let current = now.current_round();
+            if current != round {
+                round = current;
+                round_start = Instant::now();
+            }
+        }
+        let Some(r) = round else { continue };
+        let limit = m.rounds.get(r).map_or(f64::INFINITY, |r| r.timeout_s);
+        if round_start.elapsed().as_secs_f64() > limit {
+            eprintln!(
+                "survey: round {} has run for more than its limit of {limit:.0} s; stopping \
+                 the job",
+                r + 1
+            );
+            let code = launch::stop(&mut child, Duration::from_secs(10))?;
+            if let Some(p) = &hostfile {
+                let _ = std::fs::remove_file(p);
+            }
+            return Ok(Some(format!(
+                "round {} overran its time limit of {limit:.0} s (the job was stopped, status \
+                 {code}): this node or its sender hung",
+                r + 1
+            )));
+        }
+    };
+    if let Some(p) = &hostfile {
+        let _ = std::fs::remove_file(p);
+    }
+    Ok((code != 0).then(|| {
+        if signals::interrupted() {
+            "interrupted (Ctrl-C or SIGTERM) during this round".to_string()
+        } else {
+            format!(
+                "the MPI job ended with status {code} during this round: this node or its \
+                 sender was killed or failed (the launcher's message is above)"
+            )
+        }
+    }))
+}

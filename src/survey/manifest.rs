@@ -1,0 +1,338 @@
+//! `survey.json`: what a survey planned, what finished, what failed and why. Written
+//! atomically (write, then rename) before the job starts and after every round, so a job cut
+//! by a dead node, a time limit or Ctrl-C leaves an exact record, and `survey --resume`
+//! starts from it.
+
+use super::error::SurveyError;
+use crate::error::{Error, Result};
+use crate::measure::options::MeasureOptions;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The file name, in the results directory (`$CONTENTION_RESULTS`, beside the host
+/// directories that hold the traces).
+pub const FILE_NAME: &str = "survey.json";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub schema_version: u32,
+    /// Every node of the survey, in the order given (`--hosts`, or Slurm's node list).
+    pub hosts: Vec<String>,
+    /// `measure`'s options every node is measured with, by option name (`--resume` refuses
+    /// other ones).
+    pub options: BTreeMap<String, String>,
+    /// How an odd count is paired (absent for an even count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub odd_count: Option<String>,
+    /// The latest MPI job: 1 for the first, one more for every `--resume`.
+    pub job: u32,
+    /// Its hosts in rank order (rank `i` on `job_hosts[i]`): the nodes left to measure and
+    /// their senders.
+    pub job_hosts: Vec<String>,
+    /// Its launcher command line.
+    pub command: Vec<String>,
+    /// Its rounds, in order.
+    pub rounds: Vec<Round>,
+    /// One entry per host, in the order of `hosts`.
+    pub nodes: Vec<NodeStatus>,
+    pub started_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Round {
+    pub pairs: Vec<HostPair>,
+    /// After this long (from the round's start) the job is stopped and the round's
+    /// unfinished nodes are recorded failed: twice `measure`'s estimate plus start-up.
+    pub timeout_s: f64,
+}
+
+/// `measured` receives from `sender` while it computes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostPair {
+    pub measured: String,
+    pub sender: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Done,
+    Failed,
+    Pending,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeStatus {
+    pub host: String,
+    pub status: Status,
+    /// Job and round (1-based) of the last attempt, and the node that sent to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender: Option<String>,
+    /// Why the last attempt failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The trace (JSON) and samples (CSV) written for this node, finished or partial.
+    #[serde(default)]
+    pub traces: Vec<PathBuf>,
+}
+
+impl NodeStatus {
+    pub fn pending(host: &str) -> Self {
+        NodeStatus {
+            host: host.to_string(),
+            status: Status::Pending,
+            job: None,
+            round: None,
+            sender: None,
+            error: None,
+            traces: Vec::new(),
+        }
+    }
+}
+
+/// `measure`'s options that decide what a trace measures, as the user writes them. Output
+/// and launch options (`-o`, `--hosts`, `--launcher`, `--quiet`, ...) are not among them.
+pub fn options_of(a: &MeasureOptions) -> BTreeMap<String, String> {
+    let opt = |v: Option<String>| v.unwrap_or_else(|| "(default)".into());
+    [
+        ("--numa", format!("{},{}", a.comp_numa, a.comm_numa)),
+        ("--cores", opt(a.cores.as_ref().map(ToString::to_string))),
+        ("--comm-core", opt(a.comm_core.map(|c| c.to_string()))),
+        ("--shared-comm-core", a.shared_comm_core.to_string()),
+        ("--kernel", a.kernel.name().to_string()),
+        ("--pattern", a.pattern.name().to_string()),
+        ("--message-size", a.message_size.to_string()),
+        ("--buffer-size", opt(a.buffer_size.map(|b| b.to_string()))),
+        ("--max-phase", a.max_phase.to_string()),
+        ("--stable-within", a.stable_within.to_string()),
+        ("--timeout", a.timeout.to_string()),
+        ("--no-bind", a.no_bind.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// The options that differ, one phrase each (`--max-phase: 0.2 in the manifest, 1.5 now`).
+pub fn differences(
+    saved: &BTreeMap<String, String>,
+    now: &BTreeMap<String, String>,
+) -> Vec<String> {
+    let keys: std::collections::BTreeSet<&String> = saved.keys().chain(now.keys()).collect();
+    keys.into_iter()
+        .filter(|k| saved.get(*k) != now.get(*k))
+        .map(|k| {
+            let show = |v: Option<&String>| v.map_or("(absent)".to_string(), Clone::clone);
+            format!(
+                "{k}: {} in the manifest, {} now",
+                show(saved.get(k)),
+                show(now.get(k))
+            )
+        })
+        .collect()
+}
+
+impl Manifest {
+    pub fn path(results: &Path) -> PathBuf {
+        results.join(FILE_NAME)
+    }
+
+    pub fn read(path: &Path) -> Result<Self> {
+        let text = crate::io::read::text(path, "survey manifest")?;
+        let m: Manifest = serde_json::from_str(&text).map_err(|e| SurveyError::BadManifest {
+            path: path.to_path_buf(),
+            why: format!("is not a survey manifest ({e})"),
+        })?;
+        if m.schema_version != SCHEMA_VERSION {
+            return Err(SurveyError::BadManifest {
+                path: path.to_path_buf(),
+                why: format!(
+                    "has schema_version {}, this contention reads {SCHEMA_VERSION}",
+                    m.schema_version
+                ),
+            }
+            .into());
+        }
+        Ok(m)
+    }
+
+    /// Writes the manifest atomically, `updated_at` set to now.
+    pub fn save(&mut self, path: &Path) -> Result<()> {
+        self.updated_at = crate::timestamp::now();
+        let mut text = serde_json::to_string_pretty(self)
+            .map_err(|e| Error::Failed(format!("cannot encode the survey manifest: {e}")))?;
+        text.push('\n');
+        crate::io::atomic::write(path, text.as_bytes())
+    }
+
+    pub fn node_mut(&mut self, host: &str) -> Option<&mut NodeStatus> {
+        self.nodes.iter_mut().find(|n| n.host == host)
+    }
+
+    /// Hosts not yet done (failed or pending), in the order of `hosts`.
+    pub fn left(&self) -> Vec<String> {
+        self.nodes
+            .iter()
+            .filter(|n| n.status != Status::Done)
+            .map(|n| n.host.clone())
+            .collect()
+    }
+
+    /// Refuses to resume with other measurement options, naming each difference.
+    pub fn check_options(&self, now: &BTreeMap<String, String>, path: &Path) -> Result<()> {
+        let diff = differences(&self.options, now);
+        if diff.is_empty() {
+            return Ok(());
+        }
+        Err(SurveyError::OtherOptions {
+            path: path.to_path_buf(),
+            differences: diff,
+        }
+        .into())
+    }
+
+    /// Records the end of a job that stopped before its last round (a node killed, a
+    /// timeout, Ctrl-C): the nodes of the job still pending in the first unfinished round
+    /// are failed with `why`; later rounds stay pending. Finished nodes are kept as they are.
+    pub fn record_cut(&mut self, why: &str) {
+        let job = self.job;
+        let Some(round) = self.rounds.iter().position(|r| {
+            r.pairs.iter().any(|p| {
+                self.nodes
+                    .iter()
+                    .any(|n| n.host == p.measured && n.status == Status::Pending)
+            })
+        }) else {
+            return;
+        };
+        let pairs = self.rounds[round].pairs.clone();
+        for p in pairs {
+            if let Some(n) = self.node_mut(&p.measured) {
+                if n.status == Status::Pending {
+                    n.status = Status::Failed;
+                    n.job = Some(job);
+                    n.round = Some(round + 1);
+                    n.sender = Some(p.sender.clone());
+                    n.error = Some(why.to_string());
+                }
+            }
+        }
+    }
+
+    /// The first round not finished yet (0-based), from the nodes' status: what the driver
+    /// watches to apply each round's timeout.
+    pub fn current_round(&self) -> Option<usize> {
+        self.rounds.iter().position(|r| {
+            r.pairs.iter().any(|p| {
+                self.nodes
+                    .iter()
+                    .any(|n| n.host == p.measured && n.status == Status::Pending)
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Manifest {
+        let pair = |m: &str, s: &str| HostPair {
+            measured: m.into(),
+            sender: s.into(),
+        };
+        Manifest {
+            schema_version: SCHEMA_VERSION,
+            hosts: vec!["a".into(), "b".into(), "c".into()],
+            options: [("--numa".to_string(), "0,0".to_string())].into(),
+            odd_count: Some("3 nodes".into()),
+            job: 1,
+            job_hosts: vec!["a".into(), "b".into(), "c".into()],
+            command: vec!["mpirun".into()],
+            rounds: vec![
+                Round {
+                    pairs: vec![pair("a", "b")],
+                    timeout_s: 10.0,
+                },
+                Round {
+                    pairs: vec![pair("b", "a")],
+                    timeout_s: 10.0,
+                },
+                Round {
+                    pairs: vec![pair("c", "a")],
+                    timeout_s: 10.0,
+                },
+            ],
+            nodes: ["a", "b", "c"].map(NodeStatus::pending).to_vec(),
+            started_at: "t".into(),
+            updated_at: "t".into(),
+        }
+    }
+
+    #[test]
+    fn a_cut_job_fails_only_the_round_it_was_in() {
+        let mut m = sample();
+        m.nodes[0].status = Status::Done;
+        assert_eq!(m.current_round(), Some(1));
+        m.record_cut("the MPI job ended with status 137");
+        assert_eq!(m.nodes[0].status, Status::Done);
+        assert_eq!(m.nodes[1].status, Status::Failed);
+        assert_eq!(m.nodes[1].sender.as_deref(), Some("a"));
+        assert_eq!(m.nodes[1].round, Some(2));
+        assert!(m.nodes[1].error.as_deref().unwrap().contains("137"));
+        assert_eq!(m.nodes[2].status, Status::Pending);
+        assert_eq!(m.left(), ["b", "c"]);
+    }
+
+    #[test]
+    fn saved_atomically_and_read_back() {
+        let dir = std::env::temp_dir().join(format!("contention-manifest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = Manifest::path(&dir);
+        let mut m = sample();
+        m.save(&path).unwrap();
+        let back = Manifest::read(&path).unwrap();
+        assert_eq!(back, m);
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(json["nodes"][0]["status"], "pending");
+        std::fs::write(&path, "{\"schema_version\": 9}").unwrap();
+        assert!(Manifest::read(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("--force"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn other_options_are_named() {
+        let m = sample();
+        let mut now = m.options.clone();
+        assert!(m.check_options(&now, Path::new("s.json")).is_ok());
+        now.insert("--numa".into(), "1,1".into());
+        now.insert("--max-phase".into(), "0.2".into());
+        let e = m
+            .check_options(&now, Path::new("s.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--numa: 0,0 in the manifest, 1,1 now"), "{e}");
+        assert!(
+            e.contains("--max-phase: (absent) in the manifest, 0.2 now"),
+            "{e}"
+        );
+        assert_eq!(
+            m.check_options(&now, Path::new("s.json"))
+                .unwrap_err()
+                .exit_code(),
+            2
+        );
+    }
+}

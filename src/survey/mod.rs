@@ -1,0 +1,38 @@
+//! `contention survey`: every node of an allocation measured by `measure`'s sweep in one MPI
+//! job, in rounds of pairs (a measured node, a sender on another node), with a manifest that
+//! records what finished so a cut job can be resumed.
+//!
+//! - [`pairing`]: the rounds (pure, property-tested);
+//! - [`plan`]: hosts, time limits, launcher line and the `--dry-run` text;
+//! - [`manifest`]: `survey.json`, its statuses and the `--resume` checks;
+//! - [`job`]: the driver that starts the job and watches its rounds;
+//! - [`error`]: what stops a survey, by kind.
+//!
+//! The ranks' side (MPI, sub-communicators) lives with the rest of the MPI code in
+//! `crate::measure::survey`.
+
+pub mod error;
+pub mod job;
+pub mod manifest;
+pub mod pairing;
+pub mod plan;
+
+use crate::measure::launch::Launcher;
+use crate::measure::options::MeasureOptions;
+use std::path::PathBuf;
+
+/// What a survey is asked to do, as plain values: `measure`'s options applied to every node
+/// (`measure.hosts`: the nodes, any number; `None`: the Slurm job's), and how the job runs.
+/// `contention survey` builds it from its arguments (`commands::survey`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SurveyOptions {
+    pub measure: MeasureOptions,
+    /// How to start the job with `--hosts` (inside Slurm: srun).
+    pub launcher: Launcher,
+    /// Print the rounds, pairs, duration and launcher line, and exit.
+    pub dry_run: bool,
+    /// With `dry_run`: estimate for the machine of this hwloc XML file.
+    pub topology: Option<PathBuf>,
+    /// No progress output.
+    pub quiet: bool,
+}

@@ -1,0 +1,365 @@
+//! A survey's plan before anything runs: which nodes (`--hosts` or the Slurm job's), the
+//! rounds of pairs ([`super::pairing`]), each round's time limit from `measure`'s own
+//! estimate, and the launcher line of the one MPI job. `--dry-run` prints it; the driver
+//! writes it into the manifest and runs it.
+
+use super::error::SurveyError;
+use super::manifest::{HostPair, Manifest, NodeStatus, Round, Status};
+use super::pairing;
+use crate::measure::launch;
+use crate::measure::launch::Launcher;
+use std::ffi::OsString;
+use std::path::Path;
+
+/// Seconds added to every round's estimate: MPI start-up, topology discovery, touching the
+/// buffers and writing traces, which the sweep estimate leaves out.
+const ROUND_SLACK_S: f64 = 60.0;
+
+/// The time an MPI job takes to start on every node, for the dry run's total.
+const JOB_START_S: f64 = 30.0;
+
+/// A round's time limit: twice `measure`'s estimate of one sweep (the estimate is an upper
+/// bound on a healthy node; twice it leaves room for a slow but live one) plus start-up.
+pub fn round_timeout(sweep_estimate_s: f64) -> f64 {
+    (2.0 * sweep_estimate_s + ROUND_SLACK_S).ceil()
+}
+
+/// The nodes of the Slurm job around this process, this node first (its rank 0 writes the
+/// manifest where this process reads it): `SLURM_JOB_NODELIST` expanded (`scontrol show
+/// hostnames` through `expand`). `None` outside a job.
+pub fn allocation_hosts(
+    var: impl Fn(&str) -> Option<String>,
+    expand: impl FnOnce(&str) -> Option<Vec<String>>,
+) -> Option<Vec<String>> {
+    var("SLURM_JOB_ID")?;
+    let mut list = expand(&var("SLURM_JOB_NODELIST").or_else(|| var("SLURM_NODELIST"))?)?;
+    if let Some(here) = var("SLURMD_NODENAME") {
+        if let Some(i) = list.iter().position(|h| *h == here) {
+            list[..=i].rotate_right(1);
+        }
+    }
+    Some(list)
+}
+
+/// Refuses a host list with a repeated name: each node is measured once, by one rank.
+pub fn check_hosts(hosts: &[String]) -> Result<(), SurveyError> {
+    for (i, h) in hosts.iter().enumerate() {
+        if hosts[..i].contains(h) {
+            return Err(SurveyError::RepeatedHost { host: h.clone() });
+        }
+    }
+    Ok(())
+}
+
+/// The job that measures the nodes of `manifest` not done yet: its hosts in rank order (the
+/// nodes left and the senders they need, in the order of `manifest.hosts`) and its rounds.
+pub fn plan_job(
+    manifest: &Manifest,
+    round_timeout_s: f64,
+) -> Result<(Vec<String>, Vec<Round>), SurveyError> {
+    let n = manifest.hosts.len();
+    let todo: Vec<usize> = (0..n)
+        .filter(|&i| manifest.nodes[i].status != Status::Done)
+        .collect();
+    let rounds = pairing::rounds_for(n, &todo)?;
+    let mut used = vec![false; n];
+    for p in rounds.iter().flatten() {
+        used[p.measured] = true;
+        used[p.sender] = true;
+    }
+    let job_hosts = (0..n)
+        .filter(|&i| used[i])
+        .map(|i| manifest.hosts[i].clone())
+        .collect();
+    let rounds = rounds
+        .into_iter()
+        .map(|pairs| Round {
+            pairs: pairs
+                .into_iter()
+                .map(|p| HostPair {
+                    measured: manifest.hosts[p.measured].clone(),
+                    sender: manifest.hosts[p.sender].clone(),
+                })
+                .collect(),
+            timeout_s: round_timeout_s,
+        })
+        .collect();
+    Ok((job_hosts, rounds))
+}
+
+/// A new manifest for `hosts`, every node pending (rounds and job filled by [`plan_job`]).
+pub fn new_manifest(
+    hosts: &[String],
+    options: std::collections::BTreeMap<String, String>,
+) -> Manifest {
+    let now = crate::timestamp::now();
+    Manifest {
+        schema_version: super::manifest::SCHEMA_VERSION,
+        hosts: hosts.to_vec(),
+        options,
+        odd_count: odd_note(hosts),
+        job: 0,
+        job_hosts: Vec::new(),
+        command: Vec::new(),
+        rounds: Vec::new(),
+        nodes: hosts.iter().map(|h| NodeStatus::pending(h)).collect(),
+        started_at: now.clone(),
+        updated_at: now,
+    }
+}
+
+/// How the last node of an odd count is paired, with the hosts' names.
+pub fn odd_note(hosts: &[String]) -> Option<String> {
+    let n = hosts.len();
+    (n >= 3 && n % 2 == 1).then(|| {
+        format!(
+            "{n} nodes (odd): rounds 1 and 2 measure {} nodes each; the last node, {}, is \
+             measured alone in round 3, fed by {} (the first node, measured in round 1)",
+            n / 2,
+            hosts[n - 1],
+            hosts[0]
+        )
+    })
+}
+
+/// The launcher line of the survey's job: one rank per host of `job_hosts`, rank `i` on
+/// `job_hosts[i]`. mpirun: `--host` with `--map-by node` deals ranks one per host in that
+/// order, and `-x CONTENTION_RESULTS` passes the results directory to remote ranks (mpirun
+/// forwards no other variable). srun: a step of one task per node, whole nodes
+/// ([`launch::Slurm::whole_node_option`]), rank order kept by the arbitrary distribution and
+/// its `SLURM_HOSTFILE` ([`launch::srun_hostfile`]); srun passes the whole environment.
+pub fn command_line(
+    launcher: Launcher,
+    job_hosts: &[String],
+    as_root: bool,
+    slurm: &launch::Slurm,
+    forward_results: bool,
+    exe: &Path,
+    args: &[OsString],
+) -> Vec<OsString> {
+    let cmd = launch::command_line_ranks(
+        job_hosts.len(),
+        launcher,
+        Some(job_hosts),
+        as_root,
+        exe,
+        args,
+    );
+    match launcher {
+        Launcher::Srun => launch::with_whole_node(cmd, slurm),
+        Launcher::Mpirun => {
+            let mut cmd = cmd;
+            if forward_results {
+                cmd.splice(1..1, ["-x", crate::results::ROOT_ENV].map(OsString::from));
+            }
+            cmd
+        }
+    }
+}
+
+/// The plan as `--dry-run` prints it: nodes, rounds with their pairs, the duration, and the
+/// launcher line.
+pub fn describe(m: &Manifest, sweep_estimate_s: f64, launcher_line: &str) -> String {
+    let done = m.nodes.iter().filter(|n| n.status == Status::Done).count();
+    let mut out = format!(
+        "survey      {} node(s): {}{}\n",
+        m.hosts.len(),
+        m.hosts.join(","),
+        if done > 0 {
+            format!(
+                " ({done} done already; this job measures the {} left)",
+                m.hosts.len() - done
+            )
+        } else {
+            String::new()
+        }
+    );
+    if let Some(note) = &m.odd_count {
+        out += &format!("pairing     {note}\n");
+    }
+    for (i, r) in m.rounds.iter().enumerate() {
+        let pairs: Vec<String> = r
+            .pairs
+            .iter()
+            .map(|p| format!("{} <- {}", p.measured, p.sender))
+            .collect();
+        out += &format!(
+            "round {:<5} measured <- sender: {}\n",
+            i + 1,
+            pairs.join(", ")
+        );
+    }
+    let rounds = m.rounds.len() as f64;
+    let limit = m.rounds.first().map_or(0.0, |r| r.timeout_s);
+    out += &format!(
+        "duration    at most about {:.0} s: {} round(s) x {:.0} s (measure's estimate of one \
+         sweep on this node) + {:.0} s to start the job; a round is stopped after {:.0} s\n",
+        rounds * sweep_estimate_s + JOB_START_S,
+        m.rounds.len(),
+        sweep_estimate_s,
+        JOB_START_S,
+        limit
+    );
+    out += &format!("command     {launcher_line}\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(v: &[OsString]) -> Vec<String> {
+        v.iter().map(|s| s.to_string_lossy().into_owned()).collect()
+    }
+
+    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+    }
+
+    fn hosts(names: &[&str]) -> Vec<String> {
+        names.iter().map(|h| h.to_string()).collect()
+    }
+
+    #[test]
+    fn every_node_of_the_slurm_job_this_one_first() {
+        let env = [
+            ("SLURM_JOB_ID", "42"),
+            ("SLURM_JOB_NODELIST", "n[07-10]"),
+            ("SLURMD_NODENAME", "n09"),
+        ];
+        let expand = |l: &str| {
+            assert_eq!(l, "n[07-10]");
+            Some(hosts(&["n07", "n08", "n09", "n10"]))
+        };
+        assert_eq!(
+            allocation_hosts(vars(&env), expand),
+            Some(hosts(&["n09", "n07", "n08", "n10"]))
+        );
+        // A node list without SLURM_JOB_ID is no allocation.
+        assert_eq!(
+            allocation_hosts(vars(&[("SLURM_JOB_NODELIST", "a,b")]), |_| unreachable!()),
+            None
+        );
+        assert!(check_hosts(&hosts(&["a", "b", "a"]))
+            .unwrap_err()
+            .to_string()
+            .contains("`a` is named twice"));
+    }
+
+    #[test]
+    fn the_srun_line_is_one_task_per_node_in_rank_order() {
+        let slurm = launch::Slurm::detect(vars(&[("SLURM_JOB_ID", "42")]), || {
+            Some("slurm 23.02.7".into())
+        });
+        let args = ["survey", "--cores=1..2"].map(OsString::from);
+        let line = strings(&command_line(
+            Launcher::Srun,
+            &hosts(&["n09", "n07", "n08", "n10"]),
+            false,
+            &slurm,
+            true,
+            Path::new("/usr/bin/contention"),
+            &args,
+        ));
+        assert_eq!(
+            line,
+            [
+                "srun",
+                "--whole",
+                "--ntasks=4",
+                "--cpu-bind=none",
+                "--nodes=4",
+                "--ntasks-per-node=1",
+                "--nodelist=n09,n07,n08,n10",
+                "--distribution=arbitrary",
+                "/usr/bin/contention",
+                "survey",
+                "--cores=1..2"
+            ]
+        );
+        assert_eq!(launch::srun_hostfile(&hosts(&["n09", "n07"])), "n09\nn07\n");
+    }
+
+    #[test]
+    fn the_mpirun_line_puts_one_rank_per_host_and_passes_the_results_directory() {
+        let line = strings(&command_line(
+            Launcher::Mpirun,
+            &hosts(&["a", "b", "c", "d", "e"]),
+            true,
+            &launch::Slurm::default(),
+            true,
+            Path::new("c"),
+            &[OsString::from("survey")],
+        ));
+        assert_eq!(
+            line,
+            [
+                "mpirun",
+                "-x",
+                "CONTENTION_RESULTS",
+                "-np",
+                "5",
+                "--bind-to",
+                "none",
+                "--allow-run-as-root",
+                "--host",
+                "a,b,c,d,e",
+                "--map-by",
+                "node",
+                "c",
+                "survey"
+            ]
+        );
+        let plain = strings(&command_line(
+            Launcher::Mpirun,
+            &hosts(&["a", "b"]),
+            false,
+            &launch::Slurm::default(),
+            false,
+            Path::new("c"),
+            &[],
+        ));
+        assert!(
+            !plain.contains(&"-x".to_string())
+                && !plain.contains(&"--allow-run-as-root".to_string())
+        );
+    }
+
+    #[test]
+    fn a_resume_runs_only_the_nodes_left_and_their_senders() {
+        let h = hosts(&["a", "b", "c", "d", "e"]);
+        let mut m = new_manifest(&h, Default::default());
+        assert!(m.odd_count.as_deref().unwrap().contains("the last node, e"));
+        let (job, rounds) = plan_job(&m, 100.0).unwrap();
+        assert_eq!(job, h);
+        assert_eq!(rounds.len(), 3);
+        for i in [0, 1, 3, 4] {
+            m.nodes[i].status = Status::Done;
+        }
+        let (job, rounds) = plan_job(&m, 100.0).unwrap();
+        assert_eq!(job, hosts(&["a", "c"]));
+        assert_eq!(
+            rounds,
+            vec![Round {
+                pairs: vec![HostPair {
+                    measured: "c".into(),
+                    sender: "a".into()
+                }],
+                timeout_s: 100.0
+            }]
+        );
+        m.rounds = rounds;
+        let text = describe(&m, 10.0, "mpirun ...");
+        assert!(text.contains("4 done already"), "{text}");
+        assert!(
+            text.contains("round 1     measured <- sender: c <- a"),
+            "{text}"
+        );
+        assert!(text.contains("command     mpirun ..."), "{text}");
+        assert_eq!(round_timeout(10.0), 80.0);
+    }
+}

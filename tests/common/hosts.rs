@@ -1,0 +1,35 @@
+//! Namespace hosts (`tests/vm/hosts.sh`, `tests/vm/two-hosts.sh`: one network and UTS
+//! namespace per host, Open MPI's remote daemons started through an rsh agent that enters
+//! them): whether they can be made here, names unique to this process, and the skip when the
+//! script could not make them. Shared by `two_hosts`, `survey` and `fleet`.
+
+use super::gate;
+use std::process::Output;
+
+/// Whether namespace hosts can run here (root and the commands they need); otherwise skip,
+/// or fail in CI.
+pub fn runnable(test: &str) -> bool {
+    gate::decide(
+        test,
+        gate::missing(&["ip", "unshare", "nsenter", "mount", "mpirun"]),
+    )
+}
+
+/// `n` host names unique to this process, its module (`prefix`) and test (`tag`): namespace
+/// names are global to the machine.
+pub fn names(prefix: char, tag: char, n: usize) -> Vec<String> {
+    let id = std::process::id() % 100_000;
+    (0..n)
+        .map(|i| format!("{prefix}{id}{tag}{}", (b'a' + i as u8) as char))
+        .collect()
+}
+
+/// The hosts script exits 3 when it could not make the hosts (a container without the
+/// rights): skip outside CI, naming `what` and the script's reason.
+pub fn hosts_made(what: &str, o: &Output) -> bool {
+    if o.status.code() == Some(3) {
+        let why = String::from_utf8_lossy(&o.stderr).trim().to_string();
+        return gate::decide(what, Some(format!("hosts could not be made: {why}")));
+    }
+    true
+}
