@@ -77,7 +77,11 @@ pub fn run(args: &SurveyArgs) -> Result<()> {
             None => return Ok(()),
         }
     };
-    let m = Manifest::read(&path)?;
+    let m = if args.report_only {
+        Manifest::read_for(&path, "--report-only")?
+    } else {
+        Manifest::read(&path)?
+    };
     let reported = fleet_report(&m, &path, &out, survey.quiet);
     match (crate::survey::job::failure(&m), reported) {
         (None, reported) => reported,

@@ -117,7 +117,7 @@ pub fn saved_models(saved: &Path) -> Result<BTreeMap<String, Model>> {
         }
         return Ok(out);
     }
-    let text = crate::io::read::text(saved, "read the saved fleet")?;
+    let text = crate::io::read::text(saved, "saved fleet")?;
     let report: SavedReport = serde_json::from_str(&text).map_err(|e| {
         Error::Input(format!(
             "{}: not a fleet report ({e}); a saved fleet is a fleet report's JSON or a \

@@ -31,6 +31,8 @@ pub enum SurveyError {
     },
     /// A file that is not a manifest this build reads.
     BadManifest { path: PathBuf, why: String },
+    /// `--resume` or `--report-only` where no survey was run (no manifest).
+    NoManifest { path: PathBuf, asked: &'static str },
     /// The job's ranks and the manifest's hosts do not match (started by hand).
     WrongRanks { ranks: usize, hosts: usize },
     /// `--outlier-k` that gives no band.
@@ -116,6 +118,12 @@ impl std::fmt::Display for SurveyError {
                  same options, or start a new survey with --force",
                 path.display(),
                 differences.join("; ")
+            ),
+            SurveyError::NoManifest { path, asked } => write!(
+                f,
+                "{asked}: no survey manifest at `{}`; run `contention survey` first, or point \
+                 CONTENTION_RESULTS at the results directory of the survey",
+                path.display()
             ),
             SurveyError::BadManifest { path, why } => write!(
                 f,

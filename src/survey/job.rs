@@ -39,7 +39,7 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     let args = &o.measure;
     let options = manifest::options_of(args);
     let mut m = if args.resume {
-        let m = Manifest::read(&path)?;
+        let m = Manifest::read_for(&path, "--resume")?;
         m.check_options(&options, &path)?;
         if args.hosts.is_some() && m.hosts != hosts {
             return Err(SurveyError::OtherHosts {

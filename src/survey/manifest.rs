@@ -145,6 +145,19 @@ impl Manifest {
         results.join(FILE_NAME)
     }
 
+    /// The manifest of the survey `asked` (`--resume`, `--report-only`) goes on with; a
+    /// missing one is refused with the fix.
+    pub fn read_for(path: &Path, asked: &'static str) -> Result<Self> {
+        if !path.exists() {
+            return Err(SurveyError::NoManifest {
+                path: path.to_path_buf(),
+                asked,
+            }
+            .into());
+        }
+        Self::read(path)
+    }
+
     pub fn read(path: &Path) -> Result<Self> {
         let text = crate::io::read::text(path, "survey manifest")?;
         let m: Manifest = serde_json::from_str(&text).map_err(|e| SurveyError::BadManifest {
@@ -243,6 +256,21 @@ impl Manifest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn resuming_where_no_survey_ran_says_what_to_run() {
+        let path = Path::new("/nonexistent-contention-results/survey.json");
+        let e = Manifest::read_for(path, "--resume").unwrap_err();
+        assert_eq!(e.exit_code(), crate::error::EXIT_INPUT);
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with(
+                "--resume: no survey manifest at `/nonexistent-contention-results/survey.json`"
+            ),
+            "{msg}"
+        );
+        assert!(msg.contains("run `contention survey` first"), "{msg}");
+    }
 
     fn sample() -> Manifest {
         let pair = |m: &str, s: &str| HostPair {
