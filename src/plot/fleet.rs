@@ -7,9 +7,9 @@
 
 use super::axes::{Plot, Side, X_TICKS_HEIGHT};
 use super::style::{
-    anchored, core_ticks, draw_header, draw_legend, draw_line, draw_marker, legend_height,
-    mbps_label, span_scale, text, LegendItem, Shape, Swatch, COMM, COMP, LABEL, MARGIN, MUTED,
-    SHADE, TICK, TITLE, Y_TICKS,
+    anchored, core_ticks, draw_legend, draw_line, draw_marker, draw_title_and_subtitle,
+    legend_height, mbps_label, span_scale, text, LegendItem, Shape, Swatch, COMM, COMP, LABEL,
+    MARGIN, MUTED, SHADE, TICK, Y_TICKS,
 };
 use super::Figure;
 use crate::fleet::FleetReport;
@@ -195,22 +195,7 @@ impl Figure for Fleet {
         root: &DrawingArea<DB, Shift>,
     ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         let w = WIDTH as i32;
-        draw_header(
-            root,
-            &self.title,
-            true,
-            TITLE,
-            (w / 2, MARGIN),
-            w - 2 * MARGIN,
-        )?;
-        draw_header(
-            root,
-            &self.subtitle,
-            false,
-            LABEL,
-            (w / 2, MARGIN + 48),
-            w - 2 * MARGIN,
-        )?;
+        draw_title_and_subtitle(root, &self.title, &self.subtitle, w)?;
         let items = self.legend();
         draw_legend(root, &items, MARGIN, HEADER - 20, w - 2 * MARGIN)?;
         let top = HEADER + legend_height(&items, w - 2 * MARGIN) + 20;

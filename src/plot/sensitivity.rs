@@ -4,8 +4,8 @@
 
 use super::axes::{Plot, Side, X_TICKS_HEIGHT};
 use super::style::{
-    anchored, draw_header, draw_line, draw_marker, text, Shape, COMP, LABEL, MARGIN, MUTED, TITLE,
-    Y_TICKS,
+    anchored, draw_line, draw_marker, draw_title_and_subtitle, text, Shape, COMP, LABEL, MARGIN,
+    MUTED, Y_TICKS,
 };
 use super::Figure;
 use crate::sensitivity::SensitivityReport;
@@ -68,22 +68,7 @@ impl Figure for Curve {
         root: &DrawingArea<DB, Shift>,
     ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         let w = WIDTH as i32;
-        draw_header(
-            root,
-            &self.title,
-            true,
-            TITLE,
-            (w / 2, MARGIN),
-            w - 2 * MARGIN,
-        )?;
-        draw_header(
-            root,
-            &self.subtitle,
-            false,
-            LABEL,
-            (w / 2, MARGIN + 48),
-            w - 2 * MARGIN,
-        )?;
+        draw_title_and_subtitle(root, &self.title, &self.subtitle, w)?;
         let x_max = self.points.iter().map(|p| p.0).fold(100.0, f64::max);
         let left = MARGIN + LABEL as i32 + 20 + Y_TICKS;
         let top = MARGIN + 110;

@@ -65,3 +65,24 @@ pub fn draw_header<DB: DrawingBackend>(
     };
     area.draw_text(line, &anchored(style, HPos::Center, VPos::Top), (center, y))
 }
+
+/// Draws a figure's title and, under it, its muted subtitle, centred on a figure `width`
+/// pixels wide with the theme's margins: the header the single-panel figures share.
+pub fn draw_title_and_subtitle<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    subtitle: &str,
+    width: i32,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    use super::theme::{LABEL, MARGIN, TITLE};
+    let inner = width - 2 * MARGIN;
+    draw_header(area, title, true, TITLE, (width / 2, MARGIN), inner)?;
+    draw_header(
+        area,
+        subtitle,
+        false,
+        LABEL,
+        (width / 2, MARGIN + 48),
+        inner,
+    )
+}
