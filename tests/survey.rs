@@ -173,13 +173,7 @@ fn four_hosts_are_each_measured_once() {
     assert!(table.contains("# fleet of 4 node(s)"), "{}", text(&o));
     assert!(results.join("fleet.svg").exists());
     // --report-only rebuilds it from the results, running nothing: every host listed.
-    let again = Command::new(BIN)
-        .args(["survey", "--report-only", "--format", "json"])
-        .env("CONTENTION_RESULTS", &results)
-        .output()
-        .unwrap();
-    assert!(again.status.success(), "{}", text(&again));
-    let r: Value = serde_json::from_slice(&again.stdout).unwrap();
+    let r = report_only_json(&results);
     let nodes = r["nodes"].as_array().unwrap();
     let listed: Vec<&str> = nodes.iter().map(|n| n["host"].as_str().unwrap()).collect();
     assert_eq!(listed, hosts, "{r:#}");
@@ -481,13 +475,7 @@ fn a_host_with_less_free_memory_gives_different_traces_and_is_named_an_outlier()
     // differs, which is not a fact), so there are no differing facts to list either.
     let report = String::from_utf8_lossy(&o.stdout);
     assert!(report.contains("# fleet of 4 node(s)"), "{}", text(&o));
-    let again = Command::new(BIN)
-        .args(["survey", "--report-only", "--format", "json"])
-        .env("CONTENTION_RESULTS", &results)
-        .output()
-        .unwrap();
-    assert!(again.status.success(), "{}", text(&again));
-    let r: Value = serde_json::from_slice(&again.stdout).unwrap();
+    let r = report_only_json(&results);
     let nodes = r["nodes"].as_array().unwrap();
     let host = hosts[2].as_str();
     let node = nodes
@@ -568,4 +556,16 @@ fn a_new_survey_refuses_old_traces_before_starting_anything() {
         "{err}"
     );
     assert!(!results.join("survey.json").exists());
+}
+
+/// `survey --report-only --format json` over `results`: the fleet report rebuilt from the
+/// saved traces and manifest, running nothing.
+fn report_only_json(results: &std::path::Path) -> Value {
+    let again = Command::new(BIN)
+        .args(["survey", "--report-only", "--format", "json"])
+        .env("CONTENTION_RESULTS", results)
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", text(&again));
+    serde_json::from_slice(&again.stdout).unwrap()
 }

@@ -8,7 +8,7 @@ use crate::measure::session;
 use crate::measure::{launch, progress, rank0, sender, settings, signals, topology};
 use std::path::{Path, PathBuf};
 
-const SYSFS: &str = "/sys/devices/system";
+use crate::measure::topology::SYSFS;
 
 /// `contention measure`'s options, checked: the measurement, and how this command runs it.
 #[derive(Debug, Clone, PartialEq)]

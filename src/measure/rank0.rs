@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::trace::MpiInfo;
 use std::path::Path;
 
-const SYSFS: &str = "/sys/devices/system";
+use super::topology::SYSFS;
 
 /// Measures on `world` as its rank 0 (`mpi`: the job as the trace records it, from
 /// [`super::mpi::Job::info`]), then shuts the other ranks down. `quiet`: no plan and no

@@ -14,6 +14,10 @@ use hwlocality::topology::builder::{BuildFlags, TypeFilter};
 use hwlocality::Topology;
 use std::path::{Path, PathBuf};
 
+/// Where the kernel describes the CPUs and NUMA nodes (sub-NUMA clustering, online and
+/// allowed sets): what `measure`, its rank 0 and the survey read when planning.
+pub const SYSFS: &str = "/sys/devices/system";
+
 /// One physical core: its logical index and the OS indices of its usable hardware threads
 /// (those in the process's allowed cpuset; a core with none is left out of the layout).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -20,7 +20,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-const SYSFS: &str = "/sys/devices/system";
+use crate::measure::topology::SYSFS;
 
 /// `contention survey`, from a shell or (as one of the job's ranks) under the launcher.
 /// Returns the manifest's path when this process drove the job (or found every node done),
