@@ -182,6 +182,42 @@ fn the_readme_ci_job_passes_on_the_saved_traces_and_fails_on_drift() {
 }
 
 #[test]
+fn ci_runs_the_readme_test_command_and_main_job_as_written_in_a_fresh_login() {
+    let text = readme();
+    let run = std::fs::read_to_string(repo().join(".ci/run")).unwrap();
+    // The README's set-up commands: lines of its `needs-root` blocks that chain a `.ci/` set-up.
+    let commands: Vec<String> = blocks(&text)
+        .into_iter()
+        .filter(|b| b.lang == "sh" && b.markers.iter().any(|m| m == "needs-root"))
+        .flat_map(|b| b.text.lines().map(str::to_string).collect::<Vec<_>>())
+        .filter(|l| l.starts_with("bash .ci/setup") && l.contains("&&"))
+        .collect();
+    let find = |what: &str| {
+        commands
+            .iter()
+            .find(|c| c.contains(what))
+            .unwrap_or_else(|| panic!("no README command runs `{what}`: {commands:?}"))
+            .clone()
+    };
+    // The tests get the virtual machines' tooling; the main job, which may run on a
+    // production node, only what the tool needs.
+    let test = find("cargo test");
+    assert!(test.starts_with("bash .ci/setup-tests && "), "{test}");
+    let main = find(".ci/main-job");
+    assert!(main.starts_with("bash .ci/setup && "), "{main}");
+    for c in [&test, &main] {
+        let line = run
+            .lines()
+            .find(|l| l.contains(c.as_str()))
+            .unwrap_or_else(|| panic!(".ci/run does not run the README's `{c}` as written"));
+        assert!(
+            line.trim_start().starts_with("fresh "),
+            ".ci/run runs `{c}` outside the environment of a fresh login: {line}"
+        );
+    }
+}
+
+#[test]
 fn marked_and_unmarked_blocks_are_told_apart() {
     let b = blocks("x\n```sh needs-root\nsudo a\n```\n```sh\nb\n```\n```json\n{}\n```\n");
     assert_eq!(b.len(), 3);
