@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by .ci/setup, .ci/setup-tests and .ci/run (not run by itself).
 #
 # A set-up declares what it needs with `need PACKAGES CHECK...`, then calls `install_missing`
@@ -126,6 +127,7 @@ run_checks() {
         c=${checks[i]}
         program=$(check_program "$c")
         # type -P: a file on PATH, as exec finds it (not a shell builtin of that name).
+        # shellcheck disable=SC2016 # $1 is for the inner bash
         if ! fresh bash -c 'type -P "$1"' bash "$program" >/dev/null; then
             say "FAILED: \`$program\` is not found on the PATH of a fresh login" \
                 "($CARGO_BIN:$FRESH_PATH); ${remedies[i]}"
