@@ -5,7 +5,9 @@
 //! not have, after the language: `sh needs-root`, `needs-resctrl`, `needs-hosts` (several MPI
 //! hosts) or `needs-sockets` (a multi-socket machine); those are skipped, and listed.
 //! The CI job example (a `yaml` block) is checked too: its `contention check` steps run on the
-//! project's saved traces and pass, and the same step against a drifted model fails.
+//! project's saved traces and pass, and the same step against a drifted model fails. And
+//! `.ci/run` runs the README's set-up commands (test command, main job) as written, in the
+//! environment of a fresh login.
 
 use crate::common::run::{one_job, temp_dir, BIN};
 use std::path::{Path, PathBuf};
@@ -202,9 +204,15 @@ fn ci_runs_the_readme_test_command_and_main_job_as_written_in_a_fresh_login() {
     // The tests get the virtual machines' tooling; the main job, which may run on a
     // production node, only what the tool needs.
     let test = find("cargo test");
-    assert!(test.starts_with("bash .ci/setup-tests && "), "{test}");
+    assert!(
+        test.starts_with("bash .ci/setup-tests && "),
+        "the README's test command must set up the tests with .ci/setup-tests: {test}"
+    );
     let main = find(".ci/main-job");
-    assert!(main.starts_with("bash .ci/setup && "), "{main}");
+    assert!(
+        main.starts_with("bash .ci/setup && "),
+        "the README's main job must set up with .ci/setup only (no virtual machine tooling): {main}"
+    );
     for c in [&test, &main] {
         let line = run
             .lines()
