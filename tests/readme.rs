@@ -5,7 +5,9 @@
 //! not have, after the language: `sh needs-root`, `needs-resctrl`, `needs-hosts` (several MPI
 //! hosts) or `needs-sockets` (a multi-socket machine); those are skipped, and listed.
 //! The CI job example (a `yaml` block) is checked too: its `contention check` steps run on the
-//! project's saved traces and pass, and the same step against a drifted model fails.
+//! project's saved traces and pass, and the same step against a drifted model fails. And
+//! `.ci/run` runs the README's set-up commands (test command, main job) as written, in the
+//! environment of a fresh login.
 
 use crate::common::run::{one_job, temp_dir, BIN};
 use std::path::{Path, PathBuf};
@@ -179,6 +181,48 @@ fn the_readme_ci_job_passes_on_the_saved_traces_and_fails_on_drift() {
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ci_runs_the_readme_test_command_and_main_job_as_written_in_a_fresh_login() {
+    let text = readme();
+    let run = std::fs::read_to_string(repo().join(".ci/run")).unwrap();
+    // The README's set-up commands: lines of its `needs-root` blocks that chain a `.ci/` set-up.
+    let commands: Vec<String> = blocks(&text)
+        .into_iter()
+        .filter(|b| b.lang == "sh" && b.markers.iter().any(|m| m == "needs-root"))
+        .flat_map(|b| b.text.lines().map(str::to_string).collect::<Vec<_>>())
+        .filter(|l| l.starts_with("bash .ci/setup") && l.contains("&&"))
+        .collect();
+    let find = |what: &str| {
+        commands
+            .iter()
+            .find(|c| c.contains(what))
+            .unwrap_or_else(|| panic!("no README command runs `{what}`: {commands:?}"))
+            .clone()
+    };
+    // The tests get the virtual machines' tooling; the main job, which may run on a
+    // production node, only what the tool needs.
+    let test = find("cargo test");
+    assert!(
+        test.starts_with("bash .ci/setup-tests && "),
+        "the README's test command must set up the tests with .ci/setup-tests: {test}"
+    );
+    let main = find(".ci/main-job");
+    assert!(
+        main.starts_with("bash .ci/setup && "),
+        "the README's main job must set up with .ci/setup only (no virtual machine tooling): {main}"
+    );
+    for c in [&test, &main] {
+        let line = run
+            .lines()
+            .find(|l| l.contains(c.as_str()))
+            .unwrap_or_else(|| panic!(".ci/run does not run the README's `{c}` as written"));
+        assert!(
+            line.trim_start().starts_with("fresh "),
+            ".ci/run runs `{c}` outside the environment of a fresh login: {line}"
+        );
+    }
 }
 
 #[test]

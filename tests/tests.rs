@@ -39,6 +39,7 @@ mod readme;
 mod regression;
 mod robustness;
 mod sensitivity;
+mod setup;
 mod signals;
 mod survey;
 mod two_hosts;

@@ -17,16 +17,23 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The commands a guest needs on this machine's `PATH`: `tests/vm/numa-guest.sh` runs `vng`,
+/// which runs `virtme-run` by name, which runs QEMU, `busybox` (the initramfs) and `file`;
+/// inside, the guest runs the tool (`mpirun`) and hwloc's commands from this machine's root
+/// file system. `.ci/setup-tests` checks each of them (`tests/setup.rs` holds it to that).
+pub const TOOLS: [&str; 8] = [
+    "vng",
+    "virtme-run",
+    "qemu-system-x86_64",
+    "busybox",
+    "file",
+    "mpirun",
+    "hwloc-calc",
+    "lstopo-no-graphics",
+];
+
 fn runnable(test: &str) -> bool {
-    let problem = gate::missing(&[
-        "vng",
-        "qemu-system-x86_64",
-        "busybox",
-        "mpirun",
-        "hwloc-calc",
-        "lstopo-no-graphics",
-    ])
-    .or_else(|| {
+    let problem = gate::missing(&TOOLS).or_else(|| {
         gate::distribution_kernel().is_none().then(|| {
             "no /boot/vmlinuz-*-amd64 (Debian's linux-image-amd64; -cloud lacks 9p)".into()
         })

@@ -2,7 +2,7 @@
 //! the two hosts of `tests/vm/two-hosts.sh`) run here.
 //!
 //! In CI (`CI=true`) they are required: missing tooling fails the test, naming what is
-//! missing and that `bash .ci/setup` installs it. Elsewhere a machine without the tooling
+//! missing and that `bash .ci/setup-tests` installs it. Elsewhere a machine without the tooling
 //! skips them with the reason printed, and `CONTENTION_VM_TESTS=skip` skips them on purpose
 //! (they boot emulated machines: minutes on a small machine).
 use std::path::Path;
@@ -18,10 +18,12 @@ pub fn decide(test: &str, problem: Option<String>) -> bool {
         return true;
     };
     if in_ci() {
-        panic!("{test}: required in CI (CI=true) but {why}; `bash .ci/setup` installs the tooling");
+        panic!(
+            "{test}: required in CI (CI=true) but {why}; `bash .ci/setup-tests` installs the tooling"
+        );
     }
     say(&format!(
-        "SKIPPED {test}: {why} (`bash .ci/setup` installs the tooling; CI=true makes this a failure)"
+        "SKIPPED {test}: {why} (`bash .ci/setup-tests` installs the tooling; CI=true makes this a failure)"
     ));
     false
 }

@@ -6,13 +6,15 @@
 use super::gate;
 use std::process::Output;
 
+/// The commands namespace hosts need: `tests/vm/hosts.sh` and `netns-rsh.sh` make and enter
+/// the namespaces, the tool launches with `mpirun`. `.ci/setup-tests` checks each of them
+/// (`tests/setup.rs` holds it to that).
+pub const TOOLS: [&str; 6] = ["ip", "unshare", "nsenter", "mount", "umount", "mpirun"];
+
 /// Whether namespace hosts can run here (root and the commands they need); otherwise skip,
 /// or fail in CI.
 pub fn runnable(test: &str) -> bool {
-    gate::decide(
-        test,
-        gate::missing(&["ip", "unshare", "nsenter", "mount", "mpirun"]),
-    )
+    gate::decide(test, gate::missing(&TOOLS))
 }
 
 /// `n` host names unique to this process, its module (`prefix`) and test (`tag`): namespace

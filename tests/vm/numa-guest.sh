@@ -2,7 +2,11 @@
 # Boots a multi-socket NUMA virtual machine and runs tests/vm/guest-checks.sh inside it.
 #
 #   tests/vm/numa-guest.sh LAYOUT OUTDIR BINARY
+#   tests/vm/numa-guest.sh --dry-run LAYOUT
 #
+# --dry-run boots nothing: it checks the tools and the kernel as a boot would, and prints the
+# QEMU command line vng would run (vng through virtme-run, as for a boot; .ci/setup-tests runs
+# it to prove the tooling).
 # LAYOUT is `2x1` (2 sockets x 1 NUMA node, 2 cores each) or `2x2` (2 sockets x 2 NUMA
 # nodes of one core each: sub-NUMA clustering). Either way a network card sits on the first
 # NUMA node of socket 1 (a PCIe expander bridge with numa_node=M), so hwloc reports its
@@ -16,11 +20,15 @@
 # Bandwidths inside TCG mean nothing: the checks test behaviour, with tiny runs.
 set -euo pipefail
 
-if [ $# -ne 3 ]; then
-    echo "usage: $0 2x1|2x2 OUTDIR BINARY" >&2
+dry_run=false
+if [ "${1:-}" = --dry-run ] && [ $# -eq 2 ]; then
+    dry_run=true layout=$2
+elif [ $# -eq 3 ]; then
+    layout=$1 out=$2 bin=$3
+else
+    echo "usage: $0 2x1|2x2 OUTDIR BINARY, or $0 --dry-run 2x1|2x2" >&2
     exit 2
 fi
-layout=$1 out=$2 bin=$3
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
@@ -35,25 +43,47 @@ if [ -z "$kernel" ]; then
     echo "numa-guest: no /boot/vmlinuz-*-amd64 (Debian's linux-image-amd64; the -cloud kernel lacks 9p)" >&2
     exit 3
 fi
-for tool in vng qemu-system-x86_64 busybox; do
-    command -v "$tool" >/dev/null || { echo "numa-guest: '$tool' not found (bash .ci/setup installs it)" >&2; exit 3; }
+# virtme-ng shares this machine's root file system with the guest over 9p on virtio: the
+# kernel's modules must have it (Debian's image names its modules' directory as its file).
+modules=/lib/modules/${kernel#/boot/vmlinuz-}
+for m in 9p 9pnet_virtio; do
+    if ! grep -Eqs "(^|/)$m\.ko" "$modules/modules.dep" "$modules/modules.builtin"; then
+        echo "numa-guest: $kernel has no module $m in $modules (virtme-ng's 9p root; reinstall Debian's linux-image-amd64)" >&2
+        exit 3
+    fi
 done
-bin=$(realpath "$bin")
-mkdir -p "$out"
-out=$(realpath "$out")
+# vng runs virtme-run by name; virtme-run runs file (the kernel's version, busybox's linkage).
+for tool in vng virtme-run qemu-system-x86_64 busybox file; do
+    command -v "$tool" >/dev/null || { echo "numa-guest: '$tool' not found (bash .ci/setup-tests installs it)" >&2; exit 3; }
+done
+if $dry_run; then
+    out=$(mktemp -d /tmp/numa-guest-dry-run.XXXXXX)
+    trap 'rm -rf "$out"' EXIT
+    bin=/bin/true
+else
+    bin=$(realpath "$bin")
+    mkdir -p "$out"
+    out=$(realpath "$out")
+fi
 
 qemu_opts="-smp 4,sockets=2,cores=2,threads=1"
 qemu_opts+=" -device pxb-pcie,id=pxb1,bus_nr=32,numa_node=$nic_node,bus=pcie.0"
 qemu_opts+=" -device pcie-root-port,id=rp1,bus=pxb1,chassis=9"
 qemu_opts+=" -netdev user,id=n1,restrict=on -device virtio-net-pci,bus=rp1,netdev=n1"
 
+vng_args=(--disable-kvm --run "$kernel" --cpus 4 --memory 4G "${numa[@]}"
+    --qemu-opts="$qemu_opts" --rwdir "$out"
+    --exec "bash $repo/tests/vm/guest-checks.sh $out $bin $repo")
+if $dry_run; then
+    echo "numa-guest: $layout would boot $(basename "$kernel") with:" >&2
+    vng "${vng_args[@]}" --dry-run </dev/null
+    exit
+fi
 echo "numa-guest: booting $layout ($(basename "$kernel"), TCG), network card on NUMA node $nic_node" >&2
 start=$(date +%s%N)
 set +e
 # stdin from /dev/null: vng would otherwise hand the guest this terminal.
-vng --disable-kvm --run "$kernel" --cpus 4 --memory 4G "${numa[@]}" \
-    --qemu-opts="$qemu_opts" --rwdir "$out" \
-    --exec "bash $repo/tests/vm/guest-checks.sh $out $bin $repo" </dev/null >"$out/console.log" 2>&1
+vng "${vng_args[@]}" </dev/null >"$out/console.log" 2>&1
 rc=$?
 set -e
 end=$(date +%s%N)
