@@ -20,7 +20,7 @@ use hwlocality::Topology;
 use mpi::topology::Communicator;
 
 /// Binds the calling thread to `pu` and allocates the `size`-byte send buffer on `node` (OS
-/// indices; `None`: leave it to the OS), filled with ones. Returns the report for rank 0,
+/// indices; `None`: leave it to the OS), every page touched. Returns the report for rank 0,
 /// and the buffer to send from when it could be allocated.
 pub fn place<'t>(
     topology: &'t Topology,
@@ -38,8 +38,8 @@ pub fn place<'t>(
         Ok(b) => b,
         Err(e) => return (Err(e.to_string()), None),
     };
+    // `allocate` wrote every page: what the messages hold does not matter.
     let bytes = memory::as_bytes(&mut buffer);
-    bytes.fill(1);
     let pages = memory::page_locations("send (rank 1)", bytes, node);
     let report = SenderPlacement {
         host: host.to_string(),

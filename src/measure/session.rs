@@ -230,7 +230,6 @@ pub fn resolve(
             message,
             ring,
             llc_comm,
-            a.max_phase,
         ),
     };
     let config = MeasureConfig {
@@ -620,6 +619,7 @@ impl Rank0<'_> {
             comm: self.comm,
         };
         let progress = std::cell::RefCell::new(Progress::new(self.progress, todo.len()));
+        let mut warned = false;
         let result = bench.sweep(
             &todo,
             &mut comm_buffer,
@@ -627,7 +627,12 @@ impl Rank0<'_> {
             buffers,
             |n, phase| progress.borrow_mut().phase(n, phase),
             |point: TracePoint| {
-                progress.borrow_mut().point_done(&point_line(&point));
+                let mut line = point_line(&point);
+                if let Some(w) = few_messages(&point, c).filter(|_| !warned) {
+                    warned = true;
+                    line += &format!("\nWARNING     {w}");
+                }
+                progress.borrow_mut().point_done(&line);
                 trace.points.push(point);
                 save(&path, &mut trace)
             },
@@ -735,6 +740,27 @@ fn resume_differences(old: &Trace, fresh: &Trace) -> Vec<String> {
         out.push("the pinning plan (cores or --comm-core) differs".into());
     }
     out
+}
+
+/// Why the communication phases cannot be stable when the messages are too long for
+/// `--max-phase` (each message is one sample): the messages the first phase got, at its
+/// median bandwidth, and the `--max-phase` or message size that would give enough.
+fn few_messages(p: &TracePoint, c: &MeasureConfig) -> Option<String> {
+    let got = p.comm_alone.samples.len();
+    let min = super::sampling::MIN_ROUNDS;
+    if got >= min {
+        return None;
+    }
+    let mbps = p.comm_alone.summary.median;
+    let per_message = c.message_size_bytes as f64 / (mbps * 1e6);
+    Some(format!(
+        "communications alone got {got} messages of {} within --max-phase {} ({mbps:.0} MB/s): \
+         a stable phase needs {min}, so the communication phases will be flagged unstable; \
+         raise --max-phase to {:.1} or lower --message-size",
+        human_bytes(c.message_size_bytes),
+        c.max_phase_seconds,
+        (per_message * (min + 4) as f64).max(c.max_phase_seconds)
+    ))
 }
 
 /// One line for the log after a point: each median with its 95% interval as a relative
@@ -925,10 +951,10 @@ mod tests {
         let (c, z) = (&r.config, r.sizing());
         assert_eq!(z.llc_bytes_comp, 1 << 30);
         assert_eq!(z.llc_bytes_comm, 1 << 30);
-        // 63 computing cores (the last one communicates): 4 GiB over 63, in whole MiB.
-        assert_eq!(*c.cores.last().unwrap(), 63);
-        assert_eq!(c.buffer_bytes_per_core, (4u64 << 30).div_ceil(63) & !(MIB - 1));
-        assert!(c.buffer_bytes_per_core * 63 >= (4 << 30) - 63 * MIB);
+        // Every core of socket 0 computes (the communication thread is on socket 1): 4 GiB
+        // over 64, the 64 MiB floor.
+        assert_eq!(*c.cores.last().unwrap(), 64);
+        assert_eq!(c.buffer_bytes_per_core, 64 * MIB);
         // 64 MiB messages: 64 of them make 4 GiB.
         assert_eq!(z.message_buffers, 64);
         assert!(z.warnings.is_empty(), "{:?}", z.warnings);
@@ -938,15 +964,52 @@ mod tests {
                 >= super::super::sampling::MIN_ROUNDS
         );
         let text = describe_plan(&big, &r, &transport(&["a".into()]), None);
-        assert!(text.contains("against 1.0 GiB of last-level cache"), "{text}");
-        assert!(text.contains("into 64 buffer(s) (4.0 GiB)"), "{text}");
+        assert!(text.contains("against 1 GiB of last-level cache"), "{text}");
+        assert!(text.contains("into 64 buffer(s) (4 GiB)"), "{text}");
 
-        // 256 MiB per socket, 16 cores: 64 MiB per core is the floor as well as the rule.
-        let small = synthetic("pack:2 l3:1(size=256MiB) core:16 pu:1");
+        // 256 MiB per socket, 12 cores: 1 GiB over 12.
+        let small = synthetic("pack:2 l3:1(size=256MiB) core:12 pu:1");
         let r = resolve(&MeasureOptions::default(), &small, Path::new("/nonexistent"), None)
             .unwrap();
-        assert_eq!(r.config.buffer_bytes_per_core, 69 * MIB);
+        assert_eq!(r.config.buffer_bytes_per_core, 86 * MIB);
         assert_eq!(r.sizing().message_buffers, 16);
+    }
+
+    #[test]
+    fn every_recorded_machine_gets_the_cache_rule_and_enough_rounds() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/topologies");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "xml") {
+                continue;
+            }
+            let layout = super::super::topology::layout(
+                &super::super::topology::load_xml(&path).unwrap(),
+            );
+            let r = resolve(&MeasureOptions::default(), &layout, Path::new("/nonexistent"), None)
+                .unwrap();
+            let (c, z) = (&r.config, r.sizing());
+            let max = u64::from(*c.cores.last().unwrap());
+            let name = path.display();
+            assert!(z.llc_bytes_comp > 0, "{name}: hwloc's caches are read");
+            // One socket's cache: never the whole machine's on a multi-socket machine.
+            let whole: u64 = layout.sockets.iter().map(|s| s.llc_bytes).sum();
+            assert!(layout.sockets.len() == 1 || z.llc_bytes_comp < whole, "{name}");
+            assert!(c.buffer_bytes_per_core * max >= sizing::CACHE_FACTOR * z.llc_bytes_comp);
+            assert!(
+                c.message_size_bytes * u64::from(z.message_buffers)
+                    >= sizing::CACHE_FACTOR * z.llc_bytes_comm
+            );
+            assert!(z.warnings.is_empty(), "{name}: {:?}", z.warnings);
+            assert!(
+                sizing::rounds_at(c.max_phase_seconds, z.chunk_bytes, sizing::SLOWEST_CORE_BANDWIDTH)
+                    >= super::super::sampling::MIN_ROUNDS,
+                "{name}"
+            );
+            seen += 1;
+        }
+        assert_eq!(seen, 4);
     }
 
     #[test]
@@ -993,11 +1056,12 @@ mod tests {
             shared_comm_core: true,
             ..MeasureOptions::default()
         };
-        let first = resolve(&a, &vm, sysfs_with_free(1, 3_800_000_000).path(), None).unwrap();
-        // The machine has less free memory now: a fresh run would size smaller...
-        let later = sysfs_with_free(1, 1_500_000_000);
+        let first = resolve(&a, &vm, sysfs_with_free(1, 3_000_000_000).path(), None).unwrap();
+        // The machine has more free memory now: a fresh run would size bigger...
+        let later = sysfs_with_free(1, 3_800_000_000);
         let fresh = resolve(&a, &vm, later.path(), None).unwrap();
-        assert!(fresh.config.buffer_bytes_per_core < first.config.buffer_bytes_per_core);
+        assert!(fresh.config.buffer_bytes_per_core > first.config.buffer_bytes_per_core);
+        assert!(fresh.sizing().message_buffers > first.sizing().message_buffers);
         // ... but a resumed one measures what the trace measured.
         let resumed = resolve(&a, &vm, later.path(), Some(&first.config));
         let resumed = resumed.unwrap();
