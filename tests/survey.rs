@@ -145,6 +145,8 @@ fn four_hosts_are_each_measured_once() {
             "1..2",
             "--buffer-size",
             "8MiB",
+            "--message-buffers",
+            "2",
             "--max-phase",
             "0.2",
         ],
@@ -205,7 +207,14 @@ fn five_hosts_measure_the_odd_one_in_a_third_round() {
     let o = survey_command(
         &hosts,
         &results,
-        &["--buffer-size", "8MiB", "--max-phase", "0.2"],
+        &[
+            "--buffer-size",
+            "8MiB",
+            "--message-buffers",
+            "2",
+            "--max-phase",
+            "0.2",
+        ],
     )
     .output()
     .unwrap();
@@ -245,6 +254,8 @@ fn ranks_on(h: &str) -> Vec<String> {
 const SLOW: &[&str] = &[
     "--buffer-size",
     "8MiB",
+    "--message-buffers",
+    "2",
     "--max-phase",
     "2",
     "--stable-within",

@@ -160,7 +160,7 @@ impl Slots {
     }
 
     /// The byte range of the next slot.
-    pub fn next(&mut self) -> std::ops::Range<usize> {
+    pub fn next_slot(&mut self) -> std::ops::Range<usize> {
         let start = self.next * self.message;
         self.next = (self.next + 1) % self.count;
         start..start + self.message
@@ -194,7 +194,7 @@ pub fn serve(
                 rank0.send_with_tag(&[0u8; 0][..], TAG_END);
                 break;
             }
-            rank0.send_with_tag(&send[out.next()], TAG_DATA);
+            rank0.send_with_tag(&send[out.next_slot()], TAG_DATA);
         }
     }
 }
@@ -209,10 +209,10 @@ fn exchange(world: &SimpleCommunicator, message: usize, send: &[u8], receive: &m
     );
     loop {
         let status = mpi::point_to_point::send_receive_into_with_tags(
-            &send[out.next()],
+            &send[out.next_slot()],
             &next,
             TAG_DATA,
-            &mut receive[into.next()],
+            &mut receive[into.next_slot()],
             &prev,
             any_tag(),
         );
@@ -257,7 +257,7 @@ pub fn receive(
     let mut into = Slots::new(buf.len(), message);
     let mut last = t0.elapsed().as_secs_f64();
     while !stop.load(Ordering::Relaxed) {
-        let status = rank1.receive_into(&mut buf[into.next()]);
+        let status = rank1.receive_into(&mut buf[into.next_slot()]);
         let now = t0.elapsed().as_secs_f64();
         if status.tag() == TAG_DATA {
             lock(timings).push(span(last, now, message));
@@ -270,7 +270,7 @@ pub fn receive(
     let stop_value = 0u64;
     mpi::request::scope(|scope| {
         let request = rank1.immediate_send_with_tag(scope, &stop_value, TAG_STOP);
-        while rank1.receive_into(&mut buf[into.next()]).tag() != TAG_END {}
+        while rank1.receive_into(&mut buf[into.next_slot()]).tag() != TAG_END {}
         request.wait();
     });
 }
@@ -309,13 +309,13 @@ fn exchange_rank0(
         let (outgoing, tag) = if stopping {
             (&[][..], TAG_LAST)
         } else {
-            (&send[out.next()], TAG_DATA)
+            (&send[out.next_slot()], TAG_DATA)
         };
         let status = mpi::point_to_point::send_receive_into_with_tags(
             outgoing,
             &next,
             tag,
-            &mut buf[into.next()],
+            &mut buf[into.next_slot()],
             &prev,
             any_tag(),
         );
@@ -328,7 +328,7 @@ fn exchange_rank0(
             break;
         }
     }
-    while prev.receive_into(&mut buf[into.next()]).tag() != TAG_LAST {}
+    while prev.receive_into(&mut buf[into.next_slot()]).tag() != TAG_LAST {}
 }
 
 /// Locks a mutex of samples; a poisoned one (a thread panicked) still holds valid samples.

@@ -6,10 +6,10 @@ use super::choices::{CommPattern, ComputeKernel};
 use super::kernel::Kernel;
 use super::memory::{self, human_bytes};
 use super::options::{MeasureOptions, MIN_BUFFER};
-use super::sizing;
 use super::plan::{self, Planned, Request, SenderPlan};
 use super::progress::{self, Progress};
 use super::run::{Abort, Bench, Sampling};
+use super::sizing;
 use super::topology::Layout;
 use super::workload::Workload;
 use crate::error::{Error, IoAction, Result};
@@ -160,7 +160,12 @@ pub fn resolve(
     let p = &planned.plan;
     let max_threads = planned.sweep.iter().copied().max().unwrap_or(1);
     let sender = plan::sender_core(layout, p, max_threads as usize);
-    let llc_comp = layout.llc_of(p.compute.iter().take(max_threads as usize).map(|s| s.socket));
+    let llc_comp = layout.llc_of(
+        p.compute
+            .iter()
+            .take(max_threads as usize)
+            .map(|s| s.socket),
+    );
     let llc_comm = layout.llc_of([p.comm.socket]);
     let comp_free = memory::node_free_bytes(sysfs, p.comp_numa_os);
     let comm_free = memory::node_free_bytes(sysfs, p.comm_numa_os);
@@ -170,7 +175,7 @@ pub fn resolve(
     // Rank 0's rings: it receives into one, and exchanging patterns send from another. On
     // this host rank 1 sends from a third, on its own node (the communication node unless
     // the plan put it elsewhere).
-    let sender_here = a.hosts.is_none() && sender.numa.map_or(true, |(l, _)| l == a.comm_numa);
+    let sender_here = a.hosts.is_none() && sender.numa.is_none_or(|(l, _)| l == a.comm_numa);
     let rings = u64::from(a.pattern != CommPattern::Pong) + 1 + u64::from(sender_here);
     let ring = match (a.message_buffers, previous) {
         (Some(n), _) => n,
@@ -211,10 +216,7 @@ pub fn resolve(
     if !same_node {
         memory::check_fits("communication buffers", ring_bytes, a.comm_numa, comm_free)?;
     }
-    let computing = sizing::Computing {
-        buffer,
-        ..sized
-    };
+    let computing = sizing::Computing { buffer, ..sized };
     let sizing = Sizing {
         chunk_bytes: sizing::chunk_bytes(a.max_phase, buffer),
         sample_seconds: sizing::sample_seconds(a.max_phase),
@@ -721,7 +723,11 @@ fn resume_differences(old: &Trace, fresh: &Trace) -> Vec<String> {
         slots(o).to_string(),
         slots(n).to_string(),
     );
-    differ("--kernel", o.compute_kernel.clone(), n.compute_kernel.clone());
+    differ(
+        "--kernel",
+        o.compute_kernel.clone(),
+        n.compute_kernel.clone(),
+    );
     differ("store instructions", o.kernel.clone(), n.kernel.clone());
     let bind = |b: bool| if b { "bound" } else { "--no-bind" }.to_string();
     differ("binding", bind(o.bind), bind(n.bind));
@@ -881,11 +887,12 @@ mod tests {
         let layout = super::super::topology::layout(
             &super::super::topology::load_synthetic("pack:2 numa:2 core:4 pu:1").unwrap(),
         );
-        let refused = |a: MeasureOptions| match resolve(&a, &layout, Path::new("/nonexistent"), None) {
-            Err(e) if e.exit_code() == crate::error::EXIT_INPUT => e.to_string(),
-            Err(e) => panic!("not an input error: {e}"),
-            Ok(_) => panic!("{a:?} was accepted"),
-        };
+        let refused =
+            |a: MeasureOptions| match resolve(&a, &layout, Path::new("/nonexistent"), None) {
+                Err(e) if e.exit_code() == crate::error::EXIT_INPUT => e.to_string(),
+                Err(e) => panic!("not an input error: {e}"),
+                Ok(_) => panic!("{a:?} was accepted"),
+            };
         let m = refused(MeasureOptions {
             comm_numa: 7,
             ..MeasureOptions::default()
@@ -946,8 +953,13 @@ mod tests {
         let big = synthetic("pack:2 l3:1(size=1GiB) core:64 pu:1");
         assert_eq!(big.sockets[0].llc_bytes, 1 << 30);
         assert_eq!(big.llc_of([0, 0, 1]), 2 << 30);
-        let r = resolve(&MeasureOptions::default(), &big, Path::new("/nonexistent"), None)
-            .unwrap();
+        let r = resolve(
+            &MeasureOptions::default(),
+            &big,
+            Path::new("/nonexistent"),
+            None,
+        )
+        .unwrap();
         let (c, z) = (&r.config, r.sizing());
         assert_eq!(z.llc_bytes_comp, 1 << 30);
         assert_eq!(z.llc_bytes_comm, 1 << 30);
@@ -960,8 +972,11 @@ mod tests {
         assert!(z.warnings.is_empty(), "{:?}", z.warnings);
         // Enough rounds on the slowest core this is sized for.
         assert!(
-            sizing::rounds_at(c.max_phase_seconds, z.chunk_bytes, sizing::SLOWEST_CORE_BANDWIDTH)
-                >= super::super::sampling::MIN_ROUNDS
+            sizing::rounds_at(
+                c.max_phase_seconds,
+                z.chunk_bytes,
+                sizing::SLOWEST_CORE_BANDWIDTH
+            ) >= super::super::sampling::MIN_ROUNDS
         );
         let text = describe_plan(&big, &r, &transport(&["a".into()]), None);
         assert!(text.contains("against 1 GiB of last-level cache"), "{text}");
@@ -969,8 +984,13 @@ mod tests {
 
         // 256 MiB per socket, 12 cores: 1 GiB over 12.
         let small = synthetic("pack:2 l3:1(size=256MiB) core:12 pu:1");
-        let r = resolve(&MeasureOptions::default(), &small, Path::new("/nonexistent"), None)
-            .unwrap();
+        let r = resolve(
+            &MeasureOptions::default(),
+            &small,
+            Path::new("/nonexistent"),
+            None,
+        )
+        .unwrap();
         assert_eq!(r.config.buffer_bytes_per_core, 86 * MIB);
         assert_eq!(r.sizing().message_buffers, 16);
     }
@@ -984,18 +1004,25 @@ mod tests {
             if path.extension().is_none_or(|e| e != "xml") {
                 continue;
             }
-            let layout = super::super::topology::layout(
-                &super::super::topology::load_xml(&path).unwrap(),
-            );
-            let r = resolve(&MeasureOptions::default(), &layout, Path::new("/nonexistent"), None)
-                .unwrap();
+            let layout =
+                super::super::topology::layout(&super::super::topology::load_xml(&path).unwrap());
+            let r = resolve(
+                &MeasureOptions::default(),
+                &layout,
+                Path::new("/nonexistent"),
+                None,
+            )
+            .unwrap();
             let (c, z) = (&r.config, r.sizing());
             let max = u64::from(*c.cores.last().unwrap());
             let name = path.display();
             assert!(z.llc_bytes_comp > 0, "{name}: hwloc's caches are read");
             // One socket's cache: never the whole machine's on a multi-socket machine.
             let whole: u64 = layout.sockets.iter().map(|s| s.llc_bytes).sum();
-            assert!(layout.sockets.len() == 1 || z.llc_bytes_comp < whole, "{name}");
+            assert!(
+                layout.sockets.len() == 1 || z.llc_bytes_comp < whole,
+                "{name}"
+            );
             assert!(c.buffer_bytes_per_core * max >= sizing::CACHE_FACTOR * z.llc_bytes_comp);
             assert!(
                 c.message_size_bytes * u64::from(z.message_buffers)
@@ -1003,8 +1030,11 @@ mod tests {
             );
             assert!(z.warnings.is_empty(), "{name}: {:?}", z.warnings);
             assert!(
-                sizing::rounds_at(c.max_phase_seconds, z.chunk_bytes, sizing::SLOWEST_CORE_BANDWIDTH)
-                    >= super::super::sampling::MIN_ROUNDS,
+                sizing::rounds_at(
+                    c.max_phase_seconds,
+                    z.chunk_bytes,
+                    sizing::SLOWEST_CORE_BANDWIDTH
+                ) >= super::super::sampling::MIN_ROUNDS,
                 "{name}"
             );
             seen += 1;
@@ -1030,8 +1060,16 @@ mod tests {
         assert_eq!(c.buffer_bytes_per_core, ((avail - rings) / 2) & !(MIB - 1));
         assert!(c.buffer_bytes_per_core * 2 + rings <= avail);
         assert_eq!(z.warnings.len(), 2, "{:?}", z.warnings);
-        assert!(z.warnings[0].contains("free memory allows"), "{:?}", z.warnings);
-        assert!(z.warnings[1].contains("--message-buffers"), "{:?}", z.warnings);
+        assert!(
+            z.warnings[0].contains("free memory allows"),
+            "{:?}",
+            z.warnings
+        );
+        assert!(
+            z.warnings[1].contains("--message-buffers"),
+            "{:?}",
+            z.warnings
+        );
         // What the user gives is kept, and checked against the node.
         let given = MeasureOptions {
             buffer_size: Some(crate::units::ByteSize(64 * MIB)),
@@ -1090,7 +1128,10 @@ mod tests {
         let now = resolve(&changed, &vm, later.path(), Some(&first.config)).unwrap();
         let d = resume_differences(&trace(first.config.clone()), &trace(now.config));
         assert_eq!(d.len(), 2, "{d:?}");
-        assert!(d[0].starts_with("--message-size 64MiB in the trace, 8MiB now"), "{d:?}");
+        assert!(
+            d[0].starts_with("--message-size 64MiB in the trace, 8MiB now"),
+            "{d:?}"
+        );
         assert!(d[1].starts_with("--buffer-size "), "{d:?}");
         assert!(d[1].ends_with(", 64MiB now"), "{d:?}");
         let same = resume_differences(&trace(first.config.clone()), &trace(resumed.config));

@@ -239,7 +239,11 @@ mod tests {
         let tight = computing(CacheUse::Temporal, 480 * MIB, 2, Some(GIB));
         let w = warnings(&tight, 480 * MIB, false, 2, 64 * MIB, 30, 480 * MIB);
         assert_eq!(w.len(), 1, "{w:?}");
-        assert!(w[0].contains("free memory allows 512 MiB per core"), "{}", w[0]);
+        assert!(
+            w[0].contains("free memory allows 512 MiB per core"),
+            "{}",
+            w[0]
+        );
     }
 
     #[test]
@@ -253,7 +257,7 @@ mod tests {
     fn every_phase_gets_enough_rounds_on_the_slowest_core() {
         for max_phase in [0.5, 1.5, 3.0, 10.0] {
             let chunk = chunk_bytes(max_phase, 64 * MIB);
-            assert!(chunk >= MIN_CHUNK && chunk % MIB == 0);
+            assert!(chunk >= MIN_CHUNK && chunk.is_multiple_of(MIB));
             for bw in [SLOWEST_CORE_BANDWIDTH, 2e9, 20e9, 60e9] {
                 let r = rounds_at(max_phase, chunk, bw);
                 assert!(r >= MIN_ROUNDS, "{max_phase} s at {bw}: {r} rounds");
