@@ -13,8 +13,9 @@ use std::path::PathBuf;
 
 /// Below this, buffers may be served by caches and the kernel would not measure memory.
 pub const MIN_BUFFER: u64 = 1 << 20;
-/// The most message buffers of a ring (`--message-buffers`): 64 GiB of 64 MiB messages.
-pub const MAX_MESSAGE_BUFFERS: u32 = 1024;
+/// The most message buffers of a ring (`--message-buffers`, and what the tool picks): 4 GiB
+/// of 1 MiB messages.
+pub const MAX_MESSAGE_BUFFERS: u32 = 4096;
 /// MPI counts are 32-bit signed integers.
 pub const MAX_MESSAGE: u64 = i32::MAX as u64;
 /// The ranks a ring may have (`--ranks`).

@@ -506,6 +506,11 @@ impl Executor for Threads<'_, '_, '_> {
                         if i >= n {
                             return;
                         }
+                        // A pass writes the buffer chunk by chunk, each chunk a workload
+                        // of its own (copy and triad take its halves or thirds): the same
+                        // bytes move as over the whole buffer, and the clock is read once
+                        // per chunk, a sample closed at the first chunk boundary after
+                        // `sample_seconds`.
                         let mut buf = lock(&buffers[i]);
                         let open = |at: f64| Span {
                             start: at,

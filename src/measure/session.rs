@@ -224,15 +224,19 @@ pub fn resolve(
         llc_bytes_comp: llc_comp,
         llc_bytes_comm: llc_comm,
         cache_factor: sizing::CACHE_FACTOR,
-        warnings: sizing::warnings(
-            &computing,
-            llc_comp,
-            a.buffer_size.is_some() || previous.is_some(),
-            max_threads,
-            message,
-            ring,
-            llc_comm,
-        ),
+        warnings: match previous.and_then(|c| c.sizing.as_ref()) {
+            // A resumed trace keeps its sizes, and with them what was said of them.
+            Some(s) if a.buffer_size.is_none() && a.message_buffers.is_none() => s.warnings.clone(),
+            _ => sizing::warnings(
+                &computing,
+                llc_comp,
+                a.buffer_size.is_some(),
+                max_threads,
+                message,
+                ring,
+                llc_comm,
+            ),
+        },
     };
     let config = MeasureConfig {
         comp_numa: a.comp_numa,
@@ -395,7 +399,8 @@ pub fn describe_plan(
     }
     out += &format!(
         "communic.   1 thread on core {} (PU P#{}, socket {}): {}\n\
-         \x20           receives {} messages into NUMA node {}, in turn into {} buffer(s) ({})\n",
+         \x20           receives {} messages into NUMA node {}, in turn into {} buffer(s) ({})\n\
+         \x20           one message is one sample: {} in a phase need {:.1} GB/s within --max-phase {}\n",
         p.comm.core,
         p.comm.pu_os,
         p.comm.socket,
@@ -403,7 +408,12 @@ pub fn describe_plan(
         human_bytes(c.message_size_bytes),
         node(c.comm_numa),
         z.message_buffers,
-        human_bytes(c.message_size_bytes * u64::from(z.message_buffers))
+        human_bytes(c.message_size_bytes * u64::from(z.message_buffers)),
+        super::sampling::MIN_ROUNDS + 2,
+        (super::sampling::MIN_ROUNDS + 2) as f64 * c.message_size_bytes as f64
+            / c.max_phase_seconds
+            / 1e9,
+        c.max_phase_seconds
     );
     if transport.kind == TransportKind::IntraNode {
         let s = &r.sender;
@@ -717,6 +727,14 @@ fn resume_differences(old: &Trace, fresh: &Trace) -> Vec<String> {
         size(o.buffer_bytes_per_core),
         size(n.buffer_bytes_per_core),
     );
+    let sampling = |c: &MeasureConfig| {
+        if c.sizing.is_some() {
+            "in chunks".to_string()
+        } else {
+            "one sample per pass over the buffer (an older contention)".to_string()
+        }
+    };
+    differ("sampling", sampling(o), sampling(n));
     let slots = |c: &MeasureConfig| c.sizing.as_ref().map_or(1, |s| s.message_buffers);
     differ(
         "--message-buffers",

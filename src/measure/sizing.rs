@@ -154,7 +154,8 @@ pub fn first_meeting(rule: u64, buffer: u64, max: u32) -> Option<u32> {
 pub fn message_ring(message: u64, llc: u64, room: Option<u64>) -> u32 {
     let want = (CACHE_FACTOR * llc).div_ceil(message.max(1)).max(1);
     let fits = room.map_or(want, |r| (r / message.max(1)).max(1));
-    want.min(fits).min(u64::from(u32::MAX)) as u32
+    want.min(fits)
+        .min(u64::from(super::options::MAX_MESSAGE_BUFFERS)) as u32
 }
 
 /// The warnings of a sizing, for the plan and the trace: where the cache rule is missed.
@@ -278,6 +279,11 @@ mod tests {
         assert_eq!(message_ring(GIB, 32 * MIB, None), 1);
         assert_eq!(message_ring(64 * MIB, 480 * MIB, Some(640 * MIB)), 10);
         assert_eq!(message_ring(64 * MIB, 480 * MIB, Some(MIB)), 1);
+        // Tiny messages: no more slots than `--message-buffers` accepts.
+        assert_eq!(
+            message_ring(4096, GIB, None),
+            crate::measure::options::MAX_MESSAGE_BUFFERS
+        );
     }
 
     #[test]
