@@ -160,12 +160,11 @@ pub fn resolve(
     let p = &planned.plan;
     let max_threads = planned.sweep.iter().copied().max().unwrap_or(1);
     let sender = plan::sender_core(layout, p, max_threads as usize);
-    let llc_comp = layout.llc_of(
-        p.compute
-            .iter()
-            .take(max_threads as usize)
-            .map(|s| s.socket),
-    );
+    // The caches the computing threads of the largest point can use (on a chiplet CPU, the
+    // dies they run on, not their whole socket); the communication core's whole socket,
+    // where a network card's DMA may land too.
+    let llc_comp =
+        layout.llc_covering(p.compute.iter().take(max_threads as usize).map(|s| s.pu_os));
     let llc_comm = layout.llc_of([p.comm.socket]);
     let comp_free = memory::node_free_bytes(sysfs, p.comp_numa_os);
     let comm_free = memory::node_free_bytes(sysfs, p.comm_numa_os);
@@ -1035,12 +1034,26 @@ mod tests {
             let max = u64::from(*c.cores.last().unwrap());
             let name = path.display();
             assert!(z.llc_bytes_comp > 0, "{name}: hwloc's caches are read");
-            // One socket's cache: never the whole machine's on a multi-socket machine.
+            // One socket's cache at most: never the whole machine's on a multi-socket machine.
             let whole: u64 = layout.sockets.iter().map(|s| s.llc_bytes).sum();
             assert!(
                 layout.sockets.len() == 1 || z.llc_bytes_comp < whole,
                 "{name}"
             );
+            assert!(z.llc_bytes_comp <= layout.sockets[0].llc_bytes, "{name}");
+            // A sweep of fewer cores than the socket counts only the dies it runs on.
+            let one = resolve(
+                &MeasureOptions {
+                    cores: Some(crate::cores::CoreList::from_counts(&[1])),
+                    ..MeasureOptions::default()
+                },
+                &layout,
+                Path::new("/nonexistent"),
+                None,
+            )
+            .unwrap();
+            let die = one.sizing().llc_bytes_comp;
+            assert!(die > 0 && die <= z.llc_bytes_comp, "{name}");
             assert!(c.buffer_bytes_per_core * max >= sizing::CACHE_FACTOR * z.llc_bytes_comp);
             assert!(
                 c.message_size_bytes * u64::from(z.message_buffers)
@@ -1058,6 +1071,23 @@ mod tests {
             seen += 1;
         }
         assert_eq!(seen, 4);
+        // A chiplet socket (four dies of four cores, 16 MiB of L3 each): a sweep counts the
+        // caches of the dies it runs on.
+        let chiplet = synthetic("pack:2 l3:4(size=16MiB) core:4 pu:1");
+        assert_eq!(chiplet.sockets[0].llc_bytes, 64 * MIB);
+        let llc = |cores: &[u32]| {
+            let a = MeasureOptions {
+                cores: Some(crate::cores::CoreList::from_counts(cores)),
+                ..MeasureOptions::default()
+            };
+            resolve(&a, &chiplet, Path::new("/nonexistent"), None)
+                .unwrap()
+                .sizing()
+                .llc_bytes_comp
+        };
+        assert_eq!(llc(&[1, 2, 4]), 16 * MIB);
+        assert_eq!(llc(&[1, 5]), 32 * MIB);
+        assert_eq!(llc(&[16]), 64 * MIB);
     }
 
     #[test]

@@ -70,6 +70,17 @@ pub struct Layout {
     /// The NUMA node (logical) local to each PU (OS index): under sub-NUMA clustering, the
     /// node of the PU's cluster, not just of its socket.
     pub pu_numa: std::collections::BTreeMap<u32, u32>,
+    /// Every last-level cache (each L3, else each L2) with the PUs (OS indices) it serves: on
+    /// chiplet CPUs a socket has several, one per die, and threads on some dies can use only
+    /// theirs.
+    pub caches: Vec<Cache>,
+}
+
+/// One last-level cache and the PUs (OS indices) it serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cache {
+    pub bytes: u64,
+    pub pus_os: Vec<u32>,
 }
 
 /// Loads this machine's topology, with I/O devices so network cards are seen, and with the
@@ -326,6 +337,31 @@ pub fn layout(topology: &Topology) -> Layout {
         cores_not_allowed,
         nodes_not_allowed,
         pu_numa,
+        caches: last_level_caches(topology),
+    }
+}
+
+/// Every L3 of the machine with its PUs, else every L2.
+fn last_level_caches(topology: &Topology) -> Vec<Cache> {
+    let of = |t: ObjectType| -> Vec<Cache> {
+        topology
+            .objects_with_type(t)
+            .filter_map(|c| match c.attributes() {
+                Some(ObjectAttributes::Cache(a)) => Some(Cache {
+                    bytes: a.size()?.get(),
+                    pus_os: c
+                        .cpuset()?
+                        .iter_set()
+                        .map(|p| idx(usize::from(p)))
+                        .collect(),
+                }),
+                _ => None,
+            })
+            .collect()
+    };
+    match of(ObjectType::L3Cache) {
+        l3 if !l3.is_empty() => l3,
+        _ => of(ObjectType::L2Cache),
     }
 }
 
@@ -351,6 +387,17 @@ fn last_level_cache(topology: &Topology, within: &TopologyObject) -> u64 {
 }
 
 impl Layout {
+    /// Bytes of the last-level caches that serve any of `pus` (OS indices), each counted
+    /// once: what the threads on those PUs can keep data in.
+    pub fn llc_covering(&self, pus: impl IntoIterator<Item = u32>) -> u64 {
+        let pus: std::collections::BTreeSet<u32> = pus.into_iter().collect();
+        self.caches
+            .iter()
+            .filter(|c| c.pus_os.iter().any(|p| pus.contains(p)))
+            .map(|c| c.bytes)
+            .sum()
+    }
+
     /// Bytes of last-level cache of the given sockets (logical indices), each counted once.
     pub fn llc_of(&self, sockets: impl IntoIterator<Item = u32>) -> u64 {
         let wanted: std::collections::BTreeSet<u32> = sockets.into_iter().collect();
