@@ -44,7 +44,7 @@ fn main() {
         for _ in 0..MESSAGES {
             world.process_at_rank(0).send(&buf[..]);
         }
-        comm::serve(&world, Pattern::Pong, &buf, &mut []);
+        comm::serve(&world, Pattern::Pong, size, &buf, &mut []);
         return;
     }
     // Plain loop: main thread, back-to-back receives.
@@ -65,7 +65,16 @@ fn main() {
     std::thread::scope(|s| {
         s.spawn(|| {
             let world = SimpleCommunicator::world();
-            comm::receive(&world, Pattern::Pong, &mut buf, &[], &stop, &timings, t0);
+            comm::receive(
+                &world,
+                Pattern::Pong,
+                size,
+                &mut buf,
+                &[],
+                &stop,
+                &timings,
+                t0,
+            );
         });
         while comm::lock(&timings).len() < MESSAGES {
             std::thread::sleep(Duration::from_millis(5));
@@ -73,7 +82,7 @@ fn main() {
         stop.store(true, Ordering::Relaxed);
     });
     let t = comm::lock(&timings).clone();
-    let ends: Vec<f64> = t.iter().map(|&(_, e)| e).collect();
+    let ends: Vec<f64> = t.iter().map(|s| s.end).collect();
     let thread = per_message(&ends, size);
     let thread_total =
         (ends.len() - 1) as f64 * size as f64 / (ends[ends.len() - 1] - ends[0]) / 1e6;

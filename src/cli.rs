@@ -356,12 +356,22 @@ pub struct MeasureArgs {
     )]
     pub message_size: ByteSize,
 
-    /// Bytes each computing core writes per iteration (weak scaling), in binary units: 64MiB,
-    /// 64M and 64MB all mean 64 x 2^20 bytes. Default: sized so the slowest placement still
-    /// gets enough rounds within --max-phase, but never under 16 times the last-level cache;
-    /// less if the NUMA node's free memory cannot hold one per core. --dry-run shows it.
+    /// Bytes of each computing core's own buffer (weak scaling), in binary units: 64MiB, 64M
+    /// and 64MB all mean 64 x 2^20 bytes. Default: the working set of all computing cores
+    /// together at the largest point is 4 times the last-level cache of their socket(s)
+    /// (STREAM's rule; with --kernel copy or triad each core's alone is), at least 64MiB, less
+    /// if the NUMA node's free memory cannot hold it (the plan then says so). The threads
+    /// write it in chunks and are timed per chunk, so its size does not change how many
+    /// samples a phase gets. --dry-run shows it; --resume keeps the trace's.
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub buffer_size: Option<ByteSize>,
+
+    /// Message buffers the communication stream receives into in turn (and rank 1, on this
+    /// host, sends from): one buffer received again and again would stay in a large
+    /// last-level cache. Default: as many as make 4 times the cache of the communication
+    /// core's socket, within free memory; --resume keeps the trace's. 1 reuses one buffer.
+    #[arg(long, value_name = "N")]
+    pub message_buffers: Option<u32>,
 
     /// Longest time one phase is sampled, in seconds, if it does not become stable sooner.
     #[arg(long, value_name = "SECONDS", default_value_t = 1.5)]

@@ -205,6 +205,33 @@ pub struct MeasureConfig {
     /// False when the user passed `--no-bind`: threads and memory were not bound and the
     /// placement columns are only what was asked, not what was enforced.
     pub bind: bool,
+    /// How the buffers were sized and timed (absent in traces made before chunked sampling,
+    /// where a sample was one pass over the whole buffer and one receive buffer was reused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizing: Option<Sizing>,
+}
+
+/// How big the buffers were and how finely they were timed, with the cache sizes behind it,
+/// so a trace shows the cache could not answer for memory (or says by how much it could).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sizing {
+    /// Bytes a computing thread wrote between two looks at the clock: its buffer is walked
+    /// in chunks of this size.
+    pub chunk_bytes: u64,
+    /// A computing sample closes at the first chunk boundary after this many seconds.
+    pub sample_seconds: f64,
+    /// Message slots of the receive buffer, taken in turn (and of the sender's send buffer
+    /// when it shares this host).
+    pub message_buffers: u32,
+    /// Bytes of last-level cache of the socket(s) of the computing cores (0: unknown).
+    pub llc_bytes_comp: u64,
+    /// Bytes of last-level cache of the communication core's socket (0: unknown).
+    pub llc_bytes_comm: u64,
+    /// How many times the cache the working sets had to be.
+    pub cache_factor: u64,
+    /// Where the sizing fell short (cache rule missed, too few messages per phase).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 fn default_compute_kernel() -> String {

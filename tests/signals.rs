@@ -2,40 +2,52 @@
 //! launcher's own PID reaches the job, a launcher killed by SIGKILL takes the job with it,
 //! and a killed rank ends the run with exit 1 and the `--resume` hint.
 
-use crate::common::run::{self, command, job_pids, one_job, rank_pids, temp_dir, wait_for};
+use crate::common::run::{
+    self, command, job_pids, one_job, rank_pids, start_limit, temp_dir, wait_for,
+};
 use contention::io::trace_file;
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-/// A run that keeps measuring (phases that never count as stable) until stopped.
-fn start(out: &Path, cores: &str) -> Child {
-    command()
-        .args([
-            "measure",
-            "--numa",
-            "0,0",
-            "--cores",
-            cores,
-            "--shared-comm-core",
-            "--message-size",
-            "4MiB",
-            "--buffer-size",
-            "16MiB",
-            "--max-phase",
-            "60",
-            "--stable-within",
-            "0.01",
-            "--timeout",
-            "20",
-            "--quiet",
-            "-o",
-        ])
+/// The options of a run that keeps measuring (phases that never count as stable) until
+/// stopped; two message buffers (the default ring would dwarf a large last-level cache).
+fn args(cores: &str) -> Vec<&str> {
+    vec![
+        "--numa",
+        "0,0",
+        "--cores",
+        cores,
+        "--shared-comm-core",
+        "--message-size",
+        "4MiB",
+        "--buffer-size",
+        "16MiB",
+        "--message-buffers",
+        "2",
+        "--max-phase",
+        "60",
+        "--stable-within",
+        "0.01",
+        "--timeout",
+        "20",
+        "--quiet",
+    ]
+}
+
+/// Starts that run on `cores`, and says how long it may take to start its sweep (from its
+/// own plan).
+fn start(out: &Path, cores: &str) -> (Child, Duration) {
+    let child = command()
+        .arg("measure")
+        .args(args(cores))
+        .arg("-o")
         .arg(out)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap()
+        .unwrap();
+    (child, start_limit(&args(cores)))
 }
 
 /// Waits for the run to end, and returns its exit status and standard error.
@@ -65,11 +77,9 @@ fn a_signal_to_the_launcher_reaches_the_job() {
     for (name, sig) in [("term", libc::SIGTERM), ("hup", libc::SIGHUP)] {
         let d = temp_dir(&format!("signals-{name}"));
         let out = d.join("t.json");
-        let mut child = start(&out, "1");
-        wait_for("rank 1", Duration::from_secs(60), || {
-            !rank_pids(&out, 1).is_empty()
-        });
-        wait_for("the trace", Duration::from_secs(60), || out.exists());
+        let (mut child, started) = start(&out, "1");
+        wait_for("rank 1", started, || !rank_pids(&out, 1).is_empty());
+        wait_for("the trace", started, || out.exists());
         kill(child.id() as i32, sig);
         let (status, err) = wait_exit(&mut child, Duration::from_secs(60));
         assert_eq!(status.code(), Some(130), "{name}: {err}");
@@ -91,11 +101,9 @@ fn a_launcher_killed_by_sigkill_takes_the_job_with_it() {
     let _one = one_job();
     let d = temp_dir("signals-sigkill");
     let out = d.join("t.json");
-    let mut child = start(&out, "1");
-    wait_for("rank 1", Duration::from_secs(60), || {
-        !rank_pids(&out, 1).is_empty()
-    });
-    wait_for("the trace", Duration::from_secs(60), || out.exists());
+    let (mut child, started) = start(&out, "1");
+    wait_for("rank 1", started, || !rank_pids(&out, 1).is_empty());
+    wait_for("the trace", started, || out.exists());
     kill(child.id() as i32, libc::SIGKILL);
     let _ = child.wait();
     wait_for("the orphaned job to end", Duration::from_secs(40), || {
@@ -115,11 +123,9 @@ fn a_killed_rank_gives_exit_1_and_the_resume_hint() {
     let _one = one_job();
     let d = temp_dir("signals-rank1");
     let out = d.join("t.json");
-    let mut child = start(&out, "1");
-    wait_for("rank 1", Duration::from_secs(60), || {
-        !rank_pids(&out, 1).is_empty()
-    });
-    wait_for("the trace", Duration::from_secs(60), || out.exists());
+    let (mut child, started) = start(&out, "1");
+    wait_for("rank 1", started, || !rank_pids(&out, 1).is_empty());
+    wait_for("the trace", started, || out.exists());
     for pid in rank_pids(&out, 1) {
         kill(pid, libc::SIGKILL);
     }

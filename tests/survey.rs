@@ -145,6 +145,8 @@ fn four_hosts_are_each_measured_once() {
             "1..2",
             "--buffer-size",
             "8MiB",
+            "--message-buffers",
+            "2",
             "--max-phase",
             "0.2",
         ],
@@ -205,7 +207,14 @@ fn five_hosts_measure_the_odd_one_in_a_third_round() {
     let o = survey_command(
         &hosts,
         &results,
-        &["--buffer-size", "8MiB", "--max-phase", "0.2"],
+        &[
+            "--buffer-size",
+            "8MiB",
+            "--message-buffers",
+            "2",
+            "--max-phase",
+            "0.2",
+        ],
     )
     .output()
     .unwrap();
@@ -245,6 +254,8 @@ fn ranks_on(h: &str) -> Vec<String> {
 const SLOW: &[&str] = &[
     "--buffer-size",
     "8MiB",
+    "--message-buffers",
+    "2",
     "--max-phase",
     "2",
     "--stable-within",
@@ -432,9 +443,9 @@ fn ctrl_c_keeps_the_finished_rounds() {
 }
 
 #[test]
-fn a_host_with_less_free_memory_gives_different_traces_and_is_named_an_outlier() {
+fn a_host_with_less_free_memory_gets_smaller_buffers_and_its_trace_says_why() {
     let Some((_one, hosts, results)) = start(
-        "a_host_with_less_free_memory_gives_different_traces_and_is_named_an_outlier",
+        "a_host_with_less_free_memory_gets_smaller_buffers_and_its_trace_says_why",
         'd',
         4,
         "different",
@@ -456,45 +467,31 @@ fn a_host_with_less_free_memory_gives_different_traces_and_is_named_an_outlier()
     }
     assert!(o.status.success(), "{}", text(&o));
     check_all_done(&results, &hosts, &hosts);
-    let buffer = |h: &str| {
-        json(&results.join(h).join(TRACE))["config"]["buffer_bytes_per_core"]
-            .as_u64()
-            .unwrap()
-    };
+    let config = |h: &str| json(&results.join(h).join(TRACE))["config"].clone();
+    let buffer = |h: &str| config(h)["buffer_bytes_per_core"].as_u64().unwrap();
     let small = buffer(&hosts[2]);
     assert!(small <= 64 << 20, "{small}");
     for h in [&hosts[0], &hosts[1], &hosts[3]] {
         assert!(buffer(h) > 2 * small, "{h}: {} vs {small}", buffer(h));
     }
-    // The fleet report lists it, and names it an outlier whenever the band can judge it:
-    // its smaller buffer stays closer to the caches, and its computation bandwidths lay six
-    // times the median in the runs where it calibrated beside three others. Not reliably
-    // though: on this loaded 2-core machine a node's curve can be refused as implausible
-    // (communications faster in parallel than alone), and with fewer than three calibrated
-    // nodes there is no band. Its machine facts are the fleet's (only its free memory
-    // differs, which is not a fact), so there are no differing facts to list either.
+    // Its trace says the cache rule could not be met, and why.
+    let low = config(&hosts[2]);
+    let warnings = low["sizing"]["warnings"].to_string();
+    assert!(warnings.contains("free memory allows"), "{low:#}");
+    // The fleet report lists every node. Whether the small host is an outlier is not asked:
+    // the buffers dwarf the cache wherever memory allows and non-temporal stores bypass it,
+    // so a smaller buffer no longer means a faster node.
     let report = String::from_utf8_lossy(&o.stdout);
     assert!(report.contains("# fleet of 4 node(s)"), "{}", text(&o));
     let r = report_only_json(&results);
-    let nodes = r["nodes"].as_array().unwrap();
-    let host = hosts[2].as_str();
-    let node = nodes
+    let listed: Vec<&str> = r["nodes"]
+        .as_array()
+        .unwrap()
         .iter()
-        .find(|n| n["host"] == host)
-        .unwrap_or_else(|| panic!("{host} not in the report: {r:#}"));
-    let calibrated = nodes.iter().filter(|n| n["calibrated"] == true).count();
-    if node["calibrated"] == true && calibrated >= 3 {
-        assert!(
-            !node["outlier_parameters"].as_array().unwrap().is_empty(),
-            "{host} within the band:\n{report}"
-        );
-    } else {
-        assert!(report.contains(host), "{host} not listed:\n{report}");
-        gate::say(&format!(
-            "survey: {host} not judged by the band ({calibrated} node(s) calibrated; {host} \
-             calibrated: {}): listed only",
-            node["calibrated"]
-        ));
+        .filter_map(|n| n["host"].as_str())
+        .collect();
+    for h in &hosts {
+        assert!(listed.contains(&h.as_str()), "{h} not listed: {r:#}");
     }
 }
 

@@ -79,6 +79,8 @@ fn measure_puts_rank_0_on_the_first_host_and_rank_1_on_the_second() {
             "1MiB",
             "--buffer-size",
             "8MiB",
+            "--message-buffers",
+            "2",
             "--max-phase",
             "0.2",
             "--hosts",

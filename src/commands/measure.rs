@@ -39,6 +39,7 @@ impl Options {
             ranks: a.ranks,
             message_size: a.message_size,
             buffer_size: a.buffer_size,
+            message_buffers: a.message_buffers,
             max_phase: a.max_phase,
             stable_within: a.stable_within,
             timeout: a.timeout,
@@ -109,7 +110,8 @@ fn dry_run(args: &Options, hosts: Option<&[String]>) -> Result<()> {
     } else {
         Path::new(SYSFS)
     };
-    let resolved = session::resolve(&args.measure, &layout, sysfs)?;
+    let previous = session::previous(&args.measure, &args.measure.trace_path(&layout.hostname))?;
+    let resolved = session::resolve(&args.measure, &layout, sysfs, previous.as_ref())?;
     let hosts = hosts.map_or_else(|| vec![layout.hostname.clone()], <[String]>::to_vec);
     let settings = args
         .topology
@@ -132,8 +134,9 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
     if hosts.is_none() {
         // Rank 0 will run on this host: refuse bad requests before starting MPI.
         let layout = topology::layout(&topology::load_this_machine()?);
-        session::resolve(&args.measure, &layout, Path::new(SYSFS))?;
         let trace_path = args.measure.trace_path(&layout.hostname);
+        let previous = session::previous(&args.measure, &trace_path)?;
+        session::resolve(&args.measure, &layout, Path::new(SYSFS), previous.as_ref())?;
         crate::results::ensure_parent(&trace_path)?;
         session::check_output(&args.measure, &trace_path)?;
         // Refuse now if another run holds the trace (rank 0 takes the lock for the run).

@@ -18,7 +18,7 @@
 //! On rank 0 only the communication thread calls MPI while the sweep runs, and the main
 //! thread only before and after it: `MPI_THREAD_SERIALIZED` is enough.
 
-use super::sampling::Timings;
+use super::sampling::{Span, Timings};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -92,19 +92,31 @@ const CMD_PLACE: u64 = 3;
 /// "No value" in a placement message.
 const UNSET: u64 = u64::MAX;
 
-/// Rank 0, before the sweep: tells rank `r` which PU to bind to and on which NUMA node (OS
-/// indices) to put its send buffer, and returns its report (see [`await_placement`]).
-pub fn place(world: &SimpleCommunicator, r: i32, pu: Option<u32>, node: Option<u32>) -> Vec<u8> {
+/// Rank 0, before the sweep: tells rank `r` which PU to bind to, on which NUMA node (OS
+/// indices) to put its send buffer and how many message slots that buffer has (see
+/// [`Slots`]), and returns its report (see [`await_placement`]).
+pub fn place(world: &SimpleCommunicator, r: i32, to: &Placement) -> Vec<u8> {
     let peer = world.process_at_rank(r);
     let opt = |v: Option<u32>| v.map_or(UNSET, u64::from);
-    peer.send_with_tag(&[CMD_PLACE, opt(pu), opt(node)][..], TAG_CTRL);
+    let msg = [CMD_PLACE, opt(to.pu), opt(to.node), u64::from(to.slots)];
+    peer.send_with_tag(&msg[..], TAG_CTRL);
     peer.receive_vec_with_tag::<u8>(TAG_CTRL).0
 }
 
-/// Every rank but 0, first thing: the placement rank 0 asks for, `(pu, node)`, or `None`
-/// when rank 0 says shut down instead (it failed before the sweep). The rank answers with
-/// [`report`].
-pub fn await_placement(world: &SimpleCommunicator) -> Option<(Option<u32>, Option<u32>)> {
+/// Where rank 0 asks a sending rank to run and put its send buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placement {
+    /// PU (OS index) to bind to; `None`: not pinned.
+    pub pu: Option<u32>,
+    /// NUMA node (OS index) of the send buffer; `None`: left to the OS.
+    pub node: Option<u32>,
+    /// Message slots of the send buffer (at least 1).
+    pub slots: u32,
+}
+
+/// Every rank but 0, first thing: the placement rank 0 asks for, or `None` when rank 0 says
+/// shut down instead (it failed before the sweep). The rank answers with [`report`].
+pub fn await_placement(world: &SimpleCommunicator) -> Option<Placement> {
     let (msg, _) = world
         .process_at_rank(0)
         .receive_vec_with_tag::<u64>(TAG_CTRL);
@@ -114,7 +126,11 @@ pub fn await_placement(world: &SimpleCommunicator) -> Option<(Option<u32>, Optio
             .filter(|&v| v != UNSET)
             .and_then(|v| u32::try_from(v).ok())
     };
-    (msg.first() == Some(&CMD_PLACE)).then(|| (get(1), get(2)))
+    (msg.first() == Some(&CMD_PLACE)).then(|| Placement {
+        pu: get(1),
+        node: get(2),
+        slots: get(3).unwrap_or(1).max(1),
+    })
 }
 
 /// Every rank but 0: sends rank 0 its placement report.
@@ -122,17 +138,54 @@ pub fn report(world: &SimpleCommunicator, bytes: &[u8]) {
     world.process_at_rank(0).send_with_tag(bytes, TAG_CTRL);
 }
 
-/// Every rank but 0: serve streams of `message` in `pattern` until rank 0 says shut down;
-/// `receive` takes what an exchange brings in.
-pub fn serve(world: &SimpleCommunicator, pattern: Pattern, message: &[u8], receive: &mut [u8]) {
+/// The slots of a ring of message buffers, taken in turn: a message received (or sent) again
+/// and again from one buffer would stay in the last-level cache once the cache can hold it,
+/// and the stream would then measure the cache, not memory (the ring's size is
+/// [`super::sizing::message_ring`]). A buffer shorter than two messages is one slot.
+#[derive(Debug, Clone)]
+pub struct Slots {
+    message: usize,
+    count: usize,
+    next: usize,
+}
+
+impl Slots {
+    /// The slots of `message` bytes in a buffer of `len` bytes.
+    pub fn new(len: usize, message: usize) -> Self {
+        Slots {
+            message,
+            count: (len / message.max(1)).max(1),
+            next: 0,
+        }
+    }
+
+    /// The byte range of the next slot.
+    pub fn next_slot(&mut self) -> std::ops::Range<usize> {
+        let start = self.next * self.message;
+        self.next = (self.next + 1) % self.count;
+        start..start + self.message
+    }
+}
+
+/// Every rank but 0: serve streams of `message`-byte messages in `pattern` until rank 0 says
+/// shut down, sending from the slots of `send` in turn; `receive` takes what an exchange
+/// brings in, in turn too.
+pub fn serve(
+    world: &SimpleCommunicator,
+    pattern: Pattern,
+    message: usize,
+    send: &[u8],
+    receive: &mut [u8],
+) {
     let rank0 = world.process_at_rank(0);
+    let mut out = Slots::new(send.len(), message);
     loop {
         let (cmd, _) = rank0.receive_with_tag::<u64>(TAG_CTRL);
         if cmd != CMD_STREAM {
             return;
         }
         if pattern != Pattern::Pong {
-            exchange(world, message, receive);
+            exchange(world, message, send, receive);
             continue;
         }
         loop {
@@ -141,21 +194,25 @@ pub fn serve(world: &SimpleCommunicator, pattern: Pattern, message: &[u8], recei
                 rank0.send_with_tag(&[0u8; 0][..], TAG_END);
                 break;
             }
-            rank0.send_with_tag(message, TAG_DATA);
+            rank0.send_with_tag(&send[out.next_slot()], TAG_DATA);
         }
     }
 }
 
 /// A rank other than 0 in an exchanging stream: send to the next, receive from the previous,
 /// until [`TAG_LAST`] arrives; then pass it on and leave.
-fn exchange(world: &SimpleCommunicator, message: &[u8], receive: &mut [u8]) {
+fn exchange(world: &SimpleCommunicator, message: usize, send: &[u8], receive: &mut [u8]) {
     let (next, prev) = neighbours(world);
+    let (mut out, mut into) = (
+        Slots::new(send.len(), message),
+        Slots::new(receive.len(), message),
+    );
     loop {
         let status = mpi::point_to_point::send_receive_into_with_tags(
-            message,
+            &send[out.next_slot()],
             &next,
             TAG_DATA,
-            receive,
+            &mut receive[into.next_slot()],
             &prev,
             any_tag(),
         );
@@ -175,14 +232,17 @@ pub fn shutdown(world: &SimpleCommunicator) {
     }
 }
 
-/// Rank 0: one stream of `pattern` until `stop` is set, receiving into `buf` (and, exchanging,
-/// sending `send`), appending `(start, end)` of every message received to `timings` (seconds
-/// since `t0`) as it completes, so the main thread can watch progress and stability while the
-/// stream runs. A message's start is the completion of the previous one (back to back, the
-/// receive is posted at once), the first one's the moment the stream was asked for.
+/// Rank 0: one stream of `pattern` until `stop` is set, receiving `message`-byte messages
+/// into the slots of `buf` in turn (and, exchanging, sending from those of `send`), appending
+/// the span of every message received to `timings` (seconds since `t0`) as it completes, so
+/// the main thread can watch progress and stability while the stream runs. A message's
+/// start is the completion of the previous one (back to back, the receive is posted at
+/// once), the first one's the moment the stream was asked for.
+#[allow(clippy::too_many_arguments)]
 pub fn receive(
     world: &SimpleCommunicator,
     pattern: Pattern,
+    message: usize,
     buf: &mut [u8],
     send: &[u8],
     stop: &AtomicBool,
@@ -190,16 +250,17 @@ pub fn receive(
     t0: Instant,
 ) {
     if pattern != Pattern::Pong {
-        return exchange_rank0(world, buf, send, stop, timings, t0);
+        return exchange_rank0(world, message, buf, send, stop, timings, t0);
     }
     let rank1 = world.process_at_rank(1);
     rank1.send_with_tag(&CMD_STREAM, TAG_CTRL);
+    let mut into = Slots::new(buf.len(), message);
     let mut last = t0.elapsed().as_secs_f64();
     while !stop.load(Ordering::Relaxed) {
-        let status = rank1.receive_into(&mut *buf);
+        let status = rank1.receive_into(&mut buf[into.next_slot()]);
         let now = t0.elapsed().as_secs_f64();
         if status.tag() == TAG_DATA {
-            lock(timings).push((last, now));
+            lock(timings).push(span(last, now, message));
         }
         last = now;
     }
@@ -209,13 +270,23 @@ pub fn receive(
     let stop_value = 0u64;
     mpi::request::scope(|scope| {
         let request = rank1.immediate_send_with_tag(scope, &stop_value, TAG_STOP);
-        while rank1.receive_into(&mut *buf).tag() != TAG_END {}
+        while rank1.receive_into(&mut buf[into.next_slot()]).tag() != TAG_END {}
         request.wait();
     });
 }
 
+/// One message received between `start` and `end`.
+fn span(start: f64, end: f64, message: usize) -> Span {
+    Span {
+        start,
+        end,
+        bytes: message as u64,
+    }
+}
+
 fn exchange_rank0(
     world: &SimpleCommunicator,
+    message: usize,
     buf: &mut [u8],
     send: &[u8],
     stop: &AtomicBool,
@@ -228,32 +299,36 @@ fn exchange_rank0(
             .send_with_tag(&CMD_STREAM, TAG_CTRL);
     }
     let (next, prev) = neighbours(world);
+    let (mut out, mut into) = (
+        Slots::new(send.len(), message),
+        Slots::new(buf.len(), message),
+    );
     let mut last = t0.elapsed().as_secs_f64();
     loop {
         let stopping = stop.load(Ordering::Relaxed);
-        let (message, tag) = if stopping {
+        let (outgoing, tag) = if stopping {
             (&[][..], TAG_LAST)
         } else {
-            (send, TAG_DATA)
+            (&send[out.next_slot()], TAG_DATA)
         };
         let status = mpi::point_to_point::send_receive_into_with_tags(
-            message,
+            outgoing,
             &next,
             tag,
-            &mut *buf,
+            &mut buf[into.next_slot()],
             &prev,
             any_tag(),
         );
         let now = t0.elapsed().as_secs_f64();
         if status.tag() == TAG_DATA && !stopping {
-            lock(timings).push((last, now));
+            lock(timings).push(span(last, now, message));
         }
         last = now;
         if stopping {
             break;
         }
     }
-    while prev.receive_into(&mut *buf).tag() != TAG_LAST {}
+    while prev.receive_into(&mut buf[into.next_slot()]).tag() != TAG_LAST {}
 }
 
 /// Locks a mutex of samples; a poisoned one (a thread panicked) still holds valid samples.

@@ -10,20 +10,30 @@ use hwlocality::memory::binding::{Bytes, MemoryBindingFlags, MemoryBindingPolicy
 use hwlocality::memory::nodeset::NodeSet;
 use hwlocality::Topology;
 use std::collections::BTreeMap;
-use std::mem::MaybeUninit;
 use std::path::Path;
 
-/// Free bytes of NUMA node `os_index` from `sysfs`'s `node/nodeN/meminfo` (`MemFree`), or
-/// `None` when the file is missing or unreadable. `sysfs` is `/sys/devices/system` on Linux;
-/// tests pass a fake tree.
+/// Bytes NUMA node `os_index` can give a new buffer, from `sysfs`'s `node/nodeN/meminfo`:
+/// `MemFree` plus the page cache and slab the kernel drops on demand (`Inactive(file)`,
+/// `SReclaimable`), the node's share of what `free` calls available. `MemFree` alone moves
+/// with whatever files other processes just read (3.8 GB one minute, 14 GB the next on the
+/// development machine), and sizes taken from it moved with it. `None` when the file is
+/// missing or has no `MemFree`. `sysfs` is `/sys/devices/system` on Linux; tests pass a fake
+/// tree.
 pub fn node_free_bytes(sysfs: &Path, os_index: u32) -> Option<u64> {
     let text = std::fs::read_to_string(sysfs.join(format!("node/node{os_index}/meminfo"))).ok()?;
-    text.lines().find_map(|line| {
-        // "Node 0 MemFree:         3492576 kB"
-        let rest = line.split_once("MemFree:")?.1.trim();
-        let kb: u64 = rest.strip_suffix("kB")?.trim().parse().ok()?;
-        Some(kb * 1024)
-    })
+    let field = |name: &str| {
+        text.lines().find_map(|line| {
+            // "Node 0 MemFree:         3492576 kB"
+            let rest = line.split_once(name)?.1.strip_prefix(':')?.trim();
+            let kb: u64 = rest.strip_suffix("kB")?.trim().parse().ok()?;
+            Some(kb * 1024)
+        })
+    };
+    let reclaimable = ["Inactive(file)", "SReclaimable"]
+        .iter()
+        .filter_map(|f| field(f))
+        .sum::<u64>();
+    Some(field("MemFree")? + reclaimable)
 }
 
 /// Why a buffer cannot be had where the plan puts it. All name the fix; all exit 2 (the
@@ -177,8 +187,17 @@ pub fn allocate(
             .allocate_memory(len)
             .map_err(|e| MemoryError::Alloc { len, err: e.into() })?,
     };
-    bytes.fill(MaybeUninit::new(0));
+    touch(&mut bytes);
     Ok(bytes)
+}
+
+/// Writes every byte of `buf` once, so every page is faulted in (on its bound node) before
+/// anything is timed. One `memset`, also in unoptimised builds: a per-element loop there
+/// touched gigabytes at a tenth of the speed, and the tests' time limits paid for it.
+fn touch(buf: &mut Bytes<'_>) {
+    let len = buf.len();
+    // SAFETY: `buf` owns `len` writable bytes at this address, borrowed mutably here.
+    unsafe { std::ptr::write_bytes(buf.as_mut_ptr().cast::<u8>(), 0, len) };
 }
 
 /// The buffer as initialised bytes (for MPI receives).
@@ -299,6 +318,15 @@ mod tests {
         .unwrap();
         assert_eq!(node_free_bytes(&root, 1), Some(3492576 * 1024));
         assert_eq!(node_free_bytes(&root, 0), None);
+        // The page cache the kernel drops on demand counts; the rest of the file does not.
+        std::fs::write(
+            root.join("node/node1/meminfo"),
+            "Node 1 MemFree:         1000 kB\nNode 1 Active(file):     500 kB\n\
+             Node 1 Inactive(file):   200 kB\nNode 1 SReclaimable:      30 kB\n\
+             Node 1 SUnreclaim:       40 kB\n",
+        )
+        .unwrap();
+        assert_eq!(node_free_bytes(&root, 1), Some(1230 * 1024));
         std::fs::remove_dir_all(root).unwrap();
     }
 

@@ -26,6 +26,7 @@ pub mod sender;
 pub mod session;
 pub mod settings;
 pub mod signals;
+pub mod sizing;
 pub mod survey;
 pub mod topology;
 pub mod workload;

@@ -13,6 +13,9 @@ use std::path::PathBuf;
 
 /// Below this, buffers may be served by caches and the kernel would not measure memory.
 pub const MIN_BUFFER: u64 = 1 << 20;
+/// The most message buffers of a ring (`--message-buffers`, and what the tool picks): 4 GiB
+/// of 1 MiB messages.
+pub const MAX_MESSAGE_BUFFERS: u32 = 4096;
 /// MPI counts are 32-bit signed integers.
 pub const MAX_MESSAGE: u64 = i32::MAX as u64;
 /// The ranks a ring may have (`--ranks`).
@@ -40,8 +43,11 @@ pub struct MeasureOptions {
     pub ranks: u32,
     /// Bytes of each received message.
     pub message_size: ByteSize,
-    /// Bytes each computing core writes per iteration; `None`: sized for the machine.
+    /// Bytes each computing core writes per pass; `None`: sized for the machine.
     pub buffer_size: Option<ByteSize>,
+    /// Message buffers the communication stream receives into in turn; `None`: sized for
+    /// the machine's cache ([`super::sizing::message_ring`]).
+    pub message_buffers: Option<u32>,
     /// Longest sampling of one phase, seconds.
     pub max_phase: f64,
     /// Stopping rule: the median's 95 % interval within this many percent.
@@ -75,6 +81,7 @@ impl Default for MeasureOptions {
             ranks: 3,
             message_size: ByteSize(64 << 20),
             buffer_size: None,
+            message_buffers: None,
             max_phase: 1.5,
             stable_within: 1.0,
             timeout: 60.0,
@@ -103,7 +110,17 @@ impl MeasureOptions {
             if b.0 < MIN_BUFFER {
                 return bad(format!(
                     "--buffer-size {b}: buffers under 1MiB can stay in cache and would not \
-                     measure memory; use at least 1MiB (default 256MiB)"
+                     measure memory; use at least 1MiB (by default it is sized from the \
+                     last-level cache)"
+                ));
+            }
+        }
+        if let Some(n) = self.message_buffers {
+            if !(1..=MAX_MESSAGE_BUFFERS).contains(&n) {
+                return bad(format!(
+                    "--message-buffers {n}: give 1 to {MAX_MESSAGE_BUFFERS} (by default as many \
+                     as make {}x the last-level cache)",
+                    super::sizing::CACHE_FACTOR
                 ));
             }
         }

@@ -48,8 +48,9 @@ fn rank0(
 ) -> Result<()> {
     let topo = topology::load_this_machine()?;
     let layout = topology::layout(&topo);
-    let resolved = session::resolve(options, &layout, Path::new(SYSFS))?;
     let trace_path = options.trace_path(&layout.hostname);
+    let previous = session::previous(options, &trace_path)?;
+    let resolved = session::resolve(options, &layout, Path::new(SYSFS), previous.as_ref())?;
     crate::results::ensure_parent(&trace_path)?;
     session::check_output(options, &trace_path)?;
     let transport = session::transport(&mpi.hosts);
@@ -62,7 +63,13 @@ fn rank0(
             session::describe_plan(&layout, &resolved, &transport, Some(&settings))
         );
     }
-    let sender = sender::place_ranks(world, &resolved.sender, transport.kind, !options.no_bind)?;
+    let sender = sender::place_ranks(
+        world,
+        &resolved.sender,
+        transport.kind,
+        !options.no_bind,
+        resolved.sizing().message_buffers,
+    )?;
     let r0 = Rank0 {
         options,
         topology: &topo,

@@ -14,7 +14,7 @@
 use super::comm::Pattern;
 use super::comm::{self, lock, Command};
 use super::memory;
-use super::sampling::{self, Timings};
+use super::sampling::{self, Span, Timings};
 use super::workload::Workload;
 use crate::sys::{bind_current_thread, current_cpu};
 use crate::trace::{Phase, Plan, Sample, ThreadCpus, TracePoint};
@@ -64,9 +64,13 @@ pub struct Bench<'t> {
     pub plan: &'t Plan,
     pub workload: Workload,
     pub pattern: Pattern,
-    /// Bytes each computing thread writes per iteration.
-    pub buffer_bytes: usize,
-    /// Bytes of one received message.
+    /// Bytes a computing thread writes between two looks at the clock: its buffer is walked
+    /// in chunks of this size ([`super::sizing::chunk_bytes`]).
+    pub chunk_bytes: usize,
+    /// A computing thread closes a sample at the first chunk boundary after this many
+    /// seconds ([`super::sizing::sample_seconds`]).
+    pub sample_seconds: f64,
+    /// Bytes of one received message (the receive buffer is a ring of such slots).
     pub message_bytes: usize,
     pub bind: bool,
     pub sampling: Sampling,
@@ -144,7 +148,16 @@ impl Bench<'_> {
                     while let Ok(Command::Stream { stop, timings, t0 }) = commands.recv() {
                         seen();
                         world.with(|w| {
-                            comm::receive(w, self.pattern, buf, send, &stop, &timings, t0)
+                            comm::receive(
+                                w,
+                                self.pattern,
+                                self.message_bytes,
+                                buf,
+                                send,
+                                &stop,
+                                &timings,
+                                t0,
+                            )
                         });
                         seen();
                         let _ = finished.send(Ok(()));
@@ -195,8 +208,6 @@ impl Bench<'_> {
             plan: self.plan,
             bind: self.bind,
             sampling: self.sampling,
-            bytes_comp: self.workload.bytes_per_pass(self.buffer_bytes) as u64,
-            message: self.message_bytes as u64,
             interrupted: self.interrupted,
         }
     }
@@ -268,10 +279,6 @@ struct Rules<'a> {
     plan: &'a Plan,
     bind: bool,
     sampling: Sampling,
-    /// Bytes one computing thread writes per iteration.
-    bytes_comp: u64,
-    /// Bytes of one message.
-    message: u64,
     interrupted: &'a AtomicBool,
 }
 
@@ -328,15 +335,13 @@ impl Rules<'_> {
         };
         let (stop_reason, last) = exec.phase(streams, n, t0, &mut |s| watch.look(s))?;
         let comm_t = std::slice::from_ref(&last.comm);
-        let obs = observe(streams, &last.comp, comm_t, self.bytes_comp, self.message).ok_or_else(
-            || {
-                Abort::Failed(format!(
-                    "{n} cores, {}: no steady-state sample within the phase; raise --max-phase \
-                     or lower --buffer-size / --message-size",
-                    phase_name(streams)
-                ))
-            },
-        )?;
+        let obs = observe(streams, &last.comp, comm_t).ok_or_else(|| {
+            Abort::Failed(format!(
+                "{n} cores, {}: no steady-state sample within the phase; raise --max-phase \
+                 or lower --message-size",
+                phase_name(streams)
+            ))
+        })?;
         let record = |samples: Vec<Sample>, threads: &[Timings]| {
             let total: usize = threads.iter().map(Vec::len).sum();
             let rounds = sampling::rounds(&samples, threads.len());
@@ -419,7 +424,7 @@ impl Watch<'_, '_> {
             }
         }
         let comm_t = std::slice::from_ref(&snap.comm);
-        let obs = observe(self.streams, &snap.comp, comm_t, r.bytes_comp, r.message)?;
+        let obs = observe(self.streams, &snap.comp, comm_t)?;
         let stable = |samples: &[Sample], threads| {
             samples.is_empty() || sampling::is_stable(&sampling::rounds(samples, threads), tol)
         };
@@ -493,6 +498,7 @@ impl Executor for Threads<'_, '_, '_> {
                 let (stop, timings, buffers) = (&stop, &comp_timings, self.buffers);
                 let cpus = self.cpus;
                 let workload = b.workload;
+                let (chunk, sample_seconds) = (b.chunk_bytes.max(1), b.sample_seconds);
                 let pool = self.pool;
                 s.spawn(move || {
                     pool.broadcast(|ctx| {
@@ -500,15 +506,34 @@ impl Executor for Threads<'_, '_, '_> {
                         if i >= n {
                             return;
                         }
+                        // A pass writes the buffer chunk by chunk, each chunk a workload
+                        // of its own (copy and triad take its halves or thirds): the same
+                        // bytes move as over the whole buffer, and the clock is read once
+                        // per chunk, a sample closed at the first chunk boundary after
+                        // `sample_seconds`.
                         let mut buf = lock(&buffers[i]);
+                        let open = |at: f64| Span {
+                            start: at,
+                            end: at,
+                            bytes: 0,
+                        };
+                        let mut sample = open(t0.elapsed().as_secs_f64());
                         let mut value = 1u8;
-                        while !stop.load(Ordering::Relaxed) {
-                            let s = t0.elapsed().as_secs_f64();
-                            workload.run(memory::as_bytes(&mut buf), value);
-                            let e = t0.elapsed().as_secs_f64();
-                            lock(&timings[i]).push((s, e));
-                            if let Some(c) = current_cpu() {
-                                lock(&cpus[i]).insert(c);
+                        'passes: loop {
+                            for chunk in memory::as_bytes(&mut buf).chunks_mut(chunk) {
+                                workload.run(chunk, value);
+                                sample.bytes += workload.bytes_per_pass(chunk.len()) as u64;
+                                let now = t0.elapsed().as_secs_f64();
+                                if now - sample.start >= sample_seconds {
+                                    lock(&timings[i]).push(Span { end: now, ..sample });
+                                    if let Some(c) = current_cpu() {
+                                        lock(&cpus[i]).insert(c);
+                                    }
+                                    sample = open(now);
+                                }
+                                if stop.load(Ordering::Relaxed) {
+                                    break 'passes;
+                                }
                             }
                             value = value.wrapping_add(1);
                         }
@@ -576,13 +601,7 @@ fn phase_name(streams: Streams) -> &'static str {
 
 /// The steady window and kept samples of a phase, or `None` while some running stream has no
 /// steady sample (or, in parallel, the two streams' windows do not overlap).
-fn observe(
-    streams: Streams,
-    comp: &[Timings],
-    comm: &[Timings],
-    bytes_comp: u64,
-    message: u64,
-) -> Option<Observed> {
+fn observe(streams: Streams, comp: &[Timings], comm: &[Timings]) -> Option<Observed> {
     let window = match streams {
         Streams::Comp => sampling::steady_window(comp)?,
         Streams::Comm => sampling::steady_window(comm)?,
@@ -594,12 +613,12 @@ fn observe(
     let comp_samples = if streams == Streams::Comm {
         Vec::new()
     } else {
-        sampling::samples_in(comp, bytes_comp, window)
+        sampling::samples_in(comp, window)
     };
     let comm_samples = if streams == Streams::Comp {
         Vec::new()
     } else {
-        sampling::samples_in(comm, message, window)
+        sampling::samples_in(comm, window)
     };
     let comp_ok =
         streams == Streams::Comm || !sampling::rounds(&comp_samples, comp.len()).is_empty();
@@ -641,7 +660,11 @@ mod tests {
                 if t + d > at_us || matches!(self, Pace::StopsAfter(_, m) if k >= m) {
                     break;
                 }
-                out.push((t as f64 / 1e6, (t + d) as f64 / 1e6));
+                out.push(Span {
+                    start: t as f64 / 1e6,
+                    end: (t + d) as f64 / 1e6,
+                    bytes: 1_000_000,
+                });
                 t += d;
             }
             out
@@ -737,8 +760,6 @@ mod tests {
                 stable_within: 0.01,
                 timeout: Duration::from_millis(100),
             },
-            bytes_comp: 1_000_000,
-            message: 1_000_000,
             interrupted,
         }
     }

@@ -7,12 +7,26 @@
 use crate::stats;
 use crate::trace::{Phase, Sample};
 
-/// Start and end of each iteration of one thread, seconds on the point's clock.
-pub type Timings = Vec<(f64, f64)>;
+/// One timed iteration of one thread: a computing sample (the chunks of its buffer written
+/// since the last one, see [`super::sizing`]) or one message.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Span {
+    /// Start and end, seconds on the point's clock.
+    pub start: f64,
+    pub end: f64,
+    /// Bytes moved in between.
+    pub bytes: u64,
+}
+
+/// The iterations of one thread, in order.
+pub type Timings = Vec<Span>;
 
 /// A phase is sampled until the 95% confidence interval of its median is this tight, or
-/// until its time limit; fewer rounds than this never count as stable.
-pub const MIN_ROUNDS: usize = 8;
+/// until its time limit; fewer rounds than this never count as stable. Thirty, so that a
+/// phase that stops early still spans most of `--max-phase` (samples are sized for about
+/// [`super::sizing::TARGET_ROUNDS`] of them) and its batch-median interval has five batches
+/// of six rounds.
+pub const MIN_ROUNDS: usize = 30;
 
 /// The steady window of one stream: from the moment every thread has finished its first
 /// iteration to the moment the first thread starts its last one. `None` while some thread has
@@ -21,10 +35,10 @@ pub fn steady_window(threads: &[Timings]) -> Option<(f64, f64)> {
     if threads.is_empty() || threads.iter().any(|t| t.len() < 3) {
         return None;
     }
-    let start = threads.iter().map(|t| t[0].1).fold(f64::MIN, f64::max);
+    let start = threads.iter().map(|t| t[0].end).fold(f64::MIN, f64::max);
     let end = threads
         .iter()
-        .map(|t| t[t.len() - 1].0)
+        .map(|t| t[t.len() - 1].start)
         .fold(f64::MAX, f64::min);
     (start < end).then_some((start, end))
 }
@@ -36,19 +50,19 @@ pub fn overlap(a: (f64, f64), b: (f64, f64)) -> Option<(f64, f64)> {
     (s < e).then_some((s, e))
 }
 
-/// The iterations lying entirely inside `window`, as samples of `bytes` each.
-pub fn samples_in(threads: &[Timings], bytes: u64, window: (f64, f64)) -> Vec<Sample> {
+/// The iterations lying entirely inside `window`, as samples.
+pub fn samples_in(threads: &[Timings], window: (f64, f64)) -> Vec<Sample> {
     threads
         .iter()
         .enumerate()
         .flat_map(|(i, t)| {
             t.iter()
-                .filter(move |(s, e)| *s >= window.0 && *e <= window.1 && e > s)
-                .map(move |&(start, end)| Sample {
+                .filter(move |s| s.start >= window.0 && s.end <= window.1 && s.end > s.start)
+                .map(move |s| Sample {
                     thread: i as u32,
-                    start,
-                    end,
-                    mbps: bytes as f64 / (end - start) / 1e6,
+                    start: s.start,
+                    end: s.end,
+                    mbps: s.bytes as f64 / (s.end - s.start) / 1e6,
                 })
         })
         .collect()
@@ -166,7 +180,11 @@ mod tests {
 
     fn uniform(start: f64, dt: f64, n: usize) -> Timings {
         (0..n)
-            .map(|i| (start + i as f64 * dt, start + (i + 1) as f64 * dt))
+            .map(|i| Span {
+                start: start + i as f64 * dt,
+                end: start + (i + 1) as f64 * dt,
+                bytes: 1_000_000,
+            })
             .collect()
     }
 
@@ -176,7 +194,7 @@ mod tests {
         let b = uniform(0.5, 1.0, 5); // 0.5..5.5
         let w = steady_window(&[a.clone(), b.clone()]).unwrap();
         assert_eq!(w, (1.5, 4.0));
-        let s = samples_in(&[a, b], 1_000_000, w);
+        let s = samples_in(&[a, b], w);
         // a: [2,3],[3,4]; b: [1.5,2.5],[2.5,3.5]
         assert_eq!(s.len(), 4);
         assert!(s.iter().all(|x| x.start >= 1.5 && x.end <= 4.0));
@@ -194,9 +212,9 @@ mod tests {
 
     #[test]
     fn stability_needs_enough_tight_rounds() {
-        assert!(!is_stable(&[100.0; 7], 0.01));
-        assert!(is_stable(&[100.0; 8], 0.01));
-        let noisy: Vec<f64> = (0..20)
+        assert!(!is_stable(&[100.0; MIN_ROUNDS - 1], 0.01));
+        assert!(is_stable(&[100.0; MIN_ROUNDS], 0.01));
+        let noisy: Vec<f64> = (0..2 * MIN_ROUNDS)
             .map(|i| if i % 2 == 0 { 80.0 } else { 120.0 })
             .collect();
         assert!(!is_stable(&noisy, 0.01));
@@ -225,7 +243,7 @@ mod tests {
         assert!(wr > wi, "runs {wr} vs interleaved {wi}");
         let (lo, hi) = median_interval(&runs).unwrap();
         assert!(lo < 100.0 && hi > 100.0);
-        assert_eq!(median_interval(&[100.0; 7]), None);
+        assert_eq!(median_interval(&[100.0; MIN_ROUNDS - 1]), None);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use hwlocality::Topology;
 use mpi::topology::Communicator;
 
 /// Binds the calling thread to `pu` and allocates the `size`-byte send buffer on `node` (OS
-/// indices; `None`: leave it to the OS), filled with ones. Returns the report for rank 0,
+/// indices; `None`: leave it to the OS), every page touched. Returns the report for rank 0,
 /// and the buffer to send from when it could be allocated.
 pub fn place<'t>(
     topology: &'t Topology,
@@ -38,8 +38,8 @@ pub fn place<'t>(
         Ok(b) => b,
         Err(e) => return (Err(e.to_string()), None),
     };
+    // `allocate` wrote every page: what the messages hold does not matter.
     let bytes = memory::as_bytes(&mut buffer);
-    bytes.fill(1);
     let pages = memory::page_locations("send (rank 1)", bytes, node);
     let report = SenderPlacement {
         host: host.to_string(),
@@ -70,12 +70,13 @@ pub fn check(report: &SenderPlacement) -> Result<(), String> {
 /// report, then send (and in an exchange, receive) `message_bytes`-byte messages in
 /// `pattern` until rank 0 says shut down. `host` is this rank's host name.
 pub fn serve_rank(world: &World, host: &str, message_bytes: usize, pattern: CommPattern) {
-    let Some((pu, node)) = comm::await_placement(world) else {
+    let Some(to) = comm::await_placement(world) else {
         return;
     };
+    let ring = message_bytes.saturating_mul(to.slots as usize);
     let topo = topology::load_this_machine();
     let (report, mut placed) = match &topo {
-        Ok(t) => place(t, host, message_bytes, pu, node),
+        Ok(t) => place(t, host, ring, to.pu, to.node),
         Err(e) => (Err(e.to_string()), None),
     };
     comm::report(
@@ -97,18 +98,26 @@ pub fn serve_rank(world: &World, host: &str, message_bytes: usize, pattern: Comm
     } else {
         vec![0u8; message_bytes]
     };
-    comm::serve(world, pattern, message, &mut receive);
+    comm::serve(world, pattern, message_bytes, message, &mut receive);
 }
 
 /// Rank 0, before the sweep: places every other rank (only rank 1 is pinned, at `plan`, and
 /// only when it shares this host and `bind` is on) and checks rank 1's report: it ran where
-/// asked, its buffer lies where asked.
+/// asked, its buffer lies where asked. On this host rank 1 sends from a ring of `slots`
+/// messages, as rank 0 receives into one: its reads would otherwise come from the shared
+/// cache; on another host one slot (its cache is not the measured node's).
 pub fn place_ranks(
     world: &World,
     plan: &SenderPlan,
     transport: TransportKind,
     bind: bool,
+    slots: u32,
 ) -> CrateResult<SenderPlacement> {
+    let slots = if transport == TransportKind::Network {
+        1
+    } else {
+        slots
+    };
     let (pu, node, reason) = if !bind {
         (None, None, "not pinned: --no-bind".to_string())
     } else if transport == TransportKind::Network {
@@ -127,7 +136,7 @@ pub fn place_ranks(
     let mut sender = None;
     for r in 1..world.size() {
         let (pu, node) = if r == 1 { (pu, node) } else { (None, None) };
-        let bytes = comm::place(world, r, pu, node);
+        let bytes = comm::place(world, r, &comm::Placement { pu, node, slots });
         let report: Result<SenderPlacement, String> =
             serde_json::from_slice(&bytes).map_err(|e| {
                 Error::Failed(format!(

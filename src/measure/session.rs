@@ -9,67 +9,21 @@ use super::options::{MeasureOptions, MIN_BUFFER};
 use super::plan::{self, Planned, Request, SenderPlan};
 use super::progress::{self, Progress};
 use super::run::{Abort, Bench, Sampling};
+use super::sizing;
 use super::topology::Layout;
 use super::workload::Workload;
 use crate::error::{Error, IoAction, Result};
 use crate::io::{atomic, tidy_csv, trace_file};
 use crate::provenance::Provenance;
 use crate::trace::{
-    BufferPages, MachineSettings, MeasureConfig, MpiInfo, SenderPlacement, Trace, TracePoint,
-    Transport, TransportKind, TRACE_SCHEMA_VERSION,
+    BufferPages, MachineSettings, MeasureConfig, MpiInfo, SenderPlacement, Sizing, Trace,
+    TracePoint, Transport, TransportKind, TRACE_SCHEMA_VERSION,
 };
 use hwlocality::Topology;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-/// Default bytes each computing core writes per iteration when the machine's caches are
-/// unknown.
-pub const DEFAULT_BUFFER: u64 = 256 << 20;
-/// Per-core bandwidth, bytes/s, of the slowest placement the default buffer is sized for:
-/// a full 18-core socket writing to the other socket's node (bora in the paper: 32 GB/s for
-/// 18 cores, 1.8 GB/s each), with a margin for the contention of the parallel phase.
-pub const SLOWEST_CORE_BANDWIDTH: f64 = 1.5e9;
-/// Rounds a phase aims for within `--max-phase`: several times the stopping rule's minimum,
-/// so that its batch medians have batches of several rounds.
-pub const TARGET_ROUNDS: usize = 4 * super::sampling::MIN_ROUNDS;
-/// The buffer must be this many times the machine's last-level cache: a virtual machine's
-/// hwloc may report less cache than the host really has (256 MiB buffers still partly hit
-/// the cache of the 32 MB-L3 development VM).
-pub const LLC_MULTIPLE: u64 = 16;
-
-/// The default buffer per computing core (bytes, whole MiB) and, when it cannot be short
-/// enough, a warning with the `--max-phase` that would give the slowest placement
-/// [`TARGET_ROUNDS`] rounds.
-///
-/// Sized for a target iteration time, `max_phase / (TARGET_ROUNDS + 2)` (the first and last
-/// iteration of a phase are dropped, section 4.1.1) at [`SLOWEST_CORE_BANDWIDTH`], but never
-/// below [`LLC_MULTIPLE`] times the last-level cache (or 64 MiB), where caches would answer.
-pub fn default_buffer(max_phase: f64, llc_bytes: u64) -> (u64, Option<String>) {
-    let rounds = (TARGET_ROUNDS + 2) as f64;
-    let for_time = (max_phase / rounds * SLOWEST_CORE_BANDWIDTH) as u64;
-    let floor = if llc_bytes == 0 {
-        DEFAULT_BUFFER
-    } else {
-        (LLC_MULTIPLE * llc_bytes).max(64 << 20)
-    };
-    let buffer = for_time.max(floor) & !((1 << 20) - 1);
-    let note = (floor > for_time).then(|| {
-        let needed = buffer as f64 / SLOWEST_CORE_BANDWIDTH * rounds;
-        format!(
-            "buffers of {} (to dwarf {} of last-level cache) take up to {:.2} s per \
-             iteration on a loaded socket: the slowest placements may get fewer than {} \
-             rounds within --max-phase {max_phase}; raise it to {:.0} (or pass a smaller \
-             --buffer-size) if their points come out unstable",
-            human_bytes(buffer),
-            human_bytes(llc_bytes),
-            buffer as f64 / SLOWEST_CORE_BANDWIDTH,
-            TARGET_ROUNDS,
-            needed.ceil()
-        )
-    });
-    (buffer, note)
-}
 /// The computing threads' workload for `--kernel`.
 pub fn workload(k: ComputeKernel) -> Workload {
     match k {
@@ -82,6 +36,15 @@ pub fn workload(k: ComputeKernel) -> Workload {
 /// The CSV beside a trace.
 pub fn csv_path(trace: &Path) -> PathBuf {
     trace.with_extension("csv")
+}
+
+/// The configuration of the trace `--resume` continues, when there is one to continue:
+/// [`resolve`] keeps what the tool sized there.
+pub fn previous(a: &MeasureOptions, path: &Path) -> Result<Option<MeasureConfig>> {
+    if !a.resume || !path.exists() {
+        return Ok(None);
+    }
+    Ok(Some(trace_file::read(path)?.config))
 }
 
 /// Refuses to overwrite a trace without `--force`, or to resume one that is not there.
@@ -123,14 +86,22 @@ pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Everything resolved for this machine: plan, configuration, buffer size.
+/// Everything resolved for this machine: plan, configuration, buffer sizes.
 pub struct Resolved {
     pub planned: Planned,
     pub config: MeasureConfig,
     /// Where rank 1 goes if it shares this host.
     pub sender: SenderPlan,
-    /// Why the default buffer may be too long for the phase limit.
-    pub buffer_note: Option<String>,
+}
+
+impl Resolved {
+    /// How the buffers were sized (always set by [`resolve`]).
+    pub fn sizing(&self) -> &Sizing {
+        self.config
+            .sizing
+            .as_ref()
+            .expect("resolve sets the sizing")
+    }
 }
 
 /// The transport between rank 0 and the others from the host of each rank: intra-node when
@@ -165,8 +136,17 @@ pub fn describe_transport(t: &Transport) -> String {
     }
 }
 
-/// Resolves the options against `layout`, checking nodes, cores and memory.
-pub fn resolve(a: &MeasureOptions, layout: &Layout, sysfs: &Path) -> Result<Resolved> {
+/// Resolves the options against `layout`, checking nodes, cores and memory. `previous` is
+/// the configuration of the trace `--resume` continues: what the tool sized itself there
+/// (buffer, message slots) is kept, so a resumed trace is one experiment whatever the free
+/// memory of the moment; options the user gives are compared with it later
+/// ([`Rank0::run`]'s check names each one that differs).
+pub fn resolve(
+    a: &MeasureOptions,
+    layout: &Layout,
+    sysfs: &Path,
+    previous: Option<&MeasureConfig>,
+) -> Result<Resolved> {
     let planned = plan::plan(
         layout,
         &Request {
@@ -177,25 +157,52 @@ pub fn resolve(a: &MeasureOptions, layout: &Layout, sysfs: &Path) -> Result<Reso
             share_comm_core: a.shared_comm_core,
         },
     )?;
-    let max_threads = planned.sweep.iter().copied().max().unwrap_or(1) as u64;
-    let comp_free = memory::node_free_bytes(sysfs, planned.plan.comp_numa_os);
-    let comm_free = memory::node_free_bytes(sysfs, planned.plan.comm_numa_os);
-    // Exchanging patterns also send from a buffer on the communication node.
-    let message = a.message_size.0 * if a.pattern == CommPattern::Pong { 1 } else { 2 };
+    let p = &planned.plan;
+    let max_threads = planned.sweep.iter().copied().max().unwrap_or(1);
+    let sender = plan::sender_core(layout, p, max_threads as usize);
+    // The caches the computing threads of the largest point can use (on a chiplet CPU, the
+    // dies they run on, not their whole socket); the communication core's whole socket,
+    // where a network card's DMA may land too.
+    let llc_comp =
+        layout.llc_covering(p.compute.iter().take(max_threads as usize).map(|s| s.pu_os));
+    let llc_comm = layout.llc_of([p.comm.socket]);
+    let comp_free = memory::node_free_bytes(sysfs, p.comp_numa_os);
+    let comm_free = memory::node_free_bytes(sysfs, p.comm_numa_os);
+    let avail = |free: Option<u64>| free.map(|f| f - f / 10);
     let same_node = a.comp_numa == a.comm_numa;
-    let (default, buffer_note) = default_buffer(a.max_phase, layout.llc_bytes);
-    let buffer = match a.buffer_size {
-        Some(b) => b.0,
-        None => match comp_free {
-            // Shrink the default to fit (leaving a tenth to the system), in whole MiB.
-            Some(free) => {
-                let room = (free - free / 10).saturating_sub(if same_node { message } else { 0 });
-                (room / max_threads).min(default) & !((1 << 20) - 1)
-            }
-            None => default,
-        },
+    let message = a.message_size.0;
+    // Rank 0's rings: it receives into one, and exchanging patterns send from another. On
+    // this host rank 1 sends from a third, on its own node (the communication node unless
+    // the plan put it elsewhere).
+    let sender_here = a.hosts.is_none() && sender.numa.is_none_or(|(l, _)| l == a.comm_numa);
+    let rings = u64::from(a.pattern != CommPattern::Pong) + 1 + u64::from(sender_here);
+    let ring = match (a.message_buffers, previous) {
+        (Some(n), _) => n,
+        // A trace from before the rings received into one buffer.
+        (None, Some(c)) => c.sizing.as_ref().map_or(1, |s| s.message_buffers),
+        // Half of a shared node for the rings, the rest for the computing buffers.
+        (None, None) => {
+            let share = if same_node { 2 } else { 1 };
+            let room = avail(comm_free).map(|r| r / share / rings);
+            sizing::message_ring(message, llc_comm, room)
+        }
     };
-    let buffer_note = buffer_note.filter(|_| a.buffer_size.is_none());
+    let ring_bytes = message * u64::from(ring) * rings;
+    let use_ = match workload(a.kernel) {
+        Workload::NtStore(k) if k != Kernel::Portable => sizing::CacheUse::Bypass,
+        _ => sizing::CacheUse::Temporal,
+    };
+    let sized = sizing::computing(
+        use_,
+        llc_comp,
+        max_threads,
+        avail(comp_free).map(|r| r.saturating_sub(if same_node { ring_bytes } else { 0 })),
+    );
+    let buffer = match (a.buffer_size, previous) {
+        (Some(b), _) => b.0,
+        (None, Some(c)) => c.buffer_bytes_per_core,
+        (None, None) => sized.buffer,
+    };
     if buffer < MIN_BUFFER {
         return Err(Error::Input(format!(
             "NUMA node {} has too little free memory for {max_threads} computing buffers of \
@@ -203,16 +210,38 @@ pub fn resolve(a: &MeasureOptions, layout: &Layout, sysfs: &Path) -> Result<Reso
             a.comp_numa
         )));
     }
-    let comp_need = buffer * max_threads + if same_node { message } else { 0 };
+    let comp_need = buffer * u64::from(max_threads) + if same_node { ring_bytes } else { 0 };
     memory::check_fits("computation buffers", comp_need, a.comp_numa, comp_free)?;
     if !same_node {
-        memory::check_fits("communication buffer", message, a.comm_numa, comm_free)?;
+        memory::check_fits("communication buffers", ring_bytes, a.comm_numa, comm_free)?;
     }
+    let computing = sizing::Computing { buffer, ..sized };
+    let sizing = Sizing {
+        chunk_bytes: sizing::chunk_bytes(a.max_phase, buffer),
+        sample_seconds: sizing::sample_seconds(a.max_phase),
+        message_buffers: ring,
+        llc_bytes_comp: llc_comp,
+        llc_bytes_comm: llc_comm,
+        cache_factor: sizing::CACHE_FACTOR,
+        warnings: match previous.and_then(|c| c.sizing.as_ref()) {
+            // A resumed trace keeps its sizes, and with them what was said of them.
+            Some(s) if a.buffer_size.is_none() && a.message_buffers.is_none() => s.warnings.clone(),
+            _ => sizing::warnings(
+                &computing,
+                llc_comp,
+                a.buffer_size.is_some(),
+                max_threads,
+                message,
+                ring,
+                llc_comm,
+            ),
+        },
+    };
     let config = MeasureConfig {
         comp_numa: a.comp_numa,
         comm_numa: a.comm_numa,
         cores: planned.sweep.clone(),
-        message_size_bytes: a.message_size.0,
+        message_size_bytes: message,
         buffer_bytes_per_core: buffer,
         max_phase_seconds: a.max_phase,
         stable_within: a.stable_within / 100.0,
@@ -222,26 +251,34 @@ pub fn resolve(a: &MeasureOptions, layout: &Layout, sysfs: &Path) -> Result<Reso
         pattern: a.pattern.name().to_string(),
         ranks: a.job_ranks(),
         bind: !a.no_bind,
+        sizing: Some(sizing),
     };
-    let sender = plan::sender_core(layout, &planned.plan, max_threads as usize);
     Ok(Resolved {
         planned,
         config,
         sender,
-        buffer_note,
     })
 }
 
 /// The longest a sweep of `c` takes, in seconds: 3 phases per core count, each at most
 /// `--max-phase` plus a margin for its first and last iteration (section 4.1.1); and the
-/// time to touch the computing buffers first (at about 2 GB/s of page faults). `describe_plan`
-/// prints it; `contention survey` multiplies it by its rounds.
+/// time to touch every buffer first at [`sizing::TOUCH_BANDWIDTH`]: the computing buffers
+/// and the message rings (rank 0's receive ring, its send ring when exchanging, and rank
+/// 1's, counted as if on this host). `describe_plan` prints it; `contention survey` and the
+/// tests take their time limits from it.
 pub fn estimated_seconds(c: &MeasureConfig) -> (f64, f64) {
     let max = c.cores.iter().copied().max().unwrap_or(0) as f64;
     let points = c.cores.len() as f64;
+    let slots = c.sizing.as_ref().map_or(1, |s| s.message_buffers) as f64;
+    let rings = if c.pattern == CommPattern::Pong.name() {
+        2.0
+    } else {
+        3.0
+    };
+    let bytes = c.buffer_bytes_per_core as f64 * max + c.message_size_bytes as f64 * slots * rings;
     (
         points * 3.0 * (c.max_phase_seconds + 0.3),
-        c.buffer_bytes_per_core as f64 * max / 2e9,
+        bytes / sizing::TOUCH_BANDWIDTH,
     )
 }
 
@@ -320,22 +357,27 @@ pub fn describe_plan(
     }
     out += &format!("transport   {}\n", describe_transport(transport));
     let max = c.cores.iter().copied().max().unwrap_or(0) as usize;
+    let z = r.sizing();
     out += &format!(
-        "computing   up to {max} thread(s), each on its own core, running {} over {} per \
-         iteration ({} non-temporal stores for nt-store)\n\
-         \x20           data on NUMA node {}{}\n",
+        "computing   up to {max} thread(s), each on its own core, running {} over its own {} \
+         ({} non-temporal stores for nt-store), timed in chunks of {}: a sample every {:.0} ms\n\
+         \x20           data on NUMA node {}{}\n\
+         \x20           {}\n",
         c.compute_kernel,
         human_bytes(c.buffer_bytes_per_core),
         c.kernel,
+        human_bytes(z.chunk_bytes),
+        1e3 * z.sample_seconds,
         node(c.comp_numa),
         if c.bind {
             ""
         } else {
             " (NOT bound: --no-bind)"
-        }
+        },
+        describe_cache(c, z)
     );
-    if let Some(n) = &r.buffer_note {
-        out += &format!("WARNING     {n}\n");
+    for w in &z.warnings {
+        out += &format!("WARNING     {w}\n");
     }
     out += "            cores in order: ";
     out += &p.compute[..max.min(p.compute.len())]
@@ -356,13 +398,21 @@ pub fn describe_plan(
     }
     out += &format!(
         "communic.   1 thread on core {} (PU P#{}, socket {}): {}\n\
-         \x20           receives {} messages into NUMA node {}\n",
+         \x20           receives {} messages into NUMA node {}, in turn into {} buffer(s) ({})\n\
+         \x20           one message is one sample: {} in a phase need {:.1} GB/s within --max-phase {}\n",
         p.comm.core,
         p.comm.pu_os,
         p.comm.socket,
         p.comm_reason,
         human_bytes(c.message_size_bytes),
-        node(c.comm_numa)
+        node(c.comm_numa),
+        z.message_buffers,
+        human_bytes(c.message_size_bytes * u64::from(z.message_buffers)),
+        super::sampling::MIN_ROUNDS + 2,
+        (super::sampling::MIN_ROUNDS + 2) as f64 * c.message_size_bytes as f64
+            / c.max_phase_seconds
+            / 1e9,
+        c.max_phase_seconds
     );
     if transport.kind == TransportKind::IntraNode {
         let s = &r.sender;
@@ -410,6 +460,37 @@ pub fn describe_plan(
         touch
     );
     out
+}
+
+/// The cache rule as the plan states it: the working set against the computing sockets'
+/// last-level cache, and from which core count it holds.
+fn describe_cache(c: &MeasureConfig, z: &Sizing) -> String {
+    let max = c.cores.iter().copied().max().unwrap_or(1);
+    if z.llc_bytes_comp == 0 {
+        return "hwloc reports no cache size: the buffers are not checked against it".to_string();
+    }
+    let rule = z.cache_factor * z.llc_bytes_comp;
+    let first = sizing::first_meeting(rule, c.buffer_bytes_per_core, max);
+    let nt = c.compute_kernel == "nt-store" && c.kernel != "portable";
+    format!(
+        "working set {} at {max} core(s) against {} of last-level cache on their socket(s) \
+         ({}x); {}",
+        human_bytes(c.buffer_bytes_per_core * u64::from(max)),
+        human_bytes(z.llc_bytes_comp),
+        z.cache_factor,
+        match first {
+            Some(1) => "every point meets it".to_string(),
+            Some(n) if nt => format!(
+                "points from {n} cores meet it; below, non-temporal stores bypass the cache \
+                 (paper, section 2.3)"
+            ),
+            Some(n) => format!(
+                "points from {n} cores meet it; below, {} may partly hit the cache",
+                c.compute_kernel
+            ),
+            None => "no point meets it (see the warning)".to_string(),
+        }
+    )
 }
 
 /// How rank 0 reports each step of the sweep.
@@ -468,9 +549,10 @@ impl Rank0<'_> {
                 )
             })
             .collect::<Result<Vec<_>, memory::MemoryError>>();
+        let ring = c.message_size_bytes as usize * self.resolved.sizing().message_buffers as usize;
         let comm_buffer = memory::allocate(
             self.topology,
-            c.message_size_bytes as usize,
+            ring,
             node(self.resolved.planned.plan.comm_numa_os),
         );
         let pattern = self.options.pattern;
@@ -478,7 +560,7 @@ impl Rank0<'_> {
             .then(|| {
                 memory::allocate(
                     self.topology,
-                    c.message_size_bytes as usize,
+                    ring,
                     node(self.resolved.planned.plan.comm_numa_os),
                 )
             })
@@ -534,7 +616,8 @@ impl Rank0<'_> {
             plan: &self.resolved.planned.plan,
             workload: workload(self.options.kernel),
             pattern,
-            buffer_bytes: c.buffer_bytes_per_core as usize,
+            chunk_bytes: self.resolved.sizing().chunk_bytes as usize,
+            sample_seconds: self.resolved.sizing().sample_seconds,
             message_bytes: c.message_size_bytes as usize,
             bind,
             sampling: Sampling {
@@ -547,6 +630,7 @@ impl Rank0<'_> {
             comm: self.comm,
         };
         let progress = std::cell::RefCell::new(Progress::new(self.progress, todo.len()));
+        let mut warned = false;
         let result = bench.sweep(
             &todo,
             &mut comm_buffer,
@@ -554,7 +638,12 @@ impl Rank0<'_> {
             buffers,
             |n, phase| progress.borrow_mut().phase(n, phase),
             |point: TracePoint| {
-                progress.borrow_mut().point_done(&point_line(&point));
+                let mut line = point_line(&point);
+                if let Some(w) = few_messages(&point, c).filter(|_| !warned) {
+                    warned = true;
+                    line += &format!("\nWARNING     {w}");
+                }
+                progress.borrow_mut().point_done(&line);
                 trace.points.push(point);
                 save(&path, &mut trace)
             },
@@ -585,42 +674,17 @@ impl Rank0<'_> {
             return Ok(fresh);
         }
         let old = trace_file::read(path)?;
-        let differs = |what: &str| {
-            Error::Input(format!(
-                "--resume: `{}` was measured with another {what}; resume with the same options, \
+        let differences = resume_differences(&old, &fresh);
+        if !differences.is_empty() {
+            return Err(Error::Input(format!(
+                "--resume: `{}` was measured otherwise: {}; resume with the trace's options, \
                  or start a new trace with -o",
-                path.display()
-            ))
-        };
-        let (o, n) = (&old.config, &fresh.config);
-        if (o.comp_numa, o.comm_numa) != (n.comp_numa, n.comm_numa) {
-            return Err(differs("--numa placement"));
-        }
-        if o.message_size_bytes != n.message_size_bytes {
-            return Err(differs("--message-size"));
-        }
-        if o.buffer_bytes_per_core != n.buffer_bytes_per_core {
-            return Err(differs("--buffer-size"));
-        }
-        if o.kernel != n.kernel || o.compute_kernel != n.compute_kernel || o.bind != n.bind {
-            return Err(differs("kernel or binding (--kernel, --no-bind)"));
-        }
-        if o.pattern != n.pattern || o.ranks != n.ranks {
-            return Err(differs("--pattern or --ranks"));
-        }
-        if let (Some(o), Some(n)) = (&old.transport, &fresh.transport) {
-            if o.kind != n.kind {
-                return Err(differs("transport (intra-node or network, see --hosts)"));
-            }
-        }
-        if old.plan != fresh.plan {
-            return Err(differs("pinning plan (cores or --comm-core)"));
-        }
-        if old.machine.hostname != fresh.machine.hostname {
-            return Err(differs("host"));
+                path.display(),
+                differences.join("; ")
+            )));
         }
         let mut cores = old.config.cores.clone();
-        cores.extend(&n.cores);
+        cores.extend(&fresh.config.cores);
         cores.sort_unstable();
         cores.dedup();
         Ok(Trace {
@@ -633,6 +697,93 @@ impl Rank0<'_> {
             ..fresh
         })
     }
+}
+
+/// What makes `fresh` (this run's resolved trace) another experiment than `old`, one phrase
+/// each naming the option and both values. Sizes the tool chose itself are never among them:
+/// [`resolve`] takes them from the old trace.
+fn resume_differences(old: &Trace, fresh: &Trace) -> Vec<String> {
+    let (o, n) = (&old.config, &fresh.config);
+    let mut out = Vec::new();
+    let mut differ = |what: &str, was: String, now: String| {
+        if was != now {
+            out.push(format!("{what} {was} in the trace, {now} now"));
+        }
+    };
+    differ(
+        "--numa",
+        format!("{},{}", o.comp_numa, o.comm_numa),
+        format!("{},{}", n.comp_numa, n.comm_numa),
+    );
+    let size = |b: u64| crate::units::ByteSize(b).to_string();
+    differ(
+        "--message-size",
+        size(o.message_size_bytes),
+        size(n.message_size_bytes),
+    );
+    differ(
+        "--buffer-size",
+        size(o.buffer_bytes_per_core),
+        size(n.buffer_bytes_per_core),
+    );
+    let sampling = |c: &MeasureConfig| {
+        if c.sizing.is_some() {
+            "in chunks".to_string()
+        } else {
+            "one sample per pass over the buffer (an older contention)".to_string()
+        }
+    };
+    differ("sampling", sampling(o), sampling(n));
+    let slots = |c: &MeasureConfig| c.sizing.as_ref().map_or(1, |s| s.message_buffers);
+    differ(
+        "--message-buffers",
+        slots(o).to_string(),
+        slots(n).to_string(),
+    );
+    differ(
+        "--kernel",
+        o.compute_kernel.clone(),
+        n.compute_kernel.clone(),
+    );
+    differ("store instructions", o.kernel.clone(), n.kernel.clone());
+    let bind = |b: bool| if b { "bound" } else { "--no-bind" }.to_string();
+    differ("binding", bind(o.bind), bind(n.bind));
+    differ("--pattern", o.pattern.clone(), n.pattern.clone());
+    differ("--ranks", o.ranks.to_string(), n.ranks.to_string());
+    if let (Some(o), Some(n)) = (&old.transport, &fresh.transport) {
+        let kind = |t: &Transport| format!("{:?}", t.kind).to_lowercase();
+        differ("transport (see --hosts)", kind(o), kind(n));
+    }
+    differ(
+        "host",
+        old.machine.hostname.clone(),
+        fresh.machine.hostname.clone(),
+    );
+    if old.plan != fresh.plan {
+        out.push("the pinning plan (cores or --comm-core) differs".into());
+    }
+    out
+}
+
+/// Why the communication phases cannot be stable when the messages are too long for
+/// `--max-phase` (each message is one sample): the messages the first phase got, at its
+/// median bandwidth, and the `--max-phase` or message size that would give enough.
+fn few_messages(p: &TracePoint, c: &MeasureConfig) -> Option<String> {
+    let got = p.comm_alone.samples.len();
+    let min = super::sampling::MIN_ROUNDS;
+    if got >= min {
+        return None;
+    }
+    let mbps = p.comm_alone.summary.median;
+    let per_message = c.message_size_bytes as f64 / (mbps * 1e6);
+    Some(format!(
+        "communications alone got {got} messages of {} within --max-phase {} ({mbps:.0} MB/s): \
+         a stable phase needs {min}, so the communication phases will be flagged unstable; \
+         raise --max-phase to {:.1} or lower --message-size",
+        human_bytes(c.message_size_bytes),
+        c.max_phase_seconds,
+        (per_message * (min + 4) as f64).max(c.max_phase_seconds)
+    ))
 }
 
 /// One line for the log after a point: each median with its 95% interval as a relative
@@ -719,7 +870,7 @@ mod tests {
         let layout = super::super::topology::layout(
             &super::super::topology::load_synthetic(synthetic).unwrap(),
         );
-        let r = resolve(&a, &layout, Path::new("/nonexistent")).unwrap();
+        let r = resolve(&a, &layout, Path::new("/nonexistent"), None).unwrap();
         describe_plan(&layout, &r, &transport(&["a".into()]), None)
     }
 
@@ -753,11 +904,12 @@ mod tests {
         let layout = super::super::topology::layout(
             &super::super::topology::load_synthetic("pack:2 numa:2 core:4 pu:1").unwrap(),
         );
-        let refused = |a: MeasureOptions| match resolve(&a, &layout, Path::new("/nonexistent")) {
-            Err(e) if e.exit_code() == crate::error::EXIT_INPUT => e.to_string(),
-            Err(e) => panic!("not an input error: {e}"),
-            Ok(_) => panic!("{a:?} was accepted"),
-        };
+        let refused =
+            |a: MeasureOptions| match resolve(&a, &layout, Path::new("/nonexistent"), None) {
+                Err(e) if e.exit_code() == crate::error::EXIT_INPUT => e.to_string(),
+                Err(e) => panic!("not an input error: {e}"),
+                Ok(_) => panic!("{a:?} was accepted"),
+            };
         let m = refused(MeasureOptions {
             comm_numa: 7,
             ..MeasureOptions::default()
@@ -781,6 +933,7 @@ mod tests {
             },
             &layout,
             Path::new("/nonexistent"),
+            None,
         )
         .unwrap();
         assert_eq!(ok.config.pattern, "pingpong");
@@ -788,27 +941,249 @@ mod tests {
         assert_eq!((ok.config.comp_numa, ok.config.comm_numa), (2, 2));
     }
 
+    const MIB: u64 = 1 << 20;
+
+    fn synthetic(description: &str) -> Layout {
+        super::super::topology::layout(
+            &super::super::topology::load_synthetic(description).unwrap(),
+        )
+    }
+
+    /// A sysfs tree whose every NUMA node has `free` bytes free.
+    fn sysfs_with_free(nodes: u32, free: u64) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for n in 0..nodes {
+            let d = dir.path().join(format!("node/node{n}"));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(
+                d.join("meminfo"),
+                format!("Node {n} MemFree:   {} kB\n", free / 1024),
+            )
+            .unwrap();
+        }
+        dir
+    }
+
     #[test]
-    fn the_default_buffer_is_sized_for_time_but_dwarfs_the_cache() {
-        let mib = 1u64 << 20;
-        // A long phase limit on a machine with a small cache: sized for time.
-        let (b, note) = default_buffer(10.0, 4 * mib);
-        assert_eq!(
-            b,
-            (10.0 / 34.0 * SLOWEST_CORE_BANDWIDTH) as u64 & !(mib - 1)
-        );
-        assert!(note.is_none());
-        // The paper's 2 x 24.75 MB of L3 with the default 1.5 s: the cache wins, and the
-        // plan says which --max-phase gives enough rounds.
-        let (b, note) = default_buffer(1.5, 2 * 25_952_256);
-        assert_eq!(b, (16 * 2 * 25_952_256) & !(mib - 1));
-        let note = note.unwrap();
+    fn buffers_and_rings_are_sized_from_the_cache_of_their_own_socket() {
+        // Two 64-core sockets with 1 GiB of L3 each: the rule counts one socket's cache.
+        let big = synthetic("pack:2 l3:1(size=1GiB) core:64 pu:1");
+        assert_eq!(big.sockets[0].llc_bytes, 1 << 30);
+        assert_eq!(big.llc_of([0, 0, 1]), 2 << 30);
+        let r = resolve(
+            &MeasureOptions::default(),
+            &big,
+            Path::new("/nonexistent"),
+            None,
+        )
+        .unwrap();
+        let (c, z) = (&r.config, r.sizing());
+        assert_eq!(z.llc_bytes_comp, 1 << 30);
+        assert_eq!(z.llc_bytes_comm, 1 << 30);
+        // Every core of socket 0 computes (the communication thread is on socket 1): 4 GiB
+        // over 64, the 64 MiB floor.
+        assert_eq!(*c.cores.last().unwrap(), 64);
+        assert_eq!(c.buffer_bytes_per_core, 64 * MIB);
+        // 64 MiB messages: 64 of them make 4 GiB.
+        assert_eq!(z.message_buffers, 64);
+        assert!(z.warnings.is_empty(), "{:?}", z.warnings);
+        // Enough rounds on the slowest core this is sized for.
         assert!(
-            note.contains("--max-phase 1.5") && note.contains("raise it to"),
-            "{note}"
+            sizing::rounds_at(
+                c.max_phase_seconds,
+                z.chunk_bytes,
+                sizing::SLOWEST_CORE_BANDWIDTH
+            ) >= super::super::sampling::MIN_ROUNDS
         );
-        // Unknown caches: the historical 256 MiB floor.
-        assert_eq!(default_buffer(1.5, 0).0, DEFAULT_BUFFER);
+        let text = describe_plan(&big, &r, &transport(&["a".into()]), None);
+        assert!(text.contains("against 1 GiB of last-level cache"), "{text}");
+        assert!(text.contains("into 64 buffer(s) (4 GiB)"), "{text}");
+
+        // 256 MiB per socket, 12 cores: 1 GiB over 12.
+        let small = synthetic("pack:2 l3:1(size=256MiB) core:12 pu:1");
+        let r = resolve(
+            &MeasureOptions::default(),
+            &small,
+            Path::new("/nonexistent"),
+            None,
+        )
+        .unwrap();
+        assert_eq!(r.config.buffer_bytes_per_core, 86 * MIB);
+        assert_eq!(r.sizing().message_buffers, 16);
+    }
+
+    #[test]
+    fn every_recorded_machine_gets_the_cache_rule_and_enough_rounds() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/topologies");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "xml") {
+                continue;
+            }
+            let layout =
+                super::super::topology::layout(&super::super::topology::load_xml(&path).unwrap());
+            let r = resolve(
+                &MeasureOptions::default(),
+                &layout,
+                Path::new("/nonexistent"),
+                None,
+            )
+            .unwrap();
+            let (c, z) = (&r.config, r.sizing());
+            let max = u64::from(*c.cores.last().unwrap());
+            let name = path.display();
+            assert!(z.llc_bytes_comp > 0, "{name}: hwloc's caches are read");
+            // One socket's cache at most: never the whole machine's on a multi-socket machine.
+            let whole: u64 = layout.sockets.iter().map(|s| s.llc_bytes).sum();
+            assert!(
+                layout.sockets.len() == 1 || z.llc_bytes_comp < whole,
+                "{name}"
+            );
+            assert!(z.llc_bytes_comp <= layout.sockets[0].llc_bytes, "{name}");
+            // A sweep of fewer cores than the socket counts only the dies it runs on.
+            let one = resolve(
+                &MeasureOptions {
+                    cores: Some(crate::cores::CoreList::from_counts(&[1])),
+                    ..MeasureOptions::default()
+                },
+                &layout,
+                Path::new("/nonexistent"),
+                None,
+            )
+            .unwrap();
+            let die = one.sizing().llc_bytes_comp;
+            assert!(die > 0 && die <= z.llc_bytes_comp, "{name}");
+            assert!(c.buffer_bytes_per_core * max >= sizing::CACHE_FACTOR * z.llc_bytes_comp);
+            assert!(
+                c.message_size_bytes * u64::from(z.message_buffers)
+                    >= sizing::CACHE_FACTOR * z.llc_bytes_comm
+            );
+            assert!(z.warnings.is_empty(), "{name}: {:?}", z.warnings);
+            assert!(
+                sizing::rounds_at(
+                    c.max_phase_seconds,
+                    z.chunk_bytes,
+                    sizing::SLOWEST_CORE_BANDWIDTH
+                ) >= super::super::sampling::MIN_ROUNDS,
+                "{name}"
+            );
+            seen += 1;
+        }
+        assert_eq!(seen, 4);
+        // A chiplet socket (four dies of four cores, 16 MiB of L3 each): a sweep counts the
+        // caches of the dies it runs on.
+        let chiplet = synthetic("pack:2 l3:4(size=16MiB) core:4 pu:1");
+        assert_eq!(chiplet.sockets[0].llc_bytes, 64 * MIB);
+        let llc = |cores: &[u32]| {
+            let a = MeasureOptions {
+                cores: Some(crate::cores::CoreList::from_counts(cores)),
+                ..MeasureOptions::default()
+            };
+            resolve(&a, &chiplet, Path::new("/nonexistent"), None)
+                .unwrap()
+                .sizing()
+                .llc_bytes_comp
+        };
+        assert_eq!(llc(&[1, 2, 4]), 16 * MIB);
+        assert_eq!(llc(&[1, 5]), 32 * MIB);
+        assert_eq!(llc(&[16]), 64 * MIB);
+    }
+
+    #[test]
+    fn free_memory_caps_the_sizes_and_the_plan_says_by_how_much() {
+        // This machine kind: one socket, 2 cores, 480 MiB of L3, about 3.8 GB free.
+        let vm = synthetic("pack:1 l3:1(size=480MiB) core:2 pu:1");
+        let free = sysfs_with_free(1, 3_800_000_000);
+        let a = MeasureOptions {
+            shared_comm_core: true,
+            ..MeasureOptions::default()
+        };
+        let r = resolve(&a, &vm, free.path(), None).unwrap();
+        let (c, z) = (&r.config, r.sizing());
+        let avail = 3_800_000_000u64 - 380_000_000;
+        // Half of the node for the receive ring and rank 1's send ring, 64 MiB slots.
+        assert_eq!(z.message_buffers as u64, avail / 2 / 2 / (64 * MIB));
+        let rings = 2 * 64 * MIB * u64::from(z.message_buffers);
+        assert_eq!(c.buffer_bytes_per_core, ((avail - rings) / 2) & !(MIB - 1));
+        assert!(c.buffer_bytes_per_core * 2 + rings <= avail);
+        assert_eq!(z.warnings.len(), 2, "{:?}", z.warnings);
+        assert!(
+            z.warnings[0].contains("free memory allows"),
+            "{:?}",
+            z.warnings
+        );
+        assert!(
+            z.warnings[1].contains("--message-buffers"),
+            "{:?}",
+            z.warnings
+        );
+        // What the user gives is kept, and checked against the node.
+        let given = MeasureOptions {
+            buffer_size: Some(crate::units::ByteSize(64 * MIB)),
+            message_buffers: Some(2),
+            ..a.clone()
+        };
+        let r = resolve(&given, &vm, free.path(), None).unwrap();
+        assert_eq!(r.config.buffer_bytes_per_core, 64 * MIB);
+        assert_eq!(r.sizing().message_buffers, 2);
+        let too_many = MeasureOptions {
+            message_buffers: Some(100),
+            ..a.clone()
+        };
+        let e = resolve(&too_many, &vm, free.path(), None).err().unwrap();
+        assert!(e.to_string().contains("free"), "{e}");
+    }
+
+    #[test]
+    fn resume_keeps_what_the_tool_sized_and_names_what_the_user_changed() {
+        let vm = synthetic("pack:1 l3:1(size=480MiB) core:2 pu:1");
+        let a = MeasureOptions {
+            shared_comm_core: true,
+            ..MeasureOptions::default()
+        };
+        let first = resolve(&a, &vm, sysfs_with_free(1, 3_000_000_000).path(), None).unwrap();
+        // The machine has more free memory now: a fresh run would size bigger...
+        let later = sysfs_with_free(1, 3_800_000_000);
+        let fresh = resolve(&a, &vm, later.path(), None).unwrap();
+        assert!(fresh.config.buffer_bytes_per_core > first.config.buffer_bytes_per_core);
+        assert!(fresh.sizing().message_buffers > first.sizing().message_buffers);
+        // ... but a resumed one measures what the trace measured.
+        let resumed = resolve(&a, &vm, later.path(), Some(&first.config));
+        let resumed = resumed.unwrap();
+        assert_eq!(
+            resumed.config.buffer_bytes_per_core,
+            first.config.buffer_bytes_per_core
+        );
+        assert_eq!(
+            resumed.sizing().message_buffers,
+            first.sizing().message_buffers
+        );
+        // Options the user gives that differ are each named, with both values.
+        let recorded = trace_file::read(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/traces/vm-local.json"),
+        )
+        .unwrap();
+        let trace = |config: MeasureConfig| Trace {
+            config,
+            ..recorded.clone()
+        };
+        let changed = MeasureOptions {
+            buffer_size: Some(crate::units::ByteSize(64 * MIB)),
+            message_size: crate::units::ByteSize(8 * MIB),
+            ..a.clone()
+        };
+        let now = resolve(&changed, &vm, later.path(), Some(&first.config)).unwrap();
+        let d = resume_differences(&trace(first.config.clone()), &trace(now.config));
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert!(
+            d[0].starts_with("--message-size 64MiB in the trace, 8MiB now"),
+            "{d:?}"
+        );
+        assert!(d[1].starts_with("--buffer-size "), "{d:?}");
+        assert!(d[1].ends_with(", 64MiB now"), "{d:?}");
+        let same = resume_differences(&trace(first.config.clone()), &trace(resumed.config));
+        assert!(same.is_empty(), "{same:?}");
     }
 
     #[test]

@@ -31,6 +31,11 @@ pub struct Core {
 pub struct Socket {
     pub logical: u32,
     pub cores: Vec<Core>,
+    /// Bytes of last-level cache serving this socket's cores: every L3 in it (several on
+    /// chiplet CPUs, one per die or CCX), else every L2; 0 when hwloc reports none. The data
+    /// of threads on this socket must dwarf it for a kernel to measure memory
+    /// ([`super::sizing`]).
+    pub llc_bytes: u64,
 }
 
 /// Kind of network card, most relevant for MPI first.
@@ -65,9 +70,17 @@ pub struct Layout {
     /// The NUMA node (logical) local to each PU (OS index): under sub-NUMA clustering, the
     /// node of the PU's cluster, not just of its socket.
     pub pu_numa: std::collections::BTreeMap<u32, u32>,
-    /// Bytes of last-level cache of the whole machine (every L3, else every L2), 0 when
-    /// hwloc reports none: buffers must dwarf it for the kernel to measure memory.
-    pub llc_bytes: u64,
+    /// Every last-level cache (each L3, else each L2) with the PUs (OS indices) it serves: on
+    /// chiplet CPUs a socket has several, one per die, and threads on some dies can use only
+    /// theirs.
+    pub caches: Vec<Cache>,
+}
+
+/// One last-level cache and the PUs (OS indices) it serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cache {
+    pub bytes: u64,
+    pub pus_os: Vec<u32>,
 }
 
 /// Loads this machine's topology, with I/O devices so network cards are seen, and with the
@@ -233,6 +246,7 @@ pub fn layout(topology: &Topology) -> Layout {
             Socket {
                 logical: idx(i),
                 cores,
+                llc_bytes: last_level_cache(topology, pkg),
             }
         })
         .collect();
@@ -305,19 +319,6 @@ pub fn layout(topology: &Topology) -> Layout {
             }
         }
     }
-    let cache_total = |t: ObjectType| -> u64 {
-        topology
-            .objects_with_type(t)
-            .filter_map(|c| match c.attributes() {
-                Some(ObjectAttributes::Cache(a)) => a.size().map(|s| s.get()),
-                _ => None,
-            })
-            .sum()
-    };
-    let llc_bytes = match cache_total(ObjectType::L3Cache) {
-        0 => cache_total(ObjectType::L2Cache),
-        l3 => l3,
-    };
     let cpu_model = packages
         .iter()
         .find_map(|p| info(p, "CPUModel"))
@@ -336,11 +337,77 @@ pub fn layout(topology: &Topology) -> Layout {
         cores_not_allowed,
         nodes_not_allowed,
         pu_numa,
-        llc_bytes,
+        caches: last_level_caches(topology),
+    }
+}
+
+/// Every L3 of the machine with its PUs, else every L2.
+fn last_level_caches(topology: &Topology) -> Vec<Cache> {
+    let of = |t: ObjectType| -> Vec<Cache> {
+        topology
+            .objects_with_type(t)
+            .filter_map(|c| match c.attributes() {
+                Some(ObjectAttributes::Cache(a)) => Some(Cache {
+                    bytes: a.size()?.get(),
+                    pus_os: c
+                        .cpuset()?
+                        .iter_set()
+                        .map(|p| idx(usize::from(p)))
+                        .collect(),
+                }),
+                _ => None,
+            })
+            .collect()
+    };
+    match of(ObjectType::L3Cache) {
+        l3 if !l3.is_empty() => l3,
+        _ => of(ObjectType::L2Cache),
+    }
+}
+
+/// Bytes of last-level cache whose cores lie in `within`: every L3 there, else every L2.
+fn last_level_cache(topology: &Topology, within: &TopologyObject) -> u64 {
+    let Some(set) = within.cpuset() else {
+        return 0;
+    };
+    let total = |t: ObjectType| -> u64 {
+        topology
+            .objects_with_type(t)
+            .filter(|c| c.cpuset().is_some_and(|cs| cs.intersects(&*set)))
+            .filter_map(|c| match c.attributes() {
+                Some(ObjectAttributes::Cache(a)) => a.size().map(|s| s.get()),
+                _ => None,
+            })
+            .sum()
+    };
+    match total(ObjectType::L3Cache) {
+        0 => total(ObjectType::L2Cache),
+        l3 => l3,
     }
 }
 
 impl Layout {
+    /// Bytes of the last-level caches that serve any of `pus` (OS indices), each counted
+    /// once: what the threads on those PUs can keep data in.
+    pub fn llc_covering(&self, pus: impl IntoIterator<Item = u32>) -> u64 {
+        let pus: std::collections::BTreeSet<u32> = pus.into_iter().collect();
+        self.caches
+            .iter()
+            .filter(|c| c.pus_os.iter().any(|p| pus.contains(p)))
+            .map(|c| c.bytes)
+            .sum()
+    }
+
+    /// Bytes of last-level cache of the given sockets (logical indices), each counted once.
+    pub fn llc_of(&self, sockets: impl IntoIterator<Item = u32>) -> u64 {
+        let wanted: std::collections::BTreeSet<u32> = sockets.into_iter().collect();
+        self.sockets
+            .iter()
+            .filter(|s| wanted.contains(&s.logical))
+            .map(|s| s.llc_bytes)
+            .sum()
+    }
+
     /// NUMA nodes on the first socket, `#m` of the model (at least 1: a machine whose nodes
     /// have no CPUs is treated as one node per socket).
     pub fn numa_per_socket(&self) -> u32 {

@@ -206,7 +206,7 @@ fn sweep_estimate(o: &SurveyOptions) -> Result<f64> {
     } else {
         Path::new(SYSFS)
     };
-    let resolved = session::resolve(&o.measure, &layout, sysfs)?;
+    let resolved = session::resolve(&o.measure, &layout, sysfs, None)?;
     let (sweep, touch) = session::estimated_seconds(&resolved.config);
     Ok(sweep + touch)
 }

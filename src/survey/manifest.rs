@@ -111,6 +111,10 @@ pub fn options_of(a: &MeasureOptions) -> BTreeMap<String, String> {
         ("--pattern", a.pattern.name().to_string()),
         ("--message-size", a.message_size.to_string()),
         ("--buffer-size", opt(a.buffer_size.map(|b| b.to_string()))),
+        (
+            "--message-buffers",
+            opt(a.message_buffers.map(|n| n.to_string())),
+        ),
         ("--max-phase", a.max_phase.to_string()),
         ("--stable-within", a.stable_within.to_string()),
         ("--timeout", a.timeout.to_string()),
@@ -127,8 +131,13 @@ pub fn differences(
     now: &BTreeMap<String, String>,
 ) -> Vec<String> {
     let keys: std::collections::BTreeSet<&String> = saved.keys().chain(now.keys()).collect();
+    // An option a manifest from an older version does not list was at its default then.
+    let default = "(default)".to_string();
+    let value = |m: &'_ BTreeMap<String, String>, k: &String| m.get(k).cloned();
     keys.into_iter()
-        .filter(|k| saved.get(*k) != now.get(*k))
+        .filter(|k| {
+            value(saved, k).unwrap_or(default.clone()) != value(now, k).unwrap_or(default.clone())
+        })
         .map(|k| {
             let show = |v: Option<&String>| v.map_or("(absent)".to_string(), Clone::clone);
             format!(

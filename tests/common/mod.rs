@@ -203,6 +203,7 @@ pub fn trace(
             pattern: "pong".into(),
             ranks: 2,
             bind: true,
+            sizing: None,
         },
         plan: Plan {
             compute: (0..max_cores)

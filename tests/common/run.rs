@@ -70,6 +70,45 @@ pub fn one_job() -> MutexGuard<'static, ()> {
     JOB.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// What `measure ARGS` (arguments after `measure`) says it will take on this machine, from
+/// its plan (`--dry-run`'s `duration` line): the sweep, and touching the buffers it sized.
+fn plan_seconds(args: &[&str]) -> (f64, f64) {
+    let o = command()
+        .arg("measure")
+        .args(args)
+        .arg("--dry-run")
+        .output()
+        .expect("binary runs");
+    let plan = stdout(&o);
+    let line = plan
+        .lines()
+        .find(|l| l.starts_with("duration"))
+        .unwrap_or_else(|| panic!("no duration in the plan of {args:?}:\n{}", text(&o)));
+    // "duration    at most 11 s (+4 s to touch the buffers), usually less"
+    let numbers: Vec<f64> = line
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    match numbers[..] {
+        [sweep, touch, ..] => (sweep, touch),
+        _ => panic!("unreadable duration line: {line}"),
+    }
+}
+
+/// How long a test waits for `measure ARGS` to have started its sweep (its trace written):
+/// a minute for MPI's start, plus three times the plan's own time to touch the buffers, so
+/// a loaded machine with big caches (big buffers) does not fail the wait.
+pub fn start_limit(args: &[&str]) -> Duration {
+    Duration::from_secs_f64(60.0 + 3.0 * plan_seconds(args).1)
+}
+
+/// How long a test waits for a whole `measure ARGS`: [`start_limit`] plus three times the
+/// plan's estimate of the sweep.
+pub fn run_limit(args: &[&str]) -> Duration {
+    let (sweep, touch) = plan_seconds(args);
+    Duration::from_secs_f64(60.0 + 3.0 * (sweep + touch))
+}
+
 /// Polls `ready` every 100 ms; panics naming `what` after `limit`.
 pub fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
     let start = Instant::now();

@@ -25,7 +25,7 @@ export HOME=$out/home
 mkdir -p "$HOME"
 # Bandwidths inside TCG mean nothing: one or two core counts, small messages and buffers,
 # short phases.
-tiny=(--message-size 1MiB --buffer-size 16MiB --max-phase 0.3 --stable-within 5)
+tiny=(--message-size 1MiB --buffer-size 16MiB --message-buffers 2 --max-phase 0.3 --stable-within 5)
 
 step() {
     local name=$1

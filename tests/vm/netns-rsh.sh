@@ -2,7 +2,8 @@
 # Open MPI's rsh agent for the hosts of tests/vm/hosts.sh: `netns-rsh.sh HOST CMD...` runs
 # CMD inside HOST's network and UTS namespaces, as ssh would run it on HOST.
 # Open MPI may put ssh-style options before the host name; they are skipped.
-# With CONTENTION_HOSTS_LOW_MEMORY=HOST:MIB, HOST's CMD sees MIB MiB free on every NUMA node.
+# With CONTENTION_HOSTS_LOW_MEMORY=HOST:MIB, HOST's CMD sees MIB MiB free on every NUMA node
+# (MemFree, with no page cache or slab to reclaim on top).
 set -euo pipefail
 while [ $# -gt 0 ] && [[ $1 == -* ]]; do shift; done
 host=${1:?usage: netns-rsh.sh HOST CMD...}
@@ -15,11 +16,14 @@ dir=${CONTENTION_HOSTS_DIR:?netns-rsh.sh runs under tests/vm/hosts.sh}
 low=${CONTENTION_HOSTS_LOW_MEMORY:-}
 if [ -n "$low" ] && [ "${low%%:*}" = "$host" ]; then
     mib=${low#*:}
-    # A private mount namespace in which each node's meminfo says MIB MiB free.
+    # A private mount namespace in which each node's meminfo says MIB MiB free and nothing
+    # reclaimable (measure counts Inactive(file) and SReclaimable as available too).
     script='for f in /sys/devices/system/node/node*/meminfo; do
         n=${f%/meminfo}; n=${n##*node}
         fake="$HOSTS_DIR/$HOSTS_HOST-node$n.meminfo"
-        sed "s/MemFree: *[0-9]* kB/MemFree: $((HOSTS_MIB * 1024)) kB/" "$f" > "$fake"
+        sed -e "s/MemFree: *[0-9]* kB/MemFree: $((HOSTS_MIB * 1024)) kB/" \
+            -e "s/Inactive(file): *[0-9]* kB/Inactive(file): 0 kB/" \
+            -e "s/SReclaimable: *[0-9]* kB/SReclaimable: 0 kB/" "$f" > "$fake"
         mount --bind "$fake" "$f"
     done
     exec sh -c "$0"'
