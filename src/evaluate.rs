@@ -126,8 +126,8 @@ pub struct Evaluation {
     /// The model file as the user named it.
     pub model: String,
     pub machine: Machine,
-    /// What the numbers are in ([`crate::export::json::UNITS`]).
-    pub units: crate::export::json::Units,
+    /// What the numbers are in ([`crate::units::UNITS`]).
+    pub units: crate::units::Units,
     pub inputs: Vec<String>,
     pub points_counted: &'static str,
     /// The placements the model is calibrated on (`COMP,COMM`).
@@ -362,7 +362,7 @@ pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<E
         }
     }
     Ok(Evaluation {
-        units: crate::export::json::UNITS,
+        units: crate::units::UNITS,
         schema_version: <Evaluation as crate::report::Report>::SCHEMA_VERSION,
         tool: Provenance::current(),
         model: model_source.to_string(),
@@ -460,9 +460,9 @@ fn compare(model: &Model, sweep: &Sweep, sample: bool, out: &mut Vec<PointError>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::csv::tidy_rows;
     use crate::io::model_file;
     use crate::model::all_placements;
+    use crate::trace::predicted_rows;
     use crate::trace::TidyRow;
 
     fn henri() -> Model {
@@ -473,7 +473,7 @@ mod tests {
     /// comm_parallel of placement 0,0 scaled by `factor`.
     fn measured(m: &Model, factor: f64) -> Vec<TidyRow> {
         let cores: Vec<u32> = (1..=18).collect();
-        let mut rows = tidy_rows(&model::predict(m, &all_placements(m), &cores).unwrap());
+        let mut rows = predicted_rows(&model::predict(m, &all_placements(m), &cores).unwrap());
         for r in &mut rows {
             if r.comp_numa != r.comm_numa {
                 r.comp_parallel *= factor;

@@ -146,7 +146,7 @@ pub struct Calibration {
     /// What the numbers are in, as in every report; not read back (older files lack it and
     /// it describes, it does not configure).
     #[serde(skip_deserializing, default)]
-    pub units: crate::export::json::Units,
+    pub units: crate::units::Units,
     pub inputs: Vec<InputRecord>,
     /// The machine as `measure` described it, when the inputs include a trace.
     pub measured_machine: Option<MachineInfo>,
@@ -338,7 +338,7 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
         _ => None,
     };
     let calibration = Calibration {
-        units: crate::export::json::UNITS,
+        units: crate::units::UNITS,
         tool: Provenance::current(),
         date: opts.date.clone(),
         inputs: inputs.iter().map(record).collect(),

@@ -1,6 +1,6 @@
 use super::*;
-use crate::export::csv::tidy_rows;
 use crate::io::model_file;
+use crate::trace::predicted_rows;
 use crate::trace::TidyRow;
 
 /// Noise-free tidy rows of `placements` predicted by the paper's model of `name`.
@@ -13,7 +13,7 @@ fn paper_rows(name: &str, placements: &[(u32, u32)], cores: &[u32]) -> Vec<TidyR
             comm_numa,
         })
         .collect();
-    tidy_rows(&model::predict(&m, &placements, cores).unwrap())
+    predicted_rows(&model::predict(&m, &placements, cores).unwrap())
 }
 
 fn csv(rows: &[TidyRow], name: &str) -> Input {

@@ -5,12 +5,12 @@ use crate::cli::AdviseArgs;
 use crate::cores::CoreList;
 use crate::error::{Error, Result};
 use crate::export::advice::AdviceReport;
-use crate::export::json::UNITS;
 use crate::io::model_file;
 use crate::model::{self, Model, Placement};
 use crate::overlap;
 use crate::provenance::Provenance;
 use crate::report::{self, Report};
+use crate::units::UNITS;
 
 pub fn run(args: &AdviseArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;

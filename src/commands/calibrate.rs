@@ -4,7 +4,6 @@
 use crate::calibrate::{self, FitReport, Options, SideFit, Uncertainty};
 use crate::cli::{CalibrateArgs, CalibrationMethod, CsvTopology};
 use crate::error::Result;
-use crate::export;
 use crate::io::{inputs, output};
 use crate::model::Params;
 
@@ -43,7 +42,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         None if defaulted => Some(crate::results::model_path()),
         o => o.clone(),
     };
-    output::emit(out.as_deref(), &export::json::render(&calibrated))?;
+    output::emit(out.as_deref(), &crate::io::output::pretty_json(&calibrated))?;
     if let Some(path) = &out {
         eprintln!("wrote {}", path.display());
     }

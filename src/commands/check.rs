@@ -7,7 +7,6 @@ use crate::check;
 use crate::cli::CheckArgs;
 use crate::error::{Error, Result};
 use crate::evaluate;
-use crate::export;
 use crate::export::check::CheckReport;
 use crate::io::{inputs, model_file};
 use crate::provenance::Provenance;
@@ -75,7 +74,7 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         tool: Provenance::current(),
         model: model_arg.clone(),
         machine: expected.machine.clone(),
-        units: export::json::UNITS,
+        units: crate::units::UNITS,
         inputs: input_paths
             .iter()
             .map(|p| p.display().to_string())

@@ -344,7 +344,7 @@ fn build_report(
         })
         .collect();
     Ok(NetworkReport {
-        units: crate::export::json::UNITS,
+        units: crate::units::UNITS,
         schema_version: NetworkReport::SCHEMA_VERSION,
         tool: Provenance::current(),
         graph: args.graph.display().to_string(),

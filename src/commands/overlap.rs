@@ -79,7 +79,7 @@ pub fn build_report(args: &OverlapArgs) -> Result<OverlapReport> {
         )));
     }
     Ok(OverlapReport {
-        units: crate::export::json::UNITS_OF_INPUT_TIMES,
+        units: crate::units::UNITS_OF_INPUT_TIMES,
         schema_version: OverlapReport::SCHEMA_VERSION,
         tool: Provenance::current(),
         step,

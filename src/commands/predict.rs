@@ -80,7 +80,7 @@ pub fn build_report(
     };
     let placements = model::predict(model, &placements, cores.counts())?;
     Ok(PredictReport {
-        units: crate::export::json::UNITS,
+        units: crate::units::UNITS,
         schema_version: PredictReport::SCHEMA_VERSION,
         tool: Provenance::current(),
         model: source.to_string(),

@@ -1,11 +1,11 @@
 //! The report of `contention advise` (every placement and core count ranked by the time of
 //! one overlapped step) as a [`Report`]: its table, and its fields as JSON.
 
-use super::json::Units;
 use crate::model::Machine;
 use crate::overlap::Candidate;
 use crate::provenance::Provenance;
 use crate::report::Report;
+use crate::units::Units;
 use serde::Serialize;
 use std::fmt::Write;
 

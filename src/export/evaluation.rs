@@ -164,13 +164,14 @@ mod tests {
     use super::*;
     use crate::dataset::Input;
     use crate::evaluate::evaluate;
-    use crate::export::csv::tidy_rows;
     use crate::io::model_file;
     use crate::model::{self, all_placements};
+    use crate::trace::predicted_rows;
 
     fn evaluation() -> Evaluation {
         let m = model_file::load("paper:henri").unwrap();
-        let mut rows = tidy_rows(&model::predict(&m, &all_placements(&m), &[1, 2, 18]).unwrap());
+        let mut rows =
+            predicted_rows(&model::predict(&m, &all_placements(&m), &[1, 2, 18]).unwrap());
         rows[0].comm_parallel *= 2.0; // placement 0,0 at 1 core: 50 % off
         evaluate(&m, "paper:henri", &[Input::from_rows(&rows, "m.csv")]).unwrap()
     }

@@ -74,7 +74,7 @@ pub struct NodeCheck {
 pub struct FleetCheck {
     pub schema_version: u32,
     pub tool: Provenance,
-    pub units: crate::export::json::Units,
+    pub units: crate::units::Units,
     /// The saved fleet and the new results, as named.
     pub saved: String,
     pub new: String,
@@ -219,7 +219,7 @@ pub fn check(
     Ok(FleetCheck {
         schema_version: FLEET_CHECK_SCHEMA_VERSION,
         tool: Provenance::current(),
-        units: crate::export::json::UNITS,
+        units: crate::units::UNITS,
         saved: saved.display().to_string(),
         new: new.display().to_string(),
         pass: failures.is_empty(),

@@ -151,7 +151,7 @@ pub struct FleetReport {
     pub root: String,
     /// The fleet's machine: the value most nodes have of every fact.
     pub machine: BTreeMap<&'static str, String>,
-    pub units: crate::export::json::Units,
+    pub units: crate::units::Units,
     pub k: f64,
     pub relative_floor: f64,
     /// How the band is drawn, in words.
@@ -386,7 +386,7 @@ pub fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions) -> Fl
         tool: Provenance::current(),
         root: root.display().to_string(),
         machine: fleet_facts,
-        units: crate::export::json::UNITS,
+        units: crate::units::UNITS,
         k: opts.k,
         relative_floor: opts.relative_floor,
         band_rule: band_rule(opts),

@@ -2,7 +2,7 @@
 //!
 //! A report type implements [`Report`]: the version of its JSON layout, the notes the user
 //! should see, its table for a terminal and, when it has one, its CSV; its JSON is its
-//! `Serialize`, pretty-printed by [`crate::export::json::render`]. [`emit`] is the only way a
+//! `Serialize`, pretty-printed by [`crate::io::output::pretty_json`]. [`emit`] is the only way a
 //! command writes one: the notes go to standard error (`note: ...`), then the asked format to
 //! standard output or, atomically, to the `--output` file ([`crate::io::output::emit`]).
 //!
@@ -12,7 +12,7 @@
 //! ([`crate::export::overlap`]), `network` ([`crate::export::network`]), `check`
 //! ([`crate::export::check`]) and `sensitivity` ([`crate::sensitivity::report`]). The model
 //! file `calibrate` writes is a data file other commands read, not a report: it goes out as
-//! JSON through the same writer ([`crate::export::json::render`], [`crate::io::output::emit`]).
+//! JSON through the same writer ([`crate::io::output::pretty_json`], [`crate::io::output::emit`]).
 
 pub mod predict;
 #[cfg(test)]
@@ -60,7 +60,7 @@ pub trait Report: Serialize {
 pub fn render<R: Report>(report: &R, format: Format) -> Result<String> {
     match format {
         Format::Table => Ok(report.table()),
-        Format::Json => Ok(crate::export::json::render(report)),
+        Format::Json => Ok(crate::io::output::pretty_json(report)),
         Format::Csv => report.csv().ok_or_else(|| {
             Error::Input(
                 "--format csv: this report has no CSV form; use --format table or --format json"

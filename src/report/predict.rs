@@ -17,8 +17,8 @@ pub struct PredictReport {
     pub model: String,
     /// The machine the model describes.
     pub machine: Machine,
-    /// What the numbers are in ([`crate::export::json::UNITS`]).
-    pub units: crate::export::json::Units,
+    /// What the numbers are in ([`crate::units::UNITS`]).
+    pub units: crate::units::Units,
     /// Remarks the user should see (e.g. placements left out for want of `remote`).
     pub notes: Vec<String>,
     pub placements: Vec<PlacementPrediction>,

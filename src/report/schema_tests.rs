@@ -4,10 +4,10 @@
 
 use super::{json_of, Report};
 use crate::cores::CoreList;
-use crate::export::json::{UNITS, UNITS_OF_INPUT_TIMES};
 use crate::io::model_file;
 use crate::model::Model;
 use crate::provenance::Provenance;
+use crate::units::{UNITS, UNITS_OF_INPUT_TIMES};
 
 fn henri() -> Model {
     model_file::load("paper:henri").unwrap()

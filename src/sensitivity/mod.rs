@@ -97,8 +97,8 @@ pub struct Point {
 pub struct SensitivityReport {
     pub schema_version: u32,
     pub tool: Provenance,
-    /// What the numbers are in ([`crate::export::json::UNITS`]).
-    pub units: crate::export::json::Units,
+    /// What the numbers are in ([`crate::units::UNITS`]).
+    pub units: crate::units::Units,
     pub backend: &'static str,
     /// What `level` means for this backend.
     pub level_meaning: String,
@@ -171,7 +171,7 @@ pub fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport> {
         notes.push("the FOM never fell below 90% of its best: insensitive at these levels".into());
     }
     Ok(SensitivityReport {
-        units: crate::export::json::UNITS,
+        units: crate::units::UNITS,
         schema_version: <SensitivityReport as crate::report::Report>::SCHEMA_VERSION,
         tool: Provenance::current(),
         backend: backend_name,

@@ -128,7 +128,7 @@ mod tests {
         SensitivityReport {
             schema_version: SensitivityReport::SCHEMA_VERSION,
             tool: Provenance::current(),
-            units: crate::export::json::UNITS,
+            units: crate::units::UNITS,
             backend: "resctrl",
             level_meaning: "percent".into(),
             workload: "x".into(),
