@@ -13,7 +13,7 @@
 //! `B_seq^comm`, `B_seq^comp` and equation 6 describe the machine without contention.
 //!
 //! Pure: inputs are read by [`crate::io::inputs`], the report written by
-//! [`crate::export::evaluation`].
+//! `crate::report::evaluate`.
 
 use crate::dataset::{self, Input, Sweep, COMM_ALONE, COMM_PARALLEL, COMP_ALONE, COMP_PARALLEL};
 use crate::error::Result;
@@ -117,6 +117,9 @@ pub struct PlacementErrors {
     pub comm_alone_mape_percent: f64,
     pub comp_alone_mape_percent: f64,
 }
+
+/// Version of the evaluation's JSON layout.
+pub const SCHEMA_VERSION: u32 = 1;
 
 /// The whole evaluation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -363,7 +366,7 @@ pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<E
     }
     Ok(Evaluation {
         units: crate::units::UNITS,
-        schema_version: <Evaluation as crate::report::Report>::SCHEMA_VERSION,
+        schema_version: SCHEMA_VERSION,
         tool: Provenance::current(),
         model: model_source.to_string(),
         machine: model.machine.clone(),

@@ -10,7 +10,8 @@
 //!   calls on where threads run (CPU sets, pinning, thread and user ids), for it and for
 //!   [`sensitivity`].
 //! - [`io`]: model files, traces, CSV, output files (everything that touches the file system).
-//! - [`export`]: the formats a report is written in (table, JSON, CSV).
+//! - [`report`]: every output: the [`report::Report`] trait, one file per report and its
+//!   writers (table, JSON, CSV).
 //! - [`overlap`]: Langguth et al.'s time of an overlapped step, and the advisor built on it.
 //! - [`plot`]: the paper's figures, rendered in memory as SVG or PNG.
 //! - [`results`]: the default place of traces and models, per host.
@@ -29,7 +30,6 @@ pub mod cores;
 pub mod dataset;
 pub mod error;
 pub mod evaluate;
-pub mod export;
 pub mod fleet;
 pub mod io;
 pub mod measure;

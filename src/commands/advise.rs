@@ -4,11 +4,11 @@
 use crate::cli::AdviseArgs;
 use crate::cores::CoreList;
 use crate::error::{Error, Result};
-use crate::export::advice::AdviceReport;
 use crate::io::model_file;
 use crate::model::{self, Model, Placement};
 use crate::overlap;
 use crate::provenance::Provenance;
+use crate::report::advise::AdviceReport;
 use crate::report::{self, Report};
 use crate::units::UNITS;
 

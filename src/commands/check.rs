@@ -7,9 +7,9 @@ use crate::check;
 use crate::cli::CheckArgs;
 use crate::error::{Error, Result};
 use crate::evaluate;
-use crate::export::check::CheckReport;
 use crate::io::{inputs, model_file};
 use crate::provenance::Provenance;
+use crate::report::check::CheckReport;
 use crate::report::{self, Report};
 
 pub fn run(args: &CheckArgs) -> Result<()> {

@@ -3,9 +3,9 @@
 
 use crate::cli::OverlapArgs;
 use crate::error::{Error, Result};
-use crate::export::overlap::{Bound, HeteroReport, OverlapReport};
 use crate::overlap::{Hetero, OverlapError, Step};
 use crate::provenance::Provenance;
+use crate::report::overlap::{Bound, HeteroReport, OverlapReport};
 use crate::report::{self, Report};
 
 fn input(flag: &str, e: OverlapError) -> Error {

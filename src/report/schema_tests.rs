@@ -41,7 +41,7 @@ fn advice_json_has_schema_version() {
 
 #[test]
 fn overlap_json_has_schema_version() {
-    use crate::export::overlap::{Bound, OverlapReport};
+    use crate::report::overlap::{Bound, OverlapReport};
     let step = crate::overlap::Step::new(1.0, 2.0, 1.5, 1.25).unwrap();
     let times = step.times();
     let r = OverlapReport {
@@ -58,7 +58,7 @@ fn overlap_json_has_schema_version() {
 
 #[test]
 fn network_json_has_schema_version() {
-    use crate::export::network::NetworkReport;
+    use crate::report::network::NetworkReport;
     let r = NetworkReport {
         schema_version: NetworkReport::SCHEMA_VERSION,
         tool: Provenance::current(),
@@ -77,7 +77,7 @@ fn network_json_has_schema_version() {
 
 #[test]
 fn check_json_has_schema_version() {
-    use crate::export::check::CheckReport;
+    use crate::report::check::CheckReport;
     let m = henri();
     let r = CheckReport {
         schema_version: CheckReport::SCHEMA_VERSION,

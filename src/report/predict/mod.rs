@@ -1,6 +1,9 @@
-//! The typed result of `predict` and its [`Report`] impl: the table is
-//! [`crate::export::table`], the CSV [`crate::export::csv`] (tidy columns, so predictions
-//! join measurements), the JSON its fields (README, "File formats").
+//! The typed result of `predict` and its [`Report`] impl: the table is [`table`], the CSV
+//! [`csv`](mod@csv) (tidy columns, so predictions join measurements), the JSON its fields
+//! (README, "File formats").
+
+mod csv;
+mod table;
 
 use super::Report;
 use crate::model::{Machine, PlacementPrediction};
@@ -36,10 +39,10 @@ impl Report for PredictReport {
     }
 
     fn table(&self) -> String {
-        crate::export::table::render(self)
+        table::render(self)
     }
 
     fn csv(&self) -> Option<String> {
-        Some(crate::export::csv::render(self))
+        Some(csv::render(self))
     }
 }

@@ -83,7 +83,7 @@ fn row(out: &mut String, rank: &str, c: &Candidate) {
 fn table(r: &AdviceReport) -> String {
     let m = &r.machine;
     let mut out = String::new();
-    super::table::header(&mut out, &r.tool, &r.model, m);
+    super::header(&mut out, &r.tool, &r.model, m);
     let _ = writeln!(
         out,
         "# step: computation streams {} B, communication receives {} B; times in ms \

@@ -6,7 +6,7 @@ use crate::report::Report;
 use std::fmt::Write;
 
 impl Report for Evaluation {
-    const SCHEMA_VERSION: u32 = 1;
+    const SCHEMA_VERSION: u32 = crate::evaluate::SCHEMA_VERSION;
 
     fn notes(&self) -> &[String] {
         &self.notes
@@ -82,7 +82,7 @@ fn phase_block(out: &mut String, title: &str, e: &PhaseErrors) {
 
 fn table(e: &Evaluation) -> String {
     let mut out = String::new();
-    super::table::header(&mut out, &e.tool, &e.model, &e.machine);
+    super::header(&mut out, &e.tool, &e.model, &e.machine);
     let _ = writeln!(out, "# measurements: {}", e.inputs.join(", "));
     let _ = writeln!(
         out,

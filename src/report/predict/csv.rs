@@ -1,9 +1,9 @@
 //! The prediction as tidy CSV, the same columns `measure` writes and `calibrate` reads
 //! (README, "File formats"), so predictions and measurements can be joined.
 
+use super::PredictReport;
 use crate::calibrate::bands::PointIntervals;
 use crate::io::tidy_csv;
-use crate::report::PredictReport;
 
 /// The tidy columns, then the loss ratios `comp_loss,comm_loss` (alone / parallel) and, with
 /// `predict --intervals`, the 95 % interval of each bandwidth (`comp_alone_low,
