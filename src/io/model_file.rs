@@ -46,7 +46,7 @@ pub fn load(spec: &str) -> Result<Model> {
 /// Loads `spec` as [`load`] does, with its bootstrap intervals (the optional `uncertainty`
 /// object written by `calibrate --bootstrap N`; `None` for a file without them or a built-in
 /// model), from one read: standard input can be read only once.
-pub fn load_with_uncertainty(spec: &str) -> Result<(Model, Option<crate::calibrate::Uncertainty>)> {
+pub fn load_with_uncertainty(spec: &str) -> Result<(Model, Option<crate::model::Uncertainty>)> {
     let text = text_of(spec)?;
     Ok((parse(&text, spec)?, uncertainty(&text, spec)?))
 }
@@ -71,10 +71,10 @@ fn text_of(spec: &str) -> Result<std::borrow::Cow<'static, str>> {
 }
 
 /// The `uncertainty` object of a model file's `text`, if it has one.
-fn uncertainty(text: &str, spec: &str) -> Result<Option<crate::calibrate::Uncertainty>> {
+fn uncertainty(text: &str, spec: &str) -> Result<Option<crate::model::Uncertainty>> {
     #[derive(serde::Deserialize)]
     struct Only {
-        uncertainty: Option<crate::calibrate::Uncertainty>,
+        uncertainty: Option<crate::model::Uncertainty>,
     }
     let de = &mut serde_json::Deserializer::from_str(text);
     let only: Only = serde_path_to_error::deserialize(de).map_err(|e| InvalidModel {

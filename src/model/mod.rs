@@ -7,6 +7,8 @@
 //!   meaning.
 //! - [`bandwidth`]: equations 1-6, one parameter set over core counts (Algorithms 1-2).
 //! - [`placement`]: equations 7-8, every placement of the data on the NUMA nodes (Algorithms 3-4).
+//! - [`uncertainty`]: the bootstrap's intervals and refitted parameter sets a model file may
+//!   hold.
 //! - [`paper`]: the paper's Appendix B tables, built into the binary.
 
 pub mod bandwidth;
@@ -14,7 +16,9 @@ pub mod constraints;
 pub mod paper;
 pub mod params;
 pub mod placement;
+pub mod uncertainty;
 
 pub use constraints::Problem;
 pub use params::{Machine, Model, ParamKind, Params, SCHEMA_VERSION};
 pub use placement::{all_placements, predict, Placement, PlacementPrediction, Point, PredictError};
+pub use uncertainty::{Interval, ParamIntervals, Replicate, Uncertainty};
