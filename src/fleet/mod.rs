@@ -4,15 +4,15 @@
 //!
 //! - [`calibrate`]: one node, as `contention calibrate` does in its results directory;
 //! - [`outliers`]: the band (median and median absolute deviation);
-//! - [`facts`]: the machine facts, and those that differ from the fleet's majority;
-//! - [`check`]: a fleet compared with a saved one, node by node.
+//! - [`facts`]: the machine facts, and those that differ from the fleet's majority.
+//!
+//! A fleet compared with a saved one, node by node, is `crate::check::fleet`.
 //!
 //! A model calibrated on one node holds for the others only if they behave the same; the
 //! report answers which do not, and the facts say where to look. [`report`] is the entry
 //! point; the figure is drawn by `crate::plot::fleet`, which reads the report.
 
 pub mod calibrate;
-pub mod check;
 pub mod facts;
 pub mod outliers;
 
