@@ -195,8 +195,9 @@ impl Judgement {
 
 /// The drift rule of `check` and `check --fleet`: `fitted` (new measurements refitted with
 /// [`refit_options`]) compared with `expected` ([`compare`]) under the drift limit, `tolerance`
-/// percent when the user gave one, else the limit the measurements' own noise allows
-/// ([`noise_limit_percent`]). Parameters that moved by more than the limit are listed.
+/// percent when the user gave one, else the limit the measurements' own noise allows (twice
+/// the largest tie tolerance of the refit). Parameters that moved by more than the limit are
+/// listed.
 pub fn judge(expected: &Model, fitted: &CalibratedModel, tolerance: Option<f64>) -> Judgement {
     let (limit_percent, limit_source) = match tolerance {
         Some(t) => (t, "--tolerance"),
@@ -282,7 +283,10 @@ mod tests {
         // 10 % less bandwidth for communications moves comm_alone by 10 %.
         expected.local.b_seq_comm *= 0.9;
         let moved = judge(&expected, &fitted, Some(5.0));
-        assert_eq!((moved.limit_percent, moved.limit_source), (5.0, "--tolerance"));
+        assert_eq!(
+            (moved.limit_percent, moved.limit_source),
+            (5.0, "--tolerance")
+        );
         assert!(moved.drifted(), "{moved:?}");
         assert!(moved
             .drift

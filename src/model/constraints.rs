@@ -108,7 +108,7 @@ impl Model {
 impl Params {
     /// Every rule of one parameter set broken, fields prefixed with `side` (`local`/`remote`):
     /// each value in the range of its kind, then, when they all are, the rules of the model's
-    /// meaning ([`meaning`]).
+    /// meaning (equations 1, 3, 4 and 6).
     pub fn problems(&self, side: &str, cores_per_socket: u32) -> Vec<Problem> {
         // Kind by kind, so that the bandwidths come first as they always have.
         let kinds = [
