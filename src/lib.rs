@@ -16,6 +16,7 @@
 //! - [`plot`]: the paper's figures, rendered in memory as SVG or PNG.
 //! - [`results`]: the default place of traces and models, per host.
 //! - [`fleet`]: the fleet report of a survey: one model per node, the outliers named.
+//! - [`check`]: the drift rule of `contention check`, for one machine and for a fleet.
 //! - `commands`: one module per subcommand, gluing the above; `cli` their arguments. Both
 //!   need the default feature `cli` (clap); without it the library builds without clap, and
 //!   a program drives a measurement through [`measure::options::MeasureOptions`].

@@ -222,12 +222,10 @@ fn coverage(trials: u64, resamples: u32, reps: usize) -> f64 {
         };
         let f = run(&rows, &o);
         let iv = f.uncertainty.unwrap().local;
-        for (truth, [lo, hi]) in [
-            (m.local.b_seq_comp, iv.b_seq_comp),
-            (m.local.b_seq_comm, iv.b_seq_comm),
-            (m.local.t_par_max, iv.t_par_max),
-            (m.local.alpha, iv.alpha),
-        ] {
+        let truth = m.local.named();
+        for name in ["b_seq_comp", "b_seq_comm", "t_par_max", "alpha"] {
+            let [lo, hi] = iv.get(name).unwrap();
+            let truth = truth.iter().find(|(n, _)| *n == name).unwrap().1;
             total += 1;
             if lo <= truth && truth <= hi {
                 covered += 1;

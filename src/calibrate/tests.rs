@@ -289,7 +289,7 @@ fn the_bootstrap_is_seeded_and_its_intervals_hold_the_fit() {
     for [lo, hi] in u.local.as_array() {
         assert!(lo <= hi, "{lo} {hi}");
     }
-    let [lo, hi] = u.local.alpha;
+    let [lo, hi] = u.local.get("alpha").unwrap();
     assert!(lo > 0.0 && hi <= 1.0);
     // The JSON round trip keeps them; the model part alone still loads.
     let text = serde_json::to_string(&a).unwrap();
@@ -324,5 +324,15 @@ fn refusals_keep_their_wording_and_exit_2() {
         e.to_string(),
         "--numa-nodes 4 contradicts the traces, measured on h with 2; leave --numa-nodes out \
          for traces (it is for CSV input)"
+    );
+}
+
+#[test]
+fn a_side_is_described_with_the_decimals_of_each_kind() {
+    let p = model_file::load("paper:henri").unwrap().local;
+    assert_eq!(
+        describe(&p),
+        "n_par_max 17 t_par_max 73423.0 n_seq_max 18 t_seq_max 72589.9 t_par_max2 73387.7 \
+         alpha 0.915 delta_l 35.3 delta_r 0.0 b_seq_comp 4455.4 b_seq_comm 11481.1"
     );
 }

@@ -1,11 +1,12 @@
 //! `contention calibrate`: read the measurements, fit both sides of the model, tell the user
 //! what was used and how well it fits, write the model file.
 
-use crate::calibrate::{self, FitReport, Options, SideFit, Uncertainty};
+use crate::calibrate::{self, FitReport, Options, SideFit};
 use crate::cli::{CalibrateArgs, CalibrationMethod, CsvTopology};
 use crate::error::Result;
 use crate::io::{inputs, output};
 use crate::model::Params;
+use crate::model::Uncertainty;
 
 pub fn run(args: &CalibrateArgs) -> Result<()> {
     let defaulted = args.inputs.is_empty();
@@ -98,7 +99,7 @@ fn report_fit(f: &FitReport, u: Option<&Uncertainty>) {
         );
         for (side, iv) in [("local", Some(u.local)), ("remote", u.remote)] {
             if let Some(iv) = iv {
-                let parts: Vec<String> = calibrate::bootstrap::NAMES
+                let parts: Vec<String> = Params::NAMES
                     .iter()
                     .zip(iv.as_array())
                     .map(|(name, [lo, hi])| format!("{name} [{lo:.4}, {hi:.4}]"))

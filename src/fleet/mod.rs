@@ -4,21 +4,20 @@
 //!
 //! - [`calibrate`]: one node, as `contention calibrate` does in its results directory;
 //! - [`outliers`]: the band (median and median absolute deviation);
-//! - [`facts`]: the machine facts, and those that differ from the fleet's majority;
-//! - [`check`]: a fleet compared with a saved one, node by node.
+//! - [`facts`]: the machine facts, and those that differ from the fleet's majority.
+//!
+//! A fleet compared with a saved one, node by node, is `crate::check::fleet`.
 //!
 //! A model calibrated on one node holds for the others only if they behave the same; the
 //! report answers which do not, and the facts say where to look. [`report`] is the entry
 //! point; the figure is drawn by `crate::plot::fleet`, which reads the report.
 
 pub mod calibrate;
-pub mod check;
 pub mod facts;
 pub mod outliers;
 
-use crate::calibrate::bootstrap::{named, NAMES as PARAMS};
 use crate::error::{Error, IoAction, Result};
-use crate::model::{Model, Params};
+use crate::model::{Model, ParamKind, Params};
 use crate::provenance::Provenance;
 use crate::trace::TidyRow;
 use facts::{FactDiff, Facts};
@@ -164,7 +163,8 @@ pub struct FleetReport {
 /// `remote` parameter of a single-socket model.
 pub fn value(model: &Model, parameter: &str) -> Option<f64> {
     let (side_name, name) = parameter.split_once('.')?;
-    named(side(model, side_name)?)
+    side(model, side_name)?
+        .named()
         .into_iter()
         .find(|(n, _)| *n == name)
         .map(|(_, v)| v)
@@ -274,19 +274,28 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
     r
 }
 
-/// The floor of the scale of parameter `name` of one side, given the fleet's medians of that
+/// The floor of the scale of a parameter of kind `kind` of one side, given the fleet's medians of that
 /// side: a fraction of the median; for core counts at least `1 / k`, so that a plateau read
 /// one core apart (the tie rule's own step) is never an outlier; for the slopes `delta_l`,
 /// `delta_r` (MB/s per core) whose median is 0, as it often is (no loss past the peak), the
 /// fraction of the mean bandwidth per core at the peak, `T_par^max / N_seq^max`, since a
 /// fraction of 0 would flag any slope at all.
-fn floor(name: &str, median: f64, medians: &[Option<f64>; 10], opts: &FleetOptions) -> f64 {
+fn floor(
+    kind: ParamKind,
+    median: f64,
+    medians: &[Option<f64>; Params::COUNT],
+    opts: &FleetOptions,
+) -> f64 {
     let rel = opts.relative_floor;
-    match name {
-        "n_par_max" | "n_seq_max" => (rel * median.abs()).max(1.0 / opts.k),
-        "delta_l" | "delta_r" if median != 0.0 => rel * median.abs(),
-        "delta_l" | "delta_r" => {
-            let per_core = match (medians[1], medians[2]) {
+    let median_of = |name: &str| {
+        let i = Params::NAMES.iter().position(|n| *n == name)?;
+        medians[i]
+    };
+    match kind {
+        ParamKind::Cores => (rel * median.abs()).max(1.0 / opts.k),
+        ParamKind::Slope if median != 0.0 => rel * median.abs(),
+        ParamKind::Slope => {
+            let per_core = match (median_of("t_par_max"), median_of("n_seq_max")) {
                 (Some(t), Some(n)) if n >= 1.0 => t / n,
                 (Some(t), _) => t,
                 _ => 0.0,
@@ -304,23 +313,23 @@ pub fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions) -> Fl
     let mut parameters = Vec::new();
     let mut outliers = Vec::new();
     for side_name in ["local", "remote"] {
-        let per_node: Vec<(usize, [f64; 10])> = calibrated
+        let per_node: Vec<(usize, [f64; Params::COUNT])> = calibrated
             .iter()
             .filter_map(|&i| {
                 let m = nodes[i].model.as_ref()?;
-                side(m, side_name).map(|p| (i, named(p).map(|(_, v)| v)))
+                side(m, side_name).map(|p| (i, p.values()))
             })
             .collect();
         if per_node.is_empty() {
             continue;
         }
-        let medians: [Option<f64>; 10] = std::array::from_fn(|j| {
+        let medians: [Option<f64>; Params::COUNT] = std::array::from_fn(|j| {
             crate::stats::median(&per_node.iter().map(|(_, v)| v[j]).collect::<Vec<_>>())
         });
-        for (j, name) in PARAMS.iter().enumerate() {
+        for (j, (name, kind)) in Params::FIELDS.into_iter().enumerate() {
             let xs: Vec<f64> = per_node.iter().map(|(_, v)| v[j]).collect();
             let Some(median) = medians[j] else { continue };
-            let Some(band) = outliers::band(&xs, opts.k, floor(name, median, &medians, opts))
+            let Some(band) = outliers::band(&xs, opts.k, floor(kind, median, &medians, opts))
             else {
                 continue;
             };

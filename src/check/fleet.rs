@@ -1,16 +1,17 @@
 //! `contention check` of a fleet: a new survey's results compared with a saved fleet, node by
-//! node. Each node's new measurements are calibrated (nothing is written) and compared with
-//! that node's saved model by what both predict ([`crate::check::compare`]), with the drift
-//! limit `check` uses for one machine: from the new measurements' noise, or `--tolerance`.
+//! node. Each node's new measurements are calibrated (nothing is written) and judged against
+//! that node's saved model by the rule `check` applies to one machine ([`super::judge`]): the
+//! drift of what both predict, within a limit from the new measurements' noise or
+//! `--tolerance`.
 //!
 //! The saved fleet is a results directory (`ROOT/HOST/model.json`, as a survey leaves it) or a
 //! fleet report's JSON (`nodes[].model`). A node saved but absent from the new results fails
 //! the check (it was expected and is not measured); a node only in the new results is listed
 //! and does not fail it (nothing to compare with).
 
-use super::NodeStatus;
-use crate::check::{self, Drift};
+use super::Drift;
 use crate::error::{Error, Result};
+use crate::fleet::{hosts_in, NodeStatus};
 use crate::io::model_file;
 use crate::model::Model;
 use crate::provenance::Provenance;
@@ -101,7 +102,7 @@ struct SavedNode {
 pub fn saved_models(saved: &Path) -> Result<BTreeMap<String, Model>> {
     let mut out = BTreeMap::new();
     if saved.is_dir() {
-        for n in super::hosts_in(saved)? {
+        for n in hosts_in(saved)? {
             let path = saved.join(&n.host).join(crate::results::MODEL_FILE);
             if path.is_file() {
                 out.insert(n.host, model_file::load(&path.display().to_string())?);
@@ -143,7 +144,7 @@ pub fn check(
     opts: &crate::calibrate::Options,
 ) -> Result<FleetCheck> {
     let expected = saved_models(saved)?;
-    let new_hosts = super::hosts_in(new)?;
+    let new_hosts = hosts_in(new)?;
     let mut nodes = Vec::new();
     for n in new_hosts.iter().filter(|n| n.status == NodeStatus::Done) {
         let blank = |verdict| NodeCheck {
@@ -158,35 +159,22 @@ pub fn check(
             nodes.push(blank(Verdict::MissingInSaved));
             continue;
         };
-        let mut o = opts.clone();
-        o.name = Some(model.machine.name.clone());
-        o.local_only = model.remote.is_none();
-        match super::calibrate::fit(&new.join(&n.host), &o) {
+        match crate::fleet::calibrate::fit(&new.join(&n.host), &super::refit_options(model, opts)) {
             Err(e) => nodes.push(NodeCheck {
                 error: Some(e.to_string()),
                 ..blank(Verdict::NotCalibrated)
             }),
             Ok(c) => {
-                let (limit, source) = match tolerance {
-                    Some(t) => (t, "--tolerance"),
-                    None => {
-                        let cal = &c.calibrated.calibration;
-                        let fits: Vec<_> = std::iter::once(&cal.local)
-                            .chain(cal.remote.as_ref())
-                            .collect();
-                        (check::noise_limit_percent(&fits), "noise")
-                    }
-                };
-                let drift = check::compare(model, &c.calibrated.model, limit);
-                let verdict = if drift.max_drift_percent > limit {
+                let judged = super::judge(model, &c.calibrated, tolerance);
+                let verdict = if judged.drifted() {
                     Verdict::Fail
                 } else {
                     Verdict::Pass
                 };
                 nodes.push(NodeCheck {
-                    drift_limit_percent: Some(limit),
-                    drift_limit_source: Some(source),
-                    drift: Some(drift),
+                    drift_limit_percent: Some(judged.limit_percent),
+                    drift_limit_source: Some(judged.limit_source),
+                    drift: Some(judged.drift),
                     ..blank(verdict)
                 });
             }
