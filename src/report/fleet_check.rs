@@ -2,7 +2,7 @@
 //! its verdict, largest drift and the parameters that moved; CSV of one row per node; JSON
 //! the [`FleetCheck`] as it is.
 
-use crate::fleet::check::{FleetCheck, FLEET_CHECK_SCHEMA_VERSION};
+use crate::check::fleet::{FleetCheck, FLEET_CHECK_SCHEMA_VERSION};
 use crate::report::Report;
 use std::fmt::Write;
 
