@@ -758,16 +758,5 @@ fn fit(model: &Model, sweep: &Sweep, tolerance: Tolerances) -> Result<SideFit> {
     })
 }
 
-/// The parameters of a side on one line (`name value ...`), for the user's terminal, each
-/// with the decimals of its kind.
-pub fn describe(p: &Params) -> String {
-    Params::FIELDS
-        .iter()
-        .zip(p.values())
-        .map(|((name, kind), v)| format!("{name} {v:.*}", kind.decimals()))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 #[cfg(test)]
 mod tests;

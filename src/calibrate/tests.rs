@@ -326,13 +326,3 @@ fn refusals_keep_their_wording_and_exit_2() {
          for traces (it is for CSV input)"
     );
 }
-
-#[test]
-fn a_side_is_described_with_the_decimals_of_each_kind() {
-    let p = model_file::load("paper:henri").unwrap().local;
-    assert_eq!(
-        describe(&p),
-        "n_par_max 17 t_par_max 73423.0 n_seq_max 18 t_seq_max 72589.9 t_par_max2 73387.7 \
-         alpha 0.915 delta_l 35.3 delta_r 0.0 b_seq_comp 4455.4 b_seq_comm 11481.1"
-    );
-}

@@ -15,6 +15,7 @@
 //! [`Format`], a branch of [`render`] and a default method of [`Report`].
 
 pub mod advise;
+pub mod calibrate;
 pub mod check;
 pub mod evaluate;
 pub mod fleet;
@@ -87,6 +88,16 @@ pub fn emit<R: Report>(report: &R, format: Format, output: Option<&Path>) -> Res
     let text = render(report, format)?;
     print_notes(report.notes());
     crate::io::output::emit(output, &text)
+}
+
+/// How a report whose JSON is a data file goes out (`calibrate`'s model file): its notes and
+/// its table on standard error, for the person at the terminal, then its JSON to `output`
+/// (atomically) or standard output, for the commands that read it.
+pub fn emit_with_summary<R: Report>(report: &R, output: Option<&Path>) -> Result<()> {
+    let json = render(report, Format::Json)?;
+    print_notes(report.notes());
+    eprint!("{}", report.table());
+    crate::io::output::emit(output, &json)
 }
 
 /// Prints each note on standard error as `note: TEXT`, the one spelling every command uses.
