@@ -1,6 +1,7 @@
 //! The evaluation ([`Evaluation`]) as a [`Report`]: a table for people, laid out like the
 //! paper's Table 2, and CSV of every point compared.
 
+use crate::calibrate::validate::CrossValidation;
 use crate::evaluate::{Evaluation, Mape, PhaseErrors};
 use crate::report::Report;
 use std::fmt::Write;
@@ -157,6 +158,16 @@ fn csv(e: &Evaluation) -> String {
         .expect("in-memory CSV");
     }
     String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("ASCII is UTF-8")
+}
+
+/// The leave-one-placement-out error, one line that `evaluate` prints on standard error
+/// whatever the format, before the report.
+pub fn cross_validation_line(cv: &CrossValidation) -> String {
+    format!(
+        "leave-one-placement-out (global fit without each non-sample placement), MAPE in \
+         parallel: {:.2} % held out, {:.2} % for this model in sample",
+        cv.held_out_parallel_mape_percent, cv.in_sample_parallel_mape_percent
+    )
 }
 
 #[cfg(test)]
