@@ -118,12 +118,12 @@ pub struct PlacementErrors {
     pub comp_alone_mape_percent: f64,
 }
 
-/// Version of the evaluation's JSON layout.
+/// Version of [`EvaluateReport`]'s JSON layout.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// The whole evaluation.
+/// Everything `evaluate` reports: the model's error per phase, stream and placement.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Evaluation {
+pub struct EvaluateReport {
     pub schema_version: u32,
     pub tool: Provenance,
     /// The model file as the user named it.
@@ -318,7 +318,7 @@ impl std::fmt::Display for EvaluateError {
 impl std::error::Error for EvaluateError {}
 
 /// Evaluates `model` (named `model_source`) against every placement of `inputs`.
-pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<Evaluation> {
+pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<EvaluateReport> {
     let mut notes = check_topology(inputs, model, model_source)?;
     for input in inputs {
         notes.extend(input.notes.iter().cloned());
@@ -364,7 +364,7 @@ pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<E
             ));
         }
     }
-    Ok(Evaluation {
+    Ok(EvaluateReport {
         units: crate::units::UNITS,
         schema_version: SCHEMA_VERSION,
         tool: Provenance::current(),

@@ -12,7 +12,7 @@
 //! - [`io`]: model files, traces, CSV, output files (everything that touches the file system).
 //! - [`report`]: every output: the [`report::Report`] trait, one file per report and its
 //!   writers (table, JSON, CSV).
-//! - [`overlap`]: Langguth et al.'s time of an overlapped step, and the advisor built on it.
+//! - [`overlap`]: Langguth et al.'s time of an overlapped step, and `advise` built on it.
 //! - [`plot`]: the paper's figures, rendered in memory as SVG or PNG.
 //! - [`results`]: the default place of traces and models, per host.
 //! - [`fleet`]: the fleet report of a survey: one model per node, the outliers named.

@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 /// Everything `advise` reports.
 #[derive(Debug, Clone, Serialize)]
-pub struct AdviceReport {
+pub struct AdviseReport {
     pub schema_version: u32,
     pub tool: Provenance,
     /// The model file as the user named it.
@@ -36,7 +36,7 @@ pub struct AdviceReport {
     pub table_rows: usize,
 }
 
-impl AdviceReport {
+impl AdviseReport {
     /// The report whose table lists the `top` fastest configurations.
     pub fn with_top(self, top: usize) -> Self {
         Self {
@@ -46,7 +46,7 @@ impl AdviceReport {
     }
 }
 
-impl Report for AdviceReport {
+impl Report for AdviseReport {
     const SCHEMA_VERSION: u32 = 1;
 
     fn notes(&self) -> &[String] {
@@ -80,7 +80,7 @@ fn row(out: &mut String, rank: &str, c: &Candidate) {
 }
 
 /// The table: the `table_rows` fastest configurations, the naive one, the verdict.
-fn table(r: &AdviceReport) -> String {
+fn table(r: &AdviseReport) -> String {
     let m = &r.machine;
     let mut out = String::new();
     super::header(&mut out, &r.tool, &r.model, m);

@@ -1,12 +1,12 @@
-//! The evaluation ([`Evaluation`]) as a [`Report`]: a table for people, laid out like the
-//! paper's Table 2, and CSV of every point compared.
+//! The report of `evaluate` ([`EvaluateReport`]) as a [`Report`]: a table for people, laid
+//! out like the paper's Table 2, and CSV of every point compared.
 
 use crate::calibrate::validate::CrossValidation;
-use crate::evaluate::{Evaluation, Mape, PhaseErrors};
+use crate::evaluate::{EvaluateReport, Mape, PhaseErrors};
 use crate::report::Report;
 use std::fmt::Write;
 
-impl Report for Evaluation {
+impl Report for EvaluateReport {
     const SCHEMA_VERSION: u32 = crate::evaluate::SCHEMA_VERSION;
 
     fn notes(&self) -> &[String] {
@@ -81,7 +81,7 @@ fn phase_block(out: &mut String, title: &str, e: &PhaseErrors) {
     );
 }
 
-fn table(e: &Evaluation) -> String {
+fn table(e: &EvaluateReport) -> String {
     let mut out = String::new();
     super::header(&mut out, &e.tool, &e.model, &e.machine);
     let _ = writeln!(out, "# measurements: {}", e.inputs.join(", "));
@@ -139,7 +139,7 @@ fn table(e: &Evaluation) -> String {
 
 /// Every point compared, long format: one row per placement, core count, phase and stream,
 /// bandwidths in MB/s with one decimal, the absolute percentage error with four.
-fn csv(e: &Evaluation) -> String {
+fn csv(e: &EvaluateReport) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     // Writing into a Vec cannot fail.
     w.write_record(CSV_HEADER).expect("in-memory CSV");
@@ -179,7 +179,7 @@ mod tests {
     use crate::model::{self, all_placements};
     use crate::trace::predicted_rows;
 
-    fn evaluation() -> Evaluation {
+    fn report() -> EvaluateReport {
         let m = model_file::load("paper:henri").unwrap();
         let mut rows =
             predicted_rows(&model::predict(&m, &all_placements(&m), &[1, 2, 18]).unwrap());
@@ -189,7 +189,7 @@ mod tests {
 
     #[test]
     fn table_has_table_2_layout_and_says_what_counts() {
-        let t = table(&evaluation());
+        let t = table(&report());
         for needle in [
             "machine henri",
             "Table 2",
@@ -209,7 +209,7 @@ mod tests {
 
     #[test]
     fn csv_has_one_row_per_point_phase_and_stream() {
-        let text = csv(&evaluation());
+        let text = csv(&report());
         let mut lines = text.lines();
         assert_eq!(lines.next(), Some(CSV_HEADER.join(",").as_str()));
         let rows: Vec<&str> = lines.collect();
@@ -223,6 +223,6 @@ mod tests {
 
     #[test]
     fn json_has_schema_version() {
-        assert_eq!(crate::report::json_of(&evaluation())["inputs"][0], "m.csv");
+        assert_eq!(crate::report::json_of(&report())["inputs"][0], "m.csv");
     }
 }

@@ -8,11 +8,16 @@
 //!
 //! One file per report holds its `impl Report` and its writers, with the format helpers only
 //! it uses: [`predict`] (its table and tidy CSV in `predict/`), [`evaluate`], [`advise`],
-//! [`overlap`], [`network`], [`check`], [`fleet_check`] (`check --fleet`), [`fleet`] (`survey`)
-//! and [`sensitivity`]. A report whose content the library computes (an evaluation, a fleet,
-//! a sensitivity curve) is typed beside that computation, which knows nothing of this module;
-//! the others are typed here, and the command builds them. Adding a format is a variant of
-//! [`Format`], a branch of [`render`] and a default method of [`Report`].
+//! [`overlap`], [`network`], [`check`], [`fleet_check`] (`check --fleet`), [`fleet`]
+//! (`survey`), [`sensitivity`] and [`calibrate`], whose JSON is the model file and whose table
+//! goes to standard error ([`emit_with_summary`]). A report whose content the library
+//! computes (a calibrated model, the errors of `evaluate`, a fleet, a sensitivity curve) is
+//! typed beside that computation, which knows nothing of this module; the others are typed
+//! here, and the command builds them.
+//!
+//! Adding a format is a variant of [`Format`] and a branch of [`render`] here, with a default
+//! method of [`Report`] when the format can be derived from another (the command line's
+//! `--format` enums convert into [`Format`] in `cli.rs`): no report file changes.
 
 pub mod advise;
 pub mod calibrate;

@@ -26,7 +26,7 @@ fn predict_json_has_schema_version() {
 }
 
 #[test]
-fn advice_json_has_schema_version() {
+fn advise_json_has_schema_version() {
     let r = crate::commands::advise::build_report(&henri(), "paper:henri", None, 1 << 30, 1 << 26)
         .unwrap()
         .with_top(3);
