@@ -15,6 +15,7 @@
 //! - [`overlap`]: Langguth et al.'s time of an overlapped step, and `advise` built on it.
 //! - [`plot`]: the paper's figures, rendered in memory as SVG or PNG.
 //! - [`results`]: the default place of traces and models, per host.
+//! - [`units`]: the units of every number: byte sizes as typed, the `units` block of the JSON.
 //! - [`fleet`]: the fleet report of a survey: one model per node, the outliers named.
 //! - [`check`]: the drift rule of `contention check`, for one machine and for a fleet.
 //! - `commands`: one module per subcommand, gluing the above; `cli` their arguments. Both

@@ -1,6 +1,6 @@
-//! The typed result of `predict` and its [`Report`] impl: the table is [`table`], the CSV
-//! [`csv`](mod@csv) (tidy columns, so predictions join measurements), the JSON its fields
-//! (README, "File formats").
+//! The typed result of `predict` and its [`Report`] impl: the table is `table.rs`, the CSV
+//! `csv.rs` (tidy columns, so predictions join measurements), the JSON its fields (README,
+//! "File formats").
 
 mod csv;
 mod table;
