@@ -109,3 +109,24 @@ pub fn build_report(
         table_rows: usize::MAX,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::json_of;
+
+    #[test]
+    fn advise_json_has_schema_version() {
+        let henri = model_file::load("paper:henri").unwrap();
+        let r = build_report(&henri, "paper:henri", None, 1 << 30, 1 << 26)
+            .unwrap()
+            .with_top(3);
+        let j = json_of(&r);
+        // `--top` shortens the table only.
+        assert_eq!(
+            j["candidates"].as_array().unwrap().len(),
+            r.candidates.len()
+        );
+        assert!(j.get("table_rows").is_none(), "{j}");
+    }
+}

@@ -90,3 +90,17 @@ pub fn build_report(
         intervals: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::json_of;
+
+    #[test]
+    fn predict_json_has_schema_version() {
+        let henri = model_file::load("paper:henri").unwrap();
+        let cores = "1,2".parse::<CoreList>().unwrap();
+        let r = build_report(&henri, "paper:henri", Some(&cores), PlacementArg::All).unwrap();
+        assert_eq!(json_of(&r)["model"], "paper:henri");
+    }
+}

@@ -1,9 +1,9 @@
 //! Every report type's JSON carries `schema_version`, equal to its [`Report::SCHEMA_VERSION`]:
-//! one test per type, on a small report of that type (those of `evaluate` and `sensitivity`
-//! sit beside their writers' tests, which build one already).
+//! one test per type, on a small report of that type (those of `evaluate`, `sensitivity` and
+//! `calibrate` sit beside their writers' tests, which build one already; those of `predict`
+//! and `advise` beside the commands that build them).
 
 use super::{json_of, Report};
-use crate::cores::CoreList;
 use crate::io::model_file;
 use crate::model::Model;
 use crate::provenance::Provenance;
@@ -11,32 +11,6 @@ use crate::units::{UNITS, UNITS_OF_INPUT_TIMES};
 
 fn henri() -> Model {
     model_file::load("paper:henri").unwrap()
-}
-
-#[test]
-fn predict_json_has_schema_version() {
-    let r = crate::commands::predict::build_report(
-        &henri(),
-        "paper:henri",
-        Some(&"1,2".parse::<CoreList>().unwrap()),
-        crate::cli::PlacementArg::All,
-    )
-    .unwrap();
-    assert_eq!(json_of(&r)["model"], "paper:henri");
-}
-
-#[test]
-fn advise_json_has_schema_version() {
-    let r = crate::commands::advise::build_report(&henri(), "paper:henri", None, 1 << 30, 1 << 26)
-        .unwrap()
-        .with_top(3);
-    let j = json_of(&r);
-    // `--top` shortens the table only.
-    assert_eq!(
-        j["candidates"].as_array().unwrap().len(),
-        r.candidates.len()
-    );
-    assert!(j.get("table_rows").is_none(), "{j}");
 }
 
 #[test]
