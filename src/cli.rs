@@ -565,6 +565,17 @@ pub enum Format {
     Csv,
 }
 
+/// `--format` as the report writer takes it ([`crate::report::emit`]).
+impl From<Format> for crate::report::Format {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::Table => Self::Table,
+            Format::Json => Self::Json,
+            Format::Csv => Self::Csv,
+        }
+    }
+}
+
 /// `--placement`: every placement, or one `COMP,COMM` pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlacementArg {
@@ -995,6 +1006,16 @@ pub enum TableOrJson {
     Table,
     /// JSON for scripts.
     Json,
+}
+
+/// `--format` of the commands without CSV (`overlap`, `advise`, `network`).
+impl From<TableOrJson> for crate::report::Format {
+    fn from(f: TableOrJson) -> Self {
+        match f {
+            TableOrJson::Table => Self::Table,
+            TableOrJson::Json => Self::Json,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

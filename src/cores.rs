@@ -26,7 +26,7 @@ impl std::error::Error for CoreListError {}
 
 /// The largest core count a list may hold, checked while parsing, before anything is
 /// allocated (`1..4294967295` would otherwise build a 16 GiB list). It equals the model's
-/// bound on `cores_per_socket` (`model::params::MAX_CORES_PER_SOCKET`; this file cannot
+/// bound on `cores_per_socket` (`model::constraints::MAX_CORES_PER_SOCKET`; this file cannot
 /// reach it, see above): no count beyond it can be predicted or measured.
 pub const MAX_COUNT: u32 = 4096;
 

@@ -7,7 +7,7 @@
 //! ([`sweeps`]). No I/O here: [`crate::io::inputs`] reads the files.
 
 use crate::error::Result;
-use crate::model::params::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES};
+use crate::model::constraints::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES};
 use crate::model::Placement;
 use crate::stats;
 use crate::trace::{MachineInfo, Phase, TidyRow, Trace};

@@ -6,7 +6,6 @@
 //! file, the dataset...) is made convertible beside its definition with `wrap!`, which
 //! gives it its [`Kind`]. This file names no module above it, so every module can use it.
 
-use crate::model::Problem;
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
@@ -23,12 +22,6 @@ pub const EXIT_INTERRUPTED: i32 = 130;
 pub enum Error {
     /// A value or combination of options that cannot work; the message names it and the fix.
     Input(String),
-    /// A model file that was read but breaks the schema or a rule of the model.
-    InvalidModel {
-        /// The file as the user named it (`paper:NAME` for a built-in model).
-        source: String,
-        problems: Vec<Problem>,
-    },
     /// A run failed for a reason outside the user's input (exit 1).
     Failed(String),
     /// Ctrl-C or SIGTERM ended the run (exit 130, as shells report SIGINT).
@@ -48,8 +41,6 @@ pub enum Error {
         path: Option<PathBuf>,
         err: Box<dyn std::error::Error + Send + Sync>,
     },
-    /// A prediction was asked for a placement or core count the model cannot give (exit 2).
-    Predict(crate::model::PredictError),
     /// A module's own typed error (the measurement plan, a trace file, a dataset, the results
     /// directory...): its message is the error's, its `source()` the error's source, and its
     /// exit status the [`Kind`] the module gave it where it made the type convertible
@@ -111,13 +102,12 @@ impl Error {
     /// The process exit status for this error.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Input(_) | Error::InvalidModel { .. } => EXIT_INPUT,
+            Error::Input(_) => EXIT_INPUT,
             Error::Failed(_) => EXIT_FAILURE,
             Error::Interrupted(_) => EXIT_INTERRUPTED,
             Error::Reported(code) => *code,
             Error::Io { action, .. } => action.exit_code(),
             Error::Render { .. } => EXIT_FAILURE,
-            Error::Predict(_) => EXIT_INPUT,
             Error::Module { kind, .. } => kind.exit_code(),
         }
     }
@@ -136,17 +126,6 @@ impl fmt::Display for Error {
         match self {
             Error::Input(msg) | Error::Failed(msg) | Error::Interrupted(msg) => f.write_str(msg),
             Error::Reported(code) => write!(f, "the MPI job exited with status {code}"),
-            Error::InvalidModel { source, problems } => {
-                write!(f, "model file `{source}` is invalid:")?;
-                for p in problems {
-                    write!(f, "\n  {p}")?;
-                }
-                write!(
-                    f,
-                    "\nA model file holds schema_version, machine and the ten parameters of \
-                     `local` (and `remote`); see `contention predict --help`."
-                )
-            }
             Error::Io { action, path, err } => {
                 write!(f, "cannot {action} `{}`: {err}", path.display())
             }
@@ -155,7 +134,6 @@ impl fmt::Display for Error {
                 err,
             } => write!(f, "cannot render `{}`: {err}", path.display()),
             Error::Render { path: None, err } => write!(f, "{err}"),
-            Error::Predict(e) => write!(f, "{e}"),
             Error::Module { err, .. } => write!(f, "{err}"),
         }
     }
@@ -170,20 +148,9 @@ impl std::error::Error for Error {
             Error::Io { err, .. } => Some(err),
             Error::Render { path: Some(_), err } => Some(err.as_ref()),
             Error::Render { path: None, err } => err.source(),
-            Error::Predict(e) => e.source(),
             Error::Module { err, .. } => err.source(),
-            Error::Input(_)
-            | Error::InvalidModel { .. }
-            | Error::Failed(_)
-            | Error::Interrupted(_)
-            | Error::Reported(_) => None,
+            Error::Input(_) | Error::Failed(_) | Error::Interrupted(_) | Error::Reported(_) => None,
         }
-    }
-}
-
-impl From<crate::model::PredictError> for Error {
-    fn from(e: crate::model::PredictError) -> Self {
-        Error::Predict(e)
     }
 }
 
@@ -301,13 +268,6 @@ mod tests {
         let cases = [
             (Error::Input("--cores 0".into()), EXIT_INPUT),
             (
-                Error::InvalidModel {
-                    source: "m.json".into(),
-                    problems: Vec::new(),
-                },
-                EXIT_INPUT,
-            ),
-            (
                 Error::io(IoAction::Read("trace file"), "t.json", not_found()),
                 EXIT_INPUT,
             ),
@@ -332,13 +292,6 @@ mod tests {
             (
                 Error::module(Kind::Failure, Refused(not_found())),
                 EXIT_FAILURE,
-            ),
-            (
-                Error::Predict(crate::model::PredictError::NoSuchNode {
-                    node: 3,
-                    numa_nodes: 2,
-                }),
-                EXIT_INPUT,
             ),
             (Error::Failed("check failed: drift".into()), EXIT_FAILURE),
             (Error::Interrupted("interrupted".into()), EXIT_INTERRUPTED),

@@ -13,7 +13,7 @@
 //! `B_seq^comm`, `B_seq^comp` and equation 6 describe the machine without contention.
 //!
 //! Pure: inputs are read by [`crate::io::inputs`], the report written by
-//! [`crate::export::evaluation`].
+//! `crate::report::evaluate`.
 
 use crate::dataset::{self, Input, Sweep, COMM_ALONE, COMM_PARALLEL, COMP_ALONE, COMP_PARALLEL};
 use crate::error::Result;
@@ -118,16 +118,19 @@ pub struct PlacementErrors {
     pub comp_alone_mape_percent: f64,
 }
 
-/// The whole evaluation.
+/// Version of [`EvaluateReport`]'s JSON layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Everything `evaluate` reports: the model's error per phase, stream and placement.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Evaluation {
+pub struct EvaluateReport {
     pub schema_version: u32,
     pub tool: Provenance,
     /// The model file as the user named it.
     pub model: String,
     pub machine: Machine,
-    /// What the numbers are in ([`crate::export::json::UNITS`]).
-    pub units: crate::export::json::Units,
+    /// What the numbers are in ([`crate::units::UNITS`]).
+    pub units: crate::units::Units,
     pub inputs: Vec<String>,
     pub points_counted: &'static str,
     /// The placements the model is calibrated on (`COMP,COMM`).
@@ -315,7 +318,7 @@ impl std::fmt::Display for EvaluateError {
 impl std::error::Error for EvaluateError {}
 
 /// Evaluates `model` (named `model_source`) against every placement of `inputs`.
-pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<Evaluation> {
+pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<EvaluateReport> {
     let mut notes = check_topology(inputs, model, model_source)?;
     for input in inputs {
         notes.extend(input.notes.iter().cloned());
@@ -361,9 +364,9 @@ pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<E
             ));
         }
     }
-    Ok(Evaluation {
-        units: crate::export::json::UNITS,
-        schema_version: <Evaluation as crate::report::Report>::SCHEMA_VERSION,
+    Ok(EvaluateReport {
+        units: crate::units::UNITS,
+        schema_version: SCHEMA_VERSION,
         tool: Provenance::current(),
         model: model_source.to_string(),
         machine: model.machine.clone(),
@@ -460,9 +463,9 @@ fn compare(model: &Model, sweep: &Sweep, sample: bool, out: &mut Vec<PointError>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::csv::tidy_rows;
     use crate::io::model_file;
     use crate::model::all_placements;
+    use crate::trace::predicted_rows;
     use crate::trace::TidyRow;
 
     fn henri() -> Model {
@@ -473,7 +476,7 @@ mod tests {
     /// comm_parallel of placement 0,0 scaled by `factor`.
     fn measured(m: &Model, factor: f64) -> Vec<TidyRow> {
         let cores: Vec<u32> = (1..=18).collect();
-        let mut rows = tidy_rows(&model::predict(m, &all_placements(m), &cores).unwrap());
+        let mut rows = predicted_rows(&model::predict(m, &all_placements(m), &cores).unwrap());
         for r in &mut rows {
             if r.comp_numa != r.comm_numa {
                 r.comp_parallel *= factor;

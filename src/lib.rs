@@ -10,11 +10,14 @@
 //!   calls on where threads run (CPU sets, pinning, thread and user ids), for it and for
 //!   [`sensitivity`].
 //! - [`io`]: model files, traces, CSV, output files (everything that touches the file system).
-//! - [`export`]: the formats a report is written in (table, JSON, CSV).
-//! - [`overlap`]: Langguth et al.'s time of an overlapped step, and the advisor built on it.
+//! - [`report`]: every output: the [`report::Report`] trait, one file per report and its
+//!   writers (table, JSON, CSV).
+//! - [`overlap`]: Langguth et al.'s time of an overlapped step, and `advise` built on it.
 //! - [`plot`]: the paper's figures, rendered in memory as SVG or PNG.
 //! - [`results`]: the default place of traces and models, per host.
+//! - [`units`]: the units of every number: byte sizes as typed, the `units` block of the JSON.
 //! - [`fleet`]: the fleet report of a survey: one model per node, the outliers named.
+//! - [`check`]: the drift rule of `contention check`, for one machine and for a fleet.
 //! - `commands`: one module per subcommand, gluing the above; `cli` their arguments. Both
 //!   need the default feature `cli` (clap); without it the library builds without clap, and
 //!   a program drives a measurement through [`measure::options::MeasureOptions`].
@@ -29,7 +32,6 @@ pub mod cores;
 pub mod dataset;
 pub mod error;
 pub mod evaluate;
-pub mod export;
 pub mod fleet;
 pub mod io;
 pub mod measure;

@@ -415,3 +415,16 @@ impl TidyRow {
         }
     }
 }
+
+/// Predictions as tidy rows, one per placement and core count: what a perfect measurement of
+/// a machine the model describes exactly would give.
+pub fn predicted_rows(placements: &[crate::model::PlacementPrediction]) -> Vec<TidyRow> {
+    placements
+        .iter()
+        .flat_map(|p| {
+            p.points
+                .iter()
+                .map(|pt| TidyRow::predicted(p.comp_numa, p.comm_numa, pt))
+        })
+        .collect()
+}

@@ -1,7 +1,45 @@
-//! Byte sizes as users type them: `64MiB`, `64M`, `1GiB`, `512k`, `1048576`.
+//! The units of the tool's numbers: byte sizes as users type them (`64MiB`, `64M`, `1GiB`,
+//! `512k`, `1048576`), and [`Units`], the block that spells out every number's unit in each
+//! JSON the tool writes (reports, and the model file's `calibration`).
 
+use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
+
+/// The units of a report's numbers, spelled out in every JSON report (and in the model file's
+/// `calibration`) so that a script never has to guess whether a size is binary or a
+/// bandwidth decimal: one struct, so every report says it the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Units {
+    pub bandwidth: &'static str,
+    pub bytes: &'static str,
+    pub time: &'static str,
+    pub percent: &'static str,
+    pub loss: &'static str,
+}
+
+/// The units of every report but `overlap`'s.
+pub const UNITS: Units = Units {
+    bandwidth: "MB/s (10^6 B/s)",
+    bytes: "B",
+    time: "s",
+    percent: "keys ending in _percent: percent (100 = all)",
+    loss: "comp_loss, comm_loss: ratio alone / parallel bandwidth (1 = no loss)",
+};
+
+/// `overlap` takes its times from the user, in any unit, and answers in the same one.
+pub const UNITS_OF_INPUT_TIMES: Units = Units {
+    time: "the unit of the inputs",
+    ..UNITS
+};
+
+impl Default for Units {
+    /// [`UNITS`]: what a model file read back says, whatever it held (the block describes,
+    /// it does not configure).
+    fn default() -> Self {
+        UNITS
+    }
+}
 
 /// A size in bytes. Suffixes are binary (`k`/`KiB` = 1024), as buffer sizes are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -12,7 +12,6 @@
 use crate::common::{add_noise, placement, predicted_rows, SplitMix64};
 use contention::calibrate::{calibrate, CalibratedModel, Method, Options};
 use contention::dataset::Input;
-use contention::export::csv::tidy_rows;
 use contention::io::model_file;
 use contention::model::{self, paper, Model};
 use contention::stats;
@@ -25,7 +24,9 @@ fn load(name: &str) -> Model {
 /// Every placement at every core count of one socket.
 fn everything(m: &Model) -> Vec<TidyRow> {
     let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
-    tidy_rows(&model::predict(m, &model::all_placements(m), &cores).unwrap())
+    contention::trace::predicted_rows(
+        &model::predict(m, &model::all_placements(m), &cores).unwrap(),
+    )
 }
 
 fn mape(reference: &[TidyRow], predicted: &[TidyRow]) -> f64 {
@@ -221,12 +222,10 @@ fn coverage(trials: u64, resamples: u32, reps: usize) -> f64 {
         };
         let f = run(&rows, &o);
         let iv = f.uncertainty.unwrap().local;
-        for (truth, [lo, hi]) in [
-            (m.local.b_seq_comp, iv.b_seq_comp),
-            (m.local.b_seq_comm, iv.b_seq_comm),
-            (m.local.t_par_max, iv.t_par_max),
-            (m.local.alpha, iv.alpha),
-        ] {
+        let truth = m.local.named();
+        for name in ["b_seq_comp", "b_seq_comm", "t_par_max", "alpha"] {
+            let [lo, hi] = iv.get(name).unwrap();
+            let truth = truth.iter().find(|(n, _)| *n == name).unwrap().1;
             total += 1;
             if lo <= truth && truth <= hi {
                 covered += 1;

@@ -14,7 +14,6 @@
 use crate::common::{add_noise, placement, predicted_rows, SplitMix64};
 use contention::calibrate::{calibrate, Options};
 use contention::dataset::Input;
-use contention::export::csv::tidy_rows;
 use contention::io::model_file;
 use contention::model::{self, paper, Model, Params};
 use contention::stats;
@@ -68,7 +67,9 @@ fn calibrated(m: &Model, rows: &[TidyRow]) -> Model {
 /// Every placement at every core count of one socket.
 fn everything(m: &Model) -> Vec<TidyRow> {
     let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
-    tidy_rows(&model::predict(m, &model::all_placements(m), &cores).unwrap())
+    contention::trace::predicted_rows(
+        &model::predict(m, &model::all_placements(m), &cores).unwrap(),
+    )
 }
 
 /// MAPE (%) of `predicted` against `reference`, over all four bandwidths of every row.

@@ -155,7 +155,7 @@ fn the_odd_host_and_its_differing_facts_are_named_in_table_and_json() {
         "{table}"
     );
     // The JSON says the same for scripts, with the usual header objects.
-    let json: Value = serde_json::from_str(&contention::export::json::render(&r)).unwrap();
+    let json: Value = serde_json::from_str(&contention::io::output::pretty_json(&r)).unwrap();
     assert_eq!(json["schema_version"], 1);
     assert_eq!(json["tool"]["tool"], "contention");
     assert_eq!(json["machine"]["sub_numa_clustering"], "off");
@@ -242,7 +242,7 @@ fn check_of_a_fleet_passes_against_itself_and_fails_naming_the_node_that_moved()
     let saved = fleet("fleet-check-saved");
     let r = fleet::report(&saved, &outcomes(), &FleetOptions::default()).unwrap();
     let saved_json = saved.join("fleet.json");
-    std::fs::write(&saved_json, contention::export::json::render(&r)).unwrap();
+    std::fs::write(&saved_json, contention::io::output::pretty_json(&r)).unwrap();
     let s = saved.to_str().unwrap();
     // Against itself, from the saved models in the directory and from the report's JSON.
     for reference in [s, saved_json.to_str().unwrap()] {

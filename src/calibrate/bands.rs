@@ -1,11 +1,10 @@
 //! 95 % intervals of predicted bandwidths: the prediction of every bootstrap replicate stored
-//! in the model file ([`super::Uncertainty`]), and at each placement, core count and stream the
+//! in the model file ([`crate::model::Uncertainty`]), and at each placement, core count and stream the
 //! percentile interval of those predictions (the same equations 1-8 as the point prediction,
 //! [`crate::model::predict`]). Pure; `predict --intervals` and `plot` print and draw them.
 
-use super::bootstrap::{percentile_interval, Interval};
-use super::Uncertainty;
-use crate::model::{self, Machine, Model, Placement, SCHEMA_VERSION};
+use super::bootstrap::percentile_interval;
+use crate::model::{self, Interval, Machine, Model, Placement, Uncertainty, SCHEMA_VERSION};
 use serde::Serialize;
 
 /// The intervals of one placement's prediction.

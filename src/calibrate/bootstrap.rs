@@ -15,9 +15,9 @@
 //! Seeded ([`SplitMix64`]): the same data and seed give the same intervals on every machine.
 
 use super::fit::{self, Effort, Group};
-use crate::model::{Model, Params};
+use crate::model::{Interval, Model, ParamIntervals, Params};
 use crate::stats::quantile;
-use serde::{Deserialize, Serialize};
+
 use std::collections::HashMap;
 
 /// The interval's level, as a fraction.
@@ -128,9 +128,6 @@ pub fn replicates(fitted: &Model, groups: &[Group], resamples: u32, seed: u64) -
         .collect()
 }
 
-/// A 95 % interval `[low, high]`.
-pub type Interval = [f64; 2];
-
 /// The percentile interval of `values` at [`LEVEL`] (linear interpolation between order
 /// statistics); `None` when empty.
 pub fn percentile_interval(values: &[f64]) -> Option<Interval> {
@@ -143,86 +140,15 @@ pub fn percentile_interval(values: &[f64]) -> Option<Interval> {
     Some([quantile(&v, tail), quantile(&v, 1.0 - tail)])
 }
 
-/// The 95 % interval of each parameter of one side, named like the model file's fields.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct ParamIntervals {
-    pub n_par_max: Interval,
-    pub t_par_max: Interval,
-    pub n_seq_max: Interval,
-    pub t_seq_max: Interval,
-    pub t_par_max2: Interval,
-    pub alpha: Interval,
-    pub delta_l: Interval,
-    pub delta_r: Interval,
-    pub b_seq_comp: Interval,
-    pub b_seq_comm: Interval,
-}
-
-/// The parameters' names, in the order of [`ParamIntervals`] and the model file.
-pub const NAMES: [&str; 10] = [
-    "n_par_max",
-    "t_par_max",
-    "n_seq_max",
-    "t_seq_max",
-    "t_par_max2",
-    "alpha",
-    "delta_l",
-    "delta_r",
-    "b_seq_comp",
-    "b_seq_comm",
-];
-
-/// The parameters in the order of [`NAMES`], with their names.
-pub fn named(p: &Params) -> [(&'static str, f64); 10] {
-    let v = [
-        f64::from(p.n_par_max),
-        p.t_par_max,
-        f64::from(p.n_seq_max),
-        p.t_seq_max,
-        p.t_par_max2,
-        p.alpha,
-        p.delta_l,
-        p.delta_r,
-        p.b_seq_comp,
-        p.b_seq_comm,
-    ];
-    std::array::from_fn(|i| (NAMES[i], v[i]))
-}
-
-impl ParamIntervals {
-    /// The intervals of the parameter sets `sets` (not empty).
-    pub fn of(sets: &[Params]) -> Option<ParamIntervals> {
-        let column =
-            |i: usize| percentile_interval(&sets.iter().map(|p| named(p)[i].1).collect::<Vec<_>>());
-        Some(ParamIntervals {
-            n_par_max: column(0)?,
-            t_par_max: column(1)?,
-            n_seq_max: column(2)?,
-            t_seq_max: column(3)?,
-            t_par_max2: column(4)?,
-            alpha: column(5)?,
-            delta_l: column(6)?,
-            delta_r: column(7)?,
-            b_seq_comp: column(8)?,
-            b_seq_comm: column(9)?,
-        })
+/// The interval of each parameter over the parameter sets `sets`; `None` when empty (or a
+/// parameter has no finite value).
+pub fn intervals(sets: &[Params]) -> Option<ParamIntervals> {
+    let values: Vec<[f64; Params::COUNT]> = sets.iter().map(Params::values).collect();
+    let mut out = [[0.0; 2]; Params::COUNT];
+    for (i, slot) in out.iter_mut().enumerate() {
+        *slot = percentile_interval(&values.iter().map(|v| v[i]).collect::<Vec<_>>())?;
     }
-
-    /// In the order of [`named`].
-    pub fn as_array(&self) -> [Interval; 10] {
-        [
-            self.n_par_max,
-            self.t_par_max,
-            self.n_seq_max,
-            self.t_seq_max,
-            self.t_par_max2,
-            self.alpha,
-            self.delta_l,
-            self.delta_r,
-            self.b_seq_comp,
-            self.b_seq_comm,
-        ]
-    }
+    Some(ParamIntervals::new(out))
 }
 
 #[cfg(test)]

@@ -17,7 +17,9 @@ pub mod validate;
 
 use crate::dataset::{self, Input, InputKind, Sweep, QUANTITIES};
 use crate::error::Result;
-use crate::model::{self, Machine, Model, Params, Placement, SCHEMA_VERSION};
+use crate::model::{
+    self, Machine, Model, ParamIntervals, Params, Placement, Replicate, Uncertainty, SCHEMA_VERSION,
+};
 use crate::provenance::Provenance;
 use crate::stats;
 use crate::trace::MachineInfo;
@@ -81,30 +83,6 @@ pub struct CalibratedModel {
     pub uncertainty: Option<Uncertainty>,
 }
 
-/// What the bootstrap ([`bootstrap`]) says of the parameters: optional in a model file;
-/// `predict --intervals` reads the refitted models to give every bandwidth an interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Uncertainty {
-    pub method: String,
-    pub resamples: u32,
-    pub seed: u64,
-    /// The intervals' level (0.95).
-    pub level: f64,
-    pub local: bootstrap::ParamIntervals,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub remote: Option<bootstrap::ParamIntervals>,
-    /// The refitted parameter sets, one per resample.
-    pub replicates: Vec<Replicate>,
-}
-
-/// One bootstrap resample's parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Replicate {
-    pub local: Params,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub remote: Option<Params>,
-}
-
 /// The global fit's report (`--method fit`): how it compares with the paper's rules on the
 /// same data, what it cannot pin down, and how well it predicts placements left out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -146,7 +124,7 @@ pub struct Calibration {
     /// What the numbers are in, as in every report; not read back (older files lack it and
     /// it describes, it does not configure).
     #[serde(skip_deserializing, default)]
-    pub units: crate::export::json::Units,
+    pub units: crate::units::Units,
     pub inputs: Vec<InputRecord>,
     /// The machine as `measure` described it, when the inputs include a trace.
     pub measured_machine: Option<MachineInfo>,
@@ -338,7 +316,7 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
         _ => None,
     };
     let calibration = Calibration {
-        units: crate::export::json::UNITS,
+        units: crate::units::UNITS,
         tool: Provenance::current(),
         date: opts.date.clone(),
         inputs: inputs.iter().map(record).collect(),
@@ -424,10 +402,11 @@ fn global_fit(
             resamples: opts.bootstrap,
             seed: opts.seed,
             level: bootstrap::LEVEL,
-            local: bootstrap::ParamIntervals::of(&locals).unwrap_or_else(|| point(&model.local)),
-            remote: model
-                .remote
-                .map(|r| bootstrap::ParamIntervals::of(&remotes).unwrap_or_else(|| point(&r))),
+            local: bootstrap::intervals(&locals)
+                .unwrap_or_else(|| ParamIntervals::point(&model.local)),
+            remote: model.remote.map(|r| {
+                bootstrap::intervals(&remotes).unwrap_or_else(|| ParamIntervals::point(&r))
+            }),
             replicates: reps
                 .iter()
                 .map(|m| Replicate {
@@ -458,23 +437,6 @@ fn global_fit(
         cross_validation,
     };
     (model, Some(report), uncertainty)
-}
-
-/// Zero-width intervals at `p`'s values (a bootstrap that produced nothing).
-fn point(p: &Params) -> bootstrap::ParamIntervals {
-    let v = bootstrap::named(p).map(|(_, v)| [v, v]);
-    bootstrap::ParamIntervals {
-        n_par_max: v[0],
-        t_par_max: v[1],
-        n_seq_max: v[2],
-        t_seq_max: v[3],
-        t_par_max2: v[4],
-        alpha: v[5],
-        delta_l: v[6],
-        delta_r: v[7],
-        b_seq_comp: v[8],
-        b_seq_comm: v[9],
-    }
 }
 
 fn record(input: &Input) -> InputRecord {
@@ -794,24 +756,6 @@ fn fit(model: &Model, sweep: &Sweep, tolerance: Tolerances) -> Result<SideFit> {
         mape_percent: mape.into(),
         residuals,
     })
-}
-
-/// The parameters of a side on one line (`name value ...`), for the user's terminal.
-pub fn describe(p: &Params) -> String {
-    format!(
-        "n_par_max {} t_par_max {:.1} n_seq_max {} t_seq_max {:.1} t_par_max2 {:.1} alpha \
-         {:.3} delta_l {:.1} delta_r {:.1} b_seq_comp {:.1} b_seq_comm {:.1}",
-        p.n_par_max,
-        p.t_par_max,
-        p.n_seq_max,
-        p.t_seq_max,
-        p.t_par_max2,
-        p.alpha,
-        p.delta_l,
-        p.delta_r,
-        p.b_seq_comp,
-        p.b_seq_comm
-    )
 }
 
 #[cfg(test)]

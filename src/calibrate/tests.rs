@@ -1,6 +1,6 @@
 use super::*;
-use crate::export::csv::tidy_rows;
 use crate::io::model_file;
+use crate::trace::predicted_rows;
 use crate::trace::TidyRow;
 
 /// Noise-free tidy rows of `placements` predicted by the paper's model of `name`.
@@ -13,7 +13,7 @@ fn paper_rows(name: &str, placements: &[(u32, u32)], cores: &[u32]) -> Vec<TidyR
             comm_numa,
         })
         .collect();
-    tidy_rows(&model::predict(&m, &placements, cores).unwrap())
+    predicted_rows(&model::predict(&m, &placements, cores).unwrap())
 }
 
 fn csv(rows: &[TidyRow], name: &str) -> Input {
@@ -289,7 +289,7 @@ fn the_bootstrap_is_seeded_and_its_intervals_hold_the_fit() {
     for [lo, hi] in u.local.as_array() {
         assert!(lo <= hi, "{lo} {hi}");
     }
-    let [lo, hi] = u.local.alpha;
+    let [lo, hi] = u.local.get("alpha").unwrap();
     assert!(lo > 0.0 && hi <= 1.0);
     // The JSON round trip keeps them; the model part alone still loads.
     let text = serde_json::to_string(&a).unwrap();

@@ -2,11 +2,10 @@
 //! placement, predict it: the question the paper's Table 2 answers for the placements that
 //! were not calibrated on), and the parameters the data cannot pin down.
 
-use super::bootstrap::{named, Interval};
 use super::fit::{self, Effort, Group, Side};
-use super::{Bandwidths, Uncertainty};
+use super::Bandwidths;
 use crate::dataset::COMM_PARALLEL;
-use crate::model::{bandwidth, Model, Placement};
+use crate::model::{bandwidth, Interval, Model, ParamKind, Params, Placement, Uncertainty};
 use crate::stats;
 use serde::{Deserialize, Serialize};
 
@@ -175,8 +174,12 @@ pub fn unidentified(model: &Model, groups: &[Group], u: Option<&Uncertainty>) ->
             Side::Remote => u.remote,
         });
         if let Some(iv) = intervals {
-            for ((field, value), [lo, hi]) in named(p).into_iter().zip(iv.as_array()) {
-                if let Some(why) = too_wide(field, value, [lo, hi]) {
+            for (((field, kind), value), [lo, hi]) in Params::FIELDS
+                .into_iter()
+                .zip(p.values())
+                .zip(iv.as_array())
+            {
+                if let Some(why) = too_wide(kind, value, [lo, hi]) {
                     out.push(format!("{name}.{field}: {why}"));
                 }
             }
@@ -185,19 +188,19 @@ pub fn unidentified(model: &Model, groups: &[Group], u: Option<&Uncertainty>) ->
     out
 }
 
-fn too_wide(field: &str, value: f64, [lo, hi]: Interval) -> Option<String> {
-    if field.starts_with("n_") {
-        (hi - lo >= 3.0).then(|| {
+fn too_wide(kind: ParamKind, value: f64, [lo, hi]: Interval) -> Option<String> {
+    match kind {
+        ParamKind::Cores => (hi - lo >= 3.0).then(|| {
             format!("could be anywhere from {lo:.0} to {hi:.0} cores (95 % bootstrap interval)")
-        })
-    } else if field.starts_with("delta") {
+        }),
         // A slope may be near 0; only its effect over the socket matters, left to the user.
-        None
-    } else {
-        (value.abs() > 0.0 && (hi - lo) > 0.2 * value.abs()).then(|| {
-            format!(
-                "95 % bootstrap interval {lo:.4} to {hi:.4} is wider than a fifth of {value:.4}"
-            )
-        })
+        ParamKind::Slope => None,
+        ParamKind::Bandwidth | ParamKind::CommShare => {
+            (value.abs() > 0.0 && (hi - lo) > 0.2 * value.abs()).then(|| {
+                format!(
+                    "95 % bootstrap interval {lo:.4} to {hi:.4} is wider than a fifth of {value:.4}"
+                )
+            })
+        }
     }
 }

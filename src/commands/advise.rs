@@ -4,13 +4,13 @@
 use crate::cli::AdviseArgs;
 use crate::cores::CoreList;
 use crate::error::{Error, Result};
-use crate::export::advice::AdviceReport;
-use crate::export::json::UNITS;
 use crate::io::model_file;
 use crate::model::{self, Model, Placement};
 use crate::overlap;
 use crate::provenance::Provenance;
+use crate::report::advise::AdviseReport;
 use crate::report::{self, Report};
+use crate::units::UNITS;
 
 pub fn run(args: &AdviseArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
@@ -26,7 +26,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     report::emit(&report, args.format.into(), args.output.as_deref())
 }
 
-/// The advice for a step of `comp_bytes` and `comm_bytes` on `model`, over every placement
+/// The ranking for a step of `comp_bytes` and `comm_bytes` on `model`, over every placement
 /// the model predicts and the core counts `cores` (default: all of one socket).
 pub fn build_report(
     model: &Model,
@@ -34,7 +34,7 @@ pub fn build_report(
     cores: Option<&CoreList>,
     comp_bytes: u64,
     comm_bytes: u64,
-) -> Result<AdviceReport> {
+) -> Result<AdviseReport> {
     let all = model.machine.cores_per_socket;
     let cores = cores.cloned().unwrap_or_else(|| CoreList::up_to(all));
     cores
@@ -70,7 +70,7 @@ pub fn build_report(
              it is shown for comparison but was not ranked"
         ));
     }
-    let advice = overlap::advise(
+    let ranking = overlap::advise(
         &predictions,
         &naive_point,
         comp_bytes as f64,
@@ -82,15 +82,19 @@ pub fn build_report(
              time can be computed"
         ))
     })?;
-    let gains = advice.ranked.iter().filter(|c| c.no_predicted_loss).count();
+    let gains = ranking
+        .ranked
+        .iter()
+        .filter(|c| c.no_predicted_loss)
+        .count();
     if gains > 0 {
         notes.push(format!(
             "for {gains} configuration(s) the model predicts a stream at least as fast beside \
              the other as alone; its loss ratio is taken as 1"
         ));
     }
-    Ok(AdviceReport {
-        schema_version: AdviceReport::SCHEMA_VERSION,
+    Ok(AdviseReport {
+        schema_version: AdviseReport::SCHEMA_VERSION,
         tool: Provenance::current(),
         model: source.to_string(),
         machine: model.machine.clone(),
@@ -98,10 +102,31 @@ pub fn build_report(
         comp_bytes,
         comm_bytes,
         notes,
-        best: *advice.best(),
-        naive: advice.naive,
-        naive_slowdown: advice.naive_slowdown(),
-        candidates: advice.ranked,
+        best: *ranking.best(),
+        naive: ranking.naive,
+        naive_slowdown: ranking.naive_slowdown(),
+        candidates: ranking.ranked,
         table_rows: usize::MAX,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::json_of;
+
+    #[test]
+    fn advise_json_has_schema_version() {
+        let henri = model_file::load("paper:henri").unwrap();
+        let r = build_report(&henri, "paper:henri", None, 1 << 30, 1 << 26)
+            .unwrap()
+            .with_top(3);
+        let j = json_of(&r);
+        // `--top` shortens the table only.
+        assert_eq!(
+            j["candidates"].as_array().unwrap().len(),
+            r.candidates.len()
+        );
+        assert!(j.get("table_rows").is_none(), "{j}");
+    }
 }

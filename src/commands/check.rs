@@ -2,15 +2,14 @@
 //! one (prediction drift), and measure the expected model's error on them; fail (exit 1) when
 //! either goes beyond its limit.
 
-use crate::calibrate::{self, Options};
+use crate::calibrate;
 use crate::check;
 use crate::cli::CheckArgs;
 use crate::error::{Error, Result};
 use crate::evaluate;
-use crate::export;
-use crate::export::check::CheckReport;
 use crate::io::{inputs, model_file};
 use crate::provenance::Provenance;
+use crate::report::check::CheckReport;
 use crate::report::{self, Report};
 
 pub fn run(args: &CheckArgs) -> Result<()> {
@@ -32,33 +31,20 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     let input_paths = crate::results::inputs_or_default(&args.inputs)?;
     let expected = model_file::load(&model_arg)?;
     let data = inputs::read_all(&input_paths)?;
-    let opts = Options {
-        name: Some(expected.machine.name.clone()),
-        local_only: expected.remote.is_none(),
-        ..super::calibrate::options(&args.topology)
-    };
+    let opts = check::refit_options(&expected, &super::calibrate::options(&args.topology));
     let (fitted, notes) = calibrate::calibrate(&data, &opts)?;
     report::print_notes(&notes);
-    let (limit, source) = match args.tolerance {
-        Some(t) => (t, "--tolerance"),
-        None => {
-            let c = &fitted.calibration;
-            let fits: Vec<_> = std::iter::once(&c.local).chain(c.remote.as_ref()).collect();
-            (check::noise_limit_percent(&fits), "noise")
-        }
-    };
-    let drift = check::compare(&expected, &fitted.model, limit);
+    let judged = check::judge(&expected, &fitted, args.tolerance);
     let eval = evaluate::evaluate(&expected, &model_arg, &data)?;
     let (comm, comp) = (
         eval.parallel.comm.all_percent,
         eval.parallel.comp.all_percent,
     );
     let mut failures = Vec::new();
-    if drift.max_drift_percent > limit {
+    if judged.drifted() {
         failures.push(format!(
-            "the refitted model's predictions moved by up to {:.2} % (limit {limit:.2} %, from \
-             {source})",
-            drift.max_drift_percent
+            "the refitted model's predictions moved by up to {:.2} % (limit {:.2} %, from {})",
+            judged.drift.max_drift_percent, judged.limit_percent, judged.limit_source
         ));
     }
     if let Some(max) = args.max_mape {
@@ -75,27 +61,33 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         tool: Provenance::current(),
         model: model_arg.clone(),
         machine: expected.machine.clone(),
-        units: export::json::UNITS,
+        units: crate::units::UNITS,
         inputs: input_paths
             .iter()
             .map(|p| p.display().to_string())
             .collect(),
-        drift_limit_percent: limit,
-        drift_limit_source: source,
+        drift_limit_percent: judged.limit_percent,
+        drift_limit_source: judged.limit_source,
         max_mape_percent: args.max_mape,
-        drift,
+        drift: judged.drift,
         comm_mape_percent: comm,
         comp_mape_percent: comp,
         pass: failures.is_empty(),
         failures,
     };
     report::emit(&report, args.format.into(), args.output.as_deref())?;
-    if report.pass {
+    verdict(report.pass, &report.failures)
+}
+
+/// The command's end once its report is out: exit 0 when the check passed, else 1 with the
+/// failures (the report also lists them).
+fn verdict(pass: bool, failures: &[String]) -> Result<()> {
+    if pass {
         Ok(())
     } else {
         Err(Error::Failed(format!(
             "check failed: {}",
-            report.failures.join("; ")
+            failures.join("; ")
         )))
     }
 }
@@ -112,19 +104,12 @@ fn fleet(args: &CheckArgs, saved: &std::path::Path) -> Result<()> {
                     .into(),
             )),
         };
-    let report = crate::fleet::check::check(
+    let report = check::fleet::check(
         saved,
         &new,
         args.tolerance,
         &super::calibrate::options(&args.topology),
     )?;
     report::emit(&report, args.format.into(), args.output.as_deref())?;
-    if report.pass {
-        Ok(())
-    } else {
-        Err(Error::Failed(format!(
-            "check failed: {}",
-            report.failures.join("; ")
-        )))
-    }
+    verdict(report.pass, &report.failures)
 }

@@ -14,11 +14,7 @@ pub fn run(args: &EvaluateArgs) -> Result<()> {
     let mut e = evaluate::evaluate(&model, &model_arg, &inputs)?;
     e.cross_validation = calibrate::validate::of_inputs(&model, &inputs);
     if let Some(cv) = &e.cross_validation {
-        eprintln!(
-            "leave-one-placement-out (global fit without each non-sample placement), MAPE in \
-             parallel: {:.2} % held out, {:.2} % for this model in sample",
-            cv.held_out_parallel_mape_percent, cv.in_sample_parallel_mape_percent
-        );
+        eprintln!("{}", report::evaluate::cross_validation_line(cv));
     }
     report::emit(&e, args.format.into(), args.output.as_deref())
 }

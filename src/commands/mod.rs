@@ -13,24 +13,3 @@ pub mod plot;
 pub mod predict;
 pub mod sensitivity;
 pub mod survey;
-
-/// `--format` as the report writer takes it ([`crate::report::emit`]).
-impl From<crate::cli::Format> for crate::report::Format {
-    fn from(f: crate::cli::Format) -> Self {
-        match f {
-            crate::cli::Format::Table => Self::Table,
-            crate::cli::Format::Json => Self::Json,
-            crate::cli::Format::Csv => Self::Csv,
-        }
-    }
-}
-
-/// `--format` of the commands without CSV (`overlap`, `advise`, `network`).
-impl From<crate::cli::TableOrJson> for crate::report::Format {
-    fn from(f: crate::cli::TableOrJson) -> Self {
-        match f {
-            crate::cli::TableOrJson::Table => Self::Table,
-            crate::cli::TableOrJson::Json => Self::Json,
-        }
-    }
-}

@@ -4,7 +4,6 @@
 
 use crate::cli::{NetworkArgs, PenaltiesArg, TableOrJson};
 use crate::error::{Error, Result};
-use crate::export::network::{CommunicationEnd, Measured, MemoryCap, NetworkReport};
 use crate::io::{graph_file, model_file};
 use crate::measure::graph as measure_graph;
 use crate::measure::launch;
@@ -12,6 +11,7 @@ use crate::measure::mpi::{self, Threading};
 use crate::model::{self, Placement};
 use crate::network::{self, FairShare, Graph, InfiniBand, PenaltyModel};
 use crate::provenance::Provenance;
+use crate::report::network::{CommunicationEnd, Measured, MemoryCap, NetworkReport};
 use crate::report::{self, Report};
 use crate::stats;
 use std::path::PathBuf;
@@ -344,7 +344,7 @@ fn build_report(
         })
         .collect();
     Ok(NetworkReport {
-        units: crate::export::json::UNITS,
+        units: crate::units::UNITS,
         schema_version: NetworkReport::SCHEMA_VERSION,
         tool: Provenance::current(),
         graph: args.graph.display().to_string(),

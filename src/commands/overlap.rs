@@ -3,9 +3,9 @@
 
 use crate::cli::OverlapArgs;
 use crate::error::{Error, Result};
-use crate::export::overlap::{Bound, HeteroReport, OverlapReport};
 use crate::overlap::{Hetero, OverlapError, Step};
 use crate::provenance::Provenance;
+use crate::report::overlap::{Bound, HeteroReport, OverlapReport};
 use crate::report::{self, Report};
 
 fn input(flag: &str, e: OverlapError) -> Error {
@@ -79,7 +79,7 @@ pub fn build_report(args: &OverlapArgs) -> Result<OverlapReport> {
         )));
     }
     Ok(OverlapReport {
-        units: crate::export::json::UNITS_OF_INPUT_TIMES,
+        units: crate::units::UNITS_OF_INPUT_TIMES,
         schema_version: OverlapReport::SCHEMA_VERSION,
         tool: Provenance::current(),
         step,

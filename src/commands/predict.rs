@@ -80,7 +80,7 @@ pub fn build_report(
     };
     let placements = model::predict(model, &placements, cores.counts())?;
     Ok(PredictReport {
-        units: crate::export::json::UNITS,
+        units: crate::units::UNITS,
         schema_version: PredictReport::SCHEMA_VERSION,
         tool: Provenance::current(),
         model: source.to_string(),
@@ -89,4 +89,18 @@ pub fn build_report(
         placements,
         intervals: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::json_of;
+
+    #[test]
+    fn predict_json_has_schema_version() {
+        let henri = model_file::load("paper:henri").unwrap();
+        let cores = "1,2".parse::<CoreList>().unwrap();
+        let r = build_report(&henri, "paper:henri", Some(&cores), PlacementArg::All).unwrap();
+        assert_eq!(json_of(&r)["model"], "paper:henri");
+    }
 }

@@ -33,7 +33,7 @@ pub fn node(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
     let c = fit(dir, opts)?;
     atomic::write(
         &c.model_path,
-        crate::export::json::render(&c.calibrated).as_bytes(),
+        crate::io::output::pretty_json(&c.calibrated).as_bytes(),
     )?;
     Ok(c)
 }

@@ -4,29 +4,26 @@
 //!
 //! - [`calibrate`]: one node, as `contention calibrate` does in its results directory;
 //! - [`outliers`]: the band (median and median absolute deviation);
-//! - [`facts`]: the machine facts, and those that differ from the fleet's majority;
-//! - [`check`]: a fleet compared with a saved one, node by node.
+//! - [`facts`]: the machine facts, and those that differ from the fleet's majority.
+//!
+//! A fleet compared with a saved one, node by node, is `crate::check::fleet`.
 //!
 //! A model calibrated on one node holds for the others only if they behave the same; the
 //! report answers which do not, and the facts say where to look. [`report`] is the entry
 //! point; the figure is drawn by `crate::plot::fleet`, which reads the report.
 
 pub mod calibrate;
-pub mod check;
 pub mod facts;
 pub mod outliers;
 
-use crate::calibrate::bootstrap::{named, NAMES as PARAMS};
 use crate::error::{Error, IoAction, Result};
-use crate::model::{Model, Params};
+use crate::model::{Model, ParamKind, Params};
 use crate::provenance::Provenance;
-use crate::report::Report;
 use crate::trace::TidyRow;
 use facts::{FactDiff, Facts};
 use outliers::Band;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 /// Version of the fleet report's JSON layout.
@@ -151,7 +148,7 @@ pub struct FleetReport {
     pub root: String,
     /// The fleet's machine: the value most nodes have of every fact.
     pub machine: BTreeMap<&'static str, String>,
-    pub units: crate::export::json::Units,
+    pub units: crate::units::Units,
     pub k: f64,
     pub relative_floor: f64,
     /// How the band is drawn, in words.
@@ -166,7 +163,8 @@ pub struct FleetReport {
 /// `remote` parameter of a single-socket model.
 pub fn value(model: &Model, parameter: &str) -> Option<f64> {
     let (side_name, name) = parameter.split_once('.')?;
-    named(side(model, side_name)?)
+    side(model, side_name)?
+        .named()
         .into_iter()
         .find(|(n, _)| *n == name)
         .map(|(_, v)| v)
@@ -276,19 +274,28 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
     r
 }
 
-/// The floor of the scale of parameter `name` of one side, given the fleet's medians of that
+/// The floor of the scale of a parameter of kind `kind` of one side, given the fleet's medians of that
 /// side: a fraction of the median; for core counts at least `1 / k`, so that a plateau read
 /// one core apart (the tie rule's own step) is never an outlier; for the slopes `delta_l`,
 /// `delta_r` (MB/s per core) whose median is 0, as it often is (no loss past the peak), the
 /// fraction of the mean bandwidth per core at the peak, `T_par^max / N_seq^max`, since a
 /// fraction of 0 would flag any slope at all.
-fn floor(name: &str, median: f64, medians: &[Option<f64>; 10], opts: &FleetOptions) -> f64 {
+fn floor(
+    kind: ParamKind,
+    median: f64,
+    medians: &[Option<f64>; Params::COUNT],
+    opts: &FleetOptions,
+) -> f64 {
     let rel = opts.relative_floor;
-    match name {
-        "n_par_max" | "n_seq_max" => (rel * median.abs()).max(1.0 / opts.k),
-        "delta_l" | "delta_r" if median != 0.0 => rel * median.abs(),
-        "delta_l" | "delta_r" => {
-            let per_core = match (medians[1], medians[2]) {
+    let median_of = |name: &str| {
+        let i = Params::NAMES.iter().position(|n| *n == name)?;
+        medians[i]
+    };
+    match kind {
+        ParamKind::Cores => (rel * median.abs()).max(1.0 / opts.k),
+        ParamKind::Slope if median != 0.0 => rel * median.abs(),
+        ParamKind::Slope => {
+            let per_core = match (median_of("t_par_max"), median_of("n_seq_max")) {
                 (Some(t), Some(n)) if n >= 1.0 => t / n,
                 (Some(t), _) => t,
                 _ => 0.0,
@@ -306,23 +313,23 @@ pub fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions) -> Fl
     let mut parameters = Vec::new();
     let mut outliers = Vec::new();
     for side_name in ["local", "remote"] {
-        let per_node: Vec<(usize, [f64; 10])> = calibrated
+        let per_node: Vec<(usize, [f64; Params::COUNT])> = calibrated
             .iter()
             .filter_map(|&i| {
                 let m = nodes[i].model.as_ref()?;
-                side(m, side_name).map(|p| (i, named(p).map(|(_, v)| v)))
+                side(m, side_name).map(|p| (i, p.values()))
             })
             .collect();
         if per_node.is_empty() {
             continue;
         }
-        let medians: [Option<f64>; 10] = std::array::from_fn(|j| {
+        let medians: [Option<f64>; Params::COUNT] = std::array::from_fn(|j| {
             crate::stats::median(&per_node.iter().map(|(_, v)| v[j]).collect::<Vec<_>>())
         });
-        for (j, name) in PARAMS.iter().enumerate() {
+        for (j, (name, kind)) in Params::FIELDS.into_iter().enumerate() {
             let xs: Vec<f64> = per_node.iter().map(|(_, v)| v[j]).collect();
             let Some(median) = medians[j] else { continue };
-            let Some(band) = outliers::band(&xs, opts.k, floor(name, median, &medians, opts))
+            let Some(band) = outliers::band(&xs, opts.k, floor(kind, median, &medians, opts))
             else {
                 continue;
             };
@@ -386,7 +393,7 @@ pub fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions) -> Fl
         tool: Provenance::current(),
         root: root.display().to_string(),
         machine: fleet_facts,
-        units: crate::export::json::UNITS,
+        units: crate::units::UNITS,
         k: opts.k,
         relative_floor: opts.relative_floor,
         band_rule: band_rule(opts),
@@ -408,203 +415,13 @@ fn band_rule(opts: &FleetOptions) -> String {
     )
 }
 
-/// A parameter's value as the table prints it: core counts whole, `alpha` to 3 places,
-/// bandwidths and slopes to 0.1 MB/s.
-fn show(parameter: &str, v: f64) -> String {
-    if parameter.ends_with("n_par_max") || parameter.ends_with("n_seq_max") {
-        format!("{v:.0}")
-    } else if parameter.ends_with("alpha") {
-        format!("{v:.3}")
-    } else {
-        format!("{v:.1}")
-    }
-}
-
-/// The fleet report goes out through [`crate::report::emit`] like every other report.
-impl Report for FleetReport {
-    const SCHEMA_VERSION: u32 = FLEET_SCHEMA_VERSION;
-
-    /// What the user should read beside the figures (also in the JSON's `notes`).
-    fn notes(&self) -> &[String] {
-        &self.notes
-    }
-
-    /// The report for a person: the fleet, one line per parameter, then the outlying nodes
-    /// with the facts that differ on them, then the nodes without a model.
-    fn table(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "# {}", self.tool.summary());
-        let count = |s: NodeStatus| self.nodes.iter().filter(|n| n.status == s).count();
-        let _ = writeln!(
-            out,
-            "# fleet of {} node(s) in {}: {} calibrated, {} failed, {} pending",
-            self.nodes.len(),
-            self.root,
-            self.nodes.iter().filter(|n| n.calibrated).count(),
-            count(NodeStatus::Failed) + self.nodes.iter().filter(|n| n.error.is_some()).count(),
-            count(NodeStatus::Pending)
-        );
-        let _ = writeln!(
-            out,
-            "# bandwidths and delta in MB/s; band: {}",
-            self.band_rule
-        );
-        for note in &self.notes {
-            let _ = writeln!(out, "# note: {note}");
-        }
-        let _ = writeln!(
-            out,
-            "\n{:<18} {:>5} {:>10} {:>9} {:>10} {:>10}  outside the band",
-            "parameter", "nodes", "median", "MAD", "min", "max"
-        );
-        for p in &self.parameters {
-            let b = &p.band;
-            let outside = if p.outliers.is_empty() {
-                "-".to_string()
-            } else {
-                p.outliers.join(", ")
-            };
-            let _ = writeln!(
-                out,
-                "{:<18} {:>5} {:>10} {:>9} {:>10} {:>10}  {}",
-                p.parameter,
-                p.nodes,
-                show(&p.parameter, b.median),
-                show(&p.parameter, b.mad),
-                show(&p.parameter, b.min),
-                show(&p.parameter, b.max),
-                outside
-            );
-        }
-        let flagged: Vec<&NodeReport> = self
-            .nodes
-            .iter()
-            .filter(|n| !n.outlier_parameters.is_empty())
-            .collect();
-        if flagged.is_empty() {
-            let _ = writeln!(out, "\noutliers: none");
-        } else {
-            let _ = writeln!(out, "\noutliers:");
-        }
-        for n in &flagged {
-            let _ = writeln!(out, "  {}:", n.host);
-            for o in self.outliers.iter().filter(|o| o.host == n.host) {
-                let _ = writeln!(
-                    out,
-                    "    {:<18} {:>10} (median {}, {:+.1} %, {:+.1} sigma)",
-                    o.parameter,
-                    show(&o.parameter, o.value),
-                    show(&o.parameter, o.median),
-                    o.deviation_percent,
-                    o.score
-                );
-            }
-            write_facts(&mut out, n, "    ");
-        }
-        let others: Vec<&NodeReport> = self
-            .nodes
-            .iter()
-            .filter(|n| n.outlier_parameters.is_empty() && !n.differing_facts.is_empty())
-            .collect();
-        if !others.is_empty() {
-            let _ = writeln!(
-                out,
-                "\nnodes within the band whose machine differs from the fleet's:"
-            );
-            for n in others {
-                let _ = writeln!(out, "  {}:", n.host);
-                write_facts(&mut out, n, "    ");
-            }
-        }
-        let missing: Vec<&NodeReport> = self.nodes.iter().filter(|n| !n.calibrated).collect();
-        if !missing.is_empty() {
-            let _ = writeln!(out, "\nnodes without a model:");
-            for n in missing {
-                let why = match (&n.error, n.status) {
-                    (Some(e), _) => format!("calibration failed: {e}"),
-                    (None, s) => match &n.detail {
-                        Some(d) => format!("{}: {d}", s.name()),
-                        None => s.name().to_string(),
-                    },
-                };
-                let _ = writeln!(out, "  {}: {why}", n.host);
-            }
-        }
-        out
-    }
-
-    /// Tidy CSV: one row per calibrated node and parameter, with the band and whether the
-    /// node lies outside it.
-    fn csv(&self) -> Option<String> {
-        let mut w = ::csv::Writer::from_writer(Vec::new());
-        // Writing into a Vec cannot fail.
-        w.write_record([
-            "host",
-            "side",
-            "parameter",
-            "value",
-            "median",
-            "mad",
-            "min",
-            "max",
-            "low",
-            "high",
-            "outlier",
-        ])
-        .expect("in-memory CSV");
-        for p in &self.parameters {
-            let (side_name, name) = p.parameter.split_once('.').expect("side.name");
-            for n in &self.nodes {
-                let Some(v) = n.model.as_ref().and_then(|m| value(m, &p.parameter)) else {
-                    continue;
-                };
-                let b = &p.band;
-                w.write_record([
-                    n.host.clone(),
-                    side_name.to_string(),
-                    name.to_string(),
-                    v.to_string(),
-                    b.median.to_string(),
-                    b.mad.to_string(),
-                    b.min.to_string(),
-                    b.max.to_string(),
-                    b.low.to_string(),
-                    b.high.to_string(),
-                    p.outliers.contains(&n.host).to_string(),
-                ])
-                .expect("in-memory CSV");
-            }
-        }
-        Some(String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV of UTF-8"))
-    }
-}
-
-fn write_facts(out: &mut String, n: &NodeReport, indent: &str) {
-    if n.differing_facts.is_empty() {
-        let _ = writeln!(
-            out,
-            "{indent}machine facts: the same as the fleet's (look at the traces' samples: \
-             `contention plot` of this node)"
-        );
-        return;
-    }
-    let _ = writeln!(out, "{indent}machine facts that differ from the fleet's:");
-    for d in &n.differing_facts {
-        let _ = writeln!(
-            out,
-            "{indent}  {:<22} {} (fleet: {})",
-            d.fact, d.node, d.fleet
-        );
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::io::model_file;
 
     /// A calibrated node with `paper:henri`'s model changed by `edit`.
-    fn node(host: &str, edit: impl Fn(&mut Model)) -> NodeReport {
+    pub(crate) fn node(host: &str, edit: impl Fn(&mut Model)) -> NodeReport {
         let mut m = model_file::load("paper:henri").unwrap();
         edit(&mut m);
         NodeReport {
@@ -676,8 +493,6 @@ mod tests {
                 ("e".to_string(), "remote.b_seq_comm".to_string())
             ]
         );
-        // CSV: one row per node and parameter of both sides.
-        assert_eq!(r.csv().unwrap().lines().count(), 1 + 5 * 20);
     }
 
     #[test]

@@ -180,7 +180,7 @@ mod tests {
         let mut t = trace.clone();
         t.complete = false;
         t.config.bind = false;
-        let f = parse_file(Path::new("t.json"), &crate::export::json::render(&t)).unwrap();
+        let f = parse_file(Path::new("t.json"), &crate::io::output::pretty_json(&t)).unwrap();
         assert_eq!(
             f.notes,
             [

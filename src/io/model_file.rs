@@ -5,7 +5,34 @@
 
 use crate::error::{Error, Result};
 use crate::model::{paper, Model, Problem};
+use std::fmt;
 use std::path::Path;
+
+/// A model file that was read but breaks the schema or a rule of the model: the input the
+/// user named is theirs to fix (exit 2).
+#[derive(Debug)]
+pub struct InvalidModel {
+    /// The file as the user named it (`paper:NAME` for a built-in model).
+    pub source: String,
+    pub problems: Vec<Problem>,
+}
+
+impl fmt::Display for InvalidModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "model file `{}` is invalid:", self.source)?;
+        for p in &self.problems {
+            write!(f, "\n  {p}")?;
+        }
+        write!(
+            f,
+            "\nA model file holds schema_version, machine and the ten parameters of `local` \
+             (and `remote`); see `contention predict --help`."
+        )
+    }
+}
+
+impl std::error::Error for InvalidModel {}
+crate::error::wrap!(Input: InvalidModel);
 
 /// Prefix that names a model built into the binary (the paper's tables) instead of a file.
 pub const PAPER_PREFIX: &str = "paper:";
@@ -19,7 +46,7 @@ pub fn load(spec: &str) -> Result<Model> {
 /// Loads `spec` as [`load`] does, with its bootstrap intervals (the optional `uncertainty`
 /// object written by `calibrate --bootstrap N`; `None` for a file without them or a built-in
 /// model), from one read: standard input can be read only once.
-pub fn load_with_uncertainty(spec: &str) -> Result<(Model, Option<crate::calibrate::Uncertainty>)> {
+pub fn load_with_uncertainty(spec: &str) -> Result<(Model, Option<crate::model::Uncertainty>)> {
     let text = text_of(spec)?;
     Ok((parse(&text, spec)?, uncertainty(&text, spec)?))
 }
@@ -44,13 +71,13 @@ fn text_of(spec: &str) -> Result<std::borrow::Cow<'static, str>> {
 }
 
 /// The `uncertainty` object of a model file's `text`, if it has one.
-fn uncertainty(text: &str, spec: &str) -> Result<Option<crate::calibrate::Uncertainty>> {
+fn uncertainty(text: &str, spec: &str) -> Result<Option<crate::model::Uncertainty>> {
     #[derive(serde::Deserialize)]
     struct Only {
-        uncertainty: Option<crate::calibrate::Uncertainty>,
+        uncertainty: Option<crate::model::Uncertainty>,
     }
     let de = &mut serde_json::Deserializer::from_str(text);
-    let only: Only = serde_path_to_error::deserialize(de).map_err(|e| Error::InvalidModel {
+    let only: Only = serde_path_to_error::deserialize(de).map_err(|e| InvalidModel {
         source: spec.to_string(),
         problems: vec![schema_problem(&e)],
     })?;
@@ -60,7 +87,7 @@ fn uncertainty(text: &str, spec: &str) -> Result<Option<crate::calibrate::Uncert
 /// Parses and validates model-file JSON; `source` names it in errors.
 pub fn parse(text: &str, source: &str) -> Result<Model> {
     let de = &mut serde_json::Deserializer::from_str(text);
-    let model: Model = serde_path_to_error::deserialize(de).map_err(|e| Error::InvalidModel {
+    let model: Model = serde_path_to_error::deserialize(de).map_err(|e| InvalidModel {
         source: source.to_string(),
         problems: vec![schema_problem(&e)],
     })?;
@@ -68,10 +95,11 @@ pub fn parse(text: &str, source: &str) -> Result<Model> {
     if problems.is_empty() {
         Ok(model)
     } else {
-        Err(Error::InvalidModel {
+        Err(InvalidModel {
             source: source.to_string(),
             problems,
-        })
+        }
+        .into())
     }
 }
 
@@ -108,13 +136,14 @@ mod tests {
     const HENRI: &str = include_str!("../model/paper/paper-henri.json");
 
     fn problems(text: &str) -> Vec<String> {
-        match parse(text, "m.json") {
-            Err(Error::InvalidModel { problems, source }) => {
-                assert_eq!(source, "m.json");
-                problems.iter().map(|p| p.to_string()).collect()
-            }
-            other => panic!("expected InvalidModel, got {other:?}"),
-        }
+        let err = parse(text, "m.json").expect_err("an invalid model");
+        assert_eq!(err.exit_code(), crate::error::EXIT_INPUT);
+        let Error::Module { err, .. } = err else {
+            panic!("expected a module error, got {err:?}");
+        };
+        let invalid = err.downcast_ref::<InvalidModel>().expect("an InvalidModel");
+        assert_eq!(invalid.source, "m.json");
+        invalid.problems.iter().map(|p| p.to_string()).collect()
     }
 
     #[test]

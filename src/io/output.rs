@@ -1,6 +1,8 @@
-//! Where a report goes: standard output, or a file written atomically.
+//! Where a report goes: standard output, or a file written atomically; and the one form of
+//! every JSON the tool writes (reports, model files).
 
 use crate::error::{Error, IoAction, Result};
+use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 
@@ -17,4 +19,13 @@ pub fn emit(path: Option<&Path>, text: &str) -> Result<()> {
             }
         }
     }
+}
+
+/// Pretty-printed JSON, newline-terminated: how every report's JSON and every model file is
+/// written.
+pub fn pretty_json<T: Serialize>(value: &T) -> String {
+    // Serializing plain structs of numbers and strings cannot fail.
+    let mut s = serde_json::to_string_pretty(value).expect("report serializes");
+    s.push('\n');
+    s
 }

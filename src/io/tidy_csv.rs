@@ -3,7 +3,7 @@
 //! it; `calibrate` and `evaluate` read it, so measurements from other tools can be used.
 
 use crate::error::Result;
-use crate::model::params::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES};
+use crate::model::constraints::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES};
 use crate::trace::TidyRow;
 use std::path::Path;
 

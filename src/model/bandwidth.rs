@@ -92,33 +92,11 @@ mod tests {
     use super::*;
 
     fn henri_local() -> Params {
-        Params {
-            n_par_max: 17,
-            t_par_max: 73423.0,
-            n_seq_max: 18,
-            t_seq_max: 72589.9,
-            t_par_max2: 73387.7,
-            alpha: 0.915,
-            delta_l: 35.3,
-            delta_r: 0.0,
-            b_seq_comp: 4455.4,
-            b_seq_comm: 11481.1,
-        }
+        crate::model::paper::model("henri").local
     }
 
     fn dahu_local() -> Params {
-        Params {
-            n_par_max: 11,
-            t_par_max: 72147.6,
-            n_seq_max: 14,
-            t_seq_max: 70072.9,
-            t_par_max2: 71509.2,
-            alpha: 0.959,
-            delta_l: 212.8,
-            delta_r: 656.8,
-            b_seq_comp: 6656.5,
-            b_seq_comm: 11341.2,
-        }
+        crate::model::paper::model("dahu").local
     }
 
     #[test]

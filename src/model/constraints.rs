@@ -1,13 +1,18 @@
-//! The rules a parameter set must meet for the model to mean what the paper says, beyond each
-//! value being in range ([`super::params`]): a model file that breaks them would predict
-//! contention that speeds computations up or stops them entirely.
+//! Every rule a model file must obey before the equations may use it, and the bounds they
+//! use: each value in the range of its kind ([`ParamKind`]), the machine's shape, and the rules
+//! of the model's meaning beyond each value being in range: a model file that breaks them
+//! would predict contention that speeds computations up or stops them entirely.
+//!
+//! Validation is pure: it returns every broken rule with the field it concerns, and the I/O
+//! layer ([`crate::io::model_file`]) adds the file name.
 //!
 //! Measured parameters carry noise, so a rule that compares two measured quantities allows
 //! [`TOLERANCE`] (the nine models of the paper's Appendix B meet every rule with it; the worst,
 //! billy's local side, predicts computations 0.4% faster in parallel than alone at 31 cores).
 
 use super::bandwidth::{curve, total};
-use super::params::{Params, Problem};
+use super::params::{Model, ParamKind, Params, SCHEMA_VERSION};
+use std::fmt;
 
 /// Relative slack allowed where a rule compares two measured bandwidths.
 pub const TOLERANCE: f64 = 0.05;
@@ -19,29 +24,160 @@ pub const MIN_BANDWIDTH: f64 = 1e-3;
 /// B_seq^comp` and the network solver's arithmetic leave the finite numbers.
 pub const MAX_BANDWIDTH: f64 = 1e12;
 
-fn problem(side: &str, field: &str, value: f64, rule: String) -> Problem {
+/// Bounds no real machine reaches, so that a corrupt file (`cores_per_socket: 4294967295`)
+/// is refused instead of making the tool allocate a prediction for every core count.
+pub const MAX_CORES_PER_SOCKET: u32 = crate::cores::MAX_COUNT;
+pub const MAX_NUMA_NODES: u32 = 1024;
+
+/// One broken rule: the dotted field path (`local.alpha`), the value seen and the rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    pub field: String,
+    pub value: String,
+    pub rule: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.value.is_empty() {
+            write!(f, "{}: {}", self.field, self.rule)
+        } else {
+            write!(f, "{} = {}: {}", self.field, self.value, self.rule)
+        }
+    }
+}
+
+fn problem(field: String, value: impl fmt::Display, rule: &str) -> Problem {
     Problem {
-        field: format!("{side}.{field}"),
+        field,
         value: value.to_string(),
-        rule,
+        rule: rule.to_string(),
+    }
+}
+
+impl Model {
+    /// Every rule the model breaks; empty when the equations may use it.
+    pub fn problems(&self) -> Vec<Problem> {
+        let mut out = Vec::new();
+        if self.schema_version != SCHEMA_VERSION {
+            out.push(problem(
+                "schema_version".into(),
+                self.schema_version,
+                &format!("this build reads schema version {SCHEMA_VERSION} only"),
+            ));
+        }
+        let m = &self.machine;
+        if m.name.chars().any(char::is_control) {
+            out.push(problem(
+                "machine.name".into(),
+                crate::error::escape(&format!("{:?}", m.name)),
+                "must not hold control characters: the name is printed to terminals",
+            ));
+        }
+        for (name, v, max) in [
+            ("numa_nodes", m.numa_nodes, MAX_NUMA_NODES),
+            ("numa_per_socket", m.numa_per_socket, MAX_NUMA_NODES),
+            ("cores_per_socket", m.cores_per_socket, MAX_CORES_PER_SOCKET),
+        ] {
+            if v < 1 || v > max {
+                out.push(problem(
+                    format!("machine.{name}"),
+                    v,
+                    &format!("must be between 1 and {max}"),
+                ));
+            }
+        }
+        if m.numa_per_socket >= 1 && !m.numa_nodes.is_multiple_of(m.numa_per_socket) {
+            out.push(problem(
+                "machine.numa_per_socket".into(),
+                m.numa_per_socket,
+                &format!(
+                    "must divide machine.numa_nodes ({}): every socket has the same number of NUMA nodes",
+                    m.numa_nodes
+                ),
+            ));
+        }
+        out.extend(self.local.problems("local", m.cores_per_socket));
+        if let Some(remote) = &self.remote {
+            out.extend(remote.problems("remote", m.cores_per_socket));
+        }
+        out
+    }
+}
+
+impl Params {
+    /// Every rule of one parameter set broken, fields prefixed with `side` (`local`/`remote`):
+    /// each value in the range of its kind, then, when they all are, the rules of the model's
+    /// meaning (equations 1, 3, 4 and 6).
+    pub fn problems(&self, side: &str, cores_per_socket: u32) -> Vec<Problem> {
+        // Kind by kind, so that the bandwidths come first as they always have.
+        let kinds = [
+            ParamKind::Bandwidth,
+            ParamKind::Slope,
+            ParamKind::CommShare,
+            ParamKind::Cores,
+        ];
+        let mut out: Vec<Problem> = kinds
+            .iter()
+            .flat_map(|&kind| {
+                Params::FIELDS
+                    .iter()
+                    .zip(self.values())
+                    .filter(move |((_, k), _)| *k == kind)
+                    .filter_map(move |((name, _), v)| {
+                        let rule = out_of_range(kind, v, cores_per_socket)?;
+                        Some(problem(format!("{side}.{name}"), v, &rule))
+                    })
+            })
+            .collect();
+        if out.is_empty() {
+            out = meaning(self, side, cores_per_socket);
+        }
+        out
+    }
+}
+
+/// Why `v` is out of the range of its kind on a socket of `cores` cores, `None` when in it.
+fn out_of_range(kind: ParamKind, v: f64, cores: u32) -> Option<String> {
+    match kind {
+        ParamKind::Bandwidth if !v.is_finite() => {
+            Some("a bandwidth must be a finite number (MB/s)".into())
+        }
+        ParamKind::Bandwidth if v <= 0.0 => Some("a bandwidth must be > 0 MB/s".into()),
+        ParamKind::Bandwidth if !(MIN_BANDWIDTH..=MAX_BANDWIDTH).contains(&v) => Some(format!(
+            "a bandwidth must be between {MIN_BANDWIDTH} and {MAX_BANDWIDTH:e} MB/s"
+        )),
+        ParamKind::Slope if !v.is_finite() || v.abs() > MAX_BANDWIDTH => Some(format!(
+            "must be a finite number within ±{MAX_BANDWIDTH:e} (MB/s per core; it may be \
+             negative)"
+        )),
+        ParamKind::CommShare if !(v > 0.0 && v <= 1.0) => Some(
+            "must be in (0, 1]: it is the worst-case fraction of b_seq_comm left to \
+             communications"
+                .into(),
+        ),
+        ParamKind::Cores if v < 1.0 => Some("a core count must be >= 1".into()),
+        ParamKind::Cores if v > f64::from(cores) => Some(format!(
+            "must not exceed machine.cores_per_socket ({cores})"
+        )),
+        _ => None,
     }
 }
 
 /// Every rule of the model's meaning that `p` breaks on a socket of `cores` cores. Only
 /// called on parameters whose values are each in range (finite, positive bandwidths).
-pub fn problems(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
+fn meaning(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
     // A machine beyond the bound is refused by its own rule; the curve stays bounded anyway.
-    let cores = cores.min(super::params::MAX_CORES_PER_SOCKET);
+    let cores = cores.min(MAX_CORES_PER_SOCKET);
     let mut out = Vec::new();
     let slack = 1.0 + TOLERANCE;
     let pct = TOLERANCE * 100.0;
     // Equation 1: T_par^max is the peak of T(n); T_par^max2 is T(N_seq^max), after it.
     if p.t_par_max2 > p.t_par_max * slack {
         out.push(problem(
-            side,
-            "t_par_max2",
+            format!("{side}.t_par_max2"),
             p.t_par_max2,
-            format!(
+            &format!(
                 "must not exceed t_par_max ({}) by more than {pct}%: t_par_max is the peak of \
                  the total bandwidth T(n) (equation 1)",
                 p.t_par_max
@@ -51,10 +187,9 @@ pub fn problems(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
     // Equation 6: one core alone cannot beat the peak of all cores alone.
     if p.b_seq_comp > p.t_seq_max * slack {
         out.push(problem(
-            side,
-            "b_seq_comp",
+            format!("{side}.b_seq_comp"),
             p.b_seq_comp,
-            format!(
+            &format!(
                 "must not exceed t_seq_max ({}): one core alone cannot beat the peak of all \
                  cores alone (equation 6)",
                 p.t_seq_max
@@ -75,10 +210,9 @@ pub fn problems(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
             p.delta_r
         };
         out.push(problem(
-            side,
-            field,
+            format!("{side}.{field}"),
             value,
-            format!(
+            &format!(
                 "makes the total bandwidth T({n}) = {:.1} exceed its peak t_par_max = {} by more \
                  than {pct}% (equation 1)",
                 total(p, n),
@@ -131,20 +265,68 @@ mod tests {
     #[test]
     fn the_paper_models_meet_every_rule() {
         for name in paper::names() {
-            let m = crate::io::model_file::load(&format!("paper:{name}")).unwrap();
+            let m = paper::model(name);
             assert!(m.problems().is_empty(), "{name}: {:?}", m.problems());
         }
     }
 
     fn henri() -> Params {
-        crate::io::model_file::load("paper:henri").unwrap().local
+        paper::model("henri").local
     }
 
     fn fields(p: &Params) -> Vec<String> {
-        problems(p, "local", 18)
+        meaning(p, "local", 18)
             .into_iter()
             .map(|p| p.field)
             .collect()
+    }
+
+    fn model_fields(m: &Model) -> Vec<String> {
+        m.problems().into_iter().map(|p| p.field).collect()
+    }
+
+    #[test]
+    fn each_rule_names_its_field() {
+        let model = || paper::model("henri");
+        let mut m = model();
+        m.local.alpha = 0.0;
+        m.local.b_seq_comm = -1.0;
+        m.local.delta_l = -38.4; // allowed: the paper has a negative delta
+        m.local.delta_r = f64::NAN;
+        m.local.t_par_max = f64::INFINITY;
+        m.remote.as_mut().unwrap().n_seq_max = 0;
+        m.remote.as_mut().unwrap().n_par_max = 19;
+        m.machine.numa_per_socket = 3;
+        assert_eq!(
+            model_fields(&m),
+            [
+                "machine.numa_per_socket",
+                "local.t_par_max",
+                "local.b_seq_comm",
+                "local.delta_r",
+                "local.alpha",
+                "remote.n_par_max",
+                "remote.n_seq_max",
+            ]
+        );
+        let shown: Vec<String> = m.problems().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown[1],
+            "local.t_par_max = inf: a bandwidth must be a finite number (MB/s)"
+        );
+        assert_eq!(
+            shown[5],
+            "remote.n_par_max = 19: must not exceed machine.cores_per_socket (18)"
+        );
+        assert_eq!(shown[6], "remote.n_seq_max = 0: a core count must be >= 1");
+        m = model();
+        m.local.alpha = 1.0;
+        assert!(m.problems().is_empty(), "alpha = 1 is allowed");
+        m.local.alpha = 1.01;
+        assert_eq!(model_fields(&m), ["local.alpha"]);
+        m = model();
+        m.schema_version = 2;
+        assert_eq!(model_fields(&m), ["schema_version"]);
     }
 
     /// The issue's examples: each was accepted and predicted nonsense.
@@ -165,7 +347,7 @@ mod tests {
         assert_eq!(fields(&p), ["local.t_par_max2"]);
         let mut p = henri();
         (p.t_par_max, p.t_par_max2) = (10_000.0, 10_000.0);
-        let rules = problems(&p, "local", 18);
+        let rules = meaning(&p, "local", 18);
         assert_eq!(rules.len(), 1, "{rules:?}");
         assert!(
             rules[0].rule.contains("no computation bandwidth"),
@@ -173,7 +355,7 @@ mod tests {
         );
         let mut p = henri();
         p.t_seq_max = 20_000.0;
-        let rules = problems(&p, "local", 18);
+        let rules = meaning(&p, "local", 18);
         assert!(rules[0].rule.contains("faster in parallel"), "{rules:?}");
     }
 }

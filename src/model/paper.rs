@@ -27,3 +27,11 @@ pub fn model_json(name: &str) -> Option<&'static str> {
 pub fn names() -> Vec<&'static str> {
     MODELS.iter().map(|(n, _)| *n).collect()
 }
+
+/// The paper's model for `name`, parsed without the I/O layer: the equations' tests pin them
+/// to the paper's values.
+#[cfg(test)]
+pub(crate) fn model(name: &str) -> super::Model {
+    let json = model_json(name).expect("a machine of the paper");
+    serde_json::from_str(json).expect("the paper's model files parse")
+}

@@ -168,6 +168,8 @@ impl fmt::Display for PredictError {
 }
 
 impl std::error::Error for PredictError {}
+// A placement or core count the model cannot give is the user's to fix (exit 2).
+crate::error::wrap!(Input: PredictError);
 
 /// The three curves a model can need, computed once for all placements.
 struct Curves {
@@ -412,6 +414,9 @@ mod tests {
         m.remote = None;
         assert_eq!(all_placements(&m).len(), 4);
         let err = predict(&m, &one(2, 0), &[1]).unwrap_err();
+        assert!(err.to_string().contains("no `remote`"), "{err}");
+        let err = crate::error::Error::from(err);
+        assert_eq!(err.exit_code(), crate::error::EXIT_INPUT);
         assert!(err.to_string().contains("no `remote`"), "{err}");
     }
 }

@@ -1,4 +1,4 @@
-//! The advisor: the contention model's bandwidths (Denis, Jeannot and Swartvagher, equations
+//! `advise`: the contention model's bandwidths (Denis, Jeannot and Swartvagher, equations
 //! 6-8) as the inputs of Langguth et al.'s time model (section IV), for every placement and
 //! core count, ranked by the time of one step.
 //!
@@ -34,17 +34,17 @@ pub struct Candidate {
 
 /// Every candidate, fastest first, and the naive configuration to compare with.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Advice {
+pub struct Ranking {
     /// Fastest first; ties (equal times) go to fewer cores, then to the order evaluated.
     pub ranked: Vec<Candidate>,
     /// All computing cores, both data on NUMA node 0: what one gets without thinking.
     pub naive: Candidate,
 }
 
-impl Advice {
+impl Ranking {
     /// The recommended configuration: the fastest.
     pub fn best(&self) -> &Candidate {
-        // `advise` refuses to build an Advice with no candidate.
+        // `advise` refuses to build a Ranking with no candidate.
         &self.ranked[0]
     }
 
@@ -90,7 +90,7 @@ pub fn advise(
     naive: &Point,
     comp_bytes: f64,
     comm_bytes: f64,
-) -> Option<Advice> {
+) -> Option<Ranking> {
     let mut ranked: Vec<Candidate> = predictions
         .iter()
         .flat_map(|p| {
@@ -102,7 +102,7 @@ pub fn advise(
     if ranked.is_empty() {
         return None;
     }
-    // Stable: equal times and cores keep the evaluation order.
+    // Stable: equal times and cores keep the order they were computed in.
     ranked.sort_by(|a, b| {
         a.times
             .total_time
@@ -110,7 +110,7 @@ pub fn advise(
             .then(a.cores.cmp(&b.cores))
     });
     let naive = candidate(0, 0, naive, comp_bytes, comm_bytes)?;
-    Some(Advice { ranked, naive })
+    Some(Ranking { ranked, naive })
 }
 
 #[cfg(test)]
@@ -122,7 +122,7 @@ mod tests {
     const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
     const MIB: f64 = 1024.0 * 1024.0;
 
-    fn henri_advice(comp_bytes: f64, comm_bytes: f64) -> Advice {
+    fn henri_ranking(comp_bytes: f64, comm_bytes: f64) -> Ranking {
         let model = model_file::load("paper:henri").unwrap();
         let counts: Vec<u32> = (1..=model.machine.cores_per_socket).collect();
         let preds = predict(&model, &all_placements(&model), &counts).unwrap();
@@ -170,7 +170,7 @@ mod tests {
     #[test]
     fn recommended_configuration_is_the_minimum_over_all_evaluated() {
         for (wm, wn) in [(GIB, 64.0 * MIB), (64.0 * MIB, GIB), (GIB, GIB)] {
-            let a = henri_advice(wm, wn);
+            let a = henri_ranking(wm, wn);
             assert_eq!(a.ranked.len(), 4 * 18);
             let min = a
                 .ranked
@@ -193,7 +193,7 @@ mod tests {
 
     #[test]
     fn every_time_respects_the_model_bounds() {
-        let a = henri_advice(GIB, 256.0 * MIB);
+        let a = henri_ranking(GIB, 256.0 * MIB);
         for c in &a.ranked {
             let t = c.times;
             assert!(t.total_time >= t.no_contention_time - 1e-15, "{c:?}");

@@ -16,6 +16,6 @@ pub mod advise;
 pub mod hetero;
 pub mod time;
 
-pub use advise::{advise, Advice, Candidate};
+pub use advise::{advise, Candidate, Ranking};
 pub use hetero::{Balance, Hetero, Split};
 pub use time::{OverlapError, Step, StepTimes};

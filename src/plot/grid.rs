@@ -22,7 +22,7 @@ use super::style::{
 };
 use super::Figure;
 use crate::calibrate::bands::{intervals, PointIntervals};
-use crate::calibrate::Uncertainty;
+use crate::model::Uncertainty;
 use crate::model::{self, Model, Placement, Point, PredictError};
 use crate::trace::TidyRow;
 use plotters::coord::Shift;
@@ -581,11 +581,11 @@ mod tests {
             b_seq_comm: model.local.b_seq_comm * f,
             ..model.local
         };
-        let reps = [0.99, 1.01].map(|f| crate::calibrate::Replicate {
+        let reps = [0.99, 1.01].map(|f| crate::model::Replicate {
             local: scaled(f),
             remote: model.remote,
         });
-        let iv = crate::calibrate::bootstrap::ParamIntervals::of(&[model.local]).unwrap();
+        let iv = crate::model::ParamIntervals::point(&model.local);
         let u = Uncertainty {
             method: "test".into(),
             resamples: 2,

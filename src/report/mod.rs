@@ -1,27 +1,44 @@
-//! How every command's report goes out: one trait, one emit.
+//! Every output of the tool: one trait, one emit, one file per report.
 //!
 //! A report type implements [`Report`]: the version of its JSON layout, the notes the user
 //! should see, its table for a terminal and, when it has one, its CSV; its JSON is its
-//! `Serialize`, pretty-printed by [`crate::export::json::render`]. [`emit`] is the only way a
-//! command writes one: the notes go to standard error (`note: ...`), then the asked format to
-//! standard output or, atomically, to the `--output` file ([`crate::io::output::emit`]).
+//! `Serialize`, pretty-printed by [`crate::io::output::pretty_json`]. [`emit`] is the only way
+//! a command writes one: the notes go to standard error (`note: ...`), then the asked format
+//! to standard output or, atomically, to the `--output` file ([`crate::io::output::emit`]).
 //!
-//! Each report type lives beside the code that fills it and implements the trait there, in
-//! the file that holds its writers: `predict` ([`PredictReport`], here), `evaluate`
-//! ([`crate::export::evaluation`]), `advise` ([`crate::export::advice`]), `overlap`
-//! ([`crate::export::overlap`]), `network` ([`crate::export::network`]), `check`
-//! ([`crate::export::check`]) and `sensitivity` ([`crate::sensitivity::report`]). The model
-//! file `calibrate` writes is a data file other commands read, not a report: it goes out as
-//! JSON through the same writer ([`crate::export::json::render`], [`crate::io::output::emit`]).
+//! One file per report holds its `impl Report` and its writers, with the format helpers only
+//! it uses: [`predict`] (its table and tidy CSV in `predict/`), [`evaluate`], [`advise`],
+//! [`overlap`], [`network`], [`check`], [`fleet_check`] (`check --fleet`), [`fleet`]
+//! (`survey`), [`sensitivity`] and [`calibrate`], whose JSON is the model file and whose table
+//! goes to standard error ([`emit_with_summary`]). A report whose content the library
+//! computes (a calibrated model, the errors of `evaluate`, a fleet, a sensitivity curve) is
+//! typed beside that computation, which knows nothing of this module; the others are typed
+//! here, and the command builds them.
+//!
+//! Adding a format is a variant of [`Format`] and a branch of [`render`] here, with a default
+//! method of [`Report`] when the format can be derived from another (the command line's
+//! `--format` enums convert into [`Format`] in `cli.rs`): no report file changes.
 
+pub mod advise;
+pub mod calibrate;
+pub mod check;
+pub mod evaluate;
+pub mod fleet;
+pub mod fleet_check;
+pub mod network;
+pub mod overlap;
 pub mod predict;
 #[cfg(test)]
 mod schema_tests;
+pub mod sensitivity;
 
 pub use predict::PredictReport;
 
 use crate::error::{Error, Result};
+use crate::model::Machine;
+use crate::provenance::Provenance;
 use serde::Serialize;
+use std::fmt::Write;
 use std::path::Path;
 
 /// The format a report is written in (`--format`).
@@ -60,7 +77,7 @@ pub trait Report: Serialize {
 pub fn render<R: Report>(report: &R, format: Format) -> Result<String> {
     match format {
         Format::Table => Ok(report.table()),
-        Format::Json => Ok(crate::export::json::render(report)),
+        Format::Json => Ok(crate::io::output::pretty_json(report)),
         Format::Csv => report.csv().ok_or_else(|| {
             Error::Input(
                 "--format csv: this report has no CSV form; use --format table or --format json"
@@ -78,11 +95,33 @@ pub fn emit<R: Report>(report: &R, format: Format, output: Option<&Path>) -> Res
     crate::io::output::emit(output, &text)
 }
 
+/// How a report whose JSON is a data file goes out (`calibrate`'s model file): its notes and
+/// its table on standard error, for the person at the terminal, then its JSON to `output`
+/// (atomically) or standard output, for the commands that read it.
+pub fn emit_with_summary<R: Report>(report: &R, output: Option<&Path>) -> Result<()> {
+    let json = render(report, Format::Json)?;
+    print_notes(report.notes());
+    eprint!("{}", report.table());
+    crate::io::output::emit(output, &json)
+}
+
 /// Prints each note on standard error as `note: TEXT`, the one spelling every command uses.
 pub fn print_notes(notes: &[String]) {
     for note in notes {
         eprintln!("note: {note}");
     }
+}
+
+/// The first lines of the table of every report on one model (`predict`, `evaluate`,
+/// `advise`): which build, which model file, which machine.
+pub(crate) fn header(out: &mut String, tool: &Provenance, model: &str, m: &Machine) {
+    // `write!` into a String cannot fail.
+    let _ = writeln!(out, "# {}", tool.summary());
+    let _ = writeln!(
+        out,
+        "# model {model}: machine {}, {} NUMA node(s), {} per socket, {} cores per socket",
+        m.name, m.numa_nodes, m.numa_per_socket, m.cores_per_socket
+    );
 }
 
 /// The report's JSON, parsed, after checking that its `schema_version` is the type's.

@@ -1,47 +1,21 @@
 //! Every report type's JSON carries `schema_version`, equal to its [`Report::SCHEMA_VERSION`]:
-//! one test per type, on a small report of that type (those of `evaluate` and `sensitivity`
-//! sit beside their writers' tests, which build one already).
+//! one test per type, on a small report of that type (those of `evaluate`, `sensitivity` and
+//! `calibrate` sit beside their writers' tests, which build one already; those of `predict`
+//! and `advise` beside the commands that build them).
 
 use super::{json_of, Report};
-use crate::cores::CoreList;
-use crate::export::json::{UNITS, UNITS_OF_INPUT_TIMES};
 use crate::io::model_file;
 use crate::model::Model;
 use crate::provenance::Provenance;
+use crate::units::{UNITS, UNITS_OF_INPUT_TIMES};
 
 fn henri() -> Model {
     model_file::load("paper:henri").unwrap()
 }
 
 #[test]
-fn predict_json_has_schema_version() {
-    let r = crate::commands::predict::build_report(
-        &henri(),
-        "paper:henri",
-        Some(&"1,2".parse::<CoreList>().unwrap()),
-        crate::cli::PlacementArg::All,
-    )
-    .unwrap();
-    assert_eq!(json_of(&r)["model"], "paper:henri");
-}
-
-#[test]
-fn advice_json_has_schema_version() {
-    let r = crate::commands::advise::build_report(&henri(), "paper:henri", None, 1 << 30, 1 << 26)
-        .unwrap()
-        .with_top(3);
-    let j = json_of(&r);
-    // `--top` shortens the table only.
-    assert_eq!(
-        j["candidates"].as_array().unwrap().len(),
-        r.candidates.len()
-    );
-    assert!(j.get("table_rows").is_none(), "{j}");
-}
-
-#[test]
 fn overlap_json_has_schema_version() {
-    use crate::export::overlap::{Bound, OverlapReport};
+    use crate::report::overlap::{Bound, OverlapReport};
     let step = crate::overlap::Step::new(1.0, 2.0, 1.5, 1.25).unwrap();
     let times = step.times();
     let r = OverlapReport {
@@ -58,7 +32,7 @@ fn overlap_json_has_schema_version() {
 
 #[test]
 fn network_json_has_schema_version() {
-    use crate::export::network::NetworkReport;
+    use crate::report::network::NetworkReport;
     let r = NetworkReport {
         schema_version: NetworkReport::SCHEMA_VERSION,
         tool: Provenance::current(),
@@ -77,7 +51,7 @@ fn network_json_has_schema_version() {
 
 #[test]
 fn check_json_has_schema_version() {
-    use crate::export::check::CheckReport;
+    use crate::report::check::CheckReport;
     let m = henri();
     let r = CheckReport {
         schema_version: CheckReport::SCHEMA_VERSION,

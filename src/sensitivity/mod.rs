@@ -8,13 +8,13 @@
 //! - [`resctrl`]: throttling with a Linux resctrl group (root, Intel RDT MBA or AMD PQoS).
 //! - [`bandit`]: stealing bandwidth with store threads where resctrl is missing.
 //! - [`builtin`]: triad and pointer-chase kernels to calibrate the method.
-//! - [`runner`]: running the command pinned and in its group; [`report`]: the outputs.
+//! - [`runner`]: running the command pinned and in its group; its report is written by
+//!   `crate::report::sensitivity`.
 
 pub mod bandit;
 pub mod builtin;
 pub mod error;
 pub mod fom;
-pub mod report;
 pub mod resctrl;
 pub mod runner;
 pub mod threshold;
@@ -92,13 +92,16 @@ pub struct Point {
     pub stolen_mb_per_s: Option<f64>,
 }
 
-/// The curve and its thresholds, with what produced them; written by [`report`].
+/// Version of the sensitivity report's JSON layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The curve and its thresholds, with what produced them.
 #[derive(Debug, Clone, Serialize)]
 pub struct SensitivityReport {
     pub schema_version: u32,
     pub tool: Provenance,
-    /// What the numbers are in ([`crate::export::json::UNITS`]).
-    pub units: crate::export::json::Units,
+    /// What the numbers are in ([`crate::units::UNITS`]).
+    pub units: crate::units::Units,
     pub backend: &'static str,
     /// What `level` means for this backend.
     pub level_meaning: String,
@@ -171,8 +174,8 @@ pub fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport> {
         notes.push("the FOM never fell below 90% of its best: insensitive at these levels".into());
     }
     Ok(SensitivityReport {
-        units: crate::export::json::UNITS,
-        schema_version: <SensitivityReport as crate::report::Report>::SCHEMA_VERSION,
+        units: crate::units::UNITS,
+        schema_version: SCHEMA_VERSION,
         tool: Provenance::current(),
         backend: backend_name,
         level_meaning,

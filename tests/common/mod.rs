@@ -13,12 +13,11 @@ pub mod run;
 #[allow(unused_imports)]
 pub use run::{contention, stderr, stdout, temp_dir};
 
-use contention::export::csv::tidy_rows;
 use contention::model::{self, Machine, Model, Params, Placement};
 use contention::provenance::Provenance;
 use contention::trace::{
-    CoreSlot, MachineInfo, MeasureConfig, MpiInfo, NicInfo, NumaNodeInfo, Phase, Plan, Sample,
-    Summary, TidyRow, Trace, TracePoint, TRACE_SCHEMA_VERSION,
+    self, CoreSlot, MachineInfo, MeasureConfig, MpiInfo, NicInfo, NumaNodeInfo, Phase, Plan,
+    Sample, Summary, TidyRow, Trace, TracePoint, TRACE_SCHEMA_VERSION,
 };
 
 /// One side of [`synthetic_64c`]: bandwidths scaled by `scale`.
@@ -64,7 +63,7 @@ pub fn placement(comp_numa: u32, comm_numa: u32) -> Placement {
 
 /// The model's predictions of `placement` at `cores`, as tidy rows (noise-free measurements).
 pub fn predicted_rows(m: &Model, placement: Placement, cores: &[u32]) -> Vec<TidyRow> {
-    tidy_rows(&model::predict(m, &[placement], cores).expect("predictable"))
+    trace::predicted_rows(&model::predict(m, &[placement], cores).expect("predictable"))
 }
 
 /// Multiplies each of the four bandwidths of each row by `1 + rel * u`, `u` uniform in

@@ -1,6 +1,9 @@
-//! The typed result of `predict` and its [`Report`] impl: the table is
-//! [`crate::export::table`], the CSV [`crate::export::csv`] (tidy columns, so predictions
-//! join measurements), the JSON its fields (README, "File formats").
+//! The typed result of `predict` and its [`Report`] impl: the table is `table.rs`, the CSV
+//! `csv.rs` (tidy columns, so predictions join measurements), the JSON its fields (README,
+//! "File formats").
+
+mod csv;
+mod table;
 
 use super::Report;
 use crate::model::{Machine, PlacementPrediction};
@@ -17,8 +20,8 @@ pub struct PredictReport {
     pub model: String,
     /// The machine the model describes.
     pub machine: Machine,
-    /// What the numbers are in ([`crate::export::json::UNITS`]).
-    pub units: crate::export::json::Units,
+    /// What the numbers are in ([`crate::units::UNITS`]).
+    pub units: crate::units::Units,
     /// Remarks the user should see (e.g. placements left out for want of `remote`).
     pub notes: Vec<String>,
     pub placements: Vec<PlacementPrediction>,
@@ -36,10 +39,10 @@ impl Report for PredictReport {
     }
 
     fn table(&self) -> String {
-        crate::export::table::render(self)
+        table::render(self)
     }
 
     fn csv(&self) -> Option<String> {
-        Some(crate::export::csv::render(self))
+        Some(csv::render(self))
     }
 }

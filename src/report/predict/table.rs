@@ -2,10 +2,10 @@
 //! which build, then one block per placement with aligned columns and the loss each stream
 //! suffers from running beside the other.
 
+use super::PredictReport;
 use crate::model::placement::Source;
-use crate::model::{Machine, PlacementPrediction};
-use crate::provenance::Provenance;
-use crate::report::PredictReport;
+use crate::model::PlacementPrediction;
+use crate::report::header;
 use std::fmt::Write;
 
 fn source_name(s: Source) -> &'static str {
@@ -14,17 +14,6 @@ fn source_name(s: Source) -> &'static str {
         Source::Remote => "remote",
         Source::LocalWithRemoteComm => "local, remote b_seq_comm",
     }
-}
-
-/// The first lines of every table: which build, which model file, which machine.
-pub fn header(out: &mut String, tool: &Provenance, model: &str, m: &Machine) {
-    // `write!` into a String cannot fail.
-    let _ = writeln!(out, "# {}", tool.summary());
-    let _ = writeln!(
-        out,
-        "# model {model}: machine {}, {} NUMA node(s), {} per socket, {} cores per socket",
-        m.name, m.numa_nodes, m.numa_per_socket, m.cores_per_socket
-    );
 }
 
 pub(crate) fn render(report: &PredictReport) -> String {

@@ -1,14 +1,14 @@
-//! The sensitivity report as a [`Report`]: a table for people, JSON (the
+//! The report of `contention sensitivity` as a [`Report`]: a table for people, JSON (the
 //! [`SensitivityReport`] as it is) or CSV (one row per level:
 //! `level,setting,fom,relative,stolen_mb_per_s,runs`).
 
-use super::threshold::Threshold;
-use super::SensitivityReport;
 use crate::report::Report;
+use crate::sensitivity::threshold::Threshold;
+use crate::sensitivity::SensitivityReport;
 use std::fmt::Write;
 
 impl Report for SensitivityReport {
-    const SCHEMA_VERSION: u32 = 1;
+    const SCHEMA_VERSION: u32 = crate::sensitivity::SCHEMA_VERSION;
 
     /// None apart: the notes qualify the thresholds, so they close the table (and are in the
     /// JSON) rather than go to standard error.
@@ -108,9 +108,9 @@ fn csv(r: &SensitivityReport) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{threshold, Point, SensitivityReport};
     use super::*;
     use crate::provenance::Provenance;
+    use crate::sensitivity::{threshold, Point};
 
     fn report() -> SensitivityReport {
         let points: Vec<Point> = [(50.0, 5.0), (100.0, 10.0)]
@@ -128,7 +128,7 @@ mod tests {
         SensitivityReport {
             schema_version: SensitivityReport::SCHEMA_VERSION,
             tool: Provenance::current(),
-            units: crate::export::json::UNITS,
+            units: crate::units::UNITS,
             backend: "resctrl",
             level_meaning: "percent".into(),
             workload: "x".into(),

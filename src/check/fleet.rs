@@ -1,22 +1,22 @@
 //! `contention check` of a fleet: a new survey's results compared with a saved fleet, node by
-//! node. Each node's new measurements are calibrated (nothing is written) and compared with
-//! that node's saved model by what both predict ([`crate::check::compare`]), with the drift
-//! limit `check` uses for one machine: from the new measurements' noise, or `--tolerance`.
+//! node. Each node's new measurements are calibrated (nothing is written) and judged against
+//! that node's saved model by the rule `check` applies to one machine ([`super::judge`]): the
+//! drift of what both predict, within a limit from the new measurements' noise or
+//! `--tolerance`.
 //!
 //! The saved fleet is a results directory (`ROOT/HOST/model.json`, as a survey leaves it) or a
 //! fleet report's JSON (`nodes[].model`). A node saved but absent from the new results fails
 //! the check (it was expected and is not measured); a node only in the new results is listed
 //! and does not fail it (nothing to compare with).
 
-use super::NodeStatus;
-use crate::check::{self, Drift};
+use super::Drift;
 use crate::error::{Error, Result};
+use crate::fleet::{hosts_in, NodeStatus};
 use crate::io::model_file;
 use crate::model::Model;
 use crate::provenance::Provenance;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fmt::Write;
 use std::path::Path;
 
 /// Version of the fleet check's JSON layout.
@@ -45,7 +45,8 @@ impl Verdict {
         )
     }
 
-    fn words(self) -> &'static str {
+    /// The verdict as the table and the failures say it.
+    pub fn words(self) -> &'static str {
         match self {
             Verdict::Pass => "PASS",
             Verdict::Fail => "FAIL",
@@ -74,7 +75,7 @@ pub struct NodeCheck {
 pub struct FleetCheck {
     pub schema_version: u32,
     pub tool: Provenance,
-    pub units: crate::export::json::Units,
+    pub units: crate::units::Units,
     /// The saved fleet and the new results, as named.
     pub saved: String,
     pub new: String,
@@ -101,7 +102,7 @@ struct SavedNode {
 pub fn saved_models(saved: &Path) -> Result<BTreeMap<String, Model>> {
     let mut out = BTreeMap::new();
     if saved.is_dir() {
-        for n in super::hosts_in(saved)? {
+        for n in hosts_in(saved)? {
             let path = saved.join(&n.host).join(crate::results::MODEL_FILE);
             if path.is_file() {
                 out.insert(n.host, model_file::load(&path.display().to_string())?);
@@ -143,7 +144,7 @@ pub fn check(
     opts: &crate::calibrate::Options,
 ) -> Result<FleetCheck> {
     let expected = saved_models(saved)?;
-    let new_hosts = super::hosts_in(new)?;
+    let new_hosts = hosts_in(new)?;
     let mut nodes = Vec::new();
     for n in new_hosts.iter().filter(|n| n.status == NodeStatus::Done) {
         let blank = |verdict| NodeCheck {
@@ -158,35 +159,22 @@ pub fn check(
             nodes.push(blank(Verdict::MissingInSaved));
             continue;
         };
-        let mut o = opts.clone();
-        o.name = Some(model.machine.name.clone());
-        o.local_only = model.remote.is_none();
-        match super::calibrate::fit(&new.join(&n.host), &o) {
+        match crate::fleet::calibrate::fit(&new.join(&n.host), &super::refit_options(model, opts)) {
             Err(e) => nodes.push(NodeCheck {
                 error: Some(e.to_string()),
                 ..blank(Verdict::NotCalibrated)
             }),
             Ok(c) => {
-                let (limit, source) = match tolerance {
-                    Some(t) => (t, "--tolerance"),
-                    None => {
-                        let cal = &c.calibrated.calibration;
-                        let fits: Vec<_> = std::iter::once(&cal.local)
-                            .chain(cal.remote.as_ref())
-                            .collect();
-                        (check::noise_limit_percent(&fits), "noise")
-                    }
-                };
-                let drift = check::compare(model, &c.calibrated.model, limit);
-                let verdict = if drift.max_drift_percent > limit {
+                let judged = super::judge(model, &c.calibrated, tolerance);
+                let verdict = if judged.drifted() {
                     Verdict::Fail
                 } else {
                     Verdict::Pass
                 };
                 nodes.push(NodeCheck {
-                    drift_limit_percent: Some(limit),
-                    drift_limit_source: Some(source),
-                    drift: Some(drift),
+                    drift_limit_percent: Some(judged.limit_percent),
+                    drift_limit_source: Some(judged.limit_source),
+                    drift: Some(judged.drift),
                     ..blank(verdict)
                 });
             }
@@ -219,80 +207,11 @@ pub fn check(
     Ok(FleetCheck {
         schema_version: FLEET_CHECK_SCHEMA_VERSION,
         tool: Provenance::current(),
-        units: crate::export::json::UNITS,
+        units: crate::units::UNITS,
         saved: saved.display().to_string(),
         new: new.display().to_string(),
         pass: failures.is_empty(),
         nodes,
         failures,
     })
-}
-
-/// Goes out through [`crate::report::emit`]; no notes: the failures end the command's
-/// error message (exit 1).
-impl crate::report::Report for FleetCheck {
-    const SCHEMA_VERSION: u32 = FLEET_CHECK_SCHEMA_VERSION;
-
-    /// One block per node: its verdict, largest drift and the parameters that moved.
-    fn table(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "# {}", self.tool.summary());
-        let _ = writeln!(
-            out,
-            "check of the fleet in {} against the saved fleet {}, node by node",
-            self.new, self.saved
-        );
-        for n in &self.nodes {
-            let _ = write!(out, "\n{}: {}", n.host, n.verdict.words());
-            match (&n.drift, n.drift_limit_percent) {
-                (Some(d), Some(l)) => {
-                    let _ = writeln!(
-                        out,
-                        ": prediction drift max {:.2} % (limit {l:.2} %, {})",
-                        d.max_drift_percent,
-                        n.drift_limit_source.unwrap_or("")
-                    );
-                    for c in &d.changed_params {
-                        let _ = writeln!(
-                            out,
-                            "  {:<18} {:>10.3} -> {:>10.3}  ({:.1} %)",
-                            c.field, c.expected, c.new, c.change_percent
-                        );
-                    }
-                }
-                _ => {
-                    let _ = writeln!(out);
-                }
-            }
-            if let Some(e) = &n.error {
-                let _ = writeln!(out, "  {e}");
-            }
-        }
-        let _ = writeln!(out, "\nresult: {}", if self.pass { "PASS" } else { "FAIL" });
-        for f in &self.failures {
-            let _ = writeln!(out, "  {f}");
-        }
-        out
-    }
-
-    /// One row per node: `host,verdict,max_drift_percent,limit_percent,pass`.
-    fn csv(&self) -> Option<String> {
-        let mut out = String::from("host,verdict,max_drift_percent,limit_percent,pass\n");
-        for n in &self.nodes {
-            let num = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-            let _ = writeln!(
-                out,
-                "{},{},{},{},{}",
-                n.host,
-                serde_json::to_value(n.verdict)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-                num(n.drift.as_ref().map(|d| d.max_drift_percent)),
-                num(n.drift_limit_percent),
-                !n.verdict.fails()
-            );
-        }
-        Some(out)
-    }
 }

@@ -1,12 +1,13 @@
-//! The evaluation ([`Evaluation`]) as a [`Report`]: a table for people, laid out like the
-//! paper's Table 2, and CSV of every point compared.
+//! The report of `evaluate` ([`EvaluateReport`]) as a [`Report`]: a table for people, laid
+//! out like the paper's Table 2, and CSV of every point compared.
 
-use crate::evaluate::{Evaluation, Mape, PhaseErrors};
+use crate::calibrate::validate::CrossValidation;
+use crate::evaluate::{EvaluateReport, Mape, PhaseErrors};
 use crate::report::Report;
 use std::fmt::Write;
 
-impl Report for Evaluation {
-    const SCHEMA_VERSION: u32 = 1;
+impl Report for EvaluateReport {
+    const SCHEMA_VERSION: u32 = crate::evaluate::SCHEMA_VERSION;
 
     fn notes(&self) -> &[String] {
         &self.notes
@@ -80,9 +81,9 @@ fn phase_block(out: &mut String, title: &str, e: &PhaseErrors) {
     );
 }
 
-fn table(e: &Evaluation) -> String {
+fn table(e: &EvaluateReport) -> String {
     let mut out = String::new();
-    super::table::header(&mut out, &e.tool, &e.model, &e.machine);
+    super::header(&mut out, &e.tool, &e.model, &e.machine);
     let _ = writeln!(out, "# measurements: {}", e.inputs.join(", "));
     let _ = writeln!(
         out,
@@ -138,7 +139,7 @@ fn table(e: &Evaluation) -> String {
 
 /// Every point compared, long format: one row per placement, core count, phase and stream,
 /// bandwidths in MB/s with one decimal, the absolute percentage error with four.
-fn csv(e: &Evaluation) -> String {
+fn csv(e: &EvaluateReport) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     // Writing into a Vec cannot fail.
     w.write_record(CSV_HEADER).expect("in-memory CSV");
@@ -159,25 +160,36 @@ fn csv(e: &Evaluation) -> String {
     String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("ASCII is UTF-8")
 }
 
+/// The leave-one-placement-out error, one line that `evaluate` prints on standard error
+/// whatever the format, before the report.
+pub fn cross_validation_line(cv: &CrossValidation) -> String {
+    format!(
+        "leave-one-placement-out (global fit without each non-sample placement), MAPE in \
+         parallel: {:.2} % held out, {:.2} % for this model in sample",
+        cv.held_out_parallel_mape_percent, cv.in_sample_parallel_mape_percent
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::dataset::Input;
     use crate::evaluate::evaluate;
-    use crate::export::csv::tidy_rows;
     use crate::io::model_file;
     use crate::model::{self, all_placements};
+    use crate::trace::predicted_rows;
 
-    fn evaluation() -> Evaluation {
+    fn report() -> EvaluateReport {
         let m = model_file::load("paper:henri").unwrap();
-        let mut rows = tidy_rows(&model::predict(&m, &all_placements(&m), &[1, 2, 18]).unwrap());
+        let mut rows =
+            predicted_rows(&model::predict(&m, &all_placements(&m), &[1, 2, 18]).unwrap());
         rows[0].comm_parallel *= 2.0; // placement 0,0 at 1 core: 50 % off
         evaluate(&m, "paper:henri", &[Input::from_rows(&rows, "m.csv")]).unwrap()
     }
 
     #[test]
     fn table_has_table_2_layout_and_says_what_counts() {
-        let t = table(&evaluation());
+        let t = table(&report());
         for needle in [
             "machine henri",
             "Table 2",
@@ -197,7 +209,7 @@ mod tests {
 
     #[test]
     fn csv_has_one_row_per_point_phase_and_stream() {
-        let text = csv(&evaluation());
+        let text = csv(&report());
         let mut lines = text.lines();
         assert_eq!(lines.next(), Some(CSV_HEADER.join(",").as_str()));
         let rows: Vec<&str> = lines.collect();
@@ -211,6 +223,6 @@ mod tests {
 
     #[test]
     fn json_has_schema_version() {
-        assert_eq!(crate::report::json_of(&evaluation())["inputs"][0], "m.csv");
+        assert_eq!(crate::report::json_of(&report())["inputs"][0], "m.csv");
     }
 }

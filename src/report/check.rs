@@ -19,7 +19,7 @@ pub struct CheckReport {
     /// The machine the expected model describes, as in every other report.
     pub machine: Machine,
     /// What the numbers are in, as in every other report.
-    pub units: super::json::Units,
+    pub units: crate::units::Units,
     pub inputs: Vec<String>,
     /// The drift limit applied, percent, and where it came from: `noise` or `--tolerance`.
     pub drift_limit_percent: f64,

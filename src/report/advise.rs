@@ -1,17 +1,17 @@
 //! The report of `contention advise` (every placement and core count ranked by the time of
 //! one overlapped step) as a [`Report`]: its table, and its fields as JSON.
 
-use super::json::Units;
 use crate::model::Machine;
 use crate::overlap::Candidate;
 use crate::provenance::Provenance;
 use crate::report::Report;
+use crate::units::Units;
 use serde::Serialize;
 use std::fmt::Write;
 
 /// Everything `advise` reports.
 #[derive(Debug, Clone, Serialize)]
-pub struct AdviceReport {
+pub struct AdviseReport {
     pub schema_version: u32,
     pub tool: Provenance,
     /// The model file as the user named it.
@@ -36,7 +36,7 @@ pub struct AdviceReport {
     pub table_rows: usize,
 }
 
-impl AdviceReport {
+impl AdviseReport {
     /// The report whose table lists the `top` fastest configurations.
     pub fn with_top(self, top: usize) -> Self {
         Self {
@@ -46,7 +46,7 @@ impl AdviceReport {
     }
 }
 
-impl Report for AdviceReport {
+impl Report for AdviseReport {
     const SCHEMA_VERSION: u32 = 1;
 
     fn notes(&self) -> &[String] {
@@ -80,10 +80,10 @@ fn row(out: &mut String, rank: &str, c: &Candidate) {
 }
 
 /// The table: the `table_rows` fastest configurations, the naive one, the verdict.
-fn table(r: &AdviceReport) -> String {
+fn table(r: &AdviseReport) -> String {
     let m = &r.machine;
     let mut out = String::new();
-    super::table::header(&mut out, &r.tool, &r.model, m);
+    super::header(&mut out, &r.tool, &r.model, m);
     let _ = writeln!(
         out,
         "# step: computation streams {} B, communication receives {} B; times in ms \

@@ -1,17 +1,15 @@
 //! The prediction as tidy CSV, the same columns `measure` writes and `calibrate` reads
 //! (README, "File formats"), so predictions and measurements can be joined.
 
+use super::PredictReport;
 use crate::calibrate::bands::PointIntervals;
 use crate::io::tidy_csv;
-use crate::model::PlacementPrediction;
-use crate::report::PredictReport;
-use crate::trace::TidyRow;
 
 /// The tidy columns, then the loss ratios `comp_loss,comm_loss` (alone / parallel) and, with
 /// `predict --intervals`, the 95 % interval of each bandwidth (`comp_alone_low,
 /// comp_alone_high, ...`, in the tidy columns' order); tidy CSV readers ignore extra columns.
 pub(crate) fn render(report: &PredictReport) -> String {
-    let rows = tidy_rows(&report.placements);
+    let rows = crate::trace::predicted_rows(&report.placements);
     let losses: Vec<(f64, f64)> = report
         .placements
         .iter()
@@ -59,17 +57,4 @@ pub(crate) fn render(report: &PredictReport) -> String {
         w.write_record(&rec).expect("in-memory CSV");
     }
     String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV of ASCII")
-}
-
-/// Predictions as tidy rows, one per placement and core count: what a perfect measurement of
-/// a machine the model describes exactly would give.
-pub fn tidy_rows(placements: &[PlacementPrediction]) -> Vec<TidyRow> {
-    placements
-        .iter()
-        .flat_map(|p| {
-            p.points
-                .iter()
-                .map(|pt| TidyRow::predicted(p.comp_numa, p.comm_numa, pt))
-        })
-        .collect()
 }

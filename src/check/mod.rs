@@ -5,8 +5,14 @@
 //! `n_par_max` by one core and `delta_l` with it while the bandwidths the model gives stay the
 //! same, and the bandwidths are what users rely on. The parameters that changed are still
 //! listed, so the report says why the predictions moved.
+//!
+//! The drift rule is written once, here ([`refit_options`], [`judge`]): `contention check` applies
+//! it to one machine, `contention check --fleet` ([`fleet`]) to every node of a fleet.
 
-use crate::model::{self, Model, Params};
+pub mod fleet;
+
+use crate::calibrate::{CalibratedModel, Options, SideFit};
+use crate::model::{self, Model};
 use serde::Serialize;
 
 /// One parameter that differs between the expected and the new model.
@@ -44,21 +50,6 @@ pub struct Drift {
     pub max_drift_percent: f64,
 }
 
-fn fields(p: &Params) -> [(&'static str, f64); 10] {
-    [
-        ("n_par_max", f64::from(p.n_par_max)),
-        ("t_par_max", p.t_par_max),
-        ("n_seq_max", f64::from(p.n_seq_max)),
-        ("t_seq_max", p.t_seq_max),
-        ("t_par_max2", p.t_par_max2),
-        ("alpha", p.alpha),
-        ("delta_l", p.delta_l),
-        ("delta_r", p.delta_r),
-        ("b_seq_comp", p.b_seq_comp),
-        ("b_seq_comm", p.b_seq_comm),
-    ]
-}
-
 fn relative(expected: f64, new: f64) -> f64 {
     if expected == 0.0 {
         100.0 * (new - expected).abs()
@@ -76,7 +67,7 @@ fn changed_params(expected: &Model, new: &Model, noise_percent: f64) -> Vec<Para
     let mut out = Vec::new();
     for (side, e, n) in sides {
         let (Some(e), Some(n)) = (e, n) else { continue };
-        for ((name, ev), (_, nv)) in fields(e).into_iter().zip(fields(n)) {
+        for ((name, ev), (_, nv)) in e.named().into_iter().zip(n.named()) {
             let change = relative(ev, nv);
             if change > noise_percent {
                 out.push(ParamChange {
@@ -100,7 +91,7 @@ pub const MIN_DRIFT_LIMIT_PERCENT: f64 = 2.0;
 /// `max(1 %, 2 x the median relative standard error of the curve's points)` (the tie rule of
 /// `calibrate`), so the limit is four standard errors of a measured point, enough that two runs
 /// of an unchanged machine agree, and a point's noise is what decides, not a fixed percentage.
-pub fn noise_limit_percent(fits: &[&crate::calibrate::SideFit]) -> f64 {
+fn noise_limit_percent(fits: &[&SideFit]) -> f64 {
     fits.iter()
         .flat_map(|f| {
             let t = &f.tolerance;
@@ -174,6 +165,55 @@ pub fn compare(expected: &Model, new: &Model, noise_percent: f64) -> Drift {
     }
 }
 
+/// The options new measurements are refitted with to be compared with `expected`: `opts` (the
+/// topology the user gave), with the expected model's machine name, and its local side only
+/// when it has no remote one, so that both models describe the same sides of the same machine.
+pub fn refit_options(expected: &Model, opts: &Options) -> Options {
+    Options {
+        name: Some(expected.machine.name.clone()),
+        local_only: expected.remote.is_none(),
+        ..opts.clone()
+    }
+}
+
+/// The outcome of the drift rule: the limit applied, where it came from, and the comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    /// The drift limit, percent.
+    pub limit_percent: f64,
+    /// `noise` (from the refit's tie tolerances) or `--tolerance` (the user's).
+    pub limit_source: &'static str,
+    pub drift: Drift,
+}
+
+impl Judgement {
+    /// Whether the predictions moved beyond the limit: the check fails.
+    pub fn drifted(&self) -> bool {
+        self.drift.max_drift_percent > self.limit_percent
+    }
+}
+
+/// The drift rule of `check` and `check --fleet`: `fitted` (new measurements refitted with
+/// [`refit_options`]) compared with `expected` ([`compare`]) under the drift limit, `tolerance`
+/// percent when the user gave one, else the limit the measurements' own noise allows (twice
+/// the largest tie tolerance of the refit). Parameters that moved by more than the limit are
+/// listed.
+pub fn judge(expected: &Model, fitted: &CalibratedModel, tolerance: Option<f64>) -> Judgement {
+    let (limit_percent, limit_source) = match tolerance {
+        Some(t) => (t, "--tolerance"),
+        None => {
+            let c = &fitted.calibration;
+            let fits: Vec<&SideFit> = std::iter::once(&c.local).chain(c.remote.as_ref()).collect();
+            (noise_limit_percent(&fits), "noise")
+        }
+    };
+    Judgement {
+        limit_percent,
+        limit_source,
+        drift: compare(expected, &fitted.model, limit_percent),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,5 +254,45 @@ mod tests {
         n.local.t_par_max *= 1.001;
         assert!(compare(&m, &n, 0.5).changed_params.is_empty());
         assert_eq!(compare(&m, &n, 0.01).changed_params.len(), 1);
+    }
+
+    /// The recorded trace of the CI machine, refitted as `check` refits it against `expected`.
+    fn refit(expected: &Model) -> CalibratedModel {
+        let data = crate::io::inputs::read_all(&["tests/data/traces/vm-local.json"]).unwrap();
+        let opts = refit_options(expected, &Options::default());
+        crate::calibrate::calibrate(&data, &opts).unwrap().0
+    }
+
+    #[test]
+    fn the_refit_describes_the_expected_machine_and_sides() {
+        let mut m = model_file::load("paper:henri").unwrap();
+        let o = refit_options(&m, &Options::default());
+        assert_eq!((o.name.as_deref(), o.local_only), (Some("henri"), false));
+        m.remote = None;
+        assert!(refit_options(&m, &Options::default()).local_only);
+    }
+
+    #[test]
+    fn the_limit_is_the_noise_unless_a_tolerance_is_given_and_drift_beyond_it_fails() {
+        let mut expected = model_file::load("tests/data/expected/vm-local.model.json").unwrap();
+        let fitted = refit(&expected);
+        let same = judge(&fitted.model, &fitted, None);
+        assert_eq!(same.limit_source, "noise");
+        assert!(same.limit_percent >= MIN_DRIFT_LIMIT_PERCENT, "{same:?}");
+        assert!(!same.drifted(), "{same:?}");
+        // 10 % less bandwidth for communications moves comm_alone by 10 %.
+        expected.local.b_seq_comm *= 0.9;
+        let moved = judge(&expected, &fitted, Some(5.0));
+        assert_eq!(
+            (moved.limit_percent, moved.limit_source),
+            (5.0, "--tolerance")
+        );
+        assert!(moved.drifted(), "{moved:?}");
+        assert!(moved
+            .drift
+            .changed_params
+            .iter()
+            .any(|c| c.field == "local.b_seq_comm"));
+        assert!(!judge(&expected, &fitted, Some(20.0)).drifted());
     }
 }

@@ -40,8 +40,8 @@ pub struct CommunicationEnd {
 pub struct NetworkReport {
     pub schema_version: u32,
     pub tool: Provenance,
-    /// What the numbers are in ([`super::json::UNITS`]).
-    pub units: super::json::Units,
+    /// What the numbers are in ([`crate::units::UNITS`]).
+    pub units: crate::units::Units,
     /// The graph file as the user named it.
     pub graph: String,
     /// `infiniband`, `fair` or the penalty file.

@@ -45,8 +45,8 @@ pub struct HeteroReport {
 pub struct OverlapReport {
     pub schema_version: u32,
     pub tool: Provenance,
-    /// Times are in the inputs' unit ([`super::json::UNITS_OF_INPUT_TIMES`]).
-    pub units: super::json::Units,
+    /// Times are in the inputs' unit ([`crate::units::UNITS_OF_INPUT_TIMES`]).
+    pub units: crate::units::Units,
     /// The inputs: `comp_time`, `comm_time`, `comp_loss`, `comm_loss`.
     #[serde(flatten)]
     pub step: Step,

@@ -1,0 +1,211 @@
+//! What a model file may say of its own uncertainty: the bootstrap's interval of each
+//! parameter and the refitted parameter sets (`calibrate --bootstrap N` computes them,
+//! `predict --intervals` and `plot` read them back). Vocabulary of the model file, so it lives
+//! beside [`Params`]; how the intervals are computed is `calibrate::bootstrap`'s business.
+
+use super::params::Params;
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// An interval `[low, high]` (95 % in the model file).
+pub type Interval = [f64; 2];
+
+/// The bootstrap's account of the parameters: optional in a model file; `predict --intervals`
+/// reads the refitted models to give every bandwidth an interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Uncertainty {
+    pub method: String,
+    pub resamples: u32,
+    pub seed: u64,
+    /// The intervals' level (0.95).
+    pub level: f64,
+    pub local: ParamIntervals,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<ParamIntervals>,
+    /// The refitted parameter sets, one per resample.
+    pub replicates: Vec<Replicate>,
+}
+
+/// One bootstrap resample's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Replicate {
+    pub local: Params,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<Params>,
+}
+
+/// The interval of each parameter of one side, in the order of [`Params::NAMES`]. In the
+/// model file an object named like the parameters (`"alpha": [0.91, 0.93]`), written and read
+/// through [`Params::NAMES`], so that a parameter added to [`Params`] is covered here with
+/// nothing to change.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ParamIntervals([Interval; Params::COUNT]);
+
+impl ParamIntervals {
+    /// The intervals, in the order of [`Params::NAMES`].
+    pub fn new(intervals: [Interval; Params::COUNT]) -> Self {
+        ParamIntervals(intervals)
+    }
+
+    /// Zero-width intervals at `p`'s values (a bootstrap that produced nothing).
+    pub fn point(p: &Params) -> Self {
+        ParamIntervals(p.values().map(|v| [v, v]))
+    }
+
+    /// The intervals, in the order of [`Params::NAMES`].
+    pub fn as_array(&self) -> [Interval; Params::COUNT] {
+        self.0
+    }
+
+    /// The interval of the parameter called `name`, `None` for no parameter.
+    pub fn get(&self, name: &str) -> Option<Interval> {
+        let i = Params::NAMES.iter().position(|n| *n == name)?;
+        Some(self.0[i])
+    }
+}
+
+/// As an object of the parameters' names, as a derived `Serialize` of one field per
+/// parameter would write it.
+impl Serialize for ParamIntervals {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("ParamIntervals", Params::COUNT)?;
+        for (name, interval) in Params::NAMES.iter().zip(&self.0) {
+            s.serialize_field(name, interval)?;
+        }
+        s.end()
+    }
+}
+
+/// Reads what [`Serialize`] writes, with the rules (and messages) of a derived
+/// `Deserialize`: every parameter required, none twice, unknown fields ignored.
+impl<'de> Deserialize<'de> for ParamIntervals {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_struct("ParamIntervals", &Params::NAMES, IntervalsVisitor)
+    }
+}
+
+struct IntervalsVisitor;
+
+impl<'de> Visitor<'de> for IntervalsVisitor {
+    type Value = ParamIntervals;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("struct ParamIntervals")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ParamIntervals, A::Error> {
+        let mut seen: [Option<Interval>; Params::COUNT] = [None; Params::COUNT];
+        while let Some(key) = map.next_key::<String>()? {
+            match Params::NAMES.iter().position(|n| *n == key) {
+                Some(i) if seen[i].is_some() => {
+                    return Err(de::Error::duplicate_field(Params::NAMES[i]))
+                }
+                Some(i) => seen[i] = Some(map.next_value()?),
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let mut out = [[0.0; 2]; Params::COUNT];
+        for (i, interval) in seen.into_iter().enumerate() {
+            out[i] = interval.ok_or_else(|| de::Error::missing_field(Params::NAMES[i]))?;
+        }
+        Ok(ParamIntervals(out))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ParamIntervals, A::Error> {
+        let mut out = [[0.0; 2]; Params::COUNT];
+        for (i, slot) in out.iter_mut().enumerate() {
+            *slot = seq.next_element()?.ok_or_else(|| {
+                let expected = format!("struct ParamIntervals with {} elements", Params::COUNT);
+                de::Error::invalid_length(i, &expected.as_str())
+            })?;
+        }
+        Ok(ParamIntervals(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A derived `Deserialize` of one field per parameter, as [`ParamIntervals`] was before it
+    /// was keyed by [`Params::NAMES`]: its errors are the ones model files have always met.
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Fields {
+        n_par_max: Interval,
+        t_par_max: Interval,
+        n_seq_max: Interval,
+        t_seq_max: Interval,
+        t_par_max2: Interval,
+        alpha: Interval,
+        delta_l: Interval,
+        delta_r: Interval,
+        b_seq_comp: Interval,
+        b_seq_comm: Interval,
+    }
+
+    fn intervals() -> ParamIntervals {
+        ParamIntervals::new(std::array::from_fn(|i| [i as f64, i as f64 + 0.5]))
+    }
+
+    #[test]
+    fn written_and_read_as_one_field_per_parameter() {
+        let iv = intervals();
+        let text = serde_json::to_string(&iv).unwrap();
+        let fields: Vec<String> = Params::NAMES
+            .iter()
+            .zip(iv.as_array())
+            .map(|(name, [lo, hi])| format!("\"{name}\":[{lo:?},{hi:?}]"))
+            .collect();
+        assert_eq!(text, format!("{{{}}}", fields.join(",")));
+        let derived: Fields = serde_json::from_str(&text).unwrap();
+        assert_eq!(derived.alpha, [5.0, 5.5]);
+        let back: ParamIntervals = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, iv);
+        // The array form a derived struct also reads, and refuses when short.
+        let seq = serde_json::to_string(&iv.as_array()).unwrap();
+        assert_eq!(serde_json::from_str::<ParamIntervals>(&seq).unwrap(), iv);
+        let short = serde_json::to_string(&iv.as_array()[..3]).unwrap();
+        let err = serde_json::from_str::<ParamIntervals>(&short).unwrap_err();
+        assert!(
+            err.to_string().starts_with(&format!(
+                "invalid length 3, expected struct ParamIntervals with {} elements",
+                Params::COUNT
+            )),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn broken_objects_are_refused_as_a_derived_struct_refuses_them() {
+        let text = serde_json::to_string(&intervals()).unwrap();
+        let unknown = text.replacen('{', "{\"extra\":{\"x\":1},", 1);
+        let missing = text.replacen("\"alpha\":[5.0,5.5],", "", 1);
+        let twice = text.replacen('{', "{\"alpha\":[1.0,2.0],", 1);
+        let mistyped = text.replacen("[5.0,5.5]", "\"x\"", 1);
+        for bad in [&unknown, &missing, &twice, &mistyped, &"3".to_string()] {
+            let ours = serde_json::from_str::<ParamIntervals>(bad).map_err(|e| e.to_string());
+            let derived = serde_json::from_str::<Fields>(bad).map_err(|e| e.to_string());
+            assert_eq!(ours.is_ok(), derived.is_ok(), "{bad}");
+            if let (Err(a), Err(b)) = (&ours, &derived) {
+                assert_eq!(a.replace("ParamIntervals", "Fields"), *b, "{bad}");
+            }
+        }
+        assert!(serde_json::from_str::<ParamIntervals>(&unknown).is_ok());
+        assert!(serde_json::from_str::<ParamIntervals>(&missing).is_err());
+    }
+
+    #[test]
+    fn a_point_is_the_values_twice() {
+        let p = super::super::paper::model("henri").local;
+        let iv = ParamIntervals::point(&p).as_array();
+        assert_eq!(iv[5], [p.alpha, p.alpha]);
+        assert_eq!(iv[0], [17.0, 17.0]);
+        let point = ParamIntervals::point(&p);
+        assert_eq!(point.get("b_seq_comm"), Some([p.b_seq_comm; 2]));
+        assert_eq!(point.get("nope"), None);
+    }
+}

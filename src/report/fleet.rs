@@ -1,0 +1,226 @@
+//! The fleet report (`survey`, `survey --report-only`) as a [`Report`]: the fleet, one line
+//! per parameter, the outlying nodes with the facts that differ on them, the nodes without a
+//! model; CSV of every node's parameters against the band; JSON the [`FleetReport`] as it is.
+
+use crate::fleet::{value, FleetReport, NodeReport, NodeStatus, FLEET_SCHEMA_VERSION};
+use crate::report::Report;
+use std::fmt::Write;
+
+/// A parameter's value as the table prints it: core counts whole, `alpha` to 3 places,
+/// bandwidths and slopes to 0.1 MB/s.
+fn show(parameter: &str, v: f64) -> String {
+    if parameter.ends_with("n_par_max") || parameter.ends_with("n_seq_max") {
+        format!("{v:.0}")
+    } else if parameter.ends_with("alpha") {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+impl Report for FleetReport {
+    const SCHEMA_VERSION: u32 = FLEET_SCHEMA_VERSION;
+
+    /// What the user should read beside the figures (also in the JSON's `notes`).
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// The report for a person: the fleet, one line per parameter, then the outlying nodes
+    /// with the facts that differ on them, then the nodes without a model.
+    fn table(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "# {}", self.tool.summary());
+        let count = |s: NodeStatus| self.nodes.iter().filter(|n| n.status == s).count();
+        let _ = writeln!(
+            out,
+            "# fleet of {} node(s) in {}: {} calibrated, {} failed, {} pending",
+            self.nodes.len(),
+            self.root,
+            self.nodes.iter().filter(|n| n.calibrated).count(),
+            count(NodeStatus::Failed) + self.nodes.iter().filter(|n| n.error.is_some()).count(),
+            count(NodeStatus::Pending)
+        );
+        let _ = writeln!(
+            out,
+            "# bandwidths and delta in MB/s; band: {}",
+            self.band_rule
+        );
+        for note in &self.notes {
+            let _ = writeln!(out, "# note: {note}");
+        }
+        let _ = writeln!(
+            out,
+            "\n{:<18} {:>5} {:>10} {:>9} {:>10} {:>10}  outside the band",
+            "parameter", "nodes", "median", "MAD", "min", "max"
+        );
+        for p in &self.parameters {
+            let b = &p.band;
+            let outside = if p.outliers.is_empty() {
+                "-".to_string()
+            } else {
+                p.outliers.join(", ")
+            };
+            let _ = writeln!(
+                out,
+                "{:<18} {:>5} {:>10} {:>9} {:>10} {:>10}  {}",
+                p.parameter,
+                p.nodes,
+                show(&p.parameter, b.median),
+                show(&p.parameter, b.mad),
+                show(&p.parameter, b.min),
+                show(&p.parameter, b.max),
+                outside
+            );
+        }
+        let flagged: Vec<&NodeReport> = self
+            .nodes
+            .iter()
+            .filter(|n| !n.outlier_parameters.is_empty())
+            .collect();
+        if flagged.is_empty() {
+            let _ = writeln!(out, "\noutliers: none");
+        } else {
+            let _ = writeln!(out, "\noutliers:");
+        }
+        for n in &flagged {
+            let _ = writeln!(out, "  {}:", n.host);
+            for o in self.outliers.iter().filter(|o| o.host == n.host) {
+                let _ = writeln!(
+                    out,
+                    "    {:<18} {:>10} (median {}, {:+.1} %, {:+.1} sigma)",
+                    o.parameter,
+                    show(&o.parameter, o.value),
+                    show(&o.parameter, o.median),
+                    o.deviation_percent,
+                    o.score
+                );
+            }
+            write_facts(&mut out, n, "    ");
+        }
+        let others: Vec<&NodeReport> = self
+            .nodes
+            .iter()
+            .filter(|n| n.outlier_parameters.is_empty() && !n.differing_facts.is_empty())
+            .collect();
+        if !others.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nnodes within the band whose machine differs from the fleet's:"
+            );
+            for n in others {
+                let _ = writeln!(out, "  {}:", n.host);
+                write_facts(&mut out, n, "    ");
+            }
+        }
+        let missing: Vec<&NodeReport> = self.nodes.iter().filter(|n| !n.calibrated).collect();
+        if !missing.is_empty() {
+            let _ = writeln!(out, "\nnodes without a model:");
+            for n in missing {
+                let why = match (&n.error, n.status) {
+                    (Some(e), _) => format!("calibration failed: {e}"),
+                    (None, s) => match &n.detail {
+                        Some(d) => format!("{}: {d}", s.name()),
+                        None => s.name().to_string(),
+                    },
+                };
+                let _ = writeln!(out, "  {}: {why}", n.host);
+            }
+        }
+        out
+    }
+
+    /// Tidy CSV: one row per calibrated node and parameter, with the band and whether the
+    /// node lies outside it.
+    fn csv(&self) -> Option<String> {
+        let mut w = ::csv::Writer::from_writer(Vec::new());
+        // Writing into a Vec cannot fail.
+        w.write_record([
+            "host",
+            "side",
+            "parameter",
+            "value",
+            "median",
+            "mad",
+            "min",
+            "max",
+            "low",
+            "high",
+            "outlier",
+        ])
+        .expect("in-memory CSV");
+        for p in &self.parameters {
+            let (side_name, name) = p.parameter.split_once('.').expect("side.name");
+            for n in &self.nodes {
+                let Some(v) = n.model.as_ref().and_then(|m| value(m, &p.parameter)) else {
+                    continue;
+                };
+                let b = &p.band;
+                w.write_record([
+                    n.host.clone(),
+                    side_name.to_string(),
+                    name.to_string(),
+                    v.to_string(),
+                    b.median.to_string(),
+                    b.mad.to_string(),
+                    b.min.to_string(),
+                    b.max.to_string(),
+                    b.low.to_string(),
+                    b.high.to_string(),
+                    p.outliers.contains(&n.host).to_string(),
+                ])
+                .expect("in-memory CSV");
+            }
+        }
+        Some(String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV of UTF-8"))
+    }
+}
+
+fn write_facts(out: &mut String, n: &NodeReport, indent: &str) {
+    if n.differing_facts.is_empty() {
+        let _ = writeln!(
+            out,
+            "{indent}machine facts: the same as the fleet's (look at the traces' samples: \
+             `contention plot` of this node)"
+        );
+        return;
+    }
+    let _ = writeln!(out, "{indent}machine facts that differ from the fleet's:");
+    for d in &n.differing_facts {
+        let _ = writeln!(
+            out,
+            "{indent}  {:<22} {} (fleet: {})",
+            d.fact, d.node, d.fleet
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fleet::{build, tests::node, FleetOptions};
+    use std::path::Path;
+
+    #[test]
+    fn csv_has_one_row_per_node_and_parameter_of_both_sides() {
+        let nodes = vec![
+            node("a", |_| {}),
+            node("b", |_| {}),
+            node("c", |_| {}),
+            node("d", |m| m.local.delta_r = 500.0),
+            node("e", |m| m.remote.as_mut().unwrap().b_seq_comm *= 0.9),
+        ];
+        let r = build(Path::new("r"), nodes, &FleetOptions::default());
+        let csv = r.csv().unwrap();
+        assert_eq!(csv.lines().count(), 1 + 5 * 20, "{csv}");
+        let row = |host: &str, name: &str| {
+            csv.lines()
+                .find(|l| l.starts_with(&format!("{host},{name},")))
+                .unwrap_or_else(|| panic!("{host} {name} missing:\n{csv}"))
+                .to_string()
+        };
+        assert!(row("d", "local,delta_r").ends_with(",true"));
+        assert!(row("e", "remote,b_seq_comm").ends_with(",true"));
+        assert!(row("a", "local,delta_r").ends_with(",false"));
+    }
+}
