@@ -1,7 +1,7 @@
 //! 95 % intervals of predicted bandwidths: the prediction of every bootstrap replicate stored
-//! in the model file ([`crate::model::Uncertainty`]), and at each placement, core count and stream the
-//! percentile interval of those predictions (the same equations 1-8 as the point prediction,
-//! [`crate::model::predict`]). Pure; `predict --intervals` and `plot` print and draw them.
+//! in the model file ([`crate::model::Uncertainty`]), and at each placement, core count and
+//! stream the percentile interval of those predictions (the same equations 1-8 as the point
+//! prediction, [`crate::model::predict`]). Pure; `predict --intervals` and `plot` print and draw them.
 
 use super::bootstrap::percentile_interval;
 use crate::model::{self, Interval, Machine, Model, Placement, Uncertainty, SCHEMA_VERSION};

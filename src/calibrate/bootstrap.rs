@@ -17,7 +17,6 @@
 use super::fit::{self, Effort, Group};
 use crate::model::{Interval, Model, ParamIntervals, Params};
 use crate::stats::quantile;
-
 use std::collections::HashMap;
 
 /// The interval's level, as a fraction.
