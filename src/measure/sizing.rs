@@ -23,13 +23,24 @@ use super::memory::human_bytes;
 
 /// The working set must be this many times the last-level cache it could live in.
 ///
-/// STREAM's rule. Measured on the development machine, where hwloc reports a 480 MiB L3
-/// (Intel Xeon, AVX-512; `cargo bench --bench cache_step`, total working set of the threads,
-/// MB/s at 1 thread):
+/// STREAM's rule (each array at least 4 times the sum of the last-level caches). Measured on
+/// the development machine, an Intel Xeon guest of 2 cores whose hwloc reports a 480 MiB L3
+/// (`cargo bench --bench cache_step`; MB/s at 1 thread by total working set, on a loaded
+/// machine, so read the steps, not the digits):
 ///
 /// ```text
-/// see benches/cache_step.rs for the table and how to read it
+/// working set   32M    64M   128M   256M   512M    1G   1.6G
+/// nt-store    11106  11294  10985  11915  15657  16045  15124
+/// copy        17733  10728   8384   8455   8929   8192   7664
+/// triad       12951  10341   7268   7850   8866   9239   7864
 /// ```
+///
+/// Non-temporal stores show no cache step at any size (they bypass it, as section 2.3 of the
+/// paper wants); copy and triad step down between 32 and 128 MiB, a quarter of the 480 MiB
+/// hwloc reports (a guest shares its host's cache). A second run gave the same shape. Any
+/// factor of 1 or more clears that step here; 4 keeps STREAM's margin for machines whose
+/// whole cache is theirs and whose replacement policy keeps part of a working set a little
+/// larger than the cache. Its cost is memory (4 x 480 MiB per rule here).
 pub const CACHE_FACTOR: u64 = 4;
 
 /// Never less than this per computing core: below it a pass is a handful of chunks and page
