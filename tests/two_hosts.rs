@@ -215,29 +215,6 @@ fn network_hosts_must_name_every_graph_node() {
 }
 
 #[test]
-fn network_hosts_need_mpirun() {
-    let d = temp_dir("2hosts-srun");
-    let g = write_graph(&d);
-    let o = command()
-        .args([
-            "network",
-            g.to_str().unwrap(),
-            "--run",
-            "--hosts",
-            "n1=x,n2=y",
-        ])
-        .args(["--launcher", "srun"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("--launcher mpirun") && err.contains("--distribution=arbitrary"),
-        "{err}"
-    );
-}
-
-#[test]
 fn hosts_are_removed_when_the_command_fails() {
     if !runnable("hosts_are_removed_when_the_command_fails") {
         return;

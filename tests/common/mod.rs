@@ -188,6 +188,8 @@ pub fn trace(
             library_version: "Open MPI v4.1.4".into(),
             thread_level: "MPI_THREAD_MULTIPLE".into(),
             hosts: vec![machine.hostname.clone(), "peer".into()],
+            library: Some("Open MPI 4.1.4".into()),
+            launcher: Some("Open MPI mpirun".into()),
         },
         config: MeasureConfig {
             comp_numa,
