@@ -312,10 +312,9 @@ pub fn choose(
                 library,
                 probe,
                 format!(
-                    "inside Slurm job {}: srun starts {}'s ranks itself (Hydra's proxies would \
+                    "inside Slurm job {}: srun starts the ranks itself (Hydra's proxies would \
                      need every host name to resolve)",
-                    (probe.var)("SLURM_JOB_ID").unwrap_or_default(),
-                    library.name
+                    (probe.var)("SLURM_JOB_ID").unwrap_or_default()
                 ),
             )
             .or_else(|srun_err| {
