@@ -4,7 +4,8 @@
 //! node of its job and writes the fleet report; `scancel` of a survey, then `--resume`,
 //! finishes it; `scancel` of a measure ends every rank and keeps the finished points; the
 //! srun options that give the tool's step whole nodes are checked against this Slurm's own
-//! accounting; a one-node allocation says what to ask for; MPICH's build is started by srun.
+//! accounting; a one-node allocation says what to ask for; a bare srun (no MPI plugin) is
+//! refused naming the plugin; MPICH's build is started by srun.
 //!
 //! Runs are tiny (one or two core counts, small buffers and messages, short phases): the
 //! nodes share this machine's cores, so the tests check where ranks ran and what the files
@@ -521,6 +522,28 @@ fn a_one_node_allocation_says_what_to_ask_for() {
     let t = json(&out);
     assert_eq!(t["mpi"]["hosts"], serde_json::json!([n1, n1]));
     assert_eq!(t["transport"]["kind"], "intra-node");
+}
+
+#[test]
+fn srun_without_an_mpi_plugin_is_refused_naming_the_one_to_ask_for() {
+    let _one = one_job();
+    let Some(c) = Cluster::up(
+        "srun_without_an_mpi_plugin_is_refused_naming_the_one_to_ask_for",
+        'n',
+        2,
+    ) else {
+        return;
+    };
+    // MpiDefault=none, as many sites leave it: a bare srun starts no MPI library's ranks
+    // (Open MPI would abort in MPI_Init, "not built with SLURM's PMI support").
+    let o = c.run(&[&["srun", "-N", "2", "-n", "2", BIN, "measure"][..], TINY].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("started by srun with no MPI plugin") && err.contains("`srun --mpi=pmix`"),
+        "{err}"
+    );
+    assert_eq!(err.matches("with no MPI plugin").count(), 1, "{err}");
 }
 
 #[test]

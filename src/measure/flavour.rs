@@ -462,6 +462,9 @@ pub enum StartedBy {
     Hydra,
     /// srun, with the plugin it used (`SLURM_MPI_TYPE`, which srun sets in every task).
     Srun { mpi: Option<String> },
+    /// srun with no MPI plugin (`--mpi=none`, or the site's `MpiDefault=none`): no
+    /// `SLURM_MPI_TYPE` but `none`, and no PMI or PMIx variable for MPI to start from.
+    SrunWithoutMpi,
     /// Another PMIx launcher (`PMIX_RANK` alone: prrte, Flux).
     Pmix,
     /// No launcher: a singleton.
@@ -476,8 +479,14 @@ impl StartedBy {
         } else if has("MPI_LOCALNRANKS") && (has("PMI_FD") || has("PMI_PORT")) {
             StartedBy::Hydra
         } else if has("SLURM_STEP_ID") && has("SLURM_STEP_NUM_TASKS") {
-            StartedBy::Srun {
-                mpi: var("SLURM_MPI_TYPE"),
+            let mpi = var("SLURM_MPI_TYPE").filter(|m| m != "none");
+            let pmi = ["PMIX_RANK", "PMI_RANK", "PMI_FD", "PMI_PORT"]
+                .iter()
+                .any(|k| has(k));
+            if mpi.is_none() && !pmi {
+                StartedBy::SrunWithoutMpi
+            } else {
+                StartedBy::Srun { mpi }
             }
         } else if has("OMPI_COMM_WORLD_SIZE") {
             StartedBy::OpenMpi
@@ -497,6 +506,7 @@ impl StartedBy {
             StartedBy::Hydra => "Hydra mpiexec".into(),
             StartedBy::Srun { mpi: Some(m) } => format!("srun --mpi={m}"),
             StartedBy::Srun { mpi: None } => "srun".into(),
+            StartedBy::SrunWithoutMpi => "srun --mpi=none".into(),
             StartedBy::Pmix => "a PMIx launcher".into(),
             StartedBy::Nothing => "none (a singleton)".into(),
         }
@@ -530,8 +540,20 @@ pub fn announced_size(var: impl Fn(&str) -> Option<String>) -> Option<usize> {
 
 /// The refusal, before `MPI_Init`, of a launcher that starts the other library's ranks:
 /// this rank would come up alone (a job of one), measure nothing and leave its peer waiting.
+/// srun without an MPI plugin starts no library's ranks (Open MPI aborts in `MPI_Init`,
+/// "not built with SLURM's PMI support"; MPICH's ranks come up alone): refused too, naming
+/// the plugin to ask for.
 pub fn foreign_launcher(library: &Library, started: &StartedBy) -> Option<Error> {
     let family = library.family?;
+    if *started == StartedBy::SrunWithoutMpi {
+        return Some(Error::Input(format!(
+            "this binary is built against {} but was started by srun with no MPI plugin \
+             (--mpi=none, or the site's MpiDefault), which starts no MPI library's ranks: \
+             start it with `srun --mpi={}`, or without a launcher (it picks one by itself)",
+            library.name,
+            family.srun_plugins()[0]
+        )));
+    }
     let theirs = started.family()?;
     (family != theirs).then(|| {
         Error::Input(format!(
@@ -819,6 +841,16 @@ mod tests {
         assert!(foreign_launcher(&open, &StartedBy::Hydra).is_some());
         assert!(foreign_launcher(&open, &StartedBy::OpenMpi).is_none());
         assert!(foreign_launcher(&mpich, &StartedBy::Srun { mpi: None }).is_none());
+        // srun with MpiDefault=none: no plugin, no PMI variable.
+        let bare = vars(&[("SLURM_STEP_ID", "0"), ("SLURM_STEP_NUM_TASKS", "2")]);
+        assert_eq!(StartedBy::detect(&bare), StartedBy::SrunWithoutMpi);
+        let e = foreign_launcher(&open, &StartedBy::SrunWithoutMpi)
+            .expect("refused")
+            .to_string();
+        assert!(
+            e.contains("with no MPI plugin") && e.contains("`srun --mpi=pmix`"),
+            "{e}"
+        );
         // A mismatch found after MPI_Init names the plugin to use, not the launcher it was.
         let e = size_mismatch(
             &mpich,
