@@ -10,32 +10,12 @@
 use crate::common::gate;
 use crate::common::hosts::{self, hosts_made};
 use crate::common::mpich;
-use crate::common::run::{one_job, temp_dir, text, BIN};
+use crate::common::run::{json, one_job, temp_dir, text, BIN, TINY};
 
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-/// `measure`'s options for every run here: one core count, small buffers and messages,
-/// short phases (the communication thread shares a core where there are only two).
-const TINY: &[&str] = &[
-    "--numa",
-    "0,0",
-    "--cores",
-    "1",
-    "--message-size",
-    "1MiB",
-    "--buffer-size",
-    "8MiB",
-    "--max-phase",
-    "0.2",
-];
-
-fn json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
 
 /// The trace's `mpi` says MPICH, in short (not its configure line), started by Hydra.
 fn check_mpich(trace: &Value) {

@@ -11,7 +11,7 @@
 //! nodes share this machine's cores, so the tests check where ranks ran and what the files
 //! and Slurm say, never a bandwidth or a duration.
 
-use crate::common::run::{one_job, temp_dir, text, BIN};
+use crate::common::run::{json, one_job, temp_dir, text, BIN, TINY};
 use crate::common::slurm::Cluster;
 use crate::common::{gate, mpich};
 
@@ -19,20 +19,6 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
-
-/// `measure`'s options for the quick runs.
-const TINY: &[&str] = &[
-    "--numa",
-    "0,0",
-    "--cores",
-    "1",
-    "--message-size",
-    "1MiB",
-    "--buffer-size",
-    "8MiB",
-    "--max-phase",
-    "0.2",
-];
 
 /// Longer phases and two core counts, so a run is still going when a test acts on it.
 const SLOW: &[&str] = &[
@@ -55,22 +41,9 @@ const TRACE: &str = "trace-numa0-0-nt-store-pong.json";
 /// Waiting for a batch job: generous, the machine is shared.
 const JOB_LIMIT: Duration = Duration::from_secs(300);
 
-fn json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
-
 /// Parsed, or `None` while the file is missing or being replaced.
 fn try_json(path: &Path) -> Option<Value> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
-}
-
-/// The tool's command line for `sbatch --wrap` (no argument holds a space or a quote).
-fn wrap(bin: &str, args: &[&str]) -> String {
-    std::iter::once(bin)
-        .chain(args.iter().copied())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Polls `until` every 100 ms, at most `limit`; panics naming `what`.
@@ -144,16 +117,13 @@ fn a_batch_survey_measures_every_node_of_its_job_and_writes_the_fleet_report() {
     };
     let results = temp_dir("slurm-sbatch-survey");
     let log = results.join("job.out");
-    let job = c.sbatch(&[
-        "-N",
-        "4",
-        "-o",
-        log.to_str().unwrap(),
-        "--export",
-        &format!("ALL,CONTENTION_RESULTS={}", results.display()),
-        "--wrap",
-        &wrap(BIN, &[&["survey"][..], TINY].concat()),
-    ]);
+    let job = c.sbatch_tool(
+        4,
+        &log,
+        Some(&results),
+        BIN,
+        &[&["survey"][..], TINY].concat(),
+    );
     let state = c.wait_job(&job, JOB_LIMIT);
     let out = std::fs::read_to_string(&log).unwrap_or_default();
     assert_eq!(state, "COMPLETED", "{out}");
@@ -195,18 +165,14 @@ fn scancel_of_a_running_survey_then_resume_finishes_it() {
     };
     let results = temp_dir("slurm-survey-resume");
     let manifest = results.join("survey.json");
-    let export = format!("ALL,CONTENTION_RESULTS={}", results.display());
     let first = results.join("first.out");
-    let job = c.sbatch(&[
-        "-N",
-        "4",
-        "-o",
-        first.to_str().unwrap(),
-        "--export",
-        &export,
-        "--wrap",
-        &wrap(BIN, &[&["survey"][..], SLOW].concat()),
-    ]);
+    let job = c.sbatch_tool(
+        4,
+        &first,
+        Some(&results),
+        BIN,
+        &[&["survey"][..], SLOW].concat(),
+    );
     // Round 1 recorded: round 2 runs. Cancel the job, as an administrator or the time limit
     // would.
     wait_until("round 1 of the survey", JOB_LIMIT, || {
@@ -232,16 +198,13 @@ fn scancel_of_a_running_survey_then_resume_finishes_it() {
     let kept = std::fs::read(results.join(c.node(1)).join(TRACE)).unwrap();
 
     let second = results.join("second.out");
-    let job = c.sbatch(&[
-        "-N",
-        "4",
-        "-o",
-        second.to_str().unwrap(),
-        "--export",
-        &export,
-        "--wrap",
-        &wrap(BIN, &[&["survey", "--resume"][..], SLOW].concat()),
-    ]);
+    let job = c.sbatch_tool(
+        4,
+        &second,
+        Some(&results),
+        BIN,
+        &[&["survey", "--resume"][..], SLOW].concat(),
+    );
     let state = c.wait_job(&job, JOB_LIMIT);
     let out = std::fs::read_to_string(&second).unwrap_or_default();
     assert_eq!(state, "COMPLETED", "{out}");
@@ -280,17 +243,13 @@ fn scancel_of_a_running_measure_ends_every_rank_and_keeps_the_finished_points() 
     let d = temp_dir("slurm-scancel-measure");
     let trace = d.join("t.json");
     let log = d.join("job.out");
-    let job = c.sbatch(&[
-        "-N",
-        "2",
-        "-o",
-        log.to_str().unwrap(),
-        "--wrap",
-        &wrap(
-            BIN,
-            &[&["measure"][..], SLOW, &["-o", trace.to_str().unwrap()]].concat(),
-        ),
-    ]);
+    let job = c.sbatch_tool(
+        2,
+        &log,
+        None,
+        BIN,
+        &[&["measure"][..], SLOW, &["-o", trace.to_str().unwrap()]].concat(),
+    );
     let mut first = Value::Null;
     wait_until("the first point", JOB_LIMIT, || match try_json(&trace) {
         Some(t) if !t["points"].as_array().unwrap().is_empty() => {

@@ -9,7 +9,7 @@
 
 use crate::common::gate;
 use crate::common::hosts::{self, hosts_made, runnable};
-use crate::common::run::{command, one_job, temp_dir, text, BIN};
+use crate::common::run::{command, one_job, temp_dir, text, BIN, TINY};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -69,23 +69,11 @@ fn measure_puts_rank_0_on_the_first_host_and_rank_1_on_the_second() {
         &a,
         &b,
         &[
-            BIN,
-            "measure",
-            "--numa",
-            "0,0",
-            "--cores",
-            "1",
-            "--message-size",
-            "1MiB",
-            "--buffer-size",
-            "8MiB",
-            "--max-phase",
-            "0.2",
-            "--hosts",
-            &format!("{a},{b}"),
-            "-o",
-            out.to_str().unwrap(),
-        ],
+            &[BIN, "measure"][..],
+            TINY,
+            &["--hosts", &format!("{a},{b}"), "-o", out.to_str().unwrap()],
+        ]
+        .concat(),
     );
     gate::say(&format!(
         "two hosts: measure --hosts took {:.1} s",

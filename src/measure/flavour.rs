@@ -599,6 +599,16 @@ pub fn size_mismatch(
     ))
 }
 
+/// An environment of `pairs`, as the functions here read one, for tests.
+#[cfg(test)]
+pub(crate) fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    let pairs: Vec<(String, String)> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    move |k| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -609,14 +619,6 @@ mod tests {
         2022\nMPICH ABI:\t14:2:2\nMPICH Device:\tch4:ucx\nMPICH configure:\t--build=x86_64-linux-gnu \
         --prefix=/usr --with-device=ch4:ucx --with-pm=hydra\nMPICH CC:\tgcc  -g -O2\nMPICH \
         CXX:\tg++ -g -O2\nMPICH F77:\tgfortran -O2\nMPICH FC:\tgfortran -O2\n";
-
-    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |k| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
-    }
 
     #[test]
     fn the_library_is_named_and_shortened() {

@@ -580,6 +580,7 @@ pub fn stop(job: &mut Running, grace: std::time::Duration) -> Result<i32> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::flavour::vars;
     use super::*;
 
     fn strings(v: &[OsString]) -> Vec<String> {
@@ -787,14 +788,6 @@ mod tests {
         );
         let h = strings(&line(&hydra(), &Slurm::default(), &shape, &[]).argv);
         assert!(h.windows(2).any(|w| w == ["-hosts", "a,b"]), "{h:?}");
-    }
-
-    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |k| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
     }
 
     #[test]

@@ -184,20 +184,12 @@ pub fn describe(m: &Manifest, sweep_estimate_s: f64, launcher: &str, line: &str)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::flavour::{Dialect, Starter};
+    use crate::measure::flavour::{vars, Dialect, Starter};
     use std::ffi::OsString;
     use std::path::Path;
 
     fn strings(v: &[OsString]) -> Vec<String> {
         v.iter().map(|s| s.to_string_lossy().into_owned()).collect()
-    }
-
-    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |k| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
     }
 
     fn hosts(names: &[&str]) -> Vec<String> {

@@ -131,24 +131,36 @@ impl Cluster {
     /// The processes named `comm` (as /proc/PID/comm says) in any of the cluster's nodes.
     pub fn processes(&self, comm: &str) -> Vec<String> {
         (1..=self.nodes)
-            .flat_map(|i| {
-                let o = Command::new("ip")
-                    .args(["netns", "pids", &self.node(i)])
-                    .output()
-                    .unwrap();
-                String::from_utf8_lossy(&o.stdout)
-                    .split_whitespace()
-                    .filter(|pid| {
-                        std::fs::read_to_string(format!("/proc/{pid}/comm"))
-                            .is_ok_and(|c| c.trim() == comm)
-                            && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                                .unwrap_or_default()
-                                .contains(") Z ")
-                    })
-                    .map(str::to_string)
-                    .collect::<Vec<_>>()
-            })
+            .flat_map(|i| super::hosts::processes_in(&self.node(i), comm))
             .collect()
+    }
+
+    /// `sbatch -N NODES` of the tool (`BIN ARGS`, as `--wrap`), its output to `log`, with
+    /// `CONTENTION_RESULTS=results` when given: the job's id.
+    pub fn sbatch_tool(
+        &self,
+        nodes: usize,
+        log: &std::path::Path,
+        results: Option<&std::path::Path>,
+        bin: &str,
+        args: &[&str],
+    ) -> String {
+        let export = match results {
+            Some(r) => format!("ALL,CONTENTION_RESULTS={}", r.display()),
+            None => "ALL".into(),
+        };
+        // No argument of the tests holds a space or a quote: joined, it is a shell line.
+        let wrap: Vec<&str> = std::iter::once(bin).chain(args.iter().copied()).collect();
+        self.sbatch(&[
+            "-N",
+            &nodes.to_string(),
+            "-o",
+            log.to_str().unwrap(),
+            "--export",
+            &export,
+            "--wrap",
+            &wrap.join(" "),
+        ])
     }
 
     /// The last lines of every daemon's log.
