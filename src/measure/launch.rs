@@ -326,15 +326,14 @@ impl Slurm {
     }
 
     /// The srun option that gives the step every core of its nodes. A new job asks for
-    /// whole nodes (`--exclusive`). Inside an allocation, Slurm 20.11.0 to 20.11.2 gave a
-    /// step only the CPUs its tasks ask for (one each) unless it asked for `--whole`; later
-    /// versions give a step every CPU of the job on its nodes again, except where the step
-    /// is "exact" (`--exact`, `SLURM_EXACT`, or `--cpus-per-task`, which implies it since
-    /// 21.08): `--whole` keeps asking for them, and srun runs without the variables that
-    /// would make the step exact ([`EXACT_VARS`]). Before 20.11 a step got every allocated
-    /// CPU of its nodes, `--whole` did not exist and `--exclusive` would have restricted the
-    /// step, so nothing is added. An unknown version is taken as a recent one.
-    /// `tests/slurm.rs` checks this against a real Slurm 22.05.
+    /// whole nodes (`--exclusive`). Inside an allocation, Slurm 20.11 brought `--whole` with
+    /// steps that take only the CPUs their tasks ask for (one each); on 22.05 (checked
+    /// against a real one by `tests/slurm.rs`) a step gets every CPU of the job on its nodes
+    /// unless it is "exact" (`--exact`, `SLURM_EXACT`, `--cpus-per-task`, `SRUN_CPUS_PER_TASK`),
+    /// which `--whole` cannot undo: so `--whole` asks for them, and srun runs without the
+    /// variables that would make the step exact ([`EXACT_VARS`]). Before 20.11 a step got
+    /// every allocated CPU of its nodes, `--whole` did not exist and `--exclusive` would have
+    /// restricted the step, so nothing is added. An unknown version is taken as a recent one.
     pub fn whole_node_option(&self) -> Option<&'static str> {
         match (self.in_allocation, self.version) {
             (false, _) => Some("--exclusive"),
