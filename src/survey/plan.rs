@@ -224,7 +224,7 @@ mod tests {
 
     fn line(starter: &Starter, slurm: &launch::Slurm, job_hosts: &[String]) -> Vec<String> {
         let args = ["survey", "--cores=1..2"].map(OsString::from);
-        let env = vars(&[("CONTENTION_RESULTS", "/shared/r")]);
+        let env = vars(&[("CONTENTION_RESULTS", "/scratch/r")]);
         strings(
             &launch::job_line(
                 starter,
