@@ -1,7 +1,7 @@
 //! The communication thread against a plain MPI receive loop of the same message size.
 //!
 //! `cargo bench --bench comm [-- MiB]` starts itself as two ranks on this host (as `measure`
-//! does): first a plain loop, rank 1 sending 64 MiB messages back to back and rank 0's main
+//! does, with the MPI library's own launcher): first a plain loop, rank 1 sending 64 MiB messages back to back and rank 0's main
 //! thread receiving them; then `measure`'s protocol, rank 0 receiving in its communication
 //! thread with the stop/end handshake. Both report the median per-message bandwidth and the
 //! aggregate. Target: the communication thread at >= 95% of the plain loop.
@@ -22,14 +22,16 @@ fn main() {
     let args: Vec<_> = std::env::args_os().skip(1).collect();
     if !launch::under_launcher(|k| std::env::var(k).ok()) {
         let exe = std::env::current_exe().expect("own path");
-        let cmd = launch::command_line(
-            launch::Launcher::Mpirun,
-            None,
-            launch::is_root(),
-            &exe,
-            &args,
-        );
-        let code = launch::run(&cmd, "quiet").expect("mpirun");
+        let shape = launch::Shape {
+            ranks: 2,
+            rank_hosts: None,
+            as_root: launch::is_root(),
+            forward: &[],
+        };
+        let library = contention::measure::mpi::library();
+        let (_, line) = launch::plan_launch(launch::Launcher::Auto, &library, &shape, &exe, &args)
+            .expect("a launcher for this MPI library");
+        let code = launch::run(&line, "quiet").expect("the launcher starts");
         std::process::exit(code);
     }
     let mib: usize = std::env::args()

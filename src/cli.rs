@@ -71,9 +71,11 @@ pub enum Command {
         after_help = SURVEY_EXAMPLES,
         mut_arg("hosts", |a| a
             .value_name("A,B,C,...")
-            .help("The nodes to survey (started with --launcher, mpirun by default, one rank \
-                   per node in this order). Default: every node of the Slurm job (with srun)")),
-        mut_arg("launcher", |a| a.help("How to start the job when --hosts names the nodes")),
+            .help("The nodes to survey (one rank per node in this order). Default: every \
+                   node of the Slurm job")),
+        mut_arg("launcher", |a| a.help("How to start the job: auto picks the MPI library's \
+            own launcher (Open MPI's mpirun, MPICH's mpiexec); inside a Slurm allocation \
+            mpirun for Open MPI and srun for MPICH")),
         mut_arg("resume", |a| a.help("Continue the survey in $CONTENTION_RESULTS/survey.json: \
             a new job over its failed and pending nodes, with the same options")),
         mut_arg("force", |a| a.help("Start a new survey over an existing survey.json, \
@@ -392,8 +394,8 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "A,B", value_delimiter = ',', num_args = 1)]
     pub hosts: Option<Vec<String>>,
 
-    /// How to start the two ranks when not already under a launcher.
-    #[arg(long, value_enum, default_value_t = Launcher::Mpirun)]
+    /// How to start the ranks when not already under a launcher (--dry-run shows the line).
+    #[arg(long, value_enum, default_value_t = Launcher::Auto)]
     pub launcher: Launcher,
 
     /// Trace file (JSON); the tidy CSV is written beside it with the extension `.csv`.
@@ -945,7 +947,7 @@ pub struct NetworkArgs {
     pub repeat: u32,
 
     /// MPI launcher for --run.
-    #[arg(long, value_enum, default_value_t = Launcher::Mpirun, requires = "run")]
+    #[arg(long, value_enum, default_value_t = Launcher::Auto, requires = "run")]
     pub launcher: Launcher,
 
     /// Hosts of the graph's nodes for --run, `NODE=HOST,...` (every node of the graph once;

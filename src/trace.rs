@@ -163,12 +163,21 @@ pub struct NicInfo {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MpiInfo {
-    /// `MPI_Get_library_version`.
+    /// `MPI_Get_library_version`, without the lines that say how the library was built
+    /// (MPICH adds its configure line and compiler flags).
     pub library_version: String,
     /// Thread level granted by `MPI_Init_thread`.
     pub thread_level: String,
     /// Host name of each rank, rank 0 (the measured node) first.
     pub hosts: Vec<String>,
+    /// The library's name and version (`Open MPI 4.1.4`, `MPICH 4.0.2`); absent in traces
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library: Option<String>,
+    /// Who started the ranks (`Open MPI mpirun`, `Hydra mpiexec`, `srun --mpi=pmi2`), and
+    /// the Slurm job they ran in (`, in Slurm job 12`); absent in older traces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launcher: Option<String>,
 }
 
 /// What the user asked for, after defaults were applied.

@@ -2,11 +2,11 @@
 //! `.ci/setup-tests` (`.ci/setup`, then the tooling of the tests on virtual test machines),
 //! read through their `--list`, which prints what they install and check and changes nothing.
 //! The main job's set-up may run on a production node: it must never install a kernel image,
-//! QEMU or virtme-ng. The tests' set-up must check every command the tests' gates look for,
+//! QEMU, virtme-ng, a second MPI or Slurm's daemons. The tests' set-up must check every command the tests' gates look for,
 //! under that name (a command the gate finds but the set-up never checked is how a machine
 //! with a tool installed by hand went green while a fresh one failed).
 
-use crate::common::hosts;
+use crate::common::{hosts, mpich, slurm};
 use crate::vm_guests;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -80,7 +80,9 @@ fn the_main_set_up_installs_the_build_and_no_virtual_machine_tooling() {
         .filter(|p| {
             p.starts_with("qemu")
                 || p.starts_with("linux-image")
-                || ["busybox-static", "python3-venv"].contains(&p.as_str())
+                || p.starts_with("slurm")
+                || p.contains("mpich")
+                || ["busybox-static", "python3-venv", "munge"].contains(&p.as_str())
         })
         .collect();
     assert!(vm.is_empty(), ".ci/setup installs {vm:?}");
@@ -102,13 +104,25 @@ fn the_main_set_up_installs_the_build_and_no_virtual_machine_tooling() {
 #[test]
 fn the_test_set_up_checks_every_command_the_tests_look_for() {
     let l = list("setup-tests");
-    for p in MAIN_PACKAGES
-        .iter()
-        .chain(&["qemu-system-x86", "linux-image-amd64", "busybox-static"])
-    {
+    for p in MAIN_PACKAGES.iter().chain(&[
+        "qemu-system-x86",
+        "linux-image-amd64",
+        "busybox-static",
+        "mpich",
+        "libmpich-dev",
+        "slurmctld",
+        "slurmd",
+        "slurm-client",
+        "munge",
+    ]) {
         assert!(l.packages.contains(*p), "{p} not in {:?}", l.packages);
     }
-    for p in vm_guests::TOOLS.iter().chain(&hosts::TOOLS) {
+    for p in vm_guests::TOOLS
+        .iter()
+        .chain(&hosts::TOOLS)
+        .chain(&mpich::TOOLS)
+        .chain(&slurm::TOOLS)
+    {
         assert!(
             l.programs.contains(*p),
             "the tests look for `{p}`, which .ci/setup-tests does not check; checked: {:?}",

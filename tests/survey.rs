@@ -236,18 +236,7 @@ fn five_hosts_measure_the_odd_one_in_a_third_round() {
 
 /// The processes of `contention` inside host `h`'s network namespace.
 fn ranks_on(h: &str) -> Vec<String> {
-    let o = Command::new("ip")
-        .args(["netns", "pids", h])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&o.stdout)
-        .split_whitespace()
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/comm"))
-                .is_ok_and(|c| c.trim() == "contention")
-        })
-        .map(str::to_string)
-        .collect()
+    crate::common::hosts::processes_in(h, "contention")
 }
 
 /// Longer phases, so round 2 is still running when the test acts on it.

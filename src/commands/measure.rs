@@ -1,7 +1,7 @@
 //! `contention measure`: plan, launch the two-rank MPI job, and on rank 0 run the sweep.
 
 use crate::cli::MeasureArgs;
-use crate::error::{Error, IoAction, Result};
+use crate::error::{Error, Result};
 use crate::measure::mpi::{self, Threading};
 use crate::measure::options::MeasureOptions;
 use crate::measure::session;
@@ -87,7 +87,17 @@ fn hosts(args: &Options) -> Option<Vec<String>> {
     if args.measure.hosts.is_some() || args.measure.job_ranks() != 2 {
         return args.measure.hosts.clone();
     }
-    let hosts = launch::slurm_hosts(|k| std::env::var(k).ok(), launch::expand_nodelist)?;
+    let var = |k: &str| std::env::var(k).ok();
+    let Some(hosts) = launch::slurm_hosts(var, launch::expand_nodelist) else {
+        if let (Some(node), false) = (launch::slurm_single_node(var), args.quiet) {
+            eprintln!(
+                "measure: this Slurm job has one node ({node}): both ranks run on it and the \
+                 messages do not cross the network; to measure across it, ask for two nodes \
+                 (`salloc -N 2 --exclusive`, `sbatch -N 2 --exclusive`)"
+            );
+        }
+        return None;
+    };
     if !args.quiet {
         eprintln!(
             "measure: inside a Slurm allocation of several nodes: rank 0 (measured) on {}, \
@@ -112,6 +122,7 @@ fn dry_run(args: &Options, hosts: Option<&[String]>) -> Result<()> {
     };
     let previous = session::previous(&args.measure, &args.measure.trace_path(&layout.hostname))?;
     let resolved = session::resolve(&args.measure, &layout, sysfs, previous.as_ref())?;
+    let launch_text = planned_launch(args, hosts);
     let hosts = hosts.map_or_else(|| vec![layout.hostname.clone()], <[String]>::to_vec);
     let settings = args
         .topology
@@ -126,12 +137,50 @@ fn dry_run(args: &Options, hosts: Option<&[String]>) -> Result<()> {
             settings.as_ref()
         )
     );
+    print!("{launch_text}");
     Ok(())
+}
+
+/// The shape of `measure`'s job: its ranks, on `hosts` or all on one host.
+fn shape<'a>(args: &Options, hosts: Option<&'a [String]>) -> launch::Shape<'a> {
+    launch::Shape {
+        ranks: args.measure.job_ranks() as usize,
+        rank_hosts: hosts,
+        as_root: launch::is_root(),
+        // Rank 0 may run elsewhere and find the results directory by it.
+        forward: &[crate::results::ROOT_ENV],
+    }
+}
+
+/// The plan's lines on the launch: the library, the launcher chosen and why, its command
+/// line (or why none can start the job).
+fn planned_launch(args: &Options, hosts: Option<&[String]>) -> String {
+    let library = mpi::library();
+    let mut out = format!(
+        "mpi         {} (the library this binary is built against)\n",
+        library.name
+    );
+    let planned = launch::own_command().and_then(|(exe, argv)| {
+        let argv: Vec<_> = argv.into_iter().filter(|a| a != "--dry-run").collect();
+        launch::plan_launch(args.launcher, &library, &shape(args, hosts), &exe, &argv)
+    });
+    match planned {
+        Ok((choice, line)) => {
+            out += &format!("launcher    {}\n", choice.why);
+            out += &format!("command     {}\n", line.shown());
+        }
+        Err(e) => out += &format!("launcher    none can start the job: {e}\n"),
+    }
+    out
 }
 
 /// From a shell: check what can be checked here, then start the job under the launcher.
 fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
-    if hosts.is_none() {
+    let var = |k: &str| std::env::var(k).ok();
+    // Run from a login node inside a one-node allocation, rank 0 runs on that node.
+    let elsewhere =
+        launch::slurm_single_node(var).is_some_and(|n| var("SLURMD_NODENAME") != Some(n));
+    if hosts.is_none() && !elsewhere {
         // Rank 0 will run on this host: refuse bad requests before starting MPI.
         let layout = topology::layout(&topology::load_this_machine()?);
         let trace_path = args.measure.trace_path(&layout.hostname);
@@ -149,48 +198,22 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         crate::io::atomic::check_target(out)?;
     }
     let (exe, argv) = launch::own_command()?;
-    let cmd = launch::command_line_ranks(
-        args.measure.job_ranks() as usize,
+    let (choice, line) = launch::plan_launch(
         args.launcher,
-        hosts,
-        launch::is_root(),
+        &mpi::library(),
+        &shape(args, hosts),
         &exe,
         &argv,
-    );
-    let cmd = if args.launcher == launch::Launcher::Srun {
-        let slurm = launch::Slurm::detect(|k| std::env::var(k).ok(), launch::srun_version);
-        launch::with_whole_node(cmd, &slurm)
-    } else {
-        cmd
-    };
-    // srun keeps rank 0 on the first host only through a host file (it sorts --nodelist).
-    let hostfile = match (args.launcher, hosts) {
-        (launch::Launcher::Srun, Some(h)) => {
-            let path =
-                std::env::temp_dir().join(format!("contention-hosts-{}", std::process::id()));
-            std::fs::write(&path, launch::srun_hostfile(h))
-                .map_err(|e| Error::io(IoAction::Write(""), &path, e))?;
-            Some(path)
-        }
-        _ => None,
-    };
+    )?;
     let mode = progress::Mode::from_env_or_terminal(None, args.quiet);
     if mode != progress::Mode::Quiet {
-        eprintln!("measure: starting {}", launch::shown(&cmd));
+        eprintln!("measure: launcher: {}", choice.why);
+        eprintln!("measure: starting {}", line.shown());
     }
     // Ctrl-C, SIGTERM and SIGHUP to this process are forwarded to the job (its own process
     // group, see `signals`); this process waits for it to save and exit.
     let interrupted = signals::install();
-    let env: Vec<(&str, &Path)> = hostfile
-        .as_deref()
-        .map(|p| ("SLURM_HOSTFILE", p))
-        .into_iter()
-        .collect();
-    let code = launch::run_with_env(&cmd, mode.name(), &env);
-    if let Some(p) = &hostfile {
-        let _ = std::fs::remove_file(p);
-    }
-    let code = code?;
+    let code = launch::run(&line, mode.name())?;
     let trace = args
         .measure
         .output
@@ -218,10 +241,10 @@ fn as_rank(args: &Options) -> Result<()> {
     let interrupted = signals::install();
     let o = &args.measure;
     let want = o.job_ranks() as usize;
-    let job = mpi::join(Threading::Serialized, want, |got| {
+    let job = mpi::join(Threading::Serialized, want, |got, own| {
         Error::Input(format!(
             "measure --pattern {} needs exactly {want} MPI ranks, got {got}; start it without \
-             a launcher (it starts itself) or with `mpirun -np {want}`",
+             a launcher (it starts itself) or with `{own}`",
             o.pattern.name()
         ))
     })?;
@@ -262,7 +285,7 @@ mod tests {
     fn the_command_line_defaults_are_the_library_defaults() {
         let o = Options::from_args(&args(&[])).unwrap();
         assert_eq!(o.measure, MeasureOptions::default());
-        assert_eq!(o.launcher, launch::Launcher::Mpirun);
+        assert_eq!(o.launcher, launch::Launcher::Auto);
         assert!(!o.dry_run && !o.quiet && o.topology.is_none());
     }
 

@@ -146,30 +146,20 @@ fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
         )));
     }
     let (exe, argv) = launch::own_command()?;
-    let cmd = match &args.hosts {
-        None => launch::command_line_ranks(
-            measure_graph::ranks(graph),
-            args.launcher,
-            None,
-            launch::is_root(),
-            &exe,
-            &argv,
-        ),
-        Some(pairs) => {
-            let hosts = measure_graph::rank_hosts(graph, pairs).map_err(Error::Input)?;
-            if args.launcher != launch::Launcher::Mpirun {
-                return Err(Error::Input(
-                    "--hosts places ranks with Open MPI's sequential mapper: use it with \
-                     --launcher mpirun (with srun, start the job yourself with \
-                     --distribution=arbitrary and run `contention network --run` under it)"
-                        .into(),
-                ));
-            }
-            launch::mpirun_rank_per_host(&hosts, launch::is_root(), &exe, &argv)
-        }
+    let rank_hosts = match &args.hosts {
+        None => None,
+        Some(pairs) => Some(measure_graph::rank_hosts(graph, pairs).map_err(Error::Input)?),
     };
-    eprintln!("network: starting {}", launch::shown(&cmd));
-    match launch::run(&cmd, "quiet")? {
+    // Rank i on the i-th host, hosts repeating: each launcher's dialect keeps that order.
+    let shape = launch::Shape {
+        ranks: measure_graph::ranks(graph),
+        rank_hosts: rank_hosts.as_deref(),
+        as_root: launch::is_root(),
+        forward: &[],
+    };
+    let (_, line) = launch::plan_launch(args.launcher, &mpi::library(), &shape, &exe, &argv)?;
+    eprintln!("network: starting {}", line.shown());
+    match launch::run(&line, "quiet")? {
         0 => Ok(()),
         c => Err(Error::Reported(c)),
     }
@@ -179,10 +169,10 @@ fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
 /// writes the report.
 fn as_rank(args: &Options, graph: &Graph) -> Result<()> {
     let want = measure_graph::ranks(graph);
-    let job = mpi::join(Threading::Single, want, |got| {
+    let job = mpi::join(Threading::Single, want, |got, own| {
         Error::Input(format!(
             "graph `{}` has {} communications and needs {want} MPI ranks (one per end), got \
-             {got}; start it without a launcher (it starts itself)",
+             {got}; start it without a launcher (it starts itself) or with `{own}`",
             args.graph.display(),
             graph.communications.len(),
         ))
@@ -419,7 +409,7 @@ mod tests {
         let parsed = Options::from_args(&args(&["--run", "-o", "r.txt"])).unwrap();
         let built = Options::run_graph(
             "g.json".into(),
-            launch::Launcher::Mpirun,
+            launch::Launcher::Auto,
             Some("r.txt".into()),
         );
         assert_eq!(parsed, built);

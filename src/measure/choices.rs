@@ -53,13 +53,17 @@ impl CommPattern {
     }
 }
 
-/// How `measure` starts its two ranks from a shell.
+/// How `measure` starts its ranks from a shell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Launcher {
-    /// `mpirun -np 2` (Open MPI).
+    /// The MPI library's own launcher; inside a Slurm allocation, mpirun for Open MPI and
+    /// srun for MPICH.
+    Auto,
+    /// The MPI library's own launcher: Open MPI's mpirun, MPICH's mpiexec (Hydra).
+    #[cfg_attr(feature = "cli", value(alias = "mpiexec"))]
     Mpirun,
-    /// `srun --ntasks=2` (Slurm).
+    /// srun (Slurm), with the MPI plugin the library needs (--mpi).
     Srun,
 }
 

@@ -1,14 +1,19 @@
-//! Starting the two-rank MPI job. `contention measure` run from a shell starts itself under
-//! `mpirun -np 2` (or `srun -n 2`) with the same arguments; run under a launcher, it measures.
+//! Starting the MPI job. `contention measure` (or `survey`, `network --run`) run from a shell
+//! starts itself again under a launcher with the same arguments; run under a launcher, it
+//! measures.
 //!
-//! Open MPI binds ranks to cores by default, which would fight the tool's own pinning, so
-//! binding is turned off at the launcher (`--bind-to none`, `--cpu-bind=none`); as root Open
-//! MPI refuses to start without `--allow-run-as-root`; on one host the two ranks and their
-//! threads outnumber the slots Open MPI counts, hence `--oversubscribe`.
+//! [`super::flavour`] picks the launcher that speaks the library's start-up protocol (Open
+//! MPI's `mpirun`, Hydra's `mpiexec`, or `srun` with its MPI plugin); [`job_line`] says the
+//! same plan in its dialect: one rank per entry of the host list in that order (or every
+//! rank on this host), no binding by the launcher (the tool pins its own threads, and Open
+//! MPI binds ranks to cores by default), the root and oversubscription permissions Open MPI
+//! asks for, and the variables the ranks need from this environment (Open MPI's mpirun
+//! passes only those named with `-x`; Hydra and srun pass the whole environment).
 
-use crate::error::{Error, Result};
+use super::flavour::{Choice, Dialect, Library, Probe, Starter};
+use crate::error::{Error, IoAction, Result};
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Environment variable through which the outer process tells rank 0 how to show progress
@@ -30,73 +35,269 @@ pub fn under_launcher(var: impl Fn(&str) -> Option<String>) -> bool {
             .is_some_and(|n| n >= 2)
 }
 
-/// The launcher's command line that runs `exe args` as two ranks: on `hosts` (rank 0 on the
-/// first) or both on this host.
-pub fn command_line(
-    launcher: Launcher,
-    hosts: Option<&[String]>,
-    as_root: bool,
-    exe: &Path,
-    args: &[OsString],
-) -> Vec<OsString> {
-    command_line_ranks(2, launcher, hosts, as_root, exe, args)
+/// The variables srun must not see: each makes a step "exact", one CPU per task, which
+/// `--whole` cannot undo (Slurm 22.05 refuses `--whole` with `SLURM_EXACT` as "mutually
+/// exclusive", and ignores it under `SRUN_CPUS_PER_TASK`, which it reads in place of
+/// `--cpus-per-task`, itself implying `--exact`; srun before 22.05 read
+/// `SLURM_CPUS_PER_TASK` the same way). A user's `salloc -c 4` or a site profile sets them;
+/// the tool's step needs every CPU of its nodes.
+pub const EXACT_VARS: [&str; 3] = ["SLURM_EXACT", "SRUN_CPUS_PER_TASK", "SLURM_CPUS_PER_TASK"];
+
+/// A job's shape, whatever the launcher.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape<'a> {
+    pub ranks: usize,
+    /// The host of every rank, in rank order (a host may repeat: `network --run --hosts`);
+    /// `None`: every rank on this host (or, in a one-node allocation, on its node).
+    pub rank_hosts: Option<&'a [String]>,
+    /// Running as root: Open MPI refuses to start without `--allow-run-as-root`.
+    pub as_root: bool,
+    /// Variables of this environment the ranks need; Open MPI's mpirun gets `-x` for each
+    /// that is set.
+    pub forward: &'a [&'a str],
 }
 
-/// [`command_line`] for a job of `ranks` ranks (`contention network --run`: one per
-/// communication end, or a ring of `measure`). `hosts`, when given, holds one host per rank.
-pub fn command_line_ranks(
-    ranks: usize,
-    launcher: Launcher,
-    hosts: Option<&[String]>,
-    as_root: bool,
+/// The launcher's command line, and what its environment needs beside this process's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobLine {
+    pub argv: Vec<OsString>,
+    /// For srun over named hosts: the `SLURM_HOSTFILE` (one line per rank, in rank order)
+    /// that keeps rank `i` on host `i`: srun sorts `--nodelist`, and only its arbitrary
+    /// distribution follows the file.
+    pub srun_hostfile: Option<String>,
+    /// Variables removed from the launcher's environment ([`EXACT_VARS`] for srun).
+    pub unset: Vec<&'static str>,
+}
+
+impl JobLine {
+    /// The line as the log and the plan show it.
+    pub fn shown(&self) -> String {
+        let mut s = String::new();
+        for v in &self.unset {
+            s += &format!("-u {v} ");
+        }
+        if !self.unset.is_empty() {
+            s = format!("env {s}");
+        }
+        if self.srun_hostfile.is_some() {
+            s += "SLURM_HOSTFILE=(one line per rank) ";
+        }
+        s + &shown(&self.argv)
+    }
+}
+
+/// `hosts` as runs of the same host: `x,y,y,x` is `[(x, 1), (y, 2), (x, 1)]`.
+fn runs(hosts: &[String]) -> Vec<(&str, usize)> {
+    let mut out: Vec<(&str, usize)> = Vec::new();
+    for h in hosts {
+        match out.last_mut() {
+            Some((last, n)) if *last == h.as_str() => *n += 1,
+            _ => out.push((h, 1)),
+        }
+    }
+    out
+}
+
+fn distinct(hosts: &[String]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for h in hosts {
+        if !out.contains(&h.as_str()) {
+            out.push(h);
+        }
+    }
+    out
+}
+
+/// The command line that runs `exe args` as the job `shape` with `starter`; `slurm` is what
+/// srun needs to know of Slurm around it (the whole-node option).
+pub fn job_line(
+    starter: &Starter,
+    slurm: &Slurm,
+    shape: &Shape,
+    var: impl Fn(&str) -> Option<String>,
     exe: &Path,
     args: &[OsString],
-) -> Vec<OsString> {
-    let np = ranks.to_string();
-    let mut cmd: Vec<OsString> = Vec::new();
-    let mut push = |s: &str| cmd.push(s.into());
-    match launcher {
-        Launcher::Mpirun => {
-            push("mpirun");
+) -> JobLine {
+    let np = shape.ranks.to_string();
+    let mut argv: Vec<OsString> = Vec::new();
+    let mut push = |s: &str| argv.push(s.into());
+    let mut srun_hostfile = None;
+    let mut unset = Vec::new();
+    match starter {
+        Starter::Own {
+            program,
+            dialect: Dialect::OpenMpi,
+        } => {
+            push(program);
             push("-np");
             push(&np);
             push("--bind-to");
             push("none");
-            if as_root {
+            if shape.as_root {
                 push("--allow-run-as-root");
             }
-            match hosts {
-                Some(h) => {
+            match shape.rank_hosts {
+                // Distinct hosts: one rank each, dealt in order.
+                Some(h) if distinct(h).len() == h.len() => {
                     push("--host");
                     push(&h.join(","));
                     push("--map-by");
                     push("node");
                 }
+                // Repeated hosts: the sequential mapper places rank i on the i-th entry,
+                // where --map-by node would deal ranks round-robin over distinct hosts.
+                Some(h) => {
+                    for w in ["--mca", "rmaps", "seq", "--host"] {
+                        push(w);
+                    }
+                    push(&h.join(","));
+                }
                 None => push("--oversubscribe"),
             }
+            for v in shape.forward.iter().filter(|v| var(v).is_some()) {
+                push("-x");
+                push(v);
+            }
         }
-        Launcher::Srun => {
+        Starter::Own {
+            program,
+            dialect: Dialect::Hydra,
+        } => {
+            push(program);
+            push("-n");
+            push(&np);
+            push("-bind-to");
+            push("none");
+            if let Some(h) = shape.rank_hosts {
+                // Hydra fills each entry's slots in order: `x,y:2,x` places ranks 0..3 on
+                // x, y, y, x.
+                let list: Vec<String> = runs(h)
+                    .into_iter()
+                    .map(|(h, n)| {
+                        if n == 1 {
+                            h.to_string()
+                        } else {
+                            format!("{h}:{n}")
+                        }
+                    })
+                    .collect();
+                push("-hosts");
+                push(&list.join(","));
+            }
+        }
+        Starter::Srun { mpi } => {
             push("srun");
+            if let Some(opt) = slurm.whole_node_option() {
+                push(opt);
+            }
             push(&format!("--ntasks={np}"));
             push("--cpu-bind=none");
-            if let Some(h) = hosts {
-                push(&format!("--nodes={}", h.len()));
-                push("--ntasks-per-node=1");
-                push(&format!("--nodelist={}", h.join(",")));
-                // Slurm sorts --nodelist: only the arbitrary distribution, fed by the host
-                // file of [`srun_hostfile`] in SLURM_HOSTFILE, keeps rank 0 on the first host.
-                push("--distribution=arbitrary");
+            if let Some(m) = mpi {
+                push(&format!("--mpi={m}"));
+            }
+            match shape.rank_hosts {
+                Some(h) => {
+                    let nodes = distinct(h);
+                    push(&format!("--nodes={}", nodes.len()));
+                    if nodes.len() == h.len() {
+                        push("--ntasks-per-node=1");
+                    }
+                    push(&format!("--nodelist={}", nodes.join(",")));
+                    push("--distribution=arbitrary");
+                    srun_hostfile = Some(h.iter().map(|h| format!("{h}\n")).collect());
+                }
+                // Every rank on one node, more ranks than the CPUs a step may otherwise get.
+                None => {
+                    push("--nodes=1");
+                    push("--overcommit");
+                }
+            }
+            unset.extend(EXACT_VARS.iter().filter(|v| var(v).is_some()));
+        }
+    }
+    argv.push(exe.as_os_str().to_owned());
+    argv.extend(args.iter().cloned());
+    JobLine {
+        argv,
+        srun_hostfile,
+        unset,
+    }
+}
+
+/// The launcher chosen for this library, and its line for `shape`: what `measure`, `survey`
+/// and `network --run` all do from a shell, so they start their jobs the same way.
+pub fn plan_launch(
+    requested: Launcher,
+    library: &Library,
+    shape: &Shape,
+    exe: &Path,
+    args: &[OsString],
+) -> Result<(Choice, JobLine)> {
+    let var = |k: &str| std::env::var(k).ok();
+    let choice = super::flavour::choose(
+        requested,
+        library,
+        &Probe {
+            var: &var,
+            version_of: &program_version,
+            srun_mpi_list: &srun_mpi_list,
+        },
+    )?;
+    let slurm = match choice.starter {
+        Starter::Srun { .. } => Slurm::detect(var, srun_version),
+        Starter::Own { .. } => Slurm::default(),
+    };
+    let line = job_line(&choice.starter, &slurm, shape, var, exe, args);
+    Ok((choice, line))
+}
+
+/// `PROGRAM --version`, its standard output and error, if it runs (within a few seconds: a
+/// launcher that hangs is no launcher).
+fn program_version(program: &str) -> Option<String> {
+    let out = output_within(Command::new(program).arg("--version"), 10)?;
+    Some(format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    ))
+}
+
+/// `srun --mpi=list`, if srun runs and answers.
+fn srun_mpi_list() -> Option<String> {
+    let out = output_within(Command::new("srun").arg("--mpi=list"), 10)?;
+    out.status.success().then(|| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Runs `cmd` with no input and waits at most `seconds` for it; `None` if it cannot start or
+/// runs longer (then it is killed).
+fn output_within(cmd: &mut Command, seconds: u64) -> Option<std::process::Output> {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => return child.wait_with_output().ok(),
+            Ok(None) if std::time::Instant::now() < until => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
             }
         }
     }
-    cmd.push(exe.as_os_str().to_owned());
-    cmd.extend(args.iter().cloned());
-    cmd
-}
-
-/// The `SLURM_HOSTFILE` of an srun over `hosts`: one line per rank, in rank order.
-pub fn srun_hostfile(hosts: &[String]) -> String {
-    hosts.iter().map(|h| format!("{h}\n")).collect()
 }
 
 /// What `measure` knows of Slurm around it.
@@ -125,10 +326,14 @@ impl Slurm {
     }
 
     /// The srun option that gives the step every core of its nodes. A new job asks for
-    /// whole nodes (`--exclusive`). Inside an allocation, since Slurm 20.11 a step only gets
-    /// the CPUs its tasks ask for (one each) unless it asks for `--whole`; before 20.11 a
-    /// step got every allocated CPU of its nodes, and `--exclusive` would have restricted
-    /// it, so nothing is added. An unknown version is taken as a recent one.
+    /// whole nodes (`--exclusive`). Inside an allocation, Slurm 20.11 brought `--whole` with
+    /// steps that take only the CPUs their tasks ask for (one each); on 22.05 (checked
+    /// against a real one by `tests/slurm.rs`) a step gets every CPU of the job on its nodes
+    /// unless it is "exact" (`--exact`, `SLURM_EXACT`, `--cpus-per-task`, `SRUN_CPUS_PER_TASK`),
+    /// which `--whole` cannot undo: so `--whole` asks for them, and srun runs without the
+    /// variables that would make the step exact ([`EXACT_VARS`]). Before 20.11 a step got
+    /// every allocated CPU of its nodes, `--whole` did not exist and `--exclusive` would have
+    /// restricted the step, so nothing is added. An unknown version is taken as a recent one.
     pub fn whole_node_option(&self) -> Option<&'static str> {
         match (self.in_allocation, self.version) {
             (false, _) => Some("--exclusive"),
@@ -136,17 +341,6 @@ impl Slurm {
             (true, _) => Some("--whole"),
         }
     }
-}
-
-/// `cmd`, an srun line from [`command_line_ranks`], with [`Slurm::whole_node_option`] added
-/// after `srun`; other launchers' lines are returned unchanged.
-pub fn with_whole_node(mut cmd: Vec<OsString>, slurm: &Slurm) -> Vec<OsString> {
-    if cmd.first().is_some_and(|c| c == "srun") {
-        if let Some(opt) = slurm.whole_node_option() {
-            cmd.insert(1, opt.into());
-        }
-    }
-    cmd
 }
 
 /// Two hosts for the job inside a Slurm allocation of two or more nodes: this node (rank 0,
@@ -172,14 +366,29 @@ pub fn slurm_hosts(
     Some(vec![here, other])
 }
 
+/// The node of the one-node Slurm allocation around this process; `None` outside an
+/// allocation or in one of several nodes.
+pub fn slurm_single_node(var: impl Fn(&str) -> Option<String>) -> Option<String> {
+    var("SLURM_JOB_ID")?;
+    let nodes: u32 = var("SLURM_JOB_NUM_NODES")
+        .or_else(|| var("SLURM_NNODES"))?
+        .trim()
+        .parse()
+        .ok()?;
+    if nodes != 1 {
+        return None;
+    }
+    var("SLURM_JOB_NODELIST").or_else(|| var("SLURM_NODELIST"))
+}
+
 /// Expands a Slurm node list with `scontrol show hostnames`; a plain comma-separated list
 /// needs no scontrol.
 pub fn expand_nodelist(list: &str) -> Option<Vec<String>> {
     let names: Vec<String> = if list.contains('[') {
-        let out = Command::new("scontrol")
-            .args(["show", "hostnames", list])
-            .output()
-            .ok()?;
+        let out = output_within(
+            Command::new("scontrol").args(["show", "hostnames", list]),
+            30,
+        )?;
         if !out.status.success() {
             return None;
         }
@@ -198,36 +407,12 @@ pub fn expand_nodelist(list: &str) -> Option<Vec<String>> {
     (!names.is_empty()).then_some(names)
 }
 
-/// `srun --version`, if srun is there.
+/// `srun --version`, if srun is there (it needs Slurm's configuration even for that).
 pub fn srun_version() -> Option<String> {
-    let out = Command::new("srun").arg("--version").output().ok()?;
+    let out = output_within(Command::new("srun").arg("--version"), 10)?;
     out.status
         .success()
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-/// The `mpirun` command line that runs `exe args` as one rank per entry of `rank_hosts`, rank
-/// `i` on `rank_hosts[i]` (hosts may repeat, in any order): Open MPI's sequential mapper
-/// (`--mca rmaps seq`) places ranks in the order of the `--host` list, where `--map-by node`
-/// would deal them round-robin over the distinct hosts. For `contention network --run
-/// --hosts`, whose ranks follow the graph's communications.
-pub fn mpirun_rank_per_host(
-    rank_hosts: &[String],
-    as_root: bool,
-    exe: &Path,
-    args: &[OsString],
-) -> Vec<OsString> {
-    let mut cmd: Vec<OsString> = vec!["mpirun".into(), "-np".into()];
-    cmd.push(rank_hosts.len().to_string().into());
-    cmd.extend(["--bind-to", "none"].map(OsString::from));
-    if as_root {
-        cmd.push("--allow-run-as-root".into());
-    }
-    cmd.extend(["--mca", "rmaps", "seq", "--host"].map(OsString::from));
-    cmd.push(rank_hosts.join(",").into());
-    cmd.push(exe.as_os_str().to_owned());
-    cmd.extend(args.iter().cloned());
-    cmd
 }
 
 /// Whether the process runs as root (Open MPI then needs `--allow-run-as-root`); here beside
@@ -250,7 +435,7 @@ pub fn shown(cmd: &[OsString]) -> String {
         .join(" ")
 }
 
-/// The launcher (`mpirun`, `srun`) could not be started: not installed, or not on `PATH`.
+/// The launcher (`mpirun`, `mpiexec`, `srun`) could not be started: not on `PATH` any more.
 /// Bad input (exit 2): install it or pick another with `--launcher`.
 #[derive(Debug)]
 pub struct LaunchError {
@@ -264,8 +449,8 @@ impl std::fmt::Display for LaunchError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "cannot start `{}`: {}; install Open MPI (`bash .ci/setup`) or pick another \
-             launcher with --launcher",
+            "cannot start `{}`: {}; install the MPI library's launcher (`bash .ci/setup` \
+             installs Open MPI's) or pick another with --launcher",
             self.program, self.err
         )
     }
@@ -283,47 +468,77 @@ impl std::error::Error for LaunchError {
 /// and SIGHUP, and dies with this process (`PR_SET_PDEATHSIG`). Its standard input is
 /// closed: the job reads none, and a launcher outside the terminal's foreground group that
 /// read it would be stopped.
-pub fn run(cmd: &[OsString], progress: &str) -> Result<i32> {
-    run_with_env(cmd, progress, &[])
-}
-
-/// [`run`] with more environment variables for the launcher (`SLURM_HOSTFILE`).
-pub fn run_with_env(cmd: &[OsString], progress: &str, env: &[(&str, &Path)]) -> Result<i32> {
-    let mut child = spawn(cmd, progress, env)?;
-    let status = child
+pub fn run(line: &JobLine, progress: &str) -> Result<i32> {
+    let mut job = spawn(line, progress)?;
+    let status = job
+        .child
         .wait()
         .map_err(|e| Error::Failed(format!("cannot wait for the MPI job: {e}")))?;
     Ok(exit_code(status))
 }
 
+/// A started job: the launcher's process, and srun's host file, removed when this is
+/// dropped.
+pub struct Running {
+    pub child: std::process::Child,
+    hostfile: Option<PathBuf>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(p) = &self.hostfile {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
 /// Starts the launcher as [`run`] does, without waiting: `contention survey` watches the
 /// job's rounds meanwhile and stops it ([`stop`]) when one overruns its time.
-pub fn spawn(
-    cmd: &[OsString],
-    progress: &str,
-    env: &[(&str, &Path)],
-) -> Result<std::process::Child> {
+pub fn spawn(line: &JobLine, progress: &str) -> Result<Running> {
     use std::os::unix::process::CommandExt;
-    let program = &cmd[0];
+    let hostfile = match &line.srun_hostfile {
+        Some(text) => {
+            let p = std::env::temp_dir().join(format!("contention-hosts-{}", std::process::id()));
+            std::fs::write(&p, text)
+                .map_err(|e| Error::io(IoAction::Write("srun host file"), &p, e))?;
+            Some(p)
+        }
+        None => None,
+    };
+    let program = &line.argv[0];
     let parent = std::process::id() as libc::pid_t;
     let mut command = Command::new(program);
     command
-        .args(&cmd[1..])
+        .args(&line.argv[1..])
         .env(PROGRESS_ENV, progress)
-        .envs(env.iter().copied())
         .stdin(std::process::Stdio::null())
         .process_group(0);
+    if let Some(p) = &hostfile {
+        command.env("SLURM_HOSTFILE", p);
+    }
+    for v in &line.unset {
+        command.env_remove(v);
+    }
     // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
     // system calls (prctl, getppid, _exit).
     unsafe {
         command.pre_exec(move || super::signals::die_with_parent(parent));
     }
-    let child = command.spawn().map_err(|err| LaunchError {
-        program: program.to_string_lossy().into_owned(),
-        err,
-    })?;
+    let child = match command.spawn() {
+        Ok(c) => c,
+        Err(err) => {
+            if let Some(p) = &hostfile {
+                let _ = std::fs::remove_file(p);
+            }
+            return Err(LaunchError {
+                program: program.to_string_lossy().into_owned(),
+                err,
+            }
+            .into());
+        }
+    };
     super::signals::forward_to(child.id() as i32);
-    Ok(child)
+    Ok(Running { child, hostfile })
 }
 
 /// The job's exit status as a shell reports it (128 + signal when killed).
@@ -336,7 +551,8 @@ pub fn exit_code(status: std::process::ExitStatus) -> i32 {
 
 /// Ends a job started by [`spawn`]: SIGTERM to its process group (the launcher passes it
 /// on to the ranks, which save what they finished), SIGKILL after `grace`.
-pub fn stop(child: &mut std::process::Child, grace: std::time::Duration) -> Result<i32> {
+pub fn stop(job: &mut Running, grace: std::time::Duration) -> Result<i32> {
+    let child = &mut job.child;
     let group = child.id() as libc::pid_t;
     // SAFETY: kill has no memory preconditions; the group is the job's own (process_group(0)
     // in `spawn`), so nothing else is signalled.
@@ -363,6 +579,7 @@ pub fn stop(child: &mut std::process::Child, grace: std::time::Duration) -> Resu
 
 #[cfg(test)]
 mod tests {
+    use super::super::flavour::vars;
     use super::*;
 
     fn strings(v: &[OsString]) -> Vec<String> {
@@ -401,18 +618,40 @@ mod tests {
         assert_eq!(exe, std::env::current_exe().unwrap());
     }
 
-    #[test]
-    fn mpirun_on_one_host_as_root() {
+    fn open_mpi() -> Starter {
+        Starter::Own {
+            program: "mpirun".into(),
+            dialect: Dialect::OpenMpi,
+        }
+    }
+
+    fn hydra() -> Starter {
+        Starter::Own {
+            program: "mpiexec.mpich".into(),
+            dialect: Dialect::Hydra,
+        }
+    }
+
+    fn line(starter: &Starter, slurm: &Slurm, shape: &Shape, env: &[(&str, &str)]) -> JobLine {
         let args = [OsString::from("measure"), OsString::from("--numa=0,0")];
-        let c = strings(&command_line(
-            Launcher::Mpirun,
-            None,
-            true,
-            Path::new("/bin/c"),
-            &args,
-        ));
+        job_line(starter, slurm, shape, vars(env), Path::new("/bin/c"), &args)
+    }
+
+    fn one_host(ranks: usize, as_root: bool) -> Shape<'static> {
+        Shape {
+            ranks,
+            rank_hosts: None,
+            as_root,
+            forward: &["CONTENTION_RESULTS"],
+        }
+    }
+
+    #[test]
+    fn each_dialect_runs_two_ranks_on_one_host() {
+        let slurm = Slurm::default();
+        let o = line(&open_mpi(), &slurm, &one_host(2, true), &[]);
         assert_eq!(
-            c,
+            strings(&o.argv),
             [
                 "mpirun",
                 "-np",
@@ -426,36 +665,79 @@ mod tests {
                 "--numa=0,0"
             ]
         );
+        assert_eq!((o.srun_hostfile.as_deref(), o.unset.len()), (None, 0));
+        // Hydra neither binds by default nor refuses root or more ranks than cores.
+        let h = line(&hydra(), &slurm, &one_host(2, true), &[]);
+        assert_eq!(
+            strings(&h.argv)[..5],
+            ["mpiexec.mpich", "-n", "2", "-bind-to", "none"]
+        );
+        assert_eq!(strings(&h.argv)[5], "/bin/c");
+        let job = Slurm {
+            in_allocation: true,
+            version: Some((22, 5)),
+        };
+        let s = line(
+            &Starter::Srun {
+                mpi: Some("pmi2".into()),
+            },
+            &job,
+            &one_host(3, true),
+            &[],
+        );
+        assert_eq!(
+            strings(&s.argv)[..7],
+            [
+                "srun",
+                "--whole",
+                "--ntasks=3",
+                "--cpu-bind=none",
+                "--mpi=pmi2",
+                "--nodes=1",
+                "--overcommit"
+            ]
+        );
     }
 
     #[test]
-    fn any_number_of_ranks() {
-        let c = strings(&command_line_ranks(
-            6,
-            Launcher::Mpirun,
-            None,
-            false,
-            Path::new("c"),
-            &[],
-        ));
-        assert!(c.windows(2).any(|w| w == ["-np", "6"]), "{c:?}");
-        let c = strings(&command_line_ranks(
-            6,
-            Launcher::Srun,
-            None,
-            false,
-            Path::new("c"),
-            &[],
-        ));
-        assert!(c.contains(&"--ntasks=6".to_string()), "{c:?}");
+    fn open_mpi_forwards_the_variables_the_ranks_need() {
+        let o = line(
+            &open_mpi(),
+            &Slurm::default(),
+            &one_host(2, false),
+            &[("CONTENTION_RESULTS", "/r")],
+        );
+        let argv = strings(&o.argv);
+        assert!(
+            argv.windows(2).any(|w| w == ["-x", "CONTENTION_RESULTS"]),
+            "{argv:?}"
+        );
+        assert!(!argv.contains(&"--allow-run-as-root".to_string()));
+        // Not set here: nothing to forward.
+        let o = line(&open_mpi(), &Slurm::default(), &one_host(2, false), &[]);
+        assert!(!strings(&o.argv).contains(&"-x".to_string()));
+        // Hydra and srun pass the whole environment.
+        let h = line(
+            &hydra(),
+            &Slurm::default(),
+            &one_host(2, false),
+            &[("CONTENTION_RESULTS", "/r")],
+        );
+        assert!(!strings(&h.argv).iter().any(|a| a.starts_with("-genv")));
     }
 
     #[test]
     fn ranks_follow_their_hosts_in_order() {
         let hosts = ["x", "y", "y", "x"].map(String::from);
-        let c = strings(&mpirun_rank_per_host(&hosts, true, Path::new("c"), &[]));
+        let shape = Shape {
+            ranks: 4,
+            rank_hosts: Some(&hosts),
+            as_root: true,
+            forward: &[],
+        };
+        let o = line(&open_mpi(), &Slurm::default(), &shape, &[]);
         assert_eq!(
-            c,
+            strings(&o.argv)[..11],
             [
                 "mpirun",
                 "-np",
@@ -467,42 +749,44 @@ mod tests {
                 "rmaps",
                 "seq",
                 "--host",
-                "x,y,y,x",
-                "c"
+                "x,y,y,x"
             ]
         );
+        let h = line(&hydra(), &Slurm::default(), &shape, &[]);
+        assert!(
+            strings(&h.argv)
+                .windows(2)
+                .any(|w| w == ["-hosts", "x,y:2,x"]),
+            "{h:?}"
+        );
+        let s = line(&Starter::Srun { mpi: None }, &Slurm::default(), &shape, &[]);
+        let argv = strings(&s.argv);
+        assert!(
+            argv.contains(&"--nodes=2".into())
+                && argv.contains(&"--nodelist=x,y".into())
+                && !argv.contains(&"--ntasks-per-node=1".into()),
+            "{argv:?}"
+        );
+        assert_eq!(s.srun_hostfile.as_deref(), Some("x\ny\ny\nx\n"));
     }
 
     #[test]
     fn two_hosts_put_one_rank_on_each() {
         let hosts = ["a".to_string(), "b".to_string()];
-        let c = strings(&command_line(
-            Launcher::Mpirun,
-            Some(&hosts),
-            false,
-            Path::new("c"),
-            &[],
-        ));
-        assert!(c.windows(2).any(|w| w == ["--host", "a,b"]));
-        assert!(!c.contains(&"--allow-run-as-root".to_string()));
-        let c = strings(&command_line(
-            Launcher::Srun,
-            Some(&hosts),
-            false,
-            Path::new("c"),
-            &[],
-        ));
+        let shape = Shape {
+            ranks: 2,
+            rank_hosts: Some(&hosts),
+            as_root: false,
+            forward: &[],
+        };
+        let o = strings(&line(&open_mpi(), &Slurm::default(), &shape, &[]).argv);
         assert!(
-            c.contains(&"--nodelist=a,b".to_string()) && c.contains(&"--cpu-bind=none".to_string())
+            o.windows(4)
+                .any(|w| w == ["--host", "a,b", "--map-by", "node"]),
+            "{o:?}"
         );
-    }
-
-    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |k| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+        let h = strings(&line(&hydra(), &Slurm::default(), &shape, &[]).argv);
+        assert!(h.windows(2).any(|w| w == ["-hosts", "a,b"]), "{h:?}");
     }
 
     #[test]
@@ -523,6 +807,14 @@ mod tests {
         );
         let one = [("SLURM_JOB_NUM_NODES", "1"), ("SLURM_JOB_NODELIST", "n07")];
         assert_eq!(slurm_hosts(vars(&one), |_| unreachable!()), None);
+        assert_eq!(
+            slurm_single_node(vars(&one)),
+            None,
+            "no SLURM_JOB_ID: no job"
+        );
+        let one = [("SLURM_JOB_ID", "5"), one[0], one[1]];
+        assert_eq!(slurm_single_node(vars(&one)), Some("n07".into()));
+        assert_eq!(slurm_single_node(vars(&env)), None);
         assert_eq!(slurm_hosts(vars(&[]), |_| unreachable!()), None);
         assert_eq!(expand_nodelist("a, b,"), Some(vec!["a".into(), "b".into()]));
     }
@@ -530,11 +822,14 @@ mod tests {
     #[test]
     fn the_srun_line_gives_the_step_whole_nodes_and_keeps_rank_0_first() {
         let hosts = ["n08".to_string(), "n07".to_string()];
-        let line = |slurm: &Slurm| {
-            strings(&with_whole_node(
-                command_line(Launcher::Srun, Some(&hosts), false, Path::new("c"), &[]),
-                slurm,
-            ))
+        let shape = Shape {
+            ranks: 2,
+            rank_hosts: Some(&hosts),
+            as_root: false,
+            forward: &[],
+        };
+        let pmix = Starter::Srun {
+            mpi: Some("pmix".into()),
         };
         let detect = |job: bool, v: &str| {
             let v = v.to_string();
@@ -543,32 +838,42 @@ mod tests {
                 move || Some(v),
             )
         };
-        let modern = detect(true, "slurm 23.02.7");
-        assert_eq!(modern.version, Some((23, 2)));
+        let modern = detect(true, "slurm-wlm 22.05.8");
+        assert_eq!(modern.version, Some((22, 5)));
+        // A user's `salloc -c 1` left SRUN_CPUS_PER_TASK: srun runs without it.
+        let l = line(&pmix, &modern, &shape, &[("SRUN_CPUS_PER_TASK", "1")]);
         assert_eq!(
-            line(&modern),
+            strings(&l.argv),
             [
                 "srun",
                 "--whole",
                 "--ntasks=2",
                 "--cpu-bind=none",
+                "--mpi=pmix",
                 "--nodes=2",
                 "--ntasks-per-node=1",
                 "--nodelist=n08,n07",
                 "--distribution=arbitrary",
-                "c"
+                "/bin/c",
+                "measure",
+                "--numa=0,0"
             ]
         );
-        let old = line(&detect(true, "slurm 20.02.1"));
+        assert_eq!(l.unset, ["SRUN_CPUS_PER_TASK"]);
+        assert_eq!(l.srun_hostfile.as_deref(), Some("n08\nn07\n"));
+        assert!(
+            l.shown().starts_with(
+                "env -u SRUN_CPUS_PER_TASK SLURM_HOSTFILE=(one line per rank) srun --whole"
+            ),
+            "{}",
+            l.shown()
+        );
+        let old = strings(&line(&pmix, &detect(true, "slurm 20.02.1"), &shape, &[]).argv);
         assert!(
             !old.iter().any(|a| a == "--whole" || a == "--exclusive"),
             "{old:?}"
         );
-        let new_job = line(&detect(false, "slurm 23.02.7"));
+        let new_job = strings(&line(&pmix, &detect(false, "slurm 23.02.7"), &shape, &[]).argv);
         assert_eq!(new_job[1], "--exclusive");
-        assert_eq!(srun_hostfile(&hosts), "n08\nn07\n");
-        // Other launchers are left alone.
-        let m = command_line(Launcher::Mpirun, None, false, Path::new("c"), &[]);
-        assert_eq!(with_whole_node(m.clone(), &modern), m);
     }
 }

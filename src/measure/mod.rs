@@ -7,9 +7,12 @@
 //! - [`options`]: what a measurement is asked to do, as plain values ([`choices`]: its
 //!   enums); [`session`] takes them, never the command line.
 //! - [`mpi`]: joining the MPI job; [`sender`]: the ranks that send.
+//! - [`flavour`]: which MPI library the binary runs on and which launcher starts its ranks;
+//!   [`launch`]: that launcher's command line, and running it.
 
 pub mod choices;
 pub mod comm;
+pub mod flavour;
 pub mod graph;
 pub mod kernel;
 pub mod launch;

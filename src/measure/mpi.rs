@@ -1,10 +1,13 @@
 //! Joining the MPI job a launcher started, for `measure` (two ranks, or a ring) and
-//! `network --run` (one rank per communication end): initialise MPI at the thread level the
-//! command needs, check the job has as many ranks as it must, and (for `measure`) the
-//! rank-0 handshake that tells rank 0 on which host each rank runs, recorded in the trace.
+//! `network --run` (one rank per communication end): refuse a launcher of the other MPI
+//! library before `MPI_Init` ([`super::flavour::foreign_launcher`]), initialise MPI at the
+//! thread level the command needs, check that MPI sees the ranks the launcher started and as
+//! many as the command needs, and (for `measure`) the rank-0 handshake that tells rank 0 on
+//! which host each rank runs, recorded in the trace with the library and the launcher.
 //!
 //! MPI is finalised when the [`Job`] is dropped.
 
+use super::flavour::{self, Family, Library, StartedBy};
 use crate::error::{Error, Result};
 use crate::trace::MpiInfo;
 use ::mpi::point_to_point::{Destination, Source};
@@ -19,23 +22,38 @@ pub struct Job {
     pub world: World,
     /// The thread level the MPI library granted.
     pub granted: Threading,
+    pub library: Library,
+    /// Who started this rank, as the trace records it ([`flavour::launcher_record`]).
+    pub launcher: String,
     /// Finalises MPI when dropped, after `world` (fields drop in order).
     _universe: ::mpi::environment::Universe,
+}
+
+/// The MPI library this binary is linked with, from `MPI_Get_library_version` (one of the
+/// few MPI calls allowed before `MPI_Init`: the launching process asks it too).
+pub fn library() -> Library {
+    Library::parse(&::mpi::environment::library_version().unwrap_or_else(|_| "unknown".into()))
 }
 
 /// Initialises MPI asking for `needs` (`Threading::Serialized` for `measure`, whose
 /// communication thread calls MPI while the main thread waits; `Threading::Single`
 /// otherwise), and checks the job has `ranks` ranks; when it has another number,
-/// `wrong_size(got)` is the error.
+/// `wrong_size(got, own)` is the error, `own` the command line of the library's own launcher
+/// for `ranks` ranks (`mpirun -np 2`, `mpiexec -n 2`), for its advice.
 pub fn join(
     needs: Threading,
     ranks: usize,
-    wrong_size: impl FnOnce(usize) -> Error,
+    wrong_size: impl FnOnce(usize, &str) -> Error,
 ) -> Result<Job> {
     let job = init(needs)?;
     let size = job.world.size() as usize;
     if size != ranks {
-        return Err(wrong_size(size));
+        let own = job
+            .library
+            .family
+            .unwrap_or(Family::OpenMpi)
+            .own_line(ranks);
+        return Err(wrong_size(size, &own));
     }
     Ok(job)
 }
@@ -43,6 +61,12 @@ pub fn join(
 /// [`join`] without the check of the job's size: `contention survey`, whose job has one rank
 /// per node, checks it against its manifest once rank 0 has read it.
 pub fn init(needs: Threading) -> Result<Job> {
+    let var = |k: &str| std::env::var(k).ok();
+    let library = library();
+    let started = StartedBy::detect(var);
+    if let Some(refusal) = flavour::foreign_launcher(&library, &started) {
+        return Err(first_rank_only(refusal, var));
+    }
     let (universe, granted) = ::mpi::initialize_with_threading(needs)
         .ok_or_else(|| Error::Failed("MPI was already initialized".into()))?;
     if granted < needs {
@@ -54,11 +78,39 @@ pub fn init(needs: Threading) -> Result<Job> {
         )));
     }
     let world = universe.world();
+    // A launcher that started more processes than MPI sees in its job speaks another
+    // start-up protocol: each process is a job of its own.
+    if let Some(announced) = flavour::announced_size(var) {
+        let got = world.size() as usize;
+        if announced != got {
+            let e = flavour::size_mismatch(&library, &started, announced, got);
+            return Err(first_rank_only(e, var));
+        }
+    }
     Ok(Job {
         world,
         granted,
+        launcher: flavour::launcher_record(var),
+        library,
         _universe: universe,
     })
+}
+
+/// `e` on the launcher's rank 0 (or where no rank is known); the others exit with its status
+/// without repeating it: the launcher prints every rank's output.
+fn first_rank_only(e: Error, var: impl Fn(&str) -> Option<String>) -> Error {
+    let rank = [
+        "OMPI_COMM_WORLD_RANK",
+        "PMI_RANK",
+        "PMIX_RANK",
+        "SLURM_PROCID",
+    ]
+    .iter()
+    .find_map(|k| var(k)?.trim().parse::<u64>().ok());
+    match rank {
+        Some(r) if r > 0 => Error::Reported(e.exit_code()),
+        _ => e,
+    }
 }
 
 /// The rank-0 handshake on `comm` (the world, or a survey pair's communicator): every other
@@ -93,12 +145,11 @@ impl Job {
     /// host of every rank (from [`Job::gather_hosts`]).
     pub fn info(&self, hosts: Vec<String>) -> MpiInfo {
         MpiInfo {
-            library_version: ::mpi::environment::library_version()
-                .unwrap_or_else(|_| "unknown".into())
-                .trim_end_matches(['\0', '\n', ' '])
-                .to_string(),
+            library_version: self.library.version.clone(),
             thread_level: format!("{:?}", self.granted),
             hosts,
+            library: Some(self.library.name.clone()),
+            launcher: Some(self.launcher.clone()),
         }
     }
 }

@@ -8,6 +8,8 @@ use std::path::PathBuf;
 pub enum SurveyError {
     /// Fewer than two nodes: a sender needs another node.
     TooFewNodes { got: usize },
+    /// Run inside a Slurm job of one node.
+    OneNodeJob { job: String, node: String },
     /// A host named twice.
     RepeatedHost { host: String },
     /// Neither `--hosts` nor a Slurm allocation.
@@ -75,6 +77,13 @@ impl std::fmt::Display for SurveyError {
                 "a survey needs at least 2 nodes (got {got}): each measured node receives from \
                  a sender on another node; on one node run `contention measure` instead"
             ),
+            SurveyError::OneNodeJob { job, node } => write!(
+                f,
+                "Slurm job {job} has one node ({node}), but a survey needs at least 2 nodes: \
+                 each measured node receives from a sender on another node. Ask for the nodes \
+                 to survey, whole (`salloc -N 4 --exclusive`, `sbatch -N 4 --exclusive`), or \
+                 run `contention measure` on this one"
+            ),
             SurveyError::RepeatedHost { host } => write!(
                 f,
                 "host `{host}` is named twice in the survey's hosts; name each node once"
@@ -82,8 +91,8 @@ impl std::fmt::Display for SurveyError {
             SurveyError::NoHosts => write!(
                 f,
                 "survey: which nodes? Run it inside a Slurm allocation (salloc or sbatch: \
-                 every node of the job, started with srun) or name them: --hosts \
-                 n01,n02,n03,n04 (started with mpirun)"
+                 every node of the job) or name them: --hosts n01,n02,n03,n04 (started with \
+                 the MPI library's own launcher)"
             ),
             SurveyError::NotForSurvey { option } => write!(
                 f,

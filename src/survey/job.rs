@@ -11,11 +11,10 @@
 use super::error::SurveyError;
 use super::manifest::{self, Manifest, Status};
 use super::{plan, SurveyOptions};
-use crate::error::{Error, IoAction, Result};
+use crate::error::{Error, Result};
 use crate::measure::choices::CommPattern;
-use crate::measure::launch::Launcher;
 use crate::measure::options::MeasureOptions;
-use crate::measure::{launch, progress, session, signals, topology};
+use crate::measure::{launch, mpi, progress, session, signals, topology};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -34,7 +33,7 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
         crate::measure::survey::run(&o.measure, &path)?;
         return Ok(None);
     }
-    let (hosts, launcher) = hosts(o)?;
+    let hosts = hosts(o)?;
     plan::check_hosts(&hosts)?;
     let args = &o.measure;
     let options = manifest::options_of(args);
@@ -75,35 +74,34 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
         .skip(1)
         .filter(|a| a != "--dry-run")
         .collect();
-    let slurm = launch::Slurm::detect(|k| std::env::var(k).ok(), launch::srun_version);
-    let cmd = plan::command_line(
-        launcher,
-        &job_hosts,
-        launch::is_root(),
-        &slurm,
-        std::env::var_os(crate::results::ROOT_ENV).is_some(),
+    // The same choice of launcher as `measure`'s, for one rank per node.
+    let (choice, line) = launch::plan_launch(
+        o.launcher,
+        &mpi::library(),
+        &plan::shape(&job_hosts, launch::is_root()),
         &exe,
         &argv,
-    );
+    )?;
     m.job += 1;
     m.job_hosts = job_hosts;
     m.rounds = rounds;
-    m.command = cmd
+    m.command = line
+        .argv
         .iter()
         .map(|s| s.to_string_lossy().into_owned())
         .collect();
     if o.dry_run {
-        print!("{}", plan::describe(&m, sweep, &m.command.join(" ")));
+        print!("{}", plan::describe(&m, sweep, &choice.why, &line.shown()));
         return Ok(None);
     }
     crate::results::ensure_parent(&path)?;
     m.save(&path)?;
     let quiet = o.quiet;
     if !quiet {
-        eprint!("{}", plan::describe(&m, sweep, &m.command.join(" ")));
+        eprint!("{}", plan::describe(&m, sweep, &choice.why, &line.shown()));
     }
     let started = Instant::now();
-    let ended = watch(&cmd, launcher, &m, &path, quiet)?;
+    let ended = watch(&line, &m, &path, quiet)?;
     let mut m = Manifest::read(&path)?;
     if let Some(why) = &ended {
         m.record_cut(why);
@@ -184,14 +182,22 @@ fn refuse_measure_only(o: &SurveyOptions) -> Result<()> {
     Err(SurveyError::NotForSurvey { option }.into())
 }
 
-/// `--hosts` (with `--launcher`), else every node of the Slurm job (with srun).
-fn hosts(o: &SurveyOptions) -> Result<(Vec<String>, Launcher)> {
+/// `--hosts`, else every node of the Slurm job: at least two (a sender needs another node),
+/// or a message that says what to ask Slurm for.
+fn hosts(o: &SurveyOptions) -> Result<Vec<String>> {
     if let Some(h) = &o.measure.hosts {
-        return Ok((h.clone(), o.launcher));
+        return Ok(h.clone());
     }
-    plan::allocation_hosts(|k| std::env::var(k).ok(), launch::expand_nodelist)
-        .map(|h| (h, Launcher::Srun))
-        .ok_or_else(|| SurveyError::NoHosts.into())
+    let var = |k: &str| std::env::var(k).ok();
+    let hosts = plan::allocation_hosts(var, launch::expand_nodelist).ok_or(SurveyError::NoHosts)?;
+    if let [node] = hosts.as_slice() {
+        return Err(SurveyError::OneNodeJob {
+            job: var("SLURM_JOB_ID").unwrap_or_default(),
+            node: node.clone(),
+        }
+        .into());
+    }
+    Ok(hosts)
 }
 
 /// `measure`'s estimate of one sweep on this node (taken as typical of the others).
@@ -213,43 +219,15 @@ fn sweep_estimate(o: &SurveyOptions) -> Result<f64> {
 
 /// Starts the job and waits for it, stopping it when a round overruns its limit. Returns
 /// why the job ended early (`None` when it ended with status 0).
-fn watch(
-    cmd: &[OsString],
-    launcher: Launcher,
-    m: &Manifest,
-    path: &Path,
-    quiet: bool,
-) -> Result<Option<String>> {
-    let hostfile = match launcher {
-        Launcher::Srun => {
-            let p = std::env::temp_dir().join(format!("contention-survey-{}", std::process::id()));
-            std::fs::write(&p, launch::srun_hostfile(&m.job_hosts))
-                .map_err(|e| Error::io(IoAction::Write("srun host file"), &p, e))?;
-            Some(p)
-        }
-        Launcher::Mpirun => None,
-    };
-    let env: Vec<(&str, &Path)> = hostfile
-        .as_deref()
-        .map(|p| ("SLURM_HOSTFILE", p))
-        .into_iter()
-        .collect();
+fn watch(line: &launch::JobLine, m: &Manifest, path: &Path, quiet: bool) -> Result<Option<String>> {
     let mode = progress::Mode::from_env_or_terminal(None, quiet);
     let _ = signals::install();
-    let child = launch::spawn(cmd, mode.name(), &env);
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            if let Some(p) = &hostfile {
-                let _ = std::fs::remove_file(p);
-            }
-            return Err(e);
-        }
-    };
+    let mut job = launch::spawn(line, mode.name())?;
     let mut round = Some(0);
     let mut round_start = Instant::now();
     let code = loop {
-        if let Some(status) = child
+        if let Some(status) = job
+            .child
             .try_wait()
             .map_err(|e| Error::Failed(format!("cannot wait for the MPI job: {e}")))?
         {
@@ -273,10 +251,7 @@ fn watch(
                  the job",
                 r + 1
             );
-            let code = launch::stop(&mut child, Duration::from_secs(10))?;
-            if let Some(p) = &hostfile {
-                let _ = std::fs::remove_file(p);
-            }
+            let code = launch::stop(&mut job, Duration::from_secs(10))?;
             return Ok(Some(format!(
                 "round {} overran its time limit of {limit:.0} s (the job was stopped, status \
                  {code}): this node or its sender hung",
@@ -284,9 +259,6 @@ fn watch(
             )));
         }
     };
-    if let Some(p) = &hostfile {
-        let _ = std::fs::remove_file(p);
-    }
     Ok((code != 0).then(|| {
         if signals::interrupted() {
             "interrupted (Ctrl-C or SIGTERM) during this round".to_string()

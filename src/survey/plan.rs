@@ -1,15 +1,13 @@
 //! A survey's plan before anything runs: which nodes (`--hosts` or the Slurm job's), the
 //! rounds of pairs ([`super::pairing`]), each round's time limit from `measure`'s own
-//! estimate, and the launcher line of the one MPI job. `--dry-run` prints it; the driver
-//! writes it into the manifest and runs it.
+//! estimate, and the shape of the one MPI job, which `measure`'s launcher choice turns into
+//! a command line ([`crate::measure::launch::plan_launch`]). `--dry-run` prints it; the
+//! driver writes it into the manifest and runs it.
 
 use super::error::SurveyError;
 use super::manifest::{HostPair, Manifest, NodeStatus, Round, Status};
 use super::pairing;
 use crate::measure::launch;
-use crate::measure::launch::Launcher;
-use std::ffi::OsString;
-use std::path::Path;
 
 /// Seconds added to every round's estimate: MPI start-up, topology discovery, touching the
 /// buffers and writing traces, which the sweep estimate leaves out.
@@ -122,44 +120,22 @@ pub fn odd_note(hosts: &[String]) -> Option<String> {
     })
 }
 
-/// The launcher line of the survey's job: one rank per host of `job_hosts`, rank `i` on
-/// `job_hosts[i]`. mpirun: `--host` with `--map-by node` deals ranks one per host in that
-/// order, and `-x CONTENTION_RESULTS` passes the results directory to remote ranks (mpirun
-/// forwards no other variable). srun: a step of one task per node, whole nodes
-/// ([`launch::Slurm::whole_node_option`]), rank order kept by the arbitrary distribution and
-/// its `SLURM_HOSTFILE` ([`launch::srun_hostfile`]); srun passes the whole environment.
-pub fn command_line(
-    launcher: Launcher,
-    job_hosts: &[String],
-    as_root: bool,
-    slurm: &launch::Slurm,
-    forward_results: bool,
-    exe: &Path,
-    args: &[OsString],
-) -> Vec<OsString> {
-    let cmd = launch::command_line_ranks(
-        job_hosts.len(),
-        launcher,
-        Some(job_hosts),
+/// The survey's job: one rank per host of `job_hosts`, rank `i` on `job_hosts[i]` (each
+/// launcher's dialect keeps that order: see [`launch::job_line`]), the results directory
+/// passed to remote ranks (`CONTENTION_RESULTS`: Open MPI's mpirun forwards no other
+/// variable; Hydra and srun pass the whole environment).
+pub fn shape(job_hosts: &[String], as_root: bool) -> launch::Shape<'_> {
+    launch::Shape {
+        ranks: job_hosts.len(),
+        rank_hosts: Some(job_hosts),
         as_root,
-        exe,
-        args,
-    );
-    match launcher {
-        Launcher::Srun => launch::with_whole_node(cmd, slurm),
-        Launcher::Mpirun => {
-            let mut cmd = cmd;
-            if forward_results {
-                cmd.splice(1..1, ["-x", crate::results::ROOT_ENV].map(OsString::from));
-            }
-            cmd
-        }
+        forward: &[crate::results::ROOT_ENV],
     }
 }
 
-/// The plan as `--dry-run` prints it: nodes, rounds with their pairs, the duration, and the
-/// launcher line.
-pub fn describe(m: &Manifest, sweep_estimate_s: f64, launcher_line: &str) -> String {
+/// The plan as `--dry-run` prints it: nodes, rounds with their pairs, the duration, the
+/// launcher chosen and why, and its line.
+pub fn describe(m: &Manifest, sweep_estimate_s: f64, launcher: &str, line: &str) -> String {
     let done = m.nodes.iter().filter(|n| n.status == Status::Done).count();
     let mut out = format!(
         "survey      {} node(s): {}{}\n",
@@ -200,24 +176,20 @@ pub fn describe(m: &Manifest, sweep_estimate_s: f64, launcher_line: &str) -> Str
         JOB_START_S,
         limit
     );
-    out += &format!("command     {launcher_line}\n");
+    out += &format!("launcher    {launcher}\n");
+    out += &format!("command     {line}\n");
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::flavour::{vars, Dialect, Starter};
+    use std::ffi::OsString;
+    use std::path::Path;
 
     fn strings(v: &[OsString]) -> Vec<String> {
         v.iter().map(|s| s.to_string_lossy().into_owned()).collect()
-    }
-
-    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |k| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
     }
 
     fn hosts(names: &[&str]) -> Vec<String> {
@@ -250,28 +222,42 @@ mod tests {
             .contains("`a` is named twice"));
     }
 
+    fn line(starter: &Starter, slurm: &launch::Slurm, job_hosts: &[String]) -> Vec<String> {
+        let args = ["survey", "--cores=1..2"].map(OsString::from);
+        let env = vars(&[("CONTENTION_RESULTS", "/scratch/r")]);
+        strings(
+            &launch::job_line(
+                starter,
+                slurm,
+                &shape(job_hosts, true),
+                env,
+                Path::new("/usr/bin/contention"),
+                &args,
+            )
+            .argv,
+        )
+    }
+
     #[test]
     fn the_srun_line_is_one_task_per_node_in_rank_order() {
         let slurm = launch::Slurm::detect(vars(&[("SLURM_JOB_ID", "42")]), || {
             Some("slurm 23.02.7".into())
         });
-        let args = ["survey", "--cores=1..2"].map(OsString::from);
-        let line = strings(&command_line(
-            Launcher::Srun,
-            &hosts(&["n09", "n07", "n08", "n10"]),
-            false,
+        let l = line(
+            &Starter::Srun {
+                mpi: Some("pmi2".into()),
+            },
             &slurm,
-            true,
-            Path::new("/usr/bin/contention"),
-            &args,
-        ));
+            &hosts(&["n09", "n07", "n08", "n10"]),
+        );
         assert_eq!(
-            line,
+            l,
             [
                 "srun",
                 "--whole",
                 "--ntasks=4",
                 "--cpu-bind=none",
+                "--mpi=pmi2",
                 "--nodes=4",
                 "--ntasks-per-node=1",
                 "--nodelist=n09,n07,n08,n10",
@@ -281,26 +267,23 @@ mod tests {
                 "--cores=1..2"
             ]
         );
-        assert_eq!(launch::srun_hostfile(&hosts(&["n09", "n07"])), "n09\nn07\n");
     }
 
     #[test]
     fn the_mpirun_line_puts_one_rank_per_host_and_passes_the_results_directory() {
-        let line = strings(&command_line(
-            Launcher::Mpirun,
-            &hosts(&["a", "b", "c", "d", "e"]),
-            true,
+        let open_mpi = Starter::Own {
+            program: "mpirun".into(),
+            dialect: Dialect::OpenMpi,
+        };
+        let l = line(
+            &open_mpi,
             &launch::Slurm::default(),
-            true,
-            Path::new("c"),
-            &[OsString::from("survey")],
-        ));
+            &hosts(&["a", "b", "c", "d", "e"]),
+        );
         assert_eq!(
-            line,
+            l[..12],
             [
                 "mpirun",
-                "-x",
-                "CONTENTION_RESULTS",
                 "-np",
                 "5",
                 "--bind-to",
@@ -310,22 +293,18 @@ mod tests {
                 "a,b,c,d,e",
                 "--map-by",
                 "node",
-                "c",
-                "survey"
+                "-x",
+                "CONTENTION_RESULTS",
             ]
         );
-        let plain = strings(&command_line(
-            Launcher::Mpirun,
-            &hosts(&["a", "b"]),
-            false,
-            &launch::Slurm::default(),
-            false,
-            Path::new("c"),
-            &[],
-        ));
-        assert!(
-            !plain.contains(&"-x".to_string())
-                && !plain.contains(&"--allow-run-as-root".to_string())
+        let hydra = Starter::Own {
+            program: "mpiexec".into(),
+            dialect: Dialect::Hydra,
+        };
+        let l = line(&hydra, &launch::Slurm::default(), &hosts(&["a", "b", "c"]));
+        assert_eq!(
+            l[..7],
+            ["mpiexec", "-n", "3", "-bind-to", "none", "-hosts", "a,b,c"]
         );
     }
 
@@ -353,13 +332,17 @@ mod tests {
             }]
         );
         m.rounds = rounds;
-        let text = describe(&m, 10.0, "mpirun ...");
+        let text = describe(&m, 10.0, "`mpirun`, Open MPI's mpirun", "mpirun ...");
         assert!(text.contains("4 done already"), "{text}");
         assert!(
             text.contains("round 1     measured <- sender: c <- a"),
             "{text}"
         );
         assert!(text.contains("command     mpirun ..."), "{text}");
+        assert!(
+            text.contains("launcher    `mpirun`, Open MPI's mpirun"),
+            "{text}"
+        );
         assert_eq!(round_timeout(10.0), 80.0);
     }
 }

@@ -26,6 +26,25 @@ pub fn names(prefix: char, tag: char, n: usize) -> Vec<String> {
         .collect()
 }
 
+/// The live processes named `comm` (as /proc/PID/comm says) inside the network namespace
+/// `ns`: a host's ranks, a node's daemons.
+pub fn processes_in(ns: &str, comm: &str) -> Vec<String> {
+    let o = std::process::Command::new("ip")
+        .args(["netns", "pids", ns])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == comm)
+                && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .unwrap_or_default()
+                    .contains(") Z ")
+        })
+        .map(str::to_string)
+        .collect()
+}
+
 /// The hosts script exits 3 when it could not make the hosts (a container without the
 /// rights): skip outside CI, naming `what` and the script's reason.
 pub fn hosts_made(what: &str, o: &Output) -> bool {

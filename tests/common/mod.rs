@@ -1,13 +1,16 @@
 //! The one helper set of the integration tests (`tests/tests.rs`), shared with the benches:
 //! running the binary and its processes ([`run`]), whether the virtual-machine tests run here
-//! ([`gate`]), namespace hosts ([`hosts`]), a tiny deterministic PRNG (no `rand` dependency), a large synthetic machine,
+//! ([`gate`]), namespace hosts ([`hosts`]), the MPICH build ([`mpich`]), a Slurm cluster
+//! ([`slurm`]), a tiny deterministic PRNG (no `rand` dependency), a large synthetic machine,
 //! and synthetic measurements and traces built from a model's predictions.
 // The benches use a subset.
 #![allow(dead_code)]
 
 pub mod gate;
 pub mod hosts;
+pub mod mpich;
 pub mod run;
+pub mod slurm;
 
 // What most tests call, by its short name (the benches call none of it).
 #[allow(unused_imports)]
@@ -187,6 +190,8 @@ pub fn trace(
             library_version: "Open MPI v4.1.4".into(),
             thread_level: "MPI_THREAD_MULTIPLE".into(),
             hosts: vec![machine.hostname.clone(), "peer".into()],
+            library: Some("Open MPI 4.1.4".into()),
+            launcher: Some("Open MPI mpirun".into()),
         },
         config: MeasureConfig {
             comp_numa,

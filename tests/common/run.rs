@@ -33,6 +33,31 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// `measure`'s options for a tiny run, where a test checks where ranks ran and what the
+/// files say, never a bandwidth: one core count, small buffers and messages (two message
+/// buffers: the default ring would dwarf a large last-level cache, gigabytes to touch),
+/// short phases.
+pub const TINY: &[&str] = &[
+    "--numa",
+    "0,0",
+    "--cores",
+    "1",
+    "--message-size",
+    "1MiB",
+    "--buffer-size",
+    "8MiB",
+    "--max-phase",
+    "0.2",
+    "--message-buffers",
+    "2",
+];
+
+/// A JSON file (a trace, a manifest), parsed; panics naming it.
+pub fn json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// Exit status, standard output and standard error, for an assertion's message.
 pub fn text(o: &Output) -> String {
     format!(

@@ -7,10 +7,14 @@
 # name, kept alive by a bind mount on a file). Every host has a veth pair whose other end is
 # enslaved to a bridge in a switch namespace of its own, so any host reaches any other: host
 # i has the address 10.231.X.i/24 (X from this script's PID, so parallel runs do not
-# collide). CMD runs inside HOST_1's namespaces with OMPI_MCA_plm_rsh_agent pointing at
-# tests/vm/netns-rsh.sh, which starts Open MPI's remote daemon inside another host's
-# namespaces: `mpirun --host HOST_1,HOST_2,... --map-by node` (or `contention survey --hosts
-# ...`) then places one rank on each, and they talk TCP through the bridge.
+# collide). CMD runs inside HOST_1's namespaces with tests/vm/netns-rsh.sh as the rsh agent
+# of both MPI launchers (OMPI_MCA_plm_rsh_agent for Open MPI's mpirun, HYDRA_LAUNCHER=rsh
+# and HYDRA_LAUNCHER_EXEC for MPICH's Hydra): it starts the remote daemon or proxy inside
+# another host's namespaces. `mpirun --host HOST_1,HOST_2,... --map-by node`, `mpiexec.mpich
+# -hosts HOST_1,HOST_2,...` (or `contention survey --hosts ...`) then place one rank on each,
+# and they talk TCP through the bridge. Hydra's proxies call back to the launching host by
+# name, which nothing resolves here: HYDRA_IFACE names HOST_1's interface, whose address
+# they are given instead.
 #
 # A host made different on purpose: CONTENTION_HOSTS_LOW_MEMORY=HOST:MIB makes the daemon of
 # HOST (not HOST_1, which runs CMD itself) see MIB MiB free on every NUMA node (a private
@@ -135,6 +139,9 @@ export CONTENTION_HOSTS_DIR=$dir
 export OMPI_MCA_plm_rsh_agent="$here/netns-rsh.sh"
 export OMPI_MCA_btl_tcp_if_include="$subnet.0/24"
 export OMPI_MCA_oob_tcp_if_include="$subnet.0/24"
+export HYDRA_LAUNCHER=rsh
+export HYDRA_LAUNCHER_EXEC="$here/netns-rsh.sh"
+export HYDRA_IFACE="v${hosts[0]}"
 echo "hosts: ${hosts[*]} up on $subnet.0/24; running: $*" >&2
 # In the background, then `wait`: bash runs a trap only once the foreground command ends,
 # and `wait` returns at once on a signal, so an interrupted run is cleaned up at once.

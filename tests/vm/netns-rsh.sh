@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Open MPI's rsh agent for the hosts of tests/vm/hosts.sh: `netns-rsh.sh HOST CMD...` runs
-# CMD inside HOST's network and UTS namespaces, as ssh would run it on HOST.
-# Open MPI may put ssh-style options before the host name; they are skipped.
+# The rsh agent of Open MPI's mpirun and MPICH's Hydra for the hosts of tests/vm/hosts.sh:
+# `netns-rsh.sh HOST CMD...` runs CMD inside HOST's network and UTS namespaces, as ssh would
+# run it on HOST. A launcher may put ssh-style options before the host name; they are
+# skipped.
 # With CONTENTION_HOSTS_LOW_MEMORY=HOST:MIB, HOST's CMD sees MIB MiB free on every NUMA node
 # (MemFree, with no page cache or slab to reclaim on top).
 set -euo pipefail

@@ -5,9 +5,9 @@
 #
 # tests/vm/hosts.sh for two hosts (see there): each host a network namespace with its own
 # UTS namespace, the addresses 10.231.X.1 and 10.231.X.2/24, CMD run inside HOST_A's
-# namespaces with Open MPI's rsh agent entering HOST_B's: `mpirun --host HOST_A,HOST_B
-# --map-by node` (or `contention measure --hosts HOST_A,HOST_B`) then places one rank on
-# each and they talk TCP.
+# namespaces with the MPI launchers' rsh agent entering HOST_B's: `mpirun --host
+# HOST_A,HOST_B --map-by node`, `mpiexec.mpich -hosts HOST_A,HOST_B` (or `contention measure
+# --hosts HOST_A,HOST_B`) then place one rank on each and they talk TCP.
 #
 # Every namespace, veth and mount made is removed when it exits, also when CMD fails or the
 # script is interrupted. Needs root, iproute2 (`ip`) and util-linux (`unshare`, `nsenter`).
