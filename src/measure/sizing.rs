@@ -25,22 +25,21 @@ use super::memory::human_bytes;
 ///
 /// STREAM's rule (each array at least 4 times the sum of the last-level caches). Measured on
 /// the development machine, an Intel Xeon guest of 2 cores whose hwloc reports a 480 MiB L3
-/// (`cargo bench --bench cache_step`; MB/s at 1 thread by total working set, on a loaded
-/// machine, so read the steps, not the digits):
+/// (`cargo bench --bench cache_step`, quiet machine; MB/s at 1 thread by total working set):
 ///
 /// ```text
-/// working set   32M    64M   128M   256M   512M    1G   1.6G
-/// nt-store    11106  11294  10985  11915  15657  16045  15124
-/// copy        17733  10728   8384   8455   8929   8192   7664
-/// triad       12951  10341   7268   7850   8866   9239   7864
+/// working set   32M    64M   128M   256M   512M    1G     2G     4G
+/// nt-store    23671  23646  25055  25043  22744  22819  22898  24733
+/// copy        28826  20863  13635  13015  13203  12539  12689  12988
+/// triad       29109  26176  16240  14769  14690  14655  14445  14589
 /// ```
 ///
 /// Non-temporal stores show no cache step at any size (they bypass it, as section 2.3 of the
-/// paper wants); copy and triad step down between 32 and 128 MiB, a quarter of the 480 MiB
-/// hwloc reports (a guest shares its host's cache). A second run gave the same shape. Any
-/// factor of 1 or more clears that step here; 4 keeps STREAM's margin for machines whose
-/// whole cache is theirs and whose replacement policy keeps part of a working set a little
-/// larger than the cache. Its cost is memory (4 x 480 MiB per rule here).
+/// paper wants); copy and triad step down between 64 and 256 MiB (at 2 threads too), half the
+/// 480 MiB hwloc reports at most (a guest shares its host's cache). Any factor of 1 or more
+/// clears that step here; 4 keeps STREAM's margin for machines whose whole cache is theirs and
+/// whose replacement policy keeps part of a working set a little larger than the cache. Its
+/// cost is memory: 4 x 480 MiB per rule here.
 pub const CACHE_FACTOR: u64 = 4;
 
 /// Never less than this per computing core: below it a pass is a handful of chunks and page
@@ -66,14 +65,16 @@ pub const SLOWEST_CORE_BANDWIDTH: f64 = 0.5e9;
 /// `(TARGET_ROUNDS + 2) / 1.25 - 2` rounds.
 pub const CHUNK_FRACTION: f64 = 0.25;
 
-/// The smallest chunk: the clock read and the stop-flag check once per chunk (tens of
-/// nanoseconds) are then below 10^-4 of its time even at 20 GB/s.
+/// The smallest chunk: the clock read and the stop-flag check once per chunk (28 ns on the
+/// development machine, `cargo bench --bench cache_step`) are then a thousandth of its time
+/// at 40 GB/s, and 0.016 % of a default 4 MiB chunk at 24 GB/s.
 pub const MIN_CHUNK: u64 = 1 << 20;
 
-/// Bytes/s at which fresh pages are touched (first-touch page faults, zeroing): measured
-/// 2.5-3.5 GB/s on the development machine for one thread; the lower figure of a loaded
-/// machine, so estimates and time limits err long.
-pub const TOUCH_BANDWIDTH: f64 = 1.5e9;
+/// Bytes/s at which fresh pages are touched (first-touch page faults, zeroing), for the
+/// estimates that time limits come from: 2.4 GB/s on the development machine when quiet
+/// (`cargo bench --bench cache_step` prints it), down to 0.3-0.7 GB/s while compilers load
+/// both its cores. Estimates err long, the tests triple them.
+pub const TOUCH_BANDWIDTH: f64 = 1.0e9;
 
 const MIB: u64 = 1 << 20;
 
