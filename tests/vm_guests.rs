@@ -271,7 +271,13 @@ fn check_guest(layout: &str, nodes_per_socket: u32) {
             "guest {layout} placement {c},{k}: trace records buffers {} ran_on {}",
             trace["buffers"], trace["points"][0]["ran_on"]
         ));
-        gate::say(&format!("guest {layout} placement {c},{k}: rank 0's threads (name, allowed CPUs, last CPU): {threads:?}"));
+        let attempts = std::fs::read_to_string(g.out.join(format!("attempts-{c}-{k}.txt")))
+            .unwrap_or_default();
+        gate::say(&format!(
+            "guest {layout} placement {c},{k}: rank 0's threads (name, allowed CPUs, last CPU): \
+             {threads:?}, seen in run {} of the placement",
+            attempts.trim()
+        ));
         gate::say(&format!(
             "guest {layout} placement {c},{k}: rank 0's bound pages per NUMA node (numa_maps) \
              {pages_on:?}; computing PUs in order (OS index) {}, communication PU {}",

@@ -12,6 +12,7 @@
 #   numa_maps-C-M.txt          /proc/PID/numa_maps of rank 0, read from outside the tool
 #                              while that run computes and receives
 #   threads-C-M.txt            rank 0's threads seen from outside: NAME ALLOWED_CPUS LAST_CPU
+#   attempts-C-M.txt           how many runs of that measure it took to see both threads
 #   main/ and main.log         the main job (.ci/main-job) with tiny measure options
 #   steps.txt                  one line per step: NAME EXIT_STATUS MILLISECONDS
 #   done                       written last: the checks ran to the end
@@ -72,13 +73,33 @@ snapshot_threads() {
     done
 }
 
-# Runs a tiny measure of placement C,M and keeps, while it runs, the latest of the snapshots
-# of rank 0's numa_maps with the most regions bound by the tool (policy `bind:N`), and its
-# threads' CPUs.
+# Runs a tiny measure of placement C,M (measure_once), again with longer phases when the
+# snapshots missed a thread: a guest emulated on a loaded host can poll /proc more slowly than
+# a tiny run's phases last (each ends once stable, so a whole sweep may last a second), and
+# what is checked is where the threads ran, not how fast the guest is. `attempts-C-M.txt`
+# says how many runs it took. A thread that never runs is still missing after the last.
 measure_placement() {
+    local c=$1 m=$2 attempt=1 longer=()
+    while :; do
+        measure_once "$c" "$m" "${longer[@]}"
+        [[ -n ${threads[communication]:-} && -n ${threads[compute-0]:-} ]] && break
+        ((attempt < 3)) || break
+        attempt=$((attempt + 1))
+        # Phases that never count as stable last --max-phase each.
+        longer=(--max-phase $((2 * attempt)) --stable-within 0.01)
+    done
+    echo "$attempt" >"attempts-$c-$m.txt"
+}
+
+# One tiny measure of placement C,M (extra measure options after C and M), keeping, while it
+# runs, the latest of the snapshots of rank 0's numa_maps with the most regions bound by the
+# tool (policy `bind:N`), and its threads' CPUs.
+measure_once() {
     local c=$1 m=$2 pid="" maps rest count best=0 job name
+    shift 2
     threads=()
-    "$bin" measure --numa "$c,$m" --cores 1 "${tiny[@]}" --force \
+    rm -f "numa_maps-$c-$m.txt"
+    "$bin" measure --numa "$c,$m" --cores 1 "${tiny[@]}" "$@" --force \
         -o "place-$c-$m.json" >"place-$c-$m.log" 2>&1 &
     job=$!
     while kill -0 "$job" 2>/dev/null; do
