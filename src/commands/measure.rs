@@ -2,13 +2,15 @@
 
 use crate::cli::MeasureArgs;
 use crate::error::{Error, Result};
-use crate::measure::mpi::{self, Threading};
+use crate::measure::job::mpi::{self, Threading};
+use crate::measure::job::{launch, rank0, sender, signals};
+use crate::measure::machine::{settings, topology};
 use crate::measure::options::MeasureOptions;
 use crate::measure::session;
-use crate::measure::{launch, progress, rank0, sender, settings, signals, topology};
+use crate::measure::sweep::progress;
 use std::path::{Path, PathBuf};
 
-use crate::measure::topology::SYSFS;
+use crate::measure::machine::topology::SYSFS;
 
 /// `contention measure`'s options, checked: the measurement, and how this command runs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -189,9 +191,9 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         crate::results::ensure_parent(&trace_path)?;
         session::check_output(&args.measure, &trace_path)?;
         // Refuse now if another run holds the trace (rank 0 takes the lock for the run).
-        drop(crate::measure::lock::acquire(
+        drop(crate::measure::sweep::lock::acquire(
             &trace_path,
-            &crate::measure::lock::holder(&layout.hostname),
+            &crate::measure::sweep::lock::holder(&layout.hostname),
         )?);
     } else if let Some(out) = &args.measure.output {
         // Rank 0 runs elsewhere, but a device, FIFO or directory is refused before MPI starts.

@@ -5,9 +5,9 @@
 use crate::cli::{NetworkArgs, PenaltiesArg, TableOrJson};
 use crate::error::{Error, Result};
 use crate::io::{graph_file, model_file};
-use crate::measure::graph as measure_graph;
-use crate::measure::launch;
-use crate::measure::mpi::{self, Threading};
+use crate::measure::job::graph as measure_graph;
+use crate::measure::job::launch;
+use crate::measure::job::mpi::{self, Threading};
 use crate::model::{self, Placement};
 use crate::network::{self, FairShare, Graph, InfiniBand, PenaltyModel};
 use crate::provenance::Provenance;

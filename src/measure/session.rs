@@ -3,17 +3,17 @@
 //! after every point.
 
 use super::choices::{CommPattern, ComputeKernel};
-use super::kernel::Kernel;
-use super::memory::{self, human_bytes};
 use super::options::{MeasureOptions, MIN_BUFFER};
-use super::plan::{self, Planned, Request, SenderPlan};
-use super::progress::{self, Progress};
-use super::run::{Abort, Bench, Sampling};
-use super::sizing;
-use super::topology::Layout;
-use super::workload::Workload;
 use crate::error::{Error, IoAction, Result};
 use crate::io::{atomic, tidy_csv, trace_file};
+use crate::measure::machine::memory::{self, human_bytes};
+use crate::measure::machine::plan::{self, Planned, Request, SenderPlan};
+use crate::measure::machine::topology::Layout;
+use crate::measure::sweep::kernel::Kernel;
+use crate::measure::sweep::progress::{self, Progress};
+use crate::measure::sweep::run::{Abort, Bench, Sampling};
+use crate::measure::sweep::sizing;
+use crate::measure::sweep::workload::Workload;
 use crate::provenance::Provenance;
 use crate::trace::{
     BufferPages, MachineSettings, MeasureConfig, MpiInfo, SenderPlacement, Sizing, Trace,
@@ -350,8 +350,11 @@ pub fn describe_plan(
         );
     }
     if let Some(s) = settings {
-        out += &format!("settings    {}\n", super::settings::describe(s));
-        for w in super::settings::warnings(s) {
+        out += &format!(
+            "settings    {}\n",
+            crate::measure::machine::settings::describe(s)
+        );
+        for w in crate::measure::machine::settings::warnings(s) {
             out += &format!("WARNING     {w}\n");
         }
     }
@@ -408,8 +411,8 @@ pub fn describe_plan(
         node(c.comm_numa),
         z.message_buffers,
         human_bytes(c.message_size_bytes * u64::from(z.message_buffers)),
-        super::sampling::MIN_ROUNDS + 2,
-        (super::sampling::MIN_ROUNDS + 2) as f64 * c.message_size_bytes as f64
+        crate::measure::sweep::sampling::MIN_ROUNDS + 2,
+        (crate::measure::sweep::sampling::MIN_ROUNDS + 2) as f64 * c.message_size_bytes as f64
             / c.max_phase_seconds
             / 1e9,
         c.max_phase_seconds
@@ -507,7 +510,7 @@ pub struct Rank0<'a> {
     pub progress: progress::Mode,
     pub interrupted: &'static AtomicBool,
     /// The communicator of rank 0 and its sender.
-    pub comm: super::comm::Handle,
+    pub comm: crate::measure::sweep::comm::Handle,
 }
 
 impl Rank0<'_> {
@@ -517,7 +520,10 @@ impl Rank0<'_> {
         let path = self.options.trace_path(&self.layout.hostname);
         let fail = |e: Error, path: &Path| (Abort::Failed(e.to_string()), path.to_path_buf());
         // Held until this function returns: no other run writes this trace meanwhile.
-        let _lock = match super::lock::acquire(&path, &super::lock::holder(&self.layout.hostname)) {
+        let _lock = match crate::measure::sweep::lock::acquire(
+            &path,
+            &crate::measure::sweep::lock::holder(&self.layout.hostname),
+        ) {
             Ok(l) => l,
             Err(e) => return Err(fail(e, &path)),
         };
@@ -770,7 +776,7 @@ fn resume_differences(old: &Trace, fresh: &Trace) -> Vec<String> {
 /// median bandwidth, and the `--max-phase` or message size that would give enough.
 fn few_messages(p: &TracePoint, c: &MeasureConfig) -> Option<String> {
     let got = p.comm_alone.samples.len();
-    let min = super::sampling::MIN_ROUNDS;
+    let min = crate::measure::sweep::sampling::MIN_ROUNDS;
     if got >= min {
         return None;
     }
@@ -867,8 +873,8 @@ mod tests {
 
     /// The plan of `options` on a synthetic hwloc machine, built without the command line.
     fn plan_text(synthetic: &str, a: MeasureOptions) -> String {
-        let layout = super::super::topology::layout(
-            &super::super::topology::load_synthetic(synthetic).unwrap(),
+        let layout = crate::measure::machine::topology::layout(
+            &crate::measure::machine::topology::load_synthetic(synthetic).unwrap(),
         );
         let r = resolve(&a, &layout, Path::new("/nonexistent"), None).unwrap();
         describe_plan(&layout, &r, &transport(&["a".into()]), None)
@@ -901,8 +907,9 @@ mod tests {
 
     #[test]
     fn options_built_without_the_command_line_are_checked_against_the_machine() {
-        let layout = super::super::topology::layout(
-            &super::super::topology::load_synthetic("pack:2 numa:2 core:4 pu:1").unwrap(),
+        let layout = crate::measure::machine::topology::layout(
+            &crate::measure::machine::topology::load_synthetic("pack:2 numa:2 core:4 pu:1")
+                .unwrap(),
         );
         let refused =
             |a: MeasureOptions| match resolve(&a, &layout, Path::new("/nonexistent"), None) {
@@ -944,8 +951,8 @@ mod tests {
     const MIB: u64 = 1 << 20;
 
     fn synthetic(description: &str) -> Layout {
-        super::super::topology::layout(
-            &super::super::topology::load_synthetic(description).unwrap(),
+        crate::measure::machine::topology::layout(
+            &crate::measure::machine::topology::load_synthetic(description).unwrap(),
         )
     }
 
@@ -993,7 +1000,7 @@ mod tests {
                 c.max_phase_seconds,
                 z.chunk_bytes,
                 sizing::SLOWEST_CORE_BANDWIDTH
-            ) >= super::super::sampling::MIN_ROUNDS
+            ) >= crate::measure::sweep::sampling::MIN_ROUNDS
         );
         let text = describe_plan(&big, &r, &transport(&["a".into()]), None);
         assert!(text.contains("against 1 GiB of last-level cache"), "{text}");
@@ -1021,8 +1028,9 @@ mod tests {
             if path.extension().is_none_or(|e| e != "xml") {
                 continue;
             }
-            let layout =
-                super::super::topology::layout(&super::super::topology::load_xml(&path).unwrap());
+            let layout = crate::measure::machine::topology::layout(
+                &crate::measure::machine::topology::load_xml(&path).unwrap(),
+            );
             let r = resolve(
                 &MeasureOptions::default(),
                 &layout,
@@ -1065,7 +1073,7 @@ mod tests {
                     c.max_phase_seconds,
                     z.chunk_bytes,
                     sizing::SLOWEST_CORE_BANDWIDTH
-                ) >= super::super::sampling::MIN_ROUNDS,
+                ) >= crate::measure::sweep::sampling::MIN_ROUNDS,
                 "{name}"
             );
             seen += 1;

@@ -2,13 +2,13 @@
 //! the project's non-temporal store stream and STREAM's triad (bandwidth-bound), and a random
 //! cyclic pointer chase (latency-bound), the two ends of the paper's Table I.
 
-use crate::measure::kernel::Kernel;
+use crate::measure::sweep::kernel::Kernel;
 use std::time::Instant;
 
 /// A built-in kernel and its figure of merit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// The non-temporal memset of `measure` ([`crate::measure::kernel::Kernel`]) over one
+    /// The non-temporal memset of `measure` ([`crate::measure::sweep::kernel::Kernel`]) over one
     /// buffer; FOM: MB/s written (best of the passes).
     NtStore,
     /// `a[i] = b[i] + s * c[i]` over three f64 arrays; FOM: MB/s, counting 24 bytes per

@@ -20,7 +20,7 @@ pub mod runner;
 pub mod threshold;
 
 use crate::error::{Error, Result};
-use crate::measure::signals;
+use crate::measure::job::signals;
 use crate::provenance::Provenance;
 use crate::stats::median;
 use crate::sys::{self, bind_current_thread};
@@ -44,7 +44,7 @@ impl Workload {
                 format!(
                     "builtin {} ({})",
                     kind.name(),
-                    crate::measure::memory::human_bytes(*bytes as u64)
+                    crate::measure::machine::memory::human_bytes(*bytes as u64)
                 )
             }
             Workload::Command(argv) => argv.join(" "),

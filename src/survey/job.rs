@@ -13,13 +13,16 @@ use super::manifest::{self, Manifest, Status};
 use super::{plan, SurveyOptions};
 use crate::error::{Error, Result};
 use crate::measure::choices::CommPattern;
+use crate::measure::job::{launch, mpi, signals};
+use crate::measure::machine::topology;
 use crate::measure::options::MeasureOptions;
-use crate::measure::{launch, mpi, progress, session, signals, topology};
+use crate::measure::session;
+use crate::measure::sweep::progress;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::measure::topology::SYSFS;
+use crate::measure::machine::topology::SYSFS;
 
 /// `contention survey`, from a shell or (as one of the job's ranks) under the launcher.
 /// Returns the manifest's path when this process drove the job (or found every node done),
@@ -30,7 +33,7 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     refuse_measure_only(o)?;
     let path = Manifest::path(&crate::results::root());
     if launch::under_launcher(|k| std::env::var(k).ok()) && !o.dry_run {
-        crate::measure::survey::run(&o.measure, &path)?;
+        crate::survey::ranks::run(&o.measure, &path)?;
         return Ok(None);
     }
     let hosts = hosts(o)?;

@@ -19,7 +19,7 @@
 //!   `--max-phase` whatever the buffer size, and at least [`super::sampling::MIN_ROUNDS`]
 //!   even on the slowest core this is sized for.
 
-use super::memory::human_bytes;
+use crate::measure::machine::memory::human_bytes;
 
 /// The working set must be this many times the last-level cache it could live in.
 ///
@@ -41,6 +41,10 @@ use super::memory::human_bytes;
 /// whose replacement policy keeps part of a working set a little larger than the cache. Its
 /// cost is memory: 4 x 480 MiB per rule here.
 pub const CACHE_FACTOR: u64 = 4;
+
+/// The most message buffers of a ring (`--message-buffers`, and what [`message_ring`]
+/// picks): 4 GiB of 1 MiB messages.
+pub const MAX_MESSAGE_BUFFERS: u32 = 4096;
 
 /// Never less than this per computing core: below it a pass is a handful of chunks and page
 /// or TLB effects of the first touch dominate.
@@ -166,8 +170,7 @@ pub fn first_meeting(rule: u64, buffer: u64, max: u32) -> Option<u32> {
 pub fn message_ring(message: u64, llc: u64, room: Option<u64>) -> u32 {
     let want = (CACHE_FACTOR * llc).div_ceil(message.max(1)).max(1);
     let fits = room.map_or(want, |r| (r / message.max(1)).max(1));
-    want.min(fits)
-        .min(u64::from(super::options::MAX_MESSAGE_BUFFERS)) as u32
+    want.min(fits).min(u64::from(MAX_MESSAGE_BUFFERS)) as u32
 }
 
 /// The warnings of a sizing, for the plan and the trace: where the cache rule is missed.
@@ -219,7 +222,7 @@ pub fn warnings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::sampling::MIN_ROUNDS;
+    use crate::measure::sweep::sampling::MIN_ROUNDS;
 
     const GIB: u64 = 1 << 30;
 
@@ -292,10 +295,7 @@ mod tests {
         assert_eq!(message_ring(64 * MIB, 480 * MIB, Some(640 * MIB)), 10);
         assert_eq!(message_ring(64 * MIB, 480 * MIB, Some(MIB)), 1);
         // Tiny messages: no more slots than `--message-buffers` accepts.
-        assert_eq!(
-            message_ring(4096, GIB, None),
-            crate::measure::options::MAX_MESSAGE_BUFFERS
-        );
+        assert_eq!(message_ring(4096, GIB, None), MAX_MESSAGE_BUFFERS);
     }
 
     #[test]

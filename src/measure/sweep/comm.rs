@@ -31,7 +31,7 @@ pub const TAG_DATA: i32 = 3;
 pub const TAG_END: i32 = 4;
 pub const TAG_LAST: i32 = 5;
 
-pub use super::choices::CommPattern as Pattern;
+pub use crate::measure::choices::CommPattern as Pattern;
 
 /// The communicator a measurement runs on, as a plain handle the communication thread can
 /// carry: `MPI_COMM_WORLD` for `measure`, a two-rank communicator split from it for each pair

@@ -13,9 +13,9 @@
 
 use super::comm::Pattern;
 use super::comm::{self, lock, Command};
-use super::memory;
 use super::sampling::{self, Span, Timings};
 use super::workload::Workload;
+use crate::measure::machine::memory;
 use crate::sys::{bind_current_thread, current_cpu};
 use crate::trace::{Phase, Plan, Sample, ThreadCpus, TracePoint};
 use hwlocality::memory::binding::Bytes;

@@ -10,10 +10,10 @@
 //! rounds already recorded stay, and the driver records the cut round (see
 //! [`crate::survey::job`]).
 
-use super::mpi::{self, Threading};
-use super::options::MeasureOptions;
-use super::{rank0, sender, signals};
 use crate::error::{Error, IoAction, Result};
+use crate::measure::job::mpi::{self, Threading};
+use crate::measure::job::{rank0, sender, signals};
+use crate::measure::options::MeasureOptions;
 use crate::survey::error::SurveyError;
 use crate::survey::manifest::{Manifest, Status};
 use ::mpi::collective::{CommunicatorCollectives, Root};
@@ -90,7 +90,7 @@ pub fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
                 let result =
                     rank0::measure(&node_args, true, mpi_job.info(hosts), interrupted, comm);
                 let trace = node_args.trace_path(&crate::results::this_host());
-                let traces = [trace.clone(), super::session::csv_path(&trace)]
+                let traces = [trace.clone(), crate::measure::session::csv_path(&trace)]
                     .into_iter()
                     .filter(|p| p.exists())
                     .collect();

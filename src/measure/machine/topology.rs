@@ -34,7 +34,7 @@ pub struct Socket {
     /// Bytes of last-level cache serving this socket's cores: every L3 in it (several on
     /// chiplet CPUs, one per die or CCX), else every L2; 0 when hwloc reports none. The data
     /// of threads on this socket must dwarf it for a kernel to measure memory
-    /// ([`super::sizing`]).
+    /// ([`crate::measure::sweep::sizing`]).
     pub llc_bytes: u64,
 }
 

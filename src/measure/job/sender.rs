@@ -6,13 +6,13 @@
 //!
 //! [`serve_rank`] is the whole life of a rank other than 0; [`place_ranks`] is rank 0's side.
 
-use super::choices::CommPattern;
-use super::comm;
-use super::memory;
 use super::mpi::World;
-use super::plan::SenderPlan;
-use super::topology;
 use crate::error::{Error, Result as CrateResult};
+use crate::measure::choices::CommPattern;
+use crate::measure::machine::memory;
+use crate::measure::machine::plan::SenderPlan;
+use crate::measure::machine::topology;
+use crate::measure::sweep::comm;
 use crate::sys::{bind_current_thread, current_cpu};
 use crate::trace::{SenderPlacement, TransportKind};
 use hwlocality::memory::binding::Bytes;

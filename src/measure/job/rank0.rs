@@ -5,14 +5,16 @@
 //! and whatever happens, even a panic, tells the senders to stop.
 
 use super::mpi::World;
-use super::options::MeasureOptions;
-use super::session::{self, Rank0};
-use super::{comm, launch, progress, run::Abort, sender, settings, topology};
+use super::{launch, sender};
 use crate::error::{Error, Result};
+use crate::measure::machine::{settings, topology};
+use crate::measure::options::MeasureOptions;
+use crate::measure::session::{self, Rank0};
+use crate::measure::sweep::{comm, progress, run::Abort};
 use crate::trace::MpiInfo;
 use std::path::Path;
 
-use super::topology::SYSFS;
+use crate::measure::machine::topology::SYSFS;
 
 /// Measures on `world` as its rank 0 (`mpi`: the job as the trace records it, from
 /// [`super::mpi::Job::info`]), then shuts the other ranks down. `quiet`: no plan and no

@@ -15,8 +15,8 @@
 //! `srun --mpi=list` say; [`super::launch`] runs the programs, [`super::mpi`] asks the
 //! library.
 
-use super::choices::Launcher;
 use crate::error::Error;
+use crate::measure::choices::Launcher;
 
 /// The MPI families whose launchers differ. MVAPICH, Intel MPI and Cray MPICH are MPICH's
 /// (Hydra's `mpiexec`, PMI under srun).
