@@ -14,7 +14,7 @@ use crate::measure::machine::topology::SYSFS;
 
 /// `contention measure`'s options, checked: the measurement, and how this command runs it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Options {
+pub(crate) struct Options {
     pub measure: MeasureOptions,
     /// How to start the ranks from a shell.
     pub launcher: launch::Launcher,
@@ -29,7 +29,7 @@ pub struct Options {
 impl Options {
     /// The one place `measure`'s arguments are checked (beyond what clap parses): the values
     /// that cannot give a meaningful measurement are refused here, naming the option.
-    pub fn from_args(a: &MeasureArgs) -> Result<Options> {
+    pub(crate) fn from_args(a: &MeasureArgs) -> Result<Options> {
         let measure = MeasureOptions {
             comp_numa: a.numa.comp,
             comm_numa: a.numa.comm,

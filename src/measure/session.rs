@@ -25,7 +25,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// The computing threads' workload for `--kernel`.
-pub fn workload(k: ComputeKernel) -> Workload {
+pub(crate) fn workload(k: ComputeKernel) -> Workload {
     match k {
         ComputeKernel::NtStore => Workload::NtStore(Kernel::detect()),
         ComputeKernel::Copy => Workload::Copy,
@@ -34,7 +34,7 @@ pub fn workload(k: ComputeKernel) -> Workload {
 }
 
 /// The CSV beside a trace.
-pub fn csv_path(trace: &Path) -> PathBuf {
+pub(crate) fn csv_path(trace: &Path) -> PathBuf {
     trace.with_extension("csv")
 }
 
@@ -96,7 +96,7 @@ pub struct Resolved {
 
 impl Resolved {
     /// How the buffers were sized (always set by [`resolve`]).
-    pub fn sizing(&self) -> &Sizing {
+    pub(crate) fn sizing(&self) -> &Sizing {
         self.config
             .sizing
             .as_ref()
@@ -119,7 +119,7 @@ pub fn transport(hosts: &[String]) -> Transport {
 }
 
 /// The transport as the plan and the log say it.
-pub fn describe_transport(t: &Transport) -> String {
+pub(crate) fn describe_transport(t: &Transport) -> String {
     match t.kind {
         TransportKind::IntraNode => format!(
             "intra-node: both ranks on {}, so messages are shared-memory copies by the MPI \
@@ -140,7 +140,7 @@ pub fn describe_transport(t: &Transport) -> String {
 /// the configuration of the trace `--resume` continues: what the tool sized itself there
 /// (buffer, message slots) is kept, so a resumed trace is one experiment whatever the free
 /// memory of the moment; options the user gives are compared with it later
-/// ([`Rank0::run`]'s check names each one that differs).
+/// (`Rank0::run`'s check names each one that differs).
 pub fn resolve(
     a: &MeasureOptions,
     layout: &Layout,
@@ -266,7 +266,7 @@ pub fn resolve(
 /// and the message rings (rank 0's receive ring, its send ring when exchanging, and rank
 /// 1's, counted as if on this host). `describe_plan` prints it; `contention survey` and the
 /// tests take their time limits from it.
-pub fn estimated_seconds(c: &MeasureConfig) -> (f64, f64) {
+pub(crate) fn estimated_seconds(c: &MeasureConfig) -> (f64, f64) {
     let max = c.cores.iter().copied().max().unwrap_or(0) as f64;
     let points = c.cores.len() as f64;
     let slots = c.sizing.as_ref().map_or(1, |s| s.message_buffers) as f64;
@@ -497,7 +497,7 @@ fn describe_cache(c: &MeasureConfig, z: &Sizing) -> String {
 }
 
 /// How rank 0 reports each step of the sweep.
-pub struct Rank0<'a> {
+pub(crate) struct Rank0<'a> {
     pub options: &'a MeasureOptions,
     pub topology: &'a Topology,
     pub layout: &'a Layout,
@@ -516,7 +516,7 @@ pub struct Rank0<'a> {
 impl Rank0<'_> {
     /// Runs the sweep, saving the trace after every point. A stalled run ends the process
     /// from inside the sweep (see [`Abort::Stalled`]).
-    pub fn run(self) -> std::result::Result<PathBuf, (Abort, PathBuf)> {
+    pub(crate) fn run(self) -> std::result::Result<PathBuf, (Abort, PathBuf)> {
         let path = self.options.trace_path(&self.layout.hostname);
         let fail = |e: Error, path: &Path| (Abort::Failed(e.to_string()), path.to_path_buf());
         // Held until this function returns: no other run writes this trace meanwhile.
@@ -796,7 +796,7 @@ fn few_messages(p: &TracePoint, c: &MeasureConfig) -> Option<String> {
 /// half-width (`?` when too few rounds gave none), `UNSTABLE` after a phase that stopped
 /// before its stopping rule was met, and the loss ratios of Langguth et al. (alone over
 /// parallel bandwidth, the L_M and L_N of `contention overlap`).
-pub fn point_line(p: &TracePoint) -> String {
+pub(crate) fn point_line(p: &TracePoint) -> String {
     let (ca, cp) = (p.comp_alone.summary.median, p.comp_parallel.summary.median);
     let (ma, mp) = (p.comm_alone.summary.median, p.comm_parallel.summary.median);
     let phases = [

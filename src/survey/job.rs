@@ -1,7 +1,7 @@
 //! The driver of a survey, run from a shell inside the allocation (or beside `--hosts`):
 //! plans the job, writes the manifest, starts the one MPI job and watches its rounds.
 //!
-//! A round that overruns its time limit (see [`super::plan::round_timeout`]) is taken as a
+//! A round that overruns its time limit (see `super::plan::round_timeout`) is taken as a
 //! node that hangs: the job is stopped (SIGTERM, the ranks save what they finished, then
 //! SIGKILL), and the round's unfinished nodes are recorded failed. A job that ends early for
 //! any other reason (a node killed: Open MPI then aborts every rank; Ctrl-C; the

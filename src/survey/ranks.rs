@@ -34,7 +34,7 @@ const TAG_OUTCOME: i32 = 40;
 
 /// Runs this rank's part of the survey in `manifest_path` (read by world rank 0 and sent to
 /// the others, so only rank 0's node needs to see the file).
-pub fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
+pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
     let interrupted = signals::install();
     let mpi_job = mpi::init(Threading::Serialized)?;
     let world = &mpi_job.world;

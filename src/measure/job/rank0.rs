@@ -17,7 +17,7 @@ use std::path::Path;
 use crate::measure::machine::topology::SYSFS;
 
 /// Measures on `world` as its rank 0 (`mpi`: the job as the trace records it, from
-/// [`super::mpi::Job::info`]), then shuts the other ranks down. `quiet`: no plan and no
+/// `super::mpi::Job::info`), then shuts the other ranks down. `quiet`: no plan and no
 /// progress on standard error.
 pub fn measure(
     options: &MeasureOptions,

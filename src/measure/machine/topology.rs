@@ -147,7 +147,7 @@ pub enum TopologyError {
 impl TopologyError {
     /// This machine's topology missing is the system's failure; a file or description the
     /// user gave is bad input.
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         match self {
             TopologyError::ThisMachine(_) => crate::error::EXIT_FAILURE,
             _ => crate::error::EXIT_INPUT,
@@ -389,7 +389,7 @@ fn last_level_cache(topology: &Topology, within: &TopologyObject) -> u64 {
 impl Layout {
     /// Bytes of the last-level caches that serve any of `pus` (OS indices), each counted
     /// once: what the threads on those PUs can keep data in.
-    pub fn llc_covering(&self, pus: impl IntoIterator<Item = u32>) -> u64 {
+    pub(crate) fn llc_covering(&self, pus: impl IntoIterator<Item = u32>) -> u64 {
         let pus: std::collections::BTreeSet<u32> = pus.into_iter().collect();
         self.caches
             .iter()
@@ -399,7 +399,7 @@ impl Layout {
     }
 
     /// Bytes of last-level cache of the given sockets (logical indices), each counted once.
-    pub fn llc_of(&self, sockets: impl IntoIterator<Item = u32>) -> u64 {
+    pub(crate) fn llc_of(&self, sockets: impl IntoIterator<Item = u32>) -> u64 {
         let wanted: std::collections::BTreeSet<u32> = sockets.into_iter().collect();
         self.sockets
             .iter()
@@ -410,14 +410,14 @@ impl Layout {
 
     /// NUMA nodes on the first socket, `#m` of the model (at least 1: a machine whose nodes
     /// have no CPUs is treated as one node per socket).
-    pub fn numa_per_socket(&self) -> u32 {
+    pub(crate) fn numa_per_socket(&self) -> u32 {
         let n = self.numa.iter().filter(|n| n.socket == Some(0)).count();
         idx(n.max(1))
     }
 
     /// The network card MPI most likely uses: a fabric device if any, else an interface
     /// that is not loopback or virtual.
-    pub fn main_nic(&self) -> Option<&Nic> {
+    pub(crate) fn main_nic(&self) -> Option<&Nic> {
         let usable = |n: &&Nic| {
             !["lo", "docker", "virbr", "veth", "br-"]
                 .iter()
@@ -427,7 +427,7 @@ impl Layout {
     }
 
     /// The trace's description of the machine.
-    pub fn machine_info(&self) -> MachineInfo {
+    pub(crate) fn machine_info(&self) -> MachineInfo {
         let first = self.sockets.first();
         MachineInfo {
             hostname: self.hostname.clone(),

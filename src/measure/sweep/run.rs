@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 /// How phases are sampled.
 #[derive(Debug, Clone, Copy)]
-pub struct Sampling {
+pub(crate) struct Sampling {
     /// A phase stops at this many seconds even if not stable (if it has samples).
     pub max_phase: Duration,
     /// Relative half-width of the median's 95% interval at which a stream is stable.
@@ -40,7 +40,7 @@ pub struct Sampling {
 
 /// Why a sweep ended early.
 #[derive(Debug)]
-pub enum Abort {
+pub(crate) enum Abort {
     /// Ctrl-C or SIGTERM.
     Interrupted,
     /// No progress within the timeout. Never returned by [`Bench::sweep`], which ends the
@@ -59,7 +59,7 @@ enum Streams {
 }
 
 /// Everything the sweep needs, set up once.
-pub struct Bench<'t> {
+pub(crate) struct Bench<'t> {
     pub topology: &'t Topology,
     pub plan: &'t Plan,
     pub workload: Workload,
@@ -84,7 +84,7 @@ pub struct Bench<'t> {
 impl Bench<'_> {
     /// Runs `points` (core counts) in order, calling `done` after each finished point (the
     /// caller saves it) and `phase` when a phase starts.
-    pub fn sweep(
+    pub(crate) fn sweep(
         &self,
         points: &[u32],
         comm_buffer: &mut Bytes<'_>,
@@ -215,7 +215,7 @@ impl Bench<'_> {
 
 /// Checks that every bound thread ran only on its PU: the binding is verified, not assumed
 /// (a cgroup or another tool can move a thread after it bound itself).
-pub fn check_cpus(threads: &[ThreadCpus]) -> Result<(), String> {
+pub(crate) fn check_cpus(threads: &[ThreadCpus]) -> Result<(), String> {
     for t in threads {
         let Some(pu) = t.bound_to else { continue };
         let strays: Vec<String> = t
