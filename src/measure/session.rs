@@ -2,7 +2,7 @@
 //! plan (`--dry-run`), allocate the bound buffers, run the sweep and keep the trace on disk
 //! after every point.
 
-use super::choices::{CommPattern, ComputeKernel};
+use super::choices::CommPattern;
 use super::options::{MeasureOptions, MIN_BUFFER};
 use crate::error::{Error, IoAction, Result};
 use crate::io::{atomic, tidy_csv, trace_file};
@@ -23,15 +23,6 @@ use hwlocality::Topology;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
-
-/// The computing threads' workload for `--kernel`.
-pub(crate) fn workload(k: ComputeKernel) -> Workload {
-    match k {
-        ComputeKernel::NtStore => Workload::NtStore(Kernel::detect()),
-        ComputeKernel::Copy => Workload::Copy,
-        ComputeKernel::Triad => Workload::Triad,
-    }
-}
 
 /// The CSV beside a trace.
 pub(crate) fn csv_path(trace: &Path) -> PathBuf {
@@ -188,9 +179,10 @@ pub fn resolve(
         }
     };
     let ring_bytes = message * u64::from(ring) * rings;
-    let use_ = match workload(a.kernel) {
-        Workload::NtStore(k) if k != Kernel::Portable => sizing::CacheUse::Bypass,
-        _ => sizing::CacheUse::Temporal,
+    let use_ = if Workload::detect(a.kernel).bypasses_cache() {
+        sizing::CacheUse::Bypass
+    } else {
+        sizing::CacheUse::Temporal
     };
     let sized = sizing::computing(
         use_,
@@ -247,7 +239,7 @@ pub fn resolve(
         stable_within: a.stable_within / 100.0,
         timeout_seconds: a.timeout,
         kernel: Kernel::detect().name().to_string(),
-        compute_kernel: workload(a.kernel).name().to_string(),
+        compute_kernel: Workload::detect(a.kernel).name().to_string(),
         pattern: a.pattern.name().to_string(),
         ranks: a.job_ranks(),
         bind: !a.no_bind,
@@ -620,7 +612,7 @@ impl Rank0<'_> {
         let bench = Bench {
             topology: self.topology,
             plan: &self.resolved.planned.plan,
-            workload: workload(self.options.kernel),
+            workload: Workload::detect(self.options.kernel),
             pattern,
             chunk_bytes: self.resolved.sizing().chunk_bytes as usize,
             sample_seconds: self.resolved.sizing().sample_seconds,
@@ -934,7 +926,7 @@ mod tests {
             &MeasureOptions {
                 comp_numa: 2,
                 comm_numa: 2,
-                kernel: ComputeKernel::Copy,
+                kernel: crate::measure::choices::ComputeKernel::Copy,
                 pattern: CommPattern::Pingpong,
                 ..MeasureOptions::default()
             },

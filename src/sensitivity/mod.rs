@@ -33,7 +33,10 @@ use std::time::Duration;
 /// What runs at each level.
 #[derive(Debug, Clone)]
 pub enum Workload {
-    Builtin { kind: builtin::Kind, bytes: usize },
+    Builtin {
+        kind: builtin::Builtin,
+        bytes: usize,
+    },
     Command(Vec<String>),
 }
 
