@@ -4,13 +4,11 @@ use crate::cli::MeasureArgs;
 use crate::error::{Error, Result};
 use crate::measure::job::mpi::{self, Threading};
 use crate::measure::job::{launch, rank0, sender, signals};
-use crate::measure::machine::{settings, topology};
+use crate::measure::machine::settings;
 use crate::measure::options::MeasureOptions;
 use crate::measure::session;
 use crate::measure::sweep::progress;
 use std::path::{Path, PathBuf};
-
-use crate::measure::machine::topology::SYSFS;
 
 /// `contention measure`'s options, checked: the measurement, and how this command runs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,19 +109,9 @@ fn hosts(args: &Options) -> Option<Vec<String>> {
 }
 
 fn dry_run(args: &Options, hosts: Option<&[String]>) -> Result<()> {
-    let topo = match &args.topology {
-        Some(xml) => topology::load_xml(xml)?,
-        None => topology::load_this_machine()?,
-    };
-    let layout = topology::layout(&topo);
-    // Free memory is only known for this machine.
-    let sysfs = if args.topology.is_some() {
-        Path::new("/nonexistent")
-    } else {
-        Path::new(SYSFS)
-    };
-    let previous = session::previous(&args.measure, &args.measure.trace_path(&layout.hostname))?;
-    let resolved = session::resolve(&args.measure, &layout, sysfs, previous.as_ref())?;
+    let session::Placed {
+        layout, resolved, ..
+    } = session::place(&args.measure, args.topology.as_deref(), true)?;
     let launch_text = planned_launch(args, hosts);
     let hosts = hosts.map_or_else(|| vec![layout.hostname.clone()], <[String]>::to_vec);
     let settings = args
@@ -184,10 +172,8 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         launch::slurm_single_node(var).is_some_and(|n| var("SLURMD_NODENAME") != Some(n));
     if hosts.is_none() && !elsewhere {
         // Rank 0 will run on this host: refuse bad requests before starting MPI.
-        let layout = topology::layout(&topology::load_this_machine()?);
+        let layout = session::place(&args.measure, None, true)?.layout;
         let trace_path = args.measure.trace_path(&layout.hostname);
-        let previous = session::previous(&args.measure, &trace_path)?;
-        session::resolve(&args.measure, &layout, Path::new(SYSFS), previous.as_ref())?;
         crate::results::ensure_parent(&trace_path)?;
         session::check_output(&args.measure, &trace_path)?;
         // Refuse now if another run holds the trace (rank 0 takes the lock for the run).

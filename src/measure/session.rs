@@ -8,7 +8,7 @@ use crate::error::{Error, IoAction, Result};
 use crate::io::{atomic, tidy_csv, trace_file};
 use crate::measure::machine::memory::{self, human_bytes};
 use crate::measure::machine::plan::{self, Planned, Request, SenderPlan};
-use crate::measure::machine::topology::Layout;
+use crate::measure::machine::topology::{self, Layout};
 use crate::measure::sweep::kernel::Kernel;
 use crate::measure::sweep::progress::{self, Progress};
 use crate::measure::sweep::run::{Abort, Bench, Sampling};
@@ -93,6 +93,41 @@ impl Resolved {
             .as_ref()
             .expect("resolve sets the sizing")
     }
+}
+
+/// A measurement placed on a machine: its hwloc topology (kept for binding the buffers), its
+/// layout, and the options resolved on it.
+pub struct Placed {
+    pub topology: Topology,
+    pub layout: Layout,
+    pub resolved: Resolved,
+}
+
+/// The one way from options to a placement: load the machine (this one, or the hwloc XML
+/// `xml` of another, whose free memory is then unknown), lay it out, and [`resolve`] the
+/// options on it; with `previous`, against the trace `--resume` continues on its host.
+pub fn place(a: &MeasureOptions, xml: Option<&Path>, previous: bool) -> Result<Placed> {
+    let topology = match xml {
+        Some(xml) => topology::load_xml(xml)?,
+        None => topology::load_this_machine()?,
+    };
+    let layout = topology::layout(&topology);
+    let sysfs = Path::new(if xml.is_some() {
+        "/nonexistent"
+    } else {
+        topology::SYSFS
+    });
+    let previous = if previous {
+        self::previous(a, &a.trace_path(&layout.hostname))?
+    } else {
+        None
+    };
+    let resolved = resolve(a, &layout, sysfs, previous.as_ref())?;
+    Ok(Placed {
+        topology,
+        layout,
+        resolved,
+    })
 }
 
 /// The transport between rank 0 and the others from the host of each rank: intra-node when

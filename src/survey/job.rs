@@ -14,15 +14,12 @@ use super::{plan, SurveyOptions};
 use crate::error::{Error, Result};
 use crate::measure::choices::CommPattern;
 use crate::measure::job::{launch, mpi, signals};
-use crate::measure::machine::topology;
 use crate::measure::options::MeasureOptions;
 use crate::measure::session;
 use crate::measure::sweep::progress;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-use crate::measure::machine::topology::SYSFS;
 
 /// `contention survey`, from a shell or (as one of the job's ranks) under the launcher.
 /// Returns the manifest's path when this process drove the job (or found every node done),
@@ -205,18 +202,8 @@ fn hosts(o: &SurveyOptions) -> Result<Vec<String>> {
 
 /// `measure`'s estimate of one sweep on this node (taken as typical of the others).
 fn sweep_estimate(o: &SurveyOptions) -> Result<f64> {
-    let topo = match &o.topology {
-        Some(xml) => topology::load_xml(xml)?,
-        None => topology::load_this_machine()?,
-    };
-    let layout = topology::layout(&topo);
-    let sysfs = if o.topology.is_some() {
-        Path::new("/nonexistent")
-    } else {
-        Path::new(SYSFS)
-    };
-    let resolved = session::resolve(&o.measure, &layout, sysfs, None)?;
-    let (sweep, touch) = session::estimated_seconds(&resolved.config);
+    let placed = session::place(&o.measure, o.topology.as_deref(), false)?;
+    let (sweep, touch) = session::estimated_seconds(&placed.resolved.config);
     Ok(sweep + touch)
 }
 
