@@ -3,7 +3,7 @@
 use crate::cli::MeasureArgs;
 use crate::error::{Error, Result};
 use crate::measure::job::mpi::{self, Threading};
-use crate::measure::job::{launch, rank0, sender, signals};
+use crate::measure::job::{driver, launch, rank0, sender, signals};
 use crate::measure::machine::settings;
 use crate::measure::options::MeasureOptions;
 use crate::measure::session;
@@ -71,7 +71,7 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
         );
     }
     let options = Options::from_args(args)?;
-    if launch::under_launcher(|k| std::env::var(k).ok()) && !options.dry_run {
+    if driver::in_job() && !options.dry_run {
         return as_rank(&options);
     }
     let hosts = hosts(&options);
@@ -150,10 +150,7 @@ fn planned_launch(args: &Options, hosts: Option<&[String]>) -> String {
         "mpi         {} (the library this binary is built against)\n",
         library.name
     );
-    let planned = launch::own_command().and_then(|(exe, argv)| {
-        let argv: Vec<_> = argv.into_iter().filter(|a| a != "--dry-run").collect();
-        launch::plan_launch(args.launcher, &library, &shape(args, hosts), &exe, &argv)
-    });
+    let planned = driver::plan_own(args.launcher, &shape(args, hosts), Some("--dry-run"));
     match planned {
         Ok((choice, line)) => {
             out += &format!("launcher    {}\n", choice.why);
@@ -185,14 +182,7 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         // Rank 0 runs elsewhere, but a device, FIFO or directory is refused before MPI starts.
         crate::io::atomic::check_target(out)?;
     }
-    let (exe, argv) = launch::own_command()?;
-    let (choice, line) = launch::plan_launch(
-        args.launcher,
-        &mpi::library(),
-        &shape(args, hosts),
-        &exe,
-        &argv,
-    )?;
+    let (choice, line) = driver::plan_own(args.launcher, &shape(args, hosts), None)?;
     let mode = progress::Mode::from_env_or_terminal(None, args.quiet);
     if mode != progress::Mode::Quiet {
         eprintln!("measure: launcher: {}", choice.why);

@@ -6,8 +6,8 @@ use crate::cli::{NetworkArgs, PenaltiesArg, TableOrJson};
 use crate::error::{Error, Result};
 use crate::io::{graph_file, model_file};
 use crate::measure::job::graph as measure_graph;
-use crate::measure::job::launch;
 use crate::measure::job::mpi::{self, Threading};
+use crate::measure::job::{driver, launch};
 use crate::model::{self, Placement};
 use crate::network::{self, FairShare, Graph, InfiniBand, PenaltyModel};
 use crate::provenance::Provenance;
@@ -107,7 +107,7 @@ pub fn run(args: &NetworkArgs) -> Result<()> {
 /// Runs `contention network` with checked options.
 pub fn run_options(args: &Options) -> Result<()> {
     let graph = graph_file::load_graph(&args.graph)?;
-    if args.run && launch::under_launcher(|k| std::env::var(k).ok()) {
+    if args.run && driver::in_job() {
         return as_rank(args, &graph);
     }
     let memory_cap = match &args.memory {
@@ -145,7 +145,6 @@ fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
             c.bytes
         )));
     }
-    let (exe, argv) = launch::own_command()?;
     let rank_hosts = match &args.hosts {
         None => None,
         Some(pairs) => Some(measure_graph::rank_hosts(graph, pairs).map_err(Error::Input)?),
@@ -157,7 +156,7 @@ fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
         as_root: launch::is_root(),
         forward: &[],
     };
-    let (_, line) = launch::plan_launch(args.launcher, &mpi::library(), &shape, &exe, &argv)?;
+    let (_, line) = driver::plan_own(args.launcher, &shape, None)?;
     eprintln!("network: starting {}", line.shown());
     match launch::run(&line, "quiet")? {
         0 => Ok(()),

@@ -13,11 +13,10 @@ use super::manifest::{self, Manifest, Status};
 use super::{plan, SurveyOptions};
 use crate::error::{Error, Result};
 use crate::measure::choices::CommPattern;
-use crate::measure::job::{launch, mpi, signals};
+use crate::measure::job::{driver, launch, signals};
 use crate::measure::options::MeasureOptions;
 use crate::measure::session;
 use crate::measure::sweep::progress;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -29,7 +28,7 @@ use std::time::{Duration, Instant};
 pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     refuse_measure_only(o)?;
     let path = Manifest::path(&crate::results::root());
-    if launch::under_launcher(|k| std::env::var(k).ok()) && !o.dry_run {
+    if driver::in_job() && !o.dry_run {
         crate::survey::ranks::run(&o.measure, &path)?;
         return Ok(None);
     }
@@ -67,20 +66,12 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
         );
         return Ok(Some(path));
     }
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
-    // The ranks get the same arguments (the dry run shows the line it would run).
-    let argv: Vec<OsString> = std::env::args_os()
-        .skip(1)
-        .filter(|a| a != "--dry-run")
-        .collect();
-    // The same choice of launcher as `measure`'s, for one rank per node.
-    let (choice, line) = launch::plan_launch(
+    // The same choice of launcher as `measure`'s, for one rank per node; the ranks get the
+    // same arguments (the dry run shows the line it would run).
+    let (choice, line) = driver::plan_own(
         o.launcher,
-        &mpi::library(),
         &plan::shape(&job_hosts, launch::is_root()),
-        &exe,
-        &argv,
+        Some("--dry-run"),
     )?;
     m.job += 1;
     m.job_hosts = job_hosts;

@@ -1,6 +1,8 @@
 //! The MPI job around a measurement: started from a shell, `contention` starts itself again
 //! under a launcher; run under it, each rank joins the job and plays its part.
 //!
+//! - [`driver`]: what measure, `network --run` and survey do alike: tell a rank from the
+//!   command that starts the job, and plan the line that starts this command again.
 //! - [`flavour`]: which MPI library the binary runs on and which launcher starts its ranks.
 //! - [`launch`]: that launcher's command line, and running it.
 //! - [`mpi`]: joining the MPI job.
@@ -9,6 +11,7 @@
 //! - [`graph`]: a contention graph run with MPI (`network --run`).
 //! - [`signals`]: stop, forward, die with the launcher.
 
+pub mod driver;
 pub mod flavour;
 pub mod graph;
 pub mod launch;
