@@ -317,18 +317,30 @@ pub fn describe_plan(
     transport: &Transport,
     settings: Option<&MachineSettings>,
 ) -> String {
-    let p = &r.planned.plan;
-    let c = &r.config;
+    let mut out = describe_machine(layout, settings);
+    out += &format!("transport   {}\n", describe_transport(transport));
+    out += &describe_computing(layout, r);
+    out += &describe_communication(layout, r, transport);
+    out += &describe_calibration(layout);
+    out += &describe_sweep(&r.config);
+    out
+}
+
+/// A NUMA node as the plan names it: logical index, OS index and size.
+fn node_text(layout: &Layout, l: u32) -> String {
+    layout
+        .numa
+        .iter()
+        .find(|n| n.logical_index == l)
+        .map_or(format!("L#{l}"), |n| {
+            format!("L#{l} (P#{}, {})", n.os_index, human_bytes(n.memory_bytes))
+        })
+}
+
+/// The plan's machine lines: hwloc's view, the network cards, what the cpuset hides, and the
+/// node's settings with their warnings.
+fn describe_machine(layout: &Layout, settings: Option<&MachineSettings>) -> String {
     let info = layout.machine_info();
-    let node = |l: u32| {
-        layout
-            .numa
-            .iter()
-            .find(|n| n.logical_index == l)
-            .map_or(format!("L#{l}"), |n| {
-                format!("L#{l} (P#{}, {})", n.os_index, human_bytes(n.memory_bytes))
-            })
-    };
     let mut out = format!(
         "machine     {} — {}; hwloc {}\n\
          topology    {} socket(s) x {} cores x {} PU(s); {} NUMA node(s), {} per socket\n",
@@ -385,7 +397,16 @@ pub fn describe_plan(
             out += &format!("WARNING     {w}\n");
         }
     }
-    out += &format!("transport   {}\n", describe_transport(transport));
+    out
+}
+
+/// The plan's computing lines: the threads, their kernel and buffers, the cache rule, and
+/// the cores in the order the sweep adds them.
+fn describe_computing(layout: &Layout, r: &Resolved) -> String {
+    let p = &r.planned.plan;
+    let c = &r.config;
+    let node = |l: u32| node_text(layout, l);
+    let mut out = String::new();
     let max = c.cores.iter().copied().max().unwrap_or(0) as usize;
     let z = r.sizing();
     out += &format!(
@@ -426,6 +447,17 @@ pub fn describe_plan(
             p.compute.len()
         );
     }
+    out
+}
+
+/// The plan's communication lines: the receiving thread, its ring of buffers, and on one
+/// node where rank 1 (the sender) goes.
+fn describe_communication(layout: &Layout, r: &Resolved, transport: &Transport) -> String {
+    let p = &r.planned.plan;
+    let c = &r.config;
+    let z = r.sizing();
+    let node = |l: u32| node_text(layout, l);
+    let mut out = String::new();
     out += &format!(
         "communic.   1 thread on core {} (PU P#{}, socket {}): {}\n\
          \x20           receives {} messages into NUMA node {}, in turn into {} buffer(s) ({})\n\
@@ -464,11 +496,16 @@ pub fn describe_plan(
             (None, true) => format!("WARNING     sender: {}\n", s.reason),
         };
     }
+    out
+}
+
+/// The placements `calibrate` needs on this machine.
+fn describe_calibration(layout: &Layout) -> String {
     // The placements `calibrate` fits (section 4.1.2): both data on node 0, and both on
     // the first node of the second socket, which is node `numa_per_socket`, not node 1,
     // under sub-NUMA clustering.
     let m = layout.numa_per_socket();
-    out += &if layout.sockets.len() > 1 {
+    if layout.sockets.len() > 1 {
         format!(
             "calibrate   needs two placements: --numa 0,0 (local) and --numa {m},{m} (remote: \
              node {m} is the first of socket 1; {m} NUMA node(s) per socket)\n"
@@ -476,9 +513,13 @@ pub fn describe_plan(
     } else {
         "calibrate   needs one placement on this single-socket machine: --numa 0,0 (local)\n"
             .to_string()
-    };
+    }
+}
+
+/// The plan's sweep lines: the core counts, the stop rule and the estimated duration.
+fn describe_sweep(c: &MeasureConfig) -> String {
     let (sweep, touch) = estimated_seconds(c);
-    out += &format!(
+    format!(
         "sweep       {} computing-core count(s): {}; 3 phases each, each until its median is \
          within +-{:.1}% (95% CI) or {:.1} s\n\
          duration    at most {:.0} s (+{:.0} s to touch the buffers), usually less\n",
@@ -488,8 +529,7 @@ pub fn describe_plan(
         c.max_phase_seconds,
         sweep,
         touch
-    );
-    out
+    )
 }
 
 /// The cache rule as the plan states it: the working set against the computing sockets'
