@@ -11,16 +11,17 @@
 //! [`crate::survey::job`]).
 
 use crate::error::{Error, IoAction, Result};
-use crate::measure::job::mpi::{self, Threading};
+use crate::measure::job::mpi::{self, Threading, World};
 use crate::measure::job::{rank0, sender, signals};
 use crate::measure::options::MeasureOptions;
 use crate::survey::error::SurveyError;
-use crate::survey::manifest::{Manifest, Status};
+use crate::survey::manifest::{Manifest, Round, Status};
 use ::mpi::collective::{CommunicatorCollectives, Root};
 use ::mpi::point_to_point::{Destination, Source};
 use ::mpi::topology::{Color, Communicator, Key};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 /// How one measured node's round ended, sent to world rank 0.
 #[derive(Debug, Serialize, Deserialize)]
@@ -40,22 +41,7 @@ pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
     let world = &mpi_job.world;
     let me = world.rank();
     let root = world.process_at_rank(0);
-    // Rank 0 reads the manifest; everyone gets its bytes (a length, then the text).
-    let mut text = if me == 0 {
-        std::fs::read(manifest_path)
-            .map_err(|e| Error::io(IoAction::Read("survey manifest"), manifest_path, e))?
-    } else {
-        Vec::new()
-    };
-    let mut len = text.len() as u64;
-    root.broadcast_into(&mut len);
-    text.resize(len as usize, 0);
-    root.broadcast_into(&mut text[..]);
-    let mut manifest: Manifest = serde_json::from_slice(&text).map_err(|e| {
-        Error::Failed(format!(
-            "rank {me}: unreadable survey manifest from rank 0 ({e})"
-        ))
-    })?;
+    let mut manifest = share_manifest(world, manifest_path)?;
     if world.size() as usize != manifest.job_hosts.len() {
         return Err(SurveyError::WrongRanks {
             ranks: world.size() as usize,
@@ -65,7 +51,6 @@ pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
     }
     let host = manifest.job_hosts[me as usize].clone();
     let name = ::mpi::environment::processor_name().unwrap_or_else(|_| host.clone());
-    let job = manifest.job;
     for (r, round) in manifest.rounds.clone().iter().enumerate() {
         // Colour: the pair's index; key: 0 for the measured node, so it is rank 0 there.
         let role = round.pairs.iter().enumerate().find_map(|(i, p)| {
@@ -81,33 +66,14 @@ pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
         let key: Key = role.map_or(0, |(_, k)| k);
         let pair = world.split_by_color_with_key(color, key);
         let outcome = match (role, &pair) {
-            (Some((_, 0)), Some(comm)) => {
-                let node_args = node_args(args, &manifest, &host);
-                let hosts = mpi::gather_hosts(comm, &name).unwrap_or_default();
-                // Each node's sweep runs quietly: with many nodes measured at once their
-                // plans and points would interleave on the job's one standard error; each
-                // node's outcome gets one line instead, and everything else is in its trace.
-                let result =
-                    rank0::measure(&node_args, true, mpi_job.info(hosts), interrupted, comm);
-                let trace = node_args.trace_path(&crate::results::this_host());
-                let traces = [trace.clone(), crate::measure::session::csv_path(&trace)]
-                    .into_iter()
-                    .filter(|p| p.exists())
-                    .collect();
-                let error = result.err().map(|e| e.to_string());
-                let sender = &round.pairs[role.map_or(0, |(i, _)| i)].sender;
-                match &error {
-                    None => eprintln!(
-                        "survey: {host} measured (sender {sender}): {}",
-                        trace.display()
-                    ),
-                    Some(e) => eprintln!("survey: {host} FAILED (sender {sender}): {e}"),
-                }
-                Some(Outcome {
-                    host: host.clone(),
-                    error,
-                    traces,
-                })
+            (Some((i, 0)), Some(comm)) => {
+                let node = Node {
+                    args: node_args(args, &manifest, &host),
+                    host: &host,
+                    name: &name,
+                    sender: &round.pairs[i].sender,
+                };
+                Some(node.measure(&mpi_job, interrupted, comm))
             }
             (Some(_), Some(comm)) => {
                 mpi::gather_hosts(comm, &name);
@@ -128,48 +94,13 @@ pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
                     .receive_vec_with_tag::<u8>(TAG_OUTCOME);
                 outcomes.push(serde_json::from_slice(&b).unwrap_or(None));
             }
-            for o in outcomes.into_iter().flatten() {
-                let sender = round
-                    .pairs
-                    .iter()
-                    .find(|p| p.measured == o.host)
-                    .map(|p| p.sender.clone());
-                if let Some(n) = manifest.node_mut(&o.host) {
-                    n.status = if o.error.is_none() {
-                        Status::Done
-                    } else {
-                        Status::Failed
-                    };
-                    n.error = o.error;
-                    n.traces = o.traces;
-                    n.job = Some(job);
-                    n.round = Some(r + 1);
-                    n.sender = sender;
-                }
-            }
+            record_round(&mut manifest, round, r, outcomes.into_iter().flatten());
             manifest.save(manifest_path)?;
             eprintln!(
                 "survey: round {}/{} finished ({}); manifest {}",
                 r + 1,
                 manifest.rounds.len(),
-                round
-                    .pairs
-                    .iter()
-                    .map(|p| {
-                        let status =
-                            manifest
-                                .nodes
-                                .iter()
-                                .find(|n| n.host == p.measured)
-                                .map_or("?", |n| match n.status {
-                                    Status::Done => "done",
-                                    Status::Failed => "FAILED",
-                                    Status::Pending => "pending",
-                                });
-                        format!("{} {status}", p.measured)
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                round_statuses(&manifest, round),
                 manifest_path.display()
             );
         } else {
@@ -189,6 +120,121 @@ pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The manifest, read by world rank 0 and broadcast to every rank (a length, then the text).
+fn share_manifest(world: &World, manifest_path: &Path) -> Result<Manifest> {
+    let me = world.rank();
+    let root = world.process_at_rank(0);
+    let mut text = if me == 0 {
+        std::fs::read(manifest_path)
+            .map_err(|e| Error::io(IoAction::Read("survey manifest"), manifest_path, e))?
+    } else {
+        Vec::new()
+    };
+    let mut len = text.len() as u64;
+    root.broadcast_into(&mut len);
+    text.resize(len as usize, 0);
+    root.broadcast_into(&mut text[..]);
+    serde_json::from_slice(&text).map_err(|e| {
+        Error::Failed(format!(
+            "rank {me}: unreadable survey manifest from rank 0 ({e})"
+        ))
+    })
+}
+
+/// A measured node of one round: its `measure` options, its host as the manifest names it,
+/// its processor name, and the node that sends to it.
+struct Node<'a> {
+    args: MeasureOptions,
+    host: &'a str,
+    name: &'a str,
+    sender: &'a str,
+}
+
+impl Node<'_> {
+    /// Runs `measure`'s rank 0 on the pair's communicator and says how it ended.
+    fn measure(
+        &self,
+        mpi_job: &mpi::Job,
+        interrupted: &'static AtomicBool,
+        comm: &World,
+    ) -> Outcome {
+        let (host, sender) = (self.host, self.sender);
+        let hosts = mpi::gather_hosts(comm, self.name).unwrap_or_default();
+        // Each node's sweep runs quietly: with many nodes measured at once their
+        // plans and points would interleave on the job's one standard error; each
+        // node's outcome gets one line instead, and everything else is in its trace.
+        let result = rank0::measure(&self.args, true, mpi_job.info(hosts), interrupted, comm);
+        let trace = self.args.trace_path(&crate::results::this_host());
+        let traces = [trace.clone(), crate::measure::session::csv_path(&trace)]
+            .into_iter()
+            .filter(|p| p.exists())
+            .collect();
+        let error = result.err().map(|e| e.to_string());
+        match &error {
+            None => eprintln!(
+                "survey: {host} measured (sender {sender}): {}",
+                trace.display()
+            ),
+            Some(e) => eprintln!("survey: {host} FAILED (sender {sender}): {e}"),
+        }
+        Outcome {
+            host: host.to_string(),
+            error,
+            traces,
+        }
+    }
+}
+
+/// Records the measured nodes' outcomes of round `r` (0-based) in the manifest.
+fn record_round(
+    manifest: &mut Manifest,
+    round: &Round,
+    r: usize,
+    outcomes: impl Iterator<Item = Outcome>,
+) {
+    let job = manifest.job;
+    for o in outcomes {
+        let sender = round
+            .pairs
+            .iter()
+            .find(|p| p.measured == o.host)
+            .map(|p| p.sender.clone());
+        if let Some(n) = manifest.node_mut(&o.host) {
+            n.status = if o.error.is_none() {
+                Status::Done
+            } else {
+                Status::Failed
+            };
+            n.error = o.error;
+            n.traces = o.traces;
+            n.job = Some(job);
+            n.round = Some(r + 1);
+            n.sender = sender;
+        }
+    }
+}
+
+/// Each measured node of `round` with its status, for the round's log line.
+fn round_statuses(manifest: &Manifest, round: &Round) -> String {
+    round
+        .pairs
+        .iter()
+        .map(|p| {
+            let status = manifest
+                .nodes
+                .iter()
+                .find(|n| n.host == p.measured)
+                .map_or("?", |n| match n.status {
+                    Status::Done => "done",
+                    Status::Failed => "FAILED",
+                    Status::Pending => "pending",
+                });
+            format!("{} {status}", p.measured)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `measure`'s options for the node `host`: as given, except that a node whose earlier
