@@ -40,7 +40,6 @@ pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
     let mpi_job = mpi::init(Threading::Serialized)?;
     let world = &mpi_job.world;
     let me = world.rank();
-    let root = world.process_at_rank(0);
     let mut manifest = share_manifest(world, manifest_path)?;
     if world.size() as usize != manifest.job_hosts.len() {
         return Err(SurveyError::WrongRanks {
@@ -83,17 +82,8 @@ pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
             _ => None,
         };
         drop(pair);
-        // Rank 0 collects every rank's outcome (none from senders and idle nodes).
-        let bytes = serde_json::to_vec(&outcome).unwrap_or_else(|_| b"null".to_vec());
         let mut stop = u8::from(signals::interrupted());
-        if me == 0 {
-            let mut outcomes = vec![outcome];
-            for other in 1..world.size() {
-                let (b, _) = world
-                    .process_at_rank(other)
-                    .receive_vec_with_tag::<u8>(TAG_OUTCOME);
-                outcomes.push(serde_json::from_slice(&b).unwrap_or(None));
-            }
+        if let Some(outcomes) = collect(world, outcome) {
             record_round(&mut manifest, round, r, outcomes.into_iter().flatten());
             manifest.save(manifest_path)?;
             eprintln!(
@@ -103,8 +93,6 @@ pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
                 round_statuses(&manifest, round),
                 manifest_path.display()
             );
-        } else {
-            root.send_with_tag(&bytes[..], TAG_OUTCOME);
         }
         // Ctrl-C anywhere stops the survey after this round, everything finished saved.
         let mut any = stop;
@@ -120,6 +108,26 @@ pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Every rank's outcome of a round, gathered on world rank 0 (`None` from senders and idle
+/// nodes); the other ranks send theirs and get `None`.
+fn collect(world: &World, outcome: Option<Outcome>) -> Option<Vec<Option<Outcome>>> {
+    let bytes = serde_json::to_vec(&outcome).unwrap_or_else(|_| b"null".to_vec());
+    if world.rank() != 0 {
+        world
+            .process_at_rank(0)
+            .send_with_tag(&bytes[..], TAG_OUTCOME);
+        return None;
+    }
+    let mut outcomes = vec![outcome];
+    for other in 1..world.size() {
+        let (b, _) = world
+            .process_at_rank(other)
+            .receive_vec_with_tag::<u8>(TAG_OUTCOME);
+        outcomes.push(serde_json::from_slice(&b).unwrap_or(None));
+    }
+    Some(outcomes)
 }
 
 /// The manifest, read by world rank 0 and broadcast to every rank (a length, then the text).
