@@ -34,29 +34,7 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     }
     let hosts = hosts(o)?;
     plan::check_hosts(&hosts)?;
-    let args = &o.measure;
-    let options = manifest::options_of(args);
-    let mut m = if args.resume {
-        let m = Manifest::read_for(&path, "--resume")?;
-        m.check_options(&options, &path)?;
-        if args.hosts.is_some() && m.hosts != hosts {
-            return Err(SurveyError::OtherHosts {
-                path,
-                saved: m.hosts,
-                now: hosts,
-            }
-            .into());
-        }
-        m
-    } else {
-        if path.exists() && !args.force && !o.dry_run {
-            return Err(SurveyError::ManifestExists { path }.into());
-        }
-        if !args.force && !o.dry_run {
-            refuse_old_traces(args, &hosts)?;
-        }
-        plan::new_manifest(&hosts, options)
-    };
+    let mut m = manifest_to_run(o, &path, hosts)?;
     let sweep = sweep_estimate(o)?;
     let (job_hosts, rounds) = plan::plan_job(&m, plan::round_timeout(sweep))?;
     if rounds.is_empty() {
@@ -115,6 +93,37 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
         )));
     }
     Ok(Some(path))
+}
+
+/// The manifest this run continues (`--resume`: the saved one, checked against the options
+/// and hosts given now) or starts (refusing to overwrite a manifest or old traces without
+/// `--force`).
+fn manifest_to_run(o: &SurveyOptions, path: &Path, hosts: Vec<String>) -> Result<Manifest> {
+    let args = &o.measure;
+    let options = manifest::options_of(args);
+    if args.resume {
+        let m = Manifest::read_for(path, "--resume")?;
+        m.check_options(&options, path)?;
+        if args.hosts.is_some() && m.hosts != hosts {
+            return Err(SurveyError::OtherHosts {
+                path: path.to_path_buf(),
+                saved: m.hosts,
+                now: hosts,
+            }
+            .into());
+        }
+        return Ok(m);
+    }
+    if path.exists() && !args.force && !o.dry_run {
+        return Err(SurveyError::ManifestExists {
+            path: path.to_path_buf(),
+        }
+        .into());
+    }
+    if !args.force && !o.dry_run {
+        refuse_old_traces(args, &hosts)?;
+    }
+    Ok(plan::new_manifest(&hosts, options))
 }
 
 /// The nodes of `m` that failed or were not reached, as the error a survey ends with after
