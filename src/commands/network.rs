@@ -9,7 +9,7 @@ use crate::measure::job::graph as measure_graph;
 use crate::measure::job::mpi::{self, Threading};
 use crate::measure::job::{driver, launch};
 use crate::model::{self, Placement};
-use crate::network::{self, FairShare, Graph, InfiniBand, PenaltyModel};
+use crate::network::{self, Explicit, FairShare, Graph, InfiniBand, PenaltyModel};
 use crate::provenance::Provenance;
 use crate::report::network::{CommunicationEnd, Measured, MemoryCap, NetworkReport};
 use crate::report::{self, Report};
@@ -265,29 +265,38 @@ fn link_mbps(alpha: f64) -> f64 {
     1e-6 / alpha
 }
 
+/// The penalty model `--penalties` names, its name in the report, and a file's explicit
+/// steps: a file must fit the graph exactly, no step missing (the solver says so) and none
+/// left over.
+type Penalties = (Box<dyn PenaltyModel>, String, Option<Explicit>);
+
+/// The [`Penalties`] of `--penalties` (`receive_cap`: the memory cap on receives, for the
+/// fair model).
+fn penalty_model(args: &Options, receive_cap: Option<f64>) -> Result<Penalties> {
+    Ok(match &args.penalties {
+        PenaltiesArg::InfiniBand => (Box::new(InfiniBand), "infiniband".into(), None),
+        PenaltiesArg::Fair => (
+            Box::new(FairShare {
+                receive_capacity: receive_cap.unwrap_or(1.0),
+            }),
+            "fair".into(),
+            None,
+        ),
+        PenaltiesArg::File(path) => {
+            let explicit = graph_file::load_penalties(path)?;
+            let steps = Some(explicit.clone());
+            (Box::new(explicit), path.display().to_string(), steps)
+        }
+    })
+}
+
 fn build_report(
     graph: &Graph,
     args: &Options,
     memory_cap: Option<MemoryCap>,
 ) -> Result<NetworkReport> {
     let receive_cap = memory_cap.as_ref().map(|c| c.receive_fraction);
-    // An explicit file must fit the graph exactly: no step missing (the solver says so) and
-    // none left over.
-    let mut file_steps = None;
-    let (model, name): (Box<dyn PenaltyModel>, String) = match &args.penalties {
-        PenaltiesArg::InfiniBand => (Box::new(InfiniBand), "infiniband".into()),
-        PenaltiesArg::Fair => (
-            Box::new(FairShare {
-                receive_capacity: receive_cap.unwrap_or(1.0),
-            }),
-            "fair".into(),
-        ),
-        PenaltiesArg::File(path) => {
-            let explicit = graph_file::load_penalties(path)?;
-            file_steps = Some(explicit.clone());
-            (Box::new(explicit), path.display().to_string())
-        }
-    };
+    let (model, name, file_steps) = penalty_model(args, receive_cap)?;
     let solution = network::solve(graph, model.as_ref(), receive_cap).map_err(|e| {
         Error::Input(format!(
             "penalties `{name}` do not fit graph `{}`: {e}",
