@@ -95,23 +95,7 @@ impl Bench<'_> {
     ) -> Result<(), Abort> {
         let max_threads = comp_buffers.len();
         let buffers: Vec<Mutex<Bytes<'_>>> = comp_buffers.into_iter().map(Mutex::new).collect();
-        let bind_errors = Mutex::new(Vec::new());
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(max_threads)
-            .thread_name(|i| format!("compute-{i}"))
-            .build()
-            .map_err(|e| Abort::Failed(format!("cannot start compute threads: {e}")))?;
-        if self.bind {
-            pool.broadcast(|ctx| {
-                let pu = self.plan.compute[ctx.index()].pu_os;
-                if let Err(e) = bind_current_thread(self.topology, pu) {
-                    lock(&bind_errors).push(e);
-                }
-            });
-        }
-        if let Some(e) = lock(&bind_errors).first() {
-            return Err(Abort::Failed(e.clone()));
-        }
+        let pool = self.compute_pool(max_threads)?;
 
         // The CPUs each computing thread, and the communication thread, ran on in the
         // current point (`sched_getcpu` after every iteration, and around every stream).
@@ -125,43 +109,7 @@ impl Bench<'_> {
             let comm_thread = std::thread::Builder::new()
                 .name("communication".into())
                 .spawn_scoped(s, move || {
-                    // A process-wide handle; this thread is the only one calling MPI
-                    // while the sweep runs (MPI_THREAD_SERIALIZED).
-                    let world = self.comm;
-                    if self.bind {
-                        if let Err(e) = bind_current_thread(self.topology, self.plan.comm.pu_os) {
-                            let _ = finished.send(Err(e));
-                            return;
-                        }
-                    }
-                    let _ = finished.send(Ok(()));
-                    let buf = memory::as_bytes(comm_buffer);
-                    let send: &[u8] = match send_buffer {
-                        Some(b) => memory::as_bytes(b),
-                        None => &[],
-                    };
-                    let seen = || {
-                        if let Some(c) = current_cpu() {
-                            lock(comm_seen).insert(c);
-                        }
-                    };
-                    while let Ok(Command::Stream { stop, timings, t0 }) = commands.recv() {
-                        seen();
-                        world.with(|w| {
-                            comm::receive(
-                                w,
-                                self.pattern,
-                                self.message_bytes,
-                                buf,
-                                send,
-                                &stop,
-                                &timings,
-                                t0,
-                            )
-                        });
-                        seen();
-                        let _ = finished.send(Ok(()));
-                    }
+                    self.communicate(comm_buffer, send_buffer, &commands, &finished, comm_seen)
                 })
                 .map_err(|e| {
                     Abort::Failed(format!("cannot start the communication thread: {e}"))
@@ -198,6 +146,81 @@ impl Bench<'_> {
             let _ = comm_thread.join();
             result
         })
+    }
+}
+
+impl Bench<'_> {
+    /// The pool of `threads` computing threads, each bound to its core of the plan (unless
+    /// `--no-bind`).
+    fn compute_pool(&self, threads: usize) -> Result<rayon::ThreadPool, Abort> {
+        let bind_errors = Mutex::new(Vec::new());
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("compute-{i}"))
+            .build()
+            .map_err(|e| Abort::Failed(format!("cannot start compute threads: {e}")))?;
+        if self.bind {
+            pool.broadcast(|ctx| {
+                let pu = self.plan.compute[ctx.index()].pu_os;
+                if let Err(e) = bind_current_thread(self.topology, pu) {
+                    lock(&bind_errors).push(e);
+                }
+            });
+        }
+        if let Some(e) = lock(&bind_errors).first() {
+            return Err(Abort::Failed(e.clone()));
+        }
+        Ok(pool)
+    }
+
+    /// The communication thread: binds to its core, says it is ready on `finished`, then runs
+    /// one stream per [`Command`] until the channel closes, saying on `finished` when each
+    /// ends and recording in `seen` the CPUs it ran on.
+    fn communicate(
+        &self,
+        comm_buffer: &mut Bytes<'_>,
+        send_buffer: Option<&mut Bytes<'_>>,
+        commands: &mpsc::Receiver<Command>,
+        finished: &mpsc::Sender<Result<(), String>>,
+        seen: &Mutex<BTreeSet<u32>>,
+    ) {
+        // A process-wide handle; this thread is the only one calling MPI
+        // while the sweep runs (MPI_THREAD_SERIALIZED).
+        let world = self.comm;
+        if self.bind {
+            if let Err(e) = bind_current_thread(self.topology, self.plan.comm.pu_os) {
+                let _ = finished.send(Err(e));
+                return;
+            }
+        }
+        let _ = finished.send(Ok(()));
+        let buf = memory::as_bytes(comm_buffer);
+        let send: &[u8] = match send_buffer {
+            Some(b) => memory::as_bytes(b),
+            None => &[],
+        };
+        let note_cpu = || {
+            if let Some(c) = current_cpu() {
+                lock(seen).insert(c);
+            }
+        };
+        while let Ok(Command::Stream { stop, timings, t0 }) = commands.recv() {
+            note_cpu();
+            world.with(|w| {
+                comm::receive(
+                    w,
+                    self.pattern,
+                    self.message_bytes,
+                    buf,
+                    send,
+                    &stop,
+                    &timings,
+                    t0,
+                )
+            });
+            note_cpu();
+            let _ = finished.send(Ok(()));
+        }
     }
 }
 
