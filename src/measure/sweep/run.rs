@@ -484,11 +484,75 @@ struct Threads<'a, 'b, 't> {
     from_comm: &'a mpsc::Receiver<Result<(), String>>,
 }
 
+/// How a computing thread times its work: in chunks of `chunk` bytes, a sample closed at
+/// the first chunk boundary after `sample_seconds`, times counted from `t0`.
+struct Pace {
+    chunk: usize,
+    sample_seconds: f64,
+    t0: Instant,
+}
+
+/// One computing thread's part of a phase, until `stop`: passes over `buf` chunk by chunk,
+/// each chunk a workload of its own (copy and triad take its halves or thirds), so the same
+/// bytes move as over the whole buffer and the clock is read once per chunk. Each closed
+/// sample goes to `timings`, and the CPU the thread ran on then to `cpus`.
+fn compute(
+    workload: Workload,
+    buf: &mut Bytes<'_>,
+    pace: &Pace,
+    stop: &AtomicBool,
+    timings: &Mutex<Timings>,
+    cpus: &Mutex<BTreeSet<u32>>,
+) {
+    let t0 = pace.t0;
+    let open = |at: f64| Span {
+        start: at,
+        end: at,
+        bytes: 0,
+    };
+    let mut sample = open(t0.elapsed().as_secs_f64());
+    let mut value = 1u8;
+    loop {
+        for chunk in memory::as_bytes(buf).chunks_mut(pace.chunk) {
+            workload.run(chunk, value);
+            sample.bytes += workload.bytes_per_pass(chunk.len()) as u64;
+            let now = t0.elapsed().as_secs_f64();
+            if now - sample.start >= pace.sample_seconds {
+                lock(timings).push(Span { end: now, ..sample });
+                if let Some(c) = current_cpu() {
+                    lock(cpus).insert(c);
+                }
+                sample = open(now);
+            }
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+        }
+        value = value.wrapping_add(1);
+    }
+}
+
 /// What a phase observed, as it would be kept if it stopped now.
 struct Observed {
     window: (f64, f64),
     comp: Vec<Sample>,
     comm: Vec<Sample>,
+}
+
+impl Threads<'_, '_, '_> {
+    /// Waits for the communication thread to end its stream, at most the sampling timeout:
+    /// past it the sender is taken as stalled.
+    fn stream_ended(&self) -> Result<(), Abort> {
+        let timeout = self.bench.sampling.timeout;
+        match self.from_comm.recv_timeout(timeout) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(Abort::Failed(e)),
+            Err(_) => Err(Abort::Stalled(format!(
+                "the sender did not acknowledge the end of a stream within {} s",
+                timeout.as_secs_f64()
+            ))),
+        }
+    }
 }
 
 impl Executor for Threads<'_, '_, '_> {
@@ -521,44 +585,18 @@ impl Executor for Threads<'_, '_, '_> {
                 let (stop, timings, buffers) = (&stop, &comp_timings, self.buffers);
                 let cpus = self.cpus;
                 let workload = b.workload;
-                let (chunk, sample_seconds) = (b.chunk_bytes.max(1), b.sample_seconds);
+                let pace = Pace {
+                    chunk: b.chunk_bytes.max(1),
+                    sample_seconds: b.sample_seconds,
+                    t0,
+                };
                 let pool = self.pool;
                 s.spawn(move || {
                     pool.broadcast(|ctx| {
                         let i = ctx.index();
-                        if i >= n {
-                            return;
-                        }
-                        // A pass writes the buffer chunk by chunk, each chunk a workload
-                        // of its own (copy and triad take its halves or thirds): the same
-                        // bytes move as over the whole buffer, and the clock is read once
-                        // per chunk, a sample closed at the first chunk boundary after
-                        // `sample_seconds`.
-                        let mut buf = lock(&buffers[i]);
-                        let open = |at: f64| Span {
-                            start: at,
-                            end: at,
-                            bytes: 0,
-                        };
-                        let mut sample = open(t0.elapsed().as_secs_f64());
-                        let mut value = 1u8;
-                        'passes: loop {
-                            for chunk in memory::as_bytes(&mut buf).chunks_mut(chunk) {
-                                workload.run(chunk, value);
-                                sample.bytes += workload.bytes_per_pass(chunk.len()) as u64;
-                                let now = t0.elapsed().as_secs_f64();
-                                if now - sample.start >= sample_seconds {
-                                    lock(&timings[i]).push(Span { end: now, ..sample });
-                                    if let Some(c) = current_cpu() {
-                                        lock(&cpus[i]).insert(c);
-                                    }
-                                    sample = open(now);
-                                }
-                                if stop.load(Ordering::Relaxed) {
-                                    break 'passes;
-                                }
-                            }
-                            value = value.wrapping_add(1);
+                        if i < n {
+                            let mut buf = lock(&buffers[i]);
+                            compute(workload, &mut buf, &pace, stop, &timings[i], &cpus[i]);
                         }
                     })
                 })
@@ -582,16 +620,7 @@ impl Executor for Threads<'_, '_, '_> {
         });
         let stop_reason = outcome?;
         if comm_on {
-            match self.from_comm.recv_timeout(b.sampling.timeout) {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => return Err(Abort::Failed(e)),
-                Err(_) => {
-                    return Err(Abort::Stalled(format!(
-                        "the sender did not acknowledge the end of a stream within {} s",
-                        b.sampling.timeout.as_secs_f64()
-                    )))
-                }
-            }
+            self.stream_ended()?;
         }
         // Every stream has stopped: the timings are final and no longer shared.
         let last = Snapshot {
