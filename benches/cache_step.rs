@@ -1,6 +1,6 @@
 //! Where the last-level cache stops answering: the computing kernels' bandwidth against the
 //! total working set of their threads, from well below the cache to well above it, so the
-//! factor of `measure`'s cache rule (`contention::measure::sizing::CACHE_FACTOR`) is a
+//! factor of `measure`'s cache rule (`contention::measure::sweep::sizing::CACHE_FACTOR`) is a
 //! measurement of this machine, not a belief. A working set the cache partly holds shows as a
 //! bandwidth step when the size shrinks; the rule must put every default point on the flat
 //! part above the step. It also times what `measure` pays besides the kernel: touching fresh
@@ -12,9 +12,10 @@
 //! the free memory), each written for about 0.6 s after a first untimed pass. Prints MB/s per
 //! size and the ratio to the largest size's.
 
-use contention::measure::kernel::Kernel;
-use contention::measure::memory;
-use contention::measure::workload::Workload;
+use contention::measure::choices::ComputeKernel;
+use contention::measure::machine::memory;
+use contention::measure::sweep::kernel::Kernel;
+use contention::measure::sweep::workload::Workload;
 use hwlocality::cpu::binding::CpuBindingFlags;
 use hwlocality::cpu::cpuset::CpuSet;
 use hwlocality::object::attributes::ObjectAttributes;
@@ -147,7 +148,13 @@ fn main() {
     }
     sizes.push(max);
     let chunk = 4 * MIB;
-    for workload in [Workload::NtStore(kernel), Workload::Copy, Workload::Triad] {
+    for workload in [
+        ComputeKernel::NtStore,
+        ComputeKernel::Copy,
+        ComputeKernel::Triad,
+    ]
+    .map(|k| Workload::with(k, kernel))
+    {
         for threads in [1, cores] {
             let rows: Vec<(usize, f64)> = sizes
                 .iter()
@@ -180,7 +187,13 @@ fn main() {
     }
     std::hint::black_box(sum);
     let per_look = start.elapsed().as_secs_f64() / f64::from(looks);
-    let fastest = mbps(&topology, Workload::NtStore(kernel), 1, max, chunk) * 1e6;
+    let fastest = mbps(
+        &topology,
+        Workload::with(ComputeKernel::NtStore, kernel),
+        1,
+        max,
+        chunk,
+    ) * 1e6;
     println!(
         "\none look at the clock: {:.0} ns; at {:.0} MB/s in {} MiB chunks that is {:.4}% of the time",
         per_look * 1e9,

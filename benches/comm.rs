@@ -6,8 +6,8 @@
 //! thread with the stop/end handshake. Both report the median per-message bandwidth and the
 //! aggregate. Target: the communication thread at >= 95% of the plain loop.
 
-use contention::measure::comm::{self, Pattern};
-use contention::measure::launch;
+use contention::measure::job::launch;
+use contention::measure::sweep::comm::{self, Pattern};
 use contention::stats;
 use mpi::environment::Threading;
 use mpi::point_to_point::{Destination, Source};
@@ -28,7 +28,7 @@ fn main() {
             as_root: launch::is_root(),
             forward: &[],
         };
-        let library = contention::measure::mpi::library();
+        let library = contention::measure::job::mpi::library();
         let (_, line) = launch::plan_launch(launch::Launcher::Auto, &library, &shape, &exe, &args)
             .expect("a launcher for this MPI library");
         let code = launch::run(&line, "quiet").expect("the launcher starts");

@@ -5,6 +5,7 @@
 
 use crate::cores::CoreList;
 pub use crate::measure::choices::{CommPattern, ComputeKernel, Launcher};
+use crate::sensitivity::builtin::Builtin;
 use crate::units::ByteSize;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -1178,7 +1179,7 @@ pub struct SensitivityArgs {
 
     /// Run a built-in kernel instead of a command, to calibrate the method.
     #[arg(long, value_enum, conflicts_with = "command")]
-    pub builtin: Option<BuiltinKernel>,
+    pub builtin: Option<Builtin>,
 
     /// Bytes the built-in kernel works on, in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes; make it much
     /// larger than the last-level cache.
@@ -1259,15 +1260,16 @@ pub enum SensitivityBackend {
     Bandit,
 }
 
-/// The built-in kernels of `sensitivity`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum BuiltinKernel {
-    /// The non-temporal store stream of `measure`; FOM in MB/s.
-    NtStore,
-    /// STREAM triad; FOM in MB/s.
-    Triad,
-    /// Random cyclic pointer chase; FOM in million accesses per second.
-    PointerChase,
+/// `sensitivity --builtin`'s values: the built-in kernels, named and described by
+/// [`Builtin`] itself.
+impl ValueEnum for Builtin {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Builtin::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()).help(self.help()))
+    }
 }
 
 const COMPLETIONS_EXAMPLES: &str = "\

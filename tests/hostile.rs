@@ -573,7 +573,8 @@ fn impossible_trace_points_are_refused_naming_file_and_point() {
 fn a_trace_being_written_is_locked() {
     let dir = temp_dir("hostile-lock");
     let trace = dir.join("same.json");
-    let held = contention::measure::lock::acquire(&trace, "pid 42 on testhost since now").unwrap();
+    let held =
+        contention::measure::sweep::lock::acquire(&trace, "pid 42 on testhost since now").unwrap();
     let out = contention(&[
         "measure",
         "--force",

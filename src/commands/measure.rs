@@ -2,17 +2,17 @@
 
 use crate::cli::MeasureArgs;
 use crate::error::{Error, Result};
-use crate::measure::mpi::{self, Threading};
+use crate::measure::job::mpi::{self, Threading};
+use crate::measure::job::{driver, launch, rank0, sender, signals};
+use crate::measure::machine::settings;
 use crate::measure::options::MeasureOptions;
 use crate::measure::session;
-use crate::measure::{launch, progress, rank0, sender, settings, signals, topology};
+use crate::measure::sweep::progress;
 use std::path::{Path, PathBuf};
-
-use crate::measure::topology::SYSFS;
 
 /// `contention measure`'s options, checked: the measurement, and how this command runs it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Options {
+pub(crate) struct Options {
     pub measure: MeasureOptions,
     /// How to start the ranks from a shell.
     pub launcher: launch::Launcher,
@@ -27,7 +27,7 @@ pub struct Options {
 impl Options {
     /// The one place `measure`'s arguments are checked (beyond what clap parses): the values
     /// that cannot give a meaningful measurement are refused here, naming the option.
-    pub fn from_args(a: &MeasureArgs) -> Result<Options> {
+    pub(crate) fn from_args(a: &MeasureArgs) -> Result<Options> {
         let measure = MeasureOptions {
             comp_numa: a.numa.comp,
             comm_numa: a.numa.comm,
@@ -71,7 +71,7 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
         );
     }
     let options = Options::from_args(args)?;
-    if launch::under_launcher(|k| std::env::var(k).ok()) && !options.dry_run {
+    if driver::in_job() && !options.dry_run {
         return as_rank(&options);
     }
     let hosts = hosts(&options);
@@ -109,19 +109,9 @@ fn hosts(args: &Options) -> Option<Vec<String>> {
 }
 
 fn dry_run(args: &Options, hosts: Option<&[String]>) -> Result<()> {
-    let topo = match &args.topology {
-        Some(xml) => topology::load_xml(xml)?,
-        None => topology::load_this_machine()?,
-    };
-    let layout = topology::layout(&topo);
-    // Free memory is only known for this machine.
-    let sysfs = if args.topology.is_some() {
-        Path::new("/nonexistent")
-    } else {
-        Path::new(SYSFS)
-    };
-    let previous = session::previous(&args.measure, &args.measure.trace_path(&layout.hostname))?;
-    let resolved = session::resolve(&args.measure, &layout, sysfs, previous.as_ref())?;
+    let session::Placed {
+        layout, resolved, ..
+    } = session::place(&args.measure, args.topology.as_deref(), true)?;
     let launch_text = planned_launch(args, hosts);
     let hosts = hosts.map_or_else(|| vec![layout.hostname.clone()], <[String]>::to_vec);
     let settings = args
@@ -160,10 +150,7 @@ fn planned_launch(args: &Options, hosts: Option<&[String]>) -> String {
         "mpi         {} (the library this binary is built against)\n",
         library.name
     );
-    let planned = launch::own_command().and_then(|(exe, argv)| {
-        let argv: Vec<_> = argv.into_iter().filter(|a| a != "--dry-run").collect();
-        launch::plan_launch(args.launcher, &library, &shape(args, hosts), &exe, &argv)
-    });
+    let planned = driver::plan_own(args.launcher, &shape(args, hosts), Some("--dry-run"));
     match planned {
         Ok((choice, line)) => {
             out += &format!("launcher    {}\n", choice.why);
@@ -182,29 +169,20 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         launch::slurm_single_node(var).is_some_and(|n| var("SLURMD_NODENAME") != Some(n));
     if hosts.is_none() && !elsewhere {
         // Rank 0 will run on this host: refuse bad requests before starting MPI.
-        let layout = topology::layout(&topology::load_this_machine()?);
+        let layout = session::place(&args.measure, None, true)?.layout;
         let trace_path = args.measure.trace_path(&layout.hostname);
-        let previous = session::previous(&args.measure, &trace_path)?;
-        session::resolve(&args.measure, &layout, Path::new(SYSFS), previous.as_ref())?;
         crate::results::ensure_parent(&trace_path)?;
         session::check_output(&args.measure, &trace_path)?;
         // Refuse now if another run holds the trace (rank 0 takes the lock for the run).
-        drop(crate::measure::lock::acquire(
+        drop(crate::measure::sweep::lock::acquire(
             &trace_path,
-            &crate::measure::lock::holder(&layout.hostname),
+            &crate::measure::sweep::lock::holder(&layout.hostname),
         )?);
     } else if let Some(out) = &args.measure.output {
         // Rank 0 runs elsewhere, but a device, FIFO or directory is refused before MPI starts.
         crate::io::atomic::check_target(out)?;
     }
-    let (exe, argv) = launch::own_command()?;
-    let (choice, line) = launch::plan_launch(
-        args.launcher,
-        &mpi::library(),
-        &shape(args, hosts),
-        &exe,
-        &argv,
-    )?;
+    let (choice, line) = driver::plan_own(args.launcher, &shape(args, hosts), None)?;
     let mode = progress::Mode::from_env_or_terminal(None, args.quiet);
     if mode != progress::Mode::Quiet {
         eprintln!("measure: launcher: {}", choice.why);

@@ -5,11 +5,11 @@
 use crate::cli::{NetworkArgs, PenaltiesArg, TableOrJson};
 use crate::error::{Error, Result};
 use crate::io::{graph_file, model_file};
-use crate::measure::graph as measure_graph;
-use crate::measure::launch;
-use crate::measure::mpi::{self, Threading};
+use crate::measure::job::graph as measure_graph;
+use crate::measure::job::mpi::{self, Threading};
+use crate::measure::job::{driver, launch};
 use crate::model::{self, Placement};
-use crate::network::{self, FairShare, Graph, InfiniBand, PenaltyModel};
+use crate::network::{self, Explicit, FairShare, Graph, InfiniBand, PenaltyModel};
 use crate::provenance::Provenance;
 use crate::report::network::{CommunicationEnd, Measured, MemoryCap, NetworkReport};
 use crate::report::{self, Report};
@@ -107,7 +107,7 @@ pub fn run(args: &NetworkArgs) -> Result<()> {
 /// Runs `contention network` with checked options.
 pub fn run_options(args: &Options) -> Result<()> {
     let graph = graph_file::load_graph(&args.graph)?;
-    if args.run && launch::under_launcher(|k| std::env::var(k).ok()) {
+    if args.run && driver::in_job() {
         return as_rank(args, &graph);
     }
     let memory_cap = match &args.memory {
@@ -145,7 +145,6 @@ fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
             c.bytes
         )));
     }
-    let (exe, argv) = launch::own_command()?;
     let rank_hosts = match &args.hosts {
         None => None,
         Some(pairs) => Some(measure_graph::rank_hosts(graph, pairs).map_err(Error::Input)?),
@@ -157,7 +156,7 @@ fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
         as_root: launch::is_root(),
         forward: &[],
     };
-    let (_, line) = launch::plan_launch(args.launcher, &mpi::library(), &shape, &exe, &argv)?;
+    let (_, line) = driver::plan_own(args.launcher, &shape, None)?;
     eprintln!("network: starting {}", line.shown());
     match launch::run(&line, "quiet")? {
         0 => Ok(()),
@@ -266,29 +265,38 @@ fn link_mbps(alpha: f64) -> f64 {
     1e-6 / alpha
 }
 
+/// The penalty model `--penalties` names, its name in the report, and a file's explicit
+/// steps: a file must fit the graph exactly, no step missing (the solver says so) and none
+/// left over.
+type Penalties = (Box<dyn PenaltyModel>, String, Option<Explicit>);
+
+/// The [`Penalties`] of `--penalties` (`receive_cap`: the memory cap on receives, for the
+/// fair model).
+fn penalty_model(args: &Options, receive_cap: Option<f64>) -> Result<Penalties> {
+    Ok(match &args.penalties {
+        PenaltiesArg::InfiniBand => (Box::new(InfiniBand), "infiniband".into(), None),
+        PenaltiesArg::Fair => (
+            Box::new(FairShare {
+                receive_capacity: receive_cap.unwrap_or(1.0),
+            }),
+            "fair".into(),
+            None,
+        ),
+        PenaltiesArg::File(path) => {
+            let explicit = graph_file::load_penalties(path)?;
+            let steps = Some(explicit.clone());
+            (Box::new(explicit), path.display().to_string(), steps)
+        }
+    })
+}
+
 fn build_report(
     graph: &Graph,
     args: &Options,
     memory_cap: Option<MemoryCap>,
 ) -> Result<NetworkReport> {
     let receive_cap = memory_cap.as_ref().map(|c| c.receive_fraction);
-    // An explicit file must fit the graph exactly: no step missing (the solver says so) and
-    // none left over.
-    let mut file_steps = None;
-    let (model, name): (Box<dyn PenaltyModel>, String) = match &args.penalties {
-        PenaltiesArg::InfiniBand => (Box::new(InfiniBand), "infiniband".into()),
-        PenaltiesArg::Fair => (
-            Box::new(FairShare {
-                receive_capacity: receive_cap.unwrap_or(1.0),
-            }),
-            "fair".into(),
-        ),
-        PenaltiesArg::File(path) => {
-            let explicit = graph_file::load_penalties(path)?;
-            file_steps = Some(explicit.clone());
-            (Box::new(explicit), path.display().to_string())
-        }
-    };
+    let (model, name, file_steps) = penalty_model(args, receive_cap)?;
     let solution = network::solve(graph, model.as_ref(), receive_cap).map_err(|e| {
         Error::Input(format!(
             "penalties `{name}` do not fit graph `{}`: {e}",

@@ -1,21 +1,17 @@
 //! `contention sensitivity`: turn the arguments into a sweep, run it, write the report and
 //! the optional figure.
 
-use crate::cli::{BuiltinKernel, SensitivityArgs, SensitivityBackend};
+use crate::cli::{SensitivityArgs, SensitivityBackend};
 use crate::error::{Error, Result};
 use crate::io::atomic;
 use crate::plot::{self, ImageFormat};
 use crate::report;
-use crate::sensitivity::{self, builtin, fom, Backend, Options, Workload};
+use crate::sensitivity::{self, fom, Backend, Options, Workload};
 
 pub fn run(args: &SensitivityArgs) -> Result<()> {
     let workload = match args.builtin {
         Some(b) => Workload::Builtin {
-            kind: match b {
-                BuiltinKernel::NtStore => builtin::Kind::NtStore,
-                BuiltinKernel::Triad => builtin::Kind::Triad,
-                BuiltinKernel::PointerChase => builtin::Kind::PointerChase,
-            },
+            kind: b,
             bytes: usize::try_from(args.size.0)
                 .map_err(|_| Error::Input(format!("--size {} is too large", args.size)))?,
         },

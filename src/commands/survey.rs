@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// How the fleet report goes out: the report's format and file, the figure's directory and
 /// format, and the band's width.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReportOptions {
+pub(crate) struct ReportOptions {
     pub format: report::Format,
     /// `-o FILE`; `None`: standard output.
     pub output: Option<PathBuf>,
@@ -31,7 +31,7 @@ pub struct ReportOptions {
 /// `Options::from_args`), but for `--hosts`, which a survey takes in any number (the pairing
 /// checks them), `-o`, which names the report's file (each node's trace goes to its results
 /// directory), and `--graph`, which does not apply; and `--outlier-k` (> 0).
-pub fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> {
+pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> {
     let m = &a.measure;
     if m.graph.is_some() {
         return Err(SurveyError::NotForSurvey { option: "--graph" }.into());
@@ -96,7 +96,7 @@ pub fn run(args: &SurveyArgs) -> Result<()> {
 }
 
 /// What the fleet report takes from the manifest: each node's status and why it failed.
-pub fn outcomes(m: &Manifest) -> Vec<NodeOutcome> {
+pub(crate) fn outcomes(m: &Manifest) -> Vec<NodeOutcome> {
     m.nodes
         .iter()
         .map(|n| NodeOutcome {

@@ -7,6 +7,11 @@
 
 /// `measure --kernel`: what each computing thread does per iteration (section 4.1.1 uses
 /// non-temporal stores; STREAM's copy and triad read as well as write).
+///
+/// The one list of the streaming kernels: `sensitivity --builtin` runs some of them too
+/// (`sensitivity::builtin::Builtin`), through the same loops (`sweep::workload`). A new kernel
+/// is a variant here, its loop and byte count in `sweep::workload`, and its `--builtin` help
+/// in `sensitivity::builtin`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ComputeKernel {

@@ -2,34 +2,23 @@
 //! the crate with MPI and intrinsics; its threads are pinned through [`crate::sys`], the OS
 //! calls it shares with `sensitivity`.
 //!
-//! - [`topology`]: the machine from hwloc, as plain data.
-//! - [`plan`]: which cores compute, which core communicates, which nodes hold the buffers.
-//! - [`options`]: what a measurement is asked to do, as plain values ([`choices`]: its
-//!   enums); [`session`] takes them, never the command line.
-//! - [`mpi`]: joining the MPI job; [`sender`]: the ranks that send.
-//! - [`flavour`]: which MPI library the binary runs on and which launcher starts its ranks;
-//!   [`launch`]: that launcher's command line, and running it.
+//! Three rooms, each importing only those before it, and the request that ties them:
+//!
+//! - [`machine`]: the node as plain data (hwloc topology, OS settings, bound memory) and the
+//!   pure plan of which cores compute, which core communicates, which nodes hold the buffers.
+//! - [`sweep`]: the timed sweep on rank 0 (kernels, communication stream, sampling, sizing,
+//!   progress, the trace's lock).
+//! - [`job`]: the MPI job around the sweep: which MPI library and launcher, the launcher's
+//!   command line, joining the job, the ranks (rank 0, the senders, `network --run`'s
+//!   graph), signals.
+//! - [`choices`]: the enums a measurement chooses from (kernel, pattern, launcher);
+//!   [`options`]: what a measurement is asked to do, as plain values; [`session`]: those
+//!   options resolved against the machine, the `--dry-run` plan, and the sweep that keeps
+//!   the trace on disk. [`session`] takes the options, never the command line.
 
 pub mod choices;
-pub mod comm;
-pub mod flavour;
-pub mod graph;
-pub mod kernel;
-pub mod launch;
-pub mod lock;
-pub mod memory;
-pub mod mpi;
+pub mod job;
+pub mod machine;
 pub mod options;
-pub mod plan;
-pub mod progress;
-pub mod rank0;
-pub mod run;
-pub mod sampling;
-pub mod sender;
 pub mod session;
-pub mod settings;
-pub mod signals;
-pub mod sizing;
-pub mod survey;
-pub mod topology;
-pub mod workload;
+pub mod sweep;

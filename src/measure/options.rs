@@ -8,14 +8,12 @@
 use super::choices::{CommPattern, ComputeKernel};
 use crate::cores::CoreList;
 use crate::error::{Error, Result};
+use crate::measure::sweep::sizing::{CACHE_FACTOR, MAX_MESSAGE_BUFFERS};
 use crate::units::ByteSize;
 use std::path::PathBuf;
 
 /// Below this, buffers may be served by caches and the kernel would not measure memory.
-pub const MIN_BUFFER: u64 = 1 << 20;
-/// The most message buffers of a ring (`--message-buffers`, and what the tool picks): 4 GiB
-/// of 1 MiB messages.
-pub const MAX_MESSAGE_BUFFERS: u32 = 4096;
+pub(crate) const MIN_BUFFER: u64 = 1 << 20;
 /// MPI counts are 32-bit signed integers.
 pub const MAX_MESSAGE: u64 = i32::MAX as u64;
 /// The ranks a ring may have (`--ranks`).
@@ -46,7 +44,7 @@ pub struct MeasureOptions {
     /// Bytes each computing core writes per pass; `None`: sized for the machine.
     pub buffer_size: Option<ByteSize>,
     /// Message buffers the communication stream receives into in turn; `None`: sized for
-    /// the machine's cache ([`super::sizing::message_ring`]).
+    /// the machine's cache (`crate::measure::sweep::sizing::message_ring`).
     pub message_buffers: Option<u32>,
     /// Longest sampling of one phase, seconds.
     pub max_phase: f64,
@@ -120,7 +118,7 @@ impl MeasureOptions {
                 return bad(format!(
                     "--message-buffers {n}: give 1 to {MAX_MESSAGE_BUFFERS} (by default as many \
                      as make {}x the last-level cache)",
-                    super::sizing::CACHE_FACTOR
+                    CACHE_FACTOR
                 ));
             }
         }
@@ -156,7 +154,7 @@ impl MeasureOptions {
     }
 
     /// MPI ranks of the job: the ring's size, else 2.
-    pub fn job_ranks(&self) -> u32 {
+    pub(crate) fn job_ranks(&self) -> u32 {
         if self.pattern == CommPattern::Ring {
             self.ranks
         } else {
@@ -166,7 +164,7 @@ impl MeasureOptions {
 
     /// The trace path: `output`, or this host's results directory
     /// (`contention-results/HOST/trace-numaC-M-KERNEL-PATTERN.json`, see [`crate::results`]).
-    pub fn trace_path(&self, host: &str) -> PathBuf {
+    pub(crate) fn trace_path(&self, host: &str) -> PathBuf {
         self.output.clone().unwrap_or_else(|| {
             let variant =
                 crate::results::variant(self.kernel.name(), self.pattern.name(), self.job_ranks());

@@ -2,18 +2,18 @@
 //! plan (`--dry-run`), allocate the bound buffers, run the sweep and keep the trace on disk
 //! after every point.
 
-use super::choices::{CommPattern, ComputeKernel};
-use super::kernel::Kernel;
-use super::memory::{self, human_bytes};
+use super::choices::CommPattern;
 use super::options::{MeasureOptions, MIN_BUFFER};
-use super::plan::{self, Planned, Request, SenderPlan};
-use super::progress::{self, Progress};
-use super::run::{Abort, Bench, Sampling};
-use super::sizing;
-use super::topology::Layout;
-use super::workload::Workload;
 use crate::error::{Error, IoAction, Result};
 use crate::io::{atomic, tidy_csv, trace_file};
+use crate::measure::machine::memory::{self, human_bytes};
+use crate::measure::machine::plan::{self, Planned, Request, SenderPlan};
+use crate::measure::machine::topology::{self, Layout};
+use crate::measure::sweep::kernel::Kernel;
+use crate::measure::sweep::progress::{self, Progress};
+use crate::measure::sweep::run::{Abort, Bench, Sampling};
+use crate::measure::sweep::sizing;
+use crate::measure::sweep::workload::Workload;
 use crate::provenance::Provenance;
 use crate::trace::{
     BufferPages, MachineSettings, MeasureConfig, MpiInfo, SenderPlacement, Sizing, Trace,
@@ -24,17 +24,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-/// The computing threads' workload for `--kernel`.
-pub fn workload(k: ComputeKernel) -> Workload {
-    match k {
-        ComputeKernel::NtStore => Workload::NtStore(Kernel::detect()),
-        ComputeKernel::Copy => Workload::Copy,
-        ComputeKernel::Triad => Workload::Triad,
-    }
-}
-
 /// The CSV beside a trace.
-pub fn csv_path(trace: &Path) -> PathBuf {
+pub(crate) fn csv_path(trace: &Path) -> PathBuf {
     trace.with_extension("csv")
 }
 
@@ -96,12 +87,47 @@ pub struct Resolved {
 
 impl Resolved {
     /// How the buffers were sized (always set by [`resolve`]).
-    pub fn sizing(&self) -> &Sizing {
+    pub(crate) fn sizing(&self) -> &Sizing {
         self.config
             .sizing
             .as_ref()
             .expect("resolve sets the sizing")
     }
+}
+
+/// A measurement placed on a machine: its hwloc topology (kept for binding the buffers), its
+/// layout, and the options resolved on it.
+pub struct Placed {
+    pub topology: Topology,
+    pub layout: Layout,
+    pub resolved: Resolved,
+}
+
+/// The one way from options to a placement: load the machine (this one, or the hwloc XML
+/// `xml` of another, whose free memory is then unknown), lay it out, and [`resolve`] the
+/// options on it; with `previous`, against the trace `--resume` continues on its host.
+pub fn place(a: &MeasureOptions, xml: Option<&Path>, previous: bool) -> Result<Placed> {
+    let topology = match xml {
+        Some(xml) => topology::load_xml(xml)?,
+        None => topology::load_this_machine()?,
+    };
+    let layout = topology::layout(&topology);
+    let sysfs = Path::new(if xml.is_some() {
+        "/nonexistent"
+    } else {
+        topology::SYSFS
+    });
+    let previous = if previous {
+        self::previous(a, &a.trace_path(&layout.hostname))?
+    } else {
+        None
+    };
+    let resolved = resolve(a, &layout, sysfs, previous.as_ref())?;
+    Ok(Placed {
+        topology,
+        layout,
+        resolved,
+    })
 }
 
 /// The transport between rank 0 and the others from the host of each rank: intra-node when
@@ -119,7 +145,7 @@ pub fn transport(hosts: &[String]) -> Transport {
 }
 
 /// The transport as the plan and the log say it.
-pub fn describe_transport(t: &Transport) -> String {
+pub(crate) fn describe_transport(t: &Transport) -> String {
     match t.kind {
         TransportKind::IntraNode => format!(
             "intra-node: both ranks on {}, so messages are shared-memory copies by the MPI \
@@ -140,7 +166,7 @@ pub fn describe_transport(t: &Transport) -> String {
 /// the configuration of the trace `--resume` continues: what the tool sized itself there
 /// (buffer, message slots) is kept, so a resumed trace is one experiment whatever the free
 /// memory of the moment; options the user gives are compared with it later
-/// ([`Rank0::run`]'s check names each one that differs).
+/// (`Rank0::run`'s check names each one that differs).
 pub fn resolve(
     a: &MeasureOptions,
     layout: &Layout,
@@ -188,9 +214,10 @@ pub fn resolve(
         }
     };
     let ring_bytes = message * u64::from(ring) * rings;
-    let use_ = match workload(a.kernel) {
-        Workload::NtStore(k) if k != Kernel::Portable => sizing::CacheUse::Bypass,
-        _ => sizing::CacheUse::Temporal,
+    let use_ = if Workload::detect(a.kernel).bypasses_cache() {
+        sizing::CacheUse::Bypass
+    } else {
+        sizing::CacheUse::Temporal
     };
     let sized = sizing::computing(
         use_,
@@ -247,7 +274,7 @@ pub fn resolve(
         stable_within: a.stable_within / 100.0,
         timeout_seconds: a.timeout,
         kernel: Kernel::detect().name().to_string(),
-        compute_kernel: workload(a.kernel).name().to_string(),
+        compute_kernel: Workload::detect(a.kernel).name().to_string(),
         pattern: a.pattern.name().to_string(),
         ranks: a.job_ranks(),
         bind: !a.no_bind,
@@ -266,7 +293,7 @@ pub fn resolve(
 /// and the message rings (rank 0's receive ring, its send ring when exchanging, and rank
 /// 1's, counted as if on this host). `describe_plan` prints it; `contention survey` and the
 /// tests take their time limits from it.
-pub fn estimated_seconds(c: &MeasureConfig) -> (f64, f64) {
+pub(crate) fn estimated_seconds(c: &MeasureConfig) -> (f64, f64) {
     let max = c.cores.iter().copied().max().unwrap_or(0) as f64;
     let points = c.cores.len() as f64;
     let slots = c.sizing.as_ref().map_or(1, |s| s.message_buffers) as f64;
@@ -290,18 +317,30 @@ pub fn describe_plan(
     transport: &Transport,
     settings: Option<&MachineSettings>,
 ) -> String {
-    let p = &r.planned.plan;
-    let c = &r.config;
+    let mut out = describe_machine(layout, settings);
+    out += &format!("transport   {}\n", describe_transport(transport));
+    out += &describe_computing(layout, r);
+    out += &describe_communication(layout, r, transport);
+    out += &describe_calibration(layout);
+    out += &describe_sweep(&r.config);
+    out
+}
+
+/// A NUMA node as the plan names it: logical index, OS index and size.
+fn node_text(layout: &Layout, l: u32) -> String {
+    layout
+        .numa
+        .iter()
+        .find(|n| n.logical_index == l)
+        .map_or(format!("L#{l}"), |n| {
+            format!("L#{l} (P#{}, {})", n.os_index, human_bytes(n.memory_bytes))
+        })
+}
+
+/// The plan's machine lines: hwloc's view, the network cards, what the cpuset hides, and the
+/// node's settings with their warnings.
+fn describe_machine(layout: &Layout, settings: Option<&MachineSettings>) -> String {
     let info = layout.machine_info();
-    let node = |l: u32| {
-        layout
-            .numa
-            .iter()
-            .find(|n| n.logical_index == l)
-            .map_or(format!("L#{l}"), |n| {
-                format!("L#{l} (P#{}, {})", n.os_index, human_bytes(n.memory_bytes))
-            })
-    };
     let mut out = format!(
         "machine     {} — {}; hwloc {}\n\
          topology    {} socket(s) x {} cores x {} PU(s); {} NUMA node(s), {} per socket\n",
@@ -350,12 +389,24 @@ pub fn describe_plan(
         );
     }
     if let Some(s) = settings {
-        out += &format!("settings    {}\n", super::settings::describe(s));
-        for w in super::settings::warnings(s) {
+        out += &format!(
+            "settings    {}\n",
+            crate::measure::machine::settings::describe(s)
+        );
+        for w in crate::measure::machine::settings::warnings(s) {
             out += &format!("WARNING     {w}\n");
         }
     }
-    out += &format!("transport   {}\n", describe_transport(transport));
+    out
+}
+
+/// The plan's computing lines: the threads, their kernel and buffers, the cache rule, and
+/// the cores in the order the sweep adds them.
+fn describe_computing(layout: &Layout, r: &Resolved) -> String {
+    let p = &r.planned.plan;
+    let c = &r.config;
+    let node = |l: u32| node_text(layout, l);
+    let mut out = String::new();
     let max = c.cores.iter().copied().max().unwrap_or(0) as usize;
     let z = r.sizing();
     out += &format!(
@@ -396,6 +447,17 @@ pub fn describe_plan(
             p.compute.len()
         );
     }
+    out
+}
+
+/// The plan's communication lines: the receiving thread, its ring of buffers, and on one
+/// node where rank 1 (the sender) goes.
+fn describe_communication(layout: &Layout, r: &Resolved, transport: &Transport) -> String {
+    let p = &r.planned.plan;
+    let c = &r.config;
+    let z = r.sizing();
+    let node = |l: u32| node_text(layout, l);
+    let mut out = String::new();
     out += &format!(
         "communic.   1 thread on core {} (PU P#{}, socket {}): {}\n\
          \x20           receives {} messages into NUMA node {}, in turn into {} buffer(s) ({})\n\
@@ -408,8 +470,8 @@ pub fn describe_plan(
         node(c.comm_numa),
         z.message_buffers,
         human_bytes(c.message_size_bytes * u64::from(z.message_buffers)),
-        super::sampling::MIN_ROUNDS + 2,
-        (super::sampling::MIN_ROUNDS + 2) as f64 * c.message_size_bytes as f64
+        crate::measure::sweep::sampling::MIN_ROUNDS + 2,
+        (crate::measure::sweep::sampling::MIN_ROUNDS + 2) as f64 * c.message_size_bytes as f64
             / c.max_phase_seconds
             / 1e9,
         c.max_phase_seconds
@@ -434,11 +496,16 @@ pub fn describe_plan(
             (None, true) => format!("WARNING     sender: {}\n", s.reason),
         };
     }
+    out
+}
+
+/// The placements `calibrate` needs on this machine.
+fn describe_calibration(layout: &Layout) -> String {
     // The placements `calibrate` fits (section 4.1.2): both data on node 0, and both on
     // the first node of the second socket, which is node `numa_per_socket`, not node 1,
     // under sub-NUMA clustering.
     let m = layout.numa_per_socket();
-    out += &if layout.sockets.len() > 1 {
+    if layout.sockets.len() > 1 {
         format!(
             "calibrate   needs two placements: --numa 0,0 (local) and --numa {m},{m} (remote: \
              node {m} is the first of socket 1; {m} NUMA node(s) per socket)\n"
@@ -446,9 +513,13 @@ pub fn describe_plan(
     } else {
         "calibrate   needs one placement on this single-socket machine: --numa 0,0 (local)\n"
             .to_string()
-    };
+    }
+}
+
+/// The plan's sweep lines: the core counts, the stop rule and the estimated duration.
+fn describe_sweep(c: &MeasureConfig) -> String {
     let (sweep, touch) = estimated_seconds(c);
-    out += &format!(
+    format!(
         "sweep       {} computing-core count(s): {}; 3 phases each, each until its median is \
          within +-{:.1}% (95% CI) or {:.1} s\n\
          duration    at most {:.0} s (+{:.0} s to touch the buffers), usually less\n",
@@ -458,8 +529,7 @@ pub fn describe_plan(
         c.max_phase_seconds,
         sweep,
         touch
-    );
-    out
+    )
 }
 
 /// The cache rule as the plan states it: the working set against the computing sockets'
@@ -494,7 +564,7 @@ fn describe_cache(c: &MeasureConfig, z: &Sizing) -> String {
 }
 
 /// How rank 0 reports each step of the sweep.
-pub struct Rank0<'a> {
+pub(crate) struct Rank0<'a> {
     pub options: &'a MeasureOptions,
     pub topology: &'a Topology,
     pub layout: &'a Layout,
@@ -507,17 +577,20 @@ pub struct Rank0<'a> {
     pub progress: progress::Mode,
     pub interrupted: &'static AtomicBool,
     /// The communicator of rank 0 and its sender.
-    pub comm: super::comm::Handle,
+    pub comm: crate::measure::sweep::comm::Handle,
 }
 
 impl Rank0<'_> {
     /// Runs the sweep, saving the trace after every point. A stalled run ends the process
     /// from inside the sweep (see [`Abort::Stalled`]).
-    pub fn run(self) -> std::result::Result<PathBuf, (Abort, PathBuf)> {
+    pub(crate) fn run(self) -> std::result::Result<PathBuf, (Abort, PathBuf)> {
         let path = self.options.trace_path(&self.layout.hostname);
         let fail = |e: Error, path: &Path| (Abort::Failed(e.to_string()), path.to_path_buf());
         // Held until this function returns: no other run writes this trace meanwhile.
-        let _lock = match super::lock::acquire(&path, &super::lock::holder(&self.layout.hostname)) {
+        let _lock = match crate::measure::sweep::lock::acquire(
+            &path,
+            &crate::measure::sweep::lock::holder(&self.layout.hostname),
+        ) {
             Ok(l) => l,
             Err(e) => return Err(fail(e, &path)),
         };
@@ -614,7 +687,7 @@ impl Rank0<'_> {
         let bench = Bench {
             topology: self.topology,
             plan: &self.resolved.planned.plan,
-            workload: workload(self.options.kernel),
+            workload: Workload::detect(self.options.kernel),
             pattern,
             chunk_bytes: self.resolved.sizing().chunk_bytes as usize,
             sample_seconds: self.resolved.sizing().sample_seconds,
@@ -770,7 +843,7 @@ fn resume_differences(old: &Trace, fresh: &Trace) -> Vec<String> {
 /// median bandwidth, and the `--max-phase` or message size that would give enough.
 fn few_messages(p: &TracePoint, c: &MeasureConfig) -> Option<String> {
     let got = p.comm_alone.samples.len();
-    let min = super::sampling::MIN_ROUNDS;
+    let min = crate::measure::sweep::sampling::MIN_ROUNDS;
     if got >= min {
         return None;
     }
@@ -790,7 +863,7 @@ fn few_messages(p: &TracePoint, c: &MeasureConfig) -> Option<String> {
 /// half-width (`?` when too few rounds gave none), `UNSTABLE` after a phase that stopped
 /// before its stopping rule was met, and the loss ratios of Langguth et al. (alone over
 /// parallel bandwidth, the L_M and L_N of `contention overlap`).
-pub fn point_line(p: &TracePoint) -> String {
+pub(crate) fn point_line(p: &TracePoint) -> String {
     let (ca, cp) = (p.comp_alone.summary.median, p.comp_parallel.summary.median);
     let (ma, mp) = (p.comm_alone.summary.median, p.comm_parallel.summary.median);
     let phases = [
@@ -867,8 +940,8 @@ mod tests {
 
     /// The plan of `options` on a synthetic hwloc machine, built without the command line.
     fn plan_text(synthetic: &str, a: MeasureOptions) -> String {
-        let layout = super::super::topology::layout(
-            &super::super::topology::load_synthetic(synthetic).unwrap(),
+        let layout = crate::measure::machine::topology::layout(
+            &crate::measure::machine::topology::load_synthetic(synthetic).unwrap(),
         );
         let r = resolve(&a, &layout, Path::new("/nonexistent"), None).unwrap();
         describe_plan(&layout, &r, &transport(&["a".into()]), None)
@@ -901,8 +974,9 @@ mod tests {
 
     #[test]
     fn options_built_without_the_command_line_are_checked_against_the_machine() {
-        let layout = super::super::topology::layout(
-            &super::super::topology::load_synthetic("pack:2 numa:2 core:4 pu:1").unwrap(),
+        let layout = crate::measure::machine::topology::layout(
+            &crate::measure::machine::topology::load_synthetic("pack:2 numa:2 core:4 pu:1")
+                .unwrap(),
         );
         let refused =
             |a: MeasureOptions| match resolve(&a, &layout, Path::new("/nonexistent"), None) {
@@ -927,7 +1001,7 @@ mod tests {
             &MeasureOptions {
                 comp_numa: 2,
                 comm_numa: 2,
-                kernel: ComputeKernel::Copy,
+                kernel: crate::measure::choices::ComputeKernel::Copy,
                 pattern: CommPattern::Pingpong,
                 ..MeasureOptions::default()
             },
@@ -944,8 +1018,8 @@ mod tests {
     const MIB: u64 = 1 << 20;
 
     fn synthetic(description: &str) -> Layout {
-        super::super::topology::layout(
-            &super::super::topology::load_synthetic(description).unwrap(),
+        crate::measure::machine::topology::layout(
+            &crate::measure::machine::topology::load_synthetic(description).unwrap(),
         )
     }
 
@@ -993,7 +1067,7 @@ mod tests {
                 c.max_phase_seconds,
                 z.chunk_bytes,
                 sizing::SLOWEST_CORE_BANDWIDTH
-            ) >= super::super::sampling::MIN_ROUNDS
+            ) >= crate::measure::sweep::sampling::MIN_ROUNDS
         );
         let text = describe_plan(&big, &r, &transport(&["a".into()]), None);
         assert!(text.contains("against 1 GiB of last-level cache"), "{text}");
@@ -1021,8 +1095,9 @@ mod tests {
             if path.extension().is_none_or(|e| e != "xml") {
                 continue;
             }
-            let layout =
-                super::super::topology::layout(&super::super::topology::load_xml(&path).unwrap());
+            let layout = crate::measure::machine::topology::layout(
+                &crate::measure::machine::topology::load_xml(&path).unwrap(),
+            );
             let r = resolve(
                 &MeasureOptions::default(),
                 &layout,
@@ -1065,7 +1140,7 @@ mod tests {
                     c.max_phase_seconds,
                     z.chunk_bytes,
                     sizing::SLOWEST_CORE_BANDWIDTH
-                ) >= super::super::sampling::MIN_ROUNDS,
+                ) >= crate::measure::sweep::sampling::MIN_ROUNDS,
                 "{name}"
             );
             seen += 1;

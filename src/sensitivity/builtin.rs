@@ -2,37 +2,58 @@
 //! the project's non-temporal store stream and STREAM's triad (bandwidth-bound), and a random
 //! cyclic pointer chase (latency-bound), the two ends of the paper's Table I.
 
-use crate::measure::kernel::Kernel;
+use crate::measure::choices::ComputeKernel;
+use crate::measure::sweep::workload::Workload;
 use std::time::Instant;
 
-/// A built-in kernel and its figure of merit.
+/// A built-in kernel (`sensitivity --builtin`) and its figure of merit: one of `measure`'s
+/// streams, run by the same loop, or a pointer chase, which only `sensitivity` runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// The non-temporal memset of `measure` ([`crate::measure::kernel::Kernel`]) over one
-    /// buffer; FOM: MB/s written (best of the passes).
-    NtStore,
-    /// `a[i] = b[i] + s * c[i]` over three f64 arrays; FOM: MB/s, counting 24 bytes per
-    /// element as STREAM does (best of the passes, as STREAM reports).
-    Triad,
+pub enum Builtin {
+    /// A kernel of `measure --kernel` over one buffer; FOM: MB/s, bytes counted as `measure`
+    /// counts them (best of the passes, as STREAM reports).
+    Stream(ComputeKernel),
     /// One dependent load after another through a random single cycle of 128-byte nodes (a
     /// node per two cache lines, as in the paper's pointer chase); FOM: million accesses per
     /// second.
     PointerChase,
 }
 
-impl Kind {
+impl Builtin {
+    /// The values of `--builtin`, in the order `--help` lists them: the calibration kernels of
+    /// the paper's Table I, a bandwidth-bound stream (the project's and STREAM's) and a
+    /// latency-bound chase.
+    pub const ALL: [Builtin; 3] = [
+        Builtin::Stream(ComputeKernel::NtStore),
+        Builtin::Stream(ComputeKernel::Triad),
+        Builtin::PointerChase,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
-            Kind::NtStore => "nt-store",
-            Kind::Triad => "triad",
-            Kind::PointerChase => "pointer-chase",
+            Builtin::Stream(k) => k.name(),
+            Builtin::PointerChase => "pointer-chase",
+        }
+    }
+
+    /// The help text of its `--builtin` value.
+    pub fn help(self) -> &'static str {
+        match self {
+            Builtin::Stream(ComputeKernel::NtStore) => {
+                "The non-temporal store stream of `measure`; FOM in MB/s"
+            }
+            Builtin::Stream(ComputeKernel::Copy) => "STREAM copy; FOM in MB/s",
+            Builtin::Stream(ComputeKernel::Triad) => "STREAM triad; FOM in MB/s",
+            Builtin::PointerChase => {
+                "Random cyclic pointer chase; FOM in million accesses per second"
+            }
         }
     }
 
     pub fn unit(self) -> &'static str {
         match self {
-            Kind::NtStore | Kind::Triad => "MB/s",
-            Kind::PointerChase => "Maccesses/s",
+            Builtin::Stream(_) => "MB/s",
+            Builtin::PointerChase => "Maccesses/s",
         }
     }
 }
@@ -40,45 +61,25 @@ impl Kind {
 /// Words (usize) per pointer-chase node: 128 bytes.
 const NODE_WORDS: usize = 128 / std::mem::size_of::<usize>();
 
+/// Passes of a stream per run; its FOM is the best.
+const PASSES: u8 = 3;
+
 /// A kernel with its data allocated and touched, ready to be timed repeatedly.
 pub enum Prepared {
-    NtStore {
-        buffer: Vec<std::mem::MaybeUninit<u8>>,
-        kernel: Kernel,
-        passes: u32,
-    },
-    Triad {
-        a: Vec<f64>,
-        b: Vec<f64>,
-        c: Vec<f64>,
-        passes: u32,
-    },
-    PointerChase {
-        nodes: Vec<usize>,
-        steps: u64,
-    },
+    Stream { buffer: Vec<u8>, workload: Workload },
+    PointerChase { nodes: Vec<usize>, steps: u64 },
 }
 
 impl Prepared {
-    /// Allocates about `bytes` in all (the three triad arrays, or the chased nodes) and fills
+    /// Allocates about `bytes` in all (the stream's buffer, or the chased nodes) and fills
     /// them, so page faults stay out of the timings.
-    pub fn new(kind: Kind, bytes: usize) -> Prepared {
+    pub fn new(kind: Builtin, bytes: usize) -> Prepared {
         match kind {
-            Kind::NtStore => Prepared::NtStore {
-                buffer: vec![std::mem::MaybeUninit::new(0); bytes.max(64)],
-                kernel: Kernel::detect(),
-                passes: 3,
+            Builtin::Stream(kernel) => Prepared::Stream {
+                buffer: vec![0; bytes.max(64)],
+                workload: Workload::detect(kernel),
             },
-            Kind::Triad => {
-                let n = (bytes / 24).max(1);
-                Prepared::Triad {
-                    a: vec![0.0; n],
-                    b: vec![1.0; n],
-                    c: vec![2.0; n],
-                    passes: 3,
-                }
-            }
-            Kind::PointerChase => {
+            Builtin::PointerChase => {
                 let n = (bytes / (NODE_WORDS * std::mem::size_of::<usize>())).max(2);
                 Prepared::PointerChase {
                     nodes: cycle(n, 0x9E37_79B9_7F4A_7C15),
@@ -91,29 +92,14 @@ impl Prepared {
     /// Runs the kernel once and returns its figure of merit.
     pub fn run(&mut self) -> f64 {
         match self {
-            Prepared::NtStore {
-                buffer,
-                kernel,
-                passes,
-            } => {
+            Prepared::Stream { buffer, workload } => {
                 let mut best = 0.0f64;
-                for pass in 0..*passes {
+                for pass in 0..PASSES {
                     let t = Instant::now();
-                    kernel.fill(buffer, pass as u8);
+                    workload.run(buffer, pass);
                     let secs = t.elapsed().as_secs_f64();
-                    best = best.max(Kernel::written(buffer.len()) as f64 / secs / 1e6);
+                    best = best.max(workload.bytes_per_pass(buffer.len()) as f64 / secs / 1e6);
                 }
-                best
-            }
-            Prepared::Triad { a, b, c, passes } => {
-                let mut best = 0.0f64;
-                for _ in 0..*passes {
-                    let t = Instant::now();
-                    triad(a, b, c, 3.0);
-                    let secs = t.elapsed().as_secs_f64();
-                    best = best.max((24 * a.len()) as f64 / secs / 1e6);
-                }
-                std::hint::black_box(&a);
                 best
             }
             Prepared::PointerChase { nodes, steps } => {
@@ -124,12 +110,6 @@ impl Prepared {
                 *steps as f64 / secs / 1e6
             }
         }
-    }
-}
-
-fn triad(a: &mut [f64], b: &[f64], c: &[f64], s: f64) {
-    for ((a, b), c) in a.iter_mut().zip(b).zip(c) {
-        *a = b + s * c;
     }
 }
 
@@ -188,11 +168,8 @@ mod tests {
     }
 
     #[test]
-    fn triad_computes_and_kernels_report_positive_rates() {
-        let mut a = vec![0.0; 4];
-        triad(&mut a, &[1.0; 4], &[2.0; 4], 3.0);
-        assert_eq!(a, vec![7.0; 4]);
-        for kind in [Kind::NtStore, Kind::Triad, Kind::PointerChase] {
+    fn every_builtin_reports_a_positive_rate() {
+        for kind in Builtin::ALL {
             let mut k = Prepared::new(kind, 1 << 20);
             let fom = k.run();
             assert!(fom.is_finite() && fom > 0.0, "{kind:?}: {fom}");

@@ -20,7 +20,7 @@ pub mod runner;
 pub mod threshold;
 
 use crate::error::{Error, Result};
-use crate::measure::signals;
+use crate::measure::job::signals;
 use crate::provenance::Provenance;
 use crate::stats::median;
 use crate::sys::{self, bind_current_thread};
@@ -33,7 +33,10 @@ use std::time::Duration;
 /// What runs at each level.
 #[derive(Debug, Clone)]
 pub enum Workload {
-    Builtin { kind: builtin::Kind, bytes: usize },
+    Builtin {
+        kind: builtin::Builtin,
+        bytes: usize,
+    },
     Command(Vec<String>),
 }
 
@@ -44,7 +47,7 @@ impl Workload {
                 format!(
                     "builtin {} ({})",
                     kind.name(),
-                    crate::measure::memory::human_bytes(*bytes as u64)
+                    crate::measure::machine::memory::human_bytes(*bytes as u64)
                 )
             }
             Workload::Command(argv) => argv.join(" "),

@@ -49,7 +49,7 @@ pub enum SurveyError {
 
 impl SurveyError {
     /// Exit status: 1 for nodes that failed (the system's), 2 for everything else (input).
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         match self {
             SurveyError::NodesFailed { .. } => crate::error::EXIT_FAILURE,
             _ => crate::error::EXIT_INPUT,

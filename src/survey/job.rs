@@ -1,7 +1,7 @@
 //! The driver of a survey, run from a shell inside the allocation (or beside `--hosts`):
 //! plans the job, writes the manifest, starts the one MPI job and watches its rounds.
 //!
-//! A round that overruns its time limit (see [`super::plan::round_timeout`]) is taken as a
+//! A round that overruns its time limit (see `super::plan::round_timeout`) is taken as a
 //! node that hangs: the job is stopped (SIGTERM, the ranks save what they finished, then
 //! SIGKILL), and the round's unfinished nodes are recorded failed. A job that ends early for
 //! any other reason (a node killed: Open MPI then aborts every rank; Ctrl-C; the
@@ -13,13 +13,12 @@ use super::manifest::{self, Manifest, Status};
 use super::{plan, SurveyOptions};
 use crate::error::{Error, Result};
 use crate::measure::choices::CommPattern;
+use crate::measure::job::{driver, launch, signals};
 use crate::measure::options::MeasureOptions;
-use crate::measure::{launch, mpi, progress, session, signals, topology};
-use std::ffi::OsString;
+use crate::measure::session;
+use crate::measure::sweep::progress;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-use crate::measure::topology::SYSFS;
 
 /// `contention survey`, from a shell or (as one of the job's ranks) under the launcher.
 /// Returns the manifest's path when this process drove the job (or found every node done),
@@ -29,35 +28,13 @@ use crate::measure::topology::SYSFS;
 pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     refuse_measure_only(o)?;
     let path = Manifest::path(&crate::results::root());
-    if launch::under_launcher(|k| std::env::var(k).ok()) && !o.dry_run {
-        crate::measure::survey::run(&o.measure, &path)?;
+    if driver::in_job() && !o.dry_run {
+        crate::survey::ranks::run(&o.measure, &path)?;
         return Ok(None);
     }
     let hosts = hosts(o)?;
     plan::check_hosts(&hosts)?;
-    let args = &o.measure;
-    let options = manifest::options_of(args);
-    let mut m = if args.resume {
-        let m = Manifest::read_for(&path, "--resume")?;
-        m.check_options(&options, &path)?;
-        if args.hosts.is_some() && m.hosts != hosts {
-            return Err(SurveyError::OtherHosts {
-                path,
-                saved: m.hosts,
-                now: hosts,
-            }
-            .into());
-        }
-        m
-    } else {
-        if path.exists() && !args.force && !o.dry_run {
-            return Err(SurveyError::ManifestExists { path }.into());
-        }
-        if !args.force && !o.dry_run {
-            refuse_old_traces(args, &hosts)?;
-        }
-        plan::new_manifest(&hosts, options)
-    };
+    let mut m = manifest_to_run(o, &path, hosts)?;
     let sweep = sweep_estimate(o)?;
     let (job_hosts, rounds) = plan::plan_job(&m, plan::round_timeout(sweep))?;
     if rounds.is_empty() {
@@ -67,20 +44,12 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
         );
         return Ok(Some(path));
     }
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
-    // The ranks get the same arguments (the dry run shows the line it would run).
-    let argv: Vec<OsString> = std::env::args_os()
-        .skip(1)
-        .filter(|a| a != "--dry-run")
-        .collect();
-    // The same choice of launcher as `measure`'s, for one rank per node.
-    let (choice, line) = launch::plan_launch(
+    // The same choice of launcher as `measure`'s, for one rank per node; the ranks get the
+    // same arguments (the dry run shows the line it would run).
+    let (choice, line) = driver::plan_own(
         o.launcher,
-        &mpi::library(),
         &plan::shape(&job_hosts, launch::is_root()),
-        &exe,
-        &argv,
+        Some("--dry-run"),
     )?;
     m.job += 1;
     m.job_hosts = job_hosts;
@@ -124,6 +93,37 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
         )));
     }
     Ok(Some(path))
+}
+
+/// The manifest this run continues (`--resume`: the saved one, checked against the options
+/// and hosts given now) or starts (refusing to overwrite a manifest or old traces without
+/// `--force`).
+fn manifest_to_run(o: &SurveyOptions, path: &Path, hosts: Vec<String>) -> Result<Manifest> {
+    let args = &o.measure;
+    let options = manifest::options_of(args);
+    if args.resume {
+        let m = Manifest::read_for(path, "--resume")?;
+        m.check_options(&options, path)?;
+        if args.hosts.is_some() && m.hosts != hosts {
+            return Err(SurveyError::OtherHosts {
+                path: path.to_path_buf(),
+                saved: m.hosts,
+                now: hosts,
+            }
+            .into());
+        }
+        return Ok(m);
+    }
+    if path.exists() && !args.force && !o.dry_run {
+        return Err(SurveyError::ManifestExists {
+            path: path.to_path_buf(),
+        }
+        .into());
+    }
+    if !args.force && !o.dry_run {
+        refuse_old_traces(args, &hosts)?;
+    }
+    Ok(plan::new_manifest(&hosts, options))
 }
 
 /// The nodes of `m` that failed or were not reached, as the error a survey ends with after
@@ -202,18 +202,8 @@ fn hosts(o: &SurveyOptions) -> Result<Vec<String>> {
 
 /// `measure`'s estimate of one sweep on this node (taken as typical of the others).
 fn sweep_estimate(o: &SurveyOptions) -> Result<f64> {
-    let topo = match &o.topology {
-        Some(xml) => topology::load_xml(xml)?,
-        None => topology::load_this_machine()?,
-    };
-    let layout = topology::layout(&topo);
-    let sysfs = if o.topology.is_some() {
-        Path::new("/nonexistent")
-    } else {
-        Path::new(SYSFS)
-    };
-    let resolved = session::resolve(&o.measure, &layout, sysfs, None)?;
-    let (sweep, touch) = session::estimated_seconds(&resolved.config);
+    let placed = session::place(&o.measure, o.topology.as_deref(), false)?;
+    let (sweep, touch) = session::estimated_seconds(&placed.resolved.config);
     Ok(sweep + touch)
 }
 

@@ -10,11 +10,11 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// The file name, in the results directory (`$CONTENTION_RESULTS`, beside the host
 /// directories that hold the traces).
-pub const FILE_NAME: &str = "survey.json";
+pub(crate) const FILE_NAME: &str = "survey.json";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -85,7 +85,7 @@ pub struct NodeStatus {
 }
 
 impl NodeStatus {
-    pub fn pending(host: &str) -> Self {
+    pub(crate) fn pending(host: &str) -> Self {
         NodeStatus {
             host: host.to_string(),
             status: Status::Pending,
@@ -100,7 +100,7 @@ impl NodeStatus {
 
 /// `measure`'s options that decide what a trace measures, as the user writes them. Output
 /// and launch options (`-o`, `--hosts`, `--launcher`, `--quiet`, ...) are not among them.
-pub fn options_of(a: &MeasureOptions) -> BTreeMap<String, String> {
+pub(crate) fn options_of(a: &MeasureOptions) -> BTreeMap<String, String> {
     let opt = |v: Option<String>| v.unwrap_or_else(|| "(default)".into());
     [
         ("--numa", format!("{},{}", a.comp_numa, a.comm_numa)),
@@ -126,7 +126,7 @@ pub fn options_of(a: &MeasureOptions) -> BTreeMap<String, String> {
 }
 
 /// The options that differ, one phrase each (`--max-phase: 0.2 in the manifest, 1.5 now`).
-pub fn differences(
+pub(crate) fn differences(
     saved: &BTreeMap<String, String>,
     now: &BTreeMap<String, String>,
 ) -> Vec<String> {
@@ -150,13 +150,13 @@ pub fn differences(
 }
 
 impl Manifest {
-    pub fn path(results: &Path) -> PathBuf {
+    pub(crate) fn path(results: &Path) -> PathBuf {
         results.join(FILE_NAME)
     }
 
     /// The manifest of the survey `asked` (`--resume`, `--report-only`) goes on with; a
     /// missing one is refused with the fix.
-    pub fn read_for(path: &Path, asked: &'static str) -> Result<Self> {
+    pub(crate) fn read_for(path: &Path, asked: &'static str) -> Result<Self> {
         if !path.exists() {
             return Err(SurveyError::NoManifest {
                 path: path.to_path_buf(),
@@ -167,7 +167,7 @@ impl Manifest {
         Self::read(path)
     }
 
-    pub fn read(path: &Path) -> Result<Self> {
+    pub(crate) fn read(path: &Path) -> Result<Self> {
         let text = crate::io::read::text(path, "survey manifest")?;
         let m: Manifest = serde_json::from_str(&text).map_err(|e| SurveyError::BadManifest {
             path: path.to_path_buf(),
@@ -187,7 +187,7 @@ impl Manifest {
     }
 
     /// Writes the manifest atomically, `updated_at` set to now.
-    pub fn save(&mut self, path: &Path) -> Result<()> {
+    pub(crate) fn save(&mut self, path: &Path) -> Result<()> {
         self.updated_at = crate::timestamp::now();
         let mut text = serde_json::to_string_pretty(self)
             .map_err(|e| Error::Failed(format!("cannot encode the survey manifest: {e}")))?;
@@ -195,21 +195,12 @@ impl Manifest {
         crate::io::atomic::write(path, text.as_bytes())
     }
 
-    pub fn node_mut(&mut self, host: &str) -> Option<&mut NodeStatus> {
+    pub(crate) fn node_mut(&mut self, host: &str) -> Option<&mut NodeStatus> {
         self.nodes.iter_mut().find(|n| n.host == host)
     }
 
-    /// Hosts not yet done (failed or pending), in the order of `hosts`.
-    pub fn left(&self) -> Vec<String> {
-        self.nodes
-            .iter()
-            .filter(|n| n.status != Status::Done)
-            .map(|n| n.host.clone())
-            .collect()
-    }
-
     /// Refuses to resume with other measurement options, naming each difference.
-    pub fn check_options(&self, now: &BTreeMap<String, String>, path: &Path) -> Result<()> {
+    pub(crate) fn check_options(&self, now: &BTreeMap<String, String>, path: &Path) -> Result<()> {
         let diff = differences(&self.options, now);
         if diff.is_empty() {
             return Ok(());
@@ -224,7 +215,7 @@ impl Manifest {
     /// Records the end of a job that stopped before its last round (a node killed, a
     /// timeout, Ctrl-C): the nodes of the job still pending in the first unfinished round
     /// are failed with `why`; later rounds stay pending. Finished nodes are kept as they are.
-    pub fn record_cut(&mut self, why: &str) {
+    pub(crate) fn record_cut(&mut self, why: &str) {
         let job = self.job;
         let Some(round) = self.rounds.iter().position(|r| {
             r.pairs.iter().any(|p| {
@@ -251,7 +242,7 @@ impl Manifest {
 
     /// The first round not finished yet (0-based), from the nodes' status: what the driver
     /// watches to apply each round's timeout.
-    pub fn current_round(&self) -> Option<usize> {
+    pub(crate) fn current_round(&self) -> Option<usize> {
         self.rounds.iter().position(|r| {
             r.pairs.iter().any(|p| {
                 self.nodes
@@ -326,7 +317,6 @@ mod tests {
         assert_eq!(m.nodes[1].round, Some(2));
         assert!(m.nodes[1].error.as_deref().unwrap().contains("137"));
         assert_eq!(m.nodes[2].status, Status::Pending);
-        assert_eq!(m.left(), ["b", "c"]);
     }
 
     #[test]

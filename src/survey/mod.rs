@@ -9,15 +9,16 @@
 //! - [`error`]: what stops a survey, by kind.
 //!
 //! The ranks' side (MPI, sub-communicators) lives with the rest of the MPI code in
-//! `crate::measure::survey`.
+//! `crate::survey::ranks`.
 
 pub mod error;
 pub mod job;
 pub mod manifest;
 pub mod pairing;
 pub mod plan;
+pub mod ranks;
 
-use crate::measure::launch::Launcher;
+use crate::measure::job::launch::Launcher;
 use crate::measure::options::MeasureOptions;
 use std::path::PathBuf;
 

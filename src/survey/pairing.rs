@@ -20,13 +20,13 @@ use serde::{Deserialize, Serialize};
 /// One measurement of a round: `measured` receives from `sender` while it computes. Both are
 /// indices into the survey's host list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pair {
+pub(crate) struct Pair {
     pub measured: usize,
     pub sender: usize,
 }
 
 /// The rounds for `n` nodes (see the module documentation), or why there are none.
-pub fn rounds(n: usize) -> Result<Vec<Vec<Pair>>, SurveyError> {
+pub(crate) fn rounds(n: usize) -> Result<Vec<Vec<Pair>>, SurveyError> {
     if n < 2 {
         return Err(SurveyError::TooFewNodes { got: n });
     }
@@ -58,7 +58,7 @@ pub fn rounds(n: usize) -> Result<Vec<Vec<Pair>>, SurveyError> {
 /// `--resume` has left), each fed by another node of the list: the nodes to measure are
 /// paired among themselves as [`rounds`] pairs a fresh survey; a single node left gets the
 /// first other node of the list as its sender, in a round of its own.
-pub fn rounds_for(n: usize, todo: &[usize]) -> Result<Vec<Vec<Pair>>, SurveyError> {
+pub(crate) fn rounds_for(n: usize, todo: &[usize]) -> Result<Vec<Vec<Pair>>, SurveyError> {
     if n < 2 {
         return rounds(n);
     }

@@ -1,13 +1,13 @@
 //! A survey's plan before anything runs: which nodes (`--hosts` or the Slurm job's), the
 //! rounds of pairs ([`super::pairing`]), each round's time limit from `measure`'s own
 //! estimate, and the shape of the one MPI job, which `measure`'s launcher choice turns into
-//! a command line ([`crate::measure::launch::plan_launch`]). `--dry-run` prints it; the
+//! a command line ([`crate::measure::job::launch::plan_launch`]). `--dry-run` prints it; the
 //! driver writes it into the manifest and runs it.
 
 use super::error::SurveyError;
 use super::manifest::{HostPair, Manifest, NodeStatus, Round, Status};
 use super::pairing;
-use crate::measure::launch;
+use crate::measure::job::launch;
 
 /// Seconds added to every round's estimate: MPI start-up, topology discovery, touching the
 /// buffers and writing traces, which the sweep estimate leaves out.
@@ -18,14 +18,14 @@ const JOB_START_S: f64 = 30.0;
 
 /// A round's time limit: twice `measure`'s estimate of one sweep (the estimate is an upper
 /// bound on a healthy node; twice it leaves room for a slow but live one) plus start-up.
-pub fn round_timeout(sweep_estimate_s: f64) -> f64 {
+pub(crate) fn round_timeout(sweep_estimate_s: f64) -> f64 {
     (2.0 * sweep_estimate_s + ROUND_SLACK_S).ceil()
 }
 
 /// The nodes of the Slurm job around this process, this node first (its rank 0 writes the
 /// manifest where this process reads it): `SLURM_JOB_NODELIST` expanded (`scontrol show
 /// hostnames` through `expand`). `None` outside a job.
-pub fn allocation_hosts(
+pub(crate) fn allocation_hosts(
     var: impl Fn(&str) -> Option<String>,
     expand: impl FnOnce(&str) -> Option<Vec<String>>,
 ) -> Option<Vec<String>> {
@@ -40,7 +40,7 @@ pub fn allocation_hosts(
 }
 
 /// Refuses a host list with a repeated name: each node is measured once, by one rank.
-pub fn check_hosts(hosts: &[String]) -> Result<(), SurveyError> {
+pub(crate) fn check_hosts(hosts: &[String]) -> Result<(), SurveyError> {
     for (i, h) in hosts.iter().enumerate() {
         if hosts[..i].contains(h) {
             return Err(SurveyError::RepeatedHost { host: h.clone() });
@@ -51,7 +51,7 @@ pub fn check_hosts(hosts: &[String]) -> Result<(), SurveyError> {
 
 /// The job that measures the nodes of `manifest` not done yet: its hosts in rank order (the
 /// nodes left and the senders they need, in the order of `manifest.hosts`) and its rounds.
-pub fn plan_job(
+pub(crate) fn plan_job(
     manifest: &Manifest,
     round_timeout_s: f64,
 ) -> Result<(Vec<String>, Vec<Round>), SurveyError> {
@@ -85,7 +85,7 @@ pub fn plan_job(
     Ok((job_hosts, rounds))
 }
 
-/// A new manifest for `hosts`, every node pending (rounds and job filled by [`plan_job`]).
+/// A new manifest for `hosts`, every node pending (rounds and job filled by `plan_job`).
 pub fn new_manifest(
     hosts: &[String],
     options: std::collections::BTreeMap<String, String>,
@@ -107,7 +107,7 @@ pub fn new_manifest(
 }
 
 /// How the last node of an odd count is paired, with the hosts' names.
-pub fn odd_note(hosts: &[String]) -> Option<String> {
+pub(crate) fn odd_note(hosts: &[String]) -> Option<String> {
     let n = hosts.len();
     (n >= 3 && n % 2 == 1).then(|| {
         format!(
@@ -124,7 +124,7 @@ pub fn odd_note(hosts: &[String]) -> Option<String> {
 /// launcher's dialect keeps that order: see [`launch::job_line`]), the results directory
 /// passed to remote ranks (`CONTENTION_RESULTS`: Open MPI's mpirun forwards no other
 /// variable; Hydra and srun pass the whole environment).
-pub fn shape(job_hosts: &[String], as_root: bool) -> launch::Shape<'_> {
+pub(crate) fn shape(job_hosts: &[String], as_root: bool) -> launch::Shape<'_> {
     launch::Shape {
         ranks: job_hosts.len(),
         rank_hosts: Some(job_hosts),
@@ -135,7 +135,7 @@ pub fn shape(job_hosts: &[String], as_root: bool) -> launch::Shape<'_> {
 
 /// The plan as `--dry-run` prints it: nodes, rounds with their pairs, the duration, the
 /// launcher chosen and why, and its line.
-pub fn describe(m: &Manifest, sweep_estimate_s: f64, launcher: &str, line: &str) -> String {
+pub(crate) fn describe(m: &Manifest, sweep_estimate_s: f64, launcher: &str, line: &str) -> String {
     let done = m.nodes.iter().filter(|n| n.status == Status::Done).count();
     let mut out = format!(
         "survey      {} node(s): {}{}\n",
@@ -184,7 +184,7 @@ pub fn describe(m: &Manifest, sweep_estimate_s: f64, launcher: &str, line: &str)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::flavour::{vars, Dialect, Starter};
+    use crate::measure::job::flavour::{vars, Dialect, Starter};
     use std::ffi::OsString;
     use std::path::Path;
 

@@ -13,9 +13,9 @@
 
 use super::comm::Pattern;
 use super::comm::{self, lock, Command};
-use super::memory;
 use super::sampling::{self, Span, Timings};
 use super::workload::Workload;
+use crate::measure::machine::memory;
 use crate::sys::{bind_current_thread, current_cpu};
 use crate::trace::{Phase, Plan, Sample, ThreadCpus, TracePoint};
 use hwlocality::memory::binding::Bytes;
@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 /// How phases are sampled.
 #[derive(Debug, Clone, Copy)]
-pub struct Sampling {
+pub(crate) struct Sampling {
     /// A phase stops at this many seconds even if not stable (if it has samples).
     pub max_phase: Duration,
     /// Relative half-width of the median's 95% interval at which a stream is stable.
@@ -40,7 +40,7 @@ pub struct Sampling {
 
 /// Why a sweep ended early.
 #[derive(Debug)]
-pub enum Abort {
+pub(crate) enum Abort {
     /// Ctrl-C or SIGTERM.
     Interrupted,
     /// No progress within the timeout. Never returned by [`Bench::sweep`], which ends the
@@ -59,7 +59,7 @@ enum Streams {
 }
 
 /// Everything the sweep needs, set up once.
-pub struct Bench<'t> {
+pub(crate) struct Bench<'t> {
     pub topology: &'t Topology,
     pub plan: &'t Plan,
     pub workload: Workload,
@@ -84,7 +84,7 @@ pub struct Bench<'t> {
 impl Bench<'_> {
     /// Runs `points` (core counts) in order, calling `done` after each finished point (the
     /// caller saves it) and `phase` when a phase starts.
-    pub fn sweep(
+    pub(crate) fn sweep(
         &self,
         points: &[u32],
         comm_buffer: &mut Bytes<'_>,
@@ -95,23 +95,7 @@ impl Bench<'_> {
     ) -> Result<(), Abort> {
         let max_threads = comp_buffers.len();
         let buffers: Vec<Mutex<Bytes<'_>>> = comp_buffers.into_iter().map(Mutex::new).collect();
-        let bind_errors = Mutex::new(Vec::new());
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(max_threads)
-            .thread_name(|i| format!("compute-{i}"))
-            .build()
-            .map_err(|e| Abort::Failed(format!("cannot start compute threads: {e}")))?;
-        if self.bind {
-            pool.broadcast(|ctx| {
-                let pu = self.plan.compute[ctx.index()].pu_os;
-                if let Err(e) = bind_current_thread(self.topology, pu) {
-                    lock(&bind_errors).push(e);
-                }
-            });
-        }
-        if let Some(e) = lock(&bind_errors).first() {
-            return Err(Abort::Failed(e.clone()));
-        }
+        let pool = self.compute_pool(max_threads)?;
 
         // The CPUs each computing thread, and the communication thread, ran on in the
         // current point (`sched_getcpu` after every iteration, and around every stream).
@@ -125,43 +109,7 @@ impl Bench<'_> {
             let comm_thread = std::thread::Builder::new()
                 .name("communication".into())
                 .spawn_scoped(s, move || {
-                    // A process-wide handle; this thread is the only one calling MPI
-                    // while the sweep runs (MPI_THREAD_SERIALIZED).
-                    let world = self.comm;
-                    if self.bind {
-                        if let Err(e) = bind_current_thread(self.topology, self.plan.comm.pu_os) {
-                            let _ = finished.send(Err(e));
-                            return;
-                        }
-                    }
-                    let _ = finished.send(Ok(()));
-                    let buf = memory::as_bytes(comm_buffer);
-                    let send: &[u8] = match send_buffer {
-                        Some(b) => memory::as_bytes(b),
-                        None => &[],
-                    };
-                    let seen = || {
-                        if let Some(c) = current_cpu() {
-                            lock(comm_seen).insert(c);
-                        }
-                    };
-                    while let Ok(Command::Stream { stop, timings, t0 }) = commands.recv() {
-                        seen();
-                        world.with(|w| {
-                            comm::receive(
-                                w,
-                                self.pattern,
-                                self.message_bytes,
-                                buf,
-                                send,
-                                &stop,
-                                &timings,
-                                t0,
-                            )
-                        });
-                        seen();
-                        let _ = finished.send(Ok(()));
-                    }
+                    self.communicate(comm_buffer, send_buffer, &commands, &finished, comm_seen)
                 })
                 .map_err(|e| {
                     Abort::Failed(format!("cannot start the communication thread: {e}"))
@@ -202,6 +150,81 @@ impl Bench<'_> {
 }
 
 impl Bench<'_> {
+    /// The pool of `threads` computing threads, each bound to its core of the plan (unless
+    /// `--no-bind`).
+    fn compute_pool(&self, threads: usize) -> Result<rayon::ThreadPool, Abort> {
+        let bind_errors = Mutex::new(Vec::new());
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("compute-{i}"))
+            .build()
+            .map_err(|e| Abort::Failed(format!("cannot start compute threads: {e}")))?;
+        if self.bind {
+            pool.broadcast(|ctx| {
+                let pu = self.plan.compute[ctx.index()].pu_os;
+                if let Err(e) = bind_current_thread(self.topology, pu) {
+                    lock(&bind_errors).push(e);
+                }
+            });
+        }
+        if let Some(e) = lock(&bind_errors).first() {
+            return Err(Abort::Failed(e.clone()));
+        }
+        Ok(pool)
+    }
+
+    /// The communication thread: binds to its core, says it is ready on `finished`, then runs
+    /// one stream per [`Command`] until the channel closes, saying on `finished` when each
+    /// ends and recording in `seen` the CPUs it ran on.
+    fn communicate(
+        &self,
+        comm_buffer: &mut Bytes<'_>,
+        send_buffer: Option<&mut Bytes<'_>>,
+        commands: &mpsc::Receiver<Command>,
+        finished: &mpsc::Sender<Result<(), String>>,
+        seen: &Mutex<BTreeSet<u32>>,
+    ) {
+        // A process-wide handle; this thread is the only one calling MPI
+        // while the sweep runs (MPI_THREAD_SERIALIZED).
+        let world = self.comm;
+        if self.bind {
+            if let Err(e) = bind_current_thread(self.topology, self.plan.comm.pu_os) {
+                let _ = finished.send(Err(e));
+                return;
+            }
+        }
+        let _ = finished.send(Ok(()));
+        let buf = memory::as_bytes(comm_buffer);
+        let send: &[u8] = match send_buffer {
+            Some(b) => memory::as_bytes(b),
+            None => &[],
+        };
+        let note_cpu = || {
+            if let Some(c) = current_cpu() {
+                lock(seen).insert(c);
+            }
+        };
+        while let Ok(Command::Stream { stop, timings, t0 }) = commands.recv() {
+            note_cpu();
+            world.with(|w| {
+                comm::receive(
+                    w,
+                    self.pattern,
+                    self.message_bytes,
+                    buf,
+                    send,
+                    &stop,
+                    &timings,
+                    t0,
+                )
+            });
+            note_cpu();
+            let _ = finished.send(Ok(()));
+        }
+    }
+}
+
+impl Bench<'_> {
     /// The sweep's decisions, with this bench's settings.
     fn rules(&self) -> Rules<'_> {
         Rules {
@@ -215,7 +238,7 @@ impl Bench<'_> {
 
 /// Checks that every bound thread ran only on its PU: the binding is verified, not assumed
 /// (a cgroup or another tool can move a thread after it bound itself).
-pub fn check_cpus(threads: &[ThreadCpus]) -> Result<(), String> {
+pub(crate) fn check_cpus(threads: &[ThreadCpus]) -> Result<(), String> {
     for t in threads {
         let Some(pu) = t.bound_to else { continue };
         let strays: Vec<String> = t
@@ -461,11 +484,75 @@ struct Threads<'a, 'b, 't> {
     from_comm: &'a mpsc::Receiver<Result<(), String>>,
 }
 
+/// How a computing thread times its work: in chunks of `chunk` bytes, a sample closed at
+/// the first chunk boundary after `sample_seconds`, times counted from `t0`.
+struct Pace {
+    chunk: usize,
+    sample_seconds: f64,
+    t0: Instant,
+}
+
+/// One computing thread's part of a phase, until `stop`: passes over `buf` chunk by chunk,
+/// each chunk a workload of its own (copy and triad take its halves or thirds), so the same
+/// bytes move as over the whole buffer and the clock is read once per chunk. Each closed
+/// sample goes to `timings`, and the CPU the thread ran on then to `cpus`.
+fn compute(
+    workload: Workload,
+    buf: &mut Bytes<'_>,
+    pace: &Pace,
+    stop: &AtomicBool,
+    timings: &Mutex<Timings>,
+    cpus: &Mutex<BTreeSet<u32>>,
+) {
+    let t0 = pace.t0;
+    let open = |at: f64| Span {
+        start: at,
+        end: at,
+        bytes: 0,
+    };
+    let mut sample = open(t0.elapsed().as_secs_f64());
+    let mut value = 1u8;
+    loop {
+        for chunk in memory::as_bytes(buf).chunks_mut(pace.chunk) {
+            workload.run(chunk, value);
+            sample.bytes += workload.bytes_per_pass(chunk.len()) as u64;
+            let now = t0.elapsed().as_secs_f64();
+            if now - sample.start >= pace.sample_seconds {
+                lock(timings).push(Span { end: now, ..sample });
+                if let Some(c) = current_cpu() {
+                    lock(cpus).insert(c);
+                }
+                sample = open(now);
+            }
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+        }
+        value = value.wrapping_add(1);
+    }
+}
+
 /// What a phase observed, as it would be kept if it stopped now.
 struct Observed {
     window: (f64, f64),
     comp: Vec<Sample>,
     comm: Vec<Sample>,
+}
+
+impl Threads<'_, '_, '_> {
+    /// Waits for the communication thread to end its stream, at most the sampling timeout:
+    /// past it the sender is taken as stalled.
+    fn stream_ended(&self) -> Result<(), Abort> {
+        let timeout = self.bench.sampling.timeout;
+        match self.from_comm.recv_timeout(timeout) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(Abort::Failed(e)),
+            Err(_) => Err(Abort::Stalled(format!(
+                "the sender did not acknowledge the end of a stream within {} s",
+                timeout.as_secs_f64()
+            ))),
+        }
+    }
 }
 
 impl Executor for Threads<'_, '_, '_> {
@@ -498,44 +585,18 @@ impl Executor for Threads<'_, '_, '_> {
                 let (stop, timings, buffers) = (&stop, &comp_timings, self.buffers);
                 let cpus = self.cpus;
                 let workload = b.workload;
-                let (chunk, sample_seconds) = (b.chunk_bytes.max(1), b.sample_seconds);
+                let pace = Pace {
+                    chunk: b.chunk_bytes.max(1),
+                    sample_seconds: b.sample_seconds,
+                    t0,
+                };
                 let pool = self.pool;
                 s.spawn(move || {
                     pool.broadcast(|ctx| {
                         let i = ctx.index();
-                        if i >= n {
-                            return;
-                        }
-                        // A pass writes the buffer chunk by chunk, each chunk a workload
-                        // of its own (copy and triad take its halves or thirds): the same
-                        // bytes move as over the whole buffer, and the clock is read once
-                        // per chunk, a sample closed at the first chunk boundary after
-                        // `sample_seconds`.
-                        let mut buf = lock(&buffers[i]);
-                        let open = |at: f64| Span {
-                            start: at,
-                            end: at,
-                            bytes: 0,
-                        };
-                        let mut sample = open(t0.elapsed().as_secs_f64());
-                        let mut value = 1u8;
-                        'passes: loop {
-                            for chunk in memory::as_bytes(&mut buf).chunks_mut(chunk) {
-                                workload.run(chunk, value);
-                                sample.bytes += workload.bytes_per_pass(chunk.len()) as u64;
-                                let now = t0.elapsed().as_secs_f64();
-                                if now - sample.start >= sample_seconds {
-                                    lock(&timings[i]).push(Span { end: now, ..sample });
-                                    if let Some(c) = current_cpu() {
-                                        lock(&cpus[i]).insert(c);
-                                    }
-                                    sample = open(now);
-                                }
-                                if stop.load(Ordering::Relaxed) {
-                                    break 'passes;
-                                }
-                            }
-                            value = value.wrapping_add(1);
+                        if i < n {
+                            let mut buf = lock(&buffers[i]);
+                            compute(workload, &mut buf, &pace, stop, &timings[i], &cpus[i]);
                         }
                     })
                 })
@@ -559,16 +620,7 @@ impl Executor for Threads<'_, '_, '_> {
         });
         let stop_reason = outcome?;
         if comm_on {
-            match self.from_comm.recv_timeout(b.sampling.timeout) {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => return Err(Abort::Failed(e)),
-                Err(_) => {
-                    return Err(Abort::Stalled(format!(
-                        "the sender did not acknowledge the end of a stream within {} s",
-                        b.sampling.timeout.as_secs_f64()
-                    )))
-                }
-            }
+            self.stream_ended()?;
         }
         // Every stream has stopped: the timings are final and no longer shared.
         let last = Snapshot {

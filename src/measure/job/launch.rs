@@ -3,7 +3,7 @@
 //! measures.
 //!
 //! [`super::flavour`] picks the launcher that speaks the library's start-up protocol (Open
-//! MPI's `mpirun`, Hydra's `mpiexec`, or `srun` with its MPI plugin); [`job_line`] says the
+//! MPI's `mpirun`, Hydra's `mpiexec`, or `srun` with its MPI plugin); `job_line` says the
 //! same plan in its dialect: one rank per entry of the host list in that order (or every
 //! rank on this host), no binding by the launcher (the tool pins its own threads, and Open
 //! MPI binds ranks to cores by default), the root and oversubscription permissions Open MPI
@@ -18,9 +18,9 @@ use std::process::Command;
 
 /// Environment variable through which the outer process tells rank 0 how to show progress
 /// (rank 0's stderr is a pipe under the launcher even when the user's is a terminal).
-pub const PROGRESS_ENV: &str = "CONTENTION_PROGRESS";
+pub(crate) const PROGRESS_ENV: &str = "CONTENTION_PROGRESS";
 
-pub use super::choices::Launcher;
+pub use crate::measure::choices::Launcher;
 
 /// Whether this process was started by an MPI launcher, from the variables they set:
 /// Open MPI (`OMPI_COMM_WORLD_SIZE`), PMIx (`PMIX_RANK`), MPICH/Hydra and Intel MPI
@@ -41,7 +41,8 @@ pub fn under_launcher(var: impl Fn(&str) -> Option<String>) -> bool {
 /// `--cpus-per-task`, itself implying `--exact`; srun before 22.05 read
 /// `SLURM_CPUS_PER_TASK` the same way). A user's `salloc -c 4` or a site profile sets them;
 /// the tool's step needs every CPU of its nodes.
-pub const EXACT_VARS: [&str; 3] = ["SLURM_EXACT", "SRUN_CPUS_PER_TASK", "SLURM_CPUS_PER_TASK"];
+pub(crate) const EXACT_VARS: [&str; 3] =
+    ["SLURM_EXACT", "SRUN_CPUS_PER_TASK", "SLURM_CPUS_PER_TASK"];
 
 /// A job's shape, whatever the launcher.
 #[derive(Debug, Clone, Copy)]
@@ -65,13 +66,13 @@ pub struct JobLine {
     /// that keeps rank `i` on host `i`: srun sorts `--nodelist`, and only its arbitrary
     /// distribution follows the file.
     pub srun_hostfile: Option<String>,
-    /// Variables removed from the launcher's environment ([`EXACT_VARS`] for srun).
+    /// Variables removed from the launcher's environment (`EXACT_VARS` for srun).
     pub unset: Vec<&'static str>,
 }
 
 impl JobLine {
     /// The line as the log and the plan show it.
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         let mut s = String::new();
         for v in &self.unset {
             s += &format!("-u {v} ");
@@ -110,7 +111,7 @@ fn distinct(hosts: &[String]) -> Vec<&str> {
 
 /// The command line that runs `exe args` as the job `shape` with `starter`; `slurm` is what
 /// srun needs to know of Slurm around it (the whole-node option).
-pub fn job_line(
+pub(crate) fn job_line(
     starter: &Starter,
     slurm: &Slurm,
     shape: &Shape,
@@ -302,7 +303,7 @@ fn output_within(cmd: &mut Command, seconds: u64) -> Option<std::process::Output
 
 /// What `measure` knows of Slurm around it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Slurm {
+pub(crate) struct Slurm {
     /// Inside a job allocation (`SLURM_JOB_ID` set): srun then starts a step of that job.
     pub in_allocation: bool,
     /// `srun --version`, as (major, minor): `slurm 23.02.7` is (23, 2).
@@ -311,7 +312,7 @@ pub struct Slurm {
 
 impl Slurm {
     /// From the environment and `srun --version` (through `version`, for tests).
-    pub fn detect(
+    pub(crate) fn detect(
         var: impl Fn(&str) -> Option<String>,
         version: impl FnOnce() -> Option<String>,
     ) -> Self {
@@ -334,7 +335,7 @@ impl Slurm {
     /// variables that would make the step exact ([`EXACT_VARS`]). Before 20.11 a step got
     /// every allocated CPU of its nodes, `--whole` did not exist and `--exclusive` would have
     /// restricted the step, so nothing is added. An unknown version is taken as a recent one.
-    pub fn whole_node_option(&self) -> Option<&'static str> {
+    pub(crate) fn whole_node_option(&self) -> Option<&'static str> {
         match (self.in_allocation, self.version) {
             (false, _) => Some("--exclusive"),
             (true, Some(v)) if v < (20, 11) => None,
@@ -408,7 +409,7 @@ pub fn expand_nodelist(list: &str) -> Option<Vec<String>> {
 }
 
 /// `srun --version`, if srun is there (it needs Slurm's configuration even for that).
-pub fn srun_version() -> Option<String> {
+pub(crate) fn srun_version() -> Option<String> {
     let out = output_within(Command::new("srun").arg("--version"), 10)?;
     out.status
         .success()
@@ -428,7 +429,7 @@ pub fn own_command() -> Result<(std::path::PathBuf, Vec<OsString>)> {
 }
 
 /// A command line as the log shows it (`measure: starting ...`), arguments joined by spaces.
-pub fn shown(cmd: &[OsString]) -> String {
+pub(crate) fn shown(cmd: &[OsString]) -> String {
     cmd.iter()
         .map(|s| s.to_string_lossy())
         .collect::<Vec<_>>()
@@ -438,7 +439,7 @@ pub fn shown(cmd: &[OsString]) -> String {
 /// The launcher (`mpirun`, `mpiexec`, `srun`) could not be started: not on `PATH` any more.
 /// Bad input (exit 2): install it or pick another with `--launcher`.
 #[derive(Debug)]
-pub struct LaunchError {
+pub(crate) struct LaunchError {
     pub program: String,
     pub err: std::io::Error,
 }
@@ -479,7 +480,7 @@ pub fn run(line: &JobLine, progress: &str) -> Result<i32> {
 
 /// A started job: the launcher's process, and srun's host file, removed when this is
 /// dropped.
-pub struct Running {
+pub(crate) struct Running {
     pub child: std::process::Child,
     hostfile: Option<PathBuf>,
 }
@@ -494,7 +495,7 @@ impl Drop for Running {
 
 /// Starts the launcher as [`run`] does, without waiting: `contention survey` watches the
 /// job's rounds meanwhile and stops it ([`stop`]) when one overruns its time.
-pub fn spawn(line: &JobLine, progress: &str) -> Result<Running> {
+pub(crate) fn spawn(line: &JobLine, progress: &str) -> Result<Running> {
     use std::os::unix::process::CommandExt;
     let hostfile = match &line.srun_hostfile {
         Some(text) => {
@@ -542,7 +543,7 @@ pub fn spawn(line: &JobLine, progress: &str) -> Result<Running> {
 }
 
 /// The job's exit status as a shell reports it (128 + signal when killed).
-pub fn exit_code(status: std::process::ExitStatus) -> i32 {
+pub(crate) fn exit_code(status: std::process::ExitStatus) -> i32 {
     use std::os::unix::process::ExitStatusExt;
     status
         .code()
@@ -551,7 +552,7 @@ pub fn exit_code(status: std::process::ExitStatus) -> i32 {
 
 /// Ends a job started by [`spawn`]: SIGTERM to its process group (the launcher passes it
 /// on to the ranks, which save what they finished), SIGKILL after `grace`.
-pub fn stop(job: &mut Running, grace: std::time::Duration) -> Result<i32> {
+pub(crate) fn stop(job: &mut Running, grace: std::time::Duration) -> Result<i32> {
     let child = &mut job.child;
     let group = child.id() as libc::pid_t;
     // SAFETY: kill has no memory preconditions; the group is the job's own (process_group(0)

@@ -34,7 +34,7 @@ pub struct Socket {
     /// Bytes of last-level cache serving this socket's cores: every L3 in it (several on
     /// chiplet CPUs, one per die or CCX), else every L2; 0 when hwloc reports none. The data
     /// of threads on this socket must dwarf it for a kernel to measure memory
-    /// ([`super::sizing`]).
+    /// ([`crate::measure::sweep::sizing`]).
     pub llc_bytes: u64,
 }
 
@@ -147,7 +147,7 @@ pub enum TopologyError {
 impl TopologyError {
     /// This machine's topology missing is the system's failure; a file or description the
     /// user gave is bad input.
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         match self {
             TopologyError::ThisMachine(_) => crate::error::EXIT_FAILURE,
             _ => crate::error::EXIT_INPUT,
@@ -209,7 +209,6 @@ fn info(obj: &TopologyObject, key: &str) -> Option<String> {
 /// Reads the layout from a topology.
 pub fn layout(topology: &Topology) -> Layout {
     let root = topology.root_object();
-    let allowed = topology.allowed_cpuset();
     let packages: Vec<&TopologyObject> = topology.objects_with_type(ObjectType::Package).collect();
     // A machine without Package objects (some VMs) is one socket holding every core.
     let socket_roots: Vec<&TopologyObject> = if packages.is_empty() {
@@ -217,6 +216,37 @@ pub fn layout(topology: &Topology) -> Layout {
     } else {
         packages.clone()
     };
+    let (sockets, cores_not_allowed) = sockets(topology, &socket_roots);
+    let numa = numa_nodes(topology, &socket_roots);
+    let nics = nics(topology, &socket_roots);
+    let (nodes_not_allowed, pu_numa) = nodes_and_pus(topology);
+    let cpu_model = packages
+        .iter()
+        .find_map(|p| info(p, "CPUModel"))
+        .or_else(|| info(root, "CPUModel"))
+        .unwrap_or_else(|| "unknown".into());
+    Layout {
+        hostname: info(root, "HostName").unwrap_or_else(|| "unknown".into()),
+        cpu_model,
+        hwloc_version: info(root, "hwlocVersion").unwrap_or_else(|| {
+            let v = hwlocality::hwloc_api_version();
+            format!("API {}.{}.{}", v >> 16, (v >> 8) & 0xff, v & 0xff)
+        }),
+        sockets,
+        numa,
+        nics,
+        cores_not_allowed,
+        nodes_not_allowed,
+        pu_numa,
+        caches: last_level_caches(topology),
+    }
+}
+
+/// The sockets (each with its allowed cores and last-level cache), and how many cores this
+/// process's cpuset leaves out.
+fn sockets(topology: &Topology, socket_roots: &[&TopologyObject]) -> (Vec<Socket>, u32) {
+    let root = topology.root_object();
+    let allowed = topology.allowed_cpuset();
     let mut cores_not_allowed = 0;
     let sockets = socket_roots
         .iter()
@@ -250,17 +280,25 @@ pub fn layout(topology: &Topology) -> Layout {
             }
         })
         .collect();
-    let socket_of = |obj: &TopologyObject| -> Option<u32> {
-        let set = obj.cpuset()?;
-        if set.is_empty() {
-            return None;
-        }
-        socket_roots
-            .iter()
-            .position(|p| p.cpuset().is_some_and(|ps| ps.intersects(&*set)))
-            .map(idx)
-    };
-    let numa = topology
+    (sockets, cores_not_allowed)
+}
+
+/// The socket (logical index among `socket_roots`) whose PUs `obj` shares, if any.
+fn socket_of(socket_roots: &[&TopologyObject], obj: &TopologyObject) -> Option<u32> {
+    let set = obj.cpuset()?;
+    if set.is_empty() {
+        return None;
+    }
+    socket_roots
+        .iter()
+        .position(|p| p.cpuset().is_some_and(|ps| ps.intersects(&*set)))
+        .map(idx)
+}
+
+/// The NUMA nodes with their socket and memory.
+fn numa_nodes(topology: &Topology, socket_roots: &[&TopologyObject]) -> Vec<NumaNodeInfo> {
+    let socket_of = |obj| socket_of(socket_roots, obj);
+    topology
         .objects_with_type(ObjectType::NUMANode)
         .map(|n| NumaNodeInfo {
             logical_index: idx(n.logical_index()),
@@ -271,8 +309,14 @@ pub fn layout(topology: &Topology) -> Layout {
                 _ => 0,
             },
         })
-        .collect();
-    let nics = topology
+        .collect()
+}
+
+/// The network cards (InfiniBand and other fabrics, Ethernet) with the NUMA nodes and socket
+/// they sit beside.
+fn nics(topology: &Topology, socket_roots: &[&TopologyObject]) -> Vec<Nic> {
+    let socket_of = |obj| socket_of(socket_roots, obj);
+    topology
         .objects_with_type(ObjectType::OSDevice)
         .filter_map(|d| {
             let kind = match d.attributes() {
@@ -304,7 +348,11 @@ pub fn layout(topology: &Topology) -> Layout {
                 },
             })
         })
-        .collect();
+        .collect()
+}
+
+/// The NUMA nodes this process may not bind memory to, and the NUMA node of every PU.
+fn nodes_and_pus(topology: &Topology) -> (Vec<u32>, std::collections::BTreeMap<u32, u32>) {
     let allowed_nodes = topology.allowed_nodeset();
     let mut nodes_not_allowed = Vec::new();
     let mut pu_numa = std::collections::BTreeMap::new();
@@ -319,26 +367,7 @@ pub fn layout(topology: &Topology) -> Layout {
             }
         }
     }
-    let cpu_model = packages
-        .iter()
-        .find_map(|p| info(p, "CPUModel"))
-        .or_else(|| info(root, "CPUModel"))
-        .unwrap_or_else(|| "unknown".into());
-    Layout {
-        hostname: info(root, "HostName").unwrap_or_else(|| "unknown".into()),
-        cpu_model,
-        hwloc_version: info(root, "hwlocVersion").unwrap_or_else(|| {
-            let v = hwlocality::hwloc_api_version();
-            format!("API {}.{}.{}", v >> 16, (v >> 8) & 0xff, v & 0xff)
-        }),
-        sockets,
-        numa,
-        nics,
-        cores_not_allowed,
-        nodes_not_allowed,
-        pu_numa,
-        caches: last_level_caches(topology),
-    }
+    (nodes_not_allowed, pu_numa)
 }
 
 /// Every L3 of the machine with its PUs, else every L2.
@@ -389,7 +418,7 @@ fn last_level_cache(topology: &Topology, within: &TopologyObject) -> u64 {
 impl Layout {
     /// Bytes of the last-level caches that serve any of `pus` (OS indices), each counted
     /// once: what the threads on those PUs can keep data in.
-    pub fn llc_covering(&self, pus: impl IntoIterator<Item = u32>) -> u64 {
+    pub(crate) fn llc_covering(&self, pus: impl IntoIterator<Item = u32>) -> u64 {
         let pus: std::collections::BTreeSet<u32> = pus.into_iter().collect();
         self.caches
             .iter()
@@ -399,7 +428,7 @@ impl Layout {
     }
 
     /// Bytes of last-level cache of the given sockets (logical indices), each counted once.
-    pub fn llc_of(&self, sockets: impl IntoIterator<Item = u32>) -> u64 {
+    pub(crate) fn llc_of(&self, sockets: impl IntoIterator<Item = u32>) -> u64 {
         let wanted: std::collections::BTreeSet<u32> = sockets.into_iter().collect();
         self.sockets
             .iter()
@@ -410,14 +439,14 @@ impl Layout {
 
     /// NUMA nodes on the first socket, `#m` of the model (at least 1: a machine whose nodes
     /// have no CPUs is treated as one node per socket).
-    pub fn numa_per_socket(&self) -> u32 {
+    pub(crate) fn numa_per_socket(&self) -> u32 {
         let n = self.numa.iter().filter(|n| n.socket == Some(0)).count();
         idx(n.max(1))
     }
 
     /// The network card MPI most likely uses: a fabric device if any, else an interface
     /// that is not loopback or virtual.
-    pub fn main_nic(&self) -> Option<&Nic> {
+    pub(crate) fn main_nic(&self) -> Option<&Nic> {
         let usable = |n: &&Nic| {
             !["lo", "docker", "virbr", "veth", "br-"]
                 .iter()
@@ -427,7 +456,7 @@ impl Layout {
     }
 
     /// The trace's description of the machine.
-    pub fn machine_info(&self) -> MachineInfo {
+    pub(crate) fn machine_info(&self) -> MachineInfo {
         let first = self.sockets.first();
         MachineInfo {
             hostname: self.hostname.clone(),

@@ -22,7 +22,7 @@ pub struct TraceLock {
 }
 
 /// The lock file of a trace.
-pub fn lock_path(trace: &Path) -> PathBuf {
+pub(crate) fn lock_path(trace: &Path) -> PathBuf {
     let mut name = trace.as_os_str().to_owned();
     name.push(".lock");
     PathBuf::from(name)
@@ -31,7 +31,7 @@ pub fn lock_path(trace: &Path) -> PathBuf {
 /// Another run holds the lock of `trace`; `holder` is what it wrote in the lock file (PID,
 /// host, start time), empty if nothing. Bad input (exit 2): write elsewhere or wait.
 #[derive(Debug, Clone)]
-pub struct TraceBusy {
+pub(crate) struct TraceBusy {
     pub trace: PathBuf,
     pub holder: String,
 }
@@ -107,7 +107,7 @@ pub fn acquire(trace: &Path, holder: &str) -> Result<TraceLock> {
 }
 
 /// Who this process is, for the lock file: `pid N on HOST since TIME`.
-pub fn holder(host: &str) -> String {
+pub(crate) fn holder(host: &str) -> String {
     format!(
         "pid {} on {host} since {}",
         std::process::id(),

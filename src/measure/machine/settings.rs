@@ -23,7 +23,7 @@ fn selected(text: &str) -> Option<String> {
 }
 
 /// Number of entries of a kernel list (`0-3,8,10-11` has 7); `None` when malformed.
-pub fn list_len(list: &str) -> Option<u32> {
+pub(crate) fn list_len(list: &str) -> Option<u32> {
     let mut n = 0;
     for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         n += match part.split_once('-') {
@@ -88,7 +88,7 @@ pub fn read_settings(root: &Path, numa_per_socket: Option<u32>) -> MachineSettin
 }
 
 /// One line per setting worth a warning before the run, each with its fix.
-pub fn warnings(s: &MachineSettings) -> Vec<String> {
+pub(crate) fn warnings(s: &MachineSettings) -> Vec<String> {
     let mut w = Vec::new();
     if s.numa_balancing == Some(true) {
         w.push(
@@ -125,7 +125,7 @@ pub fn warnings(s: &MachineSettings) -> Vec<String> {
 }
 
 /// The settings as one line of the plan.
-pub fn describe(s: &MachineSettings) -> String {
+pub(crate) fn describe(s: &MachineSettings) -> String {
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "?".into());
     let flag = |v: Option<bool>| v.map_or("?", |b| if b { "on" } else { "off" });
     let governors = if s.cpu_governors.is_empty() {

@@ -6,20 +6,20 @@
 //! Two independent questions, which an earlier rule ("16 times the machine's cache per core,
 //! one sample per pass") answered together, badly on big-cache machines:
 //!
-//! - **How much data** ([`computing`], [`message_ring`]): enough that the last-level cache
+//! - **How much data** (`computing`, `message_ring`): enough that the last-level cache
 //!   cannot hold it, so what is measured is memory (section 2.3 of the paper: the model
 //!   ignores the cache and the benchmark makes the streams bypass it). The rule is STREAM's
 //!   (McCalpin: each array at least 4 times the sum of the last-level caches), applied to
 //!   what can hold the data: the working set of the computing threads together against the
 //!   last-level cache of the socket(s) they run on, the communication ring against the cache
 //!   of the communication thread's socket. [`CACHE_FACTOR`] says why 4 is enough here.
-//! - **How finely it is timed** ([`sample_seconds`], [`chunk_bytes`]): a computing thread
+//! - **How finely it is timed** (`sample_seconds`, `chunk_bytes`): a computing thread
 //!   walks its buffer in chunks and closes a sample at the first chunk boundary after
-//!   [`sample_seconds`], so a phase gets about [`TARGET_ROUNDS`] samples per thread within
-//!   `--max-phase` whatever the buffer size, and at least [`super::sampling::MIN_ROUNDS`]
+//!   `sample_seconds`, so a phase gets about `TARGET_ROUNDS` samples per thread within
+//!   `--max-phase` whatever the buffer size, and at least `super::sampling::MIN_ROUNDS`
 //!   even on the slowest core this is sized for.
 
-use super::memory::human_bytes;
+use crate::measure::machine::memory::human_bytes;
 
 /// The working set must be this many times the last-level cache it could live in.
 ///
@@ -42,15 +42,19 @@ use super::memory::human_bytes;
 /// cost is memory: 4 x 480 MiB per rule here.
 pub const CACHE_FACTOR: u64 = 4;
 
+/// The most message buffers of a ring (`--message-buffers`, and what [`message_ring`]
+/// picks): 4 GiB of 1 MiB messages.
+pub(crate) const MAX_MESSAGE_BUFFERS: u32 = 4096;
+
 /// Never less than this per computing core: below it a pass is a handful of chunks and page
 /// or TLB effects of the first touch dominate.
-pub const MIN_BUFFER_PER_CORE: u64 = 64 << 20;
+pub(crate) const MIN_BUFFER_PER_CORE: u64 = 64 << 20;
 
 /// Rounds a phase aims for within `--max-phase` (sampling's [`MIN_ROUNDS`] plus a margin for
 /// samples that end late at a chunk boundary on a slow core).
 ///
 /// [`MIN_ROUNDS`]: super::sampling::MIN_ROUNDS
-pub const TARGET_ROUNDS: usize = 40;
+pub(crate) const TARGET_ROUNDS: usize = 40;
 
 /// Per-core bandwidth, bytes/s, of the slowest core the chunks are sized for: a loaded
 /// 128-core socket writing to the other socket's memory while the communication stream
@@ -58,23 +62,23 @@ pub const TARGET_ROUNDS: usize = 40;
 /// sockets with every core writing: 0.8 GB/s per core; contention with the communication
 /// stream takes a further fraction). The paper's slowest, bora remote at 18 cores, is
 /// 1.8 GB/s per core.
-pub const SLOWEST_CORE_BANDWIDTH: f64 = 0.5e9;
+pub(crate) const SLOWEST_CORE_BANDWIDTH: f64 = 0.5e9;
 
 /// A chunk takes at most this fraction of a sample on the slowest core, so a sample ends at
 /// most a quarter of its length late and a phase keeps at least
 /// `(TARGET_ROUNDS + 2) / 1.25 - 2` rounds.
-pub const CHUNK_FRACTION: f64 = 0.25;
+pub(crate) const CHUNK_FRACTION: f64 = 0.25;
 
 /// The smallest chunk: the clock read and the stop-flag check once per chunk (28 ns on the
 /// development machine, `cargo bench --bench cache_step`) are then a thousandth of its time
 /// at 40 GB/s, and 0.016 % of a default 4 MiB chunk at 24 GB/s.
-pub const MIN_CHUNK: u64 = 1 << 20;
+pub(crate) const MIN_CHUNK: u64 = 1 << 20;
 
 /// Bytes/s at which fresh pages are touched (first-touch page faults, zeroing), for the
 /// estimates that time limits come from: 2.4 GB/s on the development machine when quiet
 /// (`cargo bench --bench cache_step` prints it), down to 0.3-0.7 GB/s while compilers load
 /// both its cores. Estimates err long, the tests triple them.
-pub const TOUCH_BANDWIDTH: f64 = 1.0e9;
+pub(crate) const TOUCH_BANDWIDTH: f64 = 1.0e9;
 
 const MIB: u64 = 1 << 20;
 
@@ -85,21 +89,22 @@ fn whole_mib(b: u64) -> u64 {
 
 /// Seconds of one computing sample: `--max-phase` shared by [`TARGET_ROUNDS`] rounds and the
 /// first and last iteration that are dropped (section 4.1.1).
-pub fn sample_seconds(max_phase: f64) -> f64 {
+pub(crate) fn sample_seconds(max_phase: f64) -> f64 {
     max_phase / (TARGET_ROUNDS + 2) as f64
 }
 
 /// Bytes of one chunk: [`CHUNK_FRACTION`] of a sample at [`SLOWEST_CORE_BANDWIDTH`], whole
 /// MiB, between [`MIN_CHUNK`] and the buffer.
-pub fn chunk_bytes(max_phase: f64, buffer: u64) -> u64 {
+pub(crate) fn chunk_bytes(max_phase: f64, buffer: u64) -> u64 {
     let want = (sample_seconds(max_phase) * CHUNK_FRACTION * SLOWEST_CORE_BANDWIDTH) as u64;
     whole_mib(want.max(MIN_CHUNK)).min(buffer.max(1))
 }
 
 /// The fewest rounds a phase running for `max_phase` keeps on a core writing `bandwidth`
 /// bytes/s in chunks of `chunk` bytes: each sample lasts at most a sample plus a chunk, and
-/// the first and last are dropped.
-pub fn rounds_at(max_phase: f64, chunk: u64, bandwidth: f64) -> usize {
+/// the first and last are dropped. Only the tests check the sizing against it.
+#[cfg(test)]
+pub(crate) fn rounds_at(max_phase: f64, chunk: u64, bandwidth: f64) -> usize {
     let longest = sample_seconds(max_phase) + chunk as f64 / bandwidth;
     ((max_phase / longest).floor() as usize).saturating_sub(2)
 }
@@ -107,7 +112,7 @@ pub fn rounds_at(max_phase: f64, chunk: u64, bandwidth: f64) -> usize {
 /// Whether the computing streams bypass the cache by design (non-temporal stores): then a
 /// working set below the rule at small core counts does not bias them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CacheUse {
+pub(crate) enum CacheUse {
     /// Non-temporal stores (the paper's kernel).
     Bypass,
     /// Ordinary loads and stores (STREAM's copy and triad).
@@ -116,7 +121,7 @@ pub enum CacheUse {
 
 /// The computing buffers as sized.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Computing {
+pub(crate) struct Computing {
     /// Bytes per computing core.
     pub buffer: u64,
     /// Bytes the cache rule asked for per core, before the memory cap.
@@ -133,7 +138,12 @@ pub struct Computing {
 /// socket's cache would see together); smaller points work on less but their stores bypass
 /// the cache. With temporal kernels every point must meet it alone, so each buffer is the
 /// whole rule, memory permitting.
-pub fn computing(use_: CacheUse, llc: u64, max_threads: u32, room: Option<u64>) -> Computing {
+pub(crate) fn computing(
+    use_: CacheUse,
+    llc: u64,
+    max_threads: u32,
+    room: Option<u64>,
+) -> Computing {
     let n = u64::from(max_threads.max(1));
     let rule = CACHE_FACTOR * llc;
     let per_core = match use_ {
@@ -154,7 +164,7 @@ pub fn computing(use_: CacheUse, llc: u64, max_threads: u32, room: Option<u64>) 
 }
 
 /// The smallest core count up to `max` whose `n * buffer` reaches `rule`.
-pub fn first_meeting(rule: u64, buffer: u64, max: u32) -> Option<u32> {
+pub(crate) fn first_meeting(rule: u64, buffer: u64, max: u32) -> Option<u32> {
     let n = rule.div_ceil(buffer.max(1)).max(1);
     (n <= u64::from(max)).then_some(n as u32)
 }
@@ -163,15 +173,14 @@ pub fn first_meeting(rule: u64, buffer: u64, max: u32) -> Option<u32> {
 /// they reach the cache rule against `llc` bytes (the communication thread's socket), within
 /// `room` bytes for the ring: a message received again and again into one buffer would be
 /// written to the cache, not to memory, once the cache can hold it.
-pub fn message_ring(message: u64, llc: u64, room: Option<u64>) -> u32 {
+pub(crate) fn message_ring(message: u64, llc: u64, room: Option<u64>) -> u32 {
     let want = (CACHE_FACTOR * llc).div_ceil(message.max(1)).max(1);
     let fits = room.map_or(want, |r| (r / message.max(1)).max(1));
-    want.min(fits)
-        .min(u64::from(super::options::MAX_MESSAGE_BUFFERS)) as u32
+    want.min(fits).min(u64::from(MAX_MESSAGE_BUFFERS)) as u32
 }
 
 /// The warnings of a sizing, for the plan and the trace: where the cache rule is missed.
-pub fn warnings(
+pub(crate) fn warnings(
     c: &Computing,
     llc_comp: u64,
     user_buffer: bool,
@@ -219,7 +228,7 @@ pub fn warnings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::sampling::MIN_ROUNDS;
+    use crate::measure::sweep::sampling::MIN_ROUNDS;
 
     const GIB: u64 = 1 << 30;
 
@@ -292,10 +301,7 @@ mod tests {
         assert_eq!(message_ring(64 * MIB, 480 * MIB, Some(640 * MIB)), 10);
         assert_eq!(message_ring(64 * MIB, 480 * MIB, Some(MIB)), 1);
         // Tiny messages: no more slots than `--message-buffers` accepts.
-        assert_eq!(
-            message_ring(4096, GIB, None),
-            crate::measure::options::MAX_MESSAGE_BUFFERS
-        );
+        assert_eq!(message_ring(4096, GIB, None), MAX_MESSAGE_BUFFERS);
     }
 
     #[test]

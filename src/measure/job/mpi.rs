@@ -1,6 +1,6 @@
 //! Joining the MPI job a launcher started, for `measure` (two ranks, or a ring) and
 //! `network --run` (one rank per communication end): refuse a launcher of the other MPI
-//! library before `MPI_Init` ([`super::flavour::foreign_launcher`]), initialise MPI at the
+//! library before `MPI_Init` (`super::flavour::foreign_launcher`), initialise MPI at the
 //! thread level the command needs, check that MPI sees the ranks the launcher started and as
 //! many as the command needs, and (for `measure`) the rank-0 handshake that tells rank 0 on
 //! which host each rank runs, recorded in the trace with the library and the launcher.
@@ -23,7 +23,7 @@ pub struct Job {
     /// The thread level the MPI library granted.
     pub granted: Threading,
     pub library: Library,
-    /// Who started this rank, as the trace records it ([`flavour::launcher_record`]).
+    /// Who started this rank, as the trace records it (`flavour::launcher_record`).
     pub launcher: String,
     /// Finalises MPI when dropped, after `world` (fields drop in order).
     _universe: ::mpi::environment::Universe,
@@ -60,7 +60,7 @@ pub fn join(
 
 /// [`join`] without the check of the job's size: `contention survey`, whose job has one rank
 /// per node, checks it against its manifest once rank 0 has read it.
-pub fn init(needs: Threading) -> Result<Job> {
+pub(crate) fn init(needs: Threading) -> Result<Job> {
     let var = |k: &str| std::env::var(k).ok();
     let library = library();
     let started = StartedBy::detect(var);
@@ -143,7 +143,7 @@ impl Job {
 
     /// What a trace records of the MPI job: the library, the thread level granted and the
     /// host of every rank (from [`Job::gather_hosts`]).
-    pub fn info(&self, hosts: Vec<String>) -> MpiInfo {
+    pub(crate) fn info(&self, hosts: Vec<String>) -> MpiInfo {
         MpiInfo {
             library_version: self.library.version.clone(),
             thread_level: format!("{:?}", self.granted),

@@ -19,19 +19,19 @@ pub struct Span {
 }
 
 /// The iterations of one thread, in order.
-pub type Timings = Vec<Span>;
+pub(crate) type Timings = Vec<Span>;
 
 /// A phase is sampled until the 95% confidence interval of its median is this tight, or
 /// until its time limit; fewer rounds than this never count as stable. Thirty, so that a
 /// phase that stops early still spans most of `--max-phase` (samples are sized for about
 /// [`super::sizing::TARGET_ROUNDS`] of them) and its batch-median interval has five batches
 /// of six rounds.
-pub const MIN_ROUNDS: usize = 30;
+pub(crate) const MIN_ROUNDS: usize = 30;
 
 /// The steady window of one stream: from the moment every thread has finished its first
 /// iteration to the moment the first thread starts its last one. `None` while some thread has
 /// fewer than three iterations (nothing would be left after dropping first and last).
-pub fn steady_window(threads: &[Timings]) -> Option<(f64, f64)> {
+pub(crate) fn steady_window(threads: &[Timings]) -> Option<(f64, f64)> {
     if threads.is_empty() || threads.iter().any(|t| t.len() < 3) {
         return None;
     }
@@ -45,13 +45,13 @@ pub fn steady_window(threads: &[Timings]) -> Option<(f64, f64)> {
 
 /// Intersection of two windows (computations and communications in parallel are counted only
 /// while both run).
-pub fn overlap(a: (f64, f64), b: (f64, f64)) -> Option<(f64, f64)> {
+pub(crate) fn overlap(a: (f64, f64), b: (f64, f64)) -> Option<(f64, f64)> {
     let (s, e) = (a.0.max(b.0), a.1.min(b.1));
     (s < e).then_some((s, e))
 }
 
 /// The iterations lying entirely inside `window`, as samples.
-pub fn samples_in(threads: &[Timings], window: (f64, f64)) -> Vec<Sample> {
+pub(crate) fn samples_in(threads: &[Timings], window: (f64, f64)) -> Vec<Sample> {
     threads
         .iter()
         .enumerate()
@@ -71,7 +71,7 @@ pub fn samples_in(threads: &[Timings], window: (f64, f64)) -> Vec<Sample> {
 /// Bandwidth of the whole stream per round: the k-th kept iteration of every thread summed,
 /// for as many rounds as the thread with the fewest kept iterations has. With weak scaling
 /// every thread does the same work, so a round is one "everybody wrote once" step.
-pub fn rounds(samples: &[Sample], threads: usize) -> Vec<f64> {
+pub(crate) fn rounds(samples: &[Sample], threads: usize) -> Vec<f64> {
     let mut per: Vec<Vec<f64>> = vec![Vec::new(); threads];
     for s in samples {
         if let Some(v) = per.get_mut(s.thread as usize) {
@@ -102,7 +102,7 @@ const T975: [f64; 20] = [
 /// catches a spread that batches average away (rounds alternating fast and slow).
 ///
 /// `None` below [`MIN_ROUNDS`] rounds.
-pub fn median_interval(rounds: &[f64]) -> Option<(f64, f64)> {
+pub(crate) fn median_interval(rounds: &[f64]) -> Option<(f64, f64)> {
     let n = rounds.len();
     if n < MIN_ROUNDS {
         return None;
@@ -122,7 +122,7 @@ pub fn median_interval(rounds: &[f64]) -> Option<(f64, f64)> {
 }
 
 /// Half-width of [`median_interval`] relative to the median.
-pub fn relative_half_width(rounds: &[f64]) -> Option<f64> {
+pub(crate) fn relative_half_width(rounds: &[f64]) -> Option<f64> {
     let (lo, hi) = median_interval(rounds)?;
     let m = stats::median(rounds)?;
     (m > 0.0).then(|| (hi - lo) / 2.0 / m)
@@ -130,14 +130,19 @@ pub fn relative_half_width(rounds: &[f64]) -> Option<f64> {
 
 /// Whether a stream's estimate is good enough to stop: at least [`MIN_ROUNDS`] rounds and
 /// the median's 95% interval ([`median_interval`]) within `tolerance` (relative half-width).
-pub fn is_stable(rounds: &[f64], tolerance: f64) -> bool {
+pub(crate) fn is_stable(rounds: &[f64], tolerance: f64) -> bool {
     rounds.len() >= MIN_ROUNDS && relative_half_width(rounds).is_some_and(|r| r <= tolerance)
 }
 
 /// The phase record: summary of the rounds, their interval, the kept samples, how it was
 /// sampled, and whether it met the stopping rule of `tolerance` (else it is flagged
 /// unstable, whatever the reason it stopped).
-pub fn phase(samples: Vec<Sample>, threads: usize, sampling: String, tolerance: f64) -> Phase {
+pub(crate) fn phase(
+    samples: Vec<Sample>,
+    threads: usize,
+    sampling: String,
+    tolerance: f64,
+) -> Phase {
     let r = rounds(&samples, threads);
     Phase {
         summary: stats::summarize(&r),
@@ -149,7 +154,7 @@ pub fn phase(samples: Vec<Sample>, threads: usize, sampling: String, tolerance: 
 }
 
 /// A sentence for the trace: the window, what was kept and why sampling stopped.
-pub fn describe(
+pub(crate) fn describe(
     window: (f64, f64),
     rounds: &[f64],
     threads: usize,

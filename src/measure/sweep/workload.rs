@@ -12,55 +12,70 @@
 //! (glibc: a fraction of the last-level cache), and the "ordinary stores" above would then
 //! silently be the memset's kind of traffic for large buffers and not for small ones.
 
+//!
+//! These loops are the only ones: `sensitivity --builtin nt-store` and `--builtin triad` run
+//! them too, so both commands stress memory the same way.
+
 use super::kernel::Kernel;
+use crate::measure::choices::ComputeKernel;
 use std::mem::MaybeUninit;
 
-/// The kernel of the computing threads (`measure --kernel`).
+/// A computing kernel ([`ComputeKernel`], `measure --kernel`) ready to run on this CPU: for
+/// non-temporal stores, with the widest store instructions the CPU has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Workload {
-    /// Non-temporal stores over the whole buffer, with the widest instructions the CPU has.
-    NtStore(Kernel),
-    /// `a[i] = b[i]` over the two halves of the buffer.
-    Copy,
-    /// `a[i] = b[i] + s * c[i]` over its three thirds.
-    Triad,
+pub struct Workload {
+    pub kernel: ComputeKernel,
+    /// The instructions of [`ComputeKernel::NtStore`] (the others use ordinary stores).
+    pub stores: Kernel,
 }
 
 impl Workload {
+    /// `kernel` with the widest non-temporal stores this CPU has.
+    pub fn detect(kernel: ComputeKernel) -> Workload {
+        Workload::with(kernel, Kernel::detect())
+    }
+
+    /// `kernel` with the given non-temporal stores (benchmarks compare them).
+    pub fn with(kernel: ComputeKernel, stores: Kernel) -> Workload {
+        Workload { kernel, stores }
+    }
+
+    /// Whether the stream bypasses the cache by design: non-temporal stores wider than the
+    /// portable fallback.
+    pub(crate) fn bypasses_cache(self) -> bool {
+        self.kernel == ComputeKernel::NtStore && self.stores != Kernel::Portable
+    }
+
     /// The name recorded in the trace: `nt-store`, `copy`, `triad`.
     pub fn name(self) -> &'static str {
-        match self {
-            Workload::NtStore(_) => "nt-store",
-            Workload::Copy => "copy",
-            Workload::Triad => "triad",
-        }
+        self.kernel.name()
     }
 
     /// Bytes one [`Workload::run`] over a `len`-byte buffer moves.
     pub fn bytes_per_pass(self, len: usize) -> usize {
         let f = std::mem::size_of::<f64>();
-        match self {
-            Workload::NtStore(_) => Kernel::written(len),
-            Workload::Copy => 2 * f * (len / f / 2),
-            Workload::Triad => 3 * f * (len / f / 3),
+        match self.kernel {
+            ComputeKernel::NtStore => Kernel::written(len),
+            ComputeKernel::Copy => 2 * f * (len / f / 2),
+            ComputeKernel::Triad => 3 * f * (len / f / 3),
         }
     }
 
     /// One pass over `buf`; `pass` varies what is written so no pass can be skipped.
     pub fn run(self, buf: &mut [u8], pass: u8) {
-        match self {
-            Workload::NtStore(kernel) => {
+        match self.kernel {
+            ComputeKernel::NtStore => {
                 // SAFETY: `[u8]` and `[MaybeUninit<u8>]` have the same layout, and `fill` only
                 // writes initialised bytes, so `buf` stays initialised.
                 let raw = unsafe { &mut *(buf as *mut [u8] as *mut [MaybeUninit<u8>]) };
-                kernel.fill(raw, pass);
+                self.stores.fill(raw, pass);
             }
-            Workload::Copy | Workload::Triad => {
+            ComputeKernel::Copy | ComputeKernel::Triad => {
                 // SAFETY: every 8 initialised bytes are a valid f64; `align_to_mut` gives the
                 // aligned middle of the buffer.
                 let (_, f, _) = unsafe { buf.align_to_mut::<f64>() };
                 let s = f64::from(pass);
-                if self == Workload::Copy {
+                if self.kernel == ComputeKernel::Copy {
                     let h = f.len() / 2;
                     let (a, b) = f.split_at_mut(h);
                     b[0] = s; // make every pass write something new
@@ -113,24 +128,28 @@ mod tests {
             };
             c.copy_from_slice(&v.to_ne_bytes());
         }
-        Workload::Triad.run(&mut buf, 3);
+        Workload::detect(ComputeKernel::Triad).run(&mut buf, 3);
         assert!(f(&mut buf)[..n].iter().all(|&a| a == 7.0));
         // Copy: the first half becomes the second.
-        Workload::Copy.run(&mut buf, 5);
+        Workload::detect(ComputeKernel::Copy).run(&mut buf, 5);
         let v = f(&mut buf);
         let h = v.len() / 2;
         assert_eq!(v[..h], v[h..]);
         assert_eq!(v[h], 5.0);
         // Non-temporal stores fill every byte.
-        Workload::NtStore(Kernel::detect()).run(&mut buf, 0xA5);
+        Workload::detect(ComputeKernel::NtStore).run(&mut buf, 0xA5);
         assert!(buf.iter().all(|&b| b == 0xA5));
     }
 
     #[test]
     fn bytes_are_counted_as_stream_does() {
         let len = 1 << 20;
-        assert_eq!(Workload::Copy.bytes_per_pass(len), len);
-        assert_eq!(Workload::Triad.bytes_per_pass(3 * 8 * 1000), 3 * 8 * 1000);
-        assert_eq!(Workload::NtStore(Kernel::Sse2).bytes_per_pass(100), 64);
+        let w = |k| Workload::with(k, Kernel::Sse2);
+        assert_eq!(w(ComputeKernel::Copy).bytes_per_pass(len), len);
+        assert_eq!(
+            w(ComputeKernel::Triad).bytes_per_pass(3 * 8 * 1000),
+            3 * 8 * 1000
+        );
+        assert_eq!(w(ComputeKernel::NtStore).bytes_per_pass(100), 64);
     }
 }

@@ -126,7 +126,7 @@ impl std::error::Error for MemoryError {
 
 /// Refuses `needed` bytes on a node that has less free memory (with a tenth kept back for the
 /// system), naming the sizes and the options that shrink the need.
-pub fn check_fits(
+pub(crate) fn check_fits(
     what: &str,
     needed: u64,
     node: u32,
@@ -144,7 +144,7 @@ pub fn check_fits(
 }
 
 /// `1.5 GiB`, `64 MiB`, `512 KiB`.
-pub fn human_bytes(b: u64) -> String {
+pub(crate) fn human_bytes(b: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
     let mut v = b as f64;
     let mut u = 0;
@@ -211,7 +211,7 @@ pub fn as_bytes<'b>(buf: &'b mut Bytes<'_>) -> &'b mut [u8] {
 
 /// Pages per node and pages of unknown location, from `move_pages` statuses (a node index,
 /// or a negative errno such as `-ENOENT` for a page not present).
-pub fn count_statuses(statuses: &[i32]) -> (BTreeMap<u32, u64>, u64) {
+pub(crate) fn count_statuses(statuses: &[i32]) -> (BTreeMap<u32, u64>, u64) {
     let mut on = BTreeMap::new();
     let mut unknown = 0;
     for &s in statuses {
@@ -225,7 +225,7 @@ pub fn count_statuses(statuses: &[i32]) -> (BTreeMap<u32, u64>, u64) {
 
 /// Where the pages of `buf` lie, read back from the kernel (`move_pages` with no target
 /// nodes only reports each page's node). `bound_to` is what was asked, for the record.
-pub fn page_locations(name: &str, buf: &[u8], bound_to: Option<u32>) -> BufferPages {
+pub(crate) fn page_locations(name: &str, buf: &[u8], bound_to: Option<u32>) -> BufferPages {
     // SAFETY: sysconf has no preconditions.
     let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
     let start = buf.as_ptr() as usize & !(page - 1);
@@ -265,7 +265,7 @@ pub fn page_locations(name: &str, buf: &[u8], bound_to: Option<u32>) -> BufferPa
 /// Checks that a bound buffer lies on its node: an error naming the buffer and the nodes
 /// its pages are on otherwise. Unbound buffers, and pages the kernel could not locate (no
 /// `move_pages` in a sandbox), are not errors; [`unverified`] reports the latter.
-pub fn check_pages(p: &BufferPages) -> Result<(), MemoryError> {
+pub(crate) fn check_pages(p: &BufferPages) -> Result<(), MemoryError> {
     let Some(node) = p.bound_to else {
         return Ok(());
     };
@@ -293,7 +293,7 @@ pub fn check_pages(p: &BufferPages) -> Result<(), MemoryError> {
 }
 
 /// A warning when the kernel could not say where some pages lie.
-pub fn unverified(p: &BufferPages) -> Option<String> {
+pub(crate) fn unverified(p: &BufferPages) -> Option<String> {
     (p.unknown > 0).then(|| {
         format!(
             "the location of {} of the {} pages of the {} buffer could not be read \

@@ -4,15 +4,15 @@
 //! copies are memory traffic on the measured node: unpinned, two runs would measure
 //! different things.
 //!
-//! [`serve_rank`] is the whole life of a rank other than 0; [`place_ranks`] is rank 0's side.
+//! [`serve_rank`] is the whole life of a rank other than 0; `place_ranks` is rank 0's side.
 
-use super::choices::CommPattern;
-use super::comm;
-use super::memory;
 use super::mpi::World;
-use super::plan::SenderPlan;
-use super::topology;
 use crate::error::{Error, Result as CrateResult};
+use crate::measure::choices::CommPattern;
+use crate::measure::machine::memory;
+use crate::measure::machine::plan::SenderPlan;
+use crate::measure::machine::topology;
+use crate::measure::sweep::comm;
 use crate::sys::{bind_current_thread, current_cpu};
 use crate::trace::{SenderPlacement, TransportKind};
 use hwlocality::memory::binding::Bytes;
@@ -22,7 +22,7 @@ use mpi::topology::Communicator;
 /// Binds the calling thread to `pu` and allocates the `size`-byte send buffer on `node` (OS
 /// indices; `None`: leave it to the OS), every page touched. Returns the report for rank 0,
 /// and the buffer to send from when it could be allocated.
-pub fn place<'t>(
+pub(crate) fn place<'t>(
     topology: &'t Topology,
     host: &str,
     size: usize,
@@ -53,7 +53,7 @@ pub fn place<'t>(
 
 /// Rank 0's check of the report: the sender ran on its PU and its buffer lies on its node,
 /// else an error naming what is wrong.
-pub fn check(report: &SenderPlacement) -> Result<(), String> {
+pub(crate) fn check(report: &SenderPlacement) -> Result<(), String> {
     if let Some(pu) = report.pu_os {
         if report.ran_on.iter().any(|&c| c != pu) {
             return Err(format!(
@@ -66,7 +66,7 @@ pub fn check(report: &SenderPlacement) -> Result<(), String> {
     memory::check_pages(&report.buffer).map_err(|e| e.to_string())
 }
 
-/// Every rank but 0, for the whole run: place itself where rank 0 asks (see [`place`]),
+/// Every rank but 0, for the whole run: place itself where rank 0 asks (see `place`),
 /// report, then send (and in an exchange, receive) `message_bytes`-byte messages in
 /// `pattern` until rank 0 says shut down. `host` is this rank's host name.
 pub fn serve_rank(world: &World, host: &str, message_bytes: usize, pattern: CommPattern) {
@@ -106,7 +106,7 @@ pub fn serve_rank(world: &World, host: &str, message_bytes: usize, pattern: Comm
 /// asked, its buffer lies where asked. On this host rank 1 sends from a ring of `slots`
 /// messages, as rank 0 receives into one: its reads would otherwise come from the shared
 /// cache; on another host one slot (its cache is not the measured node's).
-pub fn place_ranks(
+pub(crate) fn place_ranks(
     world: &World,
     plan: &SenderPlan,
     transport: TransportKind,

@@ -7,16 +7,16 @@
 //! for MPICH). Under the other library's launcher every rank comes up alone, as a job of one.
 //! So the launching process reads the library's own name ([`Library`], from
 //! `MPI_Get_library_version`, which MPI allows before `MPI_Init`), picks a launcher that
-//! speaks it ([`choose`]: the library's own, or srun with the right plugin), and a rank
-//! refuses a launcher of the other library before `MPI_Init` ([`foreign_launcher`]) rather
+//! speaks it (`choose`: the library's own, or srun with the right plugin), and a rank
+//! refuses a launcher of the other library before `MPI_Init` (`foreign_launcher`) rather
 //! than measure alone or wait for a peer that never comes.
 //!
 //! Everything here is plain data and pure functions of what the environment, `--version` and
 //! `srun --mpi=list` say; [`super::launch`] runs the programs, [`super::mpi`] asks the
 //! library.
 
-use super::choices::Launcher;
 use crate::error::Error;
+use crate::measure::choices::Launcher;
 
 /// The MPI families whose launchers differ. MVAPICH, Intel MPI and Cray MPICH are MPICH's
 /// (Hydra's `mpiexec`, PMI under srun).
@@ -27,7 +27,7 @@ pub enum Family {
 }
 
 impl Family {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Family::OpenMpi => "Open MPI",
             Family::Mpich => "MPICH",
@@ -35,7 +35,7 @@ impl Family {
     }
 
     /// The library's own launcher, as the messages name it.
-    pub fn own_launcher(self) -> &'static str {
+    pub(crate) fn own_launcher(self) -> &'static str {
         match self {
             Family::OpenMpi => "Open MPI's mpirun",
             Family::Mpich => "MPICH's mpiexec (Hydra)",
@@ -43,7 +43,7 @@ impl Family {
     }
 
     /// The command line that starts `n` ranks with the library's own launcher, for advice.
-    pub fn own_line(self, n: usize) -> String {
+    pub(crate) fn own_line(self, n: usize) -> String {
         match self {
             Family::OpenMpi => format!("mpirun -np {n}"),
             Family::Mpich => format!("mpiexec -n {n}"),
@@ -53,7 +53,7 @@ impl Family {
     /// srun's MPI plugins that start this library's ranks, the preferred first: Open MPI
     /// talks PMIx (Debian's and most builds lack Slurm's PMI-2 support); MPICH's built-in
     /// client talks PMI-1/PMI-2, which Slurm's `pmi2` plugin serves, Cray MPICH `cray_shasta`.
-    pub fn srun_plugins(self) -> &'static [&'static str] {
+    pub(crate) fn srun_plugins(self) -> &'static [&'static str] {
         match self {
             Family::OpenMpi => &["pmix", "pmix_v5", "pmix_v4", "pmix_v3", "pmix_v2"],
             Family::Mpich => &["pmi2", "cray_shasta", "pmix"],
@@ -88,7 +88,7 @@ pub struct Library {
 }
 
 impl Library {
-    pub fn parse(raw: &str) -> Library {
+    pub(crate) fn parse(raw: &str) -> Library {
         let raw = raw.trim_matches(|c: char| c == '\0' || c.is_whitespace());
         let version = raw
             .lines()
@@ -156,7 +156,7 @@ pub enum Dialect {
 
 impl Dialect {
     /// The dialect of a launcher from its `--version` output, `None` for another program.
-    pub fn of_version(text: &str) -> Option<Dialect> {
+    pub(crate) fn of_version(text: &str) -> Option<Dialect> {
         if text.contains("Open MPI") || text.contains("OpenRTE") {
             Some(Dialect::OpenMpi)
         } else if text.to_ascii_uppercase().contains("HYDRA") || text.contains("Intel(R) MPI") {
@@ -193,7 +193,7 @@ pub struct Choice {
 
 /// What [`choose`] reads besides the library: the environment, and the two questions it may
 /// ask programs (through closures, for tests).
-pub struct Probe<'a> {
+pub(crate) struct Probe<'a> {
     pub var: &'a dyn Fn(&str) -> Option<String>,
     /// `PROGRAM --version` (stdout and stderr), `None` when it does not run.
     pub version_of: &'a dyn Fn(&str) -> Option<String>,
@@ -204,7 +204,7 @@ pub struct Probe<'a> {
 /// No launcher that can start this library's ranks (bad input, exit 2: install one, or ask
 /// for another).
 #[derive(Debug)]
-pub enum ChoiceError {
+pub(crate) enum ChoiceError {
     /// The library's own launcher is not on PATH; `seen` holds the launcher programs found
     /// and what they are (another library's).
     NoOwnLauncher {
@@ -294,7 +294,7 @@ impl std::error::Error for ChoiceError {}
 /// runs on a loaded machine, where `mpirun` inside the same allocations did not fail in 100.
 /// MPICH's Hydra, inside an allocation, makes its proxies call back to the launching host by
 /// name, which fails where names do not resolve; srun's `pmi2` needs no name and no proxy.
-pub fn choose(
+pub(crate) fn choose(
     requested: Launcher,
     library: &Library,
     probe: &Probe,
@@ -403,7 +403,7 @@ fn srun(library: &Library, probe: &Probe, why: String) -> Result<Choice, ChoiceE
 /// can use, else the first of the library's plugins ([`Family::srun_plugins`]) that `srun
 /// --mpi=list` offers. Passed as `--mpi` whatever the site's `MpiDefault` (often `none`, which
 /// starts no MPI library). `None` for a library of unknown family (srun's default).
-pub fn srun_plugin(library: &Library, probe: &Probe) -> Result<Option<String>, ChoiceError> {
+pub(crate) fn srun_plugin(library: &Library, probe: &Probe) -> Result<Option<String>, ChoiceError> {
     let Some(family) = library.family else {
         return Ok(None);
     };
@@ -430,7 +430,7 @@ pub fn srun_plugin(library: &Library, probe: &Probe) -> Result<Option<String>, C
 /// The plugin names in `srun --mpi=list`'s output (`MPI plugin types are...` then one per
 /// line, older versions prefixed with `srun: `; 22.05 adds `specific pmix plugin versions
 /// available: pmix_v4`).
-pub fn mpi_list(text: &str) -> Vec<String> {
+pub(crate) fn mpi_list(text: &str) -> Vec<String> {
     let mut names = Vec::new();
     for line in text.lines() {
         let line = line.trim().trim_start_matches("srun:").trim();
@@ -455,7 +455,7 @@ pub fn mpi_list(text: &str) -> Vec<String> {
 
 /// Who started this process, from the variables launchers give their ranks.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StartedBy {
+pub(crate) enum StartedBy {
     /// Open MPI's mpirun (its daemons set `OMPI_COMM_WORLD_SIZE` and `OMPI_MCA_orte_*`).
     OpenMpi,
     /// Hydra's mpiexec (`PMI_FD` or `PMI_PORT`, and `MPI_LOCALNRANKS`).
@@ -472,7 +472,7 @@ pub enum StartedBy {
 }
 
 impl StartedBy {
-    pub fn detect(var: impl Fn(&str) -> Option<String>) -> StartedBy {
+    pub(crate) fn detect(var: impl Fn(&str) -> Option<String>) -> StartedBy {
         let has = |k: &str| var(k).is_some();
         if has("OMPI_COMM_WORLD_SIZE") && (has("OMPI_MCA_orte_launch") || has("OMPI_MCA_ess")) {
             StartedBy::OpenMpi
@@ -500,7 +500,7 @@ impl StartedBy {
     }
 
     /// The launcher as the trace records it.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             StartedBy::OpenMpi => "Open MPI mpirun".into(),
             StartedBy::Hydra => "Hydra mpiexec".into(),
@@ -523,7 +523,7 @@ impl StartedBy {
 }
 
 /// The launcher as a trace records it: [`StartedBy::describe`], and the Slurm job it ran in.
-pub fn launcher_record(var: impl Fn(&str) -> Option<String>) -> String {
+pub(crate) fn launcher_record(var: impl Fn(&str) -> Option<String>) -> String {
     let started = StartedBy::detect(&var).describe();
     match var("SLURM_JOB_ID") {
         Some(job) => format!("{started}, in Slurm job {job}"),
@@ -532,7 +532,7 @@ pub fn launcher_record(var: impl Fn(&str) -> Option<String>) -> String {
 }
 
 /// How many ranks the launcher says the job has, where it says so.
-pub fn announced_size(var: impl Fn(&str) -> Option<String>) -> Option<usize> {
+pub(crate) fn announced_size(var: impl Fn(&str) -> Option<String>) -> Option<usize> {
     ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"]
         .iter()
         .find_map(|k| var(k)?.trim().parse().ok())
@@ -543,7 +543,7 @@ pub fn announced_size(var: impl Fn(&str) -> Option<String>) -> Option<usize> {
 /// srun without an MPI plugin starts no library's ranks (Open MPI aborts in `MPI_Init`,
 /// "not built with SLURM's PMI support"; MPICH's ranks come up alone): refused too, naming
 /// the plugin to ask for.
-pub fn foreign_launcher(library: &Library, started: &StartedBy) -> Option<Error> {
+pub(crate) fn foreign_launcher(library: &Library, started: &StartedBy) -> Option<Error> {
     let family = library.family?;
     if *started == StartedBy::SrunWithoutMpi {
         return Some(Error::Input(format!(
@@ -573,7 +573,7 @@ pub fn foreign_launcher(library: &Library, started: &StartedBy) -> Option<Error>
 
 /// The error when the launcher announced `announced` ranks but MPI sees `got`: they do not
 /// share a start-up protocol (an srun plugin the library does not speak, typically).
-pub fn size_mismatch(
+pub(crate) fn size_mismatch(
     library: &Library,
     started: &StartedBy,
     announced: usize,

@@ -14,7 +14,7 @@ pub enum Mode {
 impl Mode {
     /// From the launcher's environment variable (`bar`, `log`, `quiet`), or from whether
     /// stderr is a terminal.
-    pub fn from_env_or_terminal(var: Option<String>, quiet: bool) -> Self {
+    pub(crate) fn from_env_or_terminal(var: Option<String>, quiet: bool) -> Self {
         use std::io::IsTerminal;
         if quiet {
             return Mode::Quiet;
@@ -28,7 +28,7 @@ impl Mode {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Mode::Bar => "bar",
             Mode::Log => "log",
@@ -37,7 +37,7 @@ impl Mode {
     }
 }
 
-pub struct Progress {
+pub(crate) struct Progress {
     mode: Mode,
     total: usize,
     done: usize,
@@ -50,7 +50,7 @@ fn clock(secs: f64) -> String {
 }
 
 impl Progress {
-    pub fn new(mode: Mode, total: usize) -> Self {
+    pub(crate) fn new(mode: Mode, total: usize) -> Self {
         Progress {
             mode,
             total,
@@ -68,7 +68,7 @@ impl Progress {
     }
 
     /// A phase of the point with `cores` computing cores starts.
-    pub fn phase(&mut self, cores: u32, phase: &str) {
+    pub(crate) fn phase(&mut self, cores: u32, phase: &str) {
         let point = self.done + 1;
         let eta = self.eta().map_or("--:--".to_string(), clock);
         let elapsed = clock(self.started.elapsed().as_secs_f64());
@@ -98,7 +98,7 @@ impl Progress {
     }
 
     /// A point finished; `summary` is one line of its bandwidths.
-    pub fn point_done(&mut self, summary: &str) {
+    pub(crate) fn point_done(&mut self, summary: &str) {
         self.done += 1;
         let mut err = std::io::stderr().lock();
         match self.mode {

@@ -5,17 +5,17 @@
 //! and whatever happens, even a panic, tells the senders to stop.
 
 use super::mpi::World;
-use super::options::MeasureOptions;
-use super::session::{self, Rank0};
-use super::{comm, launch, progress, run::Abort, sender, settings, topology};
+use super::{launch, sender};
 use crate::error::{Error, Result};
+use crate::measure::machine::settings;
+use crate::measure::options::MeasureOptions;
+use crate::measure::session::{self, Rank0};
+use crate::measure::sweep::{comm, progress, run::Abort};
 use crate::trace::MpiInfo;
 use std::path::Path;
 
-use super::topology::SYSFS;
-
 /// Measures on `world` as its rank 0 (`mpi`: the job as the trace records it, from
-/// [`super::mpi::Job::info`]), then shuts the other ranks down. `quiet`: no plan and no
+/// `super::mpi::Job::info`), then shuts the other ranks down. `quiet`: no plan and no
 /// progress on standard error.
 pub fn measure(
     options: &MeasureOptions,
@@ -46,11 +46,12 @@ fn rank0(
     interrupted: &'static std::sync::atomic::AtomicBool,
     world: &World,
 ) -> Result<()> {
-    let topo = topology::load_this_machine()?;
-    let layout = topology::layout(&topo);
+    let session::Placed {
+        topology: topo,
+        layout,
+        resolved,
+    } = session::place(options, None, true)?;
     let trace_path = options.trace_path(&layout.hostname);
-    let previous = session::previous(options, &trace_path)?;
-    let resolved = session::resolve(options, &layout, Path::new(SYSFS), previous.as_ref())?;
     crate::results::ensure_parent(&trace_path)?;
     session::check_output(options, &trace_path)?;
     let transport = session::transport(&mpi.hosts);

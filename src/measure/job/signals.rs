@@ -9,7 +9,7 @@
 //! the launcher's PID (a batch system, a script) reaches the MPI job, and a terminal's Ctrl-C
 //! reaches it once, not twice. If the launcher dies without a chance to forward (SIGKILL),
 //! the launcher program gets SIGTERM from the kernel (`PR_SET_PDEATHSIG`, set in
-//! [`die_with_parent`]), so no orphaned job keeps writing the trace.
+//! `die_with_parent`), so no orphaned job keeps writing the trace.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
@@ -20,7 +20,7 @@ static JOB_GROUP: AtomicI32 = AtomicI32::new(0);
 static LAST_SIGNAL: AtomicI32 = AtomicI32::new(0);
 
 /// The signals that stop a run.
-pub const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+pub(crate) const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
 extern "C" fn on_signal(sig: libc::c_int) {
     // Only atomics and kill(2): async-signal-safe.
@@ -52,7 +52,7 @@ pub fn install() -> &'static AtomicBool {
 
 /// From now on, forward stop signals to the process group `group` (the launched job); a
 /// signal that arrived while the job was being started is forwarded now.
-pub fn forward_to(group: i32) {
+pub(crate) fn forward_to(group: i32) {
     JOB_GROUP.store(group, Ordering::SeqCst);
     let sig = LAST_SIGNAL.load(Ordering::SeqCst);
     if sig != 0 && group > 0 {
@@ -65,7 +65,7 @@ pub fn forward_to(group: i32) {
 /// dies, even by SIGKILL; if this process is already gone, the launcher exits at once.
 ///
 /// Runs between fork and exec, so it only makes async-signal-safe calls.
-pub fn die_with_parent(parent: libc::pid_t) -> std::io::Result<()> {
+pub(crate) fn die_with_parent(parent: libc::pid_t) -> std::io::Result<()> {
     // SAFETY: prctl(PR_SET_PDEATHSIG) and getppid are async-signal-safe system calls with
     // integer arguments only.
     unsafe {

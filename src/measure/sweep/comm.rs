@@ -3,15 +3,15 @@
 //! node, and the bandwidth is the message size over the time between two completions.
 //!
 //! Protocol, all point to point between ranks 0 and 1:
-//! - rank 0 sends `STREAM` on [`TAG_CTRL`]; rank 1 sends [`TAG_DATA`] messages back to back;
-//! - to stop, rank 0 posts a non-blocking [`TAG_STOP`] send and keeps receiving until rank 1
-//!   answers [`TAG_END`] (rank 1 may be blocked in a rendezvous send that rank 0 must match
+//! - rank 0 sends `STREAM` on `TAG_CTRL`; rank 1 sends `TAG_DATA` messages back to back;
+//! - to stop, rank 0 posts a non-blocking `TAG_STOP` send and keeps receiving until rank 1
+//!   answers `TAG_END` (rank 1 may be blocked in a rendezvous send that rank 0 must match
 //!   first, and nothing guarantees that an 8-byte send is eager);
-//! - `SHUTDOWN` on [`TAG_CTRL`] ends rank 1's loop.
+//! - `SHUTDOWN` on `TAG_CTRL` ends rank 1's loop.
 //!
 //! The other patterns of Langguth et al. (`--pattern pingpong|ring`) exchange instead: every
 //! rank sends to the next and receives from the previous at once (`MPI_Sendrecv`; with two
-//! ranks, both are the other rank). To stop, rank 0 sends [`TAG_LAST`] instead of data; a rank
+//! ranks, both are the other rank). To stop, rank 0 sends `TAG_LAST` instead of data; a rank
 //! that receives it sends it on once, with no receive, and leaves; rank 0 receives until it
 //! comes back round. Every send is matched, whatever the timing.
 //!
@@ -25,13 +25,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-pub const TAG_CTRL: i32 = 1;
-pub const TAG_STOP: i32 = 2;
-pub const TAG_DATA: i32 = 3;
-pub const TAG_END: i32 = 4;
-pub const TAG_LAST: i32 = 5;
+pub(crate) const TAG_CTRL: i32 = 1;
+pub(crate) const TAG_STOP: i32 = 2;
+pub(crate) const TAG_DATA: i32 = 3;
+pub(crate) const TAG_END: i32 = 4;
+pub(crate) const TAG_LAST: i32 = 5;
 
-pub use super::choices::CommPattern as Pattern;
+pub use crate::measure::choices::CommPattern as Pattern;
 
 /// The communicator a measurement runs on, as a plain handle the communication thread can
 /// carry: `MPI_COMM_WORLD` for `measure`, a two-rank communicator split from it for each pair
@@ -39,7 +39,7 @@ pub use super::choices::CommPattern as Pattern;
 /// pointer), and a user communicator frees itself when dropped, so the thread borrows it
 /// through [`Handle::with`] instead of owning a copy.
 #[derive(Debug, Clone, Copy)]
-pub struct Handle(mpi::ffi::MPI_Comm);
+pub(crate) struct Handle(mpi::ffi::MPI_Comm);
 
 // SAFETY: an MPI communicator handle is valid in every thread of the process; the tool
 // calls MPI from one thread at a time (MPI_THREAD_SERIALIZED, see the module documentation),
@@ -49,13 +49,13 @@ unsafe impl Send for Handle {}
 unsafe impl Sync for Handle {}
 
 impl Handle {
-    pub fn of(comm: &SimpleCommunicator) -> Self {
+    pub(crate) fn of(comm: &SimpleCommunicator) -> Self {
         use mpi::raw::AsRaw;
         Handle(comm.as_raw())
     }
 
     /// Runs `f` with the communicator, without taking ownership of it.
-    pub fn with<R>(self, f: impl FnOnce(&SimpleCommunicator) -> R) -> R {
+    pub(crate) fn with<R>(self, f: impl FnOnce(&SimpleCommunicator) -> R) -> R {
         // SAFETY: reads a constant the MPI library exports; nothing writes it.
         if self.0 == unsafe { mpi::ffi::RSMPI_COMM_WORLD } {
             return f(&SimpleCommunicator::world());
@@ -95,7 +95,7 @@ const UNSET: u64 = u64::MAX;
 /// Rank 0, before the sweep: tells rank `r` which PU to bind to, on which NUMA node (OS
 /// indices) to put its send buffer and how many message slots that buffer has (see
 /// [`Slots`]), and returns its report (see [`await_placement`]).
-pub fn place(world: &SimpleCommunicator, r: i32, to: &Placement) -> Vec<u8> {
+pub(crate) fn place(world: &SimpleCommunicator, r: i32, to: &Placement) -> Vec<u8> {
     let peer = world.process_at_rank(r);
     let opt = |v: Option<u32>| v.map_or(UNSET, u64::from);
     let msg = [CMD_PLACE, opt(to.pu), opt(to.node), u64::from(to.slots)];
@@ -105,7 +105,7 @@ pub fn place(world: &SimpleCommunicator, r: i32, to: &Placement) -> Vec<u8> {
 
 /// Where rank 0 asks a sending rank to run and put its send buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Placement {
+pub(crate) struct Placement {
     /// PU (OS index) to bind to; `None`: not pinned.
     pub pu: Option<u32>,
     /// NUMA node (OS index) of the send buffer; `None`: left to the OS.
@@ -116,7 +116,7 @@ pub struct Placement {
 
 /// Every rank but 0, first thing: the placement rank 0 asks for, or `None` when rank 0 says
 /// shut down instead (it failed before the sweep). The rank answers with [`report`].
-pub fn await_placement(world: &SimpleCommunicator) -> Option<Placement> {
+pub(crate) fn await_placement(world: &SimpleCommunicator) -> Option<Placement> {
     let (msg, _) = world
         .process_at_rank(0)
         .receive_vec_with_tag::<u64>(TAG_CTRL);
@@ -134,7 +134,7 @@ pub fn await_placement(world: &SimpleCommunicator) -> Option<Placement> {
 }
 
 /// Every rank but 0: sends rank 0 its placement report.
-pub fn report(world: &SimpleCommunicator, bytes: &[u8]) {
+pub(crate) fn report(world: &SimpleCommunicator, bytes: &[u8]) {
     world.process_at_rank(0).send_with_tag(bytes, TAG_CTRL);
 }
 
@@ -143,7 +143,7 @@ pub fn report(world: &SimpleCommunicator, bytes: &[u8]) {
 /// and the stream would then measure the cache, not memory (the ring's size is
 /// [`super::sizing::message_ring`]). A buffer shorter than two messages is one slot.
 #[derive(Debug, Clone)]
-pub struct Slots {
+pub(crate) struct Slots {
     message: usize,
     count: usize,
     next: usize,
@@ -151,7 +151,7 @@ pub struct Slots {
 
 impl Slots {
     /// The slots of `message` bytes in a buffer of `len` bytes.
-    pub fn new(len: usize, message: usize) -> Self {
+    pub(crate) fn new(len: usize, message: usize) -> Self {
         Slots {
             message,
             count: (len / message.max(1)).max(1),
@@ -160,7 +160,7 @@ impl Slots {
     }
 
     /// The byte range of the next slot.
-    pub fn next_slot(&mut self) -> std::ops::Range<usize> {
+    pub(crate) fn next_slot(&mut self) -> std::ops::Range<usize> {
         let start = self.next * self.message;
         self.next = (self.next + 1) % self.count;
         start..start + self.message
@@ -337,11 +337,10 @@ pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// What the main thread asks of the communication thread.
-pub enum Command {
+pub(crate) enum Command {
     Stream {
         stop: Arc<AtomicBool>,
         timings: Arc<Mutex<Timings>>,
         t0: Instant,
     },
-    Shutdown,
 }

@@ -61,7 +61,7 @@ fn list_nodes(layout: &Layout) -> String {
 /// Why a plan cannot be made: a request (`--comp-numa`, `--comm-numa`, `--comm-core`,
 /// `--cores`) this machine cannot meet. Each message names what can be asked instead.
 #[derive(Debug, Clone)]
-pub enum PlanError {
+pub(crate) enum PlanError {
     /// A NUMA node the data was asked on does not exist; `nodes` lists those that do.
     NoSuchNode {
         node: u32,
@@ -130,7 +130,7 @@ impl std::error::Error for PlanError {
 }
 
 /// Decides the plan, or says which request cannot be met and what can.
-pub fn plan(layout: &Layout, req: &Request) -> Result<Planned, PlanError> {
+pub(crate) fn plan(layout: &Layout, req: &Request) -> Result<Planned, PlanError> {
     for (what, node) in [
         ("computation", req.comp_numa),
         ("communication", req.comm_numa),
@@ -224,7 +224,7 @@ pub struct SenderPlan {
     pub reason: String,
 }
 
-pub fn sender_core(layout: &Layout, plan: &Plan, max_cores: usize) -> SenderPlan {
+pub(crate) fn sender_core(layout: &Layout, plan: &Plan, max_cores: usize) -> SenderPlan {
     let used = |c: &Core| {
         c.logical == plan.comm.core
             || plan.compute[..max_cores.min(plan.compute.len())]

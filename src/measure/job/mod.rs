@@ -1,0 +1,21 @@
+//! The MPI job around a measurement: started from a shell, `contention` starts itself again
+//! under a launcher; run under it, each rank joins the job and plays its part.
+//!
+//! - [`driver`]: what measure, `network --run` and survey do alike: tell a rank from the
+//!   command that starts the job, and plan the line that starts this command again.
+//! - [`flavour`]: which MPI library the binary runs on and which launcher starts its ranks.
+//! - [`launch`]: that launcher's command line, and running it.
+//! - [`mpi`]: joining the MPI job.
+//! - [`rank0`]: rank 0's measurement on a given communicator; [`sender`]: the ranks that
+//!   send.
+//! - [`graph`]: a contention graph run with MPI (`network --run`).
+//! - [`signals`]: stop, forward, die with the launcher.
+
+pub mod driver;
+pub mod flavour;
+pub mod graph;
+pub mod launch;
+pub mod mpi;
+pub mod rank0;
+pub mod sender;
+pub mod signals;

@@ -1,0 +1,261 @@
+//! The ranks of `contention survey`'s MPI job: one rank per node, rank `i` on the manifest's
+//! `job_hosts[i]`. For each round of the manifest, `MPI_Comm_split` gives every pair its own
+//! two-rank communicator (the measured node's rank first), on which the measured rank runs
+//! `measure`'s rank 0 and the sender `measure`'s rank 1, unchanged: same plan, same sweep,
+//! same binding checks, same trace in `$CONTENTION_RESULTS/HOST/`. Nodes in no pair that
+//! round wait. After the round every rank tells world rank 0 how its measurement ended, and
+//! rank 0 writes the manifest (atomically) before the next round starts.
+//!
+//! A rank that dies takes the job with it (Open MPI aborts every rank when one is lost): the
+//! rounds already recorded stay, and the driver records the cut round (see
+//! [`crate::survey::job`]).
+
+use crate::error::{Error, IoAction, Result};
+use crate::measure::job::mpi::{self, Threading, World};
+use crate::measure::job::{rank0, sender, signals};
+use crate::measure::options::MeasureOptions;
+use crate::survey::error::SurveyError;
+use crate::survey::manifest::{Manifest, Round, Status};
+use ::mpi::collective::{CommunicatorCollectives, Root};
+use ::mpi::point_to_point::{Destination, Source};
+use ::mpi::topology::{Color, Communicator, Key};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+/// How one measured node's round ended, sent to world rank 0.
+#[derive(Debug, Serialize, Deserialize)]
+struct Outcome {
+    host: String,
+    error: Option<String>,
+    traces: Vec<PathBuf>,
+}
+
+const TAG_OUTCOME: i32 = 40;
+
+/// Runs this rank's part of the survey in `manifest_path` (read by world rank 0 and sent to
+/// the others, so only rank 0's node needs to see the file).
+pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
+    let interrupted = signals::install();
+    let mpi_job = mpi::init(Threading::Serialized)?;
+    let world = &mpi_job.world;
+    let me = world.rank();
+    let mut manifest = share_manifest(world, manifest_path)?;
+    if world.size() as usize != manifest.job_hosts.len() {
+        return Err(SurveyError::WrongRanks {
+            ranks: world.size() as usize,
+            hosts: manifest.job_hosts.len(),
+        }
+        .into());
+    }
+    let host = manifest.job_hosts[me as usize].clone();
+    let name = ::mpi::environment::processor_name().unwrap_or_else(|_| host.clone());
+    for (r, round) in manifest.rounds.clone().iter().enumerate() {
+        // Colour: the pair's index; key: 0 for the measured node, so it is rank 0 there.
+        let role = round.pairs.iter().enumerate().find_map(|(i, p)| {
+            if p.measured == host {
+                Some((i, 0))
+            } else if p.sender == host {
+                Some((i, 1))
+            } else {
+                None
+            }
+        });
+        let color = role.map_or_else(Color::undefined, |(i, _)| Color::with_value(i as i32));
+        let key: Key = role.map_or(0, |(_, k)| k);
+        let pair = world.split_by_color_with_key(color, key);
+        let outcome = match (role, &pair) {
+            (Some((i, 0)), Some(comm)) => {
+                let node = Node {
+                    args: node_args(args, &manifest, &host),
+                    host: &host,
+                    name: &name,
+                    sender: &round.pairs[i].sender,
+                };
+                Some(node.measure(&mpi_job, interrupted, comm))
+            }
+            (Some(_), Some(comm)) => {
+                mpi::gather_hosts(comm, &name);
+                sender::serve_rank(comm, &name, args.message_size.0 as usize, args.pattern);
+                None
+            }
+            _ => None,
+        };
+        drop(pair);
+        let mut stop = u8::from(signals::interrupted());
+        if let Some(outcomes) = collect(world, outcome) {
+            record_round(&mut manifest, round, r, outcomes.into_iter().flatten());
+            manifest.save(manifest_path)?;
+            eprintln!(
+                "survey: round {}/{} finished ({}); manifest {}",
+                r + 1,
+                manifest.rounds.len(),
+                round_statuses(&manifest, round),
+                manifest_path.display()
+            );
+        }
+        // Ctrl-C anywhere stops the survey after this round, everything finished saved.
+        let mut any = stop;
+        world.all_reduce_into(&stop, &mut any, ::mpi::collective::SystemOperation::max());
+        stop = any;
+        if stop != 0 {
+            return Err(Error::Interrupted(format!(
+                "interrupted after round {}: finished nodes are recorded in {}; continue \
+                 with `contention survey --resume`",
+                r + 1,
+                manifest_path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Every rank's outcome of a round, gathered on world rank 0 (`None` from senders and idle
+/// nodes); the other ranks send theirs and get `None`.
+fn collect(world: &World, outcome: Option<Outcome>) -> Option<Vec<Option<Outcome>>> {
+    let bytes = serde_json::to_vec(&outcome).unwrap_or_else(|_| b"null".to_vec());
+    if world.rank() != 0 {
+        world
+            .process_at_rank(0)
+            .send_with_tag(&bytes[..], TAG_OUTCOME);
+        return None;
+    }
+    let mut outcomes = vec![outcome];
+    for other in 1..world.size() {
+        let (b, _) = world
+            .process_at_rank(other)
+            .receive_vec_with_tag::<u8>(TAG_OUTCOME);
+        outcomes.push(serde_json::from_slice(&b).unwrap_or(None));
+    }
+    Some(outcomes)
+}
+
+/// The manifest, read by world rank 0 and broadcast to every rank (a length, then the text).
+fn share_manifest(world: &World, manifest_path: &Path) -> Result<Manifest> {
+    let me = world.rank();
+    let root = world.process_at_rank(0);
+    let mut text = if me == 0 {
+        std::fs::read(manifest_path)
+            .map_err(|e| Error::io(IoAction::Read("survey manifest"), manifest_path, e))?
+    } else {
+        Vec::new()
+    };
+    let mut len = text.len() as u64;
+    root.broadcast_into(&mut len);
+    text.resize(len as usize, 0);
+    root.broadcast_into(&mut text[..]);
+    serde_json::from_slice(&text).map_err(|e| {
+        Error::Failed(format!(
+            "rank {me}: unreadable survey manifest from rank 0 ({e})"
+        ))
+    })
+}
+
+/// A measured node of one round: its `measure` options, its host as the manifest names it,
+/// its processor name, and the node that sends to it.
+struct Node<'a> {
+    args: MeasureOptions,
+    host: &'a str,
+    name: &'a str,
+    sender: &'a str,
+}
+
+impl Node<'_> {
+    /// Runs `measure`'s rank 0 on the pair's communicator and says how it ended.
+    fn measure(
+        &self,
+        mpi_job: &mpi::Job,
+        interrupted: &'static AtomicBool,
+        comm: &World,
+    ) -> Outcome {
+        let (host, sender) = (self.host, self.sender);
+        let hosts = mpi::gather_hosts(comm, self.name).unwrap_or_default();
+        // Each node's sweep runs quietly: with many nodes measured at once their
+        // plans and points would interleave on the job's one standard error; each
+        // node's outcome gets one line instead, and everything else is in its trace.
+        let result = rank0::measure(&self.args, true, mpi_job.info(hosts), interrupted, comm);
+        let trace = self.args.trace_path(&crate::results::this_host());
+        let traces = [trace.clone(), crate::measure::session::csv_path(&trace)]
+            .into_iter()
+            .filter(|p| p.exists())
+            .collect();
+        let error = result.err().map(|e| e.to_string());
+        match &error {
+            None => eprintln!(
+                "survey: {host} measured (sender {sender}): {}",
+                trace.display()
+            ),
+            Some(e) => eprintln!("survey: {host} FAILED (sender {sender}): {e}"),
+        }
+        Outcome {
+            host: host.to_string(),
+            error,
+            traces,
+        }
+    }
+}
+
+/// Records the measured nodes' outcomes of round `r` (0-based) in the manifest.
+fn record_round(
+    manifest: &mut Manifest,
+    round: &Round,
+    r: usize,
+    outcomes: impl Iterator<Item = Outcome>,
+) {
+    let job = manifest.job;
+    for o in outcomes {
+        let sender = round
+            .pairs
+            .iter()
+            .find(|p| p.measured == o.host)
+            .map(|p| p.sender.clone());
+        if let Some(n) = manifest.node_mut(&o.host) {
+            n.status = if o.error.is_none() {
+                Status::Done
+            } else {
+                Status::Failed
+            };
+            n.error = o.error;
+            n.traces = o.traces;
+            n.job = Some(job);
+            n.round = Some(r + 1);
+            n.sender = sender;
+        }
+    }
+}
+
+/// Each measured node of `round` with its status, for the round's log line.
+fn round_statuses(manifest: &Manifest, round: &Round) -> String {
+    round
+        .pairs
+        .iter()
+        .map(|p| {
+            let status = manifest
+                .nodes
+                .iter()
+                .find(|n| n.host == p.measured)
+                .map_or("?", |n| match n.status {
+                    Status::Done => "done",
+                    Status::Failed => "FAILED",
+                    Status::Pending => "pending",
+                });
+            format!("{} {status}", p.measured)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `measure`'s options for the node `host`: as given, except that a node whose earlier
+/// attempt left a trace continues it (`--resume`) rather than stopping at it.
+fn node_args(args: &MeasureOptions, manifest: &Manifest, host: &str) -> MeasureOptions {
+    let mut a = args.clone();
+    // The pair's two ranks are the job: the survey's host list is not this measurement's.
+    a.hosts = None;
+    let tried = manifest
+        .nodes
+        .iter()
+        .any(|n| n.host == host && n.status == Status::Failed);
+    let trace = a.trace_path(&crate::results::this_host());
+    a.resume = tried && !a.force && trace.exists();
+    a
+}
