@@ -50,8 +50,29 @@ pub fn this_host() -> String {
 
 /// The directory of one host's results.
 pub fn host_dir(host: &str) -> PathBuf {
-    // A host name never holds `/`, but a hostile one must not escape the root.
-    root().join(host.replace(['/', '\\'], "_"))
+    root().join(dir_name(host))
+}
+
+/// The name of host `host`'s directory under a results root: the host name itself for every
+/// real host name or address, and one directory inside the root for any other. Host names
+/// come from the user (`--hosts`), from a manifest anyone may edit and from the machine
+/// itself, none of them trusted: `/`, `\` and control characters become `_`, and `.`, `..`
+/// and the empty name, which would name the root or its parent, get a leading `_`.
+pub fn dir_name(host: &str) -> String {
+    let name: String = host
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    match name.as_str() {
+        "" | "." | ".." => format!("_{name}"),
+        _ => name,
+    }
 }
 
 /// The variant part of a trace name: kernel and pattern (`nt-store-pong`, `triad-ring4`).
@@ -309,6 +330,42 @@ mod tests {
         ] {
             assert_eq!(parse_trace_name(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn every_host_name_stays_one_directory_inside_the_root() {
+        // A name read from a manifest or from the machine itself is not trusted: `..` wrote
+        // the model into the root's parent, `.` and `` into the root itself.
+        let root = root();
+        let mut seen = std::collections::BTreeSet::new();
+        for host in [
+            "..",
+            ".",
+            "",
+            "a/../..",
+            "a\\b",
+            "n\u{1b}[31m",
+            "x\ny",
+            "node1",
+            "10.0.0.1",
+        ] {
+            let dir = host_dir(host);
+            let rest = dir.strip_prefix(&root).unwrap();
+            let parts: Vec<_> = rest.components().collect();
+            assert!(
+                matches!(parts[..], [std::path::Component::Normal(_)]),
+                "{host:?} -> {}",
+                dir.display()
+            );
+            let name = rest.to_string_lossy();
+            assert!(!name.chars().any(char::is_control), "{host:?} -> {name:?}");
+            assert!(
+                seen.insert(name.into_owned()),
+                "{host:?} shares a directory"
+            );
+        }
+        assert_eq!(host_dir("node1"), root.join("node1"));
+        assert_eq!(host_dir("10.0.0.1"), root.join("10.0.0.1"));
     }
 
     #[test]

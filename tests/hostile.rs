@@ -597,3 +597,68 @@ fn a_trace_being_written_is_locked() {
     drop(held);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A results root `dir/r` whose node `n1` holds the saved test trace, and a survey manifest
+/// of that one node done: what `survey --report-only` and `check --fleet` read.
+fn one_node_results(dir: &std::path::Path) -> std::path::PathBuf {
+    let root = dir.join("r");
+    std::fs::create_dir_all(root.join("n1")).unwrap();
+    std::fs::write(
+        root.join("n1/trace-numa0-0-nt-store-pong.json"),
+        include_str!("data/traces/vm-local.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("survey.json"),
+        r#"{"schema_version": 1, "hosts": ["n1"], "options": {}, "job": 1,
+            "job_hosts": ["n1"], "command": [], "rounds": [],
+            "nodes": [{"host": "n1", "status": "done"}],
+            "started_at": "then", "updated_at": "then"}"#,
+    )
+    .unwrap();
+    root
+}
+
+/// Issue 23: a manifest node `..` made `survey --report-only` write `ROOT/../model.json`, and
+/// `--hosts ..,.` or `a,,b` passed the dry run.
+#[test]
+fn host_names_never_lead_out_of_the_results_directory() {
+    let dir = temp_dir("hostile-dotdot");
+    let root = one_node_results(&dir);
+    let manifest = root.join("survey.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace(r#""host": "n1""#, r#""host": "..""#)
+            .replace(r#"["n1"]"#, r#"[".."]"#),
+    )
+    .unwrap();
+    // Traces in the root's parent, where `..` leads.
+    std::fs::write(
+        dir.join("trace-numa0-0-nt-store-pong.json"),
+        include_str!("data/traces/vm-local.json"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("figures")).unwrap();
+    let out = crate::common::run::command()
+        .env("CONTENTION_RESULTS", &root)
+        .args(["survey", "--report-only", "--figure"])
+        .arg(root.join("figures"))
+        .output()
+        .unwrap();
+    assert!(!dir.join("model.json").exists(), "{}", stderr(&out));
+    assert!(!root.join("model.json").exists(), "{}", stderr(&out));
+    for hosts in ["..,.", "a,,b", "a,b/c", "a,x\x1by"] {
+        let out = contention(&["survey", "--hosts", hosts, "--dry-run"]);
+        assert_eq!(out.status.code(), Some(2), "{hosts}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("host name"),
+            "{hosts}: {}",
+            stderr(&out)
+        );
+        assert!(!stderr(&out).contains('\x1b'), "{:?}", stderr(&out));
+        let out = contention(&["measure", "--hosts", hosts, "--dry-run"]);
+        assert_eq!(out.status.code(), Some(2), "{hosts}: {}", stderr(&out));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
