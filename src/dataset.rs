@@ -213,7 +213,8 @@ impl std::fmt::Display for DatasetError {
             DatasetError::CompleteButMissing { source, missing } => write!(
                 f,
                 "{source}: the trace is marked complete but has no point for core counts \
-                 {missing:?} of its config.cores; the file was edited or is corrupt"
+                 {} of its config.cores; the file was edited or is corrupt",
+                first_few(missing)
             ),
             DatasetError::Phase {
                 source,
@@ -269,6 +270,17 @@ impl std::fmt::Display for DatasetError {
 }
 
 impl std::error::Error for DatasetError {}
+
+/// `[2, 4]`, or the first eight counts and how many more: a corrupt file may miss millions,
+/// and an error line of megabytes helps no one.
+fn first_few(counts: &[u32]) -> String {
+    const SHOWN: usize = 8;
+    let head: Vec<String> = counts.iter().take(SHOWN).map(u32::to_string).collect();
+    match counts.len().saturating_sub(SHOWN) {
+        0 => format!("[{}]", head.join(", ")),
+        more => format!("[{}, ...] and {more} more", head.join(", ")),
+    }
+}
 
 impl Input {
     /// The observations of a trace, one per point, refusing a point whose phase has no valid

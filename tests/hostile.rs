@@ -662,3 +662,39 @@ fn host_names_never_lead_out_of_the_results_directory() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 23: `Trace::missing_cores` compared every configured core count with every point:
+/// a trace of 1.5 M configured counts and 20 k points kept `calibrate` busy for minutes,
+/// then printed every missing count on one line.
+#[test]
+fn a_huge_trace_marked_complete_is_refused_quickly_and_briefly() {
+    let dir = temp_dir("hostile-missing-cores");
+    let mut t: serde_json::Value =
+        serde_json::from_str(include_str!("data/traces/vm-local.json")).unwrap();
+    let mut point = t["points"][0].clone();
+    for phase in ["comp_alone", "comm_alone", "comp_parallel", "comm_parallel"] {
+        point[phase]["samples"] = serde_json::json!([]);
+    }
+    t["points"] = (0..20_000u32)
+        .map(|i| {
+            let mut p = point.clone();
+            p["cores"] = (5_000 + i).into();
+            p
+        })
+        .collect();
+    t["config"]["cores"] = (0..1_500_000u32).map(|i| 1 + i % 4096).collect();
+    t["complete"] = true.into();
+    let path = dir.join("huge.json");
+    std::fs::write(&path, t.to_string()).unwrap();
+    let (out, _) = capped(&["calibrate", path.to_str().unwrap(), "-o", "-"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("marked complete"),
+        "{}",
+        &err[..err.len().min(2000)]
+    );
+    assert!(err.contains("more"), "{}", &err[..err.len().min(2000)]);
+    assert!(err.len() < 2000, "{} bytes of error", err.len());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

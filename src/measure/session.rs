@@ -836,11 +836,7 @@ fn half_width(p: &crate::trace::Phase) -> String {
 /// Writes the trace and its CSV, atomically, marking it complete when no core count is left.
 fn save(path: &Path, trace: &mut Trace) -> Result<()> {
     trace.points.sort_by_key(|p| p.cores);
-    trace.complete = trace
-        .config
-        .cores
-        .iter()
-        .all(|n| trace.points.iter().any(|p| p.cores == *n));
+    trace.complete = trace.missing_cores(&trace.config.cores).is_empty();
     trace.updated_at = crate::timestamp::now();
     trace_file::write(path, trace)?;
     atomic::write(
