@@ -663,6 +663,39 @@ fn host_names_never_lead_out_of_the_results_directory() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 23: `check --fleet` printed PASS, exit 0, against saved fleets that hold no model.
+#[test]
+fn a_fleet_check_that_compared_nothing_fails() {
+    let dir = temp_dir("hostile-fleet-nothing");
+    let root = one_node_results(&dir);
+    let empty = dir.join("empty.json");
+    std::fs::write(&empty, r#"{"nodes": []}"#).unwrap();
+    let failed = dir.join("failed.json");
+    std::fs::write(
+        &failed,
+        r#"{"nodes": [{"host": "n1", "model": null, "error": "calibration failed"}]}"#,
+    )
+    .unwrap();
+    let manifest = root.join("survey.json");
+    for saved in [&empty, &failed, &manifest] {
+        let out = contention(&[
+            "check",
+            "--fleet",
+            saved.to_str().unwrap(),
+            root.to_str().unwrap(),
+        ]);
+        assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+        assert!(!stdout(&out).contains("PASS"), "{}", stdout(&out));
+        assert!(
+            stderr(&out).contains("nothing was compared"),
+            "{}: {}",
+            saved.display(),
+            stderr(&out)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Issue 23: `Trace::missing_cores` compared every configured core count with every point:
 /// a trace of 1.5 M configured counts and 20 k points kept `calibrate` busy for minutes,
 /// then printed every missing count on one line.
