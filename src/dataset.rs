@@ -397,6 +397,38 @@ impl Input {
         })
     }
 
+    /// The points of `trace` that [`Input::from_trace`] refuses, by index, each with why (the
+    /// message `calibrate` gives), and those beyond the machine's cores per socket, which
+    /// `calibrate` refuses too: what `measure --resume` drops before it measures again, so
+    /// that the trace it completes is one `calibrate` reads.
+    pub fn refused_points(trace: &Trace, source: &str) -> Vec<(usize, String)> {
+        let cores_per_socket = trace.machine.cores_per_socket;
+        let mut one = Trace {
+            points: Vec::new(),
+            complete: false,
+            ..trace.clone()
+        };
+        let mut refused = Vec::new();
+        for (i, p) in trace.points.iter().enumerate() {
+            if p.cores > cores_per_socket {
+                refused.push((
+                    i,
+                    format!(
+                        "{source}: at {} cores, beyond the machine's {cores_per_socket} cores \
+                         per socket",
+                        p.cores
+                    ),
+                ));
+                continue;
+            }
+            one.points = vec![p.clone()];
+            if let Err(e) = Input::from_trace(&one, source) {
+                refused.push((i, e.to_string()));
+            }
+        }
+        refused
+    }
+
     /// The observations of tidy CSV rows (already checked by [`crate::io::tidy_csv::parse`]).
     pub fn from_rows(rows: &[TidyRow], source: &str) -> Input {
         let exact = |value| Measured {
