@@ -696,6 +696,25 @@ fn a_fleet_check_that_compared_nothing_fails() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 23: `man DIR` wrote the first pages, then failed on a FIFO among the targets,
+/// leaving old and new pages mixed.
+#[test]
+fn man_writes_every_page_or_none() {
+    let dir = temp_dir("hostile-man");
+    std::fs::write(dir.join("contention.1"), "old").unwrap();
+    mkfifo(&dir.join("contention-survey.1"));
+    let out = contention(&["man", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("contention.1")).unwrap(),
+        "old"
+    );
+    assert!(!dir.join("contention-measure.1").exists());
+    assert!(is_fifo(&dir.join("contention-survey.1")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Issue 23: `Trace::missing_cores` compared every configured core count with every point:
 /// a trace of 1.5 M configured counts and 20 k points kept `calibrate` busy for minutes,
 /// then printed every missing count on one line.
