@@ -111,6 +111,8 @@ pub fn model_path() -> PathBuf {
 pub enum ResultsError {
     /// No `--model` and no saved model at `path`.
     NoModel { path: PathBuf },
+    /// No `--model`, and `path` is not a regular file (`kind` says what it is).
+    ModelNotAFile { path: PathBuf, kind: &'static str },
     /// A directory named as input without traces or CSV files.
     EmptyDirectory { dir: PathBuf },
     /// No inputs named and no traces in the results directory.
@@ -129,6 +131,13 @@ impl std::fmt::Display for ResultsError {
                 "no --model given and no saved model at `{}`; make it with `contention measure \
                  --numa 0,0` then `contention calibrate`, or name one with --model FILE (or \
                  --model paper:henri for one of the paper's machines)",
+                path.display()
+            ),
+            ResultsError::ModelNotAFile { path, kind } => write!(
+                f,
+                "no --model given and this host's saved model `{}` is {kind}, not a regular \
+                 file; remove it and save a model there with `contention calibrate`, or name \
+                 one with --model FILE",
                 path.display()
             ),
             ResultsError::EmptyDirectory { dir } => write!(
@@ -164,10 +173,18 @@ pub fn model_or_default(given: Option<&str>) -> Result<String> {
         return Ok(m.to_string());
     }
     let path = model_path();
-    if !path.is_file() {
-        return Err(ResultsError::NoModel { path }.into());
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_file() => {}
+        Ok(meta) => {
+            let kind = crate::io::atomic::describe(&meta.file_type());
+            return Err(ResultsError::ModelNotAFile { path, kind }.into());
+        }
+        Err(_) => return Err(ResultsError::NoModel { path }.into()),
     }
-    eprintln!("model: {} (this host's saved model)", path.display());
+    eprintln!(
+        "model: {} (this host's saved model)",
+        crate::error::shown_path(&path)
+    );
     Ok(path.display().to_string())
 }
 
@@ -183,16 +200,16 @@ pub fn default_traces() -> Result<Vec<PathBuf>> {
         chosen
             .1
             .iter()
-            .map(|p| p.display().to_string())
+            .map(|p| crate::error::shown_path(p))
             .collect::<Vec<_>>()
             .join(", "),
-        chosen.0
+        crate::error::escape(&chosen.0)
     );
     if !others.is_empty() {
         eprintln!(
             "note: other variants in {} are not used: {} (name their files to use them)",
-            dir.display(),
-            others.join(", ")
+            crate::error::shown_path(&dir),
+            crate::error::escape(&others.join(", "))
         );
     }
     Ok(chosen.1)
@@ -244,10 +261,10 @@ fn in_directory(dir: &Path) -> Result<Vec<PathBuf>> {
     }
     eprintln!(
         "inputs from {}: {}",
-        dir.display(),
+        crate::error::shown_path(dir),
         files
             .iter()
-            .map(|p| p.display().to_string())
+            .map(|p| crate::error::shown_path(p))
             .collect::<Vec<_>>()
             .join(", ")
     );

@@ -715,6 +715,42 @@ fn man_writes_every_page_or_none() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 23: a saved `model.json` that is a FIFO was answered "make it with `contention
+/// measure`"; and a trace name with escape codes went raw into the `traces:` line.
+#[test]
+fn results_that_are_not_files_or_have_odd_names_are_said_so() {
+    let dir = temp_dir("hostile-results-names");
+    let host = contention::results::this_host();
+    let node = dir.join(contention::results::host_dir(&host).file_name().unwrap());
+    std::fs::create_dir_all(&node).unwrap();
+    mkfifo(&node.join("model.json"));
+    let out = crate::common::run::command()
+        .env("CONTENTION_RESULTS", &dir)
+        .args(["predict", "--ncores", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(is_fifo(&node.join("model.json")));
+    std::fs::write(
+        node.join("trace-numa0-0-x\x1b[2J-pong.json"),
+        include_str!("data/traces/vm-local.json"),
+    )
+    .unwrap();
+    let out = crate::common::run::command()
+        .env("CONTENTION_RESULTS", &dir)
+        .args(["calibrate", "-o", "-"])
+        .output()
+        .unwrap();
+    assert!(stderr(&out).contains("traces: "), "{}", stderr(&out));
+    assert!(!stderr(&out).contains('\x1b'), "{:?}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Issue 23: `Trace::missing_cores` compared every configured core count with every point:
 /// a trace of 1.5 M configured counts and 20 k points kept `calibrate` busy for minutes,
 /// then printed every missing count on one line.
