@@ -696,6 +696,26 @@ fn a_fleet_check_that_compared_nothing_fails() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 23: `--report-only` wrote every node's `model.json`, then failed on the figure's
+/// directory: the output location is checked before anything is written.
+#[test]
+fn report_only_writes_nothing_when_its_outputs_cannot_be_made() {
+    let dir = temp_dir("hostile-report-only");
+    let root = one_node_results(&dir);
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let out = crate::common::run::command()
+        .env("CONTENTION_RESULTS", &root)
+        .args(["survey", "--report-only", "--figure"])
+        .arg(file.join("sub"))
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("a-file/sub"), "{}", stderr(&out));
+    assert!(!root.join("n1/model.json").exists(), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Issue 23: `man DIR` wrote the first pages, then failed on a FIFO among the targets,
 /// leaving old and new pages mixed.
 #[test]
