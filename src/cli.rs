@@ -392,7 +392,7 @@ pub struct MeasureArgs {
 
     /// Hosts, `A,B`: rank 0 (measured) on A, rank 1 (sender) on B (a ring: one host per
     /// rank). Default: every rank on this host.
-    #[arg(long, value_name = "A,B", value_delimiter = ',', num_args = 1)]
+    #[arg(long, value_name = "A,B", value_delimiter = ',', num_args = 1, value_parser = parse_host)]
     pub hosts: Option<Vec<String>>,
 
     /// How to start the ranks when not already under a launcher (--dry-run shows the line).
@@ -799,6 +799,23 @@ pub struct CsvTopology {
 }
 
 /// `--tolerance`: a percentage in [0, 50), returned as a fraction.
+/// One entry of `--hosts`. Each host gets a directory of the results root named after it, so
+/// what cannot be a host name is refused here, before anything runs: an empty entry (`a,,b`),
+/// `.` and `..` (the root and its parent), and names with `/`, `\\`, white space or control
+/// characters.
+fn parse_host(s: &str) -> Result<String, String> {
+    let odd = |c: char| c == '/' || c == '\\' || c.is_whitespace() || c.is_control();
+    if s.is_empty() || s == "." || s == ".." || s.chars().any(odd) {
+        return Err(
+            "not a host name (an empty entry, `.`, `..`, or a name with `/`, `\\`, \
+                    white space or control characters); give host names or addresses \
+                    separated by commas, e.g. node1,node2"
+                .into(),
+        );
+    }
+    Ok(s.to_string())
+}
+
 fn parse_percent(s: &str) -> Result<f64, String> {
     let v: f64 = s
         .trim()

@@ -213,7 +213,8 @@ impl std::fmt::Display for DatasetError {
             DatasetError::CompleteButMissing { source, missing } => write!(
                 f,
                 "{source}: the trace is marked complete but has no point for core counts \
-                 {missing:?} of its config.cores; the file was edited or is corrupt"
+                 {} of its config.cores; the file was edited or is corrupt",
+                first_few(missing)
             ),
             DatasetError::Phase {
                 source,
@@ -269,6 +270,17 @@ impl std::fmt::Display for DatasetError {
 }
 
 impl std::error::Error for DatasetError {}
+
+/// `[2, 4]`, or the first eight counts and how many more: a corrupt file may miss millions,
+/// and an error line of megabytes helps no one.
+fn first_few(counts: &[u32]) -> String {
+    const SHOWN: usize = 8;
+    let head: Vec<String> = counts.iter().take(SHOWN).map(u32::to_string).collect();
+    match counts.len().saturating_sub(SHOWN) {
+        0 => format!("[{}]", head.join(", ")),
+        more => format!("[{}, ...] and {more} more", head.join(", ")),
+    }
+}
 
 impl Input {
     /// The observations of a trace, one per point, refusing a point whose phase has no valid
@@ -383,6 +395,38 @@ impl Input {
             samples,
             notes,
         })
+    }
+
+    /// The points of `trace` that [`Input::from_trace`] refuses, by index, each with why (the
+    /// message `calibrate` gives), and those beyond the machine's cores per socket, which
+    /// `calibrate` refuses too: what `measure --resume` drops before it measures again, so
+    /// that the trace it completes is one `calibrate` reads.
+    pub fn refused_points(trace: &Trace, source: &str) -> Vec<(usize, String)> {
+        let cores_per_socket = trace.machine.cores_per_socket;
+        let mut one = Trace {
+            points: Vec::new(),
+            complete: false,
+            ..trace.clone()
+        };
+        let mut refused = Vec::new();
+        for (i, p) in trace.points.iter().enumerate() {
+            if p.cores > cores_per_socket {
+                refused.push((
+                    i,
+                    format!(
+                        "{source}: at {} cores, beyond the machine's {cores_per_socket} cores \
+                         per socket",
+                        p.cores
+                    ),
+                ));
+                continue;
+            }
+            one.points = vec![p.clone()];
+            if let Err(e) = Input::from_trace(&one, source) {
+                refused.push((i, e.to_string()));
+            }
+        }
+        refused
     }
 
     /// The observations of tidy CSV rows (already checked by [`crate::io::tidy_csv::parse`]).

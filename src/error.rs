@@ -238,6 +238,12 @@ pub fn escape(text: &str) -> String {
         .collect()
 }
 
+/// A path as every message prints it: [`escape`]d, since file and directory names may hold
+/// any byte but the terminal must not run them.
+pub fn shown_path(path: &std::path::Path) -> String {
+    escape(&path.display().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

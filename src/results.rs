@@ -50,8 +50,29 @@ pub fn this_host() -> String {
 
 /// The directory of one host's results.
 pub fn host_dir(host: &str) -> PathBuf {
-    // A host name never holds `/`, but a hostile one must not escape the root.
-    root().join(host.replace(['/', '\\'], "_"))
+    root().join(dir_name(host))
+}
+
+/// The name of host `host`'s directory under a results root: the host name itself for every
+/// real host name or address, and one directory inside the root for any other. Host names
+/// come from the user (`--hosts`), from a manifest anyone may edit and from the machine
+/// itself, none of them trusted: `/`, `\` and control characters become `_`, and `.`, `..`
+/// and the empty name, which would name the root or its parent, get a leading `_`.
+pub fn dir_name(host: &str) -> String {
+    let name: String = host
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    match name.as_str() {
+        "" | "." | ".." => format!("_{name}"),
+        _ => name,
+    }
 }
 
 /// The variant part of a trace name: kernel and pattern (`nt-store-pong`, `triad-ring4`).
@@ -90,6 +111,8 @@ pub fn model_path() -> PathBuf {
 pub enum ResultsError {
     /// No `--model` and no saved model at `path`.
     NoModel { path: PathBuf },
+    /// No `--model`, and `path` is not a regular file (`kind` says what it is).
+    ModelNotAFile { path: PathBuf, kind: &'static str },
     /// A directory named as input without traces or CSV files.
     EmptyDirectory { dir: PathBuf },
     /// No inputs named and no traces in the results directory.
@@ -108,6 +131,13 @@ impl std::fmt::Display for ResultsError {
                 "no --model given and no saved model at `{}`; make it with `contention measure \
                  --numa 0,0` then `contention calibrate`, or name one with --model FILE (or \
                  --model paper:henri for one of the paper's machines)",
+                path.display()
+            ),
+            ResultsError::ModelNotAFile { path, kind } => write!(
+                f,
+                "no --model given and this host's saved model `{}` is {kind}, not a regular \
+                 file; remove it and save a model there with `contention calibrate`, or name \
+                 one with --model FILE",
                 path.display()
             ),
             ResultsError::EmptyDirectory { dir } => write!(
@@ -143,10 +173,18 @@ pub fn model_or_default(given: Option<&str>) -> Result<String> {
         return Ok(m.to_string());
     }
     let path = model_path();
-    if !path.is_file() {
-        return Err(ResultsError::NoModel { path }.into());
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_file() => {}
+        Ok(meta) => {
+            let kind = crate::io::atomic::describe(&meta.file_type());
+            return Err(ResultsError::ModelNotAFile { path, kind }.into());
+        }
+        Err(_) => return Err(ResultsError::NoModel { path }.into()),
     }
-    eprintln!("model: {} (this host's saved model)", path.display());
+    eprintln!(
+        "model: {} (this host's saved model)",
+        crate::error::shown_path(&path)
+    );
     Ok(path.display().to_string())
 }
 
@@ -162,16 +200,16 @@ pub fn default_traces() -> Result<Vec<PathBuf>> {
         chosen
             .1
             .iter()
-            .map(|p| p.display().to_string())
+            .map(|p| crate::error::shown_path(p))
             .collect::<Vec<_>>()
             .join(", "),
-        chosen.0
+        crate::error::escape(&chosen.0)
     );
     if !others.is_empty() {
         eprintln!(
             "note: other variants in {} are not used: {} (name their files to use them)",
-            dir.display(),
-            others.join(", ")
+            crate::error::shown_path(&dir),
+            crate::error::escape(&others.join(", "))
         );
     }
     Ok(chosen.1)
@@ -223,10 +261,10 @@ fn in_directory(dir: &Path) -> Result<Vec<PathBuf>> {
     }
     eprintln!(
         "inputs from {}: {}",
-        dir.display(),
+        crate::error::shown_path(dir),
         files
             .iter()
-            .map(|p| p.display().to_string())
+            .map(|p| crate::error::shown_path(p))
             .collect::<Vec<_>>()
             .join(", ")
     );
@@ -309,6 +347,42 @@ mod tests {
         ] {
             assert_eq!(parse_trace_name(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn every_host_name_stays_one_directory_inside_the_root() {
+        // A name read from a manifest or from the machine itself is not trusted: `..` wrote
+        // the model into the root's parent, `.` and `` into the root itself.
+        let root = root();
+        let mut seen = std::collections::BTreeSet::new();
+        for host in [
+            "..",
+            ".",
+            "",
+            "a/../..",
+            "a\\b",
+            "n\u{1b}[31m",
+            "x\ny",
+            "node1",
+            "10.0.0.1",
+        ] {
+            let dir = host_dir(host);
+            let rest = dir.strip_prefix(&root).unwrap();
+            let parts: Vec<_> = rest.components().collect();
+            assert!(
+                matches!(parts[..], [std::path::Component::Normal(_)]),
+                "{host:?} -> {}",
+                dir.display()
+            );
+            let name = rest.to_string_lossy();
+            assert!(!name.chars().any(char::is_control), "{host:?} -> {name:?}");
+            assert!(
+                seen.insert(name.into_owned()),
+                "{host:?} shares a directory"
+            );
+        }
+        assert_eq!(host_dir("node1"), root.join("node1"));
+        assert_eq!(host_dir("10.0.0.1"), root.join("10.0.0.1"));
     }
 
     #[test]

@@ -598,3 +598,212 @@ fn a_trace_being_written_is_locked() {
     drop(held);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A results root `dir/r` whose node `n1` holds the saved test trace, and a survey manifest
+/// of that one node done: what `survey --report-only` and `check --fleet` read.
+fn one_node_results(dir: &std::path::Path) -> std::path::PathBuf {
+    let root = dir.join("r");
+    std::fs::create_dir_all(root.join("n1")).unwrap();
+    std::fs::write(
+        root.join("n1/trace-numa0-0-nt-store-pong.json"),
+        include_str!("data/traces/vm-local.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("survey.json"),
+        r#"{"schema_version": 1, "hosts": ["n1"], "options": {}, "job": 1,
+            "job_hosts": ["n1"], "command": [], "rounds": [],
+            "nodes": [{"host": "n1", "status": "done"}],
+            "started_at": "then", "updated_at": "then"}"#,
+    )
+    .unwrap();
+    root
+}
+
+/// Issue 23: a manifest node `..` made `survey --report-only` write `ROOT/../model.json`, and
+/// `--hosts ..,.` or `a,,b` passed the dry run.
+#[test]
+fn host_names_never_lead_out_of_the_results_directory() {
+    let dir = temp_dir("hostile-dotdot");
+    let root = one_node_results(&dir);
+    let manifest = root.join("survey.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace(r#""host": "n1""#, r#""host": "..""#)
+            .replace(r#"["n1"]"#, r#"[".."]"#),
+    )
+    .unwrap();
+    // Traces in the root's parent, where `..` leads.
+    std::fs::write(
+        dir.join("trace-numa0-0-nt-store-pong.json"),
+        include_str!("data/traces/vm-local.json"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("figures")).unwrap();
+    let out = crate::common::run::command()
+        .env("CONTENTION_RESULTS", &root)
+        .args(["survey", "--report-only", "--figure"])
+        .arg(root.join("figures"))
+        .output()
+        .unwrap();
+    assert!(!dir.join("model.json").exists(), "{}", stderr(&out));
+    assert!(!root.join("model.json").exists(), "{}", stderr(&out));
+    for hosts in ["..,.", "a,,b", "a,b/c", "a,x\x1by"] {
+        let out = contention(&["survey", "--hosts", hosts, "--dry-run"]);
+        assert_eq!(out.status.code(), Some(2), "{hosts}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("host name"),
+            "{hosts}: {}",
+            stderr(&out)
+        );
+        assert!(!stderr(&out).contains('\x1b'), "{:?}", stderr(&out));
+        let out = contention(&["measure", "--hosts", hosts, "--dry-run"]);
+        assert_eq!(out.status.code(), Some(2), "{hosts}: {}", stderr(&out));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 23: `check --fleet` printed PASS, exit 0, against saved fleets that hold no model.
+#[test]
+fn a_fleet_check_that_compared_nothing_fails() {
+    let dir = temp_dir("hostile-fleet-nothing");
+    let root = one_node_results(&dir);
+    let empty = dir.join("empty.json");
+    std::fs::write(&empty, r#"{"nodes": []}"#).unwrap();
+    let failed = dir.join("failed.json");
+    std::fs::write(
+        &failed,
+        r#"{"nodes": [{"host": "n1", "model": null, "error": "calibration failed"}]}"#,
+    )
+    .unwrap();
+    let manifest = root.join("survey.json");
+    for saved in [&empty, &failed, &manifest] {
+        let out = contention(&[
+            "check",
+            "--fleet",
+            saved.to_str().unwrap(),
+            root.to_str().unwrap(),
+        ]);
+        assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+        assert!(!stdout(&out).contains("PASS"), "{}", stdout(&out));
+        assert!(
+            stderr(&out).contains("nothing was compared"),
+            "{}: {}",
+            saved.display(),
+            stderr(&out)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 23: `--report-only` wrote every node's `model.json`, then failed on the figure's
+/// directory: the output location is checked before anything is written.
+#[test]
+fn report_only_writes_nothing_when_its_outputs_cannot_be_made() {
+    let dir = temp_dir("hostile-report-only");
+    let root = one_node_results(&dir);
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let out = crate::common::run::command()
+        .env("CONTENTION_RESULTS", &root)
+        .args(["survey", "--report-only", "--figure"])
+        .arg(file.join("sub"))
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("a-file/sub"), "{}", stderr(&out));
+    assert!(!root.join("n1/model.json").exists(), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 23: `man DIR` wrote the first pages, then failed on a FIFO among the targets,
+/// leaving old and new pages mixed.
+#[test]
+fn man_writes_every_page_or_none() {
+    let dir = temp_dir("hostile-man");
+    std::fs::write(dir.join("contention.1"), "old").unwrap();
+    mkfifo(&dir.join("contention-survey.1"));
+    let out = contention(&["man", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("contention.1")).unwrap(),
+        "old"
+    );
+    assert!(!dir.join("contention-measure.1").exists());
+    assert!(is_fifo(&dir.join("contention-survey.1")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 23: a saved `model.json` that is a FIFO was answered "make it with `contention
+/// measure`"; and a trace name with escape codes went raw into the `traces:` line.
+#[test]
+fn results_that_are_not_files_or_have_odd_names_are_said_so() {
+    let dir = temp_dir("hostile-results-names");
+    let host = contention::results::this_host();
+    let node = dir.join(contention::results::host_dir(&host).file_name().unwrap());
+    std::fs::create_dir_all(&node).unwrap();
+    mkfifo(&node.join("model.json"));
+    let out = crate::common::run::command()
+        .env("CONTENTION_RESULTS", &dir)
+        .args(["predict", "--ncores", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(is_fifo(&node.join("model.json")));
+    std::fs::write(
+        node.join("trace-numa0-0-x\x1b[2J-pong.json"),
+        include_str!("data/traces/vm-local.json"),
+    )
+    .unwrap();
+    let out = crate::common::run::command()
+        .env("CONTENTION_RESULTS", &dir)
+        .args(["calibrate", "-o", "-"])
+        .output()
+        .unwrap();
+    assert!(stderr(&out).contains("traces: "), "{}", stderr(&out));
+    assert!(!stderr(&out).contains('\x1b'), "{:?}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 23: `Trace::missing_cores` compared every configured core count with every point:
+/// a trace of 1.5 M configured counts and 20 k points kept `calibrate` busy for minutes,
+/// then printed every missing count on one line.
+#[test]
+fn a_huge_trace_marked_complete_is_refused_quickly_and_briefly() {
+    let dir = temp_dir("hostile-missing-cores");
+    let mut t: serde_json::Value =
+        serde_json::from_str(include_str!("data/traces/vm-local.json")).unwrap();
+    let mut point = t["points"][0].clone();
+    for phase in ["comp_alone", "comm_alone", "comp_parallel", "comm_parallel"] {
+        point[phase]["samples"] = serde_json::json!([]);
+    }
+    t["points"] = (0..20_000u32)
+        .map(|i| {
+            let mut p = point.clone();
+            p["cores"] = (5_000 + i).into();
+            p
+        })
+        .collect();
+    t["config"]["cores"] = (0..1_500_000u32).map(|i| 1 + i % 4096).collect();
+    t["complete"] = true.into();
+    let path = dir.join("huge.json");
+    std::fs::write(&path, t.to_string()).unwrap();
+    let (out, _) = capped(&["calibrate", path.to_str().unwrap(), "-o", "-"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("marked complete"),
+        "{}",
+        &err[..err.len().min(2000)]
+    );
+    assert!(err.contains("more"), "{}", &err[..err.len().min(2000)]);
+    assert!(err.len() < 2000, "{} bytes of error", err.len());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

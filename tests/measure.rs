@@ -449,3 +449,38 @@ fn a_ring_of_three_ranks_with_the_triad_kernel_and_a_pingpong_with_copy() {
     }
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// Issue 23: `--resume` kept impossible points (999 cores, a negative median), re-saved the
+/// trace as complete, and `calibrate` then refused it. They are dropped, each named, and the
+/// core counts asked for measured again.
+#[test]
+fn resume_drops_the_points_calibrate_would_refuse() {
+    let _one = one_job();
+    let d = temp_dir("measure-resume-impossible");
+    let out = d.join("t.json");
+    let o = run(&mut measure_cmd(&out, &["--max-phase", "0.3", "--quiet"]));
+    assert!(o.status.success(), "{}", text(&o));
+    let mut t = trace_file::read(&out).unwrap();
+    let mut beyond = t.points[0].clone();
+    beyond.cores = 999;
+    t.points[0].comp_alone.summary.median = -5.0;
+    t.points.push(beyond);
+    trace_file::write(&out, &t).unwrap();
+
+    let o = run(&mut measure_cmd(
+        &out,
+        &["--resume", "--max-phase", "0.3", "--quiet"],
+    ));
+    assert!(o.status.success(), "{}", text(&o));
+    let said = text(&o);
+    assert!(said.contains("999 cores"), "{said}");
+    assert!(said.contains("below 0"), "{said}");
+    let t = trace_file::read(&out).unwrap();
+    assert!(t.complete);
+    assert_eq!(
+        t.points.iter().map(|p| p.cores).collect::<Vec<_>>(),
+        vec![1]
+    );
+    assert!(t.points[0].comp_alone.summary.median > 0.0);
+    std::fs::remove_dir_all(d).unwrap();
+}

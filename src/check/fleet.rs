@@ -132,7 +132,41 @@ pub fn saved_models(saved: &Path) -> Result<BTreeMap<String, Model>> {
             out.insert(n.host, model_file::parse(&m.to_string(), &source)?);
         }
     }
+    if out.is_empty() {
+        return Err(Error::Input(format!(
+            "nothing was compared: `{}` holds no node with a model (a survey manifest, or a \
+             fleet report whose calibrations all failed); a saved fleet is a fleet report's \
+             JSON whose nodes were calibrated, or a results directory with HOST/model.json",
+            crate::error::escape(&saved.display().to_string())
+        )));
+    }
     Ok(out)
+}
+
+/// Why the check compared nothing, if it did not: no node has both a saved model and new
+/// measurements. A check that compared nothing must not pass (it used to print PASS).
+fn nothing_compared(nodes: &[NodeCheck]) -> Option<String> {
+    if nodes
+        .iter()
+        .any(|n| matches!(n.verdict, Verdict::Pass | Verdict::Fail))
+    {
+        return None;
+    }
+    let with = |v: Verdict| -> Vec<&str> {
+        nodes
+            .iter()
+            .filter(|n| n.verdict == v)
+            .map(|n| n.host.as_str())
+            .collect()
+    };
+    Some(format!(
+        "nothing was compared: no node has both a saved model and new measurements that \
+         calibrate (saved only: [{}]; new only: [{}]; not calibrated: [{}]); name the saved \
+         fleet of these nodes",
+        with(Verdict::MissingInNew).join(", "),
+        with(Verdict::MissingInSaved).join(", "),
+        with(Verdict::NotCalibrated).join(", ")
+    ))
 }
 
 /// Compares the fleet of results directory `new` with the `saved` one. `tolerance` fixes
@@ -193,7 +227,7 @@ pub fn check(
         }
     }
     nodes.sort_by(|a, b| a.host.cmp(&b.host));
-    let failures: Vec<String> = nodes
+    let mut failures: Vec<String> = nodes
         .iter()
         .filter(|n| n.verdict.fails())
         .map(|n| match (&n.drift, n.drift_limit_percent) {
@@ -204,6 +238,7 @@ pub fn check(
             _ => format!("{}: {}", n.host, n.verdict.words()),
         })
         .collect();
+    failures.extend(nothing_compared(&nodes));
     Ok(FleetCheck {
         schema_version: FLEET_CHECK_SCHEMA_VERSION,
         tool: Provenance::current(),

@@ -19,14 +19,19 @@ pub fn completions(args: &CompletionsArgs) -> Result<()> {
 }
 
 /// Writes `contention.1` and one `contention-COMMAND.1` per subcommand into `args.dir`,
-/// creating it. Every page is rendered before the first is written, and each is written
-/// atomically: a failure leaves each page old or new, never half of one.
+/// creating it. Every page is rendered and every target checked before the first is written,
+/// and each is written atomically: a target that is not a regular file (a FIFO, a directory)
+/// is refused before any page changes, and a failure leaves each page old or new, never half
+/// of one.
 pub fn man(args: &ManArgs) -> Result<()> {
     let dir = &args.dir;
     check_dir(dir)?;
     let pages = pages().map_err(|e| Error::io(IoAction::Write("the man pages for"), dir, e))?;
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::io(IoAction::Create("the directory"), dir, e))?;
+    for (name, _) in &pages {
+        atomic::check_target(&dir.join(name))?;
+    }
     for (name, page) in &pages {
         atomic::write(&dir.join(name), page)?;
     }

@@ -111,6 +111,19 @@ pub(crate) fn outcomes(m: &Manifest) -> Vec<NodeOutcome> {
         .collect()
 }
 
+/// Refuses, before any node's model is written, outputs that cannot be made: the figure's
+/// directory `dir` (created here) and the figure and `-o` files when they are not regular
+/// files. A report that failed on them used to leave every `model.json` rewritten.
+fn check_outputs(dir: &Path, out: &ReportOptions) -> Result<()> {
+    let figure = dir.join(format!("fleet.{}", out.figure_format.extension()));
+    crate::results::ensure_parent(&figure)?;
+    crate::io::atomic::check_target(&figure)?;
+    if let Some(o) = &out.output {
+        crate::io::atomic::check_target(o)?;
+    }
+    Ok(())
+}
+
 /// Calibrates every measured node of the survey in `path`'s directory, writes the figure and
 /// emits the report.
 fn fleet_report(m: &Manifest, path: &Path, out: &ReportOptions, quiet: bool) -> Result<()> {
@@ -119,11 +132,15 @@ fn fleet_report(m: &Manifest, path: &Path, out: &ReportOptions, quiet: bool) -> 
         k: out.outlier_k,
         ..FleetOptions::default()
     };
-    let r = fleet::report(root, &outcomes(m), &opts)?;
     let dir = out.figure.as_deref().unwrap_or(root);
+    check_outputs(dir, out)?;
+    let r = fleet::report(root, &outcomes(m), &opts)?;
     let figure = crate::plot::fleet::write_figure(&r, dir, out.figure_format)?;
     if !quiet {
-        eprintln!("survey: fleet figure written to {}", figure.display());
+        eprintln!(
+            "survey: fleet figure written to {}",
+            crate::error::shown_path(&figure)
+        );
     }
     report::emit(&r, out.format, out.output.as_deref())
 }

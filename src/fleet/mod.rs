@@ -257,7 +257,7 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
     if n.status != NodeStatus::Done {
         return r;
     }
-    let dir: PathBuf = root.join(n.host.replace(['/', '\\'], "_"));
+    let dir: PathBuf = root.join(crate::results::dir_name(&n.host));
     let mut cal_opts = opts.calibration.clone();
     cal_opts.name.get_or_insert_with(|| n.host.clone());
     match calibrate::node(&dir, &cal_opts) {

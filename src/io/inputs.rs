@@ -35,7 +35,7 @@ impl MeasurementFile {
     /// points are checked there (a phase without a valid bandwidth is refused), and its
     /// notes add the points that look suspicious.
     pub fn to_input(&self) -> Result<Input> {
-        let source = self.path.display().to_string();
+        let source = crate::error::shown_path(&self.path);
         match &self.trace {
             Some(trace) => Ok(Input::from_trace(trace, &source)?),
             None => Ok(Input::from_rows(&self.rows, &source)),
@@ -66,7 +66,7 @@ pub fn load(path: &Path) -> Result<MeasurementFile> {
 
 /// Parses the text of `path` as the kind [`kind`] says.
 pub fn parse_file(path: &Path, text: &str) -> Result<MeasurementFile> {
-    let source = path.display().to_string();
+    let source = crate::error::shown_path(path);
     let kind = kind(path, text);
     let (rows, notes, trace) = match kind {
         InputKind::Trace => {

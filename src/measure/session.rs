@@ -760,16 +760,44 @@ impl Rank0<'_> {
         cores.extend(&fresh.config.cores);
         cores.sort_unstable();
         cores.dedup();
+        let points = possible_points(old.points, &fresh, path);
         Ok(Trace {
             config: MeasureConfig {
                 cores,
                 ..fresh.config
             },
-            points: old.points,
+            points,
             started_at: old.started_at,
             ..fresh
         })
     }
+}
+
+/// The points of a resumed trace that `calibrate` takes. The others (a core count beyond this
+/// machine, an impossible phase: an edited or corrupt file) are dropped, each named on
+/// standard error, and their core counts measured again: kept, they were saved in a trace
+/// marked complete that `calibrate` refused.
+fn possible_points(points: Vec<TracePoint>, fresh: &Trace, path: &Path) -> Vec<TracePoint> {
+    let resumed = Trace {
+        points,
+        ..fresh.clone()
+    };
+    let source = crate::error::escape(&path.display().to_string());
+    let refused = crate::dataset::Input::refused_points(&resumed, &source);
+    for (_, why) in &refused {
+        eprintln!(
+            "measure: --resume drops a point calibrate would refuse: {}",
+            crate::error::escape(why)
+        );
+    }
+    let dropped: std::collections::HashSet<usize> = refused.iter().map(|(i, _)| *i).collect();
+    resumed
+        .points
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !dropped.contains(i))
+        .map(|(_, p)| p)
+        .collect()
 }
 
 /// What makes `fresh` (this run's resolved trace) another experiment than `old`, one phrase
@@ -909,11 +937,7 @@ fn half_width(p: &crate::trace::Phase) -> String {
 /// Writes the trace and its CSV, atomically, marking it complete when no core count is left.
 fn save(path: &Path, trace: &mut Trace) -> Result<()> {
     trace.points.sort_by_key(|p| p.cores);
-    trace.complete = trace
-        .config
-        .cores
-        .iter()
-        .all(|n| trace.points.iter().any(|p| p.cores == *n));
+    trace.complete = trace.missing_cores(&trace.config.cores).is_empty();
     trace.updated_at = crate::timestamp::now();
     trace_file::write(path, trace)?;
     atomic::write(

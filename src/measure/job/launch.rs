@@ -13,7 +13,7 @@
 use super::flavour::{Choice, Dialect, Library, Probe, Starter};
 use crate::error::{Error, IoAction, Result};
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// Environment variable through which the outer process tells rank 0 how to show progress
@@ -479,18 +479,11 @@ pub fn run(line: &JobLine, progress: &str) -> Result<i32> {
 }
 
 /// A started job: the launcher's process, and srun's host file, removed when this is
-/// dropped.
+/// dropped (the file must live as long as the job that reads it).
 pub(crate) struct Running {
     pub child: std::process::Child,
-    hostfile: Option<PathBuf>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if let Some(p) = &self.hostfile {
-            let _ = std::fs::remove_file(p);
-        }
-    }
+    /// Held, never read: the file lives as long as this path.
+    _hostfile: Option<tempfile::TempPath>,
 }
 
 /// Starts the launcher as [`run`] does, without waiting: `contention survey` watches the
@@ -498,12 +491,7 @@ impl Drop for Running {
 pub(crate) fn spawn(line: &JobLine, progress: &str) -> Result<Running> {
     use std::os::unix::process::CommandExt;
     let hostfile = match &line.srun_hostfile {
-        Some(text) => {
-            let p = std::env::temp_dir().join(format!("contention-hosts-{}", std::process::id()));
-            std::fs::write(&p, text)
-                .map_err(|e| Error::io(IoAction::Write("srun host file"), &p, e))?;
-            Some(p)
-        }
+        Some(text) => Some(host_file(text)?),
         None => None,
     };
     let program = &line.argv[0];
@@ -515,7 +503,7 @@ pub(crate) fn spawn(line: &JobLine, progress: &str) -> Result<Running> {
         .stdin(std::process::Stdio::null())
         .process_group(0);
     if let Some(p) = &hostfile {
-        command.env("SLURM_HOSTFILE", p);
+        command.env("SLURM_HOSTFILE", p.as_os_str());
     }
     for v in &line.unset {
         command.env_remove(v);
@@ -528,9 +516,7 @@ pub(crate) fn spawn(line: &JobLine, progress: &str) -> Result<Running> {
     let child = match command.spawn() {
         Ok(c) => c,
         Err(err) => {
-            if let Some(p) = &hostfile {
-                let _ = std::fs::remove_file(p);
-            }
+            // The host file goes with `hostfile`, dropped here.
             return Err(LaunchError {
                 program: program.to_string_lossy().into_owned(),
                 err,
@@ -539,7 +525,33 @@ pub(crate) fn spawn(line: &JobLine, progress: &str) -> Result<Running> {
         }
     };
     super::signals::forward_to(child.id() as i32);
-    Ok(Running { child, hostfile })
+    Ok(Running {
+        child,
+        _hostfile: hostfile,
+    })
+}
+
+/// srun's host file, `text` in a new file of the temporary directory, created as
+/// [`crate::io::atomic`] creates its temporaries: exclusively (`O_EXCL`) under an
+/// unpredictable name, so a link planted in the shared directory is never followed (a
+/// predictable name let any local user make root overwrite the file the link points to).
+/// Removed when the returned path is dropped.
+fn host_file(text: &str) -> Result<tempfile::TempPath> {
+    use std::io::Write;
+    let mut f = tempfile::Builder::new()
+        .prefix("contention-hosts-")
+        .tempfile()
+        .map_err(|e| {
+            Error::io(
+                IoAction::Create("srun host file in"),
+                std::env::temp_dir(),
+                e,
+            )
+        })?;
+    f.write_all(text.as_bytes())
+        .and_then(|()| f.flush())
+        .map_err(|e| Error::io(IoAction::Write("srun host file"), f.path(), e))?;
+    Ok(f.into_temp_path())
 }
 
 /// The job's exit status as a shell reports it (128 + signal when killed).
@@ -876,5 +888,34 @@ mod tests {
         );
         let new_job = strings(&line(&pmix, &detect(false, "slurm 23.02.7"), &shape, &[]).argv);
         assert_eq!(new_job[1], "--exclusive");
+    }
+
+    #[test]
+    fn the_srun_host_file_never_follows_a_planted_link() {
+        // Another local user plants links at the names a predictable host file would take:
+        // the job's host file must be a new file of its own, the victim untouched.
+        let victim = std::env::temp_dir().join(format!("contention-victim-{}", std::process::id()));
+        std::fs::write(&victim, "precious").unwrap();
+        let planted = std::env::temp_dir().join(format!("contention-hosts-{}", std::process::id()));
+        let _ = std::fs::remove_file(&planted);
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let line = JobLine {
+            // The job sees its host file, one line per rank.
+            argv: ["sh", "-c", "grep -qx nodeB \"$SLURM_HOSTFILE\""]
+                .iter()
+                .map(OsString::from)
+                .collect(),
+            srun_hostfile: Some("nodeA\nnodeB\n".into()),
+            unset: Vec::new(),
+        };
+        let mut job = spawn(&line, "").unwrap();
+        let status = job.child.wait().unwrap();
+        let file = job._hostfile.as_ref().map(|p| p.to_path_buf()).unwrap();
+        assert!(status.success(), "the job did not read its host file");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        drop(job);
+        assert!(!file.exists(), "the host file outlives the job");
+        std::fs::remove_file(&planted).unwrap();
+        std::fs::remove_file(&victim).unwrap();
     }
 }

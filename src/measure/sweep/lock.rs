@@ -78,12 +78,9 @@ pub fn acquire(trace: &Path, holder: &str) -> Result<TraceLock> {
             if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
                 return Err(Error::io(IoAction::Lock, &path, err));
             }
-            let mut who = String::new();
-            let _ = file.read_to_string(&mut who);
-            let who = who.trim();
             return Err(TraceBusy {
                 trace: trace.into(),
-                holder: who.into(),
+                holder: read_holder(&mut file),
             }
             .into());
         }
@@ -104,6 +101,27 @@ pub fn acquire(trace: &Path, holder: &str) -> Result<TraceLock> {
         "cannot lock `{}`: its lock file keeps being replaced",
         path.display()
     )))
+}
+
+/// The most of a lock file [`read_holder`] reads: a holder line is under a hundred bytes, and
+/// the file is anyone's to write (50 MB in it went whole into the error).
+const HOLDER_BYTES: u64 = 256;
+
+/// Who holds the lock, as its lock file says: the first [`HOLDER_BYTES`], `...` when there is
+/// more, empty when it cannot be read.
+fn read_holder(file: &mut File) -> String {
+    let mut bytes = Vec::new();
+    let _ = Read::by_ref(file)
+        .take(HOLDER_BYTES + 1)
+        .read_to_end(&mut bytes);
+    let more = bytes.len() as u64 > HOLDER_BYTES;
+    bytes.truncate(HOLDER_BYTES as usize);
+    let who = String::from_utf8_lossy(&bytes).trim().to_string();
+    if more {
+        format!("{who}...")
+    } else {
+        who
+    }
 }
 
 /// Who this process is, for the lock file: `pid N on HOST since TIME`.
@@ -141,6 +159,24 @@ mod tests {
         assert!(!lock_path(&trace).exists());
         let again = acquire(&trace, "pid 3").unwrap();
         drop(again);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_huge_lock_file_gives_a_short_refusal() {
+        // The lock file is anyone's to write: 50 MB in it went whole into the error.
+        let dir = std::env::temp_dir().join(format!("contention-lock-big-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let trace = dir.join("t.json");
+        let first = acquire(&trace, &format!("pid 1 on a {}", "x".repeat(4 << 20))).unwrap();
+        let err = acquire(&trace, "pid 2 on b").unwrap_err().to_string();
+        assert!(
+            err.contains("pid 1 on a xxx"),
+            "{}",
+            &err[..err.len().min(500)]
+        );
+        assert!(err.len() < 1000, "{} bytes of error", err.len());
+        drop(first);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
