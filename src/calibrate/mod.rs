@@ -8,6 +8,12 @@
 //!
 //! Pure: the inputs are already read ([`crate::io::inputs`]); the result is a model plus the
 //! record of where it came from and how well it fits its own data.
+//!
+//! - [`rules`]: the paper's extraction rules (section 3.1), one side from one sweep;
+//!   [`fit`]: the global robust fit of every measured placement, started from them.
+//! - [`validate`]: leave-one-placement-out errors and the parameters the data cannot pin
+//!   down; [`bootstrap`]: the fit's uncertainty by resampling; [`bands`]: the 95 % intervals
+//!   of predictions that uncertainty gives.
 
 pub mod bands;
 pub mod bootstrap;

@@ -9,6 +9,15 @@
 //! - [`mpi`]: joining the MPI job; [`sender`]: the ranks that send.
 //! - [`flavour`]: which MPI library the binary runs on and which launcher starts its ranks;
 //!   [`launch`]: that launcher's command line, and running it.
+//! - [`settings`]: the node's settings that change memory bandwidth (THP, governors, SNC);
+//!   [`sizing`]: buffer sizes and timing from the caches and free memory; [`memory`]:
+//!   buffers bound to a NUMA node.
+//! - [`rank0`]: rank 0's whole part of one measurement; [`run`]: its sweep, phase by phase;
+//!   [`workload`] and [`kernel`]: what a computing thread does; [`comm`]: the communication
+//!   stream; [`sampling`]: steady-state samples from raw timings; [`progress`]: the progress
+//!   line; [`signals`]: Ctrl-C and SIGTERM mid-sweep; [`lock`]: one measurement per trace.
+//! - [`survey`]: the ranks of `contention survey`'s job; [`graph`]: a network contention
+//!   graph run for real (`contention network --run`).
 
 pub mod choices;
 pub mod comm;

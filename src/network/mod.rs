@@ -4,7 +4,7 @@
 //!
 //! - [`Graph`]: the communications (section 3.1: nodes are cluster nodes, edges are
 //!   communications; parallel edges allowed, self-loops not) and the link's `alpha`.
-//! - [`solver::solve`]: the sequence of linear models of section 3.2 (equations 1-3).
+//! - [`solver`]: the sequence of linear models of section 3.2 (equations 1-3), [`solver::solve`].
 //! - [`penalty`]: the penalty coefficients of each step: the InfiniBand model of section 4.2
 //!   (equation 4), max-min fair sharing, or explicit values.
 //!

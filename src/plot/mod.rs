@@ -5,7 +5,13 @@
 //!   placement of computation and communication data;
 //! - [`stacked`]: the stacked view of Figure 2 with the model's key points (section 3.1);
 //! - [`sweep`]: one trace's four phases with the spread of their samples, to judge noise;
-//! - [`fleet`]: a survey's nodes, their parameters against the fleet's band and their curves.
+//! - [`fleet`]: a survey's nodes, their parameters against the fleet's band and their curves;
+//! - [`sensitivity`]: the sensitivity curve of `contention sensitivity` (Foyer and Goglin's
+//!   Figure 7).
+//!
+//! What they share: [`data`], the measurements by placement, read from traces and tidy CSV;
+//! `axes`, plot rectangles and their axes in pixels; `style`, the theme, text, ticks, marks
+//! and legends of every figure; `fonts`, the typeface embedded in the binary.
 //!
 //! Each figure is computed first as plain data (which the `--csv` output writes unchanged, so
 //! the CSV is exactly what is drawn), then drawn on any plotters backend. [`render`] turns a

@@ -10,6 +10,7 @@
 //! - [`builtin`]: triad and pointer-chase kernels to calibrate the method.
 //! - [`runner`]: running the command pinned and in its group; its report is written by
 //!   `crate::report::sensitivity`.
+//! - [`error`]: why a run cannot go on, each kind with its fix and its exit status.
 
 pub mod bandit;
 pub mod builtin;

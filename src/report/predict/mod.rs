@@ -1,5 +1,5 @@
-//! The typed result of `predict` and its [`Report`] impl: the table is `table.rs`, the CSV
-//! `csv.rs` (tidy columns, so predictions join measurements), the JSON its fields (README,
+//! The typed result of `predict` and its [`Report`] impl: the table is `table`, the CSV
+//! `csv` (tidy columns, so predictions join measurements), the JSON its fields (README,
 //! "File formats").
 
 mod csv;
