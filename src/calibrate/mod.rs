@@ -9,17 +9,17 @@
 //! Pure: the inputs are already read ([`crate::io::inputs`]); the result is a model plus the
 //! record of where it came from and how well it fits its own data.
 //!
-//! - [`rules`]: the paper's extraction rules (section 3.1), one side from one sweep;
+//! - `rules`: the paper's extraction rules (section 3.1), one side from one sweep;
 //!   [`fit`]: the global robust fit of every measured placement, started from them.
-//! - [`validate`]: leave-one-placement-out errors and the parameters the data cannot pin
+//! - `validate`: leave-one-placement-out errors and the parameters the data cannot pin
 //!   down; [`bootstrap`]: the fit's uncertainty by resampling; [`bands`]: the 95 % intervals
 //!   of predictions that uncertainty gives.
 
 pub mod bands;
 pub mod bootstrap;
 pub mod fit;
-pub mod rules;
-pub mod validate;
+pub(crate) mod rules;
+pub(crate) mod validate;
 
 use crate::dataset::{self, Input, InputKind, Sweep, QUANTITIES};
 use crate::error::Result;
@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 pub use rules::{Tolerances, TOLERANCE_FLOOR, TOLERANCE_SE};
 
 /// What the command line adds to the inputs: the topology a CSV lacks, a name, and the
-/// tolerance of the tie rule ([`rules`]).
+/// tolerance of the tie rule (`rules`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Options {
     pub numa_per_socket: Option<u32>,
@@ -63,17 +63,8 @@ pub enum Method {
     /// rules.
     #[default]
     Fit,
-    /// The paper's rules (section 3.1, [`rules`]) on the two sample placements only.
+    /// The paper's rules (section 3.1, `rules`) on the two sample placements only.
     Paper,
-}
-
-impl Method {
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Fit => "fit",
-            Method::Paper => "paper",
-        }
-    }
 }
 
 /// The model file `calibrate` writes: the fields of the model file (README, "File formats"), which `predict` reads, and
@@ -94,55 +85,55 @@ pub struct CalibratedModel {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FitReport {
     /// The placements whose samples were fitted.
-    pub placements: Vec<String>,
+    pub(crate) placements: Vec<String>,
     /// Measured bandwidths (placement x core count x phase) fitted.
-    pub groups: usize,
+    pub(crate) groups: usize,
     /// The noise scale of the relative residuals (1.4826 x MAD), in percent.
-    pub noise_percent: f64,
+    pub(crate) noise_percent: f64,
     /// The robust loss of the fit and of the paper's rules on the same data and scale.
     pub loss: f64,
     pub paper_loss: f64,
     /// Whether the paper's rules were kept because the fit did not beat them.
-    pub kept_paper: bool,
+    pub(crate) kept_paper: bool,
     /// MAPE over every fitted placement, per phase: the fit, then the paper's rules.
-    pub mape_percent: Bandwidths,
-    pub paper_mape_percent: Bandwidths,
+    pub(crate) mape_percent: Bandwidths,
+    pub(crate) paper_mape_percent: Bandwidths,
     /// The paper's rules, for comparison.
-    pub paper_local: Params,
-    pub paper_remote: Option<Params>,
+    pub(crate) paper_local: Params,
+    pub(crate) paper_remote: Option<Params>,
     /// Mean relative difference between the fit's and the rules' predictions of the measured
     /// points, in percent.
-    pub disagreement_percent: f64,
+    pub(crate) disagreement_percent: f64,
     /// Parameters the data cannot pin down, with why.
-    pub unidentified: Vec<String>,
+    pub(crate) unidentified: Vec<String>,
     /// Leave-one-placement-out error, when three or more placements were measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cross_validation: Option<validate::CrossValidation>,
+    pub(crate) cross_validation: Option<validate::CrossValidation>,
 }
 
 /// Where a model came from and how well it fits the sweeps it was calibrated on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
     /// The build that calibrated.
-    pub tool: Provenance,
+    pub(crate) tool: Provenance,
     /// When (RFC 3339, UTC).
-    pub date: String,
+    pub(crate) date: String,
     /// What the numbers are in, as in every report; not read back (older files lack it and
     /// it describes, it does not configure).
     #[serde(skip_deserializing, default)]
-    pub units: crate::units::Units,
-    pub inputs: Vec<InputRecord>,
+    pub(crate) units: crate::units::Units,
+    pub(crate) inputs: Vec<InputRecord>,
     /// The machine as `measure` described it, when the inputs include a trace.
-    pub measured_machine: Option<MachineInfo>,
+    pub(crate) measured_machine: Option<MachineInfo>,
     /// The rule that read maxima and minima, in words.
-    pub tie_rule: String,
-    pub local: SideFit,
-    pub remote: Option<SideFit>,
+    pub(crate) tie_rule: String,
+    pub(crate) local: SideFit,
+    pub(crate) remote: Option<SideFit>,
     /// What the user was told on standard error.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// How the parameters were read (`fit` or `paper`); files from before the fit say none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub method: Option<Method>,
+    pub(crate) method: Option<Method>,
     /// The global fit's report, for `--method fit`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fit: Option<FitReport>,
@@ -150,39 +141,39 @@ pub struct Calibration {
 
 /// One input file, as recorded in the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InputRecord {
-    pub path: String,
-    pub kind: InputKind,
+pub(crate) struct InputRecord {
+    pub(crate) path: String,
+    pub(crate) kind: InputKind,
     /// The measured host, for traces.
-    pub host: Option<String>,
+    pub(crate) host: Option<String>,
     /// The placements it holds (`COMP,COMM`).
-    pub placements: Vec<String>,
+    pub(crate) placements: Vec<String>,
 }
 
 /// One side of the model and its fit to the sweep it came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SideFit {
-    pub comp_numa: u32,
-    pub comm_numa: u32,
+pub(crate) struct SideFit {
+    pub(crate) comp_numa: u32,
+    pub(crate) comm_numa: u32,
     /// The inputs holding this placement.
-    pub sources: Vec<String>,
+    pub(crate) sources: Vec<String>,
     /// The core counts measured.
-    pub cores: Vec<u32>,
+    pub(crate) cores: Vec<u32>,
     /// The tolerances the tie rule used.
-    pub tolerance: Tolerances,
+    pub(crate) tolerance: Tolerances,
     /// Mean absolute percentage error of the model on this sweep, per bandwidth.
-    pub mape_percent: Bandwidths,
+    pub(crate) mape_percent: Bandwidths,
     /// Measured minus predicted (MB/s), per core count.
-    pub residuals: Vec<Residual>,
+    pub(crate) residuals: Vec<Residual>,
 }
 
 /// The four bandwidths of a point (MB/s), or a statistic of each.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Bandwidths {
-    pub comp_alone: f64,
-    pub comm_alone: f64,
-    pub comp_parallel: f64,
-    pub comm_parallel: f64,
+pub(crate) struct Bandwidths {
+    pub(crate) comp_alone: f64,
+    pub(crate) comm_alone: f64,
+    pub(crate) comp_parallel: f64,
+    pub(crate) comm_parallel: f64,
 }
 
 impl From<[f64; 4]> for Bandwidths {
@@ -198,14 +189,14 @@ impl From<[f64; 4]> for Bandwidths {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Residual {
-    pub cores: u32,
+pub(crate) struct Residual {
+    pub(crate) cores: u32,
     #[serde(flatten)]
-    pub measured_minus_predicted: Bandwidths,
+    pub(crate) measured_minus_predicted: Bandwidths,
 }
 
 /// The tie rule, as recorded in every model file.
-pub fn tie_rule(tolerance: Option<f64>) -> String {
+pub(crate) fn tie_rule(tolerance: Option<f64>) -> String {
     let tol = match tolerance {
         Some(t) => format!("tol = {} % (--tolerance)", t * 100.0),
         None => format!(
@@ -474,7 +465,7 @@ fn missing(node: u32, side: &'static str, sweeps: &[Sweep], inputs: &[Input]) ->
 /// Why no model can be calibrated from the inputs: the placement, file or option at fault and
 /// what to measure or pass instead. All are bad input (exit 2).
 #[derive(Debug, Clone)]
-pub enum CalibrateError {
+pub(crate) enum CalibrateError {
     /// A sweep the rules of section 3.1 cannot read parameters from.
     Sweep {
         placement: Placement,

@@ -28,7 +28,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
 
 /// The ranking for a step of `comp_bytes` and `comm_bytes` on `model`, over every placement
 /// the model predicts and the core counts `cores` (default: all of one socket).
-pub fn build_report(
+pub(crate) fn build_report(
     model: &Model,
     source: &str,
     cores: Option<&CoreList>,

@@ -19,22 +19,22 @@ pub const TOLERANCE: f64 = 0.05;
 
 /// Smallest bandwidth a model may hold (1 kB/s): smaller ones are typing errors, and
 /// subnormal values (`1e-320`) make divisions overflow downstream.
-pub const MIN_BANDWIDTH: f64 = 1e-3;
+pub(crate) const MIN_BANDWIDTH: f64 = 1e-3;
 /// Largest bandwidth a model may hold (10^12 MB/s, an exabyte per second): beyond it `n *
 /// B_seq^comp` and the network solver's arithmetic leave the finite numbers.
-pub const MAX_BANDWIDTH: f64 = 1e12;
+pub(crate) const MAX_BANDWIDTH: f64 = 1e12;
 
 /// Bounds no real machine reaches, so that a corrupt file (`cores_per_socket: 4294967295`)
 /// is refused instead of making the tool allocate a prediction for every core count.
-pub const MAX_CORES_PER_SOCKET: u32 = crate::cores::MAX_COUNT;
-pub const MAX_NUMA_NODES: u32 = 1024;
+pub(crate) const MAX_CORES_PER_SOCKET: u32 = crate::cores::MAX_COUNT;
+pub(crate) const MAX_NUMA_NODES: u32 = 1024;
 
 /// One broken rule: the dotted field path (`local.alpha`), the value seen and the rule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
-    pub field: String,
-    pub value: String,
-    pub rule: String,
+    pub(crate) field: String,
+    pub(crate) value: String,
+    pub(crate) rule: String,
 }
 
 impl fmt::Display for Problem {
@@ -109,7 +109,7 @@ impl Params {
     /// Every rule of one parameter set broken, fields prefixed with `side` (`local`/`remote`):
     /// each value in the range of its kind, then, when they all are, the rules of the model's
     /// meaning (equations 1, 3, 4 and 6).
-    pub fn problems(&self, side: &str, cores_per_socket: u32) -> Vec<Problem> {
+    pub(crate) fn problems(&self, side: &str, cores_per_socket: u32) -> Vec<Problem> {
         // Kind by kind, so that the bandwidths come first as they always have.
         let kinds = [
             ParamKind::Bandwidth,

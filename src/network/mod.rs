@@ -4,20 +4,21 @@
 //!
 //! - [`Graph`]: the communications (section 3.1: nodes are cluster nodes, edges are
 //!   communications; parallel edges allowed, self-loops not) and the link's `alpha`.
-//! - [`solver`]: the sequence of linear models of section 3.2 (equations 1-3), [`solver::solve`].
-//! - [`penalty`]: the penalty coefficients of each step: the InfiniBand model of section 4.2
+//! - `solver`: the sequence of linear models of section 3.2 (equations 1-3), [`solver::solve`].
+//! - `penalty`: the penalty coefficients of each step: the InfiniBand model of section 4.2
 //!   (equation 4), max-min fair sharing, or explicit values.
 //!
 //! Pure: no I/O. Files are read by `io::graph_file`.
 
-pub mod penalty;
-pub mod solver;
+pub(crate) mod penalty;
+pub(crate) mod solver;
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
 pub use penalty::{Explicit, FairShare, InfiniBand, PenaltyError, PenaltyModel};
-pub use solver::{solve, Solution, Step, StepEntry};
+pub use solver::Step;
+pub use solver::{solve, Solution, StepEntry};
 
 /// One communication: an edge of the contention graph.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,11 +27,11 @@ pub struct Communication {
     /// Name shown in the output (the paper's Figure 3 uses `a`..`f`).
     pub id: String,
     /// Sending cluster node.
-    pub src: String,
+    pub(crate) src: String,
     /// Receiving cluster node.
-    pub dst: String,
+    pub(crate) dst: String,
     /// Message size in bytes (`m_i` of equation 2).
-    pub bytes: f64,
+    pub(crate) bytes: f64,
     /// When the communication starts, in seconds.
     #[serde(default)]
     pub start: f64,
@@ -40,15 +41,15 @@ pub struct Communication {
 /// bandwidth of a communication alone (seconds per byte, equation 1).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Graph {
-    pub alpha: f64,
+    pub(crate) alpha: f64,
     pub communications: Vec<Communication>,
 }
 
 /// A rule of the graph that a value breaks, naming the field (`communications[2].dst`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GraphProblem {
-    pub field: String,
-    pub rule: String,
+    pub(crate) field: String,
+    pub(crate) rule: String,
 }
 
 impl std::fmt::Display for GraphProblem {
@@ -60,10 +61,10 @@ impl std::fmt::Display for GraphProblem {
 /// Bounds of a graph's values: `alpha` for links from 1 B/s to 10^18 B/s, at most 10^18
 /// bytes (an exabyte) per communication, start times within 10^9 s (32 years): every time the
 /// solver computes then stays finite, and near 10^9 s a double still resolves 10^-7 s.
-pub const MIN_ALPHA: f64 = 1e-18;
-pub const MAX_ALPHA: f64 = 1.0;
-pub const MAX_BYTES: f64 = 1e18;
-pub const MAX_START: f64 = 1e9;
+pub(crate) const MIN_ALPHA: f64 = 1e-18;
+pub(crate) const MAX_ALPHA: f64 = 1.0;
+pub(crate) const MAX_BYTES: f64 = 1e18;
+pub(crate) const MAX_START: f64 = 1e9;
 
 impl Graph {
     /// Every rule the graph breaks: `alpha` positive, at least one communication, ids unique
@@ -72,7 +73,7 @@ impl Graph {
     ///
     /// Values are bounded, not only positive: a subnormal `alpha` or `bytes` (`5e-324`) made
     /// the solver's steps too small to move time forward.
-    pub fn problems(&self) -> Vec<GraphProblem> {
+    pub(crate) fn problems(&self) -> Vec<GraphProblem> {
         let mut out = Vec::new();
         let mut bad = |field: String, rule: &str| {
             out.push(GraphProblem {

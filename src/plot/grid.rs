@@ -32,28 +32,28 @@ use plotters::style::FontTransform;
 
 /// Which parameter set a placement calibrated (section 3.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Calibrates {
+pub(crate) enum Calibrates {
     Local,
     Remote,
 }
 
 /// One panel: a placement, its prediction and what was measured there.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Panel {
-    pub placement: Placement,
-    pub calibrates: Option<Calibrates>,
+pub(crate) struct Panel {
+    pub(crate) placement: Placement,
+    pub(crate) calibrates: Option<Calibrates>,
     /// The model's prediction for cores 1 ..= cores_per_socket.
-    pub model: Vec<Point>,
+    pub(crate) model: Vec<Point>,
     /// Medians of the measurements of this placement (empty when none was given).
-    pub measured: Vec<TidyRow>,
+    pub(crate) measured: Vec<TidyRow>,
     /// 95 % intervals of the prediction, drawn as bands (empty when the model file has no
     /// bootstrap; see [`Grid::with_intervals`]).
-    pub intervals: Vec<PointIntervals>,
+    pub(crate) intervals: Vec<PointIntervals>,
 }
 
 impl Panel {
     /// The panel title; tests count panels by it.
-    pub fn title(&self) -> String {
+    pub(crate) fn title(&self) -> String {
         format!(
             "comp NUMA {}, comm NUMA {}",
             self.placement.comp_numa, self.placement.comm_numa
@@ -64,20 +64,20 @@ impl Panel {
 /// The whole grid, computed and ready to draw or to write as CSV.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Grid {
-    pub machine: String,
+    pub(crate) machine: String,
     /// The model as the user named it.
-    pub model_source: String,
+    pub(crate) model_source: String,
     /// Panels per row and per column.
-    pub side: u32,
-    pub numa_per_socket: u32,
-    pub cores_per_socket: u32,
+    pub(crate) side: u32,
+    pub(crate) numa_per_socket: u32,
+    pub(crate) cores_per_socket: u32,
     /// Panels row by row: `panels[row * side + column]`.
-    pub panels: Vec<Panel>,
+    pub(crate) panels: Vec<Panel>,
     /// Intervals and stability of the measured points, from traces (empty for CSV).
-    pub quality: Quality,
+    pub(crate) quality: Quality,
     /// Left axis (communications) and right axis (computations), MB/s.
-    pub comm_scale: Scale,
-    pub comp_scale: Scale,
+    pub(crate) comm_scale: Scale,
+    pub(crate) comp_scale: Scale,
 }
 
 // Layout, pixels at 300 dpi.
@@ -96,7 +96,7 @@ const HEADER_SUB: i32 = 38;
 impl Grid {
     /// Predicts every placement the model covers ([`model::all_placements`]) and attaches
     /// the measurements of each. Measurements of placements the grid lacks are the caller's
-    /// to refuse (see [`Grid::check_measured`]).
+    /// to refuse (see `Grid::check_measured`).
     pub fn new(model: &Model, source: &str, measured: &Measurements) -> Result<Self, PredictError> {
         let m = &model.machine;
         let placements = model::all_placements(model);
@@ -153,21 +153,25 @@ impl Grid {
     }
 
     /// The grid with the measured points' intervals and stability (error bars, rings).
-    pub fn with_quality(mut self, quality: Quality) -> Self {
+    pub(crate) fn with_quality(mut self, quality: Quality) -> Self {
         self.quality = quality;
         self
     }
 
     /// Why a measured placement or core count cannot be drawn against `model`, if it cannot:
     /// a node the model's machine lacks or cannot predict, or more cores than one socket has.
-    pub fn check_measured(model: &Model, p: Placement, max_cores: u32) -> Result<(), PredictError> {
+    pub(crate) fn check_measured(
+        model: &Model,
+        p: Placement,
+        max_cores: u32,
+    ) -> Result<(), PredictError> {
         let cores: Vec<u32> = (max_cores > 0).then_some(max_cores).into_iter().collect();
         model::predict(model, &[p], &cores).map(|_| ())
     }
 
     /// Attaches the 95 % intervals of every panel's prediction from the model file's bootstrap
     /// (`calibrate --bootstrap N`), drawn as translucent bands around the model's lines.
-    pub fn with_intervals(mut self, model: &Model, u: &Uncertainty) -> Self {
+    pub(crate) fn with_intervals(mut self, model: &Model, u: &Uncertainty) -> Self {
         let placements: Vec<Placement> = self.panels.iter().map(|p| p.placement).collect();
         let cores: Vec<u32> = (1..=self.cores_per_socket).collect();
         let bands = intervals(&model.machine, u, &placements, &cores);
@@ -177,12 +181,12 @@ impl Grid {
         self
     }
 
-    pub fn has_measurements(&self) -> bool {
+    pub(crate) fn has_measurements(&self) -> bool {
         self.panels.iter().any(|p| !p.measured.is_empty())
     }
 
     /// The predictions drawn, as tidy CSV rows (the same as `predict --format csv`).
-    pub fn model_rows(&self) -> Vec<TidyRow> {
+    pub(crate) fn model_rows(&self) -> Vec<TidyRow> {
         self.panels
             .iter()
             .flat_map(|p| {
@@ -194,7 +198,7 @@ impl Grid {
     }
 
     /// The measured medians drawn, as tidy CSV rows.
-    pub fn measured_rows(&self) -> Vec<TidyRow> {
+    pub(crate) fn measured_rows(&self) -> Vec<TidyRow> {
         self.panels
             .iter()
             .flat_map(|p| p.measured.clone())
@@ -449,15 +453,15 @@ const UNSTABLE: RGBColor = RGBColor(214, 39, 40);
 
 /// The computing cores `first..=last` on NUMA node `node` of the first socket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CoreBand {
-    pub node: u32,
-    pub first: u32,
-    pub last: u32,
+pub(crate) struct CoreBand {
+    pub(crate) node: u32,
+    pub(crate) first: u32,
+    pub(crate) last: u32,
 }
 
 /// How the first socket's cores split over its NUMA nodes, taken in order and filling one node
 /// before the next; `None` when the socket has a single node (nothing to tell apart).
-pub fn core_bands(cores_per_socket: u32, numa_per_socket: u32) -> Option<Vec<CoreBand>> {
+pub(crate) fn core_bands(cores_per_socket: u32, numa_per_socket: u32) -> Option<Vec<CoreBand>> {
     if numa_per_socket < 2 || cores_per_socket < numa_per_socket {
         return None;
     }

@@ -26,7 +26,7 @@ use plotters::style::FontTransform;
 
 /// Where the stacked areas come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DataSource {
+pub(crate) enum DataSource {
     /// Medians of the measurements of the calibration placement.
     Measured,
     /// The model's own curves (equations 1-6).
@@ -35,26 +35,26 @@ pub enum DataSource {
 
 /// One core count of the stack, MB/s.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StackPoint {
-    pub cores: u32,
-    pub comp_parallel: f64,
-    pub comm_parallel: f64,
-    pub comp_alone: f64,
+pub(crate) struct StackPoint {
+    pub(crate) cores: u32,
+    pub(crate) comp_parallel: f64,
+    pub(crate) comm_parallel: f64,
+    pub(crate) comp_alone: f64,
     /// `T(n)` of the model at this core count (equation 1).
-    pub model_total: f64,
+    pub(crate) model_total: f64,
 }
 
 /// The stacked figure of one parameter set.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stacked {
-    pub machine: String,
-    pub model_source: String,
-    pub calibrates: Calibrates,
-    pub placement: Placement,
-    pub params: Params,
-    pub source: DataSource,
-    pub points: Vec<StackPoint>,
-    pub scale: Scale,
+    pub(crate) machine: String,
+    pub(crate) model_source: String,
+    pub(crate) calibrates: Calibrates,
+    pub(crate) placement: Placement,
+    pub(crate) params: Params,
+    pub(crate) source: DataSource,
+    pub(crate) points: Vec<StackPoint>,
+    pub(crate) scale: Scale,
 }
 
 const B_SEQ_COMP: Symbol = Symbol::new("B", "seq", "comp");
@@ -67,15 +67,15 @@ const N_PAR_MAX: Symbol = Symbol::new("N", "par", "max");
 
 /// A parameter of section 3.1 drawn as a point: where it sits and its label.
 #[derive(Debug, Clone, PartialEq)]
-pub struct KeyPoint {
-    pub cores: u32,
-    pub mbps: f64,
-    pub label: Vec<Seg>,
+pub(crate) struct KeyPoint {
+    pub(crate) cores: u32,
+    pub(crate) mbps: f64,
+    pub(crate) label: Vec<Seg>,
 }
 
 impl Stacked {
     /// The figure for one side, `None` for `Remote` when the model has no remote parameters.
-    pub fn new(
+    pub(crate) fn new(
         model: &Model,
         source: &str,
         side: Calibrates,
@@ -151,7 +151,7 @@ impl Stacked {
     }
 
     /// `local` or `remote`, for file names and titles.
-    pub fn side_name(&self) -> &'static str {
+    pub(crate) fn side_name(&self) -> &'static str {
         match self.calibrates {
             Calibrates::Local => "local",
             Calibrates::Remote => "remote",
@@ -159,7 +159,7 @@ impl Stacked {
     }
 
     /// The four points of Figure 2, in the order their labels are placed.
-    pub fn key_points(&self) -> Vec<KeyPoint> {
+    pub(crate) fn key_points(&self) -> Vec<KeyPoint> {
         let p = &self.params;
         let at = |sym, v: f64, n_sym, n: u32| {
             vec![
@@ -232,7 +232,7 @@ impl Stacked {
     }
 
     /// The series drawn, as CSV: one row per core count.
-    pub fn csv(&self) -> String {
+    pub(crate) fn csv(&self) -> String {
         let mut out = String::from(
             "cores,comp_parallel,comm_parallel,stacked_total,comp_alone,model_total,data\n",
         );
