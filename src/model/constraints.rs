@@ -169,6 +169,17 @@ fn out_of_range(kind: ParamKind, v: f64, cores: u32) -> Option<String> {
 fn meaning(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
     // A machine beyond the bound is refused by its own rule; the curve stays bounded anyway.
     let cores = cores.min(MAX_CORES_PER_SOCKET);
+    let out = peak_rules(p, side, cores);
+    if !out.is_empty() {
+        // The curve rules would only restate these.
+        return out;
+    }
+    curve_rules(p, side, cores).into_iter().collect()
+}
+
+/// The rules on the parameters themselves: the peaks of equations 1 and 6, and the total
+/// bandwidth `T(n)` below its peak up to the socket's last core (equation 1).
+fn peak_rules(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
     let mut out = Vec::new();
     let slack = 1.0 + TOLERANCE;
     let pct = TOLERANCE * 100.0;
@@ -220,15 +231,17 @@ fn meaning(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
             ),
         ));
     }
-    if !out.is_empty() {
-        // The curve rules below would only restate these.
-        return out;
-    }
-    // Equations 3 and 6: contention never makes computations faster than alone, and the
-    // communications' share (equation 4) must leave the computations something.
+    out
+}
+
+/// The first point of the predicted curve that breaks a rule: contention never makes
+/// computations faster than alone (equations 3 and 6), and the communications' share
+/// (equation 4) must leave the computations something.
+fn curve_rules(p: &Params, side: &str, cores: u32) -> Option<Problem> {
+    let slack = 1.0 + TOLERANCE;
     for c in curve(p, cores) {
         if c.comp_parallel > c.comp_alone * slack {
-            out.push(Problem {
+            return Some(Problem {
                 field: side.to_string(),
                 value: String::new(),
                 rule: format!(
@@ -238,10 +251,9 @@ fn meaning(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
                     c.cores, c.comp_parallel, c.comp_alone, p.t_seq_max, p.b_seq_comp, p.t_par_max2
                 ),
             });
-            break;
         }
         if c.comp_parallel <= 0.0 {
-            out.push(Problem {
+            return Some(Problem {
                 field: side.to_string(),
                 value: String::new(),
                 rule: format!(
@@ -251,10 +263,9 @@ fn meaning(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
                     c.cores, c.cores, c.total, c.comm_parallel
                 ),
             });
-            break;
         }
     }
-    out
+    None
 }
 
 #[cfg(test)]

@@ -75,82 +75,97 @@ impl Graph {
     /// the solver's steps too small to move time forward.
     pub(crate) fn problems(&self) -> Vec<GraphProblem> {
         let mut out = Vec::new();
-        let mut bad = |field: String, rule: &str| {
+        if let Some(rule) = alpha_problem(self.alpha) {
             out.push(GraphProblem {
-                field,
-                rule: rule.to_string(),
-            })
-        };
-        if !(self.alpha.is_finite() && self.alpha > 0.0) {
-            bad(
-                "alpha".into(),
-                &format!(
-                    "must be a positive number of seconds per byte, not {}",
-                    self.alpha
-                ),
-            );
-        } else if !(MIN_ALPHA..=MAX_ALPHA).contains(&self.alpha) {
-            bad(
-                "alpha".into(),
-                &format!(
-                    "{} s/B is outside {MIN_ALPHA:e}..{MAX_ALPHA:e} s/B (a link between 1 B/s \
-                     and 10^18 B/s)",
-                    self.alpha
-                ),
-            );
+                field: "alpha".into(),
+                rule,
+            });
         }
         if self.communications.is_empty() {
-            bad(
-                "communications".into(),
-                "must hold at least one communication",
-            );
+            out.push(GraphProblem {
+                field: "communications".into(),
+                rule: "must hold at least one communication".into(),
+            });
         }
         let mut ids = HashSet::new();
         for (i, c) in self.communications.iter().enumerate() {
-            let at = |f: &str| format!("communications[{i}].{f}");
-            if c.id.trim().is_empty() {
-                bad(at("id"), "must not be empty");
-            } else if !ids.insert(c.id.as_str()) {
-                bad(
-                    at("id"),
-                    &format!("`{}` is used by an earlier communication", c.id),
-                );
-            }
-            if c.src == c.dst {
-                bad(
-                    at("dst"),
-                    &format!(
-                        "is the source node `{}`: communications inside a node are not modelled",
-                        c.src
-                    ),
-                );
-            }
-            if !(c.bytes.is_finite() && c.bytes > 0.0) {
-                bad(
-                    at("bytes"),
-                    &format!("must be a positive size, not {}", c.bytes),
-                );
-            } else if !(1.0..=MAX_BYTES).contains(&c.bytes) {
-                bad(
-                    at("bytes"),
-                    &format!("{} is outside 1..{MAX_BYTES:e} bytes", c.bytes),
-                );
-            }
-            if !(c.start.is_finite() && c.start >= 0.0) {
-                bad(
-                    at("start"),
-                    &format!("must be a time in seconds >= 0, not {}", c.start),
-                );
-            } else if c.start > MAX_START {
-                bad(
-                    at("start"),
-                    &format!(
-                        "{} s is beyond {MAX_START:e} s: so far from 0 that a transfer's time \
-                         would be lost to rounding; shift the start times",
-                        c.start
-                    ),
-                );
-            }
+            let repeated = !c.id.trim().is_empty() && !ids.insert(c.id.as_str());
+            out.extend(
+                c.problems(repeated)
+                    .into_iter()
+                    .map(|(f, rule)| GraphProblem {
+                        field: format!("communications[{i}].{f}"),
+                        rule,
+                    }),
+            );
+        }
+        out
+    }
+}
+
+/// Why `alpha` (seconds per byte of the link) is refused, `None` when it is valid.
+fn alpha_problem(alpha: f64) -> Option<String> {
+    if !(alpha.is_finite() && alpha > 0.0) {
+        Some(format!(
+            "must be a positive number of seconds per byte, not {alpha}"
+        ))
+    } else if !(MIN_ALPHA..=MAX_ALPHA).contains(&alpha) {
+        Some(format!(
+            "{alpha} s/B is outside {MIN_ALPHA:e}..{MAX_ALPHA:e} s/B (a link between 1 B/s \
+             and 10^18 B/s)"
+        ))
+    } else {
+        None
+    }
+}
+
+impl Communication {
+    /// The rules one communication breaks, as (field, rule), in the order of its fields;
+    /// `repeated` when an earlier communication has its id.
+    fn problems(&self, repeated: bool) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        if self.id.trim().is_empty() {
+            out.push(("id", "must not be empty".to_string()));
+        } else if repeated {
+            out.push((
+                "id",
+                format!("`{}` is used by an earlier communication", self.id),
+            ));
+        }
+        if self.src == self.dst {
+            out.push((
+                "dst",
+                format!(
+                    "is the source node `{}`: communications inside a node are not modelled",
+                    self.src
+                ),
+            ));
+        }
+        if !(self.bytes.is_finite() && self.bytes > 0.0) {
+            out.push((
+                "bytes",
+                format!("must be a positive size, not {}", self.bytes),
+            ));
+        } else if !(1.0..=MAX_BYTES).contains(&self.bytes) {
+            out.push((
+                "bytes",
+                format!("{} is outside 1..{MAX_BYTES:e} bytes", self.bytes),
+            ));
+        }
+        if !(self.start.is_finite() && self.start >= 0.0) {
+            out.push((
+                "start",
+                format!("must be a time in seconds >= 0, not {}", self.start),
+            ));
+        } else if self.start > MAX_START {
+            out.push((
+                "start",
+                format!(
+                    "{} s is beyond {MAX_START:e} s: so far from 0 that a transfer's time \
+                     would be lost to rounding; shift the start times",
+                    self.start
+                ),
+            ));
         }
         out
     }

@@ -82,8 +82,20 @@ impl Report for NetworkReport {
     }
 }
 
+/// The header, the steps, the communications and, after `--run`, the measured times.
 fn table(r: &NetworkReport) -> String {
     let mut out = String::new();
+    header(&mut out, r);
+    steps(&mut out, r);
+    communications(&mut out, r);
+    if let Some(measured) = &r.measured {
+        measured_times(&mut out, measured);
+    }
+    out
+}
+
+/// The graph, its link and penalties, and the receive cap of the memory model.
+fn header(out: &mut String, r: &NetworkReport) {
     let _ = writeln!(
         out,
         "graph {}  alpha {:.4e} s/B ({:.1} MB/s)  penalties {}",
@@ -100,6 +112,11 @@ fn table(r: &NetworkReport) -> String {
             c.placement
         );
     }
+}
+
+/// Each step of the solver (section 3.2): the active communications with their penalty and
+/// the bytes left at the step's end, then those already finished.
+fn steps(out: &mut String, r: &NetworkReport) {
     let _ = writeln!(
         out,
         "\n{:>4}  {:<12} {:>8} {:>16} {:>12}",
@@ -136,6 +153,10 @@ fn table(r: &NetworkReport) -> String {
                 .map(|e| (e.id.as_str(), step.end)),
         );
     }
+}
+
+/// Each communication's predicted start, end and time.
+fn communications(out: &mut String, r: &NetworkReport) {
     let _ = writeln!(
         out,
         "\n{:<12} {:<8} {:<8} {:>14} {:>12} {:>12} {:>12}",
@@ -148,24 +169,25 @@ fn table(r: &NetworkReport) -> String {
             c.id, c.src, c.dst, c.bytes, c.start, c.end, c.time
         );
     }
-    if let Some(measured) = &r.measured {
-        let runs = measured.first().map_or(0, |m| m.times.len());
+}
+
+/// The times measured with MPI (`--run`) beside the predicted ones.
+fn measured_times(out: &mut String, measured: &[Measured]) {
+    let runs = measured.first().map_or(0, |m| m.times.len());
+    let _ = writeln!(
+        out,
+        "\nmeasured with MPI (median of {runs} runs)\n{:<12} {:<24} {:>14} {:>14} {:>8}",
+        "com", "hosts", "predicted [s]", "measured [s]", "ratio"
+    );
+    for m in measured {
         let _ = writeln!(
             out,
-            "\nmeasured with MPI (median of {runs} runs)\n{:<12} {:<24} {:>14} {:>14} {:>8}",
-            "com", "hosts", "predicted [s]", "measured [s]", "ratio"
+            "{:<12} {:<24} {:>14.7} {:>14.7} {:>8.3}",
+            m.id,
+            format!("{}->{}", m.src_host, m.dst_host),
+            m.predicted,
+            m.median,
+            m.ratio
         );
-        for m in measured {
-            let _ = writeln!(
-                out,
-                "{:<12} {:<24} {:>14.7} {:>14.7} {:>8.3}",
-                m.id,
-                format!("{}->{}", m.src_host, m.dst_host),
-                m.predicted,
-                m.median,
-                m.ratio
-            );
-        }
     }
-    out
 }
