@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::model::constraints::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES};
 use crate::model::Placement;
 use crate::stats;
-use crate::trace::{MachineInfo, Phase, TidyRow, Trace};
+use crate::trace::{MachineInfo, Phase, TidyRow, Trace, TracePoint};
 use std::collections::BTreeMap;
 
 /// The four bandwidths of a point, in the tidy CSV's column order.
@@ -275,98 +275,17 @@ impl Input {
     /// The observations of a trace, one per point, refusing a point whose phase has no valid
     /// bandwidth (a phase not measured, or one that failed).
     pub fn from_trace(trace: &Trace, source: &str) -> Result<Input, DatasetError> {
-        if trace.points.is_empty() {
-            return Err(DatasetError::NoPoint {
-                source: source.into(),
-            });
-        }
         let placement = Placement {
             comp_numa: trace.config.comp_numa,
             comm_numa: trace.config.comm_numa,
         };
-        let m = &trace.machine;
-        if m.hostname.chars().any(char::is_control) {
-            return Err(DatasetError::ControlHostname {
-                source: source.into(),
-                hostname: m.hostname.clone(),
-            });
-        }
-        if placement.comp_numa.max(placement.comm_numa) >= MAX_NUMA_NODES
-            || m.numa_per_socket > MAX_NUMA_NODES
-            || m.cores_per_socket > MAX_CORES_PER_SOCKET
-        {
-            return Err(DatasetError::BeyondAnyMachine {
-                source: source.into(),
-                placement,
-                numa_per_socket: m.numa_per_socket,
-                cores_per_socket: m.cores_per_socket,
-            });
-        }
-        if trace.complete {
-            let missing = trace.missing_cores(&trace.config.cores);
-            if !missing.is_empty() {
-                return Err(DatasetError::CompleteButMissing {
-                    source: source.into(),
-                    missing,
-                });
-            }
-        }
+        check_trace(trace, placement, source)?;
         let mut observations = Vec::with_capacity(trace.points.len());
         let mut samples = Vec::with_capacity(trace.points.len());
         for p in &trace.points {
-            let phases = [
-                &p.comp_alone,
-                &p.comm_alone,
-                &p.comp_parallel,
-                &p.comm_parallel,
-            ];
-            let mut bw = [Measured {
-                value: 0.0,
-                rel_se: None,
-            }; 4];
-            for (q, phase) in phases.into_iter().enumerate() {
-                if let Some(why) = crate::plausible::phase(phase) {
-                    return Err(DatasetError::Phase {
-                        source: source.into(),
-                        cores: p.cores,
-                        quantity: QUANTITIES[q],
-                        why,
-                    });
-                }
-                let median = phase.summary.median;
-                if !is_bandwidth(median) {
-                    return Err(DatasetError::NoBandwidth {
-                        source: source.into(),
-                        cores: p.cores,
-                        quantity: q,
-                        median,
-                        samples: phase.summary.count,
-                    });
-                }
-                bw[q] = Measured {
-                    value: median,
-                    rel_se: phase_rel_se(phase),
-                };
-            }
-            if p.cores == 0 || p.cores > MAX_CORES_PER_SOCKET {
-                return Err(DatasetError::CoreCount {
-                    source: source.into(),
-                    cores: p.cores,
-                });
-            }
-            if let Some(why) = implausible(&bw.map(|m| m.value)) {
-                return Err(DatasetError::Implausible {
-                    source: source.into(),
-                    cores: p.cores,
-                    why,
-                });
-            }
-            observations.push(Observation {
-                placement,
-                cores: p.cores,
-                bw,
-            });
-            samples.push(phases.map(scaled_samples));
+            let (observation, point_samples) = observation(p, placement, source)?;
+            observations.push(observation);
+            samples.push(point_samples);
         }
         let mut notes: Vec<String> = observations
             .iter()
@@ -578,6 +497,110 @@ pub(crate) fn common_machine(
         }
     }
     Ok((Some(first), notes))
+}
+
+/// Refuses a trace as a whole: no point, a hostname with control characters, a placement or
+/// machine beyond any real one, or a trace marked complete that misses core counts.
+fn check_trace(trace: &Trace, placement: Placement, source: &str) -> Result<(), DatasetError> {
+    if trace.points.is_empty() {
+        return Err(DatasetError::NoPoint {
+            source: source.into(),
+        });
+    }
+    let m = &trace.machine;
+    if m.hostname.chars().any(char::is_control) {
+        return Err(DatasetError::ControlHostname {
+            source: source.into(),
+            hostname: m.hostname.clone(),
+        });
+    }
+    if placement.comp_numa.max(placement.comm_numa) >= MAX_NUMA_NODES
+        || m.numa_per_socket > MAX_NUMA_NODES
+        || m.cores_per_socket > MAX_CORES_PER_SOCKET
+    {
+        return Err(DatasetError::BeyondAnyMachine {
+            source: source.into(),
+            placement,
+            numa_per_socket: m.numa_per_socket,
+            cores_per_socket: m.cores_per_socket,
+        });
+    }
+    if trace.complete {
+        let missing = trace.missing_cores(&trace.config.cores);
+        if !missing.is_empty() {
+            return Err(DatasetError::CompleteButMissing {
+                source: source.into(),
+                missing,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// One point of a trace as an observation (the four phases' medians, in the order of
+/// `QUANTITIES`) and its four phases' scaled samples; refuses a phase whose statistics
+/// contradict each other, a median that is no bandwidth, an impossible core count, and
+/// bandwidths that cannot be (contention making a stream faster than alone).
+fn observation(
+    p: &TracePoint,
+    placement: Placement,
+    source: &str,
+) -> Result<(Observation, [Vec<f64>; 4]), DatasetError> {
+    let phases = [
+        &p.comp_alone,
+        &p.comm_alone,
+        &p.comp_parallel,
+        &p.comm_parallel,
+    ];
+    let mut bw = [Measured {
+        value: 0.0,
+        rel_se: None,
+    }; 4];
+    for (q, phase) in phases.into_iter().enumerate() {
+        if let Some(why) = crate::plausible::phase(phase) {
+            return Err(DatasetError::Phase {
+                source: source.into(),
+                cores: p.cores,
+                quantity: QUANTITIES[q],
+                why,
+            });
+        }
+        let median = phase.summary.median;
+        if !is_bandwidth(median) {
+            return Err(DatasetError::NoBandwidth {
+                source: source.into(),
+                cores: p.cores,
+                quantity: q,
+                median,
+                samples: phase.summary.count,
+            });
+        }
+        bw[q] = Measured {
+            value: median,
+            rel_se: phase_rel_se(phase),
+        };
+    }
+    if p.cores == 0 || p.cores > MAX_CORES_PER_SOCKET {
+        return Err(DatasetError::CoreCount {
+            source: source.into(),
+            cores: p.cores,
+        });
+    }
+    if let Some(why) = implausible(&bw.map(|m| m.value)) {
+        return Err(DatasetError::Implausible {
+            source: source.into(),
+            cores: p.cores,
+            why,
+        });
+    }
+    Ok((
+        Observation {
+            placement,
+            cores: p.cores,
+            bw,
+        },
+        phases.map(scaled_samples),
+    ))
 }
 
 #[cfg(test)]
