@@ -222,6 +222,59 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
     }
     let sweeps = dataset::sweeps(inputs);
     let machine = resolve_machine(measured, inputs, &sweeps, opts, &mut notes)?;
+    let (local, remote) = sample_sweeps(&sweeps, inputs, &machine, opts, &mut notes)?;
+    let (paper_model, local_tol, remote_tol) =
+        paper_rules(local, remote, machine, opts, &mut notes)?;
+    let (model, fit_report, uncertainty) = match opts.method {
+        Method::Paper => (paper_model, None, None),
+        Method::Fit => global_fit(inputs, &paper_model, opts, &mut notes),
+    };
+    let used: Vec<Placement> = [Some(local), remote]
+        .into_iter()
+        .flatten()
+        .map(|s| s.placement)
+        .collect();
+    if opts.method == Method::Paper {
+        notes.extend(unused_note(&sweeps, &used));
+    }
+    let local_fit = fit(&model, local, local_tol)?;
+    let remote_fit = match (remote, remote_tol) {
+        (Some(s), Some(tol)) => Some(fit(&model, s, tol)?),
+        _ => None,
+    };
+    let calibration = Calibration {
+        units: crate::units::UNITS,
+        tool: Provenance::current(),
+        date: opts.date.clone(),
+        inputs: inputs.iter().map(record).collect(),
+        measured_machine: measured.cloned(),
+        tie_rule: tie_rule(opts.tolerance),
+        local: local_fit,
+        remote: remote_fit,
+        notes: notes.clone(),
+        method: Some(opts.method),
+        fit: fit_report,
+    };
+    Ok((
+        CalibratedModel {
+            model,
+            calibration,
+            uncertainty,
+        },
+        notes,
+    ))
+}
+
+/// The two sample sweeps of section 4.1.2: `local` (both data on node 0) and, on a machine
+/// of several sockets unless `--local-only`, `remote` (both on node `numa_per_socket`);
+/// refused when one is missing or holds more cores than a socket.
+fn sample_sweeps<'s>(
+    sweeps: &'s [Sweep],
+    inputs: &[Input],
+    machine: &Machine,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Result<(&'s Sweep, Option<&'s Sweep>)> {
     let find = |node: u32| {
         sweeps.iter().find(|s| {
             s.placement
@@ -250,6 +303,18 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
     for s in [Some(local), remote].into_iter().flatten() {
         check_cores(s, machine.cores_per_socket, opts)?;
     }
+    Ok((local, remote))
+}
+
+/// The paper's extraction rules (section 3.1) on each sample sweep: the model they give,
+/// refused when it breaks the model's rules, and the tolerances each side was read with.
+fn paper_rules(
+    local: &Sweep,
+    remote: Option<&Sweep>,
+    machine: Machine,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Result<(Model, Tolerances, Option<Tolerances>)> {
     let side = |s: &Sweep| {
         rules::extract(s, opts.tolerance).map_err(|problem| CalibrateError::Sweep {
             placement: s.placement,
@@ -272,32 +337,30 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
             }
         }
     }
+    let (remote_params, remote_tol) = remote_fit.unzip();
     let paper_model = Model {
         schema_version: SCHEMA_VERSION,
         machine,
         local: local_params,
-        remote: remote_fit.map(|(p, _)| p),
+        remote: remote_params,
     };
     let problems = paper_model.problems();
     if !problems.is_empty() {
         return Err(CalibrateError::BreaksRules { problems }.into());
     }
-    let (model, fit_report, uncertainty) = match opts.method {
-        Method::Paper => (paper_model, None, None),
-        Method::Fit => global_fit(inputs, &paper_model, opts, &mut notes),
-    };
-    let used: Vec<Placement> = [Some(local), remote]
-        .into_iter()
-        .flatten()
-        .map(|s| s.placement)
-        .collect();
+    Ok((paper_model, local_tol, remote_tol))
+}
+
+/// With the paper's method, the note that names the measured placements calibration did not
+/// use, and where they serve.
+fn unused_note(sweeps: &[Sweep], used: &[Placement]) -> Option<String> {
     let unused: Vec<String> = sweeps
         .iter()
         .filter(|s| !used.contains(&s.placement))
         .map(|s| s.placement.to_string())
         .collect();
-    if !unused.is_empty() && opts.method == Method::Paper {
-        notes.push(format!(
+    (!unused.is_empty()).then(|| {
+        format!(
             "placements {} are not used to calibrate (the model is instantiated on {}, section \
              4.1.2); give them to `contention evaluate` to measure the model's error there",
             unused.join(" "),
@@ -305,34 +368,8 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
                 .map(|p| p.to_string())
                 .collect::<Vec<_>>()
                 .join(" and ")
-        ));
-    }
-    let local_fit = fit(&model, local, local_tol)?;
-    let remote_fit = match (remote, remote_fit) {
-        (Some(s), Some((_, tol))) => Some(fit(&model, s, tol)?),
-        _ => None,
-    };
-    let calibration = Calibration {
-        units: crate::units::UNITS,
-        tool: Provenance::current(),
-        date: opts.date.clone(),
-        inputs: inputs.iter().map(record).collect(),
-        measured_machine: measured.cloned(),
-        tie_rule: tie_rule(opts.tolerance),
-        local: local_fit,
-        remote: remote_fit,
-        notes: notes.clone(),
-        method: Some(opts.method),
-        fit: fit_report,
-    };
-    Ok((
-        CalibratedModel {
-            model,
-            calibration,
-            uncertainty,
-        },
-        notes,
-    ))
+        )
+    })
 }
 
 /// Whether `model` can predict placement `p` (its nodes are covered).
