@@ -284,7 +284,7 @@ fn sample_sweeps<'s>(
                 }
         })
     };
-    let local = find(0).ok_or_else(|| missing(0, "local", &sweeps, inputs))?;
+    let local = find(0).ok_or_else(|| missing(0, "local", sweeps, inputs))?;
     let m = machine.numa_per_socket;
     let multi_socket = machine.numa_nodes > m;
     let remote = match (multi_socket, opts.local_only, find(m)) {
@@ -298,7 +298,7 @@ fn sample_sweeps<'s>(
             None
         }
         (true, false, Some(s)) => Some(s),
-        (true, false, None) => return Err(missing(m, "remote", &sweeps, inputs).into()),
+        (true, false, None) => return Err(missing(m, "remote", sweeps, inputs).into()),
     };
     for s in [Some(local), remote].into_iter().flatten() {
         check_cores(s, machine.cores_per_socket, opts)?;
@@ -427,29 +427,7 @@ fn global_fit(
             placements.join(" ")
         ));
     }
-    let uncertainty = (opts.bootstrap > 0).then(|| {
-        let reps = bootstrap::replicates(&model, &groups, opts.bootstrap, opts.seed);
-        let locals: Vec<Params> = reps.iter().map(|m| m.local).collect();
-        let remotes: Vec<Params> = reps.iter().filter_map(|m| m.remote).collect();
-        Uncertainty {
-            method: "bootstrap over samples, percentile intervals".into(),
-            resamples: opts.bootstrap,
-            seed: opts.seed,
-            level: bootstrap::LEVEL,
-            local: bootstrap::intervals(&locals)
-                .unwrap_or_else(|| ParamIntervals::point(&model.local)),
-            remote: model.remote.map(|r| {
-                bootstrap::intervals(&remotes).unwrap_or_else(|| ParamIntervals::point(&r))
-            }),
-            replicates: reps
-                .iter()
-                .map(|m| Replicate {
-                    local: m.local,
-                    remote: m.remote,
-                })
-                .collect(),
-        }
-    });
+    let uncertainty = (opts.bootstrap > 0).then(|| bootstrapped(&model, &groups, opts));
     let unidentified = validate::unidentified(&model, &groups, uncertainty.as_ref());
     for u in &unidentified {
         notes.push(format!("the data cannot pin down {u}"));
@@ -471,6 +449,31 @@ fn global_fit(
         cross_validation,
     };
     (model, Some(report), uncertainty)
+}
+
+/// The fit's uncertainty: `opts.bootstrap` refits on resampled samples (seed `opts.seed`),
+/// their percentile intervals and every replicate, as the model file keeps them.
+fn bootstrapped(model: &Model, groups: &[fit::Group], opts: &Options) -> Uncertainty {
+    let reps = bootstrap::replicates(model, groups, opts.bootstrap, opts.seed);
+    let locals: Vec<Params> = reps.iter().map(|m| m.local).collect();
+    let remotes: Vec<Params> = reps.iter().filter_map(|m| m.remote).collect();
+    Uncertainty {
+        method: "bootstrap over samples, percentile intervals".into(),
+        resamples: opts.bootstrap,
+        seed: opts.seed,
+        level: bootstrap::LEVEL,
+        local: bootstrap::intervals(&locals).unwrap_or_else(|| ParamIntervals::point(&model.local)),
+        remote: model
+            .remote
+            .map(|r| bootstrap::intervals(&remotes).unwrap_or_else(|| ParamIntervals::point(&r))),
+        replicates: reps
+            .iter()
+            .map(|m| Replicate {
+                local: m.local,
+                remote: m.remote,
+            })
+            .collect(),
+    }
 }
 
 fn record(input: &Input) -> InputRecord {
@@ -678,29 +681,47 @@ fn resolve_machine(
     opts: &Options,
     notes: &mut Vec<String>,
 ) -> Result<Machine> {
-    if let Some(m) = measured {
-        let numa_nodes = if m.numa_nodes.is_empty() {
-            m.sockets * m.numa_per_socket
-        } else {
-            m.numa_nodes.len() as u32
-        };
-        return Ok(Machine {
-            name: opts.name.clone().unwrap_or_else(|| m.hostname.clone()),
-            numa_nodes: agree("numa-nodes", opts.numa_nodes, numa_nodes, m)?,
-            numa_per_socket: agree(
-                "numa-per-socket",
-                opts.numa_per_socket,
-                m.numa_per_socket,
-                m,
-            )?,
-            cores_per_socket: agree(
-                "cores-per-socket",
-                opts.cores_per_socket,
-                m.cores_per_socket,
-                m,
-            )?,
-        });
+    match measured {
+        Some(m) => traced_machine(m, opts),
+        None => described_machine(inputs, sweeps, opts, notes),
     }
+}
+
+/// The machine the traces recorded; the command line may name it, and may repeat its shape
+/// only where it agrees.
+fn traced_machine(m: &MachineInfo, opts: &Options) -> Result<Machine> {
+    let numa_nodes = if m.numa_nodes.is_empty() {
+        m.sockets * m.numa_per_socket
+    } else {
+        m.numa_nodes.len() as u32
+    };
+    Ok(Machine {
+        name: opts.name.clone().unwrap_or_else(|| m.hostname.clone()),
+        numa_nodes: agree("numa-nodes", opts.numa_nodes, numa_nodes, m)?,
+        numa_per_socket: agree(
+            "numa-per-socket",
+            opts.numa_per_socket,
+            m.numa_per_socket,
+            m,
+        )?,
+        cores_per_socket: agree(
+            "cores-per-socket",
+            opts.cores_per_socket,
+            m.cores_per_socket,
+            m,
+        )?,
+    })
+}
+
+/// The machine of tidy CSV inputs, which carry no topology: `--numa-per-socket` is required,
+/// the NUMA nodes and cores per socket are read off the placements and core counts measured
+/// unless given (with a note saying so), the name is the first file's stem unless given.
+fn described_machine(
+    inputs: &[Input],
+    sweeps: &[Sweep],
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Result<Machine> {
     let files: Vec<&str> = inputs.iter().map(|i| i.source.as_str()).collect();
     let input_files = || files.iter().map(|f| f.to_string()).collect();
     let numa_per_socket = opts
