@@ -474,29 +474,9 @@ fn fit_side(
         effort.evaluations,
     );
     let (mut n_par, mut n_seq) = (n_par0, n_seq0);
-    let in_window = |a: u32, b: u32| a.abs_diff(b) <= effort.window;
     for _ in 0..effort.rounds {
         let mut best: Option<([f64; 6], f64, u32, u32)> = None;
-        for (dp, ds) in [
-            (-1, 0),
-            (1, 0),
-            (0, -1),
-            (0, 1),
-            (-1, -1),
-            (1, 1),
-            (-2, 0),
-            (2, 0),
-            (0, -2),
-            (0, 2),
-        ] {
-            let (p, s) = (n_par as i64 + dp, n_seq as i64 + ds);
-            if p < 1 || s < 1 || p > i64::from(cores) || s > i64::from(cores) {
-                continue;
-            }
-            let (p, s) = (p as u32, s as u32);
-            if !in_window(p, n_par0) || !in_window(s, n_seq0) {
-                continue;
-            }
+        for (p, s) in breakpoint_moves((n_par, n_seq), (n_par0, n_seq0), cores, effort.window) {
             let (xc, fc) = solve(&mut objective, x, p, s, effort.evaluations / 3);
             if fc < f && best.as_ref().is_none_or(|b| fc < b.1) {
                 best = Some((xc, fc, p, s));
@@ -513,6 +493,38 @@ fn fit_side(
     if let Some(slot) = side.params_mut(model) {
         *slot = coding.decode(&x, n_par, n_seq);
     }
+}
+
+/// The breakpoints (`N_par^max`, `N_seq^max`) one move away from `at`: one or two cores on
+/// either, or one on both the same way, kept on the socket's `cores` and within `window` of
+/// the rules' `start`.
+fn breakpoint_moves(
+    at: (u32, u32),
+    start: (u32, u32),
+    cores: u32,
+    window: u32,
+) -> impl Iterator<Item = (u32, u32)> {
+    const MOVES: [(i64, i64); 10] = [
+        (-1, 0),
+        (1, 0),
+        (0, -1),
+        (0, 1),
+        (-1, -1),
+        (1, 1),
+        (-2, 0),
+        (2, 0),
+        (0, -2),
+        (0, 2),
+    ];
+    let on_socket = move |n: i64| (1..=i64::from(cores)).contains(&n);
+    MOVES.into_iter().filter_map(move |(dp, ds)| {
+        let (p, s) = (i64::from(at.0) + dp, i64::from(at.1) + ds);
+        if !on_socket(p) || !on_socket(s) {
+            return None;
+        }
+        let (p, s) = (p as u32, s as u32);
+        (p.abs_diff(start.0) <= window && s.abs_diff(start.1) <= window).then_some((p, s))
+    })
 }
 
 /// Nelder and Mead's simplex (standard coefficients: reflection 1, expansion 2, contraction
