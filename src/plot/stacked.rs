@@ -457,6 +457,41 @@ impl Figure for Stacked {
         &self,
         root: &DrawingArea<DB, Shift>,
     ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        self.draw_headers(root)?;
+        let plot = self.plot();
+        let ticks = self.scale.ticks();
+        plot.grid_lines(root, &ticks)?;
+        plot.y_ticks(root, Side::Left, &ticks, true, mbps_label)?;
+        plot.y_ticks(root, Side::Right, &ticks, true, mbps_label)?;
+        plot.x_ticks(root, &core_ticks(self.max_cores(), 12), true, |v| {
+            format!("{v:.0}")
+        })?;
+        let curves = self.draw_curves(root, &plot)?;
+        self.draw_key_points(root, &plot, &curves)?;
+        plot.frame(root, 1)?;
+        root.draw_text(
+            "Memory bandwidth (MB/s)",
+            &anchored(bold(LABEL), HPos::Center, VPos::Center).transform(FontTransform::Rotate270),
+            (MARGIN + LABEL as i32 / 2, (plot.top + plot.bottom()) / 2),
+        )?;
+        root.draw_text(
+            "Number of computing cores",
+            &anchored(text(LABEL), HPos::Center, VPos::Bottom),
+            (plot.left + plot.width / 2, HEIGHT - MARGIN),
+        )
+    }
+}
+
+/// A curve as drawn, in pixels.
+type Polyline = Vec<(i32, i32)>;
+
+/// The steps of [`Figure::draw`] for the stacked view.
+impl Stacked {
+    /// The title, the provenance line, the parameters and the legend, above the plot.
+    fn draw_headers<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         let inner = WIDTH - 2 * MARGIN;
         draw_header(root, &self.title(), true, TITLE, (WIDTH / 2, MARGIN), inner)?;
         let line_y = MARGIN + TITLE as i32 + 16;
@@ -485,15 +520,16 @@ impl Figure for Stacked {
             WIDTH - 2 * MARGIN,
         )?;
 
-        let plot = self.plot();
-        let ticks = self.scale.ticks();
-        plot.grid_lines(root, &ticks)?;
-        plot.y_ticks(root, Side::Left, &ticks, true, mbps_label)?;
-        plot.y_ticks(root, Side::Right, &ticks, true, mbps_label)?;
-        plot.x_ticks(root, &core_ticks(self.max_cores(), 12), true, |v| {
-            format!("{v:.0}")
-        })?;
+        Ok(())
+    }
 
+    /// The stacked areas (communications on top of computations), the computations alone
+    /// and the model's total; returns those four curves in pixels, which labels must avoid.
+    fn draw_curves<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        plot: &Plot,
+    ) -> Result<[Polyline; 4], DrawingAreaErrorKind<DB::ErrorType>> {
         // Stacked areas: communications on top of computations.
         let series = |y: fn(&StackPoint) -> f64| -> Vec<(i32, i32)> {
             self.points
@@ -527,7 +563,17 @@ impl Figure for Stacked {
         }
         let total = series(|p| p.model_total);
         draw_line(root, &total, INK, 2, true)?;
+        Ok([stack_top, comp_top, alone, total])
+    }
 
+    /// The model's key points, each label in a white box with a leader line, placed off
+    /// `curves`.
+    fn draw_key_points<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        plot: &Plot,
+        curves: &[Polyline],
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         // The key points and their labels, each label in a white box with a leader line.
         let keys = self.key_points();
         let at: Vec<(i32, i32)> = keys
@@ -538,7 +584,7 @@ impl Figure for Stacked {
             .iter()
             .map(|k| (rich_width(&k.label, TICK) + 20, TICK as i32 + 18))
             .collect();
-        let boxes = place_labels(&plot, &at, &sizes, &[stack_top, comp_top, alone, total]);
+        let boxes = place_labels(plot, &at, &sizes, curves);
         for ((k, &(px, py)), &(l, t, r, b)) in keys.iter().zip(&at).zip(&boxes) {
             let end = nearest((l, t, r, b), (px, py));
             root.draw(&PathElement::new(vec![(px, py), end], INK.stroke_width(2)))?;
@@ -550,18 +596,7 @@ impl Figure for Stacked {
             root.draw(&Circle::new((px, py), 9, WHITE.filled()))?;
             root.draw(&Circle::new((px, py), 7, INK.filled()))?;
         }
-
-        plot.frame(root, 1)?;
-        root.draw_text(
-            "Memory bandwidth (MB/s)",
-            &anchored(bold(LABEL), HPos::Center, VPos::Center).transform(FontTransform::Rotate270),
-            (MARGIN + LABEL as i32 / 2, (plot.top + plot.bottom()) / 2),
-        )?;
-        root.draw_text(
-            "Number of computing cores",
-            &anchored(text(LABEL), HPos::Center, VPos::Bottom),
-            (plot.left + plot.width / 2, HEIGHT - MARGIN),
-        )
+        Ok(())
     }
 }
 
