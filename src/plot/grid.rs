@@ -321,6 +321,8 @@ impl Grid {
         self.cores_per_socket.max(measured)
     }
 
+    /// One panel: its axes, the prediction's 95 % bands, the model's lines, the measured
+    /// points and the title (bold and framed thick on a calibration placement).
     fn draw_panel<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
@@ -330,6 +332,34 @@ impl Grid {
     ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         let comm = self.plot(row, column);
         let comp = comm.with_y(self.comp_scale.range());
+        self.draw_panel_axes(root, row, column, &comm, &comp)?;
+        if !panel.intervals.is_empty() {
+            draw_bands(root, panel, &comm, &comp)?;
+        }
+        draw_model(root, panel, &comm, &comp)?;
+        self.draw_measured(root, panel, &comm, &comp)?;
+        let (frame, title_style) = match panel.calibrates {
+            Some(_) => (4, bold(LABEL)),
+            None => (1, text(LABEL)),
+        };
+        comm.frame(root, frame)?;
+        root.draw_text(
+            &panel.title(),
+            &anchored(title_style, HPos::Center, VPos::Bottom),
+            (comm.left + comm.width / 2, comm.top - 10),
+        )
+    }
+
+    /// A panel's shaded core bands, grid lines and ticks, labelled on the outer panels only:
+    /// communications on the left axis, computations on the right.
+    fn draw_panel_axes<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        row: u32,
+        column: u32,
+        comm: &Plot,
+        comp: &Plot,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         if let Some(bands) = self.core_bands() {
             for b in bands.iter().filter(|b| b.node % 2 == 0) {
                 comm.fill(
@@ -361,55 +391,27 @@ impl Grid {
         let x_ticks = core_ticks(self.max_cores(), 6);
         comm.x_ticks(root, &x_ticks, last_row, |v| format!("{v:.0}"))?;
 
-        // 95 % bands of the prediction, under the lines.
-        let band = |plot: &Plot, f: fn(&PointIntervals) -> [f64; 2]| -> Vec<(i32, i32)> {
-            let upper = panel.intervals.iter().map(|b| (b.cores, f(b)[1]));
-            let lower = panel.intervals.iter().rev().map(|b| (b.cores, f(b)[0]));
-            upper
-                .chain(lower)
-                .filter(|(_, v)| v.is_finite())
-                .map(|(n, v)| plot.px((f64::from(n), v)))
-                .collect()
-        };
-        if !panel.intervals.is_empty() {
-            for (plot, f, color) in [
-                (
-                    &comp,
-                    (|b| b.comp_alone) as fn(&PointIntervals) -> [f64; 2],
-                    COMP,
-                ),
-                (&comp, |b| b.comp_parallel, COMP),
-                (&comm, |b| b.comm_alone, COMM),
-                (&comm, |b| b.comm_parallel, COMM),
-            ] {
-                root.draw(&Polygon::new(band(plot, f), color.mix(0.22).filled()))?;
-            }
-        }
+        Ok(())
+    }
 
-        // Model lines: alone dashed, in parallel solid (section 3.2).
-        let series = |plot: &Plot, f: fn(&Point) -> f64| -> Vec<(i32, i32)> {
-            panel
-                .model
-                .iter()
-                .map(|pt| plot.px((f64::from(pt.cores), f(pt))))
-                .collect()
-        };
-        draw_line(root, &series(&comp, |p| p.comp_alone), COMP, 3, true)?;
-        draw_line(root, &series(&comp, |p| p.comp_parallel), COMP, 3, false)?;
-        draw_line(root, &series(&comm, |p| p.comm_alone), COMM, 3, true)?;
-        draw_line(root, &series(&comm, |p| p.comm_parallel), COMM, 3, false)?;
-
-        // Measured points: ● alone, ▼ in parallel, as in the paper; the 95% interval of each
-        // median as an error bar, and a ring around points whose phase stopped at its time
-        // limit before the asked stability.
+    /// Measured points: ● alone, ▼ in parallel, as in the paper; the 95% interval of each
+    /// median as an error bar, and a ring around points whose phase stopped at its time
+    /// limit before the asked stability.
+    fn draw_measured<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        panel: &Panel,
+        comm: &Plot,
+        comp: &Plot,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         for r in &panel.measured {
             let x = f64::from(r.cores);
             let q = self.quality.get(r.comp_numa, r.comm_numa, r.cores);
             for (plot, y, shape, color, q) in [
-                (&comp, r.comp_alone, Shape::Circle, COMP, q[0]),
-                (&comp, r.comp_parallel, Shape::DownTriangle, COMP, q[2]),
-                (&comm, r.comm_alone, Shape::Circle, COMM, q[1]),
-                (&comm, r.comm_parallel, Shape::DownTriangle, COMM, q[3]),
+                (comp, r.comp_alone, Shape::Circle, COMP, q[0]),
+                (comp, r.comp_parallel, Shape::DownTriangle, COMP, q[2]),
+                (comm, r.comm_alone, Shape::Circle, COMM, q[1]),
+                (comm, r.comm_parallel, Shape::DownTriangle, COMM, q[3]),
             ] {
                 let at = plot.px((x, y));
                 if let Some(rel) = q.rel_ci95 {
@@ -434,18 +436,60 @@ impl Grid {
                 }
             }
         }
-
-        let (frame, title_style) = match panel.calibrates {
-            Some(_) => (4, bold(LABEL)),
-            None => (1, text(LABEL)),
-        };
-        comm.frame(root, frame)?;
-        root.draw_text(
-            &panel.title(),
-            &anchored(title_style, HPos::Center, VPos::Bottom),
-            (comm.left + comm.width / 2, comm.top - 10),
-        )
+        Ok(())
     }
+}
+
+/// The 95 % bands of the prediction, drawn under the lines.
+fn draw_bands<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    panel: &Panel,
+    comm: &Plot,
+    comp: &Plot,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let band = |plot: &Plot, f: fn(&PointIntervals) -> [f64; 2]| -> Vec<(i32, i32)> {
+        let upper = panel.intervals.iter().map(|b| (b.cores, f(b)[1]));
+        let lower = panel.intervals.iter().rev().map(|b| (b.cores, f(b)[0]));
+        upper
+            .chain(lower)
+            .filter(|(_, v)| v.is_finite())
+            .map(|(n, v)| plot.px((f64::from(n), v)))
+            .collect()
+    };
+    for (plot, f, color) in [
+        (
+            comp,
+            (|b| b.comp_alone) as fn(&PointIntervals) -> [f64; 2],
+            COMP,
+        ),
+        (comp, |b| b.comp_parallel, COMP),
+        (comm, |b| b.comm_alone, COMM),
+        (comm, |b| b.comm_parallel, COMM),
+    ] {
+        root.draw(&Polygon::new(band(plot, f), color.mix(0.22).filled()))?;
+    }
+    Ok(())
+}
+
+/// The model's lines: alone dashed, in parallel solid (section 3.2).
+fn draw_model<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    panel: &Panel,
+    comm: &Plot,
+    comp: &Plot,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let series = |plot: &Plot, f: fn(&Point) -> f64| -> Vec<(i32, i32)> {
+        panel
+            .model
+            .iter()
+            .map(|pt| plot.px((f64::from(pt.cores), f(pt))))
+            .collect()
+    };
+    draw_line(root, &series(comp, |p| p.comp_alone), COMP, 3, true)?;
+    draw_line(root, &series(comp, |p| p.comp_parallel), COMP, 3, false)?;
+    draw_line(root, &series(comm, |p| p.comm_alone), COMM, 3, true)?;
+    draw_line(root, &series(comm, |p| p.comm_parallel), COMM, 3, false)?;
+    Ok(())
 }
 
 /// The ring around unstable points: red, apart from both streams' colours.
