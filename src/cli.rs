@@ -4,7 +4,7 @@
 //! from these definitions, so they never drift from `--help`.
 
 use crate::cores::CoreList;
-pub use crate::measure::choices::{CommPattern, ComputeKernel, Launcher};
+pub(crate) use crate::measure::choices::{CommPattern, ComputeKernel, Launcher};
 use crate::sensitivity::builtin::Builtin;
 use crate::units::ByteSize;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -211,30 +211,30 @@ pub struct PredictArgs {
     /// the paper's machines.
     /// Default: this host's saved model, contention-results/HOST/model.json.
     #[arg(long, short = 'm', value_name = "FILE")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
 
     /// Computing-core counts: `A..B` (inclusive), `N`, or `1,2,4,8`. Default: 1 to the
     /// model's cores_per_socket.
     #[arg(long, short = 'n', value_name = "A..B")]
-    pub ncores: Option<CoreList>,
+    pub(crate) ncores: Option<CoreList>,
 
     /// Which placement to predict: `COMP,COMM` (NUMA nodes of the computation data and of the
     /// communication data), or `all` for every ordered pair.
     #[arg(long, short = 'p', value_name = "COMP,COMM|all", default_value = "all")]
-    pub placement: PlacementArg,
+    pub(crate) placement: PlacementArg,
 
     /// Output format: a table for people, JSON or tidy CSV for tools.
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    pub(crate) format: Format,
 
     /// Write the output to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     /// Add the 95 % interval of every bandwidth, from the bootstrap stored in the model file
     /// (`calibrate --bootstrap N`): JSON `intervals`, CSV `*_low`/`*_high` columns, table lines.
     #[arg(long)]
-    pub intervals: bool,
+    pub(crate) intervals: bool,
 }
 
 const SURVEY_ABOUT: &str = "\
@@ -281,30 +281,30 @@ Examples:
 #[derive(Debug, Args)]
 pub struct SurveyArgs {
     #[command(flatten)]
-    pub measure: MeasureArgs,
+    pub(crate) measure: MeasureArgs,
 
     /// Fleet report format: a table for people, JSON or tidy CSV for tools.
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    pub(crate) format: Format,
 
     /// Directory of the fleet's figure (fleet.svg or fleet.png). Default: the results
     /// directory ($CONTENTION_RESULTS).
     #[arg(long, value_name = "DIR")]
-    pub figure: Option<PathBuf>,
+    pub(crate) figure: Option<PathBuf>,
 
     /// Image format of the fleet's figure.
     #[arg(long, value_enum, default_value_t = PlotFormat::Svg)]
-    pub figure_format: PlotFormat,
+    pub(crate) figure_format: PlotFormat,
 
     /// Width of the outlier band, in robust standard deviations (median absolute deviations
     /// x 1.4826): a node whose parameter lies further from the fleet's median is named.
     #[arg(long, value_name = "K", default_value_t = 3.0)]
-    pub outlier_k: f64,
+    pub(crate) outlier_k: f64,
 
     /// Rebuild the fleet report from the results directory and its survey.json, measuring
     /// nothing.
     #[arg(long, conflicts_with_all = ["resume", "force", "dry_run"])]
-    pub report_only: bool,
+    pub(crate) report_only: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -312,41 +312,41 @@ pub struct MeasureArgs {
     /// NUMA nodes of the computation data and of the communication data, `COMP,COMM`
     /// (hwloc logical indices, as `lstopo` numbers them).
     #[arg(long, value_name = "COMP,COMM", default_value = "0,0")]
-    pub numa: NumaPair,
+    pub(crate) numa: NumaPair,
 
     /// Computing-core counts to sweep: `A..B`, `N` or `1,2,4,8`. Default: every core of the
     /// first socket the communication thread leaves free.
     #[arg(long, value_name = "A..B")]
-    pub cores: Option<CoreList>,
+    pub(crate) cores: Option<CoreList>,
 
     /// Core (hwloc logical index) of the communication thread. Default: beside the network
     /// card if hwloc sees one, else the first core of the second socket, else the last core.
     #[arg(long, value_name = "CORE")]
-    pub comm_core: Option<u32>,
+    pub(crate) comm_core: Option<u32>,
 
     /// Let the communication thread share its core with the last computing thread, on
     /// machines with too few cores for a sweep otherwise (a 2-core CI runner). The largest core
     /// count is then disturbed by the sharing; the trace and the plan say so.
     #[arg(long)]
-    pub shared_comm_core: bool,
+    pub(crate) shared_comm_core: bool,
 
     /// What each computing thread does per iteration: `nt-store` (the paper's non-temporal
     /// memset), or STREAM's `copy` and `triad`, which read as well as write (bytes counted as
     /// STREAM does).
     #[arg(long, value_enum, default_value_t = ComputeKernel::NtStore)]
-    pub kernel: ComputeKernel,
+    pub(crate) kernel: ComputeKernel,
 
     /// Communication pattern (Langguth et al.): `pong` (rank 1 sends, the paper's), `pingpong`
     /// (ranks 0 and 1 send to each other at once), `ring` (every rank sends to the next and
     /// receives from the previous; --ranks ranks). The measured bandwidth is what rank 0
     /// receives.
     #[arg(long, value_enum, default_value_t = CommPattern::Pong)]
-    pub pattern: CommPattern,
+    pub(crate) pattern: CommPattern,
 
     /// Number of ranks of a ring (at least 3; --hosts then names one host per rank).
     #[arg(long, value_name = "N", default_value_t = 3,
           value_parser = clap::value_parser!(u32).range(3..=1024))]
-    pub ranks: u32,
+    pub(crate) ranks: u32,
 
     /// Size of each received message, in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes (a bare number is
     /// bytes). The paper's "messages of 64 MB" are this default, 64 MiB.
@@ -357,7 +357,7 @@ pub struct MeasureArgs {
         default_value = "64MiB",
         allow_hyphen_values = true
     )]
-    pub message_size: ByteSize,
+    pub(crate) message_size: ByteSize,
 
     /// Bytes of each computing core's own buffer (weak scaling), in binary units: 64MiB, 64M
     /// and 64MB all mean 64 x 2^20 bytes. Default: the working set of all computing cores
@@ -367,81 +367,81 @@ pub struct MeasureArgs {
     /// write it in chunks and are timed per chunk, so its size does not change how many
     /// samples a phase gets. --dry-run shows it; --resume keeps the trace's.
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
-    pub buffer_size: Option<ByteSize>,
+    pub(crate) buffer_size: Option<ByteSize>,
 
     /// Message buffers the communication stream receives into in turn (and rank 1, on this
     /// host, sends from): one buffer received again and again would stay in a large
     /// last-level cache. Default: as many as make 4 times the cache of the communication
     /// core's socket, within free memory; --resume keeps the trace's. 1 reuses one buffer.
     #[arg(long, value_name = "N")]
-    pub message_buffers: Option<u32>,
+    pub(crate) message_buffers: Option<u32>,
 
     /// Longest time one phase is sampled, in seconds, if it does not become stable sooner.
     #[arg(long, value_name = "SECONDS", default_value_t = 1.5)]
-    pub max_phase: f64,
+    pub(crate) max_phase: f64,
 
     /// A phase stops once the 95% confidence interval of its median is within this many
     /// percent.
     #[arg(long, value_name = "PERCENT", default_value_t = 1.0)]
-    pub stable_within: f64,
+    pub(crate) stable_within: f64,
 
     /// Seconds without any completed iteration or message before the run is ended as stalled
     /// (e.g. the sender died); finished points are kept.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
-    pub timeout: f64,
+    pub(crate) timeout: f64,
 
     /// Hosts, `A,B`: rank 0 (measured) on A, rank 1 (sender) on B (a ring: one host per
     /// rank). Default: every rank on this host.
     #[arg(long, value_name = "A,B", value_delimiter = ',', num_args = 1, value_parser = parse_host)]
-    pub hosts: Option<Vec<String>>,
+    pub(crate) hosts: Option<Vec<String>>,
 
     /// How to start the ranks when not already under a launcher (--dry-run shows the line).
     #[arg(long, value_enum, default_value_t = Launcher::Auto)]
-    pub launcher: Launcher,
+    pub(crate) launcher: Launcher,
 
     /// Trace file (JSON); the tidy CSV is written beside it with the extension `.csv`.
     /// Default: contention-results/HOST/trace-numaCOMP-COMM-KERNEL-PATTERN.json, where
     /// `calibrate` looks for it ($CONTENTION_RESULTS replaces contention-results).
     #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     /// Continue the trace in --output: measure only the core counts it lacks.
     #[arg(long)]
-    pub resume: bool,
+    pub(crate) resume: bool,
 
     /// Overwrite an existing trace file.
     #[arg(long, conflicts_with = "resume")]
-    pub force: bool,
+    pub(crate) force: bool,
 
     /// Do not bind threads or memory (containers, restricted cpusets); recorded in the trace,
     /// whose placement is then only what was asked.
     #[arg(long)]
-    pub no_bind: bool,
+    pub(crate) no_bind: bool,
 
     /// Print the plan (cores, nodes, sizes, sweep, estimated time) and exit without measuring.
     #[arg(long)]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
 
     /// With --dry-run: plan for the machine of this hwloc XML file (`lstopo node.xml`).
     #[arg(long, value_name = "FILE.xml", requires = "dry_run")]
-    pub topology: Option<PathBuf>,
+    pub(crate) topology: Option<PathBuf>,
 
     /// No progress output.
     #[arg(long, short = 'q')]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 
     /// Run a contention graph for real instead (one MPI rank per communication end) and
     /// compare each communication's time with the prediction: the same as
     /// `contention network GRAPH --run`, with InfiniBand penalties and 5 repetitions.
     #[arg(long, value_name = "GRAPH.json")]
-    pub graph: Option<PathBuf>,
+    pub(crate) graph: Option<PathBuf>,
 }
 
 /// `COMP,COMM` NUMA node pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NumaPair {
-    pub comp: u32,
-    pub comm: u32,
+    pub(crate) comp: u32,
+    pub(crate) comm: u32,
 }
 
 impl FromStr for NumaPair {
@@ -511,35 +511,35 @@ pub struct PlotArgs {
     /// the paper's machines.
     /// Default: this host's saved model, contention-results/HOST/model.json.
     #[arg(long, short = 'm', value_name = "FILE")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
 
     /// Measurements to draw: trace JSON files (from `contention measure`) or tidy CSV files.
     /// Default, when --model is not given either: this host's traces.
     #[arg(value_name = "TRACE")]
-    pub traces: Vec<PathBuf>,
+    pub(crate) traces: Vec<PathBuf>,
 
     /// Directory the figures are written to (created if missing). Default: the current
     /// directory, or contention-results/HOST/figures/ when --model is not given.
     #[arg(long, short = 'o', value_name = "DIR")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     /// Image format.
     #[arg(long, short = 'f', value_enum, default_value_t = PlotFormat::Svg)]
-    pub format: PlotFormat,
+    pub(crate) format: PlotFormat,
 
     /// Which figures to draw (comma-separated or repeated). Default: all that the inputs
     /// allow (sweeps need trace JSON files).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "FIGURE")]
-    pub figure: Vec<FigureKind>,
+    pub(crate) figure: Vec<FigureKind>,
 
     /// Also write the plotted series as CSV beside each figure.
     #[arg(long)]
-    pub csv: bool,
+    pub(crate) csv: bool,
 }
 
 /// The image format of `plot`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PlotFormat {
+pub(crate) enum PlotFormat {
     /// Vector graphics; text stays text.
     Svg,
     /// 300 dpi bitmap.
@@ -548,7 +548,7 @@ pub enum PlotFormat {
 
 /// The figures `plot` can draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FigureKind {
+pub(crate) enum FigureKind {
     /// The placement grid (Figures 3-11).
     Grid,
     /// The stacked view with the model's key points (Figure 2).
@@ -559,7 +559,7 @@ pub enum FigureKind {
 
 /// How a report is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// Aligned columns, one block per placement, for a terminal.
     Table,
     /// JSON, with machine and tool provenance (README, "File formats").
@@ -649,50 +649,50 @@ pub struct CalibrateArgs {
     /// must hold placement 0,0 and, on a multi-socket machine, N,N (N = NUMA nodes per socket).
     /// Default: this host's traces in contention-results/HOST/ (the paper's variant if several).
     #[arg(value_name = "TRACE")]
-    pub inputs: Vec<PathBuf>,
+    pub(crate) inputs: Vec<PathBuf>,
 
     /// Write the model file to FILE (atomically). Default: with no TRACE given,
     /// contention-results/HOST/model.json, where the other commands look for it; else
     /// standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     #[command(flatten)]
-    pub topology: CsvTopology,
+    pub(crate) topology: CsvTopology,
 
     /// Machine name in the model file. Default: the traces' host name, or the CSV file's name.
     #[arg(long, value_name = "NAME")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
 
     /// Relative tolerance, in percent, within which values tie with a maximum or minimum.
     /// Default: 1 %, or 2 standard errors of the points where the samples show more noise.
     #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
-    pub tolerance: Option<f64>,
+    pub(crate) tolerance: Option<f64>,
 
     /// On a multi-socket machine, calibrate `local` only (no N,N placement needed); the
     /// model then predicts the first socket's placements only.
     #[arg(long)]
-    pub local_only: bool,
+    pub(crate) local_only: bool,
 
     /// `fit`: a robust fit of every sample of every measured placement, started from the
     /// paper's rules and never worse than them on the data. `paper`: the paper's rules
     /// (section 3.1) on the two sample placements only.
     #[arg(long, value_enum, default_value_t = CalibrationMethod::Fit)]
-    pub method: CalibrationMethod,
+    pub(crate) method: CalibrationMethod,
 
     /// Bootstrap resamples for 95 % intervals of every parameter, stored in the model file
     /// for `predict --intervals` and `plot` (200 is plenty; 0: none). With --method fit.
     #[arg(long, value_name = "N", default_value_t = 0)]
-    pub bootstrap: u32,
+    pub(crate) bootstrap: u32,
 
     /// Seed of the bootstrap: the same data and seed give the same intervals.
     #[arg(long, value_name = "SEED", default_value_t = 1)]
-    pub seed: u64,
+    pub(crate) seed: u64,
 }
 
 /// How `calibrate` reads the parameters (`--method`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CalibrationMethod {
+pub(crate) enum CalibrationMethod {
     /// Global robust fit of every measured placement, started from the paper's rules.
     Fit,
     /// The paper's rules on the two sample placements.
@@ -740,62 +740,62 @@ pub struct CheckArgs {
     /// The expected model file (from `contention calibrate`, kept with the CI job).
     /// Default: this host's saved model, contention-results/HOST/model.json.
     #[arg(long, short = 'm', value_name = "FILE")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
 
     /// New measurements: traces of `contention measure` or tidy CSV; a directory stands for
     /// its traces. Default: this host's traces in contention-results/HOST/ (the paper's variant
     /// if several).
     #[arg(value_name = "TRACE")]
-    pub inputs: Vec<PathBuf>,
+    pub(crate) inputs: Vec<PathBuf>,
 
     /// Largest change, in percent, of any predicted bandwidth between the expected model and
     /// the one fitted to the new measurements. Default: from the measurements' noise (twice
     /// the largest tie tolerance of the refit, at least 2 %).
     #[arg(long, value_name = "PERCENT")]
-    pub tolerance: Option<f64>,
+    pub(crate) tolerance: Option<f64>,
 
     /// Also fail when the expected model's prediction error (MAPE, percent, parallel phase)
     /// on the new measurements exceeds this, for communications or computations. Default:
     /// reported, not judged.
     #[arg(long, value_name = "PERCENT")]
-    pub max_mape: Option<f64>,
+    pub(crate) max_mape: Option<f64>,
 
     /// Check a fleet, node by node: SAVED is a saved fleet (a results directory with
     /// HOST/model.json, or a fleet report's JSON), and the one TRACE a results directory of a
     /// new survey (default: $CONTENTION_RESULTS, else ./contention-results). A node saved but
     /// not measured anew fails; a new node is listed.
     #[arg(long, value_name = "SAVED", conflicts_with_all = ["model", "max_mape"])]
-    pub fleet: Option<PathBuf>,
+    pub(crate) fleet: Option<PathBuf>,
 
     #[command(flatten)]
-    pub topology: CsvTopology,
+    pub(crate) topology: CsvTopology,
 
     /// Output format of the report.
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    pub(crate) format: Format,
 
     /// Write the report to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 }
 
 /// What a tidy CSV does not say about the machine (traces carry it).
 #[derive(Debug, Args)]
-pub struct CsvTopology {
+pub(crate) struct CsvTopology {
     /// NUMA nodes per socket, for CSV input (traces carry it). Placement N,N calibrates
     /// `remote`.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub numa_per_socket: Option<u32>,
+    pub(crate) numa_per_socket: Option<u32>,
 
     /// NUMA nodes of the whole machine (at most 1024), for CSV input. Default: the highest
     /// node in the placements, rounded up to whole sockets.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub numa_nodes: Option<u32>,
+    pub(crate) numa_nodes: Option<u32>,
 
     /// Physical cores of one socket (at most 4096), for CSV input. Default: the largest core
     /// count measured.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub cores_per_socket: Option<u32>,
+    pub(crate) cores_per_socket: Option<u32>,
 }
 
 /// `--tolerance`: a percentage in [0, 50), returned as a fraction.
@@ -863,20 +863,20 @@ pub struct EvaluateArgs {
     /// Model file (JSON, from `contention calibrate` or by hand), or `paper:NAME`.
     /// Default: this host's saved model, contention-results/HOST/model.json.
     #[arg(long, short = 'm', value_name = "FILE")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
 
     /// Measurement files: traces of `contention measure` (JSON) or tidy CSV, any placements.
     /// Default: this host's traces in contention-results/HOST/ (the paper's variant if several).
     #[arg(value_name = "TRACE")]
-    pub inputs: Vec<PathBuf>,
+    pub(crate) inputs: Vec<PathBuf>,
 
     /// Output format: Table 2 for people, JSON, or CSV of every point compared.
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    pub(crate) format: Format,
 
     /// Write the output to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 }
 
 const NETWORK_ABOUT: &str = "\
@@ -926,7 +926,7 @@ Examples:
 pub struct NetworkArgs {
     /// Contention graph file (JSON: alpha or bandwidth, communications).
     #[arg(value_name = "GRAPH")]
-    pub graph: PathBuf,
+    pub(crate) graph: PathBuf,
 
     /// Penalty model: `infiniband`, `fair`, or a JSON file of penalties per step.
     #[arg(
@@ -934,39 +934,39 @@ pub struct NetworkArgs {
         value_name = "infiniband|fair|FILE",
         default_value = "infiniband"
     )]
-    pub penalties: PenaltiesArg,
+    pub(crate) penalties: PenaltiesArg,
 
     /// Output format: the steps as a table for people, or JSON.
     #[arg(long, short = 'f', value_enum, default_value_t = TableOrJson::Table)]
-    pub format: TableOrJson,
+    pub(crate) format: TableOrJson,
 
     /// Memory contention model (file or `paper:NAME`) capping what each node receives.
     #[arg(long, value_name = "FILE", requires_all = ["cores", "placement"])]
-    pub memory_model: Option<String>,
+    pub(crate) memory_model: Option<String>,
 
     /// Computing cores on each receiving node, for --memory-model.
     #[arg(long, value_name = "N", requires = "memory_model",
           value_parser = clap::value_parser!(u32).range(1..))]
-    pub cores: Option<u32>,
+    pub(crate) cores: Option<u32>,
 
     /// `COMP,COMM` NUMA nodes of the computation and communication data, for --memory-model.
     #[arg(long, value_name = "COMP,COMM", requires = "memory_model")]
-    pub placement: Option<NumaPair>,
+    pub(crate) placement: Option<NumaPair>,
 
     /// Run the graph for real: an MPI job of one rank per communication end (rank 2i sends
     /// communication i, rank 2i+1 receives it), started with the launcher on this host, and
     /// compare each communication's measured time with the prediction.
     #[arg(long)]
-    pub run: bool,
+    pub(crate) run: bool,
 
     /// Timed repetitions of --run (after one warm-up); the median is compared.
     #[arg(long, value_name = "N", default_value_t = 5, requires = "run",
           value_parser = clap::value_parser!(u32).range(1..))]
-    pub repeat: u32,
+    pub(crate) repeat: u32,
 
     /// MPI launcher for --run.
     #[arg(long, value_enum, default_value_t = Launcher::Auto, requires = "run")]
-    pub launcher: Launcher,
+    pub(crate) launcher: Launcher,
 
     /// Hosts of the graph's nodes for --run, `NODE=HOST,...` (every node of the graph once;
     /// several nodes may share a host). Without it every rank runs on this host.
@@ -976,11 +976,11 @@ pub struct NetworkArgs {
         value_delimiter = ',',
         requires = "run"
     )]
-    pub hosts: Option<Vec<String>>,
+    pub(crate) hosts: Option<Vec<String>>,
 
     /// Write the output to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 }
 
 const OVERLAP_ABOUT: &str = "\
@@ -1042,24 +1042,24 @@ impl From<TableOrJson> for crate::report::Format {
 pub struct OverlapArgs {
     /// T_M: the computation alone, uncontended (any time unit, the same as --comm-time).
     #[arg(long, value_name = "TM", allow_negative_numbers = true)]
-    pub comp_time: f64,
+    pub(crate) comp_time: f64,
 
     /// T_N: the communication alone, uncontended (the unit of --comp-time).
     #[arg(long, value_name = "TN", allow_negative_numbers = true)]
-    pub comm_time: f64,
+    pub(crate) comm_time: f64,
 
     /// L_M >= 1: the computation's loss ratio, uncontended over contended performance.
     #[arg(long, value_name = "LM", allow_negative_numbers = true)]
-    pub comp_loss: f64,
+    pub(crate) comp_loss: f64,
 
     /// L_N >= 1: the communication's loss ratio, uncontended over contended performance.
     #[arg(long, value_name = "LN", allow_negative_numbers = true)]
-    pub comm_loss: f64,
+    pub(crate) comm_loss: f64,
 
     /// P_A / P_M: accelerators' performance as a multiple of the CPU's (section VI). Then
     /// --comp-time is the whole computation on the CPU, and the balancing share is searched.
     #[arg(long, value_name = "PA", allow_negative_numbers = true)]
-    pub accel_perf: Option<f64>,
+    pub(crate) accel_perf: Option<f64>,
 
     /// W in [0, 1]: the share of the computation on the accelerators (needs --accel-perf).
     #[arg(
@@ -1068,11 +1068,11 @@ pub struct OverlapArgs {
         requires = "accel_perf",
         allow_negative_numbers = true
     )]
-    pub accel_share: Option<f64>,
+    pub(crate) accel_share: Option<f64>,
 
     /// Output format: a table for people, JSON for scripts.
     #[arg(long, short = 'f', value_enum, default_value_t = TableOrJson::Table)]
-    pub format: TableOrJson,
+    pub(crate) format: TableOrJson,
 }
 
 const ADVISE_ABOUT: &str = "\
@@ -1107,33 +1107,33 @@ pub struct AdviseArgs {
     /// the paper's machines.
     /// Default: this host's saved model, contention-results/HOST/model.json.
     #[arg(long, short = 'm', value_name = "FILE")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
 
     /// W_M: bytes the computation streams per step (e.g. 1GiB, 512M, 1048576), in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes;
     /// bandwidths are decimal, MB/s = 10^6 bytes/s.
     #[arg(long, value_name = "WM")]
-    pub comp_bytes: ByteSize,
+    pub(crate) comp_bytes: ByteSize,
 
     /// W_N: bytes received per step (e.g. 64MiB), in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes.
     #[arg(long, value_name = "WN")]
-    pub comm_bytes: ByteSize,
+    pub(crate) comm_bytes: ByteSize,
 
     /// Computing-core counts to consider: `A..B` (inclusive), `N`, or `1,2,4,8`. Default: 1
     /// to the model's cores_per_socket.
     #[arg(long, short = 'n', value_name = "A..B")]
-    pub ncores: Option<CoreList>,
+    pub(crate) ncores: Option<CoreList>,
 
     /// How many of the fastest configurations the table lists (JSON lists all).
     #[arg(long, value_name = "N", default_value_t = 5)]
-    pub top: usize,
+    pub(crate) top: usize,
 
     /// Output format: a table for people, JSON for scripts.
     #[arg(long, short = 'f', value_enum, default_value_t = TableOrJson::Table)]
-    pub format: TableOrJson,
+    pub(crate) format: TableOrJson,
 
     /// Write the output to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 }
 
 /// `--penalties`: a built-in model or a file.
@@ -1192,20 +1192,20 @@ Examples:
 pub struct SensitivityArgs {
     /// The command to measure and its arguments, after `--`.
     #[arg(last = true, value_name = "CMD", required_unless_present = "builtin")]
-    pub command: Vec<String>,
+    pub(crate) command: Vec<String>,
 
     /// Run a built-in kernel instead of a command, to calibrate the method.
     #[arg(long, value_enum, conflicts_with = "command")]
-    pub builtin: Option<Builtin>,
+    pub(crate) builtin: Option<Builtin>,
 
     /// Bytes the built-in kernel works on, in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes; make it much
     /// larger than the last-level cache.
     #[arg(long, value_name = "SIZE", default_value = "256MiB")]
-    pub size: ByteSize,
+    pub(crate) size: ByteSize,
 
     /// How bandwidth is taken away.
     #[arg(long, value_enum, default_value_t = SensitivityBackend::Resctrl)]
-    pub backend: SensitivityBackend,
+    pub(crate) backend: SensitivityBackend,
 
     /// resctrl levels (percent on Intel, the vendor's scale on AMD), comma-separated.
     #[arg(
@@ -1214,63 +1214,63 @@ pub struct SensitivityArgs {
         value_delimiter = ',',
         default_value = "10,20,30,40,50,60,70,80,90,100"
     )]
-    pub levels: Vec<f64>,
+    pub(crate) levels: Vec<f64>,
 
     /// Where resctrl is mounted.
     #[arg(long, value_name = "DIR", default_value = "/sys/fs/resctrl")]
-    pub resctrl_root: PathBuf,
+    pub(crate) resctrl_root: PathBuf,
 
     /// Bandit: loads from no thread to every bandit core, in this many steps.
     #[arg(long, value_name = "N", default_value_t = 4)]
-    pub bandit_steps: u32,
+    pub(crate) bandit_steps: u32,
 
     /// Bandit: bytes each store thread writes over and over, in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes.
     #[arg(long, value_name = "SIZE", default_value = "512MiB")]
-    pub bandit_buffer: ByteSize,
+    pub(crate) bandit_buffer: ByteSize,
 
     /// PUs (OS indices, as `taskset` numbers them) the command runs on, comma-separated.
     /// Default: unpinned under resctrl; the first half of the allowed PUs under bandit, which
     /// takes the rest.
     #[arg(long, value_name = "P,P,...", value_delimiter = ',')]
-    pub command_cores: Option<Vec<u32>>,
+    pub(crate) command_cores: Option<Vec<u32>>,
 
     /// Runs per level; the median FOM is kept.
     #[arg(long, value_name = "N", default_value_t = 10)]
-    pub repeat: u32,
+    pub(crate) repeat: u32,
 
     /// The FOM is the first number after the last occurrence of TEXT in the command's output.
     #[arg(long, value_name = "TEXT", conflicts_with = "fom_regex")]
-    pub fom_after: Option<String>,
+    pub(crate) fom_after: Option<String>,
 
     /// The FOM is the last match of this regular expression in the command's output (its
     /// first capture group if it has one), e.g. `Triad:\s+([0-9.]+)`.
     #[arg(long, value_name = "REGEX")]
-    pub fom_regex: Option<String>,
+    pub(crate) fom_regex: Option<String>,
 
     /// The FOM is a time or a cost: lower is better.
     #[arg(long)]
-    pub lower_is_better: bool,
+    pub(crate) lower_is_better: bool,
 
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    pub(crate) format: Format,
 
     /// Write the output to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     /// Also draw the curve to FILE (`.svg` or `.png`).
     #[arg(long, value_name = "FILE")]
-    pub plot: Option<PathBuf>,
+    pub(crate) plot: Option<PathBuf>,
 
     /// No progress output.
     #[arg(long, short = 'q')]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 /// How `sensitivity` takes bandwidth away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SensitivityBackend {
+pub(crate) enum SensitivityBackend {
     /// Linux resctrl memory bandwidth allocation (root).
     Resctrl,
     /// Store threads stealing bandwidth on the other cores.
@@ -1302,7 +1302,7 @@ Examples:
 pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_name = "SHELL")]
-    pub shell: clap_complete::Shell,
+    pub(crate) shell: clap_complete::Shell,
 }
 
 const MAN_EXAMPLES: &str = "\
@@ -1317,5 +1317,5 @@ pub struct ManArgs {
     /// The directory to write the pages into, created if absent; pages already there are
     /// replaced atomically.
     #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
 }

@@ -8,7 +8,7 @@ use std::str::FromStr;
 ///
 /// The model of Denis et al. (section 3.2) is defined for `n = 1 ..` the cores of one socket;
 /// the upper bound depends on the machine and is checked where the machine is known
-/// ([`CoreList::check_max`]).
+/// (`CoreList::check_max`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CoreList(Vec<u32>);
 
@@ -28,18 +28,18 @@ impl std::error::Error for CoreListError {}
 /// allocated (`1..4294967295` would otherwise build a 16 GiB list). It equals the model's
 /// bound on `cores_per_socket` (`model::constraints::MAX_CORES_PER_SOCKET`; this file cannot
 /// reach it, see above): no count beyond it can be predicted or measured.
-pub const MAX_COUNT: u32 = 4096;
+pub(crate) const MAX_COUNT: u32 = 4096;
 
 const FORMS: &str = "write a count (`4`), an inclusive range (`1..18`) or a comma list (`1,2,4,8`)";
 
 impl CoreList {
     /// The list `1..=max`.
-    pub fn up_to(max: u32) -> Self {
+    pub(crate) fn up_to(max: u32) -> Self {
         CoreList((1..=max).collect())
     }
 
     /// The list of `counts` (any order, duplicates allowed).
-    pub fn from_counts(counts: &[u32]) -> Self {
+    pub(crate) fn from_counts(counts: &[u32]) -> Self {
         let mut v = counts.to_vec();
         v.sort_unstable();
         v.dedup();
@@ -47,19 +47,13 @@ impl CoreList {
     }
 
     /// The counts, ascending.
-    pub fn counts(&self) -> &[u32] {
+    pub(crate) fn counts(&self) -> &[u32] {
         &self.0
-    }
-
-    /// The largest count.
-    pub fn max(&self) -> u32 {
-        // A CoreList is never empty: parsing refuses empty input.
-        self.0.last().copied().unwrap_or(0)
     }
 
     /// Refuses counts above `limit` (the cores of one socket, for the model), naming `what`
     /// that limit is.
-    pub fn check_max(&self, limit: u32, what: &str) -> Result<(), CoreListError> {
+    pub(crate) fn check_max(&self, limit: u32, what: &str) -> Result<(), CoreListError> {
         match self.0.iter().find(|&&n| n > limit) {
             Some(n) => Err(CoreListError(format!(
                 "core count {n} is beyond {what} ({limit}); use counts in 1..{limit}"
@@ -182,7 +176,7 @@ mod tests {
     fn displays_runs_compactly() {
         let list: CoreList = "1..4,8,9,12".parse().unwrap();
         assert_eq!(list.to_string(), "1..4,8..9,12");
-        assert_eq!(list.max(), 12);
+        assert_eq!(list.counts().last(), Some(&12));
     }
 
     #[test]

@@ -4,30 +4,31 @@
 //!
 //! A `measure` trace and a tidy CSV (README, "File formats") become the same [`Input`]; repetitions of a
 //! placement and core count, within one file or across files, are aggregated by median
-//! ([`sweeps`]). No I/O here: [`crate::io::inputs`] reads the files.
+//! (`sweeps`). No I/O here: [`crate::io::inputs`] reads the files.
 
 use crate::error::Result;
 use crate::model::constraints::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES};
 use crate::model::Placement;
 use crate::stats;
-use crate::trace::{MachineInfo, Phase, TidyRow, Trace};
+use crate::trace::{MachineInfo, Phase, TidyRow, Trace, TracePoint};
 use std::collections::BTreeMap;
 
 /// The four bandwidths of a point, in the tidy CSV's column order.
-pub const QUANTITIES: [&str; 4] = ["comp_alone", "comm_alone", "comp_parallel", "comm_parallel"];
+pub(crate) const QUANTITIES: [&str; 4] =
+    ["comp_alone", "comm_alone", "comp_parallel", "comm_parallel"];
 /// Index of computations alone in [`QUANTITIES`] and the arrays that follow its order.
-pub const COMP_ALONE: usize = 0;
+pub(crate) const COMP_ALONE: usize = 0;
 /// Index of communications alone.
-pub const COMM_ALONE: usize = 1;
+pub(crate) const COMM_ALONE: usize = 1;
 /// Index of computations while communications run.
-pub const COMP_PARALLEL: usize = 2;
+pub(crate) const COMP_PARALLEL: usize = 2;
 /// Index of communications while computations run.
-pub const COMM_PARALLEL: usize = 3;
+pub(crate) const COMM_PARALLEL: usize = 3;
 
 /// What kind of file an input was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum InputKind {
+pub(crate) enum InputKind {
     /// A trace JSON written by `contention measure`: carries the machine and the samples.
     Trace,
     /// A tidy CSV: bandwidths only, the topology comes from the command line.
@@ -36,38 +37,38 @@ pub enum InputKind {
 
 /// One bandwidth (MB/s) and its relative standard error where the input tells it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Measured {
-    pub value: f64,
+pub(crate) struct Measured {
+    pub(crate) value: f64,
     /// Standard error of `value` divided by `value` (0.01 = 1 %): from the spread of a trace
     /// phase's samples, `None` for a CSV row.
-    pub rel_se: Option<f64>,
+    pub(crate) rel_se: Option<f64>,
 }
 
 /// One measurement of one placement at one core count.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Observation {
-    pub placement: Placement,
-    pub cores: u32,
+pub(crate) struct Observation {
+    pub(crate) placement: Placement,
+    pub(crate) cores: u32,
     /// In [`QUANTITIES`] order.
-    pub bw: [Measured; 4],
+    pub(crate) bw: [Measured; 4],
 }
 
 /// One input file, read and checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Input {
     /// The file as the user named it.
-    pub source: String,
-    pub kind: InputKind,
+    pub(crate) source: String,
+    pub(crate) kind: InputKind,
     /// The measured machine, for traces.
-    pub machine: Option<MachineInfo>,
-    pub observations: Vec<Observation>,
+    pub(crate) machine: Option<MachineInfo>,
+    pub(crate) observations: Vec<Observation>,
     /// Per observation, in [`QUANTITIES`] order, the samples of each phase scaled so that
     /// their median is the phase's bandwidth (a trace's samples of computations are per
     /// thread); empty for a CSV row, which is one sample itself. The global fit of
     /// `crate::calibrate::fit` and its bootstrap use them.
-    pub samples: Vec<[Vec<f64>; 4]>,
+    pub(crate) samples: Vec<[Vec<f64>; 4]>,
     /// Things the user should know about this input (an interrupted trace, unbound memory).
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// The relative standard error of a phase's median: from the spread of its samples (robust,
@@ -76,7 +77,7 @@ pub struct Input {
 /// This is the precision of the value within one run. Run-to-run variation is not in it,
 /// which is why calibration never lets a tolerance fall below a floor
 /// (`crate::calibrate::TOLERANCE_FLOOR`).
-pub fn phase_rel_se(phase: &Phase) -> Option<f64> {
+pub(crate) fn phase_rel_se(phase: &Phase) -> Option<f64> {
     if phase.samples.len() >= 2 {
         let mut mbps: Vec<f64> = phase.samples.iter().map(|s| s.mbps).collect();
         return stats::relative_se_of_median(&mut mbps);
@@ -110,7 +111,7 @@ fn scaled_samples(phase: &Phase) -> Vec<f64> {
 }
 
 /// Why the four bandwidths of a point (in [`QUANTITIES`] order) cannot be, if they cannot.
-pub fn implausible(bw: &[f64; 4]) -> Option<String> {
+pub(crate) fn implausible(bw: &[f64; 4]) -> Option<String> {
     use crate::plausible::{speedup, too_high};
     bw.iter()
         .zip(QUANTITIES)
@@ -120,7 +121,7 @@ pub fn implausible(bw: &[f64; 4]) -> Option<String> {
 }
 
 /// A note on a point (in [`QUANTITIES`] order) that is possible but suspicious.
-pub fn suspicious(bw: &[f64; 4]) -> Option<String> {
+pub(crate) fn suspicious(bw: &[f64; 4]) -> Option<String> {
     use crate::plausible::suspicious;
     suspicious("computations", bw[COMP_ALONE], bw[COMP_PARALLEL])
         .or_else(|| suspicious("communications", bw[COMM_ALONE], bw[COMM_PARALLEL]))
@@ -147,14 +148,14 @@ pub enum DatasetError {
     },
     /// A trace marked complete that lacks some of its core counts.
     CompleteButMissing { source: String, missing: Vec<u32> },
-    /// A phase refused by [`crate::plausible::phase`] (`quantity` from [`QUANTITIES`]).
+    /// A phase refused by `crate::plausible::phase` (`quantity` from `QUANTITIES`).
     Phase {
         source: String,
         cores: u32,
         quantity: &'static str,
         why: String,
     },
-    /// A phase whose median is no bandwidth (index `quantity` in [`QUANTITIES`]).
+    /// A phase whose median is no bandwidth (index `quantity` in `QUANTITIES`).
     NoBandwidth {
         source: String,
         cores: u32,
@@ -164,7 +165,7 @@ pub enum DatasetError {
     },
     /// A point with a core count no socket has.
     CoreCount { source: String, cores: u32 },
-    /// A point refused by [`implausible`].
+    /// A point refused by `implausible`.
     Implausible {
         source: String,
         cores: u32,
@@ -178,10 +179,10 @@ pub enum DatasetError {
 /// values) and their hosts.
 #[derive(Debug, Clone)]
 pub struct MachineMismatch {
-    pub sources: [String; 2],
-    pub field: &'static str,
-    pub values: [String; 2],
-    pub hosts: [String; 2],
+    pub(crate) sources: [String; 2],
+    pub(crate) field: &'static str,
+    pub(crate) values: [String; 2],
+    pub(crate) hosts: [String; 2],
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
@@ -286,98 +287,17 @@ impl Input {
     /// The observations of a trace, one per point, refusing a point whose phase has no valid
     /// bandwidth (a phase not measured, or one that failed).
     pub fn from_trace(trace: &Trace, source: &str) -> Result<Input, DatasetError> {
-        if trace.points.is_empty() {
-            return Err(DatasetError::NoPoint {
-                source: source.into(),
-            });
-        }
         let placement = Placement {
             comp_numa: trace.config.comp_numa,
             comm_numa: trace.config.comm_numa,
         };
-        let m = &trace.machine;
-        if m.hostname.chars().any(char::is_control) {
-            return Err(DatasetError::ControlHostname {
-                source: source.into(),
-                hostname: m.hostname.clone(),
-            });
-        }
-        if placement.comp_numa.max(placement.comm_numa) >= MAX_NUMA_NODES
-            || m.numa_per_socket > MAX_NUMA_NODES
-            || m.cores_per_socket > MAX_CORES_PER_SOCKET
-        {
-            return Err(DatasetError::BeyondAnyMachine {
-                source: source.into(),
-                placement,
-                numa_per_socket: m.numa_per_socket,
-                cores_per_socket: m.cores_per_socket,
-            });
-        }
-        if trace.complete {
-            let missing = trace.missing_cores(&trace.config.cores);
-            if !missing.is_empty() {
-                return Err(DatasetError::CompleteButMissing {
-                    source: source.into(),
-                    missing,
-                });
-            }
-        }
+        check_trace(trace, placement, source)?;
         let mut observations = Vec::with_capacity(trace.points.len());
         let mut samples = Vec::with_capacity(trace.points.len());
         for p in &trace.points {
-            let phases = [
-                &p.comp_alone,
-                &p.comm_alone,
-                &p.comp_parallel,
-                &p.comm_parallel,
-            ];
-            let mut bw = [Measured {
-                value: 0.0,
-                rel_se: None,
-            }; 4];
-            for (q, phase) in phases.into_iter().enumerate() {
-                if let Some(why) = crate::plausible::phase(phase) {
-                    return Err(DatasetError::Phase {
-                        source: source.into(),
-                        cores: p.cores,
-                        quantity: QUANTITIES[q],
-                        why,
-                    });
-                }
-                let median = phase.summary.median;
-                if !is_bandwidth(median) {
-                    return Err(DatasetError::NoBandwidth {
-                        source: source.into(),
-                        cores: p.cores,
-                        quantity: q,
-                        median,
-                        samples: phase.summary.count,
-                    });
-                }
-                bw[q] = Measured {
-                    value: median,
-                    rel_se: phase_rel_se(phase),
-                };
-            }
-            if p.cores == 0 || p.cores > MAX_CORES_PER_SOCKET {
-                return Err(DatasetError::CoreCount {
-                    source: source.into(),
-                    cores: p.cores,
-                });
-            }
-            if let Some(why) = implausible(&bw.map(|m| m.value)) {
-                return Err(DatasetError::Implausible {
-                    source: source.into(),
-                    cores: p.cores,
-                    why,
-                });
-            }
-            observations.push(Observation {
-                placement,
-                cores: p.cores,
-                bw,
-            });
-            samples.push(phases.map(scaled_samples));
+            let (observation, point_samples) = observation(p, placement, source)?;
+            observations.push(observation);
+            samples.push(point_samples);
         }
         let mut notes: Vec<String> = observations
             .iter()
@@ -474,26 +394,26 @@ impl Input {
 
 /// One core count of a sweep, repetitions aggregated.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SweepPoint {
-    pub cores: u32,
+pub(crate) struct SweepPoint {
+    pub(crate) cores: u32,
     /// Median over the repetitions, in [`QUANTITIES`] order (MB/s).
-    pub bw: [f64; 4],
+    pub(crate) bw: [f64; 4],
     /// Relative standard error of each median: the larger of the spread between repetitions
     /// and the typical precision within one (`None` when neither is known).
-    pub rel_se: [Option<f64>; 4],
-    pub repetitions: usize,
+    pub(crate) rel_se: [Option<f64>; 4],
+    pub(crate) repetitions: usize,
 }
 
 impl SweepPoint {
     /// Computations plus communications in parallel: what the memory system delivered to
     /// both streams (`T` of equation 1 where it is reached).
-    pub fn total_parallel(&self) -> f64 {
+    pub(crate) fn total_parallel(&self) -> f64 {
         self.bw[COMP_PARALLEL] + self.bw[COMM_PARALLEL]
     }
 
     /// Relative standard error of [`Self::total_parallel`], the two streams' errors
     /// combined as independent; `None` when neither is known.
-    pub fn total_parallel_rel_se(&self) -> Option<f64> {
+    pub(crate) fn total_parallel_rel_se(&self) -> Option<f64> {
         let (c, m) = (self.rel_se[COMP_PARALLEL], self.rel_se[COMM_PARALLEL]);
         if c.is_none() && m.is_none() {
             return None;
@@ -506,16 +426,16 @@ impl SweepPoint {
 
 /// One placement's measurements over core counts (ascending).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Sweep {
-    pub placement: Placement,
+pub(crate) struct Sweep {
+    pub(crate) placement: Placement,
     /// The inputs that contributed, in the order given.
-    pub sources: Vec<String>,
-    pub points: Vec<SweepPoint>,
+    pub(crate) sources: Vec<String>,
+    pub(crate) points: Vec<SweepPoint>,
 }
 
 impl Sweep {
     /// The core counts measured, ascending.
-    pub fn cores(&self) -> Vec<u32> {
+    pub(crate) fn cores(&self) -> Vec<u32> {
         self.points.iter().map(|p| p.cores).collect()
     }
 }
@@ -523,7 +443,7 @@ impl Sweep {
 /// Groups every observation of `inputs` by placement (ordered by computation node, then
 /// communication node) and core count, aggregating repetitions by median (README, "Tidy
 /// CSV").
-pub fn sweeps(inputs: &[Input]) -> Vec<Sweep> {
+pub(crate) fn sweeps(inputs: &[Input]) -> Vec<Sweep> {
     type ByCores<'a> = BTreeMap<u32, Vec<&'a Observation>>;
     let mut groups: BTreeMap<(u32, u32), (Vec<String>, ByCores)> = BTreeMap::new();
     for input in inputs {
@@ -591,7 +511,7 @@ fn hardware(m: &MachineInfo) -> [(&'static str, String); 5] {
 /// The machine the traces among `inputs` were measured on (the first one's description), or
 /// `None` when no input is a trace. Refuses traces of different hardware, naming both files
 /// and the first difference; notes different host names of the same hardware.
-pub fn common_machine(
+pub(crate) fn common_machine(
     inputs: &[Input],
 ) -> Result<(Option<&MachineInfo>, Vec<String>), DatasetError> {
     let mut traces = inputs
@@ -621,6 +541,110 @@ pub fn common_machine(
         }
     }
     Ok((Some(first), notes))
+}
+
+/// Refuses a trace as a whole: no point, a hostname with control characters, a placement or
+/// machine beyond any real one, or a trace marked complete that misses core counts.
+fn check_trace(trace: &Trace, placement: Placement, source: &str) -> Result<(), DatasetError> {
+    if trace.points.is_empty() {
+        return Err(DatasetError::NoPoint {
+            source: source.into(),
+        });
+    }
+    let m = &trace.machine;
+    if m.hostname.chars().any(char::is_control) {
+        return Err(DatasetError::ControlHostname {
+            source: source.into(),
+            hostname: m.hostname.clone(),
+        });
+    }
+    if placement.comp_numa.max(placement.comm_numa) >= MAX_NUMA_NODES
+        || m.numa_per_socket > MAX_NUMA_NODES
+        || m.cores_per_socket > MAX_CORES_PER_SOCKET
+    {
+        return Err(DatasetError::BeyondAnyMachine {
+            source: source.into(),
+            placement,
+            numa_per_socket: m.numa_per_socket,
+            cores_per_socket: m.cores_per_socket,
+        });
+    }
+    if trace.complete {
+        let missing = trace.missing_cores(&trace.config.cores);
+        if !missing.is_empty() {
+            return Err(DatasetError::CompleteButMissing {
+                source: source.into(),
+                missing,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// One point of a trace as an observation (the four phases' medians, in the order of
+/// `QUANTITIES`) and its four phases' scaled samples; refuses a phase whose statistics
+/// contradict each other, a median that is no bandwidth, an impossible core count, and
+/// bandwidths that cannot be (contention making a stream faster than alone).
+fn observation(
+    p: &TracePoint,
+    placement: Placement,
+    source: &str,
+) -> Result<(Observation, [Vec<f64>; 4]), DatasetError> {
+    let phases = [
+        &p.comp_alone,
+        &p.comm_alone,
+        &p.comp_parallel,
+        &p.comm_parallel,
+    ];
+    let mut bw = [Measured {
+        value: 0.0,
+        rel_se: None,
+    }; 4];
+    for (q, phase) in phases.into_iter().enumerate() {
+        if let Some(why) = crate::plausible::phase(phase) {
+            return Err(DatasetError::Phase {
+                source: source.into(),
+                cores: p.cores,
+                quantity: QUANTITIES[q],
+                why,
+            });
+        }
+        let median = phase.summary.median;
+        if !is_bandwidth(median) {
+            return Err(DatasetError::NoBandwidth {
+                source: source.into(),
+                cores: p.cores,
+                quantity: q,
+                median,
+                samples: phase.summary.count,
+            });
+        }
+        bw[q] = Measured {
+            value: median,
+            rel_se: phase_rel_se(phase),
+        };
+    }
+    if p.cores == 0 || p.cores > MAX_CORES_PER_SOCKET {
+        return Err(DatasetError::CoreCount {
+            source: source.into(),
+            cores: p.cores,
+        });
+    }
+    if let Some(why) = implausible(&bw.map(|m| m.value)) {
+        return Err(DatasetError::Implausible {
+            source: source.into(),
+            cores: p.cores,
+            why,
+        });
+    }
+    Ok((
+        Observation {
+            placement,
+            cores: p.cores,
+            bw,
+        },
+        phases.map(scaled_samples),
+    ))
 }
 
 #[cfg(test)]

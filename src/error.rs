@@ -12,11 +12,11 @@ use std::path::PathBuf;
 
 /// Exit status for input the user can fix (bad option, invalid file), as clap uses for usage
 /// errors.
-pub const EXIT_INPUT: i32 = 2;
+pub(crate) const EXIT_INPUT: i32 = 2;
 /// Exit status when the system failed us (I/O, MPI, a peer that died).
-pub const EXIT_FAILURE: i32 = 1;
+pub(crate) const EXIT_FAILURE: i32 = 1;
 /// Exit status after Ctrl-C: 128 + SIGINT, as shells report it.
-pub const EXIT_INTERRUPTED: i32 = 130;
+pub(crate) const EXIT_INTERRUPTED: i32 = 130;
 
 #[derive(Debug)]
 pub enum Error {
@@ -71,7 +71,7 @@ pub enum IoAction {
 impl IoAction {
     /// Exit status of a failure of this action: an input the user named that cannot be read is
     /// theirs to fix (2); anything the tool writes or creates is a failure of the system (1).
-    pub fn exit_code(self) -> i32 {
+    pub(crate) fn exit_code(self) -> i32 {
         match self {
             IoAction::Read(_) => EXIT_INPUT,
             IoAction::List(_) | IoAction::Create(_) | IoAction::Write(_) | IoAction::Lock => {
@@ -112,7 +112,7 @@ impl Error {
         }
     }
 
-    pub fn io(action: IoAction, path: impl Into<PathBuf>, err: io::Error) -> Self {
+    pub(crate) fn io(action: IoAction, path: impl Into<PathBuf>, err: io::Error) -> Self {
         Error::Io {
             action,
             path: path.into(),
@@ -166,7 +166,7 @@ pub enum Kind {
 
 impl Kind {
     /// The exit status of an error of this kind.
-    pub fn exit_code(self) -> i32 {
+    pub(crate) fn exit_code(self) -> i32 {
         match self {
             Kind::Input => EXIT_INPUT,
             Kind::Failure => EXIT_FAILURE,
@@ -174,7 +174,7 @@ impl Kind {
     }
 
     /// The kind of an exit status a module computed per value (2: input, else failure).
-    pub fn of_code(code: i32) -> Kind {
+    pub(crate) fn of_code(code: i32) -> Kind {
         if code == EXIT_INPUT {
             Kind::Input
         } else {
@@ -185,7 +185,7 @@ impl Kind {
 
 impl Error {
     /// A module's error as an [`Error::Module`] of `kind`.
-    pub fn module(kind: Kind, err: impl std::error::Error + Send + Sync + 'static) -> Self {
+    pub(crate) fn module(kind: Kind, err: impl std::error::Error + Send + Sync + 'static) -> Self {
         Error::Module {
             kind,
             err: Box::new(err),

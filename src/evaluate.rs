@@ -23,7 +23,7 @@ use crate::stats;
 use serde::Serialize;
 
 /// Which points the headline figures count, stated in every output.
-pub const POINTS_COUNTED: &str = "Table 2 figures (`parallel`) compare comp_parallel and \
+pub(crate) const POINTS_COUNTED: &str = "Table 2 figures (`parallel`) compare comp_parallel and \
 comm_parallel, the bandwidths measured while computations and communications run together, \
 at every measured placement and core count; `alone` compares comp_alone and comm_alone the \
 same way and is not part of the paper's Table 2";
@@ -31,7 +31,7 @@ same way and is not part of the paper's Table 2";
 /// The two streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Stream {
+pub(crate) enum Stream {
     Comp,
     Comm,
 }
@@ -39,13 +39,13 @@ pub enum Stream {
 /// Whether the streams ran together or each alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Phase {
+pub(crate) enum Phase {
     Parallel,
     Alone,
 }
 
 impl Stream {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Stream::Comp => "comp",
             Stream::Comm => "comm",
@@ -54,7 +54,7 @@ impl Stream {
 }
 
 impl Phase {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Phase::Parallel => "parallel",
             Phase::Alone => "alone",
@@ -64,58 +64,58 @@ impl Phase {
 
 /// One measured bandwidth and its prediction.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct PointError {
-    pub comp_numa: u32,
-    pub comm_numa: u32,
-    pub cores: u32,
+pub(crate) struct PointError {
+    pub(crate) comp_numa: u32,
+    pub(crate) comm_numa: u32,
+    pub(crate) cores: u32,
     /// On a placement the model was calibrated on.
-    pub sample: bool,
-    pub phase: Phase,
-    pub stream: Stream,
+    pub(crate) sample: bool,
+    pub(crate) phase: Phase,
+    pub(crate) stream: Stream,
     /// MB/s.
-    pub measured: f64,
+    pub(crate) measured: f64,
     /// MB/s.
-    pub predicted: f64,
+    pub(crate) predicted: f64,
     /// `100 * |measured - predicted| / measured`.
-    pub ape_percent: f64,
+    pub(crate) ape_percent: f64,
 }
 
 /// MAPE (%) of one stream and phase on samples, non-samples and all; `None` where no point
 /// counts. Named `*_percent` like every percentage the tool writes.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Mape {
-    pub samples_percent: Option<f64>,
-    pub non_samples_percent: Option<f64>,
-    pub all_percent: Option<f64>,
-    pub n_samples: usize,
-    pub n_non_samples: usize,
+pub(crate) struct Mape {
+    pub(crate) samples_percent: Option<f64>,
+    pub(crate) non_samples_percent: Option<f64>,
+    pub(crate) all_percent: Option<f64>,
+    pub(crate) n_samples: usize,
+    pub(crate) n_non_samples: usize,
 }
 
 /// One row of Table 2 for one phase; the streams are `comm` and `comp`, as in every other
 /// key the tool writes.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct PhaseErrors {
-    pub comm: Mape,
-    pub comp: Mape,
+pub(crate) struct PhaseErrors {
+    pub(crate) comm: Mape,
+    pub(crate) comp: Mape,
     /// Mean of the two streams' `all_percent`.
-    pub average_percent: Option<f64>,
+    pub(crate) average_percent: Option<f64>,
 }
 
 /// The error on one placement.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PlacementErrors {
-    pub comp_numa: u32,
-    pub comm_numa: u32,
-    pub sample: bool,
-    pub sources: Vec<String>,
-    pub cores: Vec<u32>,
+pub(crate) struct PlacementErrors {
+    pub(crate) comp_numa: u32,
+    pub(crate) comm_numa: u32,
+    pub(crate) sample: bool,
+    pub(crate) sources: Vec<String>,
+    pub(crate) cores: Vec<u32>,
     /// MAPE (%) in parallel: communications, computations (`_mape_percent`: these are
     /// errors, not the bandwidths the same names carry elsewhere).
-    pub comm_parallel_mape_percent: f64,
-    pub comp_parallel_mape_percent: f64,
+    pub(crate) comm_parallel_mape_percent: f64,
+    pub(crate) comp_parallel_mape_percent: f64,
     /// MAPE (%) alone.
-    pub comm_alone_mape_percent: f64,
-    pub comp_alone_mape_percent: f64,
+    pub(crate) comm_alone_mape_percent: f64,
+    pub(crate) comp_alone_mape_percent: f64,
 }
 
 /// Version of [`EvaluateReport`]'s JSON layout.
@@ -124,35 +124,35 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// Everything `evaluate` reports: the model's error per phase, stream and placement.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EvaluateReport {
-    pub schema_version: u32,
-    pub tool: Provenance,
+    pub(crate) schema_version: u32,
+    pub(crate) tool: Provenance,
     /// The model file as the user named it.
-    pub model: String,
-    pub machine: Machine,
+    pub(crate) model: String,
+    pub(crate) machine: Machine,
     /// What the numbers are in ([`crate::units::UNITS`]).
-    pub units: crate::units::Units,
-    pub inputs: Vec<String>,
-    pub points_counted: &'static str,
+    pub(crate) units: crate::units::Units,
+    pub(crate) inputs: Vec<String>,
+    pub(crate) points_counted: &'static str,
     /// The placements the model is calibrated on (`COMP,COMM`).
-    pub sample_placements: Vec<String>,
-    pub notes: Vec<String>,
+    pub(crate) sample_placements: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// Table 2: bandwidths in parallel.
-    pub parallel: PhaseErrors,
+    pub(crate) parallel: PhaseErrors,
     /// The same for each stream alone.
-    pub alone: PhaseErrors,
-    pub placements: Vec<PlacementErrors>,
+    pub(crate) alone: PhaseErrors,
+    pub(crate) placements: Vec<PlacementErrors>,
     /// Leave-one-placement-out error of the global fit on these measurements, beside the
     /// model's in-sample error, when three or more placements are measured (`evaluate` adds it
     /// after [`evaluate`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cross_validation: Option<crate::calibrate::validate::CrossValidation>,
+    pub(crate) cross_validation: Option<crate::calibrate::validate::CrossValidation>,
     /// Every point compared (written by `--format csv`).
     #[serde(skip)]
-    pub points: Vec<PointError>,
+    pub(crate) points: Vec<PointError>,
 }
 
 /// The placements a model is calibrated on (section 4.1.2).
-pub fn sample_placements(model: &Model) -> Vec<Placement> {
+pub(crate) fn sample_placements(model: &Model) -> Vec<Placement> {
     let m = model.machine.numa_per_socket;
     let mut out = vec![Placement {
         comp_numa: 0,
@@ -228,7 +228,7 @@ fn check_topology(inputs: &[Input], model: &Model, model_source: &str) -> Result
 /// Why a model cannot be evaluated against the inputs: they come from another machine or
 /// hold nothing it predicts. All are bad input (exit 2).
 #[derive(Debug, Clone)]
-pub enum EvaluateError {
+pub(crate) enum EvaluateError {
     /// The traces' machine is not the model's.
     OtherMachine(Box<OtherMachine>),
     /// No placement of the inputs can be predicted.
@@ -254,13 +254,13 @@ pub enum EvaluateError {
 /// A trace (`source`, measured on `host` with `nodes` NUMA nodes) evaluated against a model
 /// (`model`) of another `machine`.
 #[derive(Debug, Clone)]
-pub struct OtherMachine {
-    pub source: String,
-    pub host: String,
-    pub nodes: u32,
-    pub numa_per_socket: u32,
-    pub model: String,
-    pub machine: crate::model::Machine,
+pub(crate) struct OtherMachine {
+    pub(crate) source: String,
+    pub(crate) host: String,
+    pub(crate) nodes: u32,
+    pub(crate) numa_per_socket: u32,
+    pub(crate) model: String,
+    pub(crate) machine: crate::model::Machine,
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).

@@ -1,26 +1,38 @@
 //! `contention`: measure, model and predict memory contention between MPI communications and
 //! memory-bound computations, after Denis, Jeannot and Swartvagher (RR-9451, 2022).
 //!
-//! Where things live:
-//! - [`model`]: the paper's equations, pure functions of typed parameters.
+//! Where things live (every module declared below, by layer, the lower ones last):
+//! - `commands`: one module per subcommand, gluing the library below; `cli` their arguments. Both
+//!   need the default feature `cli` (clap); without it the library builds without clap, and
+//!   a program drives a measurement through [`measure::options::MeasureOptions`].
+//! - [`report`]: every output: the [`report::Report`] trait, one file per report and its
+//!   writers (table, JSON, CSV); [`plot`]: the paper's figures, rendered in memory as SVG or
+//!   PNG.
+//! - `survey`: every node of an allocation measured in one MPI job; [`fleet`]: the fleet
+//!   report of a survey: one model per node, the outliers named; [`check`]: the drift rule
+//!   of `contention check`, for one machine and for a fleet.
+//! - [`measure`]: the benchmark (threads, MPI, intrinsics live only there); `sys`: the OS
+//!   calls on where threads run (CPU sets, pinning, thread and user ids), for it and for
+//!   [`sensitivity`], an application's loss as its memory bandwidth shrinks.
 //! - [`dataset`], [`calibrate`], [`evaluate`]: measurements as sweeps per placement, the
 //!   parameters read off them (section 3.1), the model's error on them (section 4.2);
 //!   [`plausible`]: the measurements refused as impossible.
-//! - [`measure`]: the benchmark (threads, MPI, intrinsics live only there); [`sys`]: the OS
-//!   calls on where threads run (CPU sets, pinning, thread and user ids), for it and for
-//!   [`sensitivity`].
-//! - [`io`]: model files, traces, CSV, output files (everything that touches the file system).
-//! - [`report`]: every output: the [`report::Report`] trait, one file per report and its
-//!   writers (table, JSON, CSV).
-//! - [`overlap`]: Langguth et al.'s time of an overlapped step, and `advise` built on it.
-//! - [`plot`]: the paper's figures, rendered in memory as SVG or PNG.
-//! - [`results`]: the default place of traces and models, per host.
-//! - [`units`]: the units of every number: byte sizes as typed, the `units` block of the JSON.
-//! - [`fleet`]: the fleet report of a survey: one model per node, the outliers named.
-//! - [`check`]: the drift rule of `contention check`, for one machine and for a fleet.
-//! - `commands`: one module per subcommand, gluing the above; `cli` their arguments. Both
-//!   need the default feature `cli` (clap); without it the library builds without clap, and
-//!   a program drives a measurement through [`measure::options::MeasureOptions`].
+//! - [`io`]: model files, traces, CSV, output files (everything that touches the file system);
+//!   [`trace`]: the measurement trace `measure` writes, as types; `results`: the default
+//!   place of traces and models, per host.
+//! - [`model`]: the paper's equations, pure functions of typed parameters; `overlap`:
+//!   Langguth et al.'s time of an overlapped step, and `advise` built on it; [`network`]:
+//!   Martinasso and Méhaut's contention between concurrent communications in the network.
+//! - [`units`]: the units of every number: byte sizes as typed, the `units` block of the JSON;
+//!   [`cores`]: core-count lists as users type them (`1..4,8`); [`stats`]: medians, spreads
+//!   and quantiles of noisy samples; [`provenance`]: the build that produced an output;
+//!   [`timestamp`]: UTC timestamps in RFC 3339; [`error`]: the errors the user sees and
+//!   their exit status.
+
+// Without `cli` the library serves a program that drives a measurement: what only the
+// subcommands reach (report writers, `advise`, figures) is compiled but unused there, and
+// making it `pub` to quiet that would make it public API by accident.
+#![cfg_attr(not(feature = "cli"), allow(dead_code, unused_imports))]
 
 pub mod calibrate;
 pub mod check;
@@ -37,7 +49,7 @@ pub mod io;
 pub mod measure;
 pub mod model;
 pub mod network;
-pub mod overlap;
+pub(crate) mod overlap;
 pub mod plausible;
 pub mod plot;
 pub mod provenance;
@@ -45,8 +57,8 @@ pub mod report;
 pub mod results;
 pub mod sensitivity;
 pub mod stats;
-pub mod survey;
-pub mod sys;
+pub(crate) mod survey;
+pub(crate) mod sys;
 pub mod timestamp;
 pub mod trace;
 pub mod units;

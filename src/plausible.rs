@@ -9,14 +9,14 @@ use crate::trace::Phase;
 /// before the point is refused: contention only slows (the paper's premise, section 2), so
 /// a stream 10x faster in parallel is a corrupt or mislabelled measurement (the example that
 /// prompted the rule was 50x).
-pub const MAX_SPEEDUP: f64 = 10.0;
+pub(crate) const MAX_SPEEDUP: f64 = 10.0;
 
 /// Beyond this speed-up a point is kept but noted: a noisy or oversubscribed machine can
 /// measure a stream alone slower than it is, but rarely by this much.
-pub const NOTE_SPEEDUP: f64 = 1.5;
+pub(crate) const NOTE_SPEEDUP: f64 = 1.5;
 
 /// Why a phase's statistics are impossible, if they are.
-pub fn phase(p: &Phase) -> Option<String> {
+pub(crate) fn phase(p: &Phase) -> Option<String> {
     let s = &p.summary;
     let nums = [
         ("median", s.median),
@@ -68,7 +68,7 @@ pub fn phase(p: &Phase) -> Option<String> {
 
 /// Why a bandwidth alone and the same in parallel are impossible together (`what` names the
 /// stream: "computations"), if they are.
-pub fn speedup(what: &str, alone: f64, parallel: f64) -> Option<String> {
+pub(crate) fn speedup(what: &str, alone: f64, parallel: f64) -> Option<String> {
     (parallel > alone * MAX_SPEEDUP).then(|| {
         format!(
             "{what} are {:.1}x faster in parallel ({parallel} MB/s) than alone ({alone} MB/s); \
@@ -80,7 +80,7 @@ pub fn speedup(what: &str, alone: f64, parallel: f64) -> Option<String> {
 }
 
 /// A note when a stream is faster in parallel than alone by more than [`NOTE_SPEEDUP`].
-pub fn suspicious(what: &str, alone: f64, parallel: f64) -> Option<String> {
+pub(crate) fn suspicious(what: &str, alone: f64, parallel: f64) -> Option<String> {
     (parallel > alone * NOTE_SPEEDUP).then(|| {
         format!(
             "{what} {:.1}x faster in parallel than alone: the alone phase was probably \
@@ -91,7 +91,7 @@ pub fn suspicious(what: &str, alone: f64, parallel: f64) -> Option<String> {
 }
 
 /// Why a bandwidth is beyond any machine, if it is.
-pub fn too_high(v: f64) -> Option<String> {
+pub(crate) fn too_high(v: f64) -> Option<String> {
     (v > MAX_BANDWIDTH)
         .then(|| format!("{v} MB/s is beyond any memory system ({MAX_BANDWIDTH:e} MB/s)"))
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Provenance {
-    pub tool: String,
+    pub(crate) tool: String,
     pub version: String,
     /// `git describe`-like commit of the source tree, `-dirty` when it had uncommitted changes.
     pub git_commit: String,
@@ -14,7 +14,7 @@ pub struct Provenance {
     pub target: String,
     /// `target_feature`s enabled at compile time (what the kernels may assume without a
     /// run-time check).
-    pub target_features: Vec<String>,
+    pub(crate) target_features: Vec<String>,
     pub profile: String,
 }
 
@@ -37,7 +37,7 @@ impl Provenance {
     }
 
     /// One line for headers: `contention 0.1.0 (abc1234, rustc 1.95.0, release)`.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         format!(
             "{} {} ({}, {}, {})",
             self.tool, self.version, self.git_commit, self.rustc, self.profile

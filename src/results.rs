@@ -18,16 +18,16 @@ use crate::error::{Error, IoAction, Result};
 use std::path::{Path, PathBuf};
 
 /// The default root, relative to the current directory.
-pub const DEFAULT_ROOT: &str = "contention-results";
+pub(crate) const DEFAULT_ROOT: &str = "contention-results";
 /// Environment variable that moves the root (a CI job's scratch space, a project directory).
-pub const ROOT_ENV: &str = "CONTENTION_RESULTS";
+pub(crate) const ROOT_ENV: &str = "CONTENTION_RESULTS";
 /// The model `calibrate` saves and the other commands read.
-pub const MODEL_FILE: &str = "model.json";
+pub(crate) const MODEL_FILE: &str = "model.json";
 /// The variant of the paper's benchmark (section 4.1.1): non-temporal stores, one-way stream.
-pub const PAPER_VARIANT: &str = "nt-store-pong";
+pub(crate) const PAPER_VARIANT: &str = "nt-store-pong";
 
 /// The results root: `$CONTENTION_RESULTS` if set and not empty, else `./contention-results`.
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     root_from(std::env::var_os(ROOT_ENV))
 }
 
@@ -76,7 +76,7 @@ pub fn dir_name(host: &str) -> String {
 }
 
 /// The variant part of a trace name: kernel and pattern (`nt-store-pong`, `triad-ring4`).
-pub fn variant(kernel: &str, pattern: &str, ranks: u32) -> String {
+pub(crate) fn variant(kernel: &str, pattern: &str, ranks: u32) -> String {
     if pattern == "ring" {
         format!("{kernel}-ring{ranks}")
     } else {
@@ -85,12 +85,12 @@ pub fn variant(kernel: &str, pattern: &str, ranks: u32) -> String {
 }
 
 /// File name of the trace of one placement and variant.
-pub fn trace_name(comp: u32, comm: u32, variant: &str) -> String {
+pub(crate) fn trace_name(comp: u32, comm: u32, variant: &str) -> String {
     format!("trace-numa{comp}-{comm}-{variant}.json")
 }
 
 /// The placement and variant a trace name encodes, or `None` for other files.
-pub fn parse_trace_name(name: &str) -> Option<(u32, u32, String)> {
+pub(crate) fn parse_trace_name(name: &str) -> Option<(u32, u32, String)> {
     let rest = name.strip_prefix("trace-numa")?.strip_suffix(".json")?;
     let (comp, rest) = rest.split_once('-')?;
     let (comm, variant) = rest.split_once('-')?;
@@ -101,14 +101,14 @@ pub fn parse_trace_name(name: &str) -> Option<(u32, u32, String)> {
 }
 
 /// The saved model of this host.
-pub fn model_path() -> PathBuf {
+pub(crate) fn model_path() -> PathBuf {
     host_dir(&this_host()).join(MODEL_FILE)
 }
 
 /// Why the results directory gives no input or model: what is missing and how to make it or
 /// name it instead. All are bad input (exit 2).
 #[derive(Debug, Clone)]
-pub enum ResultsError {
+pub(crate) enum ResultsError {
     /// No `--model` and no saved model at `path`.
     NoModel { path: PathBuf },
     /// No `--model`, and `path` is not a regular file (`kind` says what it is).
@@ -168,7 +168,7 @@ impl std::error::Error for ResultsError {}
 
 /// The `--model` a command uses: the one given, else this host's saved model, which must
 /// exist (else the error says how to make one, or to name one).
-pub fn model_or_default(given: Option<&str>) -> Result<String> {
+pub(crate) fn model_or_default(given: Option<&str>) -> Result<String> {
     if let Some(m) = given {
         return Ok(m.to_string());
     }
@@ -192,7 +192,7 @@ pub fn model_or_default(given: Option<&str>) -> Result<String> {
 /// none: every placement of one variant (the paper's when present). Says on standard error
 /// which files and which variant; refuses with the fix when there are none, or when several
 /// variants other than the paper's are there.
-pub fn default_traces() -> Result<Vec<PathBuf>> {
+pub(crate) fn default_traces() -> Result<Vec<PathBuf>> {
     let dir = host_dir(&this_host());
     let (chosen, others) = select(&dir)?;
     eprintln!(
@@ -217,7 +217,7 @@ pub fn default_traces() -> Result<Vec<PathBuf>> {
 
 /// The inputs a command uses: those given, a directory standing for the measurement files in
 /// it, else [`default_traces`].
-pub fn inputs_or_default(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
+pub(crate) fn inputs_or_default(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
     if given.is_empty() {
         return default_traces();
     }
@@ -274,7 +274,7 @@ fn in_directory(dir: &Path) -> Result<Vec<PathBuf>> {
 /// The traces of one host's directory `dir` that `calibrate` takes with no file named (one
 /// variant, the paper's when present), the variant's name, and the other variants' names:
 /// what a fleet report calibrates on each node of a survey.
-pub fn traces_in(dir: &Path) -> Result<(String, Vec<PathBuf>, Vec<String>)> {
+pub(crate) fn traces_in(dir: &Path) -> Result<(String, Vec<PathBuf>, Vec<String>)> {
     let ((variant, files), others) = select(dir)?;
     Ok((variant, files, others))
 }

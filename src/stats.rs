@@ -10,17 +10,17 @@ use crate::trace::Summary;
 /// `1 / Phi^-1(3/4)`: scales the median absolute deviation to the standard deviation of a
 /// normal distribution (Rousseeuw and Croux, "Alternatives to the Median Absolute Deviation",
 /// JASA 88(424), 1993).
-pub const MAD_TO_SIGMA: f64 = 1.4826;
+pub(crate) const MAD_TO_SIGMA: f64 = 1.4826;
 
 /// `sqrt(pi / 2)`: the standard error of the median of `n` normal values is this times
 /// `sigma / sqrt(n)` for large `n` (the median's asymptotic relative efficiency is `2 / pi`;
 /// Kenney and Keeping, "Mathematics of Statistics", 1962, section 13.13).
-pub const MEDIAN_SE_FACTOR: f64 = 1.2533;
+pub(crate) const MEDIAN_SE_FACTOR: f64 = 1.2533;
 
 /// The median of `values` (the mean of the two middle ones for an even count), reordering them
 /// in place; `None` when empty. Runs in linear time (selection, not sorting), which matters
 /// for traces with thousands of samples per phase.
-pub fn median_in_place(values: &mut [f64]) -> Option<f64> {
+pub(crate) fn median_in_place(values: &mut [f64]) -> Option<f64> {
     let n = values.len();
     if n == 0 {
         return None;
@@ -44,7 +44,7 @@ pub fn median(values: &[f64]) -> Option<f64> {
 ///
 /// `None` with fewer than two values or a median that is not > 0: nothing can be said of the
 /// spread then. Reorders `values`.
-pub fn relative_se_of_median(values: &mut [f64]) -> Option<f64> {
+pub(crate) fn relative_se_of_median(values: &mut [f64]) -> Option<f64> {
     let n = values.len();
     if n < 2 {
         return None;
@@ -71,7 +71,7 @@ pub fn mape(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<f64> {
 }
 
 /// Median, mean, sample standard deviation, extremes and count (NaN statistics when empty).
-pub fn summarize(values: &[f64]) -> Summary {
+pub(crate) fn summarize(values: &[f64]) -> Summary {
     let mut v = values.to_vec();
     let n = v.len();
     let mean = if n == 0 {
@@ -98,7 +98,7 @@ pub fn summarize(values: &[f64]) -> Summary {
 /// on the distribution): ranks `n/2 -+ 1.96 sqrt(n)/2` (Conover, *Practical Nonparametric
 /// Statistics*, 3rd ed., section 3.2). `None` below 6 values, where the interval would be
 /// the whole range.
-pub fn median_ci95(values: &[f64]) -> Option<(f64, f64)> {
+pub(crate) fn median_ci95(values: &[f64]) -> Option<(f64, f64)> {
     let n = values.len();
     if n < 6 {
         return None;
@@ -111,18 +111,10 @@ pub fn median_ci95(values: &[f64]) -> Option<(f64, f64)> {
     Some((v[lo], v[hi]))
 }
 
-/// Half-width of [`median_ci95`] relative to the median, or `None` when there are too few
-/// values to say.
-pub fn relative_ci95(values: &[f64]) -> Option<f64> {
-    let (lo, hi) = median_ci95(values)?;
-    let m = median(values)?;
-    (m > 0.0).then(|| (hi - lo) / 2.0 / m)
-}
-
 /// The `q`-quantile of ascending `sorted` values, interpolating linearly between order
 /// statistics (Hyndman and Fan's type 7, the default of R and NumPy); `q` is clamped to
 /// `0..=1`. NaN when empty. An order statistic hit exactly is returned as it is.
-pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
     match sorted.len() {
         0 => f64::NAN,
         1 => sorted[0],
@@ -143,6 +135,13 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Half-width of [`median_ci95`] relative to the median.
+    fn relative_ci95(values: &[f64]) -> Option<f64> {
+        let (lo, hi) = median_ci95(values)?;
+        let m = median(values)?;
+        (m > 0.0).then(|| (hi - lo) / 2.0 / m)
+    }
 
     #[test]
     fn summary_of_known_values() {

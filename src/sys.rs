@@ -15,18 +15,18 @@ use std::process::Command;
 
 /// A set of hardware threads (OS indices), as the kernel's affinity calls take it.
 #[derive(Clone, Copy)]
-pub struct CpuSet(libc::cpu_set_t);
+pub(crate) struct CpuSet(libc::cpu_set_t);
 
 impl CpuSet {
     /// The empty set.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         // SAFETY: cpu_set_t is a plain bit array; all zeroes is the empty set.
         CpuSet(unsafe { std::mem::zeroed() })
     }
 
     /// The set of `cpus`; indices at or past `libc::CPU_SETSIZE` (1024) are ignored, as libc's
     /// `CPU_SET` does.
-    pub fn of(cpus: &[u32]) -> Self {
+    pub(crate) fn of(cpus: &[u32]) -> Self {
         let mut set = CpuSet::new();
         for &c in cpus {
             if (c as usize) < Self::SIZE {
@@ -40,13 +40,13 @@ impl CpuSet {
     const SIZE: usize = libc::CPU_SETSIZE as usize;
 
     /// Whether `cpu` is in the set.
-    pub fn contains(&self, cpu: u32) -> bool {
+    pub(crate) fn contains(&self, cpu: u32) -> bool {
         // SAFETY: CPU_ISSET reads one bit inside `self.0`, the index being in range.
         (cpu as usize) < Self::SIZE && unsafe { libc::CPU_ISSET(cpu as usize, &self.0) }
     }
 
     /// The members, ascending.
-    pub fn cpus(&self) -> Vec<u32> {
+    pub(crate) fn cpus(&self) -> Vec<u32> {
         (0..Self::SIZE as u32)
             .filter(|&c| self.contains(c))
             .collect()
@@ -67,7 +67,7 @@ impl std::fmt::Debug for CpuSet {
 
 /// The hardware threads this process may run on (its affinity mask); empty if the kernel
 /// refuses to say.
-pub fn allowed_cpus() -> Vec<u32> {
+pub(crate) fn allowed_cpus() -> Vec<u32> {
     let mut set = CpuSet::new();
     // SAFETY: `set.0` is a live cpu_set_t of the size passed; the kernel writes only inside it.
     let rc = unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&set.0), &mut set.0) };
@@ -79,7 +79,7 @@ pub fn allowed_cpus() -> Vec<u32> {
 }
 
 /// Binds the calling thread to one hardware thread (OS index), strictly, through hwloc.
-pub fn bind_current_thread(topology: &Topology, pu_os: u32) -> Result<(), String> {
+pub(crate) fn bind_current_thread(topology: &Topology, pu_os: u32) -> Result<(), String> {
     let mut set = hwlocality::cpu::cpuset::CpuSet::new();
     set.set(pu_os as usize);
     topology
@@ -93,13 +93,13 @@ pub fn bind_current_thread(topology: &Topology, pu_os: u32) -> Result<(), String
 }
 
 /// The CPU (OS index) the calling thread runs on now, if the OS says.
-pub fn current_cpu() -> Option<u32> {
+pub(crate) fn current_cpu() -> Option<u32> {
     // SAFETY: sched_getcpu has no preconditions; it returns -1 on failure.
     u32::try_from(unsafe { libc::sched_getcpu() }).ok()
 }
 
 /// The kernel's id of the calling thread (what resctrl's `tasks` file takes).
-pub fn thread_id() -> u32 {
+pub(crate) fn thread_id() -> u32 {
     // SAFETY: gettid has no preconditions and cannot fail.
     let tid = unsafe { libc::gettid() };
     tid as u32
@@ -114,17 +114,17 @@ pub fn is_root() -> bool {
 /// What the child of a [`Command`] does between `fork` and `exec`, so the program it runs
 /// starts under it from its first instruction.
 #[derive(Debug, Default)]
-pub struct ChildSetup {
+pub(crate) struct ChildSetup {
     /// Pin the child to these hardware threads.
-    pub affinity: Option<CpuSet>,
+    pub(crate) affinity: Option<CpuSet>,
     /// Write the child's process id to this file (a resctrl group's `tasks`).
-    pub join: Option<CString>,
+    pub(crate) join: Option<CString>,
 }
 
 impl ChildSetup {
     /// Installs the set-up on `cmd`. Everything the child needs is built here, before the
     /// fork: in the child only async-signal-safe calls are allowed, and nothing allocates.
-    pub fn install(self, cmd: &mut Command) {
+    pub(crate) fn install(self, cmd: &mut Command) {
         use std::os::unix::process::CommandExt;
         let ChildSetup { affinity, join } = self;
         // SAFETY: the closure runs in the child between fork and exec and only calls

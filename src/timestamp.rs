@@ -5,7 +5,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// `2026-11-21T19:34:28Z` for `secs` seconds since the Unix epoch.
-pub fn rfc3339(secs: u64) -> String {
+pub(crate) fn rfc3339(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     let z = days + 719_468;
@@ -26,7 +26,7 @@ pub fn rfc3339(secs: u64) -> String {
 }
 
 /// Now, in RFC 3339 UTC.
-pub fn now() -> String {
+pub(crate) fn now() -> String {
     rfc3339(
         SystemTime::now()
             .duration_since(UNIX_EPOCH)

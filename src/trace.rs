@@ -64,12 +64,12 @@ pub struct Transport {
 /// Rank 1's placement as it reported it after binding.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SenderPlacement {
-    pub host: String,
+    pub(crate) host: String,
     /// PU (OS index) rank 1 was bound to; `None` when it was not bound (another host, no
     /// free core, or `--no-bind`).
-    pub pu_os: Option<u32>,
+    pub(crate) pu_os: Option<u32>,
     /// Why that PU, or why none.
-    pub reason: String,
+    pub(crate) reason: String,
     /// CPUs (OS indices) rank 1 was seen running on.
     pub ran_on: Vec<u32>,
     /// Where its send buffer's pages lay.
@@ -80,14 +80,14 @@ pub struct SenderPlacement {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BufferPages {
     /// `computation 3`, `communication`, `send`.
-    pub buffer: String,
+    pub(crate) buffer: String,
     /// NUMA node (OS index) it was bound to; `None` when unbound.
     pub bound_to: Option<u32>,
     pub pages: u64,
     /// Pages per NUMA node (OS index).
     pub on_nodes: std::collections::BTreeMap<u32, u64>,
     /// Pages whose location the kernel did not report (not present, or no `move_pages`).
-    pub unknown: u64,
+    pub(crate) unknown: u64,
 }
 
 /// Settings of the node that change what memory bandwidth is measured. Each is `None` when
@@ -95,22 +95,22 @@ pub struct BufferPages {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MachineSettings {
     /// Transparent huge pages mode: `always`, `madvise` or `never`.
-    pub transparent_hugepages: Option<String>,
+    pub(crate) transparent_hugepages: Option<String>,
     /// Automatic NUMA balancing (`/proc/sys/kernel/numa_balancing`): when on, the kernel may
     /// move pages away from the node they were bound to while the run measures.
-    pub numa_balancing: Option<bool>,
+    pub(crate) numa_balancing: Option<bool>,
     /// CPU frequency governors in use, with how many CPUs use each.
-    pub cpu_governors: std::collections::BTreeMap<String, u32>,
+    pub(crate) cpu_governors: std::collections::BTreeMap<String, u32>,
     /// Sub-NUMA clustering (SNC, Cluster-on-Die, NPS>1): more than one NUMA node per socket.
-    pub sub_numa_clustering: Option<bool>,
+    pub(crate) sub_numa_clustering: Option<bool>,
     /// CPUs and NUMA nodes the process may use (`/proc/self/status`), and those online.
-    pub cpus_allowed: Option<String>,
-    pub cpus_online: Option<String>,
-    pub mems_allowed: Option<String>,
-    pub mems_online: Option<String>,
+    pub(crate) cpus_allowed: Option<String>,
+    pub(crate) cpus_online: Option<String>,
+    pub(crate) mems_allowed: Option<String>,
+    pub(crate) mems_online: Option<String>,
     /// True when the allowed CPUs or nodes are fewer than those online (a batch job's or a
     /// container's cpuset).
-    pub restricted_cpuset: bool,
+    pub(crate) restricted_cpuset: bool,
 }
 
 /// The CPUs a thread was seen running on during a point (`sched_getcpu` after every
@@ -226,21 +226,21 @@ pub struct MeasureConfig {
 pub struct Sizing {
     /// Bytes a computing thread wrote between two looks at the clock: its buffer is walked
     /// in chunks of this size.
-    pub chunk_bytes: u64,
+    pub(crate) chunk_bytes: u64,
     /// A computing sample closes at the first chunk boundary after this many seconds.
-    pub sample_seconds: f64,
+    pub(crate) sample_seconds: f64,
     /// Message slots of the receive buffer, taken in turn (and of the sender's send buffer
     /// when it shares this host).
-    pub message_buffers: u32,
+    pub(crate) message_buffers: u32,
     /// Bytes of last-level cache of the socket(s) of the computing cores (0: unknown).
-    pub llc_bytes_comp: u64,
+    pub(crate) llc_bytes_comp: u64,
     /// Bytes of last-level cache of the communication core's socket (0: unknown).
-    pub llc_bytes_comm: u64,
+    pub(crate) llc_bytes_comm: u64,
     /// How many times the cache the working sets had to be.
-    pub cache_factor: u64,
+    pub(crate) cache_factor: u64,
     /// Where the sizing fell short (cache rule missed, too few messages per phase).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 fn default_compute_kernel() -> String {
@@ -350,7 +350,7 @@ pub struct Sample {
 impl Trace {
     /// What a reader of this trace (named `source`) should know whatever it does with it: that
     /// it is incomplete, or that its placement was asked for but not enforced (`--no-bind`).
-    pub fn notes(&self, source: &str) -> Vec<String> {
+    pub(crate) fn notes(&self, source: &str) -> Vec<String> {
         let mut notes = Vec::new();
         if !self.complete {
             notes.push(format!(
@@ -417,7 +417,7 @@ pub struct TidyRow {
 
 impl TidyRow {
     /// A predicted point of placement `comp_numa,comm_numa` as a row.
-    pub fn predicted(comp_numa: u32, comm_numa: u32, pt: &crate::model::Point) -> Self {
+    pub(crate) fn predicted(comp_numa: u32, comm_numa: u32, pt: &crate::model::Point) -> Self {
         TidyRow {
             comp_numa,
             comm_numa,

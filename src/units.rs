@@ -1,5 +1,5 @@
 //! The units of the tool's numbers: byte sizes as users type them (`64MiB`, `64M`, `1GiB`,
-//! `512k`, `1048576`), and [`Units`], the block that spells out every number's unit in each
+//! `512k`, `1048576`), and `Units`, the block that spells out every number's unit in each
 //! JSON the tool writes (reports, and the model file's `calibration`).
 
 use serde::Serialize;
@@ -10,16 +10,16 @@ use std::str::FromStr;
 /// `calibration`) so that a script never has to guess whether a size is binary or a
 /// bandwidth decimal: one struct, so every report says it the same way.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Units {
-    pub bandwidth: &'static str,
-    pub bytes: &'static str,
-    pub time: &'static str,
-    pub percent: &'static str,
-    pub loss: &'static str,
+pub(crate) struct Units {
+    pub(crate) bandwidth: &'static str,
+    pub(crate) bytes: &'static str,
+    pub(crate) time: &'static str,
+    pub(crate) percent: &'static str,
+    pub(crate) loss: &'static str,
 }
 
 /// The units of every report but `overlap`'s.
-pub const UNITS: Units = Units {
+pub(crate) const UNITS: Units = Units {
     bandwidth: "MB/s (10^6 B/s)",
     bytes: "B",
     time: "s",
@@ -28,7 +28,7 @@ pub const UNITS: Units = Units {
 };
 
 /// `overlap` takes its times from the user, in any unit, and answers in the same one.
-pub const UNITS_OF_INPUT_TIMES: Units = Units {
+pub(crate) const UNITS_OF_INPUT_TIMES: Units = Units {
     time: "the unit of the inputs",
     ..UNITS
 };

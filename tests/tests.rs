@@ -30,6 +30,7 @@ mod cli;
 mod fleet;
 mod hostile;
 mod measure;
+mod module_maps;
 mod mpich;
 mod network;
 mod overlap;

@@ -1,5 +1,5 @@
 //! 95 % intervals of predicted bandwidths: the prediction of every bootstrap replicate stored
-//! in the model file ([`crate::model::Uncertainty`]), and at each placement, core count and
+//! in the model file (`crate::model::Uncertainty`), and at each placement, core count and
 //! stream the percentile interval of those predictions (the same equations 1-8 as the point
 //! prediction, [`crate::model::predict`]). Pure; `predict --intervals` and `plot` print and draw them.
 
@@ -9,25 +9,25 @@ use serde::Serialize;
 
 /// The intervals of one placement's prediction.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PlacementIntervals {
-    pub comp_numa: u32,
-    pub comm_numa: u32,
-    pub points: Vec<PointIntervals>,
+pub(crate) struct PlacementIntervals {
+    pub(crate) comp_numa: u32,
+    pub(crate) comm_numa: u32,
+    pub(crate) points: Vec<PointIntervals>,
 }
 
 /// The 95 % interval `[low, high]` (MB/s) of each bandwidth at one core count.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct PointIntervals {
-    pub cores: u32,
-    pub comp_alone: Interval,
-    pub comm_alone: Interval,
-    pub comp_parallel: Interval,
-    pub comm_parallel: Interval,
+pub(crate) struct PointIntervals {
+    pub(crate) cores: u32,
+    pub(crate) comp_alone: Interval,
+    pub(crate) comm_alone: Interval,
+    pub(crate) comp_parallel: Interval,
+    pub(crate) comm_parallel: Interval,
 }
 
 /// The intervals of `placements` at `cores` (already checked by [`model::predict`] on the
 /// point model), over the replicates that can predict them.
-pub fn intervals(
+pub(crate) fn intervals(
     machine: &Machine,
     u: &Uncertainty,
     placements: &[Placement],

@@ -1,7 +1,7 @@
 //! Uncertainty of the fit by the bootstrap over samples (Efron and Tibshirani, "An
 //! Introduction to the Bootstrap", 1993, chapters 6 and 13): each resample draws every group's
 //! samples again with replacement, takes their median, and refits from the full fit
-//! ([`super::fit::Effort::refit`]); the 2.5 and 97.5 percentiles of the refitted values are
+//! (`super::fit::Effort::refit`); the 2.5 and 97.5 percentiles of the refitted values are
 //! the 95 % interval of each parameter, and the refitted models, kept in the model file, give
 //! the interval of any predicted bandwidth (`predict --intervals`).
 //!
@@ -20,7 +20,7 @@ use crate::stats::quantile;
 use std::collections::HashMap;
 
 /// The interval's level, as a fraction.
-pub const LEVEL: f64 = 0.95;
+pub(crate) const LEVEL: f64 = 0.95;
 /// Groups this small are resampled directly.
 const DIRECT: usize = 32;
 
@@ -49,7 +49,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         ((self.unit() * n as f64) as usize).min(n - 1)
     }
 }
@@ -129,7 +129,7 @@ pub fn replicates(fitted: &Model, groups: &[Group], resamples: u32, seed: u64) -
 
 /// The percentile interval of `values` at [`LEVEL`] (linear interpolation between order
 /// statistics); `None` when empty.
-pub fn percentile_interval(values: &[f64]) -> Option<Interval> {
+pub(crate) fn percentile_interval(values: &[f64]) -> Option<Interval> {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
     if v.is_empty() {
         return None;
@@ -141,7 +141,7 @@ pub fn percentile_interval(values: &[f64]) -> Option<Interval> {
 
 /// The interval of each parameter over the parameter sets `sets`; `None` when empty (or a
 /// parameter has no finite value).
-pub fn intervals(sets: &[Params]) -> Option<ParamIntervals> {
+pub(crate) fn intervals(sets: &[Params]) -> Option<ParamIntervals> {
     let values: Vec<[f64; Params::COUNT]> = sets.iter().map(Params::values).collect();
     let mut out = [[0.0; 2]; Params::COUNT];
     for (i, slot) in out.iter_mut().enumerate() {

@@ -1,5 +1,5 @@
 //! The global robust fit (`calibrate --method fit`): the model's parameters that best explain
-//! every measured bandwidth of every placement, starting from the paper's rules ([`super::rules`]).
+//! every measured bandwidth of every placement, starting from the paper's rules (`super::rules`).
 //!
 //! **What is fitted.** Each measured (placement, core count, phase) is a *group* of samples
 //! (a trace phase's samples, or the repetitions of a CSV row); its median is what the model
@@ -52,10 +52,10 @@ const MIN_SCALE: f64 = 1e-4;
 /// One measured bandwidth: a placement, a core count, a phase, and its samples.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
-    pub placement: Placement,
-    pub cores: u32,
+    pub(crate) placement: Placement,
+    pub(crate) cores: u32,
     /// Index in [`crate::dataset::QUANTITIES`].
-    pub quantity: usize,
+    pub(crate) quantity: usize,
     /// The samples, ascending (the bootstrap draws order statistics from them).
     pub sorted: Vec<f64>,
     /// Their median: what the model must predict.
@@ -66,9 +66,9 @@ pub struct Group {
 /// that subsets and resamples never copy samples.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Key {
-    pub placement: Placement,
-    pub cores: u32,
-    pub quantity: usize,
+    pub(crate) placement: Placement,
+    pub(crate) cores: u32,
+    pub(crate) quantity: usize,
 }
 
 /// The keys of `groups`, in order.
@@ -145,20 +145,20 @@ fn side_of(model: &Model, g: &Key) -> Option<Side> {
 
 /// The two parameter sets of a model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
+pub(crate) enum Side {
     Local,
     Remote,
 }
 
 impl Side {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Side::Local => "local",
             Side::Remote => "remote",
         }
     }
 
-    pub fn params(self, m: &Model) -> Option<&Params> {
+    pub(crate) fn params(self, m: &Model) -> Option<&Params> {
         match self {
             Side::Local => Some(&m.local),
             Side::Remote => m.remote.as_ref(),
@@ -178,14 +178,14 @@ impl Side {
 #[derive(Debug, Clone, Copy)]
 pub struct Effort {
     /// How far from the start the breakpoints may move (cores).
-    pub window: u32,
+    pub(crate) window: u32,
     /// Rounds of the breakpoint search.
-    pub rounds: u32,
+    pub(crate) rounds: u32,
     /// Objective evaluations of each simplex run.
-    pub evaluations: usize,
+    pub(crate) evaluations: usize,
     /// Passes over both sides; each after the first re-estimates the noise scale from the
     /// previous pass's residuals and re-solves the continuous parameters.
-    pub passes: u32,
+    pub(crate) passes: u32,
 }
 
 impl Effort {
@@ -201,7 +201,7 @@ impl Effort {
 
     /// For a bootstrap refit from the full fit: the start is already close, and its
     /// residuals give the noise scale, so one pass, breakpoints moved by one core at most.
-    pub fn refit() -> Effort {
+    pub(crate) fn refit() -> Effort {
         Effort {
             window: 1,
             rounds: 1,
@@ -216,23 +216,23 @@ impl Effort {
 pub struct Fitted {
     pub model: Model,
     /// The robust loss on the data (lower is better), with `scale`.
-    pub loss: f64,
+    pub(crate) loss: f64,
     /// The robust loss of the start, with the same scale.
-    pub start_loss: f64,
+    pub(crate) start_loss: f64,
     /// The noise scale of the relative residuals (1.4826 x MAD).
-    pub scale: f64,
+    pub(crate) scale: f64,
     /// Whether the start was kept because the fit did not beat it.
-    pub kept_start: bool,
+    pub(crate) kept_start: bool,
 }
 
 /// The prediction of every group by `model` (NaN where it cannot predict).
-pub fn predictions(model: &Model, groups: &[Group]) -> Vec<f64> {
+pub(crate) fn predictions(model: &Model, groups: &[Group]) -> Vec<f64> {
     predictions_at(model, &keys(groups))
 }
 
 /// The prediction of every key by `model` (NaN where it cannot predict); keys of one
 /// placement must follow each other.
-pub fn predictions_at(model: &Model, groups: &[Key]) -> Vec<f64> {
+pub(crate) fn predictions_at(model: &Model, groups: &[Key]) -> Vec<f64> {
     let mut placements: Vec<Placement> = groups.iter().map(|g| g.placement).collect();
     placements.dedup();
     let max = groups.iter().map(|g| g.cores).max().unwrap_or(1);
@@ -267,7 +267,7 @@ fn relative_residuals(model: &Model, groups: &[Key], medians: &[f64]) -> Vec<f64
 
 /// 1.4826 x the median absolute relative residual, at least `MIN_SCALE` (0.01 %: exact data
 /// must not divide by zero).
-pub fn noise_scale(residuals: &[f64]) -> f64 {
+pub(crate) fn noise_scale(residuals: &[f64]) -> f64 {
     let abs: Vec<f64> = residuals
         .iter()
         .filter(|r| r.is_finite())
@@ -474,29 +474,9 @@ fn fit_side(
         effort.evaluations,
     );
     let (mut n_par, mut n_seq) = (n_par0, n_seq0);
-    let in_window = |a: u32, b: u32| a.abs_diff(b) <= effort.window;
     for _ in 0..effort.rounds {
         let mut best: Option<([f64; 6], f64, u32, u32)> = None;
-        for (dp, ds) in [
-            (-1, 0),
-            (1, 0),
-            (0, -1),
-            (0, 1),
-            (-1, -1),
-            (1, 1),
-            (-2, 0),
-            (2, 0),
-            (0, -2),
-            (0, 2),
-        ] {
-            let (p, s) = (n_par as i64 + dp, n_seq as i64 + ds);
-            if p < 1 || s < 1 || p > i64::from(cores) || s > i64::from(cores) {
-                continue;
-            }
-            let (p, s) = (p as u32, s as u32);
-            if !in_window(p, n_par0) || !in_window(s, n_seq0) {
-                continue;
-            }
+        for (p, s) in breakpoint_moves((n_par, n_seq), (n_par0, n_seq0), cores, effort.window) {
             let (xc, fc) = solve(&mut objective, x, p, s, effort.evaluations / 3);
             if fc < f && best.as_ref().is_none_or(|b| fc < b.1) {
                 best = Some((xc, fc, p, s));
@@ -513,6 +493,38 @@ fn fit_side(
     if let Some(slot) = side.params_mut(model) {
         *slot = coding.decode(&x, n_par, n_seq);
     }
+}
+
+/// The breakpoints (`N_par^max`, `N_seq^max`) one move away from `at`: one or two cores on
+/// either, or one on both the same way, kept on the socket's `cores` and within `window` of
+/// the rules' `start`.
+fn breakpoint_moves(
+    at: (u32, u32),
+    start: (u32, u32),
+    cores: u32,
+    window: u32,
+) -> impl Iterator<Item = (u32, u32)> {
+    const MOVES: [(i64, i64); 10] = [
+        (-1, 0),
+        (1, 0),
+        (0, -1),
+        (0, 1),
+        (-1, -1),
+        (1, 1),
+        (-2, 0),
+        (2, 0),
+        (0, -2),
+        (0, 2),
+    ];
+    let on_socket = move |n: i64| (1..=i64::from(cores)).contains(&n);
+    MOVES.into_iter().filter_map(move |(dp, ds)| {
+        let (p, s) = (i64::from(at.0) + dp, i64::from(at.1) + ds);
+        if !on_socket(p) || !on_socket(s) {
+            return None;
+        }
+        let (p, s) = (p as u32, s as u32);
+        (p.abs_diff(start.0) <= window && s.abs_diff(start.1) <= window).then_some((p, s))
+    })
 }
 
 /// Nelder and Mead's simplex (standard coefficients: reflection 1, expansion 2, contraction

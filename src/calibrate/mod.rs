@@ -8,12 +8,18 @@
 //!
 //! Pure: the inputs are already read ([`crate::io::inputs`]); the result is a model plus the
 //! record of where it came from and how well it fits its own data.
+//!
+//! - `rules`: the paper's extraction rules (section 3.1), one side from one sweep;
+//!   [`fit`]: the global robust fit of every measured placement, started from them.
+//! - `validate`: leave-one-placement-out errors and the parameters the data cannot pin
+//!   down; [`bootstrap`]: the fit's uncertainty by resampling; [`bands`]: the 95 % intervals
+//!   of predictions that uncertainty gives.
 
 pub mod bands;
 pub mod bootstrap;
 pub mod fit;
-pub mod rules;
-pub mod validate;
+pub(crate) mod rules;
+pub(crate) mod validate;
 
 use crate::dataset::{self, Input, InputKind, Sweep, QUANTITIES};
 use crate::error::Result;
@@ -28,7 +34,7 @@ use serde::{Deserialize, Serialize};
 pub use rules::{Tolerances, TOLERANCE_FLOOR, TOLERANCE_SE};
 
 /// What the command line adds to the inputs: the topology a CSV lacks, a name, and the
-/// tolerance of the tie rule ([`rules`]).
+/// tolerance of the tie rule (`rules`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Options {
     pub numa_per_socket: Option<u32>,
@@ -57,17 +63,8 @@ pub enum Method {
     /// rules.
     #[default]
     Fit,
-    /// The paper's rules (section 3.1, [`rules`]) on the two sample placements only.
+    /// The paper's rules (section 3.1, `rules`) on the two sample placements only.
     Paper,
-}
-
-impl Method {
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Fit => "fit",
-            Method::Paper => "paper",
-        }
-    }
 }
 
 /// The model file `calibrate` writes: the fields of the model file (README, "File formats"), which `predict` reads, and
@@ -88,55 +85,55 @@ pub struct CalibratedModel {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FitReport {
     /// The placements whose samples were fitted.
-    pub placements: Vec<String>,
+    pub(crate) placements: Vec<String>,
     /// Measured bandwidths (placement x core count x phase) fitted.
-    pub groups: usize,
+    pub(crate) groups: usize,
     /// The noise scale of the relative residuals (1.4826 x MAD), in percent.
-    pub noise_percent: f64,
+    pub(crate) noise_percent: f64,
     /// The robust loss of the fit and of the paper's rules on the same data and scale.
     pub loss: f64,
     pub paper_loss: f64,
     /// Whether the paper's rules were kept because the fit did not beat them.
-    pub kept_paper: bool,
+    pub(crate) kept_paper: bool,
     /// MAPE over every fitted placement, per phase: the fit, then the paper's rules.
-    pub mape_percent: Bandwidths,
-    pub paper_mape_percent: Bandwidths,
+    pub(crate) mape_percent: Bandwidths,
+    pub(crate) paper_mape_percent: Bandwidths,
     /// The paper's rules, for comparison.
-    pub paper_local: Params,
-    pub paper_remote: Option<Params>,
+    pub(crate) paper_local: Params,
+    pub(crate) paper_remote: Option<Params>,
     /// Mean relative difference between the fit's and the rules' predictions of the measured
     /// points, in percent.
-    pub disagreement_percent: f64,
+    pub(crate) disagreement_percent: f64,
     /// Parameters the data cannot pin down, with why.
-    pub unidentified: Vec<String>,
+    pub(crate) unidentified: Vec<String>,
     /// Leave-one-placement-out error, when three or more placements were measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cross_validation: Option<validate::CrossValidation>,
+    pub(crate) cross_validation: Option<validate::CrossValidation>,
 }
 
 /// Where a model came from and how well it fits the sweeps it was calibrated on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
     /// The build that calibrated.
-    pub tool: Provenance,
+    pub(crate) tool: Provenance,
     /// When (RFC 3339, UTC).
-    pub date: String,
+    pub(crate) date: String,
     /// What the numbers are in, as in every report; not read back (older files lack it and
     /// it describes, it does not configure).
     #[serde(skip_deserializing, default)]
-    pub units: crate::units::Units,
-    pub inputs: Vec<InputRecord>,
+    pub(crate) units: crate::units::Units,
+    pub(crate) inputs: Vec<InputRecord>,
     /// The machine as `measure` described it, when the inputs include a trace.
-    pub measured_machine: Option<MachineInfo>,
+    pub(crate) measured_machine: Option<MachineInfo>,
     /// The rule that read maxima and minima, in words.
-    pub tie_rule: String,
-    pub local: SideFit,
-    pub remote: Option<SideFit>,
+    pub(crate) tie_rule: String,
+    pub(crate) local: SideFit,
+    pub(crate) remote: Option<SideFit>,
     /// What the user was told on standard error.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// How the parameters were read (`fit` or `paper`); files from before the fit say none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub method: Option<Method>,
+    pub(crate) method: Option<Method>,
     /// The global fit's report, for `--method fit`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fit: Option<FitReport>,
@@ -144,39 +141,39 @@ pub struct Calibration {
 
 /// One input file, as recorded in the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InputRecord {
-    pub path: String,
-    pub kind: InputKind,
+pub(crate) struct InputRecord {
+    pub(crate) path: String,
+    pub(crate) kind: InputKind,
     /// The measured host, for traces.
-    pub host: Option<String>,
+    pub(crate) host: Option<String>,
     /// The placements it holds (`COMP,COMM`).
-    pub placements: Vec<String>,
+    pub(crate) placements: Vec<String>,
 }
 
 /// One side of the model and its fit to the sweep it came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SideFit {
-    pub comp_numa: u32,
-    pub comm_numa: u32,
+pub(crate) struct SideFit {
+    pub(crate) comp_numa: u32,
+    pub(crate) comm_numa: u32,
     /// The inputs holding this placement.
-    pub sources: Vec<String>,
+    pub(crate) sources: Vec<String>,
     /// The core counts measured.
-    pub cores: Vec<u32>,
+    pub(crate) cores: Vec<u32>,
     /// The tolerances the tie rule used.
-    pub tolerance: Tolerances,
+    pub(crate) tolerance: Tolerances,
     /// Mean absolute percentage error of the model on this sweep, per bandwidth.
-    pub mape_percent: Bandwidths,
+    pub(crate) mape_percent: Bandwidths,
     /// Measured minus predicted (MB/s), per core count.
-    pub residuals: Vec<Residual>,
+    pub(crate) residuals: Vec<Residual>,
 }
 
 /// The four bandwidths of a point (MB/s), or a statistic of each.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Bandwidths {
-    pub comp_alone: f64,
-    pub comm_alone: f64,
-    pub comp_parallel: f64,
-    pub comm_parallel: f64,
+pub(crate) struct Bandwidths {
+    pub(crate) comp_alone: f64,
+    pub(crate) comm_alone: f64,
+    pub(crate) comp_parallel: f64,
+    pub(crate) comm_parallel: f64,
 }
 
 impl From<[f64; 4]> for Bandwidths {
@@ -192,14 +189,14 @@ impl From<[f64; 4]> for Bandwidths {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Residual {
-    pub cores: u32,
+pub(crate) struct Residual {
+    pub(crate) cores: u32,
     #[serde(flatten)]
-    pub measured_minus_predicted: Bandwidths,
+    pub(crate) measured_minus_predicted: Bandwidths,
 }
 
 /// The tie rule, as recorded in every model file.
-pub fn tie_rule(tolerance: Option<f64>) -> String {
+pub(crate) fn tie_rule(tolerance: Option<f64>) -> String {
     let tol = match tolerance {
         Some(t) => format!("tol = {} % (--tolerance)", t * 100.0),
         None => format!(
@@ -225,66 +222,9 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
     }
     let sweeps = dataset::sweeps(inputs);
     let machine = resolve_machine(measured, inputs, &sweeps, opts, &mut notes)?;
-    let find = |node: u32| {
-        sweeps.iter().find(|s| {
-            s.placement
-                == Placement {
-                    comp_numa: node,
-                    comm_numa: node,
-                }
-        })
-    };
-    let local = find(0).ok_or_else(|| missing(0, "local", &sweeps, inputs))?;
-    let m = machine.numa_per_socket;
-    let multi_socket = machine.numa_nodes > m;
-    let remote = match (multi_socket, opts.local_only, find(m)) {
-        (false, _, _) => None,
-        (true, true, found) => {
-            if found.is_some() {
-                notes.push(format!(
-                    "placement {m},{m} is present but --local-only leaves `remote` out"
-                ));
-            }
-            None
-        }
-        (true, false, Some(s)) => Some(s),
-        (true, false, None) => return Err(missing(m, "remote", &sweeps, inputs).into()),
-    };
-    for s in [Some(local), remote].into_iter().flatten() {
-        check_cores(s, machine.cores_per_socket, opts)?;
-    }
-    let side = |s: &Sweep| {
-        rules::extract(s, opts.tolerance).map_err(|problem| CalibrateError::Sweep {
-            placement: s.placement,
-            sources: s.sources.join(", "),
-            problem,
-        })
-    };
-    let (mut local_params, local_tol) = side(local)?;
-    let mut remote_fit = remote.map(side).transpose()?;
-    let cores = machine.cores_per_socket;
-    for (name, p) in [
-        ("local", Some(&mut local_params)),
-        ("remote", remote_fit.as_mut().map(|(p, _)| p)),
-    ] {
-        if let Some(p) = p {
-            for m in rules::feasible(p, cores) {
-                notes.push(format!(
-                    "{name}: the rules' {m}; the measurements are noisy here"
-                ));
-            }
-        }
-    }
-    let paper_model = Model {
-        schema_version: SCHEMA_VERSION,
-        machine,
-        local: local_params,
-        remote: remote_fit.map(|(p, _)| p),
-    };
-    let problems = paper_model.problems();
-    if !problems.is_empty() {
-        return Err(CalibrateError::BreaksRules { problems }.into());
-    }
+    let (local, remote) = sample_sweeps(&sweeps, inputs, &machine, opts, &mut notes)?;
+    let (paper_model, local_tol, remote_tol) =
+        paper_rules(local, remote, machine, opts, &mut notes)?;
     let (model, fit_report, uncertainty) = match opts.method {
         Method::Paper => (paper_model, None, None),
         Method::Fit => global_fit(inputs, &paper_model, opts, &mut notes),
@@ -294,25 +234,12 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
         .flatten()
         .map(|s| s.placement)
         .collect();
-    let unused: Vec<String> = sweeps
-        .iter()
-        .filter(|s| !used.contains(&s.placement))
-        .map(|s| s.placement.to_string())
-        .collect();
-    if !unused.is_empty() && opts.method == Method::Paper {
-        notes.push(format!(
-            "placements {} are not used to calibrate (the model is instantiated on {}, section \
-             4.1.2); give them to `contention evaluate` to measure the model's error there",
-            unused.join(" "),
-            used.iter()
-                .map(|p| p.to_string())
-                .collect::<Vec<_>>()
-                .join(" and ")
-        ));
+    if opts.method == Method::Paper {
+        notes.extend(unused_note(&sweeps, &used));
     }
     let local_fit = fit(&model, local, local_tol)?;
-    let remote_fit = match (remote, remote_fit) {
-        (Some(s), Some((_, tol))) => Some(fit(&model, s, tol)?),
+    let remote_fit = match (remote, remote_tol) {
+        (Some(s), Some(tol)) => Some(fit(&model, s, tol)?),
         _ => None,
     };
     let calibration = Calibration {
@@ -336,6 +263,113 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
         },
         notes,
     ))
+}
+
+/// The two sample sweeps of section 4.1.2: `local` (both data on node 0) and, on a machine
+/// of several sockets unless `--local-only`, `remote` (both on node `numa_per_socket`);
+/// refused when one is missing or holds more cores than a socket.
+fn sample_sweeps<'s>(
+    sweeps: &'s [Sweep],
+    inputs: &[Input],
+    machine: &Machine,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Result<(&'s Sweep, Option<&'s Sweep>)> {
+    let find = |node: u32| {
+        sweeps.iter().find(|s| {
+            s.placement
+                == Placement {
+                    comp_numa: node,
+                    comm_numa: node,
+                }
+        })
+    };
+    let local = find(0).ok_or_else(|| missing(0, "local", sweeps, inputs))?;
+    let m = machine.numa_per_socket;
+    let multi_socket = machine.numa_nodes > m;
+    let remote = match (multi_socket, opts.local_only, find(m)) {
+        (false, _, _) => None,
+        (true, true, found) => {
+            if found.is_some() {
+                notes.push(format!(
+                    "placement {m},{m} is present but --local-only leaves `remote` out"
+                ));
+            }
+            None
+        }
+        (true, false, Some(s)) => Some(s),
+        (true, false, None) => return Err(missing(m, "remote", sweeps, inputs).into()),
+    };
+    for s in [Some(local), remote].into_iter().flatten() {
+        check_cores(s, machine.cores_per_socket, opts)?;
+    }
+    Ok((local, remote))
+}
+
+/// The paper's extraction rules (section 3.1) on each sample sweep: the model they give,
+/// refused when it breaks the model's rules, and the tolerances each side was read with.
+fn paper_rules(
+    local: &Sweep,
+    remote: Option<&Sweep>,
+    machine: Machine,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Result<(Model, Tolerances, Option<Tolerances>)> {
+    let side = |s: &Sweep| {
+        rules::extract(s, opts.tolerance).map_err(|problem| CalibrateError::Sweep {
+            placement: s.placement,
+            sources: s.sources.join(", "),
+            problem,
+        })
+    };
+    let (mut local_params, local_tol) = side(local)?;
+    let mut remote_fit = remote.map(side).transpose()?;
+    let cores = machine.cores_per_socket;
+    for (name, p) in [
+        ("local", Some(&mut local_params)),
+        ("remote", remote_fit.as_mut().map(|(p, _)| p)),
+    ] {
+        if let Some(p) = p {
+            for m in rules::feasible(p, cores) {
+                notes.push(format!(
+                    "{name}: the rules' {m}; the measurements are noisy here"
+                ));
+            }
+        }
+    }
+    let (remote_params, remote_tol) = remote_fit.unzip();
+    let paper_model = Model {
+        schema_version: SCHEMA_VERSION,
+        machine,
+        local: local_params,
+        remote: remote_params,
+    };
+    let problems = paper_model.problems();
+    if !problems.is_empty() {
+        return Err(CalibrateError::BreaksRules { problems }.into());
+    }
+    Ok((paper_model, local_tol, remote_tol))
+}
+
+/// With the paper's method, the note that names the measured placements calibration did not
+/// use, and where they serve.
+fn unused_note(sweeps: &[Sweep], used: &[Placement]) -> Option<String> {
+    let unused: Vec<String> = sweeps
+        .iter()
+        .filter(|s| !used.contains(&s.placement))
+        .map(|s| s.placement.to_string())
+        .collect();
+    (!unused.is_empty()).then(|| {
+        format!(
+            "placements {} are not used to calibrate (the model is instantiated on {}, section \
+             4.1.2); give them to `contention evaluate` to measure the model's error there",
+            unused.join(" "),
+            used.iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        )
+    })
 }
 
 /// Whether `model` can predict placement `p` (its nodes are covered).
@@ -393,29 +427,7 @@ fn global_fit(
             placements.join(" ")
         ));
     }
-    let uncertainty = (opts.bootstrap > 0).then(|| {
-        let reps = bootstrap::replicates(&model, &groups, opts.bootstrap, opts.seed);
-        let locals: Vec<Params> = reps.iter().map(|m| m.local).collect();
-        let remotes: Vec<Params> = reps.iter().filter_map(|m| m.remote).collect();
-        Uncertainty {
-            method: "bootstrap over samples, percentile intervals".into(),
-            resamples: opts.bootstrap,
-            seed: opts.seed,
-            level: bootstrap::LEVEL,
-            local: bootstrap::intervals(&locals)
-                .unwrap_or_else(|| ParamIntervals::point(&model.local)),
-            remote: model.remote.map(|r| {
-                bootstrap::intervals(&remotes).unwrap_or_else(|| ParamIntervals::point(&r))
-            }),
-            replicates: reps
-                .iter()
-                .map(|m| Replicate {
-                    local: m.local,
-                    remote: m.remote,
-                })
-                .collect(),
-        }
-    });
+    let uncertainty = (opts.bootstrap > 0).then(|| bootstrapped(&model, &groups, opts));
     let unidentified = validate::unidentified(&model, &groups, uncertainty.as_ref());
     for u in &unidentified {
         notes.push(format!("the data cannot pin down {u}"));
@@ -437,6 +449,31 @@ fn global_fit(
         cross_validation,
     };
     (model, Some(report), uncertainty)
+}
+
+/// The fit's uncertainty: `opts.bootstrap` refits on resampled samples (seed `opts.seed`),
+/// their percentile intervals and every replicate, as the model file keeps them.
+fn bootstrapped(model: &Model, groups: &[fit::Group], opts: &Options) -> Uncertainty {
+    let reps = bootstrap::replicates(model, groups, opts.bootstrap, opts.seed);
+    let locals: Vec<Params> = reps.iter().map(|m| m.local).collect();
+    let remotes: Vec<Params> = reps.iter().filter_map(|m| m.remote).collect();
+    Uncertainty {
+        method: "bootstrap over samples, percentile intervals".into(),
+        resamples: opts.bootstrap,
+        seed: opts.seed,
+        level: bootstrap::LEVEL,
+        local: bootstrap::intervals(&locals).unwrap_or_else(|| ParamIntervals::point(&model.local)),
+        remote: model
+            .remote
+            .map(|r| bootstrap::intervals(&remotes).unwrap_or_else(|| ParamIntervals::point(&r))),
+        replicates: reps
+            .iter()
+            .map(|m| Replicate {
+                local: m.local,
+                remote: m.remote,
+            })
+            .collect(),
+    }
 }
 
 fn record(input: &Input) -> InputRecord {
@@ -468,7 +505,7 @@ fn missing(node: u32, side: &'static str, sweeps: &[Sweep], inputs: &[Input]) ->
 /// Why no model can be calibrated from the inputs: the placement, file or option at fault and
 /// what to measure or pass instead. All are bad input (exit 2).
 #[derive(Debug, Clone)]
-pub enum CalibrateError {
+pub(crate) enum CalibrateError {
     /// A sweep the rules of section 3.1 cannot read parameters from.
     Sweep {
         placement: Placement,
@@ -644,29 +681,47 @@ fn resolve_machine(
     opts: &Options,
     notes: &mut Vec<String>,
 ) -> Result<Machine> {
-    if let Some(m) = measured {
-        let numa_nodes = if m.numa_nodes.is_empty() {
-            m.sockets * m.numa_per_socket
-        } else {
-            m.numa_nodes.len() as u32
-        };
-        return Ok(Machine {
-            name: opts.name.clone().unwrap_or_else(|| m.hostname.clone()),
-            numa_nodes: agree("numa-nodes", opts.numa_nodes, numa_nodes, m)?,
-            numa_per_socket: agree(
-                "numa-per-socket",
-                opts.numa_per_socket,
-                m.numa_per_socket,
-                m,
-            )?,
-            cores_per_socket: agree(
-                "cores-per-socket",
-                opts.cores_per_socket,
-                m.cores_per_socket,
-                m,
-            )?,
-        });
+    match measured {
+        Some(m) => traced_machine(m, opts),
+        None => described_machine(inputs, sweeps, opts, notes),
     }
+}
+
+/// The machine the traces recorded; the command line may name it, and may repeat its shape
+/// only where it agrees.
+fn traced_machine(m: &MachineInfo, opts: &Options) -> Result<Machine> {
+    let numa_nodes = if m.numa_nodes.is_empty() {
+        m.sockets * m.numa_per_socket
+    } else {
+        m.numa_nodes.len() as u32
+    };
+    Ok(Machine {
+        name: opts.name.clone().unwrap_or_else(|| m.hostname.clone()),
+        numa_nodes: agree("numa-nodes", opts.numa_nodes, numa_nodes, m)?,
+        numa_per_socket: agree(
+            "numa-per-socket",
+            opts.numa_per_socket,
+            m.numa_per_socket,
+            m,
+        )?,
+        cores_per_socket: agree(
+            "cores-per-socket",
+            opts.cores_per_socket,
+            m.cores_per_socket,
+            m,
+        )?,
+    })
+}
+
+/// The machine of tidy CSV inputs, which carry no topology: `--numa-per-socket` is required,
+/// the NUMA nodes and cores per socket are read off the placements and core counts measured
+/// unless given (with a note saying so), the name is the first file's stem unless given.
+fn described_machine(
+    inputs: &[Input],
+    sweeps: &[Sweep],
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Result<Machine> {
     let files: Vec<&str> = inputs.iter().map(|i| i.source.as_str()).collect();
     let input_files = || files.iter().map(|f| f.to_string()).collect();
     let numa_per_socket = opts

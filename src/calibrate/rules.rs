@@ -50,35 +50,35 @@ pub const TOLERANCE_SE: f64 = 2.0;
 
 /// Which extreme of a curve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Extreme {
+pub(crate) enum Extreme {
     Max,
     Min,
 }
 
 /// An extreme read with the tie rule of this module's documentation.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Peak {
+pub(crate) struct Peak {
     /// The core counts of the plateau, ascending (never empty).
-    pub plateau: Vec<u32>,
+    pub(crate) plateau: Vec<u32>,
     /// The median of the plateau's values.
-    pub value: f64,
+    pub(crate) value: f64,
 }
 
 impl Peak {
     /// Where the extreme is first reached.
-    pub fn first(&self) -> u32 {
+    pub(crate) fn first(&self) -> u32 {
         self.plateau.first().copied().unwrap_or(0)
     }
 
     /// Where the plateau ends.
-    pub fn last(&self) -> u32 {
+    pub(crate) fn last(&self) -> u32 {
         self.plateau.last().copied().unwrap_or(0)
     }
 }
 
 /// Reads the extreme of `curve` (`(cores, value)`, ascending core counts, not empty) with
 /// relative tolerance `tol`.
-pub fn peak(curve: &[(u32, f64)], tol: f64, extreme: Extreme) -> Peak {
+pub(crate) fn peak(curve: &[(u32, f64)], tol: f64, extreme: Extreme) -> Peak {
     let values = curve.iter().map(|&(_, v)| v);
     let in_band = match extreme {
         Extreme::Max => {
@@ -104,7 +104,7 @@ pub fn peak(curve: &[(u32, f64)], tol: f64, extreme: Extreme) -> Peak {
 }
 
 /// The tolerance for a curve whose points have relative standard errors `rel_se`.
-pub fn tolerance(rel_se: impl IntoIterator<Item = Option<f64>>) -> f64 {
+pub(crate) fn tolerance(rel_se: impl IntoIterator<Item = Option<f64>>) -> f64 {
     let known: Vec<f64> = rel_se.into_iter().flatten().collect();
     let typical = stats::median(&known).unwrap_or(0.0);
     TOLERANCE_FLOOR.max(TOLERANCE_SE * typical)
@@ -112,7 +112,7 @@ pub fn tolerance(rel_se: impl IntoIterator<Item = Option<f64>>) -> f64 {
 
 /// `delta_l`: total bandwidth lost per core from `N_par^max` to `N_seq^max` (section 3.1); 0
 /// when `N_seq^max <= N_par^max`, where equation 1 never uses it.
-pub fn delta_l(t_par_max: f64, t_par_max2: f64, n_par_max: u32, n_seq_max: u32) -> f64 {
+pub(crate) fn delta_l(t_par_max: f64, t_par_max2: f64, n_par_max: u32, n_seq_max: u32) -> f64 {
     if n_seq_max <= n_par_max {
         0.0
     } else {
@@ -123,7 +123,7 @@ pub fn delta_l(t_par_max: f64, t_par_max2: f64, n_par_max: u32, n_seq_max: u32) 
 /// `delta_r`: total bandwidth lost per core beyond `N_seq^max`, from `T_par^max2` to the total
 /// at the largest measured core count `n_last` (negative when it rises); 0 when
 /// `n_last <= N_seq^max`.
-pub fn delta_r(t_par_max2: f64, total_last: f64, n_seq_max: u32, n_last: u32) -> f64 {
+pub(crate) fn delta_r(t_par_max2: f64, total_last: f64, n_seq_max: u32, n_last: u32) -> f64 {
     if n_last <= n_seq_max {
         0.0
     } else {
@@ -135,16 +135,16 @@ pub fn delta_r(t_par_max2: f64, total_last: f64, n_seq_max: u32, n_last: u32) ->
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Tolerances {
     /// For `T_seq^max` and `N_seq^max` (computations alone).
-    pub comp_alone: f64,
+    pub(crate) comp_alone: f64,
     /// For `T_par^max` and `N_par^max` (computations + communications in parallel).
-    pub total_parallel: f64,
+    pub(crate) total_parallel: f64,
     /// For `alpha` (the minimum of communications in parallel).
-    pub comm_parallel: f64,
+    pub(crate) comm_parallel: f64,
 }
 
 /// Why a sweep cannot give parameters; the caller adds the placement and files.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SweepProblem {
+pub(crate) enum SweepProblem {
     /// Fewer than two core counts: no curve to read extremes and slopes from.
     OneCoreCount(u32),
     /// `B_seq^comp` is the bandwidth of one core alone; the sweep must include 1.
@@ -174,7 +174,7 @@ impl std::error::Error for SweepProblem {}
 
 /// The ten parameters of one side from `sweep` (the placement with both data on one node),
 /// and the tolerances used; `tol_override` replaces the derived tolerances.
-pub fn extract(
+pub(crate) fn extract(
     sweep: &Sweep,
     tol_override: Option<f64>,
 ) -> Result<(Params, Tolerances), SweepProblem> {
@@ -260,7 +260,7 @@ pub fn extract(
 ///
 /// Parameters that already meet the rules (within their tolerance for noise) are left as
 /// they are.
-pub fn feasible(p: &mut Params, cores: u32) -> Vec<String> {
+pub(crate) fn feasible(p: &mut Params, cores: u32) -> Vec<String> {
     let mut moved = Vec::new();
     if p.problems("", cores).is_empty() {
         return moved;

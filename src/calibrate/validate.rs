@@ -11,22 +11,22 @@ use serde::{Deserialize, Serialize};
 
 /// Leave-one-placement-out error of every placement that was not a sample placement.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CrossValidation {
-    pub placements: Vec<HeldOut>,
+pub(crate) struct CrossValidation {
+    pub(crate) placements: Vec<HeldOut>,
     /// Mean over the held-out placements of their MAPE in parallel (computations and
     /// communications), predicted without them and with them.
-    pub held_out_parallel_mape_percent: f64,
-    pub in_sample_parallel_mape_percent: f64,
+    pub(crate) held_out_parallel_mape_percent: f64,
+    pub(crate) in_sample_parallel_mape_percent: f64,
 }
 
 /// One placement left out of the fit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HeldOut {
-    pub placement: String,
+pub(crate) struct HeldOut {
+    pub(crate) placement: String,
     /// Its MAPE per phase when the fit did not see it.
-    pub held_out_mape_percent: Bandwidths,
+    pub(crate) held_out_mape_percent: Bandwidths,
     /// Its MAPE per phase when the fit saw it.
-    pub in_sample_mape_percent: Bandwidths,
+    pub(crate) in_sample_mape_percent: Bandwidths,
 }
 
 /// The sample placements of section 4.1.2 (`0,0` and `m,m`): the rules start from them, so
@@ -49,7 +49,7 @@ fn parallel(b: &Bandwidths) -> f64 {
 
 /// Fits `start` without each non-sample placement in turn and predicts it; `None` with fewer
 /// than three placements measured.
-pub fn leave_one_placement_out(
+pub(crate) fn leave_one_placement_out(
     start: &Model,
     fitted: &Model,
     groups: &[Group],
@@ -94,7 +94,10 @@ pub fn leave_one_placement_out(
 /// global fit from the paper's rules on the sample placements, without each other placement
 /// in turn, against `model`'s in-sample error there. `None` when fewer than three placements
 /// are measured or a sample placement is missing.
-pub fn of_inputs(model: &Model, inputs: &[crate::dataset::Input]) -> Option<CrossValidation> {
+pub(crate) fn of_inputs(
+    model: &Model,
+    inputs: &[crate::dataset::Input],
+) -> Option<CrossValidation> {
     let nodes = model.predictable_nodes();
     let cps = model.machine.cores_per_socket;
     let groups: Vec<Group> = fit::groups(inputs, |p| p.comp_numa < nodes && p.comm_numa < nodes)
@@ -132,7 +135,11 @@ pub fn of_inputs(model: &Model, inputs: &[crate::dataset::Input]) -> Option<Cros
 /// with no measured core count on it, an `alpha` no contended point measures, and, from the
 /// bootstrap, a breakpoint that could be anywhere over three or more cores or a parameter
 /// whose interval is wider than a fifth of its value.
-pub fn unidentified(model: &Model, groups: &[Group], u: Option<&Uncertainty>) -> Vec<String> {
+pub(crate) fn unidentified(
+    model: &Model,
+    groups: &[Group],
+    u: Option<&Uncertainty>,
+) -> Vec<String> {
     let mut out = Vec::new();
     let mut cores: Vec<u32> = groups.iter().map(|g| g.cores).collect();
     cores.sort_unstable();

@@ -20,12 +20,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Version of the fleet check's JSON layout.
-pub const FLEET_CHECK_SCHEMA_VERSION: u32 = 1;
+pub(crate) const FLEET_CHECK_SCHEMA_VERSION: u32 = 1;
 
 /// How one node came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Pass,
     /// Its predictions drifted beyond the limit.
     Fail,
@@ -38,7 +38,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn fails(self) -> bool {
+    pub(crate) fn fails(self) -> bool {
         matches!(
             self,
             Verdict::Fail | Verdict::MissingInNew | Verdict::NotCalibrated
@@ -46,7 +46,7 @@ impl Verdict {
     }
 
     /// The verdict as the table and the failures say it.
-    pub fn words(self) -> &'static str {
+    pub(crate) fn words(self) -> &'static str {
         match self {
             Verdict::Pass => "PASS",
             Verdict::Fail => "FAIL",
@@ -59,29 +59,29 @@ impl Verdict {
 
 /// One node's comparison.
 #[derive(Debug, Clone, Serialize)]
-pub struct NodeCheck {
-    pub host: String,
-    pub verdict: Verdict,
+pub(crate) struct NodeCheck {
+    pub(crate) host: String,
+    pub(crate) verdict: Verdict,
     /// The drift limit applied, percent, and where it came from: `noise` or `--tolerance`.
-    pub drift_limit_percent: Option<f64>,
-    pub drift_limit_source: Option<&'static str>,
-    pub drift: Option<Drift>,
+    pub(crate) drift_limit_percent: Option<f64>,
+    pub(crate) drift_limit_source: Option<&'static str>,
+    pub(crate) drift: Option<Drift>,
     /// Why it could not be compared.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 /// The fleet check's outcome.
 #[derive(Debug, Clone, Serialize)]
-pub struct FleetCheck {
-    pub schema_version: u32,
-    pub tool: Provenance,
-    pub units: crate::units::Units,
+pub(crate) struct FleetCheck {
+    pub(crate) schema_version: u32,
+    pub(crate) tool: Provenance,
+    pub(crate) units: crate::units::Units,
     /// The saved fleet and the new results, as named.
-    pub saved: String,
-    pub new: String,
-    pub nodes: Vec<NodeCheck>,
-    pub failures: Vec<String>,
-    pub pass: bool,
+    pub(crate) saved: String,
+    pub(crate) new: String,
+    pub(crate) nodes: Vec<NodeCheck>,
+    pub(crate) failures: Vec<String>,
+    pub(crate) pass: bool,
 }
 
 /// A saved fleet report, read for its models only (the rest may change between versions).
@@ -99,7 +99,7 @@ struct SavedNode {
 
 /// The saved models by host. A host whose model cannot be read is an error naming it: the
 /// reference of a check must be sound.
-pub fn saved_models(saved: &Path) -> Result<BTreeMap<String, Model>> {
+pub(crate) fn saved_models(saved: &Path) -> Result<BTreeMap<String, Model>> {
     let mut out = BTreeMap::new();
     if saved.is_dir() {
         for n in hosts_in(saved)? {
@@ -171,7 +171,7 @@ fn nothing_compared(nodes: &[NodeCheck]) -> Option<String> {
 
 /// Compares the fleet of results directory `new` with the `saved` one. `tolerance` fixes
 /// the drift limit (percent) instead of the noise; `opts` are the calibration's options.
-pub fn check(
+pub(crate) fn check(
     saved: &Path,
     new: &Path,
     tolerance: Option<f64>,

@@ -6,10 +6,10 @@
 //! same, and the bandwidths are what users rely on. The parameters that changed are still
 //! listed, so the report says why the predictions moved.
 //!
-//! The drift rule is written once, here ([`refit_options`], [`judge`]): `contention check` applies
-//! it to one machine, `contention check --fleet` ([`fleet`]) to every node of a fleet.
+//! The drift rule is written once, here (`refit_options`, `judge`): `contention check` applies
+//! it to one machine, `contention check --fleet` (`fleet`) to every node of a fleet.
 
-pub mod fleet;
+pub(crate) mod fleet;
 
 use crate::calibrate::{CalibratedModel, Options, SideFit};
 use crate::model::{self, Model};
@@ -17,37 +17,37 @@ use serde::Serialize;
 
 /// One parameter that differs between the expected and the new model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ParamChange {
+pub(crate) struct ParamChange {
     /// `local.t_par_max`.
-    pub field: String,
-    pub expected: f64,
-    pub new: f64,
+    pub(crate) field: String,
+    pub(crate) expected: f64,
+    pub(crate) new: f64,
     /// Relative change, percent (of the expected value; absolute when it is 0).
-    pub change_percent: f64,
+    pub(crate) change_percent: f64,
 }
 
 /// The largest prediction drift of one placement.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PlacementDrift {
-    pub comp_numa: u32,
-    pub comm_numa: u32,
+pub(crate) struct PlacementDrift {
+    pub(crate) comp_numa: u32,
+    pub(crate) comm_numa: u32,
     /// Where the drift is largest: the core count and the bandwidth (`comm_parallel`, ...).
-    pub cores: u32,
-    pub bandwidth: &'static str,
-    pub expected: f64,
-    pub new: f64,
+    pub(crate) cores: u32,
+    pub(crate) bandwidth: &'static str,
+    pub(crate) expected: f64,
+    pub(crate) new: f64,
     /// `100 * |new - expected| / expected`.
-    pub drift_percent: f64,
+    pub(crate) drift_percent: f64,
 }
 
 /// The comparison of two models over every placement both can predict and every core count of
 /// the expected model's socket.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Drift {
-    pub changed_params: Vec<ParamChange>,
-    pub placements: Vec<PlacementDrift>,
+pub(crate) struct Drift {
+    pub(crate) changed_params: Vec<ParamChange>,
+    pub(crate) placements: Vec<PlacementDrift>,
     /// The largest drift over all placements, percent.
-    pub max_drift_percent: f64,
+    pub(crate) max_drift_percent: f64,
 }
 
 fn relative(expected: f64, new: f64) -> f64 {
@@ -84,7 +84,7 @@ fn changed_params(expected: &Model, new: &Model, noise_percent: f64) -> Vec<Para
 
 /// The smallest default drift limit, percent: below it two runs of a quiet machine differ by
 /// the plateau rule's own steps (a maximum read one core count apart).
-pub const MIN_DRIFT_LIMIT_PERCENT: f64 = 2.0;
+pub(crate) const MIN_DRIFT_LIMIT_PERCENT: f64 = 2.0;
 
 /// The drift limit the measurements' own noise allows, percent: twice the largest tie
 /// tolerance the refit used on any curve of any side. A tie tolerance is
@@ -105,7 +105,7 @@ fn noise_limit_percent(fits: &[&SideFit]) -> f64 {
 /// Compares `new` with `expected` over the placements both can predict and the core counts
 /// of the expected machine's socket (capped at the new one's). Parameters that moved by more
 /// than `noise_percent` are listed.
-pub fn compare(expected: &Model, new: &Model, noise_percent: f64) -> Drift {
+pub(crate) fn compare(expected: &Model, new: &Model, noise_percent: f64) -> Drift {
     let cores: Vec<u32> = (1..=expected
         .machine
         .cores_per_socket
@@ -168,7 +168,7 @@ pub fn compare(expected: &Model, new: &Model, noise_percent: f64) -> Drift {
 /// The options new measurements are refitted with to be compared with `expected`: `opts` (the
 /// topology the user gave), with the expected model's machine name, and its local side only
 /// when it has no remote one, so that both models describe the same sides of the same machine.
-pub fn refit_options(expected: &Model, opts: &Options) -> Options {
+pub(crate) fn refit_options(expected: &Model, opts: &Options) -> Options {
     Options {
         name: Some(expected.machine.name.clone()),
         local_only: expected.remote.is_none(),
@@ -178,17 +178,17 @@ pub fn refit_options(expected: &Model, opts: &Options) -> Options {
 
 /// The outcome of the drift rule: the limit applied, where it came from, and the comparison.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Judgement {
+pub(crate) struct Judgement {
     /// The drift limit, percent.
-    pub limit_percent: f64,
+    pub(crate) limit_percent: f64,
     /// `noise` (from the refit's tie tolerances) or `--tolerance` (the user's).
-    pub limit_source: &'static str,
-    pub drift: Drift,
+    pub(crate) limit_source: &'static str,
+    pub(crate) drift: Drift,
 }
 
 impl Judgement {
     /// Whether the predictions moved beyond the limit: the check fails.
-    pub fn drifted(&self) -> bool {
+    pub(crate) fn drifted(&self) -> bool {
         self.drift.max_drift_percent > self.limit_percent
     }
 }
@@ -198,7 +198,11 @@ impl Judgement {
 /// percent when the user gave one, else the limit the measurements' own noise allows (twice
 /// the largest tie tolerance of the refit). Parameters that moved by more than the limit are
 /// listed.
-pub fn judge(expected: &Model, fitted: &CalibratedModel, tolerance: Option<f64>) -> Judgement {
+pub(crate) fn judge(
+    expected: &Model,
+    fitted: &CalibratedModel,
+    tolerance: Option<f64>,
+) -> Judgement {
     let (limit_percent, limit_source) = match tolerance {
         Some(t) => (t, "--tolerance"),
         None => {

@@ -5,7 +5,7 @@ use crate::cli::AdviseArgs;
 use crate::cores::CoreList;
 use crate::error::{Error, Result};
 use crate::io::model_file;
-use crate::model::{self, Model, Placement};
+use crate::model::{self, Model, Placement, Point};
 use crate::overlap;
 use crate::provenance::Provenance;
 use crate::report::advise::AdviseReport;
@@ -28,7 +28,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
 
 /// The ranking for a step of `comp_bytes` and `comm_bytes` on `model`, over every placement
 /// the model predicts and the core counts `cores` (default: all of one socket).
-pub fn build_report(
+pub(crate) fn build_report(
     model: &Model,
     source: &str,
     cores: Option<&CoreList>,
@@ -36,16 +36,7 @@ pub fn build_report(
     comm_bytes: u64,
 ) -> Result<AdviseReport> {
     let all = model.machine.cores_per_socket;
-    let cores = cores.cloned().unwrap_or_else(|| CoreList::up_to(all));
-    cores
-        .check_max(
-            all,
-            &format!(
-                "the cores per socket of machine `{}` in {source}",
-                model.machine.name
-            ),
-        )
-        .map_err(|e| Error::Input(format!("--ncores {cores}: {e}")))?;
+    let cores = asked_cores(model, source, cores)?;
     let mut notes = Vec::new();
     if model.remote.is_none() && model.machine.numa_nodes > model.machine.numa_per_socket {
         notes.push(
@@ -55,15 +46,7 @@ pub fn build_report(
         );
     }
     let predictions = model::predict(model, &model::all_placements(model), cores.counts())?;
-    let naive_placement = Placement {
-        comp_numa: 0,
-        comm_numa: 0,
-    };
-    let naive_point = model::predict(model, &[naive_placement], &[all])?
-        .first()
-        .and_then(|p| p.points.first())
-        .copied()
-        .ok_or_else(|| Error::Input(format!("{source}: no prediction for placement 0,0")))?;
+    let naive_point = naive_point(model, source)?;
     if !cores.counts().contains(&all) {
         notes.push(format!(
             "the naive configuration ({all} cores, placement 0,0) is outside --ncores {cores}: \
@@ -108,6 +91,35 @@ pub fn build_report(
         candidates: ranking.ranked,
         table_rows: usize::MAX,
     })
+}
+
+/// The core counts to rank: `cores`, or every count of one socket, refused beyond it.
+fn asked_cores(model: &Model, source: &str, cores: Option<&CoreList>) -> Result<CoreList> {
+    let all = model.machine.cores_per_socket;
+    let cores = cores.cloned().unwrap_or_else(|| CoreList::up_to(all));
+    cores
+        .check_max(
+            all,
+            &format!(
+                "the cores per socket of machine `{}` in {source}",
+                model.machine.name
+            ),
+        )
+        .map_err(|e| Error::Input(format!("--ncores {cores}: {e}")))?;
+    Ok(cores)
+}
+
+/// The naive configuration's prediction: every core of the socket, both data on node 0.
+fn naive_point(model: &Model, source: &str) -> Result<Point> {
+    let naive_placement = Placement {
+        comp_numa: 0,
+        comm_numa: 0,
+    };
+    model::predict(model, &[naive_placement], &[model.machine.cores_per_socket])?
+        .first()
+        .and_then(|p| p.points.first())
+        .copied()
+        .ok_or_else(|| Error::Input(format!("{source}: no prediction for placement 0,0")))
 }
 
 #[cfg(test)]

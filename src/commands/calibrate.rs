@@ -37,7 +37,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
 }
 
 /// Calibration options with what the command line says of a CSV's machine, dated now.
-pub fn options(topology: &CsvTopology) -> Options {
+pub(crate) fn options(topology: &CsvTopology) -> Options {
     Options {
         numa_per_socket: topology.numa_per_socket,
         numa_nodes: topology.numa_nodes,

@@ -1,5 +1,11 @@
 //! One module per subcommand: each turns parsed arguments into calls of the library and
 //! writes the result. The binary's `main` only dispatches here.
+//!
+//! - [`measure`], [`survey`], [`network`] (with `--run`) and [`sensitivity`]: the commands that
+//!   run something on the machine.
+//! - [`calibrate`], [`evaluate`], [`check`], [`plot`]: the commands that read measurements.
+//! - [`predict`], [`advise`], [`overlap`], [`network`]: the commands that compute from a model.
+//! - [`docs`]: `completions` and `man`, generated from the same definition as `--help`.
 
 pub mod advise;
 pub mod calibrate;

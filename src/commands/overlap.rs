@@ -13,7 +13,7 @@ fn input(flag: &str, e: OverlapError) -> Error {
 }
 
 /// The report for the parsed arguments, refusing values outside the model.
-pub fn build_report(args: &OverlapArgs) -> Result<OverlapReport> {
+pub(crate) fn build_report(args: &OverlapArgs) -> Result<OverlapReport> {
     let step = Step::new(
         args.comp_time,
         args.comm_time,

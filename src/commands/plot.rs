@@ -116,7 +116,7 @@ fn chosen_figures(asked: &[FigureKind], inputs: &[MeasurementFile]) -> Result<Ve
 
 /// Reads a measurement file ([`inputs::load`]) and checks that it has a point to draw and that
 /// its placements and core counts fit the model's machine.
-pub fn read_input(path: &Path, model: &Model) -> Result<MeasurementFile> {
+pub(crate) fn read_input(path: &Path, model: &Model) -> Result<MeasurementFile> {
     let file = inputs::load(path)?;
     let (rows, source) = (&file.rows, path.display());
     if rows.is_empty() {

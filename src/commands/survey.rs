@@ -1,4 +1,4 @@
-//! `contention survey`: see [`crate::survey`]. Turns the arguments into [`SurveyOptions`]
+//! `contention survey`: see `crate::survey`. Turns the arguments into `SurveyOptions`
 //! (with `measure`'s own checks), runs the survey, then builds the fleet report
 //! ([`crate::fleet`]) over the manifest's nodes and writes it like every other report.
 

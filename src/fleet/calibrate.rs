@@ -13,23 +13,20 @@ use std::path::{Path, PathBuf};
 
 /// A calibrated node.
 #[derive(Debug, Clone)]
-pub struct NodeCalibration {
-    pub calibrated: CalibratedModel,
-    /// What `calibrate` would have told the user.
-    pub notes: Vec<String>,
-    /// The traces used, and the variant they are.
-    pub traces: Vec<PathBuf>,
-    pub variant: String,
+pub(crate) struct NodeCalibration {
+    pub(crate) calibrated: CalibratedModel,
+    /// The traces used.
+    pub(crate) traces: Vec<PathBuf>,
     /// Where the model goes: `dir/model.json`.
-    pub model_path: PathBuf,
-    pub facts: Facts,
+    pub(crate) model_path: PathBuf,
+    pub(crate) facts: Facts,
     /// The medians of the local placement (both data on node 0), for the fleet's figure.
-    pub local_measured: Vec<TidyRow>,
+    pub(crate) local_measured: Vec<TidyRow>,
 }
 
 /// Calibrates the node whose results are in `dir` and writes `dir/model.json`, as
 /// `contention calibrate` there would. The options are `calibrate`'s.
-pub fn node(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
+pub(crate) fn node(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
     let c = fit(dir, opts)?;
     atomic::write(
         &c.model_path,
@@ -40,8 +37,8 @@ pub fn node(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
 
 /// Calibrates the node whose results are in `dir`, writing nothing (`check` of a fleet
 /// compares without replacing the saved models).
-pub fn fit(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
-    let (variant, paths, _others) = crate::results::traces_in(dir)?;
+pub(crate) fn fit(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
+    let (_variant, paths, _others) = crate::results::traces_in(dir)?;
     let traces: Vec<Trace> = paths
         .iter()
         .map(|p| trace_file::read(p))
@@ -51,7 +48,7 @@ pub fn fit(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
         .zip(&paths)
         .map(|(t, p)| Input::from_trace(t, &p.display().to_string()))
         .collect::<std::result::Result<_, _>>()?;
-    let (calibrated, notes) = calibrate::calibrate(&inputs, opts)?;
+    let (calibrated, _notes) = calibrate::calibrate(&inputs, opts)?;
     let model_path = dir.join(crate::results::MODEL_FILE);
     // Every trace of a node describes the same machine (calibrate refused otherwise); the
     // settings are those of the first trace that recorded them.
@@ -64,9 +61,7 @@ pub fn fit(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
         .collect();
     Ok(NodeCalibration {
         calibrated,
-        notes,
         traces: paths,
-        variant,
         model_path,
         facts: Facts::new(&first.machine, settings),
         local_measured,

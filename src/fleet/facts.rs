@@ -10,30 +10,30 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// What is written when a trace does not say (an older trace, a container hiding `/sys`).
-pub const UNKNOWN: &str = "unknown";
+pub(crate) const UNKNOWN: &str = "unknown";
 
 /// The facts of one node, each as the text that is compared and printed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Facts {
-    pub cpu_model: String,
-    pub sockets: String,
-    pub cores_per_socket: String,
+pub(crate) struct Facts {
+    pub(crate) cpu_model: String,
+    pub(crate) sockets: String,
+    pub(crate) cores_per_socket: String,
     /// `4 NUMA nodes, 2 per socket`.
-    pub numa_layout: String,
-    pub sub_numa_clustering: String,
-    pub transparent_hugepages: String,
+    pub(crate) numa_layout: String,
+    pub(crate) sub_numa_clustering: String,
+    pub(crate) transparent_hugepages: String,
     /// `performance` or `performance x 36, powersave x 36`.
-    pub governor: String,
+    pub(crate) governor: String,
     /// Total memory of the NUMA nodes, GiB.
-    pub memory: String,
+    pub(crate) memory: String,
     /// `mlx5_0 on NUMA 0 (socket 0)` for each card.
-    pub nic_locality: String,
+    pub(crate) nic_locality: String,
     /// `cpus 0-17 of 0-71` when the process's cpuset is restricted, else `none`.
-    pub cpuset_restriction: String,
+    pub(crate) cpuset_restriction: String,
 }
 
 /// The fact names, in the order reports list them.
-pub const NAMES: [&str; 10] = [
+pub(crate) const NAMES: [&str; 10] = [
     "cpu_model",
     "sockets",
     "cores_per_socket",
@@ -48,7 +48,7 @@ pub const NAMES: [&str; 10] = [
 
 impl Facts {
     /// The facts of a node from its trace's machine and settings.
-    pub fn new(m: &MachineInfo, s: Option<&MachineSettings>) -> Self {
+    pub(crate) fn new(m: &MachineInfo, s: Option<&MachineSettings>) -> Self {
         let memory: u64 = m.numa_nodes.iter().map(|n| n.memory_bytes).sum();
         let nics: Vec<String> = m
             .nics
@@ -112,7 +112,7 @@ impl Facts {
     }
 
     /// `(name, value)` in [`NAMES`] order.
-    pub fn list(&self) -> [(&'static str, &str); 10] {
+    pub(crate) fn list(&self) -> [(&'static str, &str); 10] {
         [
             (NAMES[0], self.cpu_model.as_str()),
             (NAMES[1], &self.sockets),
@@ -132,13 +132,15 @@ impl Facts {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FactDiff {
     pub fact: &'static str,
-    pub node: String,
-    pub fleet: String,
+    pub(crate) node: String,
+    pub(crate) fleet: String,
 }
 
 /// The fleet's value of every fact: the one most nodes have (on a tie, the one of the first
 /// node in host order that has a tied value, so the answer does not depend on hashing).
-pub fn majority<'a>(nodes: impl IntoIterator<Item = &'a Facts>) -> BTreeMap<&'static str, String> {
+pub(crate) fn majority<'a>(
+    nodes: impl IntoIterator<Item = &'a Facts>,
+) -> BTreeMap<&'static str, String> {
     let nodes: Vec<&Facts> = nodes.into_iter().collect();
     let mut out = BTreeMap::new();
     for (i, name) in NAMES.iter().enumerate() {
@@ -153,7 +155,7 @@ pub fn majority<'a>(nodes: impl IntoIterator<Item = &'a Facts>) -> BTreeMap<&'st
 }
 
 /// The facts of `node` that differ from `fleet` (from [`majority`]).
-pub fn differing(node: &Facts, fleet: &BTreeMap<&'static str, String>) -> Vec<FactDiff> {
+pub(crate) fn differing(node: &Facts, fleet: &BTreeMap<&'static str, String>) -> Vec<FactDiff> {
     node.list()
         .into_iter()
         .filter_map(|(name, value)| {

@@ -2,9 +2,9 @@
 //! parameter (the ten of section 3.1, `local` and `remote`), the fleet's median and spread and
 //! the nodes that lie outside a robust band, with the machine facts that differ on them.
 //!
-//! - [`calibrate`]: one node, as `contention calibrate` does in its results directory;
-//! - [`outliers`]: the band (median and median absolute deviation);
-//! - [`facts`]: the machine facts, and those that differ from the fleet's majority.
+//! - `calibrate`: one node, as `contention calibrate` does in its results directory;
+//! - `outliers`: the band (median and median absolute deviation);
+//! - `facts`: the machine facts, and those that differ from the fleet's majority.
 //!
 //! A fleet compared with a saved one, node by node, is `crate::check::fleet`.
 //!
@@ -12,9 +12,9 @@
 //! report answers which do not, and the facts say where to look. [`report`] is the entry
 //! point; the figure is drawn by `crate::plot::fleet`, which reads the report.
 
-pub mod calibrate;
-pub mod facts;
-pub mod outliers;
+pub(crate) mod calibrate;
+pub(crate) mod facts;
+pub(crate) mod outliers;
 
 use crate::error::{Error, IoAction, Result};
 use crate::model::{Model, ParamKind, Params};
@@ -27,14 +27,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Version of the fleet report's JSON layout.
-pub const FLEET_SCHEMA_VERSION: u32 = 1;
+pub(crate) const FLEET_SCHEMA_VERSION: u32 = 1;
 
 /// The default `k` of the band: three robust standard deviations.
-pub const DEFAULT_K: f64 = 3.0;
+pub(crate) const DEFAULT_K: f64 = 3.0;
 
 /// The default floor of the band's scale, as a fraction of the median: 1 %, the floor of the
 /// calibration's own tie tolerance (two runs of one quiet node differ by that much).
-pub const DEFAULT_RELATIVE_FLOOR: f64 = 0.01;
+pub(crate) const DEFAULT_RELATIVE_FLOOR: f64 = 0.01;
 
 /// What the survey says of one node (from its manifest).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,7 +57,7 @@ pub enum NodeStatus {
 }
 
 impl NodeStatus {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             NodeStatus::Done => "done",
             NodeStatus::Failed => "failed",
@@ -71,7 +71,7 @@ impl NodeStatus {
 pub struct FleetOptions {
     /// Width of the band in robust standard deviations (`|x - median| > k x sigma`).
     pub k: f64,
-    /// Floor of the band's scale as a fraction of the median (see [`outliers`]).
+    /// Floor of the band's scale as a fraction of the median (see `outliers`).
     pub relative_floor: f64,
     /// The options of each node's calibration (`calibrate`'s).
     pub calibration: crate::calibrate::Options,
@@ -95,35 +95,35 @@ impl Default for FleetOptions {
 pub struct NodeReport {
     pub host: String,
     /// The survey's outcome.
-    pub status: NodeStatus,
-    pub detail: Option<String>,
+    pub(crate) status: NodeStatus,
+    pub(crate) detail: Option<String>,
     /// Whether a model was calibrated (only for `done` nodes).
     pub calibrated: bool,
     /// Why the calibration failed.
     pub error: Option<String>,
-    pub model_file: Option<String>,
-    pub traces: Vec<String>,
-    pub model: Option<Model>,
-    pub facts: Option<Facts>,
+    pub(crate) model_file: Option<String>,
+    pub(crate) traces: Vec<String>,
+    pub(crate) model: Option<Model>,
+    pub(crate) facts: Option<Facts>,
     /// The facts that differ from the fleet's majority.
     pub differing_facts: Vec<FactDiff>,
     /// The parameters of this node outside the band (`local.t_par_max`).
-    pub outlier_parameters: Vec<String>,
+    pub(crate) outlier_parameters: Vec<String>,
     /// The measured medians of placement 0,0, as drawn in the figure.
-    pub local_measured: Vec<TidyRow>,
+    pub(crate) local_measured: Vec<TidyRow>,
 }
 
 /// One parameter across the fleet.
 #[derive(Debug, Clone, Serialize)]
 pub struct ParameterSpread {
     /// `local.alpha`.
-    pub parameter: String,
+    pub(crate) parameter: String,
     /// Nodes with this parameter (`remote` only on multi-socket nodes).
     pub nodes: usize,
     #[serde(flatten)]
-    pub band: Band,
+    pub(crate) band: Band,
     /// The nodes outside the band.
-    pub outliers: Vec<String>,
+    pub(crate) outliers: Vec<String>,
 }
 
 /// One node's parameter outside the band.
@@ -131,37 +131,37 @@ pub struct ParameterSpread {
 pub struct Outlier {
     pub host: String,
     pub parameter: String,
-    pub value: f64,
-    pub median: f64,
+    pub(crate) value: f64,
+    pub(crate) median: f64,
     /// `100 x (value - median) / |median|` (absolute difference when the median is 0).
-    pub deviation_percent: f64,
+    pub(crate) deviation_percent: f64,
     /// `(value - median) / sigma`.
-    pub score: f64,
+    pub(crate) score: f64,
 }
 
 /// The fleet report.
 #[derive(Debug, Clone, Serialize)]
 pub struct FleetReport {
-    pub schema_version: u32,
-    pub tool: Provenance,
+    pub(crate) schema_version: u32,
+    pub(crate) tool: Provenance,
     /// The results root surveyed.
-    pub root: String,
+    pub(crate) root: String,
     /// The fleet's machine: the value most nodes have of every fact.
-    pub machine: BTreeMap<&'static str, String>,
-    pub units: crate::units::Units,
-    pub k: f64,
-    pub relative_floor: f64,
+    pub(crate) machine: BTreeMap<&'static str, String>,
+    pub(crate) units: crate::units::Units,
+    pub(crate) k: f64,
+    pub(crate) relative_floor: f64,
     /// How the band is drawn, in words.
-    pub band_rule: String,
+    pub(crate) band_rule: String,
     pub nodes: Vec<NodeReport>,
     pub parameters: Vec<ParameterSpread>,
     pub outliers: Vec<Outlier>,
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// The value of `parameter` (`local.alpha`, `remote.t_par_max`) in `model`; `None` for a
 /// `remote` parameter of a single-socket model.
-pub fn value(model: &Model, parameter: &str) -> Option<f64> {
+pub(crate) fn value(model: &Model, parameter: &str) -> Option<f64> {
     let (side_name, name) = parameter.split_once('.')?;
     side(model, side_name)?
         .named()
@@ -207,7 +207,7 @@ pub fn hosts_in(root: &Path) -> Result<Vec<NodeOutcome>> {
 }
 
 /// Checks the options, naming the bad value and the fix.
-pub fn validate(opts: &FleetOptions) -> Result<()> {
+pub(crate) fn validate(opts: &FleetOptions) -> Result<()> {
     if !(opts.k.is_finite() && opts.k > 0.0) {
         return Err(Error::Input(format!(
             "k = {}: the band's width must be a positive number of robust standard deviations, \
@@ -307,7 +307,7 @@ fn floor(
 }
 
 /// The report from calibrated (or not) nodes: bands, outliers, facts.
-pub fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions) -> FleetReport {
+pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions) -> FleetReport {
     let calibrated: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].calibrated).collect();
     let fleet_facts = facts::majority(calibrated.iter().filter_map(|&i| nodes[i].facts.as_ref()));
     let mut parameters = Vec::new();

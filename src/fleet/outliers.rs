@@ -18,30 +18,30 @@ use crate::stats::MAD_TO_SIGMA;
 
 /// The band of one parameter across the fleet.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Band {
-    pub median: f64,
+pub(crate) struct Band {
+    pub(crate) median: f64,
     /// Median absolute deviation from `median`.
-    pub mad: f64,
-    pub min: f64,
-    pub max: f64,
+    pub(crate) mad: f64,
+    pub(crate) min: f64,
+    pub(crate) max: f64,
     /// The scale used: `max(1.4826 x MAD, floor)`.
-    pub sigma: f64,
+    pub(crate) sigma: f64,
     /// True when the floor, not the MAD, set the scale (a MAD of 0, or below the noise).
-    pub floored: bool,
+    pub(crate) floored: bool,
     /// `k x sigma`: a value farther than this from the median is an outlier.
-    pub half_width: f64,
-    pub low: f64,
-    pub high: f64,
+    pub(crate) half_width: f64,
+    pub(crate) low: f64,
+    pub(crate) high: f64,
 }
 
 impl Band {
     /// Whether `x` lies outside the band: `|x - median| > k x sigma`.
-    pub fn outside(&self, x: f64) -> bool {
+    pub(crate) fn outside(&self, x: f64) -> bool {
         (x - self.median).abs() > self.half_width
     }
 
     /// How far `x` lies from the median, in units of `sigma` (signed).
-    pub fn score(&self, x: f64) -> f64 {
+    pub(crate) fn score(&self, x: f64) -> f64 {
         (x - self.median) / self.sigma
     }
 }
@@ -50,7 +50,7 @@ impl Band {
 /// least `floor` (> 0). `None` for no finite value. With one value the band is the floor
 /// around it; with two the median is their mean and each lies `MAD` from it, inside any band
 /// with `k >= 1 / 1.4826`: two nodes cannot say which of them is off.
-pub fn band(values: &[f64], k: f64, floor: f64) -> Option<Band> {
+pub(crate) fn band(values: &[f64], k: f64, floor: f64) -> Option<Band> {
     let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     let median = crate::stats::median(&finite)?;
     let deviations: Vec<f64> = finite.iter().map(|v| (v - median).abs()).collect();

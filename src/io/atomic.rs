@@ -12,11 +12,11 @@ use std::io::Write;
 use std::path::Path;
 
 /// The output name that means standard output.
-pub const STDOUT: &str = "-";
+pub(crate) const STDOUT: &str = "-";
 
 /// Refuses a target that exists and is not a regular file (a symlink is judged by what it
 /// points to; the rename then replaces the link, never the file behind it).
-pub fn check_target(path: &Path) -> Result<()> {
+pub(crate) fn check_target(path: &Path) -> Result<()> {
     let Ok(meta) = std::fs::metadata(path) else {
         // Absent (or a dangling link, which the rename replaces): nothing to protect.
         return Ok(());
@@ -35,7 +35,7 @@ pub fn check_target(path: &Path) -> Result<()> {
 /// Why an output path was refused before writing. Both are bad input (exit 2): the user named
 /// something that is not a file to replace.
 #[derive(Debug, Clone)]
-pub enum WriteError {
+pub(crate) enum WriteError {
     /// The target exists and is a device, FIFO, directory or socket (`kind` says which).
     NotRegular { shown: String, kind: &'static str },
     /// The path has no file name (`/`, `..`).
@@ -62,7 +62,7 @@ impl std::fmt::Display for WriteError {
 impl std::error::Error for WriteError {}
 
 /// A few words for a file type, for error messages.
-pub fn describe(t: &std::fs::FileType) -> &'static str {
+pub(crate) fn describe(t: &std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if t.is_dir() {
         "a directory"

@@ -205,7 +205,7 @@ pub fn parse_graph(text: &str, path: &Path) -> Result<Graph, GraphFileError> {
 }
 
 /// Loads a file of explicit penalties: `{"steps": [{"ID": PENALTY, ...}, ...]}`.
-pub fn load_penalties(path: &Path) -> Result<Explicit> {
+pub(crate) fn load_penalties(path: &Path) -> Result<Explicit> {
     Ok(parse_penalties(&read(path, "penalty file")?, path)?)
 }
 

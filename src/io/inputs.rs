@@ -5,9 +5,9 @@
 //! "File formats"). Which one is decided by one rule: the extension first (`.json` is a trace,
 //! `.csv` tidy CSV, in any case), and for any other name (`-` for standard input, `.dat`, none)
 //! the content: a trace starts with `{` after blanks, anything else is read as CSV. A file is
-//! read within the bounds of [`super::read::text`] and parsed as its kind says, or refused
+//! read within the bounds of `super::read::text` and parsed as its kind says, or refused
 //! with an error naming it; the reader prints nothing: what the user should know about a file
-//! (an interrupted trace, unbound memory) is collected in [`MeasurementFile::notes`] for the
+//! (an interrupted trace, unbound memory) is collected in `MeasurementFile::notes` for the
 //! caller to print.
 
 use crate::dataset::{Input, InputKind};
@@ -18,23 +18,22 @@ use std::path::{Path, PathBuf};
 
 /// One measurement file as read.
 #[derive(Debug, Clone)]
-pub struct MeasurementFile {
+pub(crate) struct MeasurementFile {
     /// The file as the user named it.
-    pub path: PathBuf,
-    pub kind: InputKind,
+    pub(crate) path: PathBuf,
     /// The trace itself, for a trace JSON file (a tidy CSV has no samples).
-    pub trace: Option<Trace>,
+    pub(crate) trace: Option<Trace>,
     /// The bandwidths, one row per placement and core count (a trace's medians).
-    pub rows: Vec<TidyRow>,
+    pub(crate) rows: Vec<TidyRow>,
     /// What the user should know about the file, for the caller to print.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 impl MeasurementFile {
     /// The file as [`crate::dataset`] sweeps it for calibration and evaluation; a trace's
     /// points are checked there (a phase without a valid bandwidth is refused), and its
     /// notes add the points that look suspicious.
-    pub fn to_input(&self) -> Result<Input> {
+    pub(crate) fn to_input(&self) -> Result<Input> {
         let source = crate::error::shown_path(&self.path);
         match &self.trace {
             Some(trace) => Ok(Input::from_trace(trace, &source)?),
@@ -45,7 +44,7 @@ impl MeasurementFile {
 
 /// Which kind of file `path` holds, from its extension or, failing that, its first
 /// non-blank character (the rule of this module's documentation).
-pub fn kind(path: &Path, text: &str) -> InputKind {
+pub(crate) fn kind(path: &Path, text: &str) -> InputKind {
     match path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
@@ -59,13 +58,13 @@ pub fn kind(path: &Path, text: &str) -> InputKind {
 }
 
 /// Reads one measurement file.
-pub fn load(path: &Path) -> Result<MeasurementFile> {
+pub(crate) fn load(path: &Path) -> Result<MeasurementFile> {
     let text = super::read::text(path, "measurement file")?;
     parse_file(path, &text)
 }
 
 /// Parses the text of `path` as the kind [`kind`] says.
-pub fn parse_file(path: &Path, text: &str) -> Result<MeasurementFile> {
+pub(crate) fn parse_file(path: &Path, text: &str) -> Result<MeasurementFile> {
     let source = crate::error::shown_path(path);
     let kind = kind(path, text);
     let (rows, notes, trace) = match kind {
@@ -82,7 +81,6 @@ pub fn parse_file(path: &Path, text: &str) -> Result<MeasurementFile> {
     };
     Ok(MeasurementFile {
         path: path.to_path_buf(),
-        kind,
         trace,
         rows,
         notes,
@@ -121,13 +119,8 @@ fn explain(e: Error, path: &Path, kind: InputKind, text: &str) -> Error {
 }
 
 /// Reads one measurement file as [`crate::dataset`] sweeps it.
-pub fn read(path: &Path) -> Result<Input> {
+pub(crate) fn read(path: &Path) -> Result<Input> {
     load(path)?.to_input()
-}
-
-/// Parses the text of `path` as [`crate::dataset`] sweeps it.
-pub fn parse(path: &Path, text: &str) -> Result<Input> {
-    parse_file(path, text)?.to_input()
 }
 
 /// Reads every measurement file, in order, as [`crate::dataset`] sweeps it.
@@ -138,6 +131,11 @@ pub fn read_all(paths: &[impl AsRef<Path>]) -> Result<Vec<Input>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Parses the text of `path` as [`crate::dataset`] sweeps it.
+    fn parse(path: &Path, text: &str) -> Result<Input> {
+        parse_file(path, text)?.to_input()
+    }
 
     #[test]
     fn kind_by_extension_then_content() {
@@ -170,7 +168,7 @@ mod tests {
     fn a_trace_json_gives_its_trace_rows_and_notes() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/traces/vm-local.json");
         let f = load(&path).unwrap();
-        assert_eq!(f.kind, InputKind::Trace);
+        assert!(f.trace.is_some(), "read as a trace");
         let trace = f.trace.as_ref().unwrap();
         assert_eq!(f.rows, trace.tidy_rows());
         assert_eq!(f.rows.len(), 2);
@@ -197,7 +195,7 @@ mod tests {
     fn a_tidy_csv_gives_its_rows_and_no_trace() {
         let text = data("henri-sweep.csv");
         let f = parse_file(Path::new("h.csv"), &text).unwrap();
-        assert_eq!(f.kind, InputKind::Csv);
+        assert!(f.trace.is_none(), "read as CSV");
         assert!(f.trace.is_none());
         assert_eq!(f.rows, tidy_csv::parse(&text, "h.csv").unwrap());
         assert!(!f.rows.is_empty());
@@ -208,9 +206,9 @@ mod tests {
     fn a_wrong_extension_with_the_right_content_is_read_by_content() {
         for name in ["t.dat", "t", "-"] {
             let f = parse_file(Path::new(name), &data("traces/vm-local.json")).unwrap();
-            assert_eq!((f.kind, f.rows.len()), (InputKind::Trace, 2), "{name}");
+            assert_eq!((f.trace.is_some(), f.rows.len()), (true, 2), "{name}");
             let f = parse_file(Path::new(name), &data("henri-sweep.csv")).unwrap();
-            assert_eq!(f.kind, InputKind::Csv, "{name}");
+            assert!(f.trace.is_none(), "{name}");
         }
     }
 

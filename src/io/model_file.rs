@@ -11,10 +11,10 @@ use std::path::Path;
 /// A model file that was read but breaks the schema or a rule of the model: the input the
 /// user named is theirs to fix (exit 2).
 #[derive(Debug)]
-pub struct InvalidModel {
+pub(crate) struct InvalidModel {
     /// The file as the user named it (`paper:NAME` for a built-in model).
-    pub source: String,
-    pub problems: Vec<Problem>,
+    pub(crate) source: String,
+    pub(crate) problems: Vec<Problem>,
 }
 
 impl fmt::Display for InvalidModel {
@@ -46,7 +46,9 @@ pub fn load(spec: &str) -> Result<Model> {
 /// Loads `spec` as [`load`] does, with its bootstrap intervals (the optional `uncertainty`
 /// object written by `calibrate --bootstrap N`; `None` for a file without them or a built-in
 /// model), from one read: standard input can be read only once.
-pub fn load_with_uncertainty(spec: &str) -> Result<(Model, Option<crate::model::Uncertainty>)> {
+pub(crate) fn load_with_uncertainty(
+    spec: &str,
+) -> Result<(Model, Option<crate::model::Uncertainty>)> {
     let text = text_of(spec)?;
     Ok((parse(&text, spec)?, uncertainty(&text, spec)?))
 }

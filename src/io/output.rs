@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// Writes `text` to `path` (atomically) or, without one, to standard output.
-pub fn emit(path: Option<&Path>, text: &str) -> Result<()> {
+pub(crate) fn emit(path: Option<&Path>, text: &str) -> Result<()> {
     match path {
         Some(p) => super::atomic::write(p, text.as_bytes()),
         None => {

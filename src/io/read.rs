@@ -13,10 +13,10 @@ use std::path::Path;
 pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 
 /// The input name that means standard input.
-pub const STDIN: &str = "-";
+pub(crate) const STDIN: &str = "-";
 
 /// Reads `path` as UTF-8 text; `what` is the kind of file named in errors ("model file").
-pub fn text(path: &Path, what: &'static str) -> Result<String> {
+pub(crate) fn text(path: &Path, what: &'static str) -> Result<String> {
     let shown = || crate::error::escape(&path.display().to_string());
     let action = IoAction::Read(what);
     let bytes = if path.as_os_str() == STDIN {
@@ -71,7 +71,7 @@ fn too_big(what: &'static str, shown: &str) -> Error {
 /// Why an input the user named was refused before parsing (`what`: the kind of file, `shown`:
 /// its name as printed). All are bad input (exit 2).
 #[derive(Debug)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// A device, FIFO, directory or socket (`kind` says which).
     NotRegular {
         what: &'static str,

@@ -8,7 +8,7 @@ use crate::trace::TidyRow;
 use std::path::Path;
 
 /// The header, in this order.
-pub const HEADER: [&str; 7] = [
+pub(crate) const HEADER: [&str; 7] = [
     "comp_numa",
     "comm_numa",
     "cores",
@@ -50,13 +50,13 @@ pub fn read(path: &Path) -> Result<Vec<TidyRow>> {
 /// A tidy CSV file refused: the file (`source`) and what is wrong in it. Bad input (exit 2).
 #[derive(Debug)]
 pub struct TidyCsvError {
-    pub source: String,
-    pub problem: CsvProblem,
+    pub(crate) source: String,
+    pub(crate) problem: CsvProblem,
 }
 
 /// What is wrong in a tidy CSV file, by line (1 is the header) and column.
 #[derive(Debug)]
-pub enum CsvProblem {
+pub(crate) enum CsvProblem {
     /// The header cannot be read.
     Header(csv::Error),
     /// A column of [`HEADER`] is missing.

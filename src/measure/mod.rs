@@ -1,5 +1,5 @@
 //! `contention measure`: the benchmark of section 4.1.1 of the paper. This is the only part of
-//! the crate with MPI and intrinsics; its threads are pinned through [`crate::sys`], the OS
+//! the crate with MPI and intrinsics; its threads are pinned through `crate::sys`, the OS
 //! calls it shares with `sensitivity`.
 //!
 //! Three rooms, each importing only those before it, and the request that ties them:

@@ -163,7 +163,7 @@ impl MeasureOptions {
     }
 
     /// The trace path: `output`, or this host's results directory
-    /// (`contention-results/HOST/trace-numaC-M-KERNEL-PATTERN.json`, see [`crate::results`]).
+    /// (`contention-results/HOST/trace-numaC-M-KERNEL-PATTERN.json`, see `crate::results`).
     pub(crate) fn trace_path(&self, host: &str) -> PathBuf {
         self.output.clone().unwrap_or_else(|| {
             let variant =

@@ -7,9 +7,9 @@ use super::params::Params;
 /// The model's prediction for one core count and one parameter set (MB/s).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CurvePoint {
-    pub cores: u32,
+    pub(crate) cores: u32,
     /// `T(n)`, equation 1: what the memory system gives both streams together.
-    pub total: f64,
+    pub(crate) total: f64,
     /// `B_seq^comp(n)`, equation 6: computations alone.
     pub comp_alone: f64,
     /// `B_par^comp(n)`, equation 3: computations while communications run.
@@ -23,7 +23,7 @@ pub struct CurvePoint {
 ///
 /// The linear pieces can cross zero when a steep `delta` is extrapolated far beyond the
 /// calibrated cores; a bandwidth cannot be negative, so the result is clamped at 0.
-pub fn total(p: &Params, n: u32) -> f64 {
+pub(crate) fn total(p: &Params, n: u32) -> f64 {
     let n = f64::from(n);
     let (n_par, n_seq) = (f64::from(p.n_par_max), f64::from(p.n_seq_max));
     let t = if n <= n_par {
@@ -37,7 +37,7 @@ pub fn total(p: &Params, n: u32) -> f64 {
 }
 
 /// `R(n)`, equation 2: what `n` cores request plus the bandwidth assured to communications.
-pub fn required(p: &Params, n: u32) -> f64 {
+pub(crate) fn required(p: &Params, n: u32) -> f64 {
     f64::from(n) * p.b_seq_comp + p.alpha * p.b_seq_comm
 }
 

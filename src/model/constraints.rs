@@ -19,22 +19,22 @@ pub const TOLERANCE: f64 = 0.05;
 
 /// Smallest bandwidth a model may hold (1 kB/s): smaller ones are typing errors, and
 /// subnormal values (`1e-320`) make divisions overflow downstream.
-pub const MIN_BANDWIDTH: f64 = 1e-3;
+pub(crate) const MIN_BANDWIDTH: f64 = 1e-3;
 /// Largest bandwidth a model may hold (10^12 MB/s, an exabyte per second): beyond it `n *
 /// B_seq^comp` and the network solver's arithmetic leave the finite numbers.
-pub const MAX_BANDWIDTH: f64 = 1e12;
+pub(crate) const MAX_BANDWIDTH: f64 = 1e12;
 
 /// Bounds no real machine reaches, so that a corrupt file (`cores_per_socket: 4294967295`)
 /// is refused instead of making the tool allocate a prediction for every core count.
-pub const MAX_CORES_PER_SOCKET: u32 = crate::cores::MAX_COUNT;
-pub const MAX_NUMA_NODES: u32 = 1024;
+pub(crate) const MAX_CORES_PER_SOCKET: u32 = crate::cores::MAX_COUNT;
+pub(crate) const MAX_NUMA_NODES: u32 = 1024;
 
 /// One broken rule: the dotted field path (`local.alpha`), the value seen and the rule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
-    pub field: String,
-    pub value: String,
-    pub rule: String,
+    pub(crate) field: String,
+    pub(crate) value: String,
+    pub(crate) rule: String,
 }
 
 impl fmt::Display for Problem {
@@ -109,7 +109,7 @@ impl Params {
     /// Every rule of one parameter set broken, fields prefixed with `side` (`local`/`remote`):
     /// each value in the range of its kind, then, when they all are, the rules of the model's
     /// meaning (equations 1, 3, 4 and 6).
-    pub fn problems(&self, side: &str, cores_per_socket: u32) -> Vec<Problem> {
+    pub(crate) fn problems(&self, side: &str, cores_per_socket: u32) -> Vec<Problem> {
         // Kind by kind, so that the bandwidths come first as they always have.
         let kinds = [
             ParamKind::Bandwidth,
@@ -169,6 +169,17 @@ fn out_of_range(kind: ParamKind, v: f64, cores: u32) -> Option<String> {
 fn meaning(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
     // A machine beyond the bound is refused by its own rule; the curve stays bounded anyway.
     let cores = cores.min(MAX_CORES_PER_SOCKET);
+    let out = peak_rules(p, side, cores);
+    if !out.is_empty() {
+        // The curve rules would only restate these.
+        return out;
+    }
+    curve_rules(p, side, cores).into_iter().collect()
+}
+
+/// The rules on the parameters themselves: the peaks of equations 1 and 6, and the total
+/// bandwidth `T(n)` below its peak up to the socket's last core (equation 1).
+fn peak_rules(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
     let mut out = Vec::new();
     let slack = 1.0 + TOLERANCE;
     let pct = TOLERANCE * 100.0;
@@ -220,15 +231,17 @@ fn meaning(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
             ),
         ));
     }
-    if !out.is_empty() {
-        // The curve rules below would only restate these.
-        return out;
-    }
-    // Equations 3 and 6: contention never makes computations faster than alone, and the
-    // communications' share (equation 4) must leave the computations something.
+    out
+}
+
+/// The first point of the predicted curve that breaks a rule: contention never makes
+/// computations faster than alone (equations 3 and 6), and the communications' share
+/// (equation 4) must leave the computations something.
+fn curve_rules(p: &Params, side: &str, cores: u32) -> Option<Problem> {
+    let slack = 1.0 + TOLERANCE;
     for c in curve(p, cores) {
         if c.comp_parallel > c.comp_alone * slack {
-            out.push(Problem {
+            return Some(Problem {
                 field: side.to_string(),
                 value: String::new(),
                 rule: format!(
@@ -238,10 +251,9 @@ fn meaning(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
                     c.cores, c.comp_parallel, c.comp_alone, p.t_seq_max, p.b_seq_comp, p.t_par_max2
                 ),
             });
-            break;
         }
         if c.comp_parallel <= 0.0 {
-            out.push(Problem {
+            return Some(Problem {
                 field: side.to_string(),
                 value: String::new(),
                 rule: format!(
@@ -251,10 +263,9 @@ fn meaning(p: &Params, side: &str, cores: u32) -> Vec<Problem> {
                     c.cores, c.cores, c.total, c.comm_parallel
                 ),
             });
-            break;
         }
     }
-    out
+    None
 }
 
 #[cfg(test)]

@@ -1,24 +1,26 @@
 //! The contention model of Denis, Jeannot and Swartvagher (RR-9451, 2022), as pure functions
 //! of typed parameters: no I/O, no threads, nothing measured here.
 //!
-//! - [`params`]: the ten parameters of section 3.1 per side, their one list of names, the
+//! - `params`: the ten parameters of section 3.1 per side, their one list of names, the
 //!   machine.
 //! - [`constraints`]: every rule a model must meet: ranges, the machine's shape, the model's
 //!   meaning.
 //! - [`bandwidth`]: equations 1-6, one parameter set over core counts (Algorithms 1-2).
 //! - [`placement`]: equations 7-8, every placement of the data on the NUMA nodes (Algorithms 3-4).
-//! - [`uncertainty`]: the bootstrap's intervals and refitted parameter sets a model file may
+//! - `uncertainty`: the bootstrap's intervals and refitted parameter sets a model file may
 //!   hold.
 //! - [`paper`]: the paper's Appendix B tables, built into the binary.
 
 pub mod bandwidth;
 pub mod constraints;
 pub mod paper;
-pub mod params;
+pub(crate) mod params;
 pub mod placement;
-pub mod uncertainty;
+pub(crate) mod uncertainty;
 
 pub use constraints::Problem;
-pub use params::{Machine, Model, ParamKind, Params, SCHEMA_VERSION};
-pub use placement::{all_placements, predict, Placement, PlacementPrediction, Point, PredictError};
-pub use uncertainty::{Interval, ParamIntervals, Replicate, Uncertainty};
+pub(crate) use params::SCHEMA_VERSION;
+pub use params::{Machine, Model, ParamKind, Params};
+pub use placement::{all_placements, Placement, PlacementPrediction, PredictError};
+pub use placement::{predict, Point};
+pub(crate) use uncertainty::{Interval, ParamIntervals, Replicate, Uncertainty};

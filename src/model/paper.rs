@@ -3,7 +3,7 @@
 //! with nothing measured yet, and tests can pin the equations to the paper.
 
 /// `(name, model-file JSON)` for each machine of the paper's Table 1.
-pub const MODELS: [(&str, &str); 9] = [
+pub(crate) const MODELS: [(&str, &str); 9] = [
     ("billy", include_str!("paper/paper-billy.json")),
     ("bora", include_str!("paper/paper-bora.json")),
     ("dahu", include_str!("paper/paper-dahu.json")),
@@ -19,7 +19,7 @@ pub const MODELS: [(&str, &str); 9] = [
 ];
 
 /// The JSON of the paper's model for `name`, if the paper has that machine.
-pub fn model_json(name: &str) -> Option<&'static str> {
+pub(crate) fn model_json(name: &str) -> Option<&'static str> {
     MODELS.iter().find(|(n, _)| *n == name).map(|(_, j)| *j)
 }
 

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The only model-file schema this build reads and writes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// What the model needs to know of the machine: how NUMA nodes group into sockets, and how
 /// many computing cores one socket has (the model covers one socket's cores, section 2.2).
@@ -65,7 +65,7 @@ pub enum ParamKind {
 impl ParamKind {
     /// Decimals a value of this kind is printed with: core counts whole, `alpha` to 3
     /// places, bandwidths and slopes to 0.1 MB/s.
-    pub fn decimals(self) -> usize {
+    pub(crate) fn decimals(self) -> usize {
         match self {
             ParamKind::Cores => 0,
             ParamKind::CommShare => 3,
@@ -76,11 +76,11 @@ impl ParamKind {
 
 impl Params {
     /// How many parameters one side has (section 3.1).
-    pub const COUNT: usize = 10;
+    pub(crate) const COUNT: usize = 10;
 
     /// Every parameter's name and kind, in the order of the model file's fields and of
     /// [`Params::values`].
-    pub const FIELDS: [(&'static str, ParamKind); Self::COUNT] = [
+    pub(crate) const FIELDS: [(&'static str, ParamKind); Self::COUNT] = [
         ("n_par_max", ParamKind::Cores),
         ("t_par_max", ParamKind::Bandwidth),
         ("n_seq_max", ParamKind::Cores),
@@ -94,7 +94,7 @@ impl Params {
     ];
 
     /// The parameters' names, in the order of [`Params::FIELDS`].
-    pub const NAMES: [&'static str; Self::COUNT] = {
+    pub(crate) const NAMES: [&'static str; Self::COUNT] = {
         let mut names = [""; Self::COUNT];
         let mut i = 0;
         while i < Self::COUNT {
@@ -104,16 +104,8 @@ impl Params {
         names
     };
 
-    /// The kind of the parameter called `name`, `None` for no parameter.
-    pub fn kind(name: &str) -> Option<ParamKind> {
-        Self::FIELDS
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|&(_, kind)| kind)
-    }
-
     /// The values in the order of [`Params::NAMES`], core counts as `f64`.
-    pub fn values(&self) -> [f64; Self::COUNT] {
+    pub(crate) fn values(&self) -> [f64; Self::COUNT] {
         [
             f64::from(self.n_par_max),
             self.t_par_max,
@@ -128,7 +120,7 @@ impl Params {
         ]
     }
 
-    /// The values with their names, in the order of [`Params::NAMES`].
+    /// The values with their names, in the order of `Params::NAMES`.
     pub fn named(&self) -> [(&'static str, f64); Self::COUNT] {
         let v = self.values();
         std::array::from_fn(|i| (Self::NAMES[i], v[i]))
@@ -150,13 +142,13 @@ pub struct Model {
 impl Model {
     /// Whether a NUMA node (hwloc logical index) is on the first socket, the one whose cores
     /// compute: `m < #m` in equations 7 and 8.
-    pub fn is_local(&self, numa: u32) -> bool {
+    pub(crate) fn is_local(&self, numa: u32) -> bool {
         numa < self.machine.numa_per_socket
     }
 
     /// The NUMA nodes placements may use: all of them with a remote parameter set, the first
     /// socket's only without one.
-    pub fn predictable_nodes(&self) -> u32 {
+    pub(crate) fn predictable_nodes(&self) -> u32 {
         if self.remote.is_some() {
             self.machine.numa_nodes
         } else {
@@ -202,9 +194,10 @@ mod tests {
                 "{fk}"
             );
         }
-        assert_eq!(Params::kind("alpha"), Some(ParamKind::CommShare));
-        assert_eq!(Params::kind("n_seq_max"), Some(ParamKind::Cores));
-        assert_eq!(Params::kind("nope"), None);
+        let kind = |name| Params::FIELDS.iter().find(|(n, _)| *n == name).map(|f| f.1);
+        assert_eq!(kind("alpha"), Some(ParamKind::CommShare));
+        assert_eq!(kind("n_seq_max"), Some(ParamKind::Cores));
+        assert_eq!(kind("nope"), None);
     }
 
     #[test]

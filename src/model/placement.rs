@@ -16,7 +16,7 @@ pub struct Placement {
 
 impl Placement {
     /// Both streams' data on one node: the case where contention bites (section 4.2).
-    pub fn shares_node(&self) -> bool {
+    pub(crate) fn shares_node(&self) -> bool {
         self.comp_numa == self.comm_numa
     }
 }
@@ -39,7 +39,7 @@ pub enum Source {
 }
 
 /// One point of a placement's prediction (MB/s), the fields of the prediction JSON (README,
-/// "File formats"); the JSON adds the loss ratios [`Point::comp_loss`], [`Point::comm_loss`].
+/// "File formats"); the JSON adds the loss ratios `Point::comp_loss`, `Point::comm_loss`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(into = "PointJson")]
 pub struct Point {
@@ -53,7 +53,7 @@ pub struct Point {
 /// The loss ratio `alone / parallel`: how many times slower a stream runs beside the other
 /// (`L_M`, `L_N` of Langguth et al., the input of `contention overlap`); 1 means no loss, and
 /// below 1 the stream gains. 1 when nothing runs in parallel (a zero bandwidth).
-pub fn loss_ratio(alone: f64, parallel: f64) -> f64 {
+pub(crate) fn loss_ratio(alone: f64, parallel: f64) -> f64 {
     if parallel > 0.0 {
         alone / parallel
     } else {
@@ -63,12 +63,12 @@ pub fn loss_ratio(alone: f64, parallel: f64) -> f64 {
 
 impl Point {
     /// Computations' loss ratio, `comp_alone / comp_parallel`.
-    pub fn comp_loss(&self) -> f64 {
+    pub(crate) fn comp_loss(&self) -> f64 {
         loss_ratio(self.comp_alone, self.comp_parallel)
     }
 
     /// Communications' loss ratio, `comm_alone / comm_parallel`.
-    pub fn comm_loss(&self) -> f64 {
+    pub(crate) fn comm_loss(&self) -> f64 {
         loss_ratio(self.comm_alone, self.comm_parallel)
     }
 }
@@ -105,9 +105,9 @@ pub struct PlacementPrediction {
     pub comp_numa: u32,
     pub comm_numa: u32,
     /// Both data on one node (marked in the table: that is where contention bites).
-    pub shared_node: bool,
+    pub(crate) shared_node: bool,
     pub comp_model: Source,
-    pub comm_model: Source,
+    pub(crate) comm_model: Source,
     pub points: Vec<Point>,
 }
 
@@ -120,14 +120,14 @@ pub enum PredictError {
     NoRemote { node: u32, numa_per_socket: u32 },
     /// More computing cores than one socket has.
     TooManyCores { cores: u32, cores_per_socket: u32 },
-    /// More predictions than [`MAX_PREDICTIONS`] in one call.
+    /// More predictions than `MAX_PREDICTIONS` in one call.
     TooMuchWork { placements: usize, cores: usize },
 }
 
 /// The most placement-and-core-count predictions one call makes (about a million, a few
 /// hundred MiB of report): a model of 1024 NUMA nodes and 4096 cores per socket would
 /// otherwise ask for 4 billion and run out of memory. The paper's largest machine needs 288.
-pub const MAX_PREDICTIONS: usize = 1 << 20;
+pub(crate) const MAX_PREDICTIONS: usize = 1 << 20;
 
 impl fmt::Display for PredictError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -16,24 +16,24 @@ pub type Interval = [f64; 2];
 /// reads the refitted models to give every bandwidth an interval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Uncertainty {
-    pub method: String,
-    pub resamples: u32,
-    pub seed: u64,
+    pub(crate) method: String,
+    pub(crate) resamples: u32,
+    pub(crate) seed: u64,
     /// The intervals' level (0.95).
-    pub level: f64,
+    pub(crate) level: f64,
     pub local: ParamIntervals,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub remote: Option<ParamIntervals>,
+    pub(crate) remote: Option<ParamIntervals>,
     /// The refitted parameter sets, one per resample.
-    pub replicates: Vec<Replicate>,
+    pub(crate) replicates: Vec<Replicate>,
 }
 
 /// One bootstrap resample's parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Replicate {
-    pub local: Params,
+pub(crate) struct Replicate {
+    pub(crate) local: Params,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub remote: Option<Params>,
+    pub(crate) remote: Option<Params>,
 }
 
 /// The interval of each parameter of one side, in the order of [`Params::NAMES`]. In the
@@ -45,17 +45,17 @@ pub struct ParamIntervals([Interval; Params::COUNT]);
 
 impl ParamIntervals {
     /// The intervals, in the order of [`Params::NAMES`].
-    pub fn new(intervals: [Interval; Params::COUNT]) -> Self {
+    pub(crate) fn new(intervals: [Interval; Params::COUNT]) -> Self {
         ParamIntervals(intervals)
     }
 
     /// Zero-width intervals at `p`'s values (a bootstrap that produced nothing).
-    pub fn point(p: &Params) -> Self {
+    pub(crate) fn point(p: &Params) -> Self {
         ParamIntervals(p.values().map(|v| [v, v]))
     }
 
     /// The intervals, in the order of [`Params::NAMES`].
-    pub fn as_array(&self) -> [Interval; Params::COUNT] {
+    pub(crate) fn as_array(&self) -> [Interval; Params::COUNT] {
         self.0
     }
 

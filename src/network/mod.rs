@@ -4,20 +4,21 @@
 //!
 //! - [`Graph`]: the communications (section 3.1: nodes are cluster nodes, edges are
 //!   communications; parallel edges allowed, self-loops not) and the link's `alpha`.
-//! - [`solver::solve`]: the sequence of linear models of section 3.2 (equations 1-3).
-//! - [`penalty`]: the penalty coefficients of each step: the InfiniBand model of section 4.2
+//! - `solver`: the sequence of linear models of section 3.2 (equations 1-3), [`solver::solve`].
+//! - `penalty`: the penalty coefficients of each step: the InfiniBand model of section 4.2
 //!   (equation 4), max-min fair sharing, or explicit values.
 //!
 //! Pure: no I/O. Files are read by `io::graph_file`.
 
-pub mod penalty;
-pub mod solver;
+pub(crate) mod penalty;
+pub(crate) mod solver;
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
 pub use penalty::{Explicit, FairShare, InfiniBand, PenaltyError, PenaltyModel};
-pub use solver::{solve, Solution, Step, StepEntry};
+pub use solver::Step;
+pub use solver::{solve, Solution, StepEntry};
 
 /// One communication: an edge of the contention graph.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,11 +27,11 @@ pub struct Communication {
     /// Name shown in the output (the paper's Figure 3 uses `a`..`f`).
     pub id: String,
     /// Sending cluster node.
-    pub src: String,
+    pub(crate) src: String,
     /// Receiving cluster node.
-    pub dst: String,
+    pub(crate) dst: String,
     /// Message size in bytes (`m_i` of equation 2).
-    pub bytes: f64,
+    pub(crate) bytes: f64,
     /// When the communication starts, in seconds.
     #[serde(default)]
     pub start: f64,
@@ -40,15 +41,15 @@ pub struct Communication {
 /// bandwidth of a communication alone (seconds per byte, equation 1).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Graph {
-    pub alpha: f64,
+    pub(crate) alpha: f64,
     pub communications: Vec<Communication>,
 }
 
 /// A rule of the graph that a value breaks, naming the field (`communications[2].dst`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GraphProblem {
-    pub field: String,
-    pub rule: String,
+    pub(crate) field: String,
+    pub(crate) rule: String,
 }
 
 impl std::fmt::Display for GraphProblem {
@@ -60,10 +61,10 @@ impl std::fmt::Display for GraphProblem {
 /// Bounds of a graph's values: `alpha` for links from 1 B/s to 10^18 B/s, at most 10^18
 /// bytes (an exabyte) per communication, start times within 10^9 s (32 years): every time the
 /// solver computes then stays finite, and near 10^9 s a double still resolves 10^-7 s.
-pub const MIN_ALPHA: f64 = 1e-18;
-pub const MAX_ALPHA: f64 = 1.0;
-pub const MAX_BYTES: f64 = 1e18;
-pub const MAX_START: f64 = 1e9;
+pub(crate) const MIN_ALPHA: f64 = 1e-18;
+pub(crate) const MAX_ALPHA: f64 = 1.0;
+pub(crate) const MAX_BYTES: f64 = 1e18;
+pub(crate) const MAX_START: f64 = 1e9;
 
 impl Graph {
     /// Every rule the graph breaks: `alpha` positive, at least one communication, ids unique
@@ -72,84 +73,99 @@ impl Graph {
     ///
     /// Values are bounded, not only positive: a subnormal `alpha` or `bytes` (`5e-324`) made
     /// the solver's steps too small to move time forward.
-    pub fn problems(&self) -> Vec<GraphProblem> {
+    pub(crate) fn problems(&self) -> Vec<GraphProblem> {
         let mut out = Vec::new();
-        let mut bad = |field: String, rule: &str| {
+        if let Some(rule) = alpha_problem(self.alpha) {
             out.push(GraphProblem {
-                field,
-                rule: rule.to_string(),
-            })
-        };
-        if !(self.alpha.is_finite() && self.alpha > 0.0) {
-            bad(
-                "alpha".into(),
-                &format!(
-                    "must be a positive number of seconds per byte, not {}",
-                    self.alpha
-                ),
-            );
-        } else if !(MIN_ALPHA..=MAX_ALPHA).contains(&self.alpha) {
-            bad(
-                "alpha".into(),
-                &format!(
-                    "{} s/B is outside {MIN_ALPHA:e}..{MAX_ALPHA:e} s/B (a link between 1 B/s \
-                     and 10^18 B/s)",
-                    self.alpha
-                ),
-            );
+                field: "alpha".into(),
+                rule,
+            });
         }
         if self.communications.is_empty() {
-            bad(
-                "communications".into(),
-                "must hold at least one communication",
-            );
+            out.push(GraphProblem {
+                field: "communications".into(),
+                rule: "must hold at least one communication".into(),
+            });
         }
         let mut ids = HashSet::new();
         for (i, c) in self.communications.iter().enumerate() {
-            let at = |f: &str| format!("communications[{i}].{f}");
-            if c.id.trim().is_empty() {
-                bad(at("id"), "must not be empty");
-            } else if !ids.insert(c.id.as_str()) {
-                bad(
-                    at("id"),
-                    &format!("`{}` is used by an earlier communication", c.id),
-                );
-            }
-            if c.src == c.dst {
-                bad(
-                    at("dst"),
-                    &format!(
-                        "is the source node `{}`: communications inside a node are not modelled",
-                        c.src
-                    ),
-                );
-            }
-            if !(c.bytes.is_finite() && c.bytes > 0.0) {
-                bad(
-                    at("bytes"),
-                    &format!("must be a positive size, not {}", c.bytes),
-                );
-            } else if !(1.0..=MAX_BYTES).contains(&c.bytes) {
-                bad(
-                    at("bytes"),
-                    &format!("{} is outside 1..{MAX_BYTES:e} bytes", c.bytes),
-                );
-            }
-            if !(c.start.is_finite() && c.start >= 0.0) {
-                bad(
-                    at("start"),
-                    &format!("must be a time in seconds >= 0, not {}", c.start),
-                );
-            } else if c.start > MAX_START {
-                bad(
-                    at("start"),
-                    &format!(
-                        "{} s is beyond {MAX_START:e} s: so far from 0 that a transfer's time \
-                         would be lost to rounding; shift the start times",
-                        c.start
-                    ),
-                );
-            }
+            let repeated = !c.id.trim().is_empty() && !ids.insert(c.id.as_str());
+            out.extend(
+                c.problems(repeated)
+                    .into_iter()
+                    .map(|(f, rule)| GraphProblem {
+                        field: format!("communications[{i}].{f}"),
+                        rule,
+                    }),
+            );
+        }
+        out
+    }
+}
+
+/// Why `alpha` (seconds per byte of the link) is refused, `None` when it is valid.
+fn alpha_problem(alpha: f64) -> Option<String> {
+    if !(alpha.is_finite() && alpha > 0.0) {
+        Some(format!(
+            "must be a positive number of seconds per byte, not {alpha}"
+        ))
+    } else if !(MIN_ALPHA..=MAX_ALPHA).contains(&alpha) {
+        Some(format!(
+            "{alpha} s/B is outside {MIN_ALPHA:e}..{MAX_ALPHA:e} s/B (a link between 1 B/s \
+             and 10^18 B/s)"
+        ))
+    } else {
+        None
+    }
+}
+
+impl Communication {
+    /// The rules one communication breaks, as (field, rule), in the order of its fields;
+    /// `repeated` when an earlier communication has its id.
+    fn problems(&self, repeated: bool) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        if self.id.trim().is_empty() {
+            out.push(("id", "must not be empty".to_string()));
+        } else if repeated {
+            out.push((
+                "id",
+                format!("`{}` is used by an earlier communication", self.id),
+            ));
+        }
+        if self.src == self.dst {
+            out.push((
+                "dst",
+                format!(
+                    "is the source node `{}`: communications inside a node are not modelled",
+                    self.src
+                ),
+            ));
+        }
+        if !(self.bytes.is_finite() && self.bytes > 0.0) {
+            out.push((
+                "bytes",
+                format!("must be a positive size, not {}", self.bytes),
+            ));
+        } else if !(1.0..=MAX_BYTES).contains(&self.bytes) {
+            out.push((
+                "bytes",
+                format!("{} is outside 1..{MAX_BYTES:e} bytes", self.bytes),
+            ));
+        }
+        if !(self.start.is_finite() && self.start >= 0.0) {
+            out.push((
+                "start",
+                format!("must be a time in seconds >= 0, not {}", self.start),
+            ));
+        } else if self.start > MAX_START {
+            out.push((
+                "start",
+                format!(
+                    "{} s is beyond {MAX_START:e} s: so far from 0 that a transfer's time \
+                     would be lost to rounding; shift the start times",
+                    self.start
+                ),
+            ));
         }
         out
     }

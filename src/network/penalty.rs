@@ -97,7 +97,7 @@ pub struct InfiniBand;
 
 impl InfiniBand {
     /// The penalty of each edge `(source, destination)` of one step.
-    pub fn edge_penalties(edges: &[(&str, &str)]) -> Vec<f64> {
+    pub(crate) fn edge_penalties(edges: &[(&str, &str)]) -> Vec<f64> {
         let g = Degrees::new(edges.to_vec());
         let n = edges.len();
         let dplus = |e: usize| g.out(g.edges[e].0) as f64;
@@ -169,7 +169,7 @@ impl PenaltyModel for InfiniBand {
 /// fraction of the link bandwidth) is the penalty `1 / r`.
 #[derive(Debug, Clone, Copy)]
 pub struct FairShare {
-    pub receive_capacity: f64,
+    pub(crate) receive_capacity: f64,
 }
 
 impl Default for FairShare {
@@ -182,7 +182,7 @@ impl Default for FairShare {
 
 impl FairShare {
     /// The max-min fair rate of each edge, as a fraction of the link bandwidth.
-    pub fn rates(&self, edges: &[(&str, &str)]) -> Vec<f64> {
+    pub(crate) fn rates(&self, edges: &[(&str, &str)]) -> Vec<f64> {
         // Resources: (is_receive, node) with their capacity and the edges through them.
         let mut resources: BTreeMap<(bool, &str), (f64, Vec<usize>)> = BTreeMap::new();
         for (i, &(s, d)) in edges.iter().enumerate() {
@@ -245,7 +245,7 @@ impl PenaltyModel for FairShare {
 /// penalty.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Explicit {
-    pub steps: Vec<BTreeMap<String, f64>>,
+    pub(crate) steps: Vec<BTreeMap<String, f64>>,
 }
 
 impl Explicit {

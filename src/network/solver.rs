@@ -15,21 +15,21 @@ use std::collections::HashMap;
 /// One communication during one step.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StepEntry {
-    pub id: String,
+    pub(crate) id: String,
     /// Its penalty in this step, after any receive cap.
-    pub penalty: f64,
+    pub(crate) penalty: f64,
     /// Bytes left to send when the step ends (0 if it finished in this step).
-    pub remaining_bytes: f64,
+    pub(crate) remaining_bytes: f64,
 }
 
 /// One step `K_s` of the dynamic contention graph.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Step {
     /// When the step starts and ends, in seconds.
-    pub start: f64,
-    pub end: f64,
+    pub(crate) start: f64,
+    pub(crate) end: f64,
     /// The active communications, in the graph's order.
-    pub active: Vec<StepEntry>,
+    pub(crate) active: Vec<StepEntry>,
 }
 
 /// The solution: every step, and each communication's end time (graph order).

@@ -17,39 +17,39 @@ const BYTES_PER_MB: f64 = 1e6;
 
 /// One placement and core count, with the model's inputs and its times (seconds).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Candidate {
-    pub comp_numa: u32,
-    pub comm_numa: u32,
-    pub cores: u32,
+pub(crate) struct Candidate {
+    pub(crate) comp_numa: u32,
+    pub(crate) comm_numa: u32,
+    pub(crate) cores: u32,
     /// `T_M`, `T_N` (s) and the loss ratios `L_M`, `L_N`.
     #[serde(flatten)]
-    pub step: Step,
+    pub(crate) step: Step,
     /// `T^C_M`, `T^C_N`, `total_time`, `no_overlap_time`, `no_contention_time` (s).
     #[serde(flatten)]
-    pub times: StepTimes,
+    pub(crate) times: StepTimes,
     /// The model predicts a stream no slower beside the other than alone (parallel >= alone
     /// bandwidth); its loss ratio is then 1.
-    pub no_predicted_loss: bool,
+    pub(crate) no_predicted_loss: bool,
 }
 
 /// Every candidate, fastest first, and the naive configuration to compare with.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Ranking {
+pub(crate) struct Ranking {
     /// Fastest first; ties (equal times) go to fewer cores, then to the order evaluated.
-    pub ranked: Vec<Candidate>,
+    pub(crate) ranked: Vec<Candidate>,
     /// All computing cores, both data on NUMA node 0: what one gets without thinking.
-    pub naive: Candidate,
+    pub(crate) naive: Candidate,
 }
 
 impl Ranking {
     /// The recommended configuration: the fastest.
-    pub fn best(&self) -> &Candidate {
+    pub(crate) fn best(&self) -> &Candidate {
         // `advise` refuses to build a Ranking with no candidate.
         &self.ranked[0]
     }
 
     /// How many times longer the naive step takes than the best one (1 = as fast).
-    pub fn naive_slowdown(&self) -> f64 {
+    pub(crate) fn naive_slowdown(&self) -> f64 {
         self.naive.times.total_time / self.best().times.total_time
     }
 }
@@ -57,7 +57,7 @@ impl Ranking {
 /// The candidate of one predicted point, for a step of `comp_bytes` and `comm_bytes`.
 ///
 /// `None` when a bandwidth is not above 0 (the model cannot give a time then).
-pub fn candidate(
+pub(crate) fn candidate(
     comp_numa: u32,
     comm_numa: u32,
     p: &Point,
@@ -85,7 +85,7 @@ pub fn candidate(
 
 /// Ranks every point of `predictions`; `naive` is the point of all cores on placement 0,0.
 /// `None` when no point yields a candidate.
-pub fn advise(
+pub(crate) fn advise(
     predictions: &[PlacementPrediction],
     naive: &Point,
     comp_bytes: f64,

@@ -25,34 +25,34 @@ use serde::Serialize;
 
 /// A step whose computation can be split between the CPU and accelerators.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Hetero {
+pub(crate) struct Hetero {
     /// `T_M`, `T_N`, `L_M`, `L_N`, with `T_M` the whole computation on the CPU (`w = 0`).
-    pub step: Step,
+    pub(crate) step: Step,
     /// `P_A / P_M`: the accelerators' performance as a multiple of the CPU's uncontended one.
-    pub accel_perf: f64,
+    pub(crate) accel_perf: f64,
 }
 
 /// One split of the computation and its times (unit of the inputs).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Split {
+pub(crate) struct Split {
     /// `w`: the share of the computation on the accelerators.
-    pub accel_share: f64,
+    pub(crate) accel_share: f64,
     /// `T_A = T_M w / r`.
-    pub accel_time: f64,
+    pub(crate) accel_time: f64,
     /// `T_M (1 - w)`: the CPU's share of the computation, uncontended.
-    pub cpu_comp_time: f64,
+    pub(crate) cpu_comp_time: f64,
     /// The CPU's overlapped step under contention (`T_tot` of section IV on its share).
-    pub cpu_time: f64,
+    pub(crate) cpu_time: f64,
     /// `max(T_A, cpu_time)`: the step.
-    pub total_time: f64,
+    pub(crate) total_time: f64,
     /// `|T_A - cpu_time|`: how long one kind of device waits for the other.
-    pub idle_time: f64,
+    pub(crate) idle_time: f64,
 }
 
 /// The share that balances CPU and accelerators, or why none does.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Balance {
+pub(crate) enum Balance {
     /// CPU and accelerators end together at this split; it is the fastest.
     Balanced { split: Split },
     /// The communication alone (`T_N`) outlasts the accelerators doing everything: no `w` in
@@ -62,18 +62,9 @@ pub enum Balance {
     CommunicationBound { split: Split },
 }
 
-impl Balance {
-    /// The fastest split, balanced or not.
-    pub fn split(&self) -> &Split {
-        match self {
-            Balance::Balanced { split } | Balance::CommunicationBound { split } => split,
-        }
-    }
-}
-
 impl Hetero {
     /// Refuses a performance ratio that is not finite and above 0.
-    pub fn new(step: Step, accel_perf: f64) -> Result<Self, OverlapError> {
+    pub(crate) fn new(step: Step, accel_perf: f64) -> Result<Self, OverlapError> {
         if !(accel_perf.is_finite() && accel_perf > 0.0) {
             return Err(OverlapError::AccelPerf { value: accel_perf });
         }
@@ -81,7 +72,7 @@ impl Hetero {
     }
 
     /// The times when a share `w` in [0, 1] of the computation runs on the accelerators.
-    pub fn split(&self, w: f64) -> Result<Split, OverlapError> {
+    pub(crate) fn split(&self, w: f64) -> Result<Split, OverlapError> {
         if !(0.0..=1.0).contains(&w) {
             return Err(OverlapError::Share { value: w });
         }
@@ -104,7 +95,7 @@ impl Hetero {
     ///
     /// `T_A` grows with `w` from 0 and the CPU's time falls to `T_N` at `w = 1`, so a
     /// balance exists exactly when `T_A(1) = T_M / r >= T_N`, and it is unique.
-    pub fn balance(&self) -> Balance {
+    pub(crate) fn balance(&self) -> Balance {
         let s = &self.step;
         let (t, r) = (s.comp_time, self.accel_perf);
         let full_accel = t / r;

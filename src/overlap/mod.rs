@@ -12,10 +12,10 @@
 //! Times are in any one unit (the paper uses milliseconds; `advise` uses seconds): the model
 //! is linear in them, so every result comes out in the unit of its inputs.
 
-pub mod advise;
-pub mod hetero;
-pub mod time;
+pub(crate) mod advise;
+pub(crate) mod hetero;
+pub(crate) mod time;
 
-pub use advise::{advise, Candidate, Ranking};
-pub use hetero::{Balance, Hetero, Split};
-pub use time::{OverlapError, Step, StepTimes};
+pub(crate) use advise::{advise, Candidate};
+pub(crate) use hetero::{Balance, Hetero, Split};
+pub(crate) use time::{OverlapError, Step, StepTimes};

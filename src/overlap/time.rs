@@ -21,7 +21,7 @@ use std::fmt;
 
 /// Why inputs of the model are refused; the message names the value and the rule.
 #[derive(Debug, Clone, PartialEq)]
-pub enum OverlapError {
+pub(crate) enum OverlapError {
     /// A time that is not a finite number above zero.
     Time { name: &'static str, value: f64 },
     /// A loss ratio below 1 (or not finite).
@@ -63,30 +63,30 @@ impl std::error::Error for OverlapError {}
 
 /// The uncontended times and loss ratios of one step: the model's four inputs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Step {
+pub(crate) struct Step {
     /// `T_M`: the computation alone.
-    pub comp_time: f64,
+    pub(crate) comp_time: f64,
     /// `T_N`: the communication alone.
-    pub comm_time: f64,
+    pub(crate) comm_time: f64,
     /// `L_M = P_M / P^C_M >= 1`: how much slower the computation runs beside the communication.
-    pub comp_loss: f64,
+    pub(crate) comp_loss: f64,
     /// `L_N = P_N / P^C_N >= 1`: how much slower the communication runs beside the computation.
-    pub comm_loss: f64,
+    pub(crate) comm_loss: f64,
 }
 
 /// What the model says about one step; times in the unit of the [`Step`]'s.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct StepTimes {
+pub(crate) struct StepTimes {
     /// `T^C_M = T_M L_M`: the computation if it ran under contention to its end.
-    pub contended_comp_time: f64,
+    pub(crate) contended_comp_time: f64,
     /// `T^C_N = T_N L_N`: the communication if it ran under contention to its end.
-    pub contended_comm_time: f64,
+    pub(crate) contended_comm_time: f64,
     /// `T_tot`: the overlapped step under contention (section IV).
-    pub total_time: f64,
+    pub(crate) total_time: f64,
     /// `T_M + T_N`: the step without overlap (and so without contention).
-    pub no_overlap_time: f64,
+    pub(crate) no_overlap_time: f64,
     /// `max(T_M, T_N)`: the overlapped step if there were no contention.
-    pub no_contention_time: f64,
+    pub(crate) no_contention_time: f64,
 }
 
 impl Step {
@@ -94,7 +94,7 @@ impl Step {
     /// the loss as the reduction of performance under contention: with a loss below 1 the
     /// formula's second term would model a slowdown once contention stops, which is outside
     /// the model.
-    pub fn new(
+    pub(crate) fn new(
         comp_time: f64,
         comm_time: f64,
         comp_loss: f64,
@@ -119,7 +119,7 @@ impl Step {
     }
 
     /// `T_tot` of section IV.
-    pub fn total_time(&self) -> f64 {
+    pub(crate) fn total_time(&self) -> f64 {
         total_time(
             self.comp_time,
             self.comm_time,
@@ -129,7 +129,7 @@ impl Step {
     }
 
     /// Every time the model gives for this step.
-    pub fn times(&self) -> StepTimes {
+    pub(crate) fn times(&self) -> StepTimes {
         StepTimes {
             contended_comp_time: self.comp_time * self.comp_loss,
             contended_comm_time: self.comm_time * self.comm_loss,
@@ -146,7 +146,7 @@ impl Step {
 /// Only one of the two differences is positive: it is the work left to the stream that
 /// finishes last, done at full speed, i.e. `L` times faster. Unchecked: see [`Step::new`] for
 /// the inputs it is meant for. A zero `T_M` (no computation) gives `T_N`, and vice versa.
-pub fn total_time(comp_time: f64, comm_time: f64, comp_loss: f64, comm_loss: f64) -> f64 {
+pub(crate) fn total_time(comp_time: f64, comm_time: f64, comp_loss: f64, comm_loss: f64) -> f64 {
     let tcm = comp_time * comp_loss;
     let tcn = comm_time * comm_loss;
     tcm.min(tcn) + ((tcm - tcn) / comp_loss).max((tcn - tcm) / comm_loss)

@@ -12,17 +12,17 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 /// A plot area in pixels and the data ranges it shows.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Plot {
-    pub left: i32,
-    pub top: i32,
-    pub width: i32,
-    pub height: i32,
-    pub x: (f64, f64),
-    pub y: (f64, f64),
+pub(crate) struct Plot {
+    pub(crate) left: i32,
+    pub(crate) top: i32,
+    pub(crate) width: i32,
+    pub(crate) height: i32,
+    pub(crate) x: (f64, f64),
+    pub(crate) y: (f64, f64),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
+pub(crate) enum Side {
     Left,
     Right,
 }
@@ -30,35 +30,35 @@ pub enum Side {
 const TICK_LEN: i32 = 8;
 
 impl Plot {
-    pub fn right(&self) -> i32 {
+    pub(crate) fn right(&self) -> i32 {
         self.left + self.width
     }
 
-    pub fn bottom(&self) -> i32 {
+    pub(crate) fn bottom(&self) -> i32 {
         self.top + self.height
     }
 
     /// The same rectangle with another y range: a secondary (right) axis.
-    pub fn with_y(&self, y: (f64, f64)) -> Plot {
+    pub(crate) fn with_y(&self, y: (f64, f64)) -> Plot {
         Plot { y, ..*self }
     }
 
-    pub fn px_x(&self, x: f64) -> i32 {
+    pub(crate) fn px_x(&self, x: f64) -> i32 {
         let f = (x - self.x.0) / (self.x.1 - self.x.0);
         self.left + (f * f64::from(self.width)).round() as i32
     }
 
-    pub fn px_y(&self, y: f64) -> i32 {
+    pub(crate) fn px_y(&self, y: f64) -> i32 {
         let f = (y - self.y.0) / (self.y.1 - self.y.0);
         self.bottom() - (f * f64::from(self.height)).round() as i32
     }
 
-    pub fn px(&self, (x, y): (f64, f64)) -> (i32, i32) {
+    pub(crate) fn px(&self, (x, y): (f64, f64)) -> (i32, i32) {
         (self.px_x(x), self.px_y(y))
     }
 
     /// A data-space rectangle, clipped to the plot area.
-    pub fn fill<DB: DrawingBackend>(
+    pub(crate) fn fill<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
         (x0, y0): (f64, f64),
@@ -77,7 +77,7 @@ impl Plot {
     }
 
     /// Light horizontal grid lines at `ticks`.
-    pub fn grid_lines<DB: DrawingBackend>(
+    pub(crate) fn grid_lines<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
         ticks: &[f64],
@@ -94,7 +94,7 @@ impl Plot {
 
     /// Tick marks on `side` at `ticks`, with labels when `labelled` (shared axes label only
     /// the outer panels).
-    pub fn y_ticks<DB: DrawingBackend>(
+    pub(crate) fn y_ticks<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
         side: Side,
@@ -121,7 +121,7 @@ impl Plot {
     }
 
     /// Tick marks under the plot at `ticks`, labelled when `labelled`.
-    pub fn x_ticks<DB: DrawingBackend>(
+    pub(crate) fn x_ticks<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
         ticks: &[f64],
@@ -144,7 +144,7 @@ impl Plot {
     }
 
     /// The frame around the plot area, `width` pixels wide.
-    pub fn frame<DB: DrawingBackend>(
+    pub(crate) fn frame<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
         width: u32,
@@ -158,7 +158,7 @@ impl Plot {
 }
 
 /// Height of tick labels under an x axis, tick mark included.
-pub const X_TICKS_HEIGHT: i32 = TICK_LEN + 6 + TICK as i32;
+pub(crate) const X_TICKS_HEIGHT: i32 = TICK_LEN + 6 + TICK as i32;
 
 #[cfg(test)]
 mod tests {

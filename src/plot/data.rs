@@ -54,38 +54,15 @@ impl Measurements {
     }
 
     /// The rows of one placement (empty when it was not measured).
-    pub fn get(&self, p: Placement) -> &[TidyRow] {
+    pub(crate) fn get(&self, p: Placement) -> &[TidyRow] {
         self.by_placement
             .get(&(p.comp_numa, p.comm_numa))
             .map_or(&[], Vec::as_slice)
     }
 
-    pub fn placements(&self) -> impl Iterator<Item = Placement> + '_ {
-        self.by_placement
-            .keys()
-            .map(|&(comp_numa, comm_numa)| Placement {
-                comp_numa,
-                comm_numa,
-            })
-    }
-
     /// Every aggregated row, placement by placement.
     pub fn rows(&self) -> Vec<TidyRow> {
         self.by_placement.values().flatten().copied().collect()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.by_placement.is_empty()
-    }
-
-    /// The largest measured core count (0 when empty).
-    pub fn max_cores(&self) -> u32 {
-        self.by_placement
-            .values()
-            .flatten()
-            .map(|r| r.cores)
-            .max()
-            .unwrap_or(0)
     }
 }
 
@@ -131,10 +108,10 @@ mod tests {
                 comm_numa: 1
             })
             .is_empty());
-        assert_eq!(m.placements().count(), 2);
+        assert_eq!(m.by_placement.len(), 2);
         assert_eq!(m.rows().len(), 3);
-        assert_eq!(m.max_cores(), 2);
-        assert!(Measurements::from_rows(&[]).is_empty());
+        assert_eq!(m.rows().iter().map(|r| r.cores).max(), Some(2));
+        assert!(Measurements::from_rows(&[]).by_placement.is_empty());
     }
 }
 
@@ -144,17 +121,17 @@ mod tests {
 /// phase's explicit `unstable` field, where present, decides instead. Tidy CSV carries
 /// neither, so its points have no interval.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct PhaseQuality {
+pub(crate) struct PhaseQuality {
     /// Half-width of the median's 95% interval over the median.
-    pub rel_ci95: Option<f64>,
-    pub unstable: bool,
+    pub(crate) rel_ci95: Option<f64>,
+    pub(crate) unstable: bool,
 }
 
 impl PhaseQuality {
     /// From a phase of a trace: its `ci95` and `unstable` fields when `measure` recorded
     /// them (an interval of the median from batch medians, section 4.1.1's steady window),
     /// else what older traces wrote in the sampling note.
-    pub fn from_phase(phase: &crate::trace::Phase) -> Self {
+    pub(crate) fn from_phase(phase: &crate::trace::Phase) -> Self {
         let median = phase.summary.median;
         match phase.ci95 {
             Some((lo, hi)) if median.is_finite() && median > 0.0 && hi >= lo => PhaseQuality {
@@ -166,7 +143,7 @@ impl PhaseQuality {
     }
 
     /// From a phase's sampling note and, if the trace has one, its `unstable` flag.
-    pub fn from_note(note: &str, unstable: Option<bool>) -> Self {
+    pub(crate) fn from_note(note: &str, unstable: Option<bool>) -> Self {
         let rel_ci95 = note
             .split("median 95% CI +-")
             .nth(1)
@@ -186,12 +163,14 @@ impl PhaseQuality {
 /// `[comp_alone, comm_alone, comp_parallel, comm_parallel]`. With several traces of one point
 /// the widest interval is kept, and a point is unstable if any phase was.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Quality {
+pub(crate) struct Quality {
     by_point: BTreeMap<(u32, u32, u32), [PhaseQuality; 4]>,
 }
 
 impl Quality {
-    pub fn from_traces<'a>(traces: impl IntoIterator<Item = &'a crate::trace::Trace>) -> Self {
+    pub(crate) fn from_traces<'a>(
+        traces: impl IntoIterator<Item = &'a crate::trace::Trace>,
+    ) -> Self {
         let mut by_point: BTreeMap<(u32, u32, u32), [PhaseQuality; 4]> = BTreeMap::new();
         for t in traces {
             for p in &t.points {
@@ -217,18 +196,18 @@ impl Quality {
     }
 
     /// The quality of one point's four phases, in tidy column order.
-    pub fn get(&self, comp_numa: u32, comm_numa: u32, cores: u32) -> [PhaseQuality; 4] {
+    pub(crate) fn get(&self, comp_numa: u32, comm_numa: u32, cores: u32) -> [PhaseQuality; 4] {
         self.by_point
             .get(&(comp_numa, comm_numa, cores))
             .copied()
             .unwrap_or_default()
     }
 
-    pub fn any_unstable(&self) -> bool {
+    pub(crate) fn any_unstable(&self) -> bool {
         self.by_point.values().flatten().any(|q| q.unstable)
     }
 
-    pub fn any_interval(&self) -> bool {
+    pub(crate) fn any_interval(&self) -> bool {
         self.by_point
             .values()
             .flatten()

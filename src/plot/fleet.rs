@@ -31,40 +31,40 @@ const COMP_LIGHT: RGBColor = RGBColor(0xff, 0xbb, 0x78);
 const COMM_LIGHT: RGBColor = RGBColor(0x9e, 0xc5, 0xe8);
 
 /// One node's value of one parameter, as drawn.
-pub struct StripPoint {
-    pub host: String,
+pub(crate) struct StripPoint {
+    pub(crate) host: String,
     /// `(value - median) / sigma`.
-    pub score: f64,
-    pub outside: bool,
+    pub(crate) score: f64,
+    pub(crate) outside: bool,
 }
 
 /// One parameter's strip.
-pub struct Strip {
-    pub parameter: String,
-    pub points: Vec<StripPoint>,
+pub(crate) struct Strip {
+    pub(crate) parameter: String,
+    pub(crate) points: Vec<StripPoint>,
 }
 
 /// One node's local curves: `(cores, MB/s)`.
-pub struct NodeCurves {
-    pub host: String,
-    pub outlier: bool,
-    pub model_comp: Vec<(f64, f64)>,
-    pub model_comm: Vec<(f64, f64)>,
-    pub measured_comp: Vec<(f64, f64)>,
-    pub measured_comm: Vec<(f64, f64)>,
+pub(crate) struct NodeCurves {
+    pub(crate) host: String,
+    pub(crate) outlier: bool,
+    pub(crate) model_comp: Vec<(f64, f64)>,
+    pub(crate) model_comm: Vec<(f64, f64)>,
+    pub(crate) measured_comp: Vec<(f64, f64)>,
+    pub(crate) measured_comm: Vec<(f64, f64)>,
 }
 
 /// The figure's data, computed from the report.
-pub struct Fleet {
-    pub title: String,
-    pub subtitle: String,
-    pub k: f64,
-    pub strips: Vec<Strip>,
-    pub curves: Vec<NodeCurves>,
+pub(crate) struct Fleet {
+    pub(crate) title: String,
+    pub(crate) subtitle: String,
+    pub(crate) k: f64,
+    pub(crate) strips: Vec<Strip>,
+    pub(crate) curves: Vec<NodeCurves>,
 }
 
 impl Fleet {
-    pub fn new(r: &FleetReport) -> Self {
+    pub(crate) fn new(r: &FleetReport) -> Self {
         let strips = r
             .parameters
             .iter()

@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 /// The family name figures ask for, and the one SVG files name: the embedded face first, so a
 /// viewer that has DejaVu Sans sets text with the metrics the layout was computed with, then
 /// any sans-serif face rather than the viewer's default serif one.
-pub const FAMILY: &str = "DejaVu Sans, sans-serif";
+pub(crate) const FAMILY: &str = "DejaVu Sans, sans-serif";
 
 static REGULAR: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
 static BOLD: &[u8] = include_bytes!("fonts/DejaVuSans-Bold.ttf");
@@ -85,7 +85,7 @@ fn faces() -> Result<&'static Faces, FontError> {
 }
 
 /// Registers the embedded faces with plotters (once per process).
-pub fn register() -> Result<(), FontError> {
+pub(crate) fn register() -> Result<(), FontError> {
     static REGISTERED: OnceLock<Result<(), FontError>> = OnceLock::new();
     REGISTERED
         .get_or_init(|| {
@@ -136,7 +136,7 @@ fn advance<F: Font, S: ScaleFont<F>>(font: &S, text: &str) -> f32 {
 }
 
 /// Width and height (ascent to descent) of `text` in pixels at plotters size `size`.
-pub fn measure(text: &str, style: FontStyle, size: f64) -> Result<(u32, u32), FontError> {
+pub(crate) fn measure(text: &str, style: FontStyle, size: f64) -> Result<(u32, u32), FontError> {
     let font = scaled(style, size)?;
     let height = font.ascent() - font.descent();
     Ok((advance(&font, text).ceil() as u32, height.ceil() as u32))
@@ -144,14 +144,14 @@ pub fn measure(text: &str, style: FontStyle, size: f64) -> Result<(u32, u32), Fo
 
 /// A drawing backend whose text is measured with the embedded font and, when `raster`, drawn
 /// glyph by glyph on the wrapped backend's pixels (see the module documentation for why).
-pub struct Typeset<B> {
+pub(crate) struct Typeset<B> {
     inner: B,
     raster: bool,
 }
 
 impl<B> Typeset<B> {
     /// For a vector backend (SVG): text stays text; only its measurement changes.
-    pub fn vector(inner: B) -> Self {
+    pub(crate) fn vector(inner: B) -> Self {
         Typeset {
             inner,
             raster: false,
@@ -159,7 +159,7 @@ impl<B> Typeset<B> {
     }
 
     /// For a pixel backend: glyphs are rasterised here.
-    pub fn raster(inner: B) -> Self {
+    pub(crate) fn raster(inner: B) -> Self {
         Typeset {
             inner,
             raster: true,

@@ -32,28 +32,28 @@ use plotters::style::FontTransform;
 
 /// Which parameter set a placement calibrated (section 3.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Calibrates {
+pub(crate) enum Calibrates {
     Local,
     Remote,
 }
 
 /// One panel: a placement, its prediction and what was measured there.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Panel {
-    pub placement: Placement,
-    pub calibrates: Option<Calibrates>,
+pub(crate) struct Panel {
+    pub(crate) placement: Placement,
+    pub(crate) calibrates: Option<Calibrates>,
     /// The model's prediction for cores 1 ..= cores_per_socket.
-    pub model: Vec<Point>,
+    pub(crate) model: Vec<Point>,
     /// Medians of the measurements of this placement (empty when none was given).
-    pub measured: Vec<TidyRow>,
+    pub(crate) measured: Vec<TidyRow>,
     /// 95 % intervals of the prediction, drawn as bands (empty when the model file has no
     /// bootstrap; see [`Grid::with_intervals`]).
-    pub intervals: Vec<PointIntervals>,
+    pub(crate) intervals: Vec<PointIntervals>,
 }
 
 impl Panel {
     /// The panel title; tests count panels by it.
-    pub fn title(&self) -> String {
+    pub(crate) fn title(&self) -> String {
         format!(
             "comp NUMA {}, comm NUMA {}",
             self.placement.comp_numa, self.placement.comm_numa
@@ -64,20 +64,20 @@ impl Panel {
 /// The whole grid, computed and ready to draw or to write as CSV.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Grid {
-    pub machine: String,
+    pub(crate) machine: String,
     /// The model as the user named it.
-    pub model_source: String,
+    pub(crate) model_source: String,
     /// Panels per row and per column.
-    pub side: u32,
-    pub numa_per_socket: u32,
-    pub cores_per_socket: u32,
+    pub(crate) side: u32,
+    pub(crate) numa_per_socket: u32,
+    pub(crate) cores_per_socket: u32,
     /// Panels row by row: `panels[row * side + column]`.
-    pub panels: Vec<Panel>,
+    pub(crate) panels: Vec<Panel>,
     /// Intervals and stability of the measured points, from traces (empty for CSV).
-    pub quality: Quality,
+    pub(crate) quality: Quality,
     /// Left axis (communications) and right axis (computations), MB/s.
-    pub comm_scale: Scale,
-    pub comp_scale: Scale,
+    pub(crate) comm_scale: Scale,
+    pub(crate) comp_scale: Scale,
 }
 
 // Layout, pixels at 300 dpi.
@@ -96,7 +96,7 @@ const HEADER_SUB: i32 = 38;
 impl Grid {
     /// Predicts every placement the model covers ([`model::all_placements`]) and attaches
     /// the measurements of each. Measurements of placements the grid lacks are the caller's
-    /// to refuse (see [`Grid::check_measured`]).
+    /// to refuse (see `Grid::check_measured`).
     pub fn new(model: &Model, source: &str, measured: &Measurements) -> Result<Self, PredictError> {
         let m = &model.machine;
         let placements = model::all_placements(model);
@@ -153,21 +153,25 @@ impl Grid {
     }
 
     /// The grid with the measured points' intervals and stability (error bars, rings).
-    pub fn with_quality(mut self, quality: Quality) -> Self {
+    pub(crate) fn with_quality(mut self, quality: Quality) -> Self {
         self.quality = quality;
         self
     }
 
     /// Why a measured placement or core count cannot be drawn against `model`, if it cannot:
     /// a node the model's machine lacks or cannot predict, or more cores than one socket has.
-    pub fn check_measured(model: &Model, p: Placement, max_cores: u32) -> Result<(), PredictError> {
+    pub(crate) fn check_measured(
+        model: &Model,
+        p: Placement,
+        max_cores: u32,
+    ) -> Result<(), PredictError> {
         let cores: Vec<u32> = (max_cores > 0).then_some(max_cores).into_iter().collect();
         model::predict(model, &[p], &cores).map(|_| ())
     }
 
     /// Attaches the 95 % intervals of every panel's prediction from the model file's bootstrap
     /// (`calibrate --bootstrap N`), drawn as translucent bands around the model's lines.
-    pub fn with_intervals(mut self, model: &Model, u: &Uncertainty) -> Self {
+    pub(crate) fn with_intervals(mut self, model: &Model, u: &Uncertainty) -> Self {
         let placements: Vec<Placement> = self.panels.iter().map(|p| p.placement).collect();
         let cores: Vec<u32> = (1..=self.cores_per_socket).collect();
         let bands = intervals(&model.machine, u, &placements, &cores);
@@ -177,12 +181,12 @@ impl Grid {
         self
     }
 
-    pub fn has_measurements(&self) -> bool {
+    pub(crate) fn has_measurements(&self) -> bool {
         self.panels.iter().any(|p| !p.measured.is_empty())
     }
 
     /// The predictions drawn, as tidy CSV rows (the same as `predict --format csv`).
-    pub fn model_rows(&self) -> Vec<TidyRow> {
+    pub(crate) fn model_rows(&self) -> Vec<TidyRow> {
         self.panels
             .iter()
             .flat_map(|p| {
@@ -194,7 +198,7 @@ impl Grid {
     }
 
     /// The measured medians drawn, as tidy CSV rows.
-    pub fn measured_rows(&self) -> Vec<TidyRow> {
+    pub(crate) fn measured_rows(&self) -> Vec<TidyRow> {
         self.panels
             .iter()
             .flat_map(|p| p.measured.clone())
@@ -317,6 +321,8 @@ impl Grid {
         self.cores_per_socket.max(measured)
     }
 
+    /// One panel: its axes, the prediction's 95 % bands, the model's lines, the measured
+    /// points and the title (bold and framed thick on a calibration placement).
     fn draw_panel<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
@@ -326,6 +332,34 @@ impl Grid {
     ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         let comm = self.plot(row, column);
         let comp = comm.with_y(self.comp_scale.range());
+        self.draw_panel_axes(root, row, column, &comm, &comp)?;
+        if !panel.intervals.is_empty() {
+            draw_bands(root, panel, &comm, &comp)?;
+        }
+        draw_model(root, panel, &comm, &comp)?;
+        self.draw_measured(root, panel, &comm, &comp)?;
+        let (frame, title_style) = match panel.calibrates {
+            Some(_) => (4, bold(LABEL)),
+            None => (1, text(LABEL)),
+        };
+        comm.frame(root, frame)?;
+        root.draw_text(
+            &panel.title(),
+            &anchored(title_style, HPos::Center, VPos::Bottom),
+            (comm.left + comm.width / 2, comm.top - 10),
+        )
+    }
+
+    /// A panel's shaded core bands, grid lines and ticks, labelled on the outer panels only:
+    /// communications on the left axis, computations on the right.
+    fn draw_panel_axes<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        row: u32,
+        column: u32,
+        comm: &Plot,
+        comp: &Plot,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         if let Some(bands) = self.core_bands() {
             for b in bands.iter().filter(|b| b.node % 2 == 0) {
                 comm.fill(
@@ -357,55 +391,27 @@ impl Grid {
         let x_ticks = core_ticks(self.max_cores(), 6);
         comm.x_ticks(root, &x_ticks, last_row, |v| format!("{v:.0}"))?;
 
-        // 95 % bands of the prediction, under the lines.
-        let band = |plot: &Plot, f: fn(&PointIntervals) -> [f64; 2]| -> Vec<(i32, i32)> {
-            let upper = panel.intervals.iter().map(|b| (b.cores, f(b)[1]));
-            let lower = panel.intervals.iter().rev().map(|b| (b.cores, f(b)[0]));
-            upper
-                .chain(lower)
-                .filter(|(_, v)| v.is_finite())
-                .map(|(n, v)| plot.px((f64::from(n), v)))
-                .collect()
-        };
-        if !panel.intervals.is_empty() {
-            for (plot, f, color) in [
-                (
-                    &comp,
-                    (|b| b.comp_alone) as fn(&PointIntervals) -> [f64; 2],
-                    COMP,
-                ),
-                (&comp, |b| b.comp_parallel, COMP),
-                (&comm, |b| b.comm_alone, COMM),
-                (&comm, |b| b.comm_parallel, COMM),
-            ] {
-                root.draw(&Polygon::new(band(plot, f), color.mix(0.22).filled()))?;
-            }
-        }
+        Ok(())
+    }
 
-        // Model lines: alone dashed, in parallel solid (section 3.2).
-        let series = |plot: &Plot, f: fn(&Point) -> f64| -> Vec<(i32, i32)> {
-            panel
-                .model
-                .iter()
-                .map(|pt| plot.px((f64::from(pt.cores), f(pt))))
-                .collect()
-        };
-        draw_line(root, &series(&comp, |p| p.comp_alone), COMP, 3, true)?;
-        draw_line(root, &series(&comp, |p| p.comp_parallel), COMP, 3, false)?;
-        draw_line(root, &series(&comm, |p| p.comm_alone), COMM, 3, true)?;
-        draw_line(root, &series(&comm, |p| p.comm_parallel), COMM, 3, false)?;
-
-        // Measured points: ● alone, ▼ in parallel, as in the paper; the 95% interval of each
-        // median as an error bar, and a ring around points whose phase stopped at its time
-        // limit before the asked stability.
+    /// Measured points: ● alone, ▼ in parallel, as in the paper; the 95% interval of each
+    /// median as an error bar, and a ring around points whose phase stopped at its time
+    /// limit before the asked stability.
+    fn draw_measured<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        panel: &Panel,
+        comm: &Plot,
+        comp: &Plot,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         for r in &panel.measured {
             let x = f64::from(r.cores);
             let q = self.quality.get(r.comp_numa, r.comm_numa, r.cores);
             for (plot, y, shape, color, q) in [
-                (&comp, r.comp_alone, Shape::Circle, COMP, q[0]),
-                (&comp, r.comp_parallel, Shape::DownTriangle, COMP, q[2]),
-                (&comm, r.comm_alone, Shape::Circle, COMM, q[1]),
-                (&comm, r.comm_parallel, Shape::DownTriangle, COMM, q[3]),
+                (comp, r.comp_alone, Shape::Circle, COMP, q[0]),
+                (comp, r.comp_parallel, Shape::DownTriangle, COMP, q[2]),
+                (comm, r.comm_alone, Shape::Circle, COMM, q[1]),
+                (comm, r.comm_parallel, Shape::DownTriangle, COMM, q[3]),
             ] {
                 let at = plot.px((x, y));
                 if let Some(rel) = q.rel_ci95 {
@@ -430,18 +436,60 @@ impl Grid {
                 }
             }
         }
-
-        let (frame, title_style) = match panel.calibrates {
-            Some(_) => (4, bold(LABEL)),
-            None => (1, text(LABEL)),
-        };
-        comm.frame(root, frame)?;
-        root.draw_text(
-            &panel.title(),
-            &anchored(title_style, HPos::Center, VPos::Bottom),
-            (comm.left + comm.width / 2, comm.top - 10),
-        )
+        Ok(())
     }
+}
+
+/// The 95 % bands of the prediction, drawn under the lines.
+fn draw_bands<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    panel: &Panel,
+    comm: &Plot,
+    comp: &Plot,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let band = |plot: &Plot, f: fn(&PointIntervals) -> [f64; 2]| -> Vec<(i32, i32)> {
+        let upper = panel.intervals.iter().map(|b| (b.cores, f(b)[1]));
+        let lower = panel.intervals.iter().rev().map(|b| (b.cores, f(b)[0]));
+        upper
+            .chain(lower)
+            .filter(|(_, v)| v.is_finite())
+            .map(|(n, v)| plot.px((f64::from(n), v)))
+            .collect()
+    };
+    for (plot, f, color) in [
+        (
+            comp,
+            (|b| b.comp_alone) as fn(&PointIntervals) -> [f64; 2],
+            COMP,
+        ),
+        (comp, |b| b.comp_parallel, COMP),
+        (comm, |b| b.comm_alone, COMM),
+        (comm, |b| b.comm_parallel, COMM),
+    ] {
+        root.draw(&Polygon::new(band(plot, f), color.mix(0.22).filled()))?;
+    }
+    Ok(())
+}
+
+/// The model's lines: alone dashed, in parallel solid (section 3.2).
+fn draw_model<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    panel: &Panel,
+    comm: &Plot,
+    comp: &Plot,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let series = |plot: &Plot, f: fn(&Point) -> f64| -> Vec<(i32, i32)> {
+        panel
+            .model
+            .iter()
+            .map(|pt| plot.px((f64::from(pt.cores), f(pt))))
+            .collect()
+    };
+    draw_line(root, &series(comp, |p| p.comp_alone), COMP, 3, true)?;
+    draw_line(root, &series(comp, |p| p.comp_parallel), COMP, 3, false)?;
+    draw_line(root, &series(comm, |p| p.comm_alone), COMM, 3, true)?;
+    draw_line(root, &series(comm, |p| p.comm_parallel), COMM, 3, false)?;
+    Ok(())
 }
 
 /// The ring around unstable points: red, apart from both streams' colours.
@@ -449,15 +497,15 @@ const UNSTABLE: RGBColor = RGBColor(214, 39, 40);
 
 /// The computing cores `first..=last` on NUMA node `node` of the first socket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CoreBand {
-    pub node: u32,
-    pub first: u32,
-    pub last: u32,
+pub(crate) struct CoreBand {
+    pub(crate) node: u32,
+    pub(crate) first: u32,
+    pub(crate) last: u32,
 }
 
 /// How the first socket's cores split over its NUMA nodes, taken in order and filling one node
 /// before the next; `None` when the socket has a single node (nothing to tell apart).
-pub fn core_bands(cores_per_socket: u32, numa_per_socket: u32) -> Option<Vec<CoreBand>> {
+pub(crate) fn core_bands(cores_per_socket: u32, numa_per_socket: u32) -> Option<Vec<CoreBand>> {
     if numa_per_socket < 2 || cores_per_socket < numa_per_socket {
         return None;
     }

@@ -5,7 +5,13 @@
 //!   placement of computation and communication data;
 //! - [`stacked`]: the stacked view of Figure 2 with the model's key points (section 3.1);
 //! - [`sweep`]: one trace's four phases with the spread of their samples, to judge noise;
-//! - [`fleet`]: a survey's nodes, their parameters against the fleet's band and their curves.
+//! - [`fleet`]: a survey's nodes, their parameters against the fleet's band and their curves;
+//! - `sensitivity`: the sensitivity curve of `contention sensitivity` (Foyer and Goglin's
+//!   Figure 7).
+//!
+//! What they share: [`data`], the measurements by placement, read from traces and tidy CSV;
+//! `axes`, plot rectangles and their axes in pixels; `style`, the theme, text, ticks, marks
+//! and legends of every figure; `fonts`, the typeface embedded in the binary.
 //!
 //! Each figure is computed first as plain data (which the `--csv` output writes unchanged, so
 //! the CSV is exactly what is drawn), then drawn on any plotters backend. [`render`] turns a
@@ -16,7 +22,7 @@ pub mod data;
 pub mod fleet;
 mod fonts;
 pub mod grid;
-pub mod sensitivity;
+pub(crate) mod sensitivity;
 pub mod stacked;
 mod style;
 pub mod sweep;
@@ -34,7 +40,7 @@ pub enum ImageFormat {
 }
 
 impl ImageFormat {
-    pub fn extension(self) -> &'static str {
+    pub(crate) fn extension(self) -> &'static str {
         match self {
             ImageFormat::Svg => "svg",
             ImageFormat::Png => "png",
@@ -165,7 +171,7 @@ fn encode_png(rgb: &[u8], (w, h): (u32, u32)) -> Result<Vec<u8>, RenderError> {
 /// How a figure names its model: `paper:NAME` as is, a file by its name alone. A directory
 /// path in a subtitle says where the file was on one machine, not what it is, and breaks the
 /// layout of a figure meant for a paper.
-pub fn model_label(source: &str) -> String {
+pub(crate) fn model_label(source: &str) -> String {
     if source.starts_with("paper:") {
         return source.to_string();
     }
@@ -174,7 +180,7 @@ pub fn model_label(source: &str) -> String {
         .map_or_else(|| source.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-pub fn file_stem(name: &str) -> String {
+pub(crate) fn file_stem(name: &str) -> String {
     let s: String = name
         .chars()
         .map(|c| {

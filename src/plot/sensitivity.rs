@@ -18,16 +18,16 @@ const WIDTH: u32 = 1600;
 const HEIGHT: u32 = 1000;
 
 /// The curve as drawn: `(level, percent of best)`, and the thresholds reached.
-pub struct Curve {
-    pub title: String,
-    pub subtitle: String,
-    pub x_label: String,
-    pub points: Vec<(f64, f64)>,
-    pub thresholds: Vec<(f64, Option<f64>)>,
+pub(crate) struct Curve {
+    pub(crate) title: String,
+    pub(crate) subtitle: String,
+    pub(crate) x_label: String,
+    pub(crate) points: Vec<(f64, f64)>,
+    pub(crate) thresholds: Vec<(f64, Option<f64>)>,
 }
 
 impl Curve {
-    pub fn new(r: &SensitivityReport) -> Self {
+    pub(crate) fn new(r: &SensitivityReport) -> Self {
         Curve {
             title: format!("Bandwidth sensitivity of {}", r.workload),
             subtitle: format!(

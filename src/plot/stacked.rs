@@ -26,7 +26,7 @@ use plotters::style::FontTransform;
 
 /// Where the stacked areas come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DataSource {
+pub(crate) enum DataSource {
     /// Medians of the measurements of the calibration placement.
     Measured,
     /// The model's own curves (equations 1-6).
@@ -35,26 +35,26 @@ pub enum DataSource {
 
 /// One core count of the stack, MB/s.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StackPoint {
-    pub cores: u32,
-    pub comp_parallel: f64,
-    pub comm_parallel: f64,
-    pub comp_alone: f64,
+pub(crate) struct StackPoint {
+    pub(crate) cores: u32,
+    pub(crate) comp_parallel: f64,
+    pub(crate) comm_parallel: f64,
+    pub(crate) comp_alone: f64,
     /// `T(n)` of the model at this core count (equation 1).
-    pub model_total: f64,
+    pub(crate) model_total: f64,
 }
 
 /// The stacked figure of one parameter set.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stacked {
-    pub machine: String,
-    pub model_source: String,
-    pub calibrates: Calibrates,
-    pub placement: Placement,
-    pub params: Params,
-    pub source: DataSource,
-    pub points: Vec<StackPoint>,
-    pub scale: Scale,
+    pub(crate) machine: String,
+    pub(crate) model_source: String,
+    pub(crate) calibrates: Calibrates,
+    pub(crate) placement: Placement,
+    pub(crate) params: Params,
+    pub(crate) source: DataSource,
+    pub(crate) points: Vec<StackPoint>,
+    pub(crate) scale: Scale,
 }
 
 const B_SEQ_COMP: Symbol = Symbol::new("B", "seq", "comp");
@@ -67,15 +67,15 @@ const N_PAR_MAX: Symbol = Symbol::new("N", "par", "max");
 
 /// A parameter of section 3.1 drawn as a point: where it sits and its label.
 #[derive(Debug, Clone, PartialEq)]
-pub struct KeyPoint {
-    pub cores: u32,
-    pub mbps: f64,
-    pub label: Vec<Seg>,
+pub(crate) struct KeyPoint {
+    pub(crate) cores: u32,
+    pub(crate) mbps: f64,
+    pub(crate) label: Vec<Seg>,
 }
 
 impl Stacked {
     /// The figure for one side, `None` for `Remote` when the model has no remote parameters.
-    pub fn new(
+    pub(crate) fn new(
         model: &Model,
         source: &str,
         side: Calibrates,
@@ -151,7 +151,7 @@ impl Stacked {
     }
 
     /// `local` or `remote`, for file names and titles.
-    pub fn side_name(&self) -> &'static str {
+    pub(crate) fn side_name(&self) -> &'static str {
         match self.calibrates {
             Calibrates::Local => "local",
             Calibrates::Remote => "remote",
@@ -159,7 +159,7 @@ impl Stacked {
     }
 
     /// The four points of Figure 2, in the order their labels are placed.
-    pub fn key_points(&self) -> Vec<KeyPoint> {
+    pub(crate) fn key_points(&self) -> Vec<KeyPoint> {
         let p = &self.params;
         let at = |sym, v: f64, n_sym, n: u32| {
             vec![
@@ -232,7 +232,7 @@ impl Stacked {
     }
 
     /// The series drawn, as CSV: one row per core count.
-    pub fn csv(&self) -> String {
+    pub(crate) fn csv(&self) -> String {
         let mut out = String::from(
             "cores,comp_parallel,comm_parallel,stacked_total,comp_alone,model_total,data\n",
         );
@@ -457,6 +457,41 @@ impl Figure for Stacked {
         &self,
         root: &DrawingArea<DB, Shift>,
     ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        self.draw_headers(root)?;
+        let plot = self.plot();
+        let ticks = self.scale.ticks();
+        plot.grid_lines(root, &ticks)?;
+        plot.y_ticks(root, Side::Left, &ticks, true, mbps_label)?;
+        plot.y_ticks(root, Side::Right, &ticks, true, mbps_label)?;
+        plot.x_ticks(root, &core_ticks(self.max_cores(), 12), true, |v| {
+            format!("{v:.0}")
+        })?;
+        let curves = self.draw_curves(root, &plot)?;
+        self.draw_key_points(root, &plot, &curves)?;
+        plot.frame(root, 1)?;
+        root.draw_text(
+            "Memory bandwidth (MB/s)",
+            &anchored(bold(LABEL), HPos::Center, VPos::Center).transform(FontTransform::Rotate270),
+            (MARGIN + LABEL as i32 / 2, (plot.top + plot.bottom()) / 2),
+        )?;
+        root.draw_text(
+            "Number of computing cores",
+            &anchored(text(LABEL), HPos::Center, VPos::Bottom),
+            (plot.left + plot.width / 2, HEIGHT - MARGIN),
+        )
+    }
+}
+
+/// A curve as drawn, in pixels.
+type Polyline = Vec<(i32, i32)>;
+
+/// The steps of [`Figure::draw`] for the stacked view.
+impl Stacked {
+    /// The title, the provenance line, the parameters and the legend, above the plot.
+    fn draw_headers<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         let inner = WIDTH - 2 * MARGIN;
         draw_header(root, &self.title(), true, TITLE, (WIDTH / 2, MARGIN), inner)?;
         let line_y = MARGIN + TITLE as i32 + 16;
@@ -485,15 +520,16 @@ impl Figure for Stacked {
             WIDTH - 2 * MARGIN,
         )?;
 
-        let plot = self.plot();
-        let ticks = self.scale.ticks();
-        plot.grid_lines(root, &ticks)?;
-        plot.y_ticks(root, Side::Left, &ticks, true, mbps_label)?;
-        plot.y_ticks(root, Side::Right, &ticks, true, mbps_label)?;
-        plot.x_ticks(root, &core_ticks(self.max_cores(), 12), true, |v| {
-            format!("{v:.0}")
-        })?;
+        Ok(())
+    }
 
+    /// The stacked areas (communications on top of computations), the computations alone
+    /// and the model's total; returns those four curves in pixels, which labels must avoid.
+    fn draw_curves<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        plot: &Plot,
+    ) -> Result<[Polyline; 4], DrawingAreaErrorKind<DB::ErrorType>> {
         // Stacked areas: communications on top of computations.
         let series = |y: fn(&StackPoint) -> f64| -> Vec<(i32, i32)> {
             self.points
@@ -527,7 +563,17 @@ impl Figure for Stacked {
         }
         let total = series(|p| p.model_total);
         draw_line(root, &total, INK, 2, true)?;
+        Ok([stack_top, comp_top, alone, total])
+    }
 
+    /// The model's key points, each label in a white box with a leader line, placed off
+    /// `curves`.
+    fn draw_key_points<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        plot: &Plot,
+        curves: &[Polyline],
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         // The key points and their labels, each label in a white box with a leader line.
         let keys = self.key_points();
         let at: Vec<(i32, i32)> = keys
@@ -538,7 +584,7 @@ impl Figure for Stacked {
             .iter()
             .map(|k| (rich_width(&k.label, TICK) + 20, TICK as i32 + 18))
             .collect();
-        let boxes = place_labels(&plot, &at, &sizes, &[stack_top, comp_top, alone, total]);
+        let boxes = place_labels(plot, &at, &sizes, curves);
         for ((k, &(px, py)), &(l, t, r, b)) in keys.iter().zip(&at).zip(&boxes) {
             let end = nearest((l, t, r, b), (px, py));
             root.draw(&PathElement::new(vec![(px, py), end], INK.stroke_width(2)))?;
@@ -550,18 +596,7 @@ impl Figure for Stacked {
             root.draw(&Circle::new((px, py), 9, WHITE.filled()))?;
             root.draw(&Circle::new((px, py), 7, INK.filled()))?;
         }
-
-        plot.frame(root, 1)?;
-        root.draw_text(
-            "Memory bandwidth (MB/s)",
-            &anchored(bold(LABEL), HPos::Center, VPos::Center).transform(FontTransform::Rotate270),
-            (MARGIN + LABEL as i32 / 2, (plot.top + plot.bottom()) / 2),
-        )?;
-        root.draw_text(
-            "Number of computing cores",
-            &anchored(text(LABEL), HPos::Center, VPos::Bottom),
-            (plot.left + plot.width / 2, HEIGHT - MARGIN),
-        )
+        Ok(())
     }
 }
 

@@ -34,7 +34,7 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Mode::Alone => "alone",
             Mode::Parallel => "parallel",
@@ -56,23 +56,23 @@ pub struct BoxStats {
     pub mode: Mode,
     /// Samples behind the statistics (the summary's count when there were none).
     pub count: u64,
-    pub min: f64,
-    pub q1: f64,
+    pub(crate) min: f64,
+    pub(crate) q1: f64,
     pub median: f64,
-    pub q3: f64,
-    pub max: f64,
+    pub(crate) q3: f64,
+    pub(crate) max: f64,
     /// The furthest samples within 1.5 interquartile ranges of the box.
-    pub whisker_low: f64,
-    pub whisker_high: f64,
+    pub(crate) whisker_low: f64,
+    pub(crate) whisker_high: f64,
     /// Samples beyond the whiskers.
     pub outliers: Vec<f64>,
     /// False when the phase had no samples and the summary stands in.
-    pub from_samples: bool,
+    pub(crate) from_samples: bool,
 }
 
 impl BoxStats {
     /// Tukey's box plot of `values`; `None` when there are none.
-    pub fn from_values(cores: u32, mode: Mode, values: &[f64]) -> Option<Self> {
+    pub(crate) fn from_values(cores: u32, mode: Mode, values: &[f64]) -> Option<Self> {
         let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
         if v.is_empty() {
             return None;
@@ -134,21 +134,21 @@ impl BoxStats {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sweep {
     /// The trace as the user named it.
-    pub source: String,
-    pub hostname: String,
-    pub cpu_model: String,
-    pub placement: Placement,
-    pub message_bytes: u64,
-    pub kernel: String,
-    pub bound: bool,
+    pub(crate) source: String,
+    pub(crate) hostname: String,
+    pub(crate) cpu_model: String,
+    pub(crate) placement: Placement,
+    pub(crate) message_bytes: u64,
+    pub(crate) kernel: String,
+    pub(crate) bound: bool,
     /// Measured core counts out of those planned.
-    pub measured_counts: usize,
-    pub planned_counts: usize,
+    pub(crate) measured_counts: usize,
+    pub(crate) planned_counts: usize,
     /// Per core and iteration, alone then parallel at each core count.
     pub comp: Vec<BoxStats>,
     /// Per message, alone then parallel at each core count.
     pub comm: Vec<BoxStats>,
-    pub comp_scale: Scale,
+    pub(crate) comp_scale: Scale,
     pub comm_scale: Scale,
 }
 
@@ -221,7 +221,7 @@ impl Sweep {
 
     /// The statistics drawn, as CSV: one row per stream, phase and core count. `outliers` is
     /// a space-separated list.
-    pub fn csv(&self) -> String {
+    pub(crate) fn csv(&self) -> String {
         let mut out = String::from(
             "stream,phase,cores,unit,count,min,whisker_low,q1,median,q3,whisker_high,max,\
              from_samples,outliers\n",

@@ -11,34 +11,34 @@ use std::fmt::Write;
 
 /// Everything `advise` reports.
 #[derive(Debug, Clone, Serialize)]
-pub struct AdviseReport {
-    pub schema_version: u32,
-    pub tool: Provenance,
+pub(crate) struct AdviseReport {
+    pub(crate) schema_version: u32,
+    pub(crate) tool: Provenance,
     /// The model file as the user named it.
-    pub model: String,
-    pub machine: Machine,
-    pub units: Units,
+    pub(crate) model: String,
+    pub(crate) machine: Machine,
+    pub(crate) units: Units,
     /// `W_M`: bytes the computation streams per step.
-    pub comp_bytes: u64,
+    pub(crate) comp_bytes: u64,
     /// `W_N`: bytes received per step.
-    pub comm_bytes: u64,
-    pub notes: Vec<String>,
+    pub(crate) comm_bytes: u64,
+    pub(crate) notes: Vec<String>,
     /// The fastest configuration (the first of `candidates`).
-    pub best: Candidate,
+    pub(crate) best: Candidate,
     /// All cores of the socket, both data on NUMA node 0.
-    pub naive: Candidate,
+    pub(crate) naive: Candidate,
     /// `naive.total_time / best.total_time`.
-    pub naive_slowdown: f64,
+    pub(crate) naive_slowdown: f64,
     /// Every configuration evaluated, fastest first.
-    pub candidates: Vec<Candidate>,
+    pub(crate) candidates: Vec<Candidate>,
     /// How many of `candidates` the table lists (`--top`); the JSON has them all.
     #[serde(skip)]
-    pub table_rows: usize,
+    pub(crate) table_rows: usize,
 }
 
 impl AdviseReport {
     /// The report whose table lists the `top` fastest configurations.
-    pub fn with_top(self, top: usize) -> Self {
+    pub(crate) fn with_top(self, top: usize) -> Self {
         Self {
             table_rows: top,
             ..self

@@ -11,27 +11,27 @@ use std::fmt::Write;
 
 /// The check's outcome, as JSON for CI scripts.
 #[derive(Debug, Serialize)]
-pub struct CheckReport {
-    pub schema_version: u32,
-    pub tool: Provenance,
+pub(crate) struct CheckReport {
+    pub(crate) schema_version: u32,
+    pub(crate) tool: Provenance,
     /// The expected model as named (`paper:NAME`, or a path).
-    pub model: String,
+    pub(crate) model: String,
     /// The machine the expected model describes, as in every other report.
-    pub machine: Machine,
+    pub(crate) machine: Machine,
     /// What the numbers are in, as in every other report.
-    pub units: crate::units::Units,
-    pub inputs: Vec<String>,
+    pub(crate) units: crate::units::Units,
+    pub(crate) inputs: Vec<String>,
     /// The drift limit applied, percent, and where it came from: `noise` or `--tolerance`.
-    pub drift_limit_percent: f64,
-    pub drift_limit_source: &'static str,
+    pub(crate) drift_limit_percent: f64,
+    pub(crate) drift_limit_source: &'static str,
     /// The absolute error limit, percent, when `--max-mape` was given.
-    pub max_mape_percent: Option<f64>,
-    pub drift: Drift,
+    pub(crate) max_mape_percent: Option<f64>,
+    pub(crate) drift: Drift,
     /// MAPE (%) of the expected model on the new measurements, parallel phase.
-    pub comm_mape_percent: Option<f64>,
-    pub comp_mape_percent: Option<f64>,
-    pub failures: Vec<String>,
-    pub pass: bool,
+    pub(crate) comm_mape_percent: Option<f64>,
+    pub(crate) comp_mape_percent: Option<f64>,
+    pub(crate) failures: Vec<String>,
+    pub(crate) pass: bool,
 }
 
 impl Report for CheckReport {

@@ -23,7 +23,7 @@ impl Report for EvaluateReport {
 }
 
 /// Columns of `evaluate --format csv`, one row per measured bandwidth.
-pub const CSV_HEADER: [&str; 9] = [
+pub(crate) const CSV_HEADER: [&str; 9] = [
     "comp_numa",
     "comm_numa",
     "cores",
@@ -162,7 +162,7 @@ fn csv(e: &EvaluateReport) -> String {
 
 /// The leave-one-placement-out error, one line that `evaluate` prints on standard error
 /// whatever the format, before the report.
-pub fn cross_validation_line(cv: &CrossValidation) -> String {
+pub(crate) fn cross_validation_line(cv: &CrossValidation) -> String {
     format!(
         "leave-one-placement-out (global fit without each non-sample placement), MAPE in \
          parallel: {:.2} % held out, {:.2} % for this model in sample",

@@ -2,37 +2,37 @@
 //!
 //! A report type implements [`Report`]: the version of its JSON layout, the notes the user
 //! should see, its table for a terminal and, when it has one, its CSV; its JSON is its
-//! `Serialize`, pretty-printed by [`crate::io::output::pretty_json`]. [`emit`] is the only way
+//! `Serialize`, pretty-printed by [`crate::io::output::pretty_json`]. `emit` is the only way
 //! a command writes one: the notes go to standard error (`note: ...`), then the asked format
-//! to standard output or, atomically, to the `--output` file ([`crate::io::output::emit`]).
+//! to standard output or, atomically, to the `--output` file (`crate::io::output::emit`).
 //!
 //! One file per report holds its `impl Report` and its writers, with the format helpers only
-//! it uses: [`predict`] (its table and tidy CSV in `predict/`), [`evaluate`], [`advise`],
-//! [`overlap`], [`network`], [`check`], [`fleet_check`] (`check --fleet`), [`fleet`]
-//! (`survey`), [`sensitivity`] and [`calibrate`], whose JSON is the model file and whose table
-//! goes to standard error ([`emit_with_summary`]). A report whose content the library
+//! it uses: `predict` (its table and tidy CSV in `predict/`), `evaluate`, `advise`,
+//! `overlap`, `network`, `check`, `fleet_check` (`check --fleet`), `fleet`
+//! (`survey`), `sensitivity` and `calibrate`, whose JSON is the model file and whose table
+//! goes to standard error (`emit_with_summary`). A report whose content the library
 //! computes (a calibrated model, the errors of `evaluate`, a fleet, a sensitivity curve) is
 //! typed beside that computation, which knows nothing of this module; the others are typed
 //! here, and the command builds them.
 //!
-//! Adding a format is a variant of [`Format`] and a branch of [`render`] here, with a default
+//! Adding a format is a variant of [`Format`] and a branch of `render` here, with a default
 //! method of [`Report`] when the format can be derived from another (the command line's
 //! `--format` enums convert into [`Format`] in `cli.rs`): no report file changes.
 
-pub mod advise;
-pub mod calibrate;
-pub mod check;
-pub mod evaluate;
-pub mod fleet;
-pub mod fleet_check;
-pub mod network;
-pub mod overlap;
-pub mod predict;
+pub(crate) mod advise;
+pub(crate) mod calibrate;
+pub(crate) mod check;
+pub(crate) mod evaluate;
+pub(crate) mod fleet;
+pub(crate) mod fleet_check;
+pub(crate) mod network;
+pub(crate) mod overlap;
+pub(crate) mod predict;
 #[cfg(test)]
 mod schema_tests;
-pub mod sensitivity;
+pub(crate) mod sensitivity;
 
-pub use predict::PredictReport;
+pub(crate) use predict::PredictReport;
 
 use crate::error::{Error, Result};
 use crate::model::Machine;
@@ -59,7 +59,7 @@ pub trait Report: Serialize {
     const SCHEMA_VERSION: u32;
 
     /// Remarks the user should see whatever the format (placements left out, inputs that
-    /// look wrong); [`emit`] prints them on standard error before the report.
+    /// look wrong); `emit` prints them on standard error before the report.
     fn notes(&self) -> &[String] {
         &[]
     }
@@ -74,7 +74,7 @@ pub trait Report: Serialize {
 }
 
 /// The report in `format`; CSV of a report without a CSV form is refused.
-pub fn render<R: Report>(report: &R, format: Format) -> Result<String> {
+pub(crate) fn render<R: Report>(report: &R, format: Format) -> Result<String> {
     match format {
         Format::Table => Ok(report.table()),
         Format::Json => Ok(crate::io::output::pretty_json(report)),
@@ -89,7 +89,7 @@ pub fn render<R: Report>(report: &R, format: Format) -> Result<String> {
 
 /// Prints the report's notes on standard error, renders it in `format` and writes it to
 /// `output` (atomically) or, without one, to standard output.
-pub fn emit<R: Report>(report: &R, format: Format, output: Option<&Path>) -> Result<()> {
+pub(crate) fn emit<R: Report>(report: &R, format: Format, output: Option<&Path>) -> Result<()> {
     let text = render(report, format)?;
     print_notes(report.notes());
     crate::io::output::emit(output, &text)
@@ -98,7 +98,7 @@ pub fn emit<R: Report>(report: &R, format: Format, output: Option<&Path>) -> Res
 /// How a report whose JSON is a data file goes out (`calibrate`'s model file): its notes and
 /// its table on standard error, for the person at the terminal, then its JSON to `output`
 /// (atomically) or standard output, for the commands that read it.
-pub fn emit_with_summary<R: Report>(report: &R, output: Option<&Path>) -> Result<()> {
+pub(crate) fn emit_with_summary<R: Report>(report: &R, output: Option<&Path>) -> Result<()> {
     let json = render(report, Format::Json)?;
     print_notes(report.notes());
     eprint!("{}", report.table());
@@ -106,7 +106,7 @@ pub fn emit_with_summary<R: Report>(report: &R, output: Option<&Path>) -> Result
 }
 
 /// Prints each note on standard error as `note: TEXT`, the one spelling every command uses.
-pub fn print_notes(notes: &[String]) {
+pub(crate) fn print_notes(notes: &[String]) {
     for note in notes {
         eprintln!("note: {note}");
     }

@@ -11,67 +11,67 @@ use std::fmt::Write;
 
 /// The receive cap taken from the memory contention model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MemoryCap {
+pub(crate) struct MemoryCap {
     /// The model file as the user named it.
-    pub model: String,
-    pub cores: u32,
+    pub(crate) model: String,
+    pub(crate) cores: u32,
     /// `COMP,COMM`.
-    pub placement: String,
+    pub(crate) placement: String,
     /// Predicted communication bandwidth while the cores compute, MB/s.
-    pub comm_parallel: f64,
+    pub(crate) comm_parallel: f64,
     /// `comm_parallel` over the link bandwidth: what a node can receive, as a fraction of it.
-    pub receive_fraction: f64,
+    pub(crate) receive_fraction: f64,
 }
 
 /// One communication's predicted times (seconds).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CommunicationEnd {
-    pub id: String,
-    pub src: String,
-    pub dst: String,
-    pub bytes: f64,
-    pub start: f64,
-    pub end: f64,
+pub(crate) struct CommunicationEnd {
+    pub(crate) id: String,
+    pub(crate) src: String,
+    pub(crate) dst: String,
+    pub(crate) bytes: f64,
+    pub(crate) start: f64,
+    pub(crate) end: f64,
     /// `end - start`: `T_i` of equation 1.
-    pub time: f64,
+    pub(crate) time: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NetworkReport {
-    pub schema_version: u32,
-    pub tool: Provenance,
+pub(crate) struct NetworkReport {
+    pub(crate) schema_version: u32,
+    pub(crate) tool: Provenance,
     /// What the numbers are in ([`crate::units::UNITS`]).
-    pub units: crate::units::Units,
+    pub(crate) units: crate::units::Units,
     /// The graph file as the user named it.
-    pub graph: String,
+    pub(crate) graph: String,
     /// `infiniband`, `fair` or the penalty file.
-    pub penalties: String,
+    pub(crate) penalties: String,
     /// Seconds per byte of a communication alone.
-    pub alpha: f64,
+    pub(crate) alpha: f64,
     /// `1 / alpha` in MB/s.
-    pub link_bandwidth: f64,
-    pub memory_cap: Option<MemoryCap>,
-    pub steps: Vec<Step>,
-    pub communications: Vec<CommunicationEnd>,
+    pub(crate) link_bandwidth: f64,
+    pub(crate) memory_cap: Option<MemoryCap>,
+    pub(crate) steps: Vec<Step>,
+    pub(crate) communications: Vec<CommunicationEnd>,
     /// With `--run`: each communication measured for real with MPI.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub measured: Option<Vec<Measured>>,
+    pub(crate) measured: Option<Vec<Measured>>,
 }
 
 /// One communication of a `--run`: measured times (seconds, from its start to the end of
 /// its receive) beside the prediction.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Measured {
-    pub id: String,
+pub(crate) struct Measured {
+    pub(crate) id: String,
     /// Where its sending and receiving ranks ran (MPI processor names).
-    pub src_host: String,
-    pub dst_host: String,
-    pub times: Vec<f64>,
-    pub median: f64,
+    pub(crate) src_host: String,
+    pub(crate) dst_host: String,
+    pub(crate) times: Vec<f64>,
+    pub(crate) median: f64,
     /// `time` of [`CommunicationEnd`].
-    pub predicted: f64,
+    pub(crate) predicted: f64,
     /// `median / predicted`.
-    pub ratio: f64,
+    pub(crate) ratio: f64,
 }
 
 impl Report for NetworkReport {
@@ -82,8 +82,20 @@ impl Report for NetworkReport {
     }
 }
 
+/// The header, the steps, the communications and, after `--run`, the measured times.
 fn table(r: &NetworkReport) -> String {
     let mut out = String::new();
+    header(&mut out, r);
+    steps(&mut out, r);
+    communications(&mut out, r);
+    if let Some(measured) = &r.measured {
+        measured_times(&mut out, measured);
+    }
+    out
+}
+
+/// The graph, its link and penalties, and the receive cap of the memory model.
+fn header(out: &mut String, r: &NetworkReport) {
     let _ = writeln!(
         out,
         "graph {}  alpha {:.4e} s/B ({:.1} MB/s)  penalties {}",
@@ -100,6 +112,11 @@ fn table(r: &NetworkReport) -> String {
             c.placement
         );
     }
+}
+
+/// Each step of the solver (section 3.2): the active communications with their penalty and
+/// the bytes left at the step's end, then those already finished.
+fn steps(out: &mut String, r: &NetworkReport) {
     let _ = writeln!(
         out,
         "\n{:>4}  {:<12} {:>8} {:>16} {:>12}",
@@ -136,6 +153,10 @@ fn table(r: &NetworkReport) -> String {
                 .map(|e| (e.id.as_str(), step.end)),
         );
     }
+}
+
+/// Each communication's predicted start, end and time.
+fn communications(out: &mut String, r: &NetworkReport) {
     let _ = writeln!(
         out,
         "\n{:<12} {:<8} {:<8} {:>14} {:>12} {:>12} {:>12}",
@@ -148,24 +169,25 @@ fn table(r: &NetworkReport) -> String {
             c.id, c.src, c.dst, c.bytes, c.start, c.end, c.time
         );
     }
-    if let Some(measured) = &r.measured {
-        let runs = measured.first().map_or(0, |m| m.times.len());
+}
+
+/// The times measured with MPI (`--run`) beside the predicted ones.
+fn measured_times(out: &mut String, measured: &[Measured]) {
+    let runs = measured.first().map_or(0, |m| m.times.len());
+    let _ = writeln!(
+        out,
+        "\nmeasured with MPI (median of {runs} runs)\n{:<12} {:<24} {:>14} {:>14} {:>8}",
+        "com", "hosts", "predicted [s]", "measured [s]", "ratio"
+    );
+    for m in measured {
         let _ = writeln!(
             out,
-            "\nmeasured with MPI (median of {runs} runs)\n{:<12} {:<24} {:>14} {:>14} {:>8}",
-            "com", "hosts", "predicted [s]", "measured [s]", "ratio"
+            "{:<12} {:<24} {:>14.7} {:>14.7} {:>8.3}",
+            m.id,
+            format!("{}->{}", m.src_host, m.dst_host),
+            m.predicted,
+            m.median,
+            m.ratio
         );
-        for m in measured {
-            let _ = writeln!(
-                out,
-                "{:<12} {:<24} {:>14.7} {:>14.7} {:>8.3}",
-                m.id,
-                format!("{}->{}", m.src_host, m.dst_host),
-                m.predicted,
-                m.median,
-                m.ratio
-            );
-        }
     }
-    out
 }

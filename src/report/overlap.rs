@@ -10,7 +10,7 @@ use std::fmt::Write;
 /// Which stream ends last under contention, written `comp` or `comm` like the streams in
 /// every other key the tool writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Bound {
+pub(crate) enum Bound {
     /// `T^C_M >= T^C_N`: the computation ends the step.
     #[serde(rename = "comp")]
     Computation,
@@ -20,7 +20,7 @@ pub enum Bound {
 }
 
 impl Bound {
-    pub fn of(t: &StepTimes) -> Self {
+    pub(crate) fn of(t: &StepTimes) -> Self {
         if t.contended_comp_time >= t.contended_comm_time {
             Bound::Computation
         } else {
@@ -31,32 +31,32 @@ impl Bound {
 
 /// Section VI: the split asked for, and the balancing one.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct HeteroReport {
+pub(crate) struct HeteroReport {
     /// `P_A / P_M`.
-    pub accel_perf: f64,
+    pub(crate) accel_perf: f64,
     /// The times at `--accel-share`, when given.
-    pub at_share: Option<Split>,
+    pub(crate) at_share: Option<Split>,
     /// The share that balances CPU and accelerators, or `comm_bound` when none does.
-    pub balance: Balance,
+    pub(crate) balance: Balance,
 }
 
 /// Everything `overlap` reports; times in the unit of the inputs.
 #[derive(Debug, Clone, Serialize)]
-pub struct OverlapReport {
-    pub schema_version: u32,
-    pub tool: Provenance,
+pub(crate) struct OverlapReport {
+    pub(crate) schema_version: u32,
+    pub(crate) tool: Provenance,
     /// Times are in the inputs' unit ([`crate::units::UNITS_OF_INPUT_TIMES`]).
-    pub units: crate::units::Units,
+    pub(crate) units: crate::units::Units,
     /// The inputs: `comp_time`, `comm_time`, `comp_loss`, `comm_loss`.
     #[serde(flatten)]
-    pub step: Step,
+    pub(crate) step: Step,
     /// `contended_comp_time`, `contended_comm_time`, `total_time`, `no_overlap_time`,
     /// `no_contention_time`.
     #[serde(flatten)]
-    pub times: StepTimes,
-    pub bound: Bound,
+    pub(crate) times: StepTimes,
+    pub(crate) bound: Bound,
     /// Present with `--accel-perf`.
-    pub heterogeneous: Option<HeteroReport>,
+    pub(crate) heterogeneous: Option<HeteroReport>,
 }
 
 /// A number with 4 significant decimals at least, without trailing noise.

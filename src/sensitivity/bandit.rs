@@ -25,7 +25,7 @@ const CHUNK: usize = 4 << 20;
 const PERIOD: Duration = Duration::from_millis(20);
 
 /// Store threads with their bound, touched buffers, one per core.
-pub struct Bandit<'t> {
+pub(crate) struct Bandit<'t> {
     topology: &'t Topology,
     kernel: Kernel,
     /// `(PU OS index, buffer)`.
@@ -34,13 +34,13 @@ pub struct Bandit<'t> {
 
 /// Bytes per second the running threads wrote.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Stolen {
-    pub bytes_per_s: f64,
+pub(crate) struct Stolen {
+    pub(crate) bytes_per_s: f64,
 }
 
 impl<'t> Bandit<'t> {
     /// One buffer of `buffer_bytes` for each of `cores` (PU OS indices).
-    pub fn new(topology: &'t Topology, cores: &[u32], buffer_bytes: usize) -> Result<Self> {
+    pub(crate) fn new(topology: &'t Topology, cores: &[u32], buffer_bytes: usize) -> Result<Self> {
         let slots = cores
             .iter()
             .map(|&pu| {
@@ -57,13 +57,9 @@ impl<'t> Bandit<'t> {
         })
     }
 
-    pub fn cores(&self) -> usize {
-        self.slots.len()
-    }
-
     /// Runs `work` while threads take `load` cores' worth of store bandwidth (`1.5`: one
     /// thread at full speed, one at half duty), and returns its result with what they took.
-    pub fn during<T>(&self, load: f64, work: impl FnOnce() -> T) -> Result<(T, Stolen)> {
+    pub(crate) fn during<T>(&self, load: f64, work: impl FnOnce() -> T) -> Result<(T, Stolen)> {
         let duties = duties(load, self.slots.len());
         let stop = AtomicBool::new(false);
         std::thread::scope(|s| {
@@ -97,14 +93,14 @@ impl<'t> Bandit<'t> {
 
     /// The store bandwidth of every thread at full duty for `time`: the machine's peak, against
     /// which the bandwidth left is reckoned.
-    pub fn peak(&self, time: Duration) -> Result<f64> {
+    pub(crate) fn peak(&self, time: Duration) -> Result<f64> {
         let (_, stolen) = self.during(self.slots.len() as f64, || std::thread::sleep(time))?;
         Ok(stolen.bytes_per_s)
     }
 }
 
 /// Duty cycles of `threads` threads for a total `load`: full threads first, then one partial.
-pub fn duties(load: f64, threads: usize) -> Vec<f64> {
+pub(crate) fn duties(load: f64, threads: usize) -> Vec<f64> {
     let load = load.clamp(0.0, threads as f64);
     (0..threads)
         .map(|i| (load - i as f64).clamp(0.0, 1.0))

@@ -8,7 +8,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 #[derive(Debug)]
-pub enum SensitivityError {
+pub(crate) enum SensitivityError {
     /// `--repeat 0`.
     NoRepeat,
     /// A throttling level outside the machine's MB scale `1..max`.
@@ -44,7 +44,7 @@ pub enum SensitivityError {
 impl SensitivityError {
     /// A command that fails is a failure of the run (1); everything else is the user's to fix
     /// (2).
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         match self {
             SensitivityError::CommandFailed { .. } => EXIT_FAILURE,
             _ => EXIT_INPUT,

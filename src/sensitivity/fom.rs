@@ -7,7 +7,7 @@
 /// Every number in `text`, in order: an optional sign, digits with an optional fraction, an
 /// optional exponent (`1.5e9`). Thousands separators are not understood (`8,033,367` is three
 /// numbers): pass the command an option to print plain numbers, or anchor on the text after.
-pub fn numbers(text: &str) -> Vec<f64> {
+pub(crate) fn numbers(text: &str) -> Vec<f64> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -61,7 +61,7 @@ pub fn numbers(text: &str) -> Vec<f64> {
 
 /// Where the figure of merit is in a command's output.
 #[derive(Debug, Clone)]
-pub enum Rule {
+pub(crate) enum Rule {
     /// The last number printed.
     Last,
     /// The first number after the last occurrence of this text.
@@ -72,7 +72,9 @@ pub enum Rule {
 
 /// What was looked for and not found in a command's output, for the user's message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FomError {
+// Each variant names what the output lacks, hence the shared `No`.
+#[allow(clippy::enum_variant_names)]
+pub(crate) enum FomError {
     /// `--fom-regex` does not match.
     NoMatch { re: String },
     /// Its last match holds no number.
@@ -107,7 +109,7 @@ impl std::error::Error for FomError {}
 
 /// The figure of merit in `output` by `rule`. The error says what was looked for, for the
 /// user's message.
-pub fn extract(output: &str, rule: &Rule) -> Result<f64, FomError> {
+pub(crate) fn extract(output: &str, rule: &Rule) -> Result<f64, FomError> {
     match rule {
         Rule::Regex(re) => {
             let m = re

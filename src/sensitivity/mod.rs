@@ -3,21 +3,22 @@
 //! bandwidth, its figure of merit (FOM) is read from its output, and the levels where the
 //! median FOM falls below 90%, 75% and 50% of its best are reported as in their Table I.
 //!
-//! - [`threshold`]: the metric, a pure function of the curve.
-//! - [`fom`]: reading the FOM from what a command prints.
-//! - [`resctrl`]: throttling with a Linux resctrl group (root, Intel RDT MBA or AMD PQoS).
-//! - [`bandit`]: stealing bandwidth with store threads where resctrl is missing.
-//! - [`builtin`]: triad and pointer-chase kernels to calibrate the method.
-//! - [`runner`]: running the command pinned and in its group; its report is written by
+//! - `threshold`: the metric, a pure function of the curve.
+//! - `fom`: reading the FOM from what a command prints.
+//! - `resctrl`: throttling with a Linux resctrl group (root, Intel RDT MBA or AMD PQoS).
+//! - `bandit`: stealing bandwidth with store threads where resctrl is missing.
+//! - `builtin`: triad and pointer-chase kernels to calibrate the method.
+//! - `runner`: running the command pinned and in its group; its report is written by
 //!   `crate::report::sensitivity`.
+//! - `error`: why a run cannot go on, each kind with its fix and its exit status.
 
-pub mod bandit;
-pub mod builtin;
-pub mod error;
-pub mod fom;
-pub mod resctrl;
-pub mod runner;
-pub mod threshold;
+pub(crate) mod bandit;
+pub(crate) mod builtin;
+pub(crate) mod error;
+pub(crate) mod fom;
+pub(crate) mod resctrl;
+pub(crate) mod runner;
+pub(crate) mod threshold;
 
 use crate::error::{Error, Result};
 use crate::measure::job::signals;
@@ -32,7 +33,7 @@ use std::time::Duration;
 
 /// What runs at each level.
 #[derive(Debug, Clone)]
-pub enum Workload {
+pub(crate) enum Workload {
     Builtin {
         kind: builtin::Builtin,
         bytes: usize,
@@ -41,7 +42,7 @@ pub enum Workload {
 }
 
 impl Workload {
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Workload::Builtin { kind, bytes } => {
                 format!(
@@ -57,7 +58,7 @@ impl Workload {
 
 /// How bandwidth is taken away.
 #[derive(Debug, Clone)]
-pub enum Backend {
+pub(crate) enum Backend {
     /// resctrl throttling at these levels (percent, or the vendor's scale on AMD).
     Resctrl { root: PathBuf, levels: Vec<f64> },
     /// Store threads at `steps + 1` loads from none to every bandit core.
@@ -66,62 +67,62 @@ pub enum Backend {
 
 /// Everything a sweep needs besides the backend.
 #[derive(Debug, Clone)]
-pub struct Options {
-    pub workload: Workload,
+pub(crate) struct Options {
+    pub(crate) workload: Workload,
     /// Where the figure of merit is in the command's output.
-    pub fom: fom::Rule,
-    pub lower_is_better: bool,
-    pub repeat: u32,
+    pub(crate) fom: fom::Rule,
+    pub(crate) lower_is_better: bool,
+    pub(crate) repeat: u32,
     /// PUs (OS indices) the command runs on; the bandit takes the other allowed ones.
-    pub command_cores: Option<Vec<u32>>,
-    pub quiet: bool,
+    pub(crate) command_cores: Option<Vec<u32>>,
+    pub(crate) quiet: bool,
 }
 
 /// One level of the curve.
 #[derive(Debug, Clone, Serialize)]
-pub struct Point {
+pub(crate) struct Point {
     /// Bandwidth available: the resctrl level, or (bandit) the measured percent of the peak
     /// store bandwidth left, median over the repetitions.
-    pub level: f64,
+    pub(crate) level: f64,
     /// What was set: `MB=50`, or `bandit load 1.50 cores`.
-    pub setting: String,
+    pub(crate) setting: String,
     /// The median FOM of the repetitions.
-    pub fom: f64,
+    pub(crate) fom: f64,
     /// `fom` relative to the best (see [`threshold::relative`]).
-    pub relative: f64,
-    pub foms: Vec<f64>,
+    pub(crate) relative: f64,
+    pub(crate) foms: Vec<f64>,
     /// Bandit: the store bandwidth the bandit took (MB/s, median); `_mb_per_s` like the
     /// trace's samples, as `mbps` could be read as megabits.
-    pub stolen_mb_per_s: Option<f64>,
+    pub(crate) stolen_mb_per_s: Option<f64>,
 }
 
 /// Version of the sensitivity report's JSON layout.
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// The curve and its thresholds, with what produced them.
 #[derive(Debug, Clone, Serialize)]
-pub struct SensitivityReport {
-    pub schema_version: u32,
-    pub tool: Provenance,
+pub(crate) struct SensitivityReport {
+    pub(crate) schema_version: u32,
+    pub(crate) tool: Provenance,
     /// What the numbers are in ([`crate::units::UNITS`]).
-    pub units: crate::units::Units,
-    pub backend: &'static str,
+    pub(crate) units: crate::units::Units,
+    pub(crate) backend: &'static str,
     /// What `level` means for this backend.
-    pub level_meaning: String,
-    pub workload: String,
+    pub(crate) level_meaning: String,
+    pub(crate) workload: String,
     /// The FOM's unit when known (built-in kernels).
-    pub unit: Option<String>,
-    pub lower_is_better: bool,
-    pub repeat: u32,
+    pub(crate) unit: Option<String>,
+    pub(crate) lower_is_better: bool,
+    pub(crate) repeat: u32,
     /// Bandit: the machine's peak store bandwidth, MB/s, that levels are percent of.
-    pub peak_mb_per_s: Option<f64>,
-    pub points: Vec<Point>,
-    pub thresholds: Vec<threshold::Threshold>,
-    pub notes: Vec<String>,
+    pub(crate) peak_mb_per_s: Option<f64>,
+    pub(crate) points: Vec<Point>,
+    pub(crate) thresholds: Vec<threshold::Threshold>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// Why bandit curves differ from the paper's, said in every bandit report.
-pub const BANDIT_NOTE: &str = "bandit mode steals bandwidth with store threads instead of \
+pub(crate) const BANDIT_NOTE: &str = "bandit mode steals bandwidth with store threads instead of \
 throttling it: the loaded memory system also queues every access, so latency grows too, where \
 resctrl throttling at levels of 10% and more left latency unchanged in Foyer and Goglin's \
 measurements. A latency-bound code (a pointer chase) looks sensitive here although it is not \
@@ -129,7 +130,7 @@ to throttling; compare it with `--builtin pointer-chase` on this machine before 
 threshold as a bandwidth sensitivity.";
 
 /// Runs the sweep and builds the report.
-pub fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport> {
+pub(crate) fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport> {
     signals::install();
     if opts.repeat == 0 {
         return Err(SensitivityError::NoRepeat.into());

@@ -12,30 +12,27 @@ use super::error::SensitivityError;
 use crate::error::{Error, IoAction, Result};
 use std::path::{Path, PathBuf};
 
-/// The default mount point.
-pub const DEFAULT_ROOT: &str = "/sys/fs/resctrl";
-
 /// What `info/MB` and the root `schemata` say about bandwidth allocation.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MbInfo {
-    pub min_bandwidth: u32,
-    pub bandwidth_gran: u32,
+pub(crate) struct MbInfo {
+    pub(crate) min_bandwidth: u32,
+    pub(crate) bandwidth_gran: u32,
     /// `info/MB/delay_linear` (1: the delay grows linearly with the value); absent on some
     /// kernels.
-    pub delay_linear: Option<bool>,
+    pub(crate) delay_linear: Option<bool>,
     /// The unthrottled value (the root group's): 100 for percent, 2048 on AMD.
-    pub max: u32,
+    pub(crate) max: u32,
     /// The L3 domain ids of the `MB:` line, in the kernel's order.
-    pub domains: Vec<String>,
+    pub(crate) domains: Vec<String>,
 }
 
 impl MbInfo {
-    pub fn is_percent(&self) -> bool {
+    pub(crate) fn is_percent(&self) -> bool {
         self.max == 100
     }
 
     /// The value written for `level` (see the module documentation), or why it cannot be.
-    pub fn value(&self, level: f64) -> Result<u32> {
+    pub(crate) fn value(&self, level: f64) -> Result<u32> {
         if !(level > 0.0 && level <= f64::from(self.max)) {
             return Err(SensitivityError::Level {
                 level,
@@ -53,7 +50,7 @@ impl MbInfo {
     }
 
     /// The `schemata` line giving every domain `value`: `MB:0=50;1=50`.
-    pub fn schemata_line(&self, value: u32) -> String {
+    pub(crate) fn schemata_line(&self, value: u32) -> String {
         let parts: Vec<String> = self
             .domains
             .iter()
@@ -76,7 +73,7 @@ fn read_u32(path: &Path) -> Option<u32> {
 }
 
 /// Reads `info/MB` and the root `schemata` under `root`.
-pub fn probe(root: &Path) -> Result<MbInfo> {
+pub(crate) fn probe(root: &Path) -> Result<MbInfo> {
     let info = root.join("info/MB");
     if !root.join("schemata").is_file() {
         return Err(missing(root, "resctrl is not mounted"));
@@ -124,13 +121,13 @@ pub fn probe(root: &Path) -> Result<MbInfo> {
 /// A control group that exists while this value lives: dropping it removes the directory,
 /// on success, on error and after Ctrl-C (the caller stops on the signal flag and unwinds).
 #[derive(Debug)]
-pub struct Group {
+pub(crate) struct Group {
     path: PathBuf,
 }
 
 impl Group {
     /// Creates `root/name`.
-    pub fn create(root: &Path, name: &str) -> Result<Group> {
+    pub(crate) fn create(root: &Path, name: &str) -> Result<Group> {
         let path = root.join(name);
         match std::fs::create_dir(&path) {
             Ok(()) => Ok(Group { path }),
@@ -141,22 +138,18 @@ impl Group {
         }
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    pub fn tasks(&self) -> PathBuf {
+    pub(crate) fn tasks(&self) -> PathBuf {
         self.path.join("tasks")
     }
 
     /// Writes the group's `schemata`.
-    pub fn set(&self, line: &str) -> Result<()> {
+    pub(crate) fn set(&self, line: &str) -> Result<()> {
         let file = self.path.join("schemata");
         std::fs::write(&file, line).map_err(|e| Error::io(IoAction::Write(""), file, e))
     }
 
     /// Adds a task (process or thread id) to the group.
-    pub fn add_task(&self, id: u32) -> Result<()> {
+    pub(crate) fn add_task(&self, id: u32) -> Result<()> {
         use std::io::Write;
         let file = self.tasks();
         std::fs::OpenOptions::new()
@@ -180,11 +173,17 @@ impl Drop for Group {
 }
 
 #[cfg(test)]
-pub mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A fake resctrl tree: `info/MB` with the given values and a root schemata.
-    pub fn fake_tree(name: &str, min: u32, gran: u32, linear: u32, schemata: &str) -> PathBuf {
+    pub(crate) fn fake_tree(
+        name: &str,
+        min: u32,
+        gran: u32,
+        linear: u32,
+        schemata: &str,
+    ) -> PathBuf {
         let root =
             std::env::temp_dir().join(format!("contention-resctrl-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
@@ -241,7 +240,7 @@ pub mod tests {
         let dir;
         {
             let g = Group::create(&root, "g1").unwrap();
-            dir = g.path().to_path_buf();
+            dir = g.path.clone();
             g.set("MB:0=30\n").unwrap();
             g.add_task(1234).unwrap();
             g.add_task(99).unwrap();

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// Runs `argv` and returns its standard output; a non-zero exit is an error naming it.
-pub fn run_command(argv: &[String], cpus: &[u32], tasks: Option<&Path>) -> Result<String> {
+pub(crate) fn run_command(argv: &[String], cpus: &[u32], tasks: Option<&Path>) -> Result<String> {
     let (program, args) = argv.split_first().ok_or(SensitivityError::NoCommand)?;
     let mut cmd = Command::new(program);
     cmd.args(args).stdin(Stdio::null()).stderr(Stdio::inherit());

@@ -8,7 +8,7 @@
 //!
 //! A rank that dies takes the job with it (Open MPI aborts every rank when one is lost): the
 //! rounds already recorded stay, and the driver records the cut round (see
-//! [`crate::survey::job`]).
+//! `crate::survey::job`).
 
 use crate::error::{Error, IoAction, Result};
 use crate::measure::job::mpi::{self, Threading, World};

@@ -98,7 +98,7 @@ const T975: [f64; 20] = [
 /// section 9.5.3), with batch medians for robustness: the rounds are cut into `b = sqrt(n)`
 /// batches (4 to 20; the oldest leftover rounds dropped), and the half-width is `t(b-1) *
 /// sd(batch medians) / sqrt(b)`. The interval is the wider of that one, centred on the median,
-/// and the distribution-free order-statistic interval of [`stats::median_ci95`], which still
+/// and the distribution-free order-statistic interval of `stats::median_ci95`, which still
 /// catches a spread that batches average away (rounds alternating fast and slow).
 ///
 /// `None` below [`MIN_ROUNDS`] rounds.

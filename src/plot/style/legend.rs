@@ -9,7 +9,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 /// What a legend entry shows before its label.
 #[derive(Debug, Clone)]
-pub enum Swatch {
+pub(crate) enum Swatch {
     Line {
         color: RGBColor,
         dashed: bool,
@@ -27,13 +27,13 @@ pub enum Swatch {
     Frame(u32),
 }
 
-pub struct LegendItem {
-    pub swatch: Swatch,
-    pub label: String,
+pub(crate) struct LegendItem {
+    pub(crate) swatch: Swatch,
+    pub(crate) label: String,
 }
 
 impl LegendItem {
-    pub fn new(swatch: Swatch, label: impl Into<String>) -> Self {
+    pub(crate) fn new(swatch: Swatch, label: impl Into<String>) -> Self {
         LegendItem {
             swatch,
             label: label.into(),
@@ -44,7 +44,7 @@ impl LegendItem {
 const SWATCH_W: i32 = 46;
 const SWATCH_GAP: i32 = 10;
 const ITEM_GAP: i32 = 40;
-pub const LEGEND_ROW: i32 = 40;
+pub(crate) const LEGEND_ROW: i32 = 40;
 
 /// Entries laid out left to right, wrapping at `width`: each row's items and its width.
 fn legend_rows(items: &[LegendItem], width: i32) -> Vec<(Vec<&LegendItem>, i32)> {
@@ -63,12 +63,12 @@ fn legend_rows(items: &[LegendItem], width: i32) -> Vec<(Vec<&LegendItem>, i32)>
 }
 
 /// Height the legend of `items` takes when wrapped at `width` pixels.
-pub fn legend_height(items: &[LegendItem], width: i32) -> i32 {
+pub(crate) fn legend_height(items: &[LegendItem], width: i32) -> i32 {
     legend_rows(items, width).len() as i32 * LEGEND_ROW
 }
 
 /// Draws the legend centred in the `width` pixels right of `left`, rows from `top` down.
-pub fn draw_legend<DB: DrawingBackend>(
+pub(crate) fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     items: &[LegendItem],
     left: i32,

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 
 /// How a measured point is marked, as in the paper: ● alone, ▼ in parallel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
+pub(crate) enum Shape {
     Circle,
     DownTriangle,
     /// A ring around a measured point whose phase stopped at its time limit before reaching
@@ -16,7 +16,7 @@ pub enum Shape {
 }
 
 /// Draws `shape` centred on the pixel `at`.
-pub fn draw_marker<DB: DrawingBackend>(
+pub(crate) fn draw_marker<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     at: (i32, i32),
     shape: Shape,
@@ -39,7 +39,7 @@ pub fn draw_marker<DB: DrawingBackend>(
 }
 
 /// A line in pixels, dashed or solid.
-pub fn draw_line<DB: DrawingBackend>(
+pub(crate) fn draw_line<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     points: &[(i32, i32)],
     color: RGBColor,

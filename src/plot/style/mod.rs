@@ -16,9 +16,9 @@ mod text;
 mod theme;
 mod ticks;
 
-pub use legend::*;
-pub use marks::*;
-pub use rich_text::*;
-pub use text::*;
-pub use theme::*;
-pub use ticks::*;
+pub(crate) use legend::*;
+pub(crate) use marks::*;
+pub(crate) use rich_text::*;
+pub(crate) use text::*;
+pub(crate) use theme::*;
+pub(crate) use ticks::*;

@@ -9,27 +9,27 @@ use plotters::style::text_anchor::{HPos, VPos};
 /// A parameter of the model as the paper writes it: `T` with subscript `par` and superscript
 /// `max` (either script may be empty).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Symbol {
-    pub base: &'static str,
-    pub sub: &'static str,
-    pub sup: &'static str,
+pub(crate) struct Symbol {
+    pub(crate) base: &'static str,
+    pub(crate) sub: &'static str,
+    pub(crate) sup: &'static str,
 }
 
 impl Symbol {
-    pub const fn new(base: &'static str, sub: &'static str, sup: &'static str) -> Self {
+    pub(crate) const fn new(base: &'static str, sub: &'static str, sup: &'static str) -> Self {
         Symbol { base, sub, sup }
     }
 }
 
 /// A piece of a rich line of text: plain text or a [`Symbol`].
 #[derive(Debug, Clone, PartialEq)]
-pub enum Seg {
+pub(crate) enum Seg {
     Text(String),
     Sym(Symbol),
 }
 
 impl Seg {
-    pub fn text(s: impl Into<String>) -> Self {
+    pub(crate) fn text(s: impl Into<String>) -> Self {
         Seg::Text(s.into())
     }
 }
@@ -50,13 +50,13 @@ fn seg_width(seg: &Seg, size: u32) -> i32 {
 }
 
 /// Width in pixels of a rich line at `size`.
-pub fn rich_width(segs: &[Seg], size: u32) -> i32 {
+pub(crate) fn rich_width(segs: &[Seg], size: u32) -> i32 {
     segs.iter().map(|s| seg_width(s, size)).sum()
 }
 
 /// Draws a rich line starting at `at.0`, vertically centred on `at.1`. A symbol's subscript
 /// and superscript stand one above the other after its base, as in LaTeX's `T_par^max`.
-pub fn draw_rich<DB: DrawingBackend>(
+pub(crate) fn draw_rich<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     at: (i32, i32),
     segs: &[Seg],

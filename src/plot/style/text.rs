@@ -6,23 +6,23 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-pub fn text(size: u32) -> TextStyle<'static> {
+pub(crate) fn text(size: u32) -> TextStyle<'static> {
     (FAMILY, size).into_font().color(&INK)
 }
 
-pub fn bold(size: u32) -> TextStyle<'static> {
+pub(crate) fn bold(size: u32) -> TextStyle<'static> {
     (FAMILY, size)
         .into_font()
         .style(FontStyle::Bold)
         .color(&INK)
 }
 
-pub fn anchored(style: TextStyle<'_>, h: HPos, v: VPos) -> TextStyle<'_> {
+pub(crate) fn anchored(style: TextStyle<'_>, h: HPos, v: VPos) -> TextStyle<'_> {
     style.pos(Pos::new(h, v))
 }
 
 /// Width of `text` in pixels at `size` (regular face), for layouts computed before drawing.
-pub fn text_width(text: &str, size: u32) -> i32 {
+pub(crate) fn text_width(text: &str, size: u32) -> i32 {
     fonts::measure(text, FontStyle::Normal, f64::from(size))
         .map(|(w, _)| w as i32)
         .unwrap_or(text.len() as i32 * size as i32 * 6 / 10)
@@ -30,7 +30,7 @@ pub fn text_width(text: &str, size: u32) -> i32 {
 
 /// `size`, or the smaller size at which `text` (bold when `strong`) fits in `width` pixels
 /// (never under 12 px).
-pub fn fitted_size(text: &str, strong: bool, size: u32, width: i32) -> u32 {
+pub(crate) fn fitted_size(text: &str, strong: bool, size: u32, width: i32) -> u32 {
     let face = if strong {
         FontStyle::Bold
     } else {
@@ -49,7 +49,7 @@ pub fn fitted_size(text: &str, strong: bool, size: u32, width: i32) -> u32 {
 /// Draws a centred header line (title when `strong`, else a muted subtitle) with its top at
 /// `y`, shrinking the font below `size` when the line would not fit in `width` pixels (long
 /// machine names, trace paths).
-pub fn draw_header<DB: DrawingBackend>(
+pub(crate) fn draw_header<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     line: &str,
     strong: bool,
@@ -68,7 +68,7 @@ pub fn draw_header<DB: DrawingBackend>(
 
 /// Draws a figure's title and, under it, its muted subtitle, centred on a figure `width`
 /// pixels wide with the theme's margins: the header the single-panel figures share.
-pub fn draw_title_and_subtitle<DB: DrawingBackend>(
+pub(crate) fn draw_title_and_subtitle<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     subtitle: &str,

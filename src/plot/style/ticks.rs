@@ -5,26 +5,26 @@
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Scale {
     pub bottom: f64,
-    pub top: f64,
-    pub step: f64,
+    pub(crate) top: f64,
+    pub(crate) step: f64,
 }
 
 impl Scale {
-    pub fn ticks(&self) -> Vec<f64> {
+    pub(crate) fn ticks(&self) -> Vec<f64> {
         let n = ((self.top - self.bottom) / self.step).round() as usize;
         (0..=n)
             .map(|i| self.bottom + i as f64 * self.step)
             .collect()
     }
 
-    pub fn range(&self) -> (f64, f64) {
+    pub(crate) fn range(&self) -> (f64, f64) {
         (self.bottom, self.top)
     }
 }
 
 /// A scale spanning `lo..hi` with some margin and about five intervals, not forced to start at
 /// 0: for judging the spread of samples, where a 0-based axis would flatten it.
-pub fn span_scale(lo: f64, hi: f64) -> Scale {
+pub(crate) fn span_scale(lo: f64, hi: f64) -> Scale {
     let (lo, hi) = if hi > lo {
         (lo, hi)
     } else {
@@ -54,7 +54,7 @@ fn nice_step(raw: f64) -> f64 {
 /// of intervals, so one set of grid lines serves both. Each axis starts at 0 (a bandwidth
 /// axis that does not start at 0 exaggerates small losses) and leaves 5 % headroom above its
 /// largest value; the interval count (4 to 6) is the one that wastes least height.
-pub fn aligned_scales(maxima: &[f64]) -> Vec<Scale> {
+pub(crate) fn aligned_scales(maxima: &[f64]) -> Vec<Scale> {
     let best = (4..=6)
         .map(|n| {
             let scales: Vec<Scale> = maxima
@@ -80,7 +80,7 @@ pub fn aligned_scales(maxima: &[f64]) -> Vec<Scale> {
 }
 
 /// Core-count ticks: multiples of a step chosen so at most `max_ticks` labels fit.
-pub fn core_ticks(max_cores: u32, max_ticks: u32) -> Vec<f64> {
+pub(crate) fn core_ticks(max_cores: u32, max_ticks: u32) -> Vec<f64> {
     let step = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64, 128]
         .into_iter()
         .find(|&s| max_cores / s <= max_ticks)
@@ -91,7 +91,7 @@ pub fn core_ticks(max_cores: u32, max_ticks: u32) -> Vec<f64> {
 }
 
 /// Tick label of a bandwidth axis: whole MB/s.
-pub fn mbps_label(v: f64) -> String {
+pub(crate) fn mbps_label(v: f64) -> String {
     format!("{v:.0}")
 }
 

@@ -1,5 +1,5 @@
-//! The typed result of `predict` and its [`Report`] impl: the table is `table.rs`, the CSV
-//! `csv.rs` (tidy columns, so predictions join measurements), the JSON its fields (README,
+//! The typed result of `predict` and its [`Report`] impl: the table is `table`, the CSV
+//! `csv` (tidy columns, so predictions join measurements), the JSON its fields (README,
 //! "File formats").
 
 mod csv;
@@ -13,22 +13,22 @@ use serde::Serialize;
 /// A prediction for some placements and core counts, with what produced it.
 #[derive(Debug, Clone, Serialize)]
 pub struct PredictReport {
-    pub schema_version: u32,
+    pub(crate) schema_version: u32,
     /// The build that computed it.
-    pub tool: Provenance,
+    pub(crate) tool: Provenance,
     /// The model file as the user named it (`paper:NAME` for a built-in one).
-    pub model: String,
+    pub(crate) model: String,
     /// The machine the model describes.
-    pub machine: Machine,
+    pub(crate) machine: Machine,
     /// What the numbers are in ([`crate::units::UNITS`]).
-    pub units: crate::units::Units,
+    pub(crate) units: crate::units::Units,
     /// Remarks the user should see (e.g. placements left out for want of `remote`).
-    pub notes: Vec<String>,
-    pub placements: Vec<PlacementPrediction>,
+    pub(crate) notes: Vec<String>,
+    pub(crate) placements: Vec<PlacementPrediction>,
     /// 95 % intervals of every predicted bandwidth (`predict --intervals`), from the model
     /// file's bootstrap replicates.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub intervals: Option<Vec<crate::calibrate::bands::PlacementIntervals>>,
+    pub(crate) intervals: Option<Vec<crate::calibrate::bands::PlacementIntervals>>,
 }
 
 impl Report for PredictReport {
