@@ -197,10 +197,10 @@ fn node_args(args: &MeasureOptions, manifest: &Manifest, host: &str) -> MeasureO
     let mut a = args.clone();
     // The pair's two ranks are the job: the survey's host list is not this measurement's.
     a.hosts = None;
-    let tried = manifest
-        .nodes
-        .iter()
-        .any(|n| n.host == host && n.status == Status::Failed);
+    // A node tried by an earlier job (pending again for this one) continues its trace.
+    let tried = manifest.nodes.iter().any(|n| {
+        n.host == host && n.status != Status::Done && n.job.is_some_and(|j| j < manifest.job)
+    });
     let trace = a.trace_path(&crate::results::this_host());
     a.resume = tried && !a.force && trace.exists();
     a

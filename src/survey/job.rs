@@ -38,7 +38,7 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     let args = &o.measure;
     let options = manifest::options_of(args);
     let mut m = if args.resume {
-        let m = Manifest::read_for(&path, "--resume")?;
+        let mut m = Manifest::read_for(&path, "--resume")?;
         m.check_options(&options, &path)?;
         if args.hosts.is_some() && m.hosts != hosts {
             return Err(SurveyError::OtherHosts {
@@ -48,6 +48,7 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
             }
             .into());
         }
+        m.reopen_failed();
         m
     } else {
         if path.exists() && !args.force && !o.dry_run {

@@ -173,6 +173,13 @@ impl Manifest {
             path: path.to_path_buf(),
             why: format!("is not a survey manifest ({e})"),
         })?;
+        if let Some(why) = m.inconsistency() {
+            return Err(SurveyError::BadManifest {
+                path: path.to_path_buf(),
+                why,
+            }
+            .into());
+        }
         if m.schema_version != SCHEMA_VERSION {
             return Err(SurveyError::BadManifest {
                 path: path.to_path_buf(),
@@ -184,6 +191,38 @@ impl Manifest {
             .into());
         }
         Ok(m)
+    }
+
+    /// What makes this manifest unusable although it parsed: `nodes` must list `hosts`, one
+    /// entry each, in the same order (the plan indexes one by the other). `None` when sound.
+    pub fn inconsistency(&self) -> Option<String> {
+        if self.nodes.len() != self.hosts.len() {
+            return Some(format!(
+                "lists {} host(s) but {} node status(es): it was edited or cut; start a new \
+                 survey with --force",
+                self.hosts.len(),
+                self.nodes.len()
+            ));
+        }
+        let i = (0..self.hosts.len()).find(|&i| self.nodes[i].host != self.hosts[i])?;
+        Some(format!(
+            "names host {} `{}` in `hosts` but `{}` in `nodes`: it was edited; start a new \
+             survey with --force",
+            i + 1,
+            self.hosts[i],
+            self.nodes[i].host
+        ))
+    }
+
+    /// Makes the nodes that failed in an earlier job pending again, for the new job that
+    /// measures them: the driver then times their round like any other, and a new failure
+    /// is recorded with the new job's message. What the old attempt left (`job`, `traces`)
+    /// is kept: a node tried before continues its trace.
+    pub fn reopen_failed(&mut self) {
+        for n in self.nodes.iter_mut().filter(|n| n.status == Status::Failed) {
+            n.status = Status::Pending;
+            n.error = None;
+        }
     }
 
     /// Writes the manifest atomically, `updated_at` set to now.
@@ -327,6 +366,107 @@ mod tests {
         assert!(m.nodes[1].error.as_deref().unwrap().contains("137"));
         assert_eq!(m.nodes[2].status, Status::Pending);
         assert_eq!(m.left(), ["b", "c"]);
+    }
+
+    #[test]
+    fn a_manifest_whose_nodes_do_not_match_its_hosts_is_refused_naming_the_file() {
+        let dir = std::env::temp_dir().join(format!("contention-short-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = Manifest::path(&dir);
+        let mut m = sample();
+        m.nodes.truncate(1);
+        // The plan does not index past the nodes it has.
+        assert!(crate::survey::plan::plan_job(&m, 10.0).is_ok());
+        m.save(&path).unwrap();
+        let e = Manifest::read(&path).unwrap_err();
+        assert_eq!(e.exit_code(), crate::error::EXIT_INPUT);
+        let msg = e.to_string();
+        assert!(msg.contains(&path.display().to_string()), "{msg}");
+        assert!(msg.contains("3 host(s) but 1 node status(es)"), "{msg}");
+        let mut m = sample();
+        m.nodes.swap(0, 1);
+        m.save(&path).unwrap();
+        let msg = Manifest::read(&path).unwrap_err().to_string();
+        assert!(
+            msg.contains("host 1 `a` in `hosts` but `b` in `nodes`"),
+            "{msg}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    proptest::proptest! {
+        /// Any mix of done, failed and pending nodes from an earlier job, resumed: the new
+        /// job measures every node not done exactly once, times every round, and a cut in
+        /// any round fails that round's nodes with the new message, nothing else.
+        #[test]
+        fn a_resume_measures_what_is_left_and_a_cut_names_the_new_failure(
+            statuses in proptest::collection::vec(0u8..3, 2..12),
+            cut in 0usize..3,
+        ) {
+            let hosts: Vec<String> = (0..statuses.len()).map(|i| format!("n{i}")).collect();
+            let mut m = crate::survey::plan::new_manifest(&hosts, Default::default());
+            m.job = 1;
+            for (n, s) in m.nodes.iter_mut().zip(&statuses) {
+                n.job = Some(1);
+                match s {
+                    0 => n.status = Status::Done,
+                    1 => {
+                        n.status = Status::Failed;
+                        n.error = Some("old failure".into());
+                    }
+                    _ => n.job = None,
+                }
+            }
+            let left = m.left();
+            m.reopen_failed();
+            let (job_hosts, rounds) = crate::survey::plan::plan_job(&m, 10.0).unwrap();
+            m.job = 2;
+            m.job_hosts = job_hosts;
+            m.rounds = rounds;
+            let measured: Vec<String> = m
+                .rounds
+                .iter()
+                .flat_map(|r| r.pairs.iter().map(|p| p.measured.clone()))
+                .collect();
+            let mut sorted = measured.clone();
+            sorted.sort();
+            sorted.dedup();
+            proptest::prop_assert_eq!(sorted.len(), measured.len(), "measured once");
+            let mut want = left.clone();
+            want.sort();
+            proptest::prop_assert_eq!(sorted, want);
+            if m.rounds.is_empty() {
+                proptest::prop_assert_eq!(m.current_round(), None);
+                return Ok(());
+            }
+            // Rounds before the cut finish; the cut round is the one the driver times.
+            let cut = cut % m.rounds.len();
+            for r in m.rounds[..cut].to_vec() {
+                for p in &r.pairs {
+                    let n = m.node_mut(&p.measured).unwrap();
+                    n.status = Status::Done;
+                    n.error = None;
+                }
+            }
+            proptest::prop_assert_eq!(m.current_round(), Some(cut));
+            m.record_cut("new failure");
+            for (i, r) in m.rounds.iter().enumerate() {
+                for p in &r.pairs {
+                    let n = m.nodes.iter().find(|n| n.host == p.measured).unwrap();
+                    let want = match i.cmp(&cut) {
+                        std::cmp::Ordering::Less => Status::Done,
+                        std::cmp::Ordering::Equal => Status::Failed,
+                        std::cmp::Ordering::Greater => Status::Pending,
+                    };
+                    proptest::prop_assert_eq!(n.status, want, "{} in round {}", &n.host, i + 1);
+                    if i == cut {
+                        proptest::prop_assert_eq!(n.error.as_deref(), Some("new failure"));
+                        proptest::prop_assert_eq!((n.job, n.round), (Some(2), Some(cut + 1)));
+                    }
+                }
+            }
+            proptest::prop_assert!(m.nodes.iter().all(|n| n.error.as_deref() != Some("old failure")));
+        }
     }
 
     #[test]

@@ -56,8 +56,10 @@ pub fn plan_job(
     round_timeout_s: f64,
 ) -> Result<(Vec<String>, Vec<Round>), SurveyError> {
     let n = manifest.hosts.len();
+    // A node with no status (a manifest cut short) is not done: `Manifest::read` refuses
+    // such a manifest, this keeps the plan total on any value.
     let todo: Vec<usize> = (0..n)
-        .filter(|&i| manifest.nodes[i].status != Status::Done)
+        .filter(|&i| manifest.nodes.get(i).map(|s| s.status) != Some(Status::Done))
         .collect();
     let rounds = pairing::rounds_for(n, &todo)?;
     let mut used = vec![false; n];
