@@ -83,8 +83,12 @@ pub fn run(args: &SurveyArgs) -> Result<()> {
         Manifest::read(&path)?
     };
     let reported = fleet_report(&m, &path, &out, survey.quiet);
+    if !survey.quiet {
+        eprintln!("{}", summary(&m, reported.as_ref().ok()));
+    }
     match (crate::survey::job::failure(&m), reported) {
-        (None, reported) => reported,
+        (None, Ok(r)) => not_calibrated(&r).map_or(Ok(()), |e| Err(e.into())),
+        (None, Err(e)) => Err(e),
         // Lost nodes decide the exit status; a report that could not be made is said first.
         (Some(lost), reported) => {
             if let Err(e) = reported {
@@ -93,6 +97,46 @@ pub fn run(args: &SurveyArgs) -> Result<()> {
             Err(lost.into())
         }
     }
+}
+
+/// The survey's last line: how many nodes were measured, calibrated and reported, so that a
+/// survey that compared less than it measured says so in one place.
+fn summary(m: &Manifest, report: Option<&fleet::FleetReport>) -> String {
+    let measured = m
+        .nodes
+        .iter()
+        .filter(|n| n.status == manifest::Status::Done)
+        .count();
+    let calibrated = report.map_or(0, |r| r.nodes.iter().filter(|n| n.calibrated).count());
+    let reported = report.map_or(0, |r| r.nodes.len());
+    format!(
+        "survey: {measured} of {} node(s) measured, {calibrated} calibrated, {reported} \
+         reported{}",
+        m.nodes.len(),
+        if report.is_none() {
+            " (no fleet report)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// The error of a survey whose measured nodes were not all calibrated (exit 1), `None` when
+/// every measured node has a model.
+fn not_calibrated(r: &fleet::FleetReport) -> Option<SurveyError> {
+    let done = r.nodes.iter().filter(|n| n.status == NodeStatus::Done);
+    let uncalibrated: Vec<(String, String)> = done
+        .clone()
+        .filter(|n| !n.calibrated)
+        .map(|n| {
+            let why = n.error.clone().unwrap_or_else(|| "no model".into());
+            (n.host.clone(), why)
+        })
+        .collect();
+    (!uncalibrated.is_empty()).then(|| SurveyError::NotCalibrated {
+        measured: done.count(),
+        uncalibrated,
+    })
 }
 
 /// What the fleet report takes from the manifest: each node's status and why it failed.
@@ -112,8 +156,13 @@ pub fn outcomes(m: &Manifest) -> Vec<NodeOutcome> {
 }
 
 /// Calibrates every measured node of the survey in `path`'s directory, writes the figure and
-/// emits the report.
-fn fleet_report(m: &Manifest, path: &Path, out: &ReportOptions, quiet: bool) -> Result<()> {
+/// emits the report, which it returns.
+fn fleet_report(
+    m: &Manifest,
+    path: &Path,
+    out: &ReportOptions,
+    quiet: bool,
+) -> Result<fleet::FleetReport> {
     let root = path.parent().unwrap_or(Path::new("."));
     let opts = FleetOptions {
         k: out.outlier_k,
@@ -125,7 +174,8 @@ fn fleet_report(m: &Manifest, path: &Path, out: &ReportOptions, quiet: bool) -> 
     if !quiet {
         eprintln!("survey: fleet figure written to {}", figure.display());
     }
-    report::emit(&r, out.format, out.output.as_deref())
+    report::emit(&r, out.format, out.output.as_deref())?;
+    Ok(r)
 }
 
 #[cfg(test)]
@@ -165,6 +215,49 @@ mod tests {
         }
         let (_, r) = options(&args(&["--outlier-k", "2.5"])).unwrap();
         assert_eq!(r.outlier_k, 2.5);
+    }
+
+    #[test]
+    fn a_survey_that_calibrated_fewer_nodes_than_it_measured_fails_and_says_how_many() {
+        let mut m = crate::survey::plan::new_manifest(
+            &["a".into(), "b".into(), "c".into()],
+            Default::default(),
+        );
+        for n in m.nodes.iter_mut() {
+            n.status = manifest::Status::Done;
+        }
+        let mut lost = crate::fleet::tests::node("b", |_| {});
+        lost.calibrated = false;
+        lost.model = None;
+        lost.error = Some("no traces in ROOT/b".into());
+        let nodes = vec![
+            crate::fleet::tests::node("a", |_| {}),
+            lost,
+            crate::fleet::tests::node("c", |_| {}),
+        ];
+        let r = fleet::build(Path::new("r"), nodes, &FleetOptions::default());
+        assert_eq!(
+            summary(&m, Some(&r)),
+            "survey: 3 of 3 node(s) measured, 2 calibrated, 3 reported"
+        );
+        let e = not_calibrated(&r).unwrap();
+        assert_eq!(e.exit_code(), 1);
+        assert!(e.to_string().contains("b (no traces in ROOT/b)"), "{e}");
+        assert_eq!(
+            summary(&m, None),
+            "survey: 3 of 3 node(s) measured, 0 calibrated, 0 reported (no fleet report)"
+        );
+        let all = fleet::build(
+            Path::new("r"),
+            vec![crate::fleet::tests::node("a", |_| {})],
+            &FleetOptions::default(),
+        );
+        assert!(not_calibrated(&all).is_none());
+        // Nothing calibrated at all is the same failure.
+        let mut none = crate::fleet::tests::node("a", |_| {});
+        none.calibrated = false;
+        let r = fleet::build(Path::new("r"), vec![none], &FleetOptions::default());
+        assert!(not_calibrated(&r).is_some());
     }
 
     #[test]

@@ -45,13 +45,22 @@ pub enum SurveyError {
         failed: Vec<(String, String)>,
         pending: Vec<String>,
     },
+    /// Every node was measured, but fewer were calibrated: their traces give no model, so
+    /// the fleet report compares less than the survey measured (exit 1).
+    NotCalibrated {
+        measured: usize,
+        /// `(host, why)` of each measured node with no model.
+        uncalibrated: Vec<(String, String)>,
+    },
 }
 
 impl SurveyError {
     /// Exit status: 1 for nodes that failed (the system's), 2 for everything else (input).
     pub fn exit_code(&self) -> i32 {
         match self {
-            SurveyError::NodesFailed { .. } => crate::error::EXIT_FAILURE,
+            SurveyError::NodesFailed { .. } | SurveyError::NotCalibrated { .. } => {
+                crate::error::EXIT_FAILURE
+            }
             _ => crate::error::EXIT_INPUT,
         }
     }
@@ -167,6 +176,24 @@ impl std::fmt::Display for SurveyError {
                     }
                 )
             }
+            SurveyError::NotCalibrated {
+                measured,
+                uncalibrated,
+            } => {
+                let why: Vec<String> = uncalibrated
+                    .iter()
+                    .map(|(h, why)| format!("{h} ({why})"))
+                    .collect();
+                write!(
+                    f,
+                    "{} of the {measured} node(s) measured could not be calibrated: {}; the \
+                     fleet report compares only the others. Look at their traces (`contention \
+                     calibrate` in ${root}/HOST/ says the same), or measure them again with \
+                     `contention survey --force`",
+                    uncalibrated.len(),
+                    why.join("; ")
+                )
+            }
         }
     }
 }
@@ -188,6 +215,16 @@ mod tests {
         assert!(
             text.contains("hb (killed)") && text.contains("not reached: hd"),
             "{text}"
+        );
+        let none = SurveyError::NotCalibrated {
+            measured: 4,
+            uncalibrated: vec![("ha".into(), "no traces".into())],
+        };
+        assert_eq!(none.exit_code(), 1);
+        assert!(
+            none.to_string()
+                .starts_with("1 of the 4 node(s) measured could not be calibrated: ha (no traces)"),
+            "{none}"
         );
         let k = SurveyError::OutlierK { k: -1.0 };
         assert_eq!(k.exit_code(), 2);
