@@ -98,6 +98,25 @@ impl Report for FleetReport {
             }
             write_facts(&mut out, n, "    ");
         }
+        if !self.within_noise.is_empty() {
+            let _ = writeln!(
+                out,
+                "\noutside the band but within its own noise (not outliers: the node's \
+                 measurement cannot tell it from the median):"
+            );
+        }
+        for o in &self.within_noise {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:<18} {:>10} (median {}, {:+.1} %): within its own noise (+-{})",
+                o.host,
+                o.parameter,
+                show(&o.parameter, o.value),
+                show(&o.parameter, o.median),
+                o.deviation_percent,
+                show(&o.parameter, o.own_noise)
+            );
+        }
         let others: Vec<&NodeReport> = self
             .nodes
             .iter()
@@ -146,6 +165,7 @@ impl Report for FleetReport {
             "max",
             "low",
             "high",
+            "own_noise",
             "outlier",
         ])
         .expect("in-memory CSV");
@@ -167,6 +187,9 @@ impl Report for FleetReport {
                     b.max.to_string(),
                     b.low.to_string(),
                     b.high.to_string(),
+                    n.own_noise
+                        .get(&p.parameter)
+                        .map_or(String::new(), ToString::to_string),
                     p.outliers.contains(&n.host).to_string(),
                 ])
                 .expect("in-memory CSV");
