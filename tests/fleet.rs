@@ -92,12 +92,14 @@ fn outcomes() -> Vec<NodeOutcome> {
     let mut v: Vec<NodeOutcome> = (1..=5)
         .map(|i| NodeOutcome {
             host: format!("node{i}"),
+            given: None,
             status: NodeStatus::Done,
             detail: None,
         })
         .collect();
     v.push(NodeOutcome {
         host: "node6".into(),
+        given: None,
         status: NodeStatus::Failed,
         detail: Some("rank 0 timed out after 60 s".into()),
     });

@@ -195,6 +195,111 @@ fn four_hosts_are_each_measured_once() {
     }
 }
 
+/// `contention survey --hosts LIST` on `hosts`, LIST a shell word evaluated on the first
+/// host, where `$CONTENTION_HOSTS_ADDRESSES` holds the hosts' addresses (`tests/vm/hosts.sh`).
+fn survey_by_address(hosts: &[String], results: &Path, list: &str, extra: &[&str]) -> Output {
+    Command::new("bash")
+        .arg(SCRIPT)
+        .args(hosts)
+        .args(["--", "sh", "-c"])
+        .arg(format!("exec \"$0\" survey --hosts \"{list}\" \"$@\""))
+        .arg(BIN)
+        .args(extra)
+        .env("CONTENTION_RESULTS", results)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn hosts_given_by_address_are_named_by_their_host_names() {
+    let Some((_one, hosts, results)) = start(
+        "hosts_given_by_address_are_named_by_their_host_names",
+        'a',
+        4,
+        "address",
+    ) else {
+        return;
+    };
+    let extra = [
+        "--cores",
+        "1..2",
+        "--message-size",
+        "1MiB",
+        "--buffer-size",
+        "8MiB",
+        "--message-buffers",
+        "2",
+        "--max-phase",
+        "0.2",
+    ];
+    let o = survey_by_address(&hosts, &results, "$CONTENTION_HOSTS_ADDRESSES", &extra);
+    if !hosts_made("survey by address", &o) {
+        return;
+    }
+    measured_all(&o);
+    // The manifest keeps both names: the address given, the host name the node reported.
+    let m = json(&results.join("survey.json"));
+    let nodes = m["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 4, "{m:#}");
+    let mut addresses = Vec::new();
+    for (node, host) in nodes.iter().zip(&hosts) {
+        assert_eq!(node["status"], "done", "{m:#}");
+        assert_eq!(node["reported_host"], host.as_str(), "{m:#}");
+        let given = node["host"].as_str().unwrap();
+        assert_ne!(given, host, "{m:#}");
+        assert!(given.starts_with("10."), "{m:#}");
+        addresses.push(given.to_string());
+        let trace = results.join(host).join(TRACE);
+        assert!(trace.is_file(), "{}", trace.display());
+        assert!(!results.join(given).exists(), "nothing under the address");
+    }
+    // Every node is found where it wrote its traces: none without them, named by its host
+    // name with the name it was given beside it.
+    let r = report_only_json(&results);
+    let listed: Vec<(&str, &str)> = r["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| (n["host"].as_str().unwrap(), n["given"].as_str().unwrap()))
+        .collect();
+    let want: Vec<(&str, &str)> = hosts
+        .iter()
+        .map(String::as_str)
+        .zip(addresses.iter().map(String::as_str))
+        .collect();
+    assert_eq!(listed, want, "{r:#}");
+    for n in r["nodes"].as_array().unwrap() {
+        let error = n["error"].as_str().unwrap_or("");
+        assert!(!error.contains("no traces"), "{n}");
+    }
+    // The same node named twice (by its host name and by its address) is refused before
+    // anything is measured, naming both and the host.
+    let twice = dir("address-twice");
+    let list = format!(
+        "{},{},$(echo $CONTENTION_HOSTS_ADDRESSES | cut -d, -f2),{}",
+        hosts[0], hosts[1], hosts[2]
+    );
+    let o = survey_by_address(&hosts, &twice, &list, &extra);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "`{}` and `{}` are the same node (both report the host name `{}`)",
+            hosts[1], addresses[1], hosts[1]
+        )),
+        "{err}"
+    );
+    assert!(
+        !twice.join(&hosts[1]).join(TRACE).exists(),
+        "nothing measured"
+    );
+    assert!(
+        !twice.join("survey.json").exists(),
+        "a new survey can start afresh"
+    );
+}
+
 #[test]
 fn five_hosts_measure_the_odd_one_in_a_third_round() {
     let Some((_one, hosts, results)) = start(

@@ -139,12 +139,14 @@ fn not_calibrated(r: &fleet::FleetReport) -> Option<SurveyError> {
     })
 }
 
-/// What the fleet report takes from the manifest: each node's status and why it failed.
+/// What the fleet report takes from the manifest: each node by the host name it reported
+/// (where its traces are) and the name it was given, its status and why it failed.
 pub fn outcomes(m: &Manifest) -> Vec<NodeOutcome> {
     m.nodes
         .iter()
         .map(|n| NodeOutcome {
-            host: n.host.clone(),
+            host: n.results_name().to_string(),
+            given: (n.results_name() != n.host).then(|| n.host.clone()),
             status: match n.status {
                 manifest::Status::Done => NodeStatus::Done,
                 manifest::Status::Failed => NodeStatus::Failed,
@@ -269,7 +271,14 @@ mod tests {
         m.nodes[0].status = manifest::Status::Done;
         m.nodes[1].status = manifest::Status::Failed;
         m.nodes[1].error = Some("killed".into());
+        m.nodes[0].reported_host = Some("node-a".into());
         let o = outcomes(&m);
+        assert_eq!(
+            (o[0].host.as_str(), o[0].given.as_deref()),
+            ("node-a", Some("a")),
+            "the results go by the reported name"
+        );
+        assert_eq!((o[1].host.as_str(), o[1].given.as_deref()), ("b", None));
         assert_eq!(
             o.iter().map(|n| n.status).collect::<Vec<_>>(),
             [NodeStatus::Done, NodeStatus::Failed, NodeStatus::Pending]

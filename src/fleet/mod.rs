@@ -42,7 +42,12 @@ pub const DEFAULT_RELATIVE_FLOOR: f64 = 0.01;
 /// What the survey says of one node (from its manifest).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeOutcome {
+    /// The node's results directory under the root (`ROOT/HOST/`): the host name it
+    /// reported.
     pub host: String,
+    /// The name the survey was given for it, when that differs (`--hosts 10.0.0.1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given: Option<String>,
     pub status: NodeStatus,
     /// Why it failed, or what it is waiting for.
     pub detail: Option<String>,
@@ -96,7 +101,11 @@ impl Default for FleetOptions {
 /// One node in the report.
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeReport {
+    /// The host name the node reported (its results directory).
     pub host: String,
+    /// The name the survey was given for it, when that differs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub given: Option<String>,
     /// The survey's outcome.
     pub status: NodeStatus,
     pub detail: Option<String>,
@@ -215,6 +224,7 @@ pub fn hosts_in(root: &Path) -> Result<Vec<NodeOutcome>> {
         .into_iter()
         .map(|host| NodeOutcome {
             host,
+            given: None,
             status: NodeStatus::Done,
             detail: None,
         })
@@ -257,6 +267,7 @@ pub fn report(root: &Path, nodes: &[NodeOutcome], opts: &FleetOptions) -> Result
 fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport {
     let mut r = NodeReport {
         host: n.host.clone(),
+        given: n.given.clone(),
         status: n.status,
         detail: n.detail.clone(),
         calibrated: false,
@@ -489,6 +500,7 @@ pub(crate) mod tests {
         edit(&mut m);
         NodeReport {
             host: host.into(),
+            given: None,
             status: NodeStatus::Done,
             detail: None,
             calibrated: true,

@@ -15,6 +15,7 @@ use super::options::MeasureOptions;
 use super::{rank0, sender, signals};
 use crate::error::{Error, IoAction, Result};
 use crate::survey::error::SurveyError;
+use crate::survey::identity::{self, Identity};
 use crate::survey::manifest::{Manifest, Status};
 use ::mpi::collective::{CommunicatorCollectives, Root};
 use ::mpi::point_to_point::{Destination, Source};
@@ -31,6 +32,7 @@ struct Outcome {
 }
 
 const TAG_OUTCOME: i32 = 40;
+const TAG_IDENTITY: i32 = 41;
 
 /// Runs this rank's part of the survey in `manifest_path` (read by world rank 0 and sent to
 /// the others, so only rank 0's node needs to see the file).
@@ -64,6 +66,9 @@ pub fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
         .into());
     }
     let host = manifest.job_hosts[me as usize].clone();
+    if !learn_identities(world, &mut manifest, manifest_path, args, &host)? {
+        return Ok(());
+    }
     let name = ::mpi::environment::processor_name().unwrap_or_else(|_| host.clone());
     let job = manifest.job;
     for (r, round) in manifest.rounds.clone().iter().enumerate() {
@@ -189,6 +194,51 @@ pub fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Before round 1: every rank tells world rank 0 the host name its node reports (where its
+/// traces go) and whether this survey's trace is there already; rank 0 records the names in
+/// the manifest and decides whether the job goes on ([`identity::refusal`]), which every
+/// rank learns. `false`: stop now, the reason saved in the manifest for the driver.
+fn learn_identities(
+    world: &mpi::World,
+    manifest: &mut Manifest,
+    path: &Path,
+    args: &MeasureOptions,
+    host: &str,
+) -> Result<bool> {
+    let reported = crate::results::this_host();
+    let trace = args.trace_path(&reported);
+    let me = Identity {
+        given: host.to_string(),
+        reported,
+        old_trace: trace.exists().then_some(trace),
+    };
+    let root = world.process_at_rank(0);
+    let mut go = 1u8;
+    if world.rank() == 0 {
+        let mut ids = vec![me];
+        for other in 1..world.size() {
+            let (b, _) = world
+                .process_at_rank(other)
+                .receive_vec_with_tag::<u8>(TAG_IDENTITY);
+            // A rank of this same binary always sends one; were it unreadable, its node
+            // keeps its given name.
+            ids.extend(serde_json::from_slice::<Identity>(&b).ok());
+        }
+        identity::record(manifest, &ids);
+        if let Some(why) = identity::refusal(&ids, !args.resume && !args.force) {
+            eprintln!("survey: {why}");
+            manifest.refused = Some(why.to_string());
+            go = 0;
+        }
+        manifest.save(path)?;
+    } else {
+        let bytes = serde_json::to_vec(&me).unwrap_or_default();
+        root.send_with_tag(&bytes[..], TAG_IDENTITY);
+    }
+    root.broadcast_into(&mut go);
+    Ok(go == 1)
 }
 
 /// `measure`'s options for the node `host`: as given, except that a node whose earlier

@@ -84,7 +84,7 @@ impl Report for FleetReport {
             let _ = writeln!(out, "\noutliers:");
         }
         for n in &flagged {
-            let _ = writeln!(out, "  {}:", n.host);
+            let _ = writeln!(out, "  {}:", named(n));
             for o in self.outliers.iter().filter(|o| o.host == n.host) {
                 let _ = writeln!(
                     out,
@@ -143,7 +143,7 @@ impl Report for FleetReport {
                         None => s.name().to_string(),
                     },
                 };
-                let _ = writeln!(out, "  {}: {why}", n.host);
+                let _ = writeln!(out, "  {}: {why}", named(n));
             }
         }
         out
@@ -196,6 +196,15 @@ impl Report for FleetReport {
             }
         }
         Some(String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV of UTF-8"))
+    }
+}
+
+/// A node as the table names it: its host name, and the name the survey was given for it
+/// when that differs (`node-1 (given as 10.0.0.1)`).
+fn named(n: &NodeReport) -> String {
+    match &n.given {
+        Some(g) => format!("{} (given as {g})", n.host),
+        None => n.host.clone(),
     }
 }
 

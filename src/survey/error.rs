@@ -12,6 +12,15 @@ pub enum SurveyError {
     OneNodeJob { job: String, node: String },
     /// A host named twice.
     RepeatedHost { host: String },
+    /// Two given names that the job found to be one node (it reports `host` for both).
+    SameNode {
+        first: String,
+        second: String,
+        host: String,
+    },
+    /// The job stopped before its first round, for the reason its rank 0 gave (a
+    /// [`SurveyError::SameNode`] or [`SurveyError::OldTraces`] it found).
+    JobRefused { why: String },
     /// Neither `--hosts` nor a Slurm allocation.
     NoHosts,
     /// A `measure` option that makes no sense for a survey (`-o`, `--graph`, a ring).
@@ -97,6 +106,16 @@ impl std::fmt::Display for SurveyError {
                 f,
                 "host `{host}` is named twice in the survey's hosts; name each node once"
             ),
+            SurveyError::SameNode {
+                first,
+                second,
+                host,
+            } => write!(
+                f,
+                "`{first}` and `{second}` are the same node (both report the host name \
+                 `{host}`): each node is measured once; name it once in the survey's hosts"
+            ),
+            SurveyError::JobRefused { why } => write!(f, "{why}"),
             SurveyError::NoHosts => write!(
                 f,
                 "survey: which nodes? Run it inside a Slurm allocation (salloc or sbatch: \

@@ -11,7 +11,7 @@
 use super::error::SurveyError;
 use super::manifest::{self, Manifest, Status};
 use super::{plan, SurveyOptions};
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use crate::measure::choices::CommPattern;
 use crate::measure::options::MeasureOptions;
 use crate::measure::{launch, mpi, progress, session, signals, topology};
@@ -104,6 +104,9 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     let started = Instant::now();
     let ended = watch(&line, &m, &path, quiet)?;
     let mut m = Manifest::read(&path)?;
+    if let Some(why) = m.refused.take() {
+        return Err(forget_refused_job(m, &path, args.resume, why));
+    }
     if let Some(why) = &ended {
         m.record_cut(why);
         m.save(&path)?;
@@ -125,6 +128,23 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
         )));
     }
     Ok(Some(path))
+}
+
+/// The error of a job whose rank 0 refused to start round 1 (two names of one node, old
+/// traces: [`super::identity::refusal`]). Nothing was measured: a new survey's manifest is
+/// removed, so that the same command with the fix starts afresh; a resumed one is kept as
+/// it was, the reason cleared.
+fn forget_refused_job(mut m: Manifest, path: &Path, resumed: bool, why: String) -> Error {
+    let kept = if resumed {
+        m.save(path)
+    } else {
+        std::fs::remove_file(path)
+            .map_err(|e| Error::io(IoAction::Write("survey manifest"), path, e))
+    };
+    match kept {
+        Ok(()) => SurveyError::JobRefused { why }.into(),
+        Err(e) => e,
+    }
 }
 
 /// The nodes of `m` that failed or were not reached, as the error a survey ends with after

@@ -38,6 +38,10 @@ pub struct Manifest {
     pub rounds: Vec<Round>,
     /// One entry per host, in the order of `hosts`.
     pub nodes: Vec<NodeStatus>,
+    /// Why the latest job stopped before its first round (two names of one node, old
+    /// traces), as its rank 0 said it: the driver ends the survey with it (exit 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
     pub started_at: String,
     pub updated_at: String,
 }
@@ -67,7 +71,13 @@ pub enum Status {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NodeStatus {
+    /// The name the survey was given (`--hosts`, or Slurm's node list).
     pub host: String,
+    /// The host name the node reports, learnt by the job before round 1: the directory of
+    /// its traces (`ROOT/HOST/`). Absent until a job has run on it (and in manifests older
+    /// than the field): the given name is used then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_host: Option<String>,
     pub status: Status,
     /// Job and round (1-based) of the last attempt, and the node that sent to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -88,6 +98,7 @@ impl NodeStatus {
     pub fn pending(host: &str) -> Self {
         NodeStatus {
             host: host.to_string(),
+            reported_host: None,
             status: Status::Pending,
             job: None,
             round: None,
@@ -95,6 +106,12 @@ impl NodeStatus {
             error: None,
             traces: Vec::new(),
         }
+    }
+
+    /// The name of the node's results directory (`ROOT/HOST/`): the host name it reported,
+    /// else the given one (see [`super::identity`]).
+    pub fn results_name(&self) -> &str {
+        self.reported_host.as_deref().unwrap_or(&self.host)
     }
 }
 
@@ -348,6 +365,7 @@ mod tests {
                 },
             ],
             nodes: ["a", "b", "c"].map(NodeStatus::pending).to_vec(),
+            refused: None,
             started_at: "t".into(),
             updated_at: "t".into(),
         }

@@ -5,6 +5,7 @@
 //! - [`pairing`]: the rounds (pure, property-tested);
 //! - [`plan`]: hosts, time limits, launcher line and the `--dry-run` text;
 //! - [`manifest`]: `survey.json`, its statuses and the `--resume` checks;
+//! - [`identity`]: each node's given and reported names, and the refusals they decide;
 //! - [`job`]: the driver that starts the job and watches its rounds;
 //! - [`error`]: what stops a survey, by kind.
 //!
@@ -12,6 +13,7 @@
 //! `crate::measure::survey`.
 
 pub mod error;
+pub mod identity;
 pub mod job;
 pub mod manifest;
 pub mod pairing;

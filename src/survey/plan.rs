@@ -103,6 +103,7 @@ pub fn new_manifest(
         command: Vec::new(),
         rounds: Vec::new(),
         nodes: hosts.iter().map(|h| NodeStatus::pending(h)).collect(),
+        refused: None,
         started_at: now.clone(),
         updated_at: now,
     }
