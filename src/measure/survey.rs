@@ -228,7 +228,6 @@ fn learn_identities(
         }
         identity::record(manifest, &ids);
         if let Some(why) = identity::refusal(&ids, !args.resume && !args.force) {
-            eprintln!("survey: {why}");
             manifest.refused = Some(why.to_string());
             go = 0;
         }
