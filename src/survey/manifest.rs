@@ -459,12 +459,14 @@ mod tests {
             }
             // Rounds before the cut finish; the cut round is the one the driver times.
             let cut = cut % m.rounds.len();
-            for r in m.rounds[..cut].to_vec() {
-                for p in &r.pairs {
-                    let n = m.node_mut(&p.measured).unwrap();
-                    n.status = Status::Done;
-                    n.error = None;
-                }
+            let finished: Vec<String> = m.rounds[..cut]
+                .iter()
+                .flat_map(|r| r.pairs.iter().map(|p| p.measured.clone()))
+                .collect();
+            for host in finished {
+                let n = m.node_mut(&host).unwrap();
+                n.status = Status::Done;
+                n.error = None;
             }
             proptest::prop_assert_eq!(m.current_round(), Some(cut));
             m.record_cut("new failure");
