@@ -24,7 +24,9 @@
 //!   core over `k` covers the tie rule's own step).
 //!
 //! A stream's relative half-width is the median over the side's points of
-//! `(high - low) / 2 / median`: one noisy point does not widen every parameter. Where the
+//! `(high - low) / 2 / median`: one noisy point does not widen every parameter. A phase with
+//! no interval (cut short with too few rounds, or from an older trace) counts with the 95 %
+//! standard error of its samples' median instead. Where the
 //! calibration ran a bootstrap (`calibrate --bootstrap`), its 95 % intervals are used when
 //! wider, as they also cover how the rules pick their points.
 
@@ -43,13 +45,24 @@ pub struct StreamNoise {
     pub comm_parallel: f64,
 }
 
-/// A phase's relative half-width; `None` without an interval or with a median that is not
-/// positive.
+/// The factor of the standard error of a median of normal samples: `1.2533 x sigma /
+/// sqrt(n)` (`sqrt(pi / 2)`).
+const MEDIAN_SE: f64 = 1.2533;
+
+/// A phase's relative half-width: of its interval; without one (a phase cut short, with too
+/// few rounds for batch medians, or a trace older than the field), of the 95 % standard
+/// error of the median of its samples, `1.96 x 1.2533 x stddev / sqrt(count)`, a lower
+/// bound since a phase's samples are correlated. `None` with fewer than two samples or a
+/// median that is not positive.
 fn relative(p: &Phase) -> Option<f64> {
-    let (lo, hi) = p.ci95?;
-    let m = p.summary.median;
-    let r = (hi - lo).abs() / 2.0 / m;
-    (m > 0.0 && r.is_finite()).then_some(r)
+    let s = &p.summary;
+    let half = match p.ci95 {
+        Some((lo, hi)) => (hi - lo).abs() / 2.0,
+        None if s.count >= 2 => 1.96 * MEDIAN_SE * s.stddev.abs() / (s.count as f64).sqrt(),
+        None => return None,
+    };
+    let r = half / s.median;
+    (s.median > 0.0 && r.is_finite()).then_some(r)
 }
 
 impl StreamNoise {
@@ -158,9 +171,21 @@ mod tests {
         let s = StreamNoise::of_points(&points);
         assert!((s.comp_alone - 0.02).abs() < 1e-12, "{s:?}");
         assert!((s.comm_parallel - 0.02).abs() < 1e-12, "{s:?}");
-        // No interval anywhere (an older trace): no noise of its own.
+        // No interval (a phase cut short, an older trace): the standard error of the median
+        // of its samples, 1.96 x 1.2533 x 100 / sqrt(4) / 1000.
         let mut old = point(1, 0.01);
         old.comp_alone.ci95 = None;
+        old.comp_alone.summary.stddev = 100.0;
+        old.comp_alone.summary.count = 4;
+        let r = StreamNoise::of_points([&old]).comp_alone;
+        assert!(
+            (r - 1.96 * 1.2533 * 100.0 / 2.0 / 1000.0).abs() < 1e-12,
+            "{r}"
+        );
+        // One sample, or a median of 0: no noise of its own.
+        old.comp_alone.summary.count = 1;
+        assert_eq!(StreamNoise::of_points([&old]).comp_alone, 0.0);
+        old.comp_alone.summary.count = 4;
         old.comp_alone.summary.median = 0.0;
         assert_eq!(StreamNoise::of_points([&old]).comp_alone, 0.0);
     }
