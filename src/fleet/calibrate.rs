@@ -4,7 +4,7 @@
 //! machine facts and its measured local sweep.
 
 use super::facts::Facts;
-use super::noise::StreamNoise;
+use super::noise::SideNoise;
 use crate::calibrate::{self, CalibratedModel, Options};
 use crate::dataset::Input;
 use crate::error::Result;
@@ -29,8 +29,8 @@ pub struct NodeCalibration {
     /// The measurement noise of the points of each side (`local`: communication data on the
     /// computing socket; `remote`: on another), for the node's own half-widths
     /// ([`super::noise`]).
-    pub local_noise: StreamNoise,
-    pub remote_noise: StreamNoise,
+    pub local_noise: SideNoise,
+    pub remote_noise: SideNoise,
 }
 
 /// Calibrates the node whose results are in `dir` and writes `dir/model.json`, as
@@ -75,8 +75,8 @@ pub fn fit(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
             .filter(move |t| model.is_local(t.config.comm_numa) == local)
             .flat_map(|t| &t.points)
     };
-    let local_noise = StreamNoise::of_points(side_points(true));
-    let remote_noise = StreamNoise::of_points(side_points(false));
+    let local_noise = SideNoise::of_points(side_points(true));
+    let remote_noise = SideNoise::of_points(side_points(false));
     Ok(NodeCalibration {
         local_noise,
         remote_noise,

@@ -9,13 +9,14 @@
 //! follow by first-order propagation, taking the worst case where a parameter combines two
 //! streams:
 //!
-//! - `T_seq^max`, `B_seq^comp`: the relative half-width of computations alone;
-//! - `B_seq^comm`: that of communications alone;
-//! - `T_par^max`, `T_par^max2` (a sum of computations and communications in parallel): the
-//!   larger relative half-width of the two parallel streams (the half-width of a sum is at
-//!   most the sum of the half-widths);
+//! - `B_seq^comp`: the relative half-width of computations alone at 1 core, `T_seq^max` at
+//!   `N_seq^max` cores;
+//! - `B_seq^comm`: that of communications alone (over the points);
+//! - `T_par^max`, `T_par^max2` (a sum of computations and communications in parallel, at
+//!   `N_par^max` and `N_seq^max` cores): the larger relative half-width of the two parallel
+//!   streams there (the half-width of a sum is at most the sum of the half-widths);
 //! - `alpha` (communications in parallel over communications alone): the sum of the two
-//!   relative half-widths (the first-order bound of a ratio's);
+//!   relative half-widths over the points (the first-order bound of a ratio's);
 //! - `delta_l` (`(T_par^max - T_par^max2) / (N_seq^max - N_par^max)`): the two totals'
 //!   half-widths added, over the core distance;
 //! - `delta_r` (the loss per core from `N_seq^max` to the last core): twice `T_par^max2`'s
@@ -23,8 +24,9 @@
 //! - `N_par^max`, `N_seq^max`: none (a core count has no interval; the band's floor of one
 //!   core over `k` covers the tie rule's own step).
 //!
-//! A stream's relative half-width is the median over the side's points of
-//! `(high - low) / 2 / median`: one noisy point does not widen every parameter. A phase with
+//! A parameter read at one core count takes the relative half-width `(high - low) / 2 /
+//! median` of that point's phase; one read over the points takes the median over them (one
+//! noisy point does not widen it), as does a point missing its phase's. A phase with
 //! no interval (cut short with too few rounds, or from an older trace) counts with the 95 %
 //! standard error of its samples' median instead. Where the
 //! calibration ran a bootstrap (`calibrate --bootstrap`), its 95 % intervals are used when
@@ -65,56 +67,107 @@ fn relative(p: &Phase) -> Option<f64> {
     (s.median > 0.0 && r.is_finite()).then_some(r)
 }
 
+/// A point's four phases, in the order of [`StreamNoise`]'s fields.
+fn phases(p: &TracePoint) -> [&Phase; 4] {
+    [
+        &p.comp_alone,
+        &p.comm_alone,
+        &p.comp_parallel,
+        &p.comm_parallel,
+    ]
+}
+
+fn streams(r: [f64; 4]) -> StreamNoise {
+    StreamNoise {
+        comp_alone: r[0],
+        comm_alone: r[1],
+        comp_parallel: r[2],
+        comm_parallel: r[3],
+    }
+}
+
 impl StreamNoise {
-    /// The noise of `points` (one side's points, every core count).
+    /// The noise of `points` (one side's points, every core count): each stream's median
+    /// over them.
     pub fn of_points<'a>(points: impl IntoIterator<Item = &'a TracePoint>) -> Self {
-        let mut streams: [Vec<f64>; 4] = Default::default();
+        let mut per_stream: [Vec<f64>; 4] = Default::default();
         for p in points {
-            let phases = [
-                &p.comp_alone,
-                &p.comm_alone,
-                &p.comp_parallel,
-                &p.comm_parallel,
-            ];
-            for (s, phase) in streams.iter_mut().zip(phases) {
+            for (s, phase) in per_stream.iter_mut().zip(phases(p)) {
                 s.extend(relative(phase));
             }
         }
-        let m = |v: &[f64]| crate::stats::median(v).unwrap_or(0.0);
-        StreamNoise {
-            comp_alone: m(&streams[0]),
-            comm_alone: m(&streams[1]),
-            comp_parallel: m(&streams[2]),
-            comm_parallel: m(&streams[3]),
-        }
+        streams(per_stream.map(|v| crate::stats::median(&v).unwrap_or(0.0)))
+    }
+}
+
+/// The noise of one side's points: each core count's, and the typical one over them (for
+/// the parameters read over the points, and a point whose phase has none).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SideNoise {
+    pub typical: StreamNoise,
+    /// `(cores, noise)` of every point.
+    pub points: Vec<(u32, StreamNoise)>,
+}
+
+impl SideNoise {
+    pub fn of_points<'a>(points: impl IntoIterator<Item = &'a TracePoint> + Clone) -> Self {
+        let typical = StreamNoise::of_points(points.clone());
+        let fallback = [
+            typical.comp_alone,
+            typical.comm_alone,
+            typical.comp_parallel,
+            typical.comm_parallel,
+        ];
+        let points = points
+            .into_iter()
+            .map(|p| {
+                let mut r = fallback;
+                for (slot, phase) in r.iter_mut().zip(phases(p)) {
+                    if let Some(x) = relative(phase) {
+                        *slot = x;
+                    }
+                }
+                (p.cores, streams(r))
+            })
+            .collect();
+        SideNoise { typical, points }
+    }
+
+    /// The noise at `cores` cores; the typical one where no point was measured there.
+    pub fn at(&self, cores: u32) -> StreamNoise {
+        self.points
+            .iter()
+            .find(|(c, _)| *c == cores)
+            .map_or(self.typical, |&(_, s)| s)
     }
 }
 
 /// The half-width of each parameter of `p` (in the order of [`Params::NAMES`], in the
-/// parameter's unit) from the streams' noise `s`, on a socket of `cores_per_socket` cores
+/// parameter's unit) from the side's noise `s`, on a socket of `cores_per_socket` cores
 /// (see the module's documentation for the rule of each), widened to the bootstrap's
 /// intervals where there are some.
 pub fn half_widths(
     p: &Params,
     cores_per_socket: u32,
-    s: &StreamNoise,
+    s: &SideNoise,
     bootstrap: Option<&ParamIntervals>,
 ) -> [f64; Params::COUNT] {
-    let total = s.comp_parallel.max(s.comm_parallel);
-    let t_par_max = total * p.t_par_max.abs();
-    let t_par_max2 = total * p.t_par_max2.abs();
+    let total = |n: &StreamNoise| n.comp_parallel.max(n.comm_parallel);
+    let (at_par, at_seq, at_one, all) = (s.at(p.n_par_max), s.at(p.n_seq_max), s.at(1), s.typical);
+    let t_par_max = total(&at_par) * p.t_par_max.abs();
+    let t_par_max2 = total(&at_seq) * p.t_par_max2.abs();
     let distance = |from: u32, to: u32| f64::from(to.saturating_sub(from).max(1));
     let propagated: [f64; Params::COUNT] = [
         0.0,
         t_par_max,
         0.0,
-        s.comp_alone * p.t_seq_max.abs(),
+        at_seq.comp_alone * p.t_seq_max.abs(),
         t_par_max2,
-        (s.comm_parallel + s.comm_alone) * p.alpha.abs(),
+        (all.comm_parallel + all.comm_alone) * p.alpha.abs(),
         (t_par_max + t_par_max2) / distance(p.n_par_max, p.n_seq_max),
         2.0 * t_par_max2 / distance(p.n_seq_max, cores_per_socket),
-        s.comp_alone * p.b_seq_comp.abs(),
-        s.comm_alone * p.b_seq_comm.abs(),
+        at_one.comp_alone * p.b_seq_comp.abs(),
+        all.comm_alone * p.b_seq_comm.abs(),
     ];
     let Some(b) = bootstrap else {
         return propagated;
@@ -204,11 +257,14 @@ mod tests {
             b_seq_comp: 2_000.0,
             b_seq_comm: 5_000.0,
         };
-        let s = StreamNoise {
-            comp_alone: 0.01,
-            comm_alone: 0.02,
-            comp_parallel: 0.03,
-            comm_parallel: 0.04,
+        let s = SideNoise {
+            typical: StreamNoise {
+                comp_alone: 0.01,
+                comm_alone: 0.02,
+                comp_parallel: 0.03,
+                comm_parallel: 0.04,
+            },
+            points: Vec::new(),
         };
         let h = half_widths(&p, 8, &s, None);
         let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
@@ -229,5 +285,31 @@ mod tests {
         iv[8] = [1_999.0, 2_001.0];
         let h = half_widths(&p, 8, &s, Some(&ParamIntervals::new(iv)));
         assert!(close(h[1], 1000.0) && close(h[8], 20.0), "{h:?}");
+    }
+
+    #[test]
+    fn a_parameter_read_at_one_core_count_takes_that_points_noise() {
+        // 10 % at 1 core, 1 % at 2 and 3: B_seq^comp (1 core) gets 10 %, T_seq^max (at
+        // N_seq^max = 3) 1 %, while the typical noise is 1 %.
+        let points = [point(1, 0.10), point(2, 0.01), point(3, 0.01)];
+        let s = SideNoise::of_points(&points);
+        assert!((s.typical.comp_alone - 0.01).abs() < 1e-12);
+        assert!((s.at(1).comp_alone - 0.10).abs() < 1e-12);
+        assert_eq!(s.at(7), s.typical, "no point at 7 cores");
+        let p = Params {
+            n_par_max: 2,
+            t_par_max: 1000.0,
+            n_seq_max: 3,
+            t_seq_max: 1000.0,
+            t_par_max2: 1000.0,
+            alpha: 0.5,
+            delta_l: 0.0,
+            delta_r: 0.0,
+            b_seq_comp: 500.0,
+            b_seq_comm: 100.0,
+        };
+        let h = half_widths(&p, 4, &s, None);
+        assert!((h[8] - 50.0).abs() < 1e-9, "B_seq^comp: {h:?}");
+        assert!((h[3] - 10.0).abs() < 1e-9, "T_seq^max: {h:?}");
     }
 }
