@@ -300,6 +300,25 @@ fn hosts_given_by_address_are_named_by_their_host_names() {
         !twice.join("survey.json").exists(),
         "a new survey can start afresh"
     );
+    // A trace already under a node's host name stops a new survey by address before round 1,
+    // naming it (the driver, knowing only the addresses, cannot see it), and stays as it was.
+    let old = dir("address-old");
+    let planted = old.join(&hosts[2]).join(TRACE);
+    std::fs::create_dir_all(planted.parent().unwrap()).unwrap();
+    std::fs::write(&planted, "{}").unwrap();
+    let o = survey_by_address(&hosts, &old, "$CONTENTION_HOSTS_ADDRESSES", &extra);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(planted.to_str().unwrap()) && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&planted).unwrap(), b"{}");
+    assert!(
+        !old.join(&hosts[0]).join(TRACE).exists(),
+        "nothing measured"
+    );
+    assert!(!old.join("survey.json").exists());
 }
 
 #[test]
