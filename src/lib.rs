@@ -57,7 +57,7 @@ pub mod report;
 pub mod results;
 pub mod sensitivity;
 pub mod stats;
-pub(crate) mod survey;
+pub mod survey;
 pub(crate) mod sys;
 pub mod timestamp;
 pub mod trace;

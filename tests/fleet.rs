@@ -92,12 +92,14 @@ fn outcomes() -> Vec<NodeOutcome> {
     let mut v: Vec<NodeOutcome> = (1..=5)
         .map(|i| NodeOutcome {
             host: format!("node{i}"),
+            given: None,
             status: NodeStatus::Done,
             detail: None,
         })
         .collect();
     v.push(NodeOutcome {
         host: "node6".into(),
+        given: None,
         status: NodeStatus::Failed,
         detail: Some("rank 0 timed out after 60 s".into()),
     });
@@ -178,7 +180,7 @@ fn the_odd_host_and_its_differing_facts_are_named_in_table_and_json() {
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(
         rows[0],
-        "host,side,parameter,value,median,mad,min,max,low,high,outlier"
+        "host,side,parameter,value,median,mad,min,max,low,high,own_noise,outlier"
     );
     assert_eq!(rows.len(), 1 + 5 * 10);
     let row = rows
@@ -346,4 +348,70 @@ fn a_node_within_the_band_whose_machine_differs_is_listed_apart() {
         "{table}"
     );
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Gives every phase of `host`'s trace under `root` a 95 % interval of +-`rel` around its
+/// median, after scaling the phase (samples, summary) by `noise`: a node measured with short
+/// phases, whose medians moved by `noise`, within what its intervals say.
+fn with_noise(root: &Path, host: &str, noise: f64, rel: f64) {
+    let path = root.join(host).join("trace-numa0-0-nt-store-pong.json");
+    let mut t: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for p in t["points"].as_array_mut().unwrap() {
+        for phase in ["comp_alone", "comm_alone", "comp_parallel", "comm_parallel"] {
+            scale_bandwidths(&mut p[phase], noise);
+            let m = p[phase]["summary"]["median"].as_f64().unwrap();
+            p[phase]["ci95"] = serde_json::json!([m * (1.0 - rel), m * (1.0 + rel)]);
+        }
+    }
+    std::fs::write(&path, serde_json::to_string(&t).unwrap()).unwrap();
+}
+
+#[test]
+fn identical_nodes_with_noise_have_no_outlier_and_one_at_0_6_is_flagged_on_what_moved() {
+    // Five identical nodes measured with +-5 % intervals, their medians moved by noise
+    // within them: four close together (a MAD of 0.2 %, so the band is its 1 % floor, +-3 %)
+    // and one 4 % off, outside that band but within its own noise. Three draws, the odd one
+    // a different node each time, low or high.
+    let draws: [[f64; 5]; 3] = [
+        [1.0, 1.002, 0.998, 1.001, 0.96],
+        [1.04, 1.0, 0.999, 1.002, 0.998],
+        [0.998, 1.001, 0.961, 1.0, 1.002],
+    ];
+    for (d, factors) in draws.iter().enumerate() {
+        let root = temp_dir(&format!("fleet-noise-{d}"));
+        let _ = std::fs::remove_dir_all(&root);
+        for (i, f) in factors.iter().enumerate() {
+            let h = format!("node{}", i + 1);
+            host(&root, &h, 1.0, false, "always", 12 * GIB);
+            with_noise(&root, &h, *f, 0.05);
+        }
+        let nodes = fleet::hosts_in(&root).unwrap();
+        let r = fleet::report(&root, &nodes, &FleetOptions::default()).unwrap();
+        let table = r.table();
+        assert!(r.nodes.iter().all(|n| n.calibrated), "{table}");
+        assert!(r.outliers.is_empty(), "draw {d}: {table}");
+        assert!(table.contains("\noutliers: none"), "{table}");
+        // The band alone would have named the odd node: the report says why it does not.
+        assert!(!r.within_noise.is_empty(), "draw {d}: {table}");
+        assert!(table.contains("within its own noise"), "{table}");
+
+        // The same fleet with node2 at 0.6 x bandwidth: it alone is flagged, on the
+        // bandwidths that moved; alpha, a ratio of two bandwidths, did not move.
+        host(&root, "node2", 0.6, false, "always", 12 * GIB);
+        with_noise(&root, "node2", factors[1], 0.05);
+        let r = fleet::report(&root, &nodes, &FleetOptions::default()).unwrap();
+        let table = r.table();
+        assert!(r.outliers.iter().all(|o| o.host == "node2"), "{table}");
+        let flagged: Vec<&str> = r.outliers.iter().map(|o| o.parameter.as_str()).collect();
+        for p in [
+            "local.t_par_max",
+            "local.t_seq_max",
+            "local.b_seq_comp",
+            "local.b_seq_comm",
+        ] {
+            assert!(flagged.contains(&p), "draw {d}: {p} not flagged: {table}");
+        }
+        assert!(!flagged.contains(&"local.alpha"), "{table}");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }

@@ -17,9 +17,11 @@
 //! phase removed, degenerate machines, hostile host names, nesting beyond the parser's depth)
 //! go through the reader, the checks of `calibrate` and `measure --resume`, calibration, and
 //! a save where `measure` saves (the results directory of the trace's host name), which must
-//! not write outside that directory. It counts panics, hangs (10 s), out-of-memory aborts
-//! (1 GiB) and nonsense accepted (a write outside the results directory among it); all four
-//! must be 0. CI runs a short
+//! not write outside that directory. Survey manifests, mutated and edited in structure (nodes
+//! cut short, reordered, hostile host names), go through what `survey --resume` and
+//! `--report-only` do with them and must neither panic nor write outside their results
+//! directory. It counts panics, hangs (10 s), out-of-memory aborts (1 GiB) and nonsense
+//! accepted (a write outside the results directory among it); all four must be 0. CI runs a short
 //! mode in-process; `cargo test --release --test integration robustness:: -- --ignored` runs
 //! the long mode, 100,000 inputs in child processes under `prlimit --as=1GiB`, restarted past
 //! any input that kills or stalls them (set CONTENTION_FUZZ_INPUTS for another count).
@@ -770,9 +772,128 @@ impl Hostile {
     }
 }
 
+/// A survey's manifest (`survey.json`) with every status, both names of two nodes, a node
+/// tried before: the structural fuzz's starting point.
+const MANIFEST: &str = r#"{"schema_version": 1, "hosts": ["a", "b", "10.0.0.3", "d"],
+ "options": {"--numa": "0,0", "--cores": "1..2"}, "job": 2,
+ "job_hosts": ["a", "b", "10.0.0.3", "d"], "command": ["mpirun", "-np", "4"],
+ "rounds": [{"pairs": [{"measured": "a", "sender": "10.0.0.3"},
+                       {"measured": "b", "sender": "d"}], "timeout_s": 80.0},
+            {"pairs": [{"measured": "10.0.0.3", "sender": "a"},
+                       {"measured": "d", "sender": "b"}], "timeout_s": 80.0}],
+ "nodes": [{"host": "a", "reported_host": "node-a", "status": "done", "job": 1, "round": 1,
+            "sender": "10.0.0.3", "traces": []},
+           {"host": "b", "status": "failed", "job": 2, "round": 1, "sender": "d",
+            "error": "killed", "traces": []},
+           {"host": "10.0.0.3", "reported_host": "node-c", "status": "done", "traces": []},
+           {"host": "d", "status": "pending", "traces": []}],
+ "started_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}"#;
+
+/// Structural edits of a manifest: what a cut write, a hand edit or another version leaves.
+const MANIFEST_EDITS: [JsonEdit; 6] = [
+    ("fewer nodes than hosts", |v, r| {
+        let n = v["nodes"].as_array_mut().unwrap();
+        n.truncate((r.next_u64() % 4) as usize);
+    }),
+    ("more nodes than hosts", |v, r| {
+        let n = v["nodes"].as_array_mut().unwrap();
+        let i = (r.next_u64() % n.len() as u64) as usize;
+        n.push(n[i].clone());
+    }),
+    ("nodes out of order", |v, r| {
+        let n = v["nodes"].as_array_mut().unwrap();
+        let i = (r.next_u64() % 4) as usize;
+        n.swap(i, (i + 1) % 4);
+    }),
+    ("a hostile name", |v, r| {
+        let name = ["..", ".", "", "/etc", "a/../..", "\u{1b}]0;x\u{7}", "a b"]
+            [(r.next_u64() % 7) as usize];
+        let i = (r.next_u64() % 4) as usize;
+        let field = ["host", "reported_host"][(r.next_u64() % 2) as usize];
+        v["nodes"][i][field] = name.into();
+    }),
+    ("a round naming an unknown host", |v, r| {
+        let k = (r.next_u64() % 2) as usize;
+        v["rounds"][k]["pairs"][0]["measured"] = "nowhere".into();
+    }),
+    ("any mix of statuses", |v, r| {
+        for i in 0..4 {
+            v["nodes"][i]["status"] =
+                ["done", "failed", "pending"][(r.next_u64() % 3) as usize].into();
+        }
+    }),
+];
+
+/// A results directory for the manifests: `node-a` and `node-c` hold a trace (what a done
+/// node leaves), inside a directory that must stay as it is, whatever a manifest names.
+struct Surveyed {
+    outside: PathBuf,
+    root: PathBuf,
+}
+
+impl Surveyed {
+    fn new() -> Self {
+        let outside = crate::common::temp_dir("robustness-survey");
+        let root = outside.join("results");
+        for host in ["node-a", "node-c", "b", "d"] {
+            std::fs::create_dir_all(root.join(host)).unwrap();
+        }
+        for host in ["node-a", "node-c"] {
+            std::fs::write(
+                root.join(host).join("trace-numa0-0-nt-store-pong.json"),
+                TRACE,
+            )
+            .unwrap();
+        }
+        Surveyed { outside, root }
+    }
+
+    /// What `survey --resume` and `--report-only` do with a manifest, up to the job: read it,
+    /// plan the nodes left, record a cut, and build the fleet report over the results. Only
+    /// the results directory may be written to.
+    fn run(&self, text: &str) -> Outcome {
+        use contention::survey::{manifest::Manifest, plan};
+        let path = Manifest::path(&self.root);
+        if atomic::write(&path, text.as_bytes()).is_err() {
+            return Nonsense("cannot write the manifest".into());
+        }
+        let outcome = match Manifest::read(&path) {
+            Err(e) if !e.to_string().contains(&path.display().to_string()) => {
+                Nonsense(format!("the error does not name the manifest: {e}"))
+            }
+            Err(_) => Refused,
+            Ok(mut m) => {
+                m.reopen_failed();
+                let planned = plan::plan_job(&m, 80.0);
+                m.current_round();
+                m.record_cut("fuzz");
+                let nodes = contention::commands::survey::outcomes(&m);
+                let opts = contention::fleet::FleetOptions::default();
+                match (
+                    planned,
+                    contention::fleet::report(&self.root, &nodes, &opts),
+                ) {
+                    (_, Ok(_)) => Accepted,
+                    _ => Refused,
+                }
+            }
+        };
+        let mut left: Vec<String> = std::fs::read_dir(&self.outside)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        if left != ["results"] {
+            return Nonsense(format!("wrote outside the results directory: {left:?}"));
+        }
+        outcome
+    }
+}
+
 /// Input `i` of the semantic loop: which kind, which mutation, and whether it must be
 /// refused. Deterministic in `i`, so the long mode can restart past any input.
-fn run_input(i: u64, hostile: &Hostile) -> Outcome {
+fn run_input(i: u64, hostile: &Hostile, surveyed: &Surveyed) -> Outcome {
     // CONTENTION_FUZZ_SELFTEST=1 makes inputs 5, 7 and 9 misbehave, to check that the long
     // mode counts an out-of-memory abort, a hang and a panic (each must then be 1).
     if std::env::var_os("CONTENTION_FUZZ_SELFTEST").is_some() {
@@ -788,7 +909,7 @@ fn run_input(i: u64, hostile: &Hostile) -> Outcome {
     }
     let mut r = SplitMix64(i.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x15);
     let semantic = !r.next_u64().is_multiple_of(3);
-    let (outcome, must_refuse) = match i % 7 {
+    let (outcome, must_refuse) = match i % 8 {
         0 if semantic => {
             let (_, e) = MODEL_BREAKS[(r.next_u64() % MODEL_BREAKS.len() as u64) as usize];
             (run_model(&edit_json(MODEL, e, &mut r)), true)
@@ -827,10 +948,16 @@ fn run_input(i: u64, hostile: &Hostile) -> Outcome {
             run_shaped_trace(
                 &shaped_trace(&mut r),
                 &hostile.dir.join("sandbox"),
-                (i / 7).is_multiple_of(3),
+                (i / 8).is_multiple_of(3),
             ),
             false,
         ),
+        // A manifest may be refused or resumed, never panic nor write outside its results.
+        6 if semantic => {
+            let (_, e) = MANIFEST_EDITS[(r.next_u64() % MANIFEST_EDITS.len() as u64) as usize];
+            (surveyed.run(&edit_json(MANIFEST, e, &mut r)), false)
+        }
+        6 => (surveyed.run(&mutate(MANIFEST, &mut r)), false),
         _ => (hostile.run(&mut r), true),
     };
     match outcome {
@@ -853,8 +980,9 @@ struct Counts {
 /// Runs inputs `range` in this process (panics caught), calling `done` after each.
 fn run_range(range: std::ops::Range<u64>, mut done: impl FnMut(u64, &str)) {
     let hostile = Hostile::new();
+    let surveyed = Surveyed::new();
     for i in range {
-        let line = match caught(|| run_input(i, &hostile)) {
+        let line = match caught(|| run_input(i, &hostile, &surveyed)) {
             Ok(Accepted) => "accepted".to_string(),
             Ok(Refused) => "refused".to_string(),
             Ok(Nonsense(why)) => format!("nonsense {}", why.replace('\n', " ")),
@@ -863,6 +991,7 @@ fn run_range(range: std::ops::Range<u64>, mut done: impl FnMut(u64, &str)) {
         done(i, &line);
     }
     let _ = std::fs::remove_dir_all(&hostile.dir);
+    let _ = std::fs::remove_dir_all(&surveyed.outside);
 }
 
 fn tally(c: &mut Counts, i: u64, line: &str) {

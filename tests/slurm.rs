@@ -126,7 +126,13 @@ fn a_batch_survey_measures_every_node_of_its_job_and_writes_the_fleet_report() {
     );
     let state = c.wait_job(&job, JOB_LIMIT);
     let out = std::fs::read_to_string(&log).unwrap_or_default();
-    assert_eq!(state, "COMPLETED", "{out}");
+    // One core count gives no model: a survey that calibrated fewer nodes than it measured
+    // exits 1 (the job FAILED), saying so; no node may be lost.
+    let uncalibrated = out.contains("could not be calibrated") && !out.contains("node(s) failed");
+    assert!(
+        state == "COMPLETED" || state == "FAILED" && uncalibrated,
+        "{state}: {out}"
+    );
     let m = json(&results.join("survey.json"));
     let nodes: Vec<String> = (1..=4).map(|i| c.node(i)).collect();
     // The batch script runs on the job's first node, which is rank 0 and writes the

@@ -83,8 +83,12 @@ pub fn run(args: &SurveyArgs) -> Result<()> {
         Manifest::read(&path)?
     };
     let reported = fleet_report(&m, &path, &out, survey.quiet);
+    if !survey.quiet {
+        eprintln!("{}", summary(&m, reported.as_ref().ok()));
+    }
     match (crate::survey::job::failure(&m), reported) {
-        (None, reported) => reported,
+        (None, Ok(r)) => not_calibrated(&r).map_or(Ok(()), |e| Err(e.into())),
+        (None, Err(e)) => Err(e),
         // Lost nodes decide the exit status; a report that could not be made is said first.
         (Some(lost), reported) => {
             if let Err(e) = reported {
@@ -95,12 +99,54 @@ pub fn run(args: &SurveyArgs) -> Result<()> {
     }
 }
 
-/// What the fleet report takes from the manifest: each node's status and why it failed.
-pub(crate) fn outcomes(m: &Manifest) -> Vec<NodeOutcome> {
+/// The survey's last line: how many nodes were measured, calibrated and reported, so that a
+/// survey that compared less than it measured says so in one place.
+fn summary(m: &Manifest, report: Option<&fleet::FleetReport>) -> String {
+    let measured = m
+        .nodes
+        .iter()
+        .filter(|n| n.status == manifest::Status::Done)
+        .count();
+    let calibrated = report.map_or(0, |r| r.nodes.iter().filter(|n| n.calibrated).count());
+    let reported = report.map_or(0, |r| r.nodes.len());
+    format!(
+        "survey: {measured} of {} node(s) measured, {calibrated} calibrated, {reported} \
+         reported{}",
+        m.nodes.len(),
+        if report.is_none() {
+            " (no fleet report)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// The error of a survey whose measured nodes were not all calibrated (exit 1), `None` when
+/// every measured node has a model.
+fn not_calibrated(r: &fleet::FleetReport) -> Option<SurveyError> {
+    let done = r.nodes.iter().filter(|n| n.status == NodeStatus::Done);
+    let uncalibrated: Vec<(String, String)> = done
+        .clone()
+        .filter(|n| !n.calibrated)
+        .map(|n| {
+            let why = n.error.clone().unwrap_or_else(|| "no model".into());
+            (n.host.clone(), why)
+        })
+        .collect();
+    (!uncalibrated.is_empty()).then(|| SurveyError::NotCalibrated {
+        measured: done.count(),
+        uncalibrated,
+    })
+}
+
+/// What the fleet report takes from the manifest: each node by the host name it reported
+/// (where its traces are) and the name it was given, its status and why it failed.
+pub fn outcomes(m: &Manifest) -> Vec<NodeOutcome> {
     m.nodes
         .iter()
         .map(|n| NodeOutcome {
-            host: n.host.clone(),
+            host: n.results_name().to_string(),
+            given: (n.results_name() != n.host).then(|| n.host.clone()),
             status: match n.status {
                 manifest::Status::Done => NodeStatus::Done,
                 manifest::Status::Failed => NodeStatus::Failed,
@@ -125,8 +171,13 @@ fn check_outputs(dir: &Path, out: &ReportOptions) -> Result<()> {
 }
 
 /// Calibrates every measured node of the survey in `path`'s directory, writes the figure and
-/// emits the report.
-fn fleet_report(m: &Manifest, path: &Path, out: &ReportOptions, quiet: bool) -> Result<()> {
+/// emits the report, which it returns.
+fn fleet_report(
+    m: &Manifest,
+    path: &Path,
+    out: &ReportOptions,
+    quiet: bool,
+) -> Result<fleet::FleetReport> {
     let root = path.parent().unwrap_or(Path::new("."));
     let opts = FleetOptions {
         k: out.outlier_k,
@@ -142,7 +193,8 @@ fn fleet_report(m: &Manifest, path: &Path, out: &ReportOptions, quiet: bool) -> 
             crate::error::shown_path(&figure)
         );
     }
-    report::emit(&r, out.format, out.output.as_deref())
+    report::emit(&r, out.format, out.output.as_deref())?;
+    Ok(r)
 }
 
 #[cfg(test)]
@@ -185,6 +237,49 @@ mod tests {
     }
 
     #[test]
+    fn a_survey_that_calibrated_fewer_nodes_than_it_measured_fails_and_says_how_many() {
+        let mut m = crate::survey::plan::new_manifest(
+            &["a".into(), "b".into(), "c".into()],
+            Default::default(),
+        );
+        for n in m.nodes.iter_mut() {
+            n.status = manifest::Status::Done;
+        }
+        let mut lost = crate::fleet::tests::node("b", |_| {});
+        lost.calibrated = false;
+        lost.model = None;
+        lost.error = Some("no traces in ROOT/b".into());
+        let nodes = vec![
+            crate::fleet::tests::node("a", |_| {}),
+            lost,
+            crate::fleet::tests::node("c", |_| {}),
+        ];
+        let r = fleet::build(Path::new("r"), nodes, &FleetOptions::default());
+        assert_eq!(
+            summary(&m, Some(&r)),
+            "survey: 3 of 3 node(s) measured, 2 calibrated, 3 reported"
+        );
+        let e = not_calibrated(&r).unwrap();
+        assert_eq!(e.exit_code(), 1);
+        assert!(e.to_string().contains("b (no traces in ROOT/b)"), "{e}");
+        assert_eq!(
+            summary(&m, None),
+            "survey: 3 of 3 node(s) measured, 0 calibrated, 0 reported (no fleet report)"
+        );
+        let all = fleet::build(
+            Path::new("r"),
+            vec![crate::fleet::tests::node("a", |_| {})],
+            &FleetOptions::default(),
+        );
+        assert!(not_calibrated(&all).is_none());
+        // Nothing calibrated at all is the same failure.
+        let mut none = crate::fleet::tests::node("a", |_| {});
+        none.calibrated = false;
+        let r = fleet::build(Path::new("r"), vec![none], &FleetOptions::default());
+        assert!(not_calibrated(&r).is_some());
+    }
+
+    #[test]
     fn the_manifest_statuses_map_to_the_fleet_report() {
         let mut m = crate::survey::plan::new_manifest(
             &["a".into(), "b".into(), "c".into()],
@@ -193,7 +288,14 @@ mod tests {
         m.nodes[0].status = manifest::Status::Done;
         m.nodes[1].status = manifest::Status::Failed;
         m.nodes[1].error = Some("killed".into());
+        m.nodes[0].reported_host = Some("node-a".into());
         let o = outcomes(&m);
+        assert_eq!(
+            (o[0].host.as_str(), o[0].given.as_deref()),
+            ("node-a", Some("a")),
+            "the results go by the reported name"
+        );
+        assert_eq!((o[1].host.as_str(), o[1].given.as_deref()), ("b", None));
         assert_eq!(
             o.iter().map(|n| n.status).collect::<Vec<_>>(),
             [NodeStatus::Done, NodeStatus::Failed, NodeStatus::Pending]

@@ -4,6 +4,7 @@
 //! machine facts and its measured local sweep.
 
 use super::facts::Facts;
+use super::noise::SideNoise;
 use crate::calibrate::{self, CalibratedModel, Options};
 use crate::dataset::Input;
 use crate::error::Result;
@@ -22,6 +23,11 @@ pub(crate) struct NodeCalibration {
     pub(crate) facts: Facts,
     /// The medians of the local placement (both data on node 0), for the fleet's figure.
     pub(crate) local_measured: Vec<TidyRow>,
+    /// The measurement noise of the points of each side (`local`: communication data on the
+    /// computing socket; `remote`: on another), for the node's own half-widths
+    /// ([`super::noise`]).
+    pub(crate) local_noise: SideNoise,
+    pub(crate) remote_noise: SideNoise,
 }
 
 /// Calibrates the node whose results are in `dir` and writes `dir/model.json`, as
@@ -59,7 +65,18 @@ pub(crate) fn fit(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
         .filter(|t| (t.config.comp_numa, t.config.comm_numa) == (0, 0))
         .flat_map(Trace::tidy_rows)
         .collect();
+    let model = &calibrated.model;
+    let side_points = |local: bool| {
+        traces
+            .iter()
+            .filter(move |t| model.is_local(t.config.comm_numa) == local)
+            .flat_map(|t| &t.points)
+    };
+    let local_noise = SideNoise::of_points(side_points(true));
+    let remote_noise = SideNoise::of_points(side_points(false));
     Ok(NodeCalibration {
+        local_noise,
+        remote_noise,
         calibrated,
         traces: paths,
         model_path,

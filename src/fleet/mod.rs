@@ -4,7 +4,9 @@
 //!
 //! - `calibrate`: one node, as `contention calibrate` does in its results directory;
 //! - `outliers`: the band (median and median absolute deviation);
-//! - `facts`: the machine facts, and those that differ from the fleet's majority.
+//! - `facts`: the machine facts, and those that differ from the fleet's majority;
+//! - `noise`: each node's own measurement noise around its parameters: a node outside the
+//!   band but within its own noise is not an outlier.
 //!
 //! A fleet compared with a saved one, node by node, is `crate::check::fleet`.
 //!
@@ -14,6 +16,7 @@
 
 pub(crate) mod calibrate;
 pub(crate) mod facts;
+pub(crate) mod noise;
 pub(crate) mod outliers;
 
 use crate::error::{Error, IoAction, Result};
@@ -39,7 +42,12 @@ pub(crate) const DEFAULT_RELATIVE_FLOOR: f64 = 0.01;
 /// What the survey says of one node (from its manifest).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeOutcome {
+    /// The node's results directory under the root (`ROOT/HOST/`): the host name it
+    /// reported.
     pub host: String,
+    /// The name the survey was given for it, when that differs (`--hosts 10.0.0.1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given: Option<String>,
     pub status: NodeStatus,
     /// Why it failed, or what it is waiting for.
     pub detail: Option<String>,
@@ -93,7 +101,11 @@ impl Default for FleetOptions {
 /// One node in the report.
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeReport {
+    /// The host name the node reported (its results directory).
     pub host: String,
+    /// The name the survey was given for it, when that differs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub given: Option<String>,
     /// The survey's outcome.
     pub(crate) status: NodeStatus,
     pub(crate) detail: Option<String>,
@@ -107,8 +119,14 @@ pub struct NodeReport {
     pub(crate) facts: Option<Facts>,
     /// The facts that differ from the fleet's majority.
     pub differing_facts: Vec<FactDiff>,
-    /// The parameters of this node outside the band (`local.t_par_max`).
+    /// The parameters of this node outside the band (`local.t_par_max`) and beyond its own
+    /// noise.
     pub(crate) outlier_parameters: Vec<String>,
+    /// The parameters outside the band but within this node's own noise: not outliers.
+    pub(crate) within_noise_parameters: Vec<String>,
+    /// This node's own half-width around each parameter (`local.alpha` -> 0.01), from its
+    /// traces' intervals ([`noise`]); empty for a node without a model.
+    pub(crate) own_noise: BTreeMap<String, f64>,
     /// The measured medians of placement 0,0, as drawn in the figure.
     pub(crate) local_measured: Vec<TidyRow>,
 }
@@ -137,6 +155,9 @@ pub struct Outlier {
     pub(crate) deviation_percent: f64,
     /// `(value - median) / sigma`.
     pub(crate) score: f64,
+    /// The node's own half-width around `value` ([`noise`]; 0 when its traces carry no
+    /// interval).
+    pub(crate) own_noise: f64,
 }
 
 /// The fleet report.
@@ -156,6 +177,9 @@ pub struct FleetReport {
     pub nodes: Vec<NodeReport>,
     pub parameters: Vec<ParameterSpread>,
     pub outliers: Vec<Outlier>,
+    /// Values outside the band whose deviation lies within the node's own noise: not
+    /// outliers, listed so that a tight band is visible.
+    pub within_noise: Vec<Outlier>,
     pub(crate) notes: Vec<String>,
 }
 
@@ -200,6 +224,7 @@ pub fn hosts_in(root: &Path) -> Result<Vec<NodeOutcome>> {
         .into_iter()
         .map(|host| NodeOutcome {
             host,
+            given: None,
             status: NodeStatus::Done,
             detail: None,
         })
@@ -242,6 +267,7 @@ pub fn report(root: &Path, nodes: &[NodeOutcome], opts: &FleetOptions) -> Result
 fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport {
     let mut r = NodeReport {
         host: n.host.clone(),
+        given: n.given.clone(),
         status: n.status,
         detail: n.detail.clone(),
         calibrated: false,
@@ -252,6 +278,8 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
         facts: None,
         differing_facts: Vec::new(),
         outlier_parameters: Vec::new(),
+        within_noise_parameters: Vec::new(),
+        own_noise: BTreeMap::new(),
         local_measured: Vec::new(),
     };
     if n.status != NodeStatus::Done {
@@ -265,6 +293,7 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
             r.calibrated = true;
             r.model_file = Some(c.model_path.display().to_string());
             r.traces = c.traces.iter().map(|p| p.display().to_string()).collect();
+            r.own_noise = own_noise(&c);
             r.model = Some(c.calibrated.model);
             r.facts = Some(c.facts);
             r.local_measured = c.local_measured;
@@ -274,12 +303,43 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
     r
 }
 
+/// A calibrated node's half-width around each parameter of both sides, by parameter name
+/// (`local.t_par_max`): its traces' intervals propagated, or its bootstrap's ([`noise`]).
+fn own_noise(c: &calibrate::NodeCalibration) -> BTreeMap<String, f64> {
+    let m = &c.calibrated.model;
+    let boot = c.calibrated.uncertainty.as_ref();
+    let sides = [
+        (
+            "local",
+            Some(&m.local),
+            &c.local_noise,
+            boot.map(|u| &u.local),
+        ),
+        (
+            "remote",
+            m.remote.as_ref(),
+            &c.remote_noise,
+            boot.and_then(|u| u.remote.as_ref()),
+        ),
+    ];
+    let mut out = BTreeMap::new();
+    for (side_name, params, streams, intervals) in sides {
+        let Some(p) = params else { continue };
+        let h = noise::half_widths(p, m.machine.cores_per_socket, streams, intervals);
+        for (name, half) in Params::NAMES.iter().zip(h) {
+            out.insert(format!("{side_name}.{name}"), half);
+        }
+    }
+    out
+}
+
 /// The floor of the scale of a parameter of kind `kind` of one side, given the fleet's medians of that
 /// side: a fraction of the median; for core counts at least `1 / k`, so that a plateau read
 /// one core apart (the tie rule's own step) is never an outlier; for the slopes `delta_l`,
-/// `delta_r` (MB/s per core) whose median is 0, as it often is (no loss past the peak), the
-/// fraction of the mean bandwidth per core at the peak, `T_par^max / N_seq^max`, since a
-/// fraction of 0 would flag any slope at all.
+/// `delta_r` (MB/s per core) at least the fraction of the mean bandwidth per core at the peak,
+/// `T_par^max / N_seq^max`: a slope's median is often 0 (no loss past the peak), and a floor
+/// from the median alone would jump with the side the majority is on (1,1,1,0,0 would flag
+/// the zeros, 0,0,0,1,1 nothing).
 fn floor(
     kind: ParamKind,
     median: f64,
@@ -293,14 +353,13 @@ fn floor(
     };
     match kind {
         ParamKind::Cores => (rel * median.abs()).max(1.0 / opts.k),
-        ParamKind::Slope if median != 0.0 => rel * median.abs(),
         ParamKind::Slope => {
             let per_core = match (median_of("t_par_max"), median_of("n_seq_max")) {
                 (Some(t), Some(n)) if n >= 1.0 => t / n,
                 (Some(t), _) => t,
                 _ => 0.0,
             };
-            rel * per_core.abs()
+            (rel * median.abs()).max(rel * per_core.abs())
         }
         _ => rel * median.abs(),
     }
@@ -312,6 +371,7 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
     let fleet_facts = facts::majority(calibrated.iter().filter_map(|&i| nodes[i].facts.as_ref()));
     let mut parameters = Vec::new();
     let mut outliers = Vec::new();
+    let mut within_noise = Vec::new();
     for side_name in ["local", "remote"] {
         let per_node: Vec<(usize, [f64; Params::COUNT])> = calibrated
             .iter()
@@ -337,22 +397,33 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
             let mut out_hosts = Vec::new();
             for (i, v) in &per_node {
                 let x = v[j];
-                if band.outside(x) {
-                    out_hosts.push(nodes[*i].host.clone());
-                    nodes[*i].outlier_parameters.push(parameter.clone());
-                    outliers.push(Outlier {
-                        host: nodes[*i].host.clone(),
-                        parameter: parameter.clone(),
-                        value: x,
-                        median: band.median,
-                        deviation_percent: if band.median == 0.0 {
-                            x - band.median
-                        } else {
-                            100.0 * (x - band.median) / band.median.abs()
-                        },
-                        score: band.score(x),
-                    });
+                if !band.outside(x) {
+                    continue;
                 }
+                let own_noise = nodes[*i].own_noise.get(&parameter).copied().unwrap_or(0.0);
+                let o = Outlier {
+                    host: nodes[*i].host.clone(),
+                    parameter: parameter.clone(),
+                    value: x,
+                    median: band.median,
+                    deviation_percent: if band.median == 0.0 {
+                        x - band.median
+                    } else {
+                        100.0 * (x - band.median) / band.median.abs()
+                    },
+                    score: band.score(x),
+                    own_noise,
+                };
+                // Beyond the fleet's spread but not beyond the node's own noise: the
+                // measurement cannot tell it from the median.
+                if (x - band.median).abs() <= own_noise {
+                    nodes[*i].within_noise_parameters.push(parameter.clone());
+                    within_noise.push(o);
+                    continue;
+                }
+                out_hosts.push(nodes[*i].host.clone());
+                nodes[*i].outlier_parameters.push(parameter.clone());
+                outliers.push(o);
             }
             parameters.push(ParameterSpread {
                 parameter,
@@ -400,6 +471,7 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
         nodes,
         parameters,
         outliers,
+        within_noise,
         notes,
     }
 }
@@ -407,9 +479,11 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
 fn band_rule(opts: &FleetOptions) -> String {
     format!(
         "outside when |x - median| > k x sigma, k = {}, sigma = max(1.4826 x MAD, floor); \
-         floor = {} % of the median (of T_par^max / N_seq^max for delta_l and delta_r whose \
-         median is 0), and at least 1/k core for core counts (a plateau read one core apart \
-         is not an outlier)",
+         floor = {} % of the median (for delta_l and delta_r at least that of T_par^max / \
+         N_seq^max), and at least 1/k core for core counts (a plateau read one core apart \
+         is not an outlier); an outlier also lies beyond its node's own noise (the 95 % \
+         intervals of its traces propagated to the parameter), else it is within its own \
+         noise",
         opts.k,
         100.0 * opts.relative_floor
     )
@@ -426,6 +500,7 @@ pub(crate) mod tests {
         edit(&mut m);
         NodeReport {
             host: host.into(),
+            given: None,
             status: NodeStatus::Done,
             detail: None,
             calibrated: true,
@@ -436,6 +511,8 @@ pub(crate) mod tests {
             facts: Some(Facts::default()),
             differing_facts: Vec::new(),
             outlier_parameters: Vec::new(),
+            within_noise_parameters: Vec::new(),
+            own_noise: BTreeMap::new(),
             local_measured: Vec::new(),
         }
     }
@@ -474,17 +551,24 @@ pub(crate) mod tests {
     #[test]
     fn both_sides_are_judged_and_slopes_have_a_floor_of_their_own() {
         // henri's local delta_r is 0: a slope of 1 MB/s per core on one node is noise (1 % of
-        // T_par^max / N_seq^max is about 41), 500 is not. Its local delta_l is 35.3: 1.5 times
-        // that is 50 % off, far beyond 3 % of the median.
+        // T_par^max / N_seq^max is about 41, a band of +-123), 500 is not. Its local delta_l
+        // is 35.3: 1.5 times that moves the total by a few tenths of a percent, within the
+        // same floor; 10 times that (318 off) is not.
         let nodes = vec![
             node("a", |_| {}),
             node("b", |m| m.local.delta_r = 1.0),
-            node("c", |m| m.local.delta_l *= 1.5),
+            node("b2", |m| m.local.delta_l *= 1.5),
+            node("c", |m| m.local.delta_l *= 10.0),
             node("d", |m| m.local.delta_r = 500.0),
             node("e", |m| m.remote.as_mut().unwrap().b_seq_comm *= 0.9),
         ];
         let r = build(Path::new("r"), nodes, &FleetOptions::default());
         assert_eq!(r.parameters.len(), 20, "ten per side");
+        assert!(
+            r.nodes[2].outlier_parameters.is_empty(),
+            "b2: {:?}",
+            flagged(&r)
+        );
         assert_eq!(
             flagged(&r),
             [
@@ -493,6 +577,54 @@ pub(crate) mod tests {
                 ("e".to_string(), "remote.b_seq_comm".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn a_slope_gets_the_same_verdict_whichever_side_the_majority_is_on() {
+        let verdict = |values: [f64; 5]| {
+            let nodes = ["a", "b", "c", "d", "e"]
+                .iter()
+                .zip(values)
+                .map(|(h, v)| node(h, |m| m.local.delta_r = v))
+                .collect();
+            let r = build(Path::new("r"), nodes, &FleetOptions::default());
+            let p = r
+                .parameters
+                .iter()
+                .find(|p| p.parameter == "local.delta_r")
+                .unwrap()
+                .clone();
+            (p.outliers, p.band.half_width)
+        };
+        let (ones, w1) = verdict([1.0, 1.0, 1.0, 0.0, 0.0]);
+        let (zeros, w0) = verdict([0.0, 0.0, 0.0, 1.0, 1.0]);
+        assert_eq!(ones, zeros, "1,1,1,0,0 and 0,0,0,1,1");
+        assert!(ones.is_empty(), "1 MB/s per core is noise: {ones:?}");
+        assert!((w1 - w0).abs() < 1e-9 * w0, "{w1} vs {w0}");
+    }
+
+    #[test]
+    fn a_deviation_within_the_nodes_own_noise_is_not_an_outlier() {
+        // Four nodes alike, one 3 % low on B_seq^comp: beyond the band's 1 % floor x 3.
+        let nodes = |noise: f64| {
+            let mut v = vec![
+                node("a", |_| {}),
+                node("b", |_| {}),
+                node("c", |_| {}),
+                node("d", |m| m.local.b_seq_comp *= 0.97),
+            ];
+            let b = v[3].model.as_ref().unwrap().local.b_seq_comp;
+            v[3].own_noise.insert("local.b_seq_comp".into(), noise * b);
+            v
+        };
+        let quiet = build(Path::new("r"), nodes(0.01), &FleetOptions::default());
+        assert_eq!(flagged(&quiet), [("d".into(), "local.b_seq_comp".into())]);
+        assert!(quiet.within_noise.is_empty());
+        let noisy = build(Path::new("r"), nodes(0.05), &FleetOptions::default());
+        assert!(noisy.outliers.is_empty(), "{:?}", flagged(&noisy));
+        assert_eq!(noisy.nodes[3].within_noise_parameters, ["local.b_seq_comp"]);
+        assert_eq!(noisy.within_noise[0].host, "d");
+        assert!(noisy.parameters.iter().all(|p| p.outliers.is_empty()));
     }
 
     #[test]

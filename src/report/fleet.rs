@@ -84,7 +84,7 @@ impl Report for FleetReport {
             let _ = writeln!(out, "\noutliers:");
         }
         for n in &flagged {
-            let _ = writeln!(out, "  {}:", n.host);
+            let _ = writeln!(out, "  {}:", named(n));
             for o in self.outliers.iter().filter(|o| o.host == n.host) {
                 let _ = writeln!(
                     out,
@@ -97,6 +97,25 @@ impl Report for FleetReport {
                 );
             }
             write_facts(&mut out, n, "    ");
+        }
+        if !self.within_noise.is_empty() {
+            let _ = writeln!(
+                out,
+                "\noutside the band but within its own noise (not outliers: the node's \
+                 measurement cannot tell it from the median):"
+            );
+        }
+        for o in &self.within_noise {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:<18} {:>10} (median {}, {:+.1} %): within its own noise (+-{})",
+                o.host,
+                o.parameter,
+                show(&o.parameter, o.value),
+                show(&o.parameter, o.median),
+                o.deviation_percent,
+                show(&o.parameter, o.own_noise)
+            );
         }
         let others: Vec<&NodeReport> = self
             .nodes
@@ -124,7 +143,7 @@ impl Report for FleetReport {
                         None => s.name().to_string(),
                     },
                 };
-                let _ = writeln!(out, "  {}: {why}", n.host);
+                let _ = writeln!(out, "  {}: {why}", named(n));
             }
         }
         out
@@ -146,6 +165,7 @@ impl Report for FleetReport {
             "max",
             "low",
             "high",
+            "own_noise",
             "outlier",
         ])
         .expect("in-memory CSV");
@@ -167,12 +187,24 @@ impl Report for FleetReport {
                     b.max.to_string(),
                     b.low.to_string(),
                     b.high.to_string(),
+                    n.own_noise
+                        .get(&p.parameter)
+                        .map_or(String::new(), ToString::to_string),
                     p.outliers.contains(&n.host).to_string(),
                 ])
                 .expect("in-memory CSV");
             }
         }
         Some(String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV of UTF-8"))
+    }
+}
+
+/// A node as the table names it: its host name, and the name the survey was given for it
+/// when that differs (`node-1 (given as 10.0.0.1)`).
+fn named(n: &NodeReport) -> String {
+    match &n.given {
+        Some(g) => format!("{} (given as {g})", n.host),
+        None => n.host.clone(),
     }
 }
 

@@ -12,6 +12,15 @@ pub enum SurveyError {
     OneNodeJob { job: String, node: String },
     /// A host named twice.
     RepeatedHost { host: String },
+    /// Two given names that the job found to be one node (it reports `host` for both).
+    SameNode {
+        first: String,
+        second: String,
+        host: String,
+    },
+    /// The job stopped before its first round, for the reason its rank 0 gave (a
+    /// [`SurveyError::SameNode`] or [`SurveyError::OldTraces`] it found).
+    JobRefused { why: String },
     /// Neither `--hosts` nor a Slurm allocation.
     NoHosts,
     /// A `measure` option that makes no sense for a survey (`-o`, `--graph`, a ring).
@@ -45,13 +54,22 @@ pub enum SurveyError {
         failed: Vec<(String, String)>,
         pending: Vec<String>,
     },
+    /// Every node was measured, but fewer were calibrated: their traces give no model, so
+    /// the fleet report compares less than the survey measured (exit 1).
+    NotCalibrated {
+        measured: usize,
+        /// `(host, why)` of each measured node with no model.
+        uncalibrated: Vec<(String, String)>,
+    },
 }
 
 impl SurveyError {
     /// Exit status: 1 for nodes that failed (the system's), 2 for everything else (input).
     pub(crate) fn exit_code(&self) -> i32 {
         match self {
-            SurveyError::NodesFailed { .. } => crate::error::EXIT_FAILURE,
+            SurveyError::NodesFailed { .. } | SurveyError::NotCalibrated { .. } => {
+                crate::error::EXIT_FAILURE
+            }
             _ => crate::error::EXIT_INPUT,
         }
     }
@@ -88,6 +106,16 @@ impl std::fmt::Display for SurveyError {
                 f,
                 "host `{host}` is named twice in the survey's hosts; name each node once"
             ),
+            SurveyError::SameNode {
+                first,
+                second,
+                host,
+            } => write!(
+                f,
+                "`{first}` and `{second}` are the same node (both report the host name \
+                 `{host}`): each node is measured once; name it once in the survey's hosts"
+            ),
+            SurveyError::JobRefused { why } => write!(f, "{why}"),
             SurveyError::NoHosts => write!(
                 f,
                 "survey: which nodes? Run it inside a Slurm allocation (salloc or sbatch: \
@@ -167,6 +195,24 @@ impl std::fmt::Display for SurveyError {
                     }
                 )
             }
+            SurveyError::NotCalibrated {
+                measured,
+                uncalibrated,
+            } => {
+                let why: Vec<String> = uncalibrated
+                    .iter()
+                    .map(|(h, why)| format!("{h} ({why})"))
+                    .collect();
+                write!(
+                    f,
+                    "{} of the {measured} node(s) measured could not be calibrated: {}; the \
+                     fleet report compares only the others. Look at their traces (`contention \
+                     calibrate` in ${root}/HOST/ says the same), or measure them again with \
+                     `contention survey --force`",
+                    uncalibrated.len(),
+                    why.join("; ")
+                )
+            }
         }
     }
 }
@@ -188,6 +234,16 @@ mod tests {
         assert!(
             text.contains("hb (killed)") && text.contains("not reached: hd"),
             "{text}"
+        );
+        let none = SurveyError::NotCalibrated {
+            measured: 4,
+            uncalibrated: vec![("ha".into(), "no traces".into())],
+        };
+        assert_eq!(none.exit_code(), 1);
+        assert!(
+            none.to_string()
+                .starts_with("1 of the 4 node(s) measured could not be calibrated: ha (no traces)"),
+            "{none}"
         );
         let k = SurveyError::OutlierK { k: -1.0 };
         assert_eq!(k.exit_code(), 2);

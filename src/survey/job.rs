@@ -11,7 +11,7 @@
 use super::error::SurveyError;
 use super::manifest::{self, Manifest, Status};
 use super::{plan, SurveyOptions};
-use crate::error::{Error, Result};
+use crate::error::{Error, IoAction, Result};
 use crate::measure::choices::CommPattern;
 use crate::measure::job::{driver, launch, signals};
 use crate::measure::options::MeasureOptions;
@@ -72,6 +72,9 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     let started = Instant::now();
     let ended = watch(&line, &m, &path, quiet)?;
     let mut m = Manifest::read(&path)?;
+    if let Some(why) = m.refused.take() {
+        return Err(forget_refused_job(m, &path, o.measure.resume, why));
+    }
     if let Some(why) = &ended {
         m.record_cut(why);
         m.save(&path)?;
@@ -102,7 +105,7 @@ fn manifest_to_run(o: &SurveyOptions, path: &Path, hosts: Vec<String>) -> Result
     let args = &o.measure;
     let options = manifest::options_of(args);
     if args.resume {
-        let m = Manifest::read_for(path, "--resume")?;
+        let mut m = Manifest::read_for(path, "--resume")?;
         m.check_options(&options, path)?;
         if args.hosts.is_some() && m.hosts != hosts {
             return Err(SurveyError::OtherHosts {
@@ -112,6 +115,7 @@ fn manifest_to_run(o: &SurveyOptions, path: &Path, hosts: Vec<String>) -> Result
             }
             .into());
         }
+        m.reopen_failed();
         return Ok(m);
     }
     if path.exists() && !args.force && !o.dry_run {
@@ -124,6 +128,23 @@ fn manifest_to_run(o: &SurveyOptions, path: &Path, hosts: Vec<String>) -> Result
         refuse_old_traces(args, &hosts)?;
     }
     Ok(plan::new_manifest(&hosts, options))
+}
+
+/// The error of a job whose rank 0 refused to start round 1 (two names of one node, old
+/// traces: [`super::identity::refusal`]). Nothing was measured: a new survey's manifest is
+/// removed, so that the same command with the fix starts afresh; a resumed one is kept as
+/// it was, the reason cleared.
+fn forget_refused_job(mut m: Manifest, path: &Path, resumed: bool, why: String) -> Error {
+    let kept = if resumed {
+        m.save(path)
+    } else {
+        std::fs::remove_file(path)
+            .map_err(|e| Error::io(IoAction::Write("survey manifest"), path, e))
+    };
+    match kept {
+        Ok(()) => SurveyError::JobRefused { why }.into(),
+        Err(e) => e,
+    }
 }
 
 /// The nodes of `m` that failed or were not reached, as the error a survey ends with after

@@ -38,6 +38,10 @@ pub struct Manifest {
     pub rounds: Vec<Round>,
     /// One entry per host, in the order of `hosts`.
     pub nodes: Vec<NodeStatus>,
+    /// Why the latest job stopped before its first round (two names of one node, old
+    /// traces), as its rank 0 said it: the driver ends the survey with it (exit 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
     pub started_at: String,
     pub updated_at: String,
 }
@@ -67,7 +71,13 @@ pub enum Status {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NodeStatus {
+    /// The name the survey was given (`--hosts`, or Slurm's node list).
     pub host: String,
+    /// The host name the node reports, learnt by the job before round 1: the directory of
+    /// its traces (`ROOT/HOST/`). Absent until a job has run on it (and in manifests older
+    /// than the field): the given name is used then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_host: Option<String>,
     pub status: Status,
     /// Job and round (1-based) of the last attempt, and the node that sent to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -88,6 +98,7 @@ impl NodeStatus {
     pub(crate) fn pending(host: &str) -> Self {
         NodeStatus {
             host: host.to_string(),
+            reported_host: None,
             status: Status::Pending,
             job: None,
             round: None,
@@ -95,6 +106,12 @@ impl NodeStatus {
             error: None,
             traces: Vec::new(),
         }
+    }
+
+    /// The name of the node's results directory (`ROOT/HOST/`): the host name it reported,
+    /// else the given one (see [`super::identity`]).
+    pub fn results_name(&self) -> &str {
+        self.reported_host.as_deref().unwrap_or(&self.host)
     }
 }
 
@@ -150,7 +167,7 @@ pub(crate) fn differences(
 }
 
 impl Manifest {
-    pub(crate) fn path(results: &Path) -> PathBuf {
+    pub fn path(results: &Path) -> PathBuf {
         results.join(FILE_NAME)
     }
 
@@ -167,12 +184,19 @@ impl Manifest {
         Self::read(path)
     }
 
-    pub(crate) fn read(path: &Path) -> Result<Self> {
+    pub fn read(path: &Path) -> Result<Self> {
         let text = crate::io::read::text(path, "survey manifest")?;
         let m: Manifest = serde_json::from_str(&text).map_err(|e| SurveyError::BadManifest {
             path: path.to_path_buf(),
             why: format!("is not a survey manifest ({e})"),
         })?;
+        if let Some(why) = m.inconsistency() {
+            return Err(SurveyError::BadManifest {
+                path: path.to_path_buf(),
+                why,
+            }
+            .into());
+        }
         if m.schema_version != SCHEMA_VERSION {
             return Err(SurveyError::BadManifest {
                 path: path.to_path_buf(),
@@ -184,6 +208,38 @@ impl Manifest {
             .into());
         }
         Ok(m)
+    }
+
+    /// What makes this manifest unusable although it parsed: `nodes` must list `hosts`, one
+    /// entry each, in the same order (the plan indexes one by the other). `None` when sound.
+    pub fn inconsistency(&self) -> Option<String> {
+        if self.nodes.len() != self.hosts.len() {
+            return Some(format!(
+                "lists {} host(s) but {} node status(es): it was edited or cut; start a new \
+                 survey with --force",
+                self.hosts.len(),
+                self.nodes.len()
+            ));
+        }
+        let i = (0..self.hosts.len()).find(|&i| self.nodes[i].host != self.hosts[i])?;
+        Some(format!(
+            "names host {} `{}` in `hosts` but `{}` in `nodes`: it was edited; start a new \
+             survey with --force",
+            i + 1,
+            self.hosts[i],
+            self.nodes[i].host
+        ))
+    }
+
+    /// Makes the nodes that failed in an earlier job pending again, for the new job that
+    /// measures them: the driver then times their round like any other, and a new failure
+    /// is recorded with the new job's message. What the old attempt left (`job`, `traces`)
+    /// is kept: a node tried before continues its trace.
+    pub fn reopen_failed(&mut self) {
+        for n in self.nodes.iter_mut().filter(|n| n.status == Status::Failed) {
+            n.status = Status::Pending;
+            n.error = None;
+        }
     }
 
     /// Writes the manifest atomically, `updated_at` set to now.
@@ -215,7 +271,7 @@ impl Manifest {
     /// Records the end of a job that stopped before its last round (a node killed, a
     /// timeout, Ctrl-C): the nodes of the job still pending in the first unfinished round
     /// are failed with `why`; later rounds stay pending. Finished nodes are kept as they are.
-    pub(crate) fn record_cut(&mut self, why: &str) {
+    pub fn record_cut(&mut self, why: &str) {
         let job = self.job;
         let Some(round) = self.rounds.iter().position(|r| {
             r.pairs.iter().any(|p| {
@@ -242,7 +298,7 @@ impl Manifest {
 
     /// The first round not finished yet (0-based), from the nodes' status: what the driver
     /// watches to apply each round's timeout.
-    pub(crate) fn current_round(&self) -> Option<usize> {
+    pub fn current_round(&self) -> Option<usize> {
         self.rounds.iter().position(|r| {
             r.pairs.iter().any(|p| {
                 self.nodes
@@ -300,6 +356,7 @@ mod tests {
                 },
             ],
             nodes: ["a", "b", "c"].map(NodeStatus::pending).to_vec(),
+            refused: None,
             started_at: "t".into(),
             updated_at: "t".into(),
         }
@@ -317,6 +374,115 @@ mod tests {
         assert_eq!(m.nodes[1].round, Some(2));
         assert!(m.nodes[1].error.as_deref().unwrap().contains("137"));
         assert_eq!(m.nodes[2].status, Status::Pending);
+    }
+
+    #[test]
+    fn a_manifest_whose_nodes_do_not_match_its_hosts_is_refused_naming_the_file() {
+        let dir = std::env::temp_dir().join(format!("contention-short-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = Manifest::path(&dir);
+        let mut m = sample();
+        m.nodes.truncate(1);
+        // The plan does not index past the nodes it has.
+        assert!(crate::survey::plan::plan_job(&m, 10.0).is_ok());
+        m.save(&path).unwrap();
+        let e = Manifest::read(&path).unwrap_err();
+        assert_eq!(e.exit_code(), crate::error::EXIT_INPUT);
+        let msg = e.to_string();
+        assert!(msg.contains(&path.display().to_string()), "{msg}");
+        assert!(msg.contains("3 host(s) but 1 node status(es)"), "{msg}");
+        let mut m = sample();
+        m.nodes.swap(0, 1);
+        m.save(&path).unwrap();
+        let msg = Manifest::read(&path).unwrap_err().to_string();
+        assert!(
+            msg.contains("host 1 `a` in `hosts` but `b` in `nodes`"),
+            "{msg}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    proptest::proptest! {
+        /// Any mix of done, failed and pending nodes from an earlier job, resumed: the new
+        /// job measures every node not done exactly once, times every round, and a cut in
+        /// any round fails that round's nodes with the new message, nothing else.
+        #[test]
+        fn a_resume_measures_what_is_left_and_a_cut_names_the_new_failure(
+            statuses in proptest::collection::vec(0u8..3, 2..12),
+            cut in 0usize..3,
+        ) {
+            let hosts: Vec<String> = (0..statuses.len()).map(|i| format!("n{i}")).collect();
+            let mut m = crate::survey::plan::new_manifest(&hosts, Default::default());
+            m.job = 1;
+            for (n, s) in m.nodes.iter_mut().zip(&statuses) {
+                n.job = Some(1);
+                match s {
+                    0 => n.status = Status::Done,
+                    1 => {
+                        n.status = Status::Failed;
+                        n.error = Some("old failure".into());
+                    }
+                    _ => n.job = None,
+                }
+            }
+            // Every node not done: the failed ones reopened, the pending ones.
+            let left: Vec<String> = m
+                .nodes
+                .iter()
+                .filter(|n| n.status != Status::Done)
+                .map(|n| n.host.clone())
+                .collect();
+            m.reopen_failed();
+            let (job_hosts, rounds) = crate::survey::plan::plan_job(&m, 10.0).unwrap();
+            m.job = 2;
+            m.job_hosts = job_hosts;
+            m.rounds = rounds;
+            let measured: Vec<String> = m
+                .rounds
+                .iter()
+                .flat_map(|r| r.pairs.iter().map(|p| p.measured.clone()))
+                .collect();
+            let mut sorted = measured.clone();
+            sorted.sort();
+            sorted.dedup();
+            proptest::prop_assert_eq!(sorted.len(), measured.len(), "measured once");
+            let mut want = left.clone();
+            want.sort();
+            proptest::prop_assert_eq!(sorted, want);
+            if m.rounds.is_empty() {
+                proptest::prop_assert_eq!(m.current_round(), None);
+                return Ok(());
+            }
+            // Rounds before the cut finish; the cut round is the one the driver times.
+            let cut = cut % m.rounds.len();
+            let finished: Vec<String> = m.rounds[..cut]
+                .iter()
+                .flat_map(|r| r.pairs.iter().map(|p| p.measured.clone()))
+                .collect();
+            for host in finished {
+                let n = m.node_mut(&host).unwrap();
+                n.status = Status::Done;
+                n.error = None;
+            }
+            proptest::prop_assert_eq!(m.current_round(), Some(cut));
+            m.record_cut("new failure");
+            for (i, r) in m.rounds.iter().enumerate() {
+                for p in &r.pairs {
+                    let n = m.nodes.iter().find(|n| n.host == p.measured).unwrap();
+                    let want = match i.cmp(&cut) {
+                        std::cmp::Ordering::Less => Status::Done,
+                        std::cmp::Ordering::Equal => Status::Failed,
+                        std::cmp::Ordering::Greater => Status::Pending,
+                    };
+                    proptest::prop_assert_eq!(n.status, want, "{} in round {}", &n.host, i + 1);
+                    if i == cut {
+                        proptest::prop_assert_eq!(n.error.as_deref(), Some("new failure"));
+                        proptest::prop_assert_eq!((n.job, n.round), (Some(2), Some(cut + 1)));
+                    }
+                }
+            }
+            proptest::prop_assert!(m.nodes.iter().all(|n| n.error.as_deref() != Some("old failure")));
+        }
     }
 
     #[test]

@@ -5,13 +5,14 @@
 //! - [`pairing`]: the rounds (pure, property-tested);
 //! - [`plan`]: hosts, time limits, launcher line and the `--dry-run` text;
 //! - [`manifest`]: `survey.json`, its statuses and the `--resume` checks;
+//! - [`identity`]: each node's given and reported names, and the refusals they decide;
 //! - [`job`]: the driver that starts the job and watches its rounds;
+//! - [`ranks`]: each rank's side of that job: the nodes' names learnt before round 1, a
+//!   communicator per pair, `measure`'s rank 0 and sender on it, the outcomes gathered;
 //! - [`error`]: what stops a survey, by kind.
-//!
-//! The ranks' side (MPI, sub-communicators) lives with the rest of the MPI code in
-//! `crate::survey::ranks`.
 
 pub mod error;
+pub mod identity;
 pub mod job;
 pub mod manifest;
 pub mod pairing;

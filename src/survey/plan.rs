@@ -51,13 +51,15 @@ pub(crate) fn check_hosts(hosts: &[String]) -> Result<(), SurveyError> {
 
 /// The job that measures the nodes of `manifest` not done yet: its hosts in rank order (the
 /// nodes left and the senders they need, in the order of `manifest.hosts`) and its rounds.
-pub(crate) fn plan_job(
+pub fn plan_job(
     manifest: &Manifest,
     round_timeout_s: f64,
 ) -> Result<(Vec<String>, Vec<Round>), SurveyError> {
     let n = manifest.hosts.len();
+    // A node with no status (a manifest cut short) is not done: `Manifest::read` refuses
+    // such a manifest, this keeps the plan total on any value.
     let todo: Vec<usize> = (0..n)
-        .filter(|&i| manifest.nodes[i].status != Status::Done)
+        .filter(|&i| manifest.nodes.get(i).map(|s| s.status) != Some(Status::Done))
         .collect();
     let rounds = pairing::rounds_for(n, &todo)?;
     let mut used = vec![false; n];
@@ -101,6 +103,7 @@ pub fn new_manifest(
         command: Vec::new(),
         rounds: Vec::new(),
         nodes: hosts.iter().map(|h| NodeStatus::pending(h)).collect(),
+        refused: None,
         started_at: now.clone(),
         updated_at: now,
     }

@@ -15,6 +15,7 @@ use crate::measure::job::mpi::{self, Threading, World};
 use crate::measure::job::{rank0, sender, signals};
 use crate::measure::options::MeasureOptions;
 use crate::survey::error::SurveyError;
+use crate::survey::identity::{self, Identity};
 use crate::survey::manifest::{Manifest, Round, Status};
 use ::mpi::collective::{CommunicatorCollectives, Root};
 use ::mpi::point_to_point::{Destination, Source};
@@ -32,6 +33,7 @@ struct Outcome {
 }
 
 const TAG_OUTCOME: i32 = 40;
+const TAG_IDENTITY: i32 = 41;
 
 /// Runs this rank's part of the survey in `manifest_path` (read by world rank 0 and sent to
 /// the others, so only rank 0's node needs to see the file).
@@ -49,6 +51,9 @@ pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
         .into());
     }
     let host = manifest.job_hosts[me as usize].clone();
+    if !learn_identities(world, &mut manifest, manifest_path, args, &host)? {
+        return Ok(());
+    }
     let name = ::mpi::environment::processor_name().unwrap_or_else(|_| host.clone());
     for (r, round) in manifest.rounds.clone().iter().enumerate() {
         // Colour: the pair's index; key: 0 for the measured node, so it is rank 0 there.
@@ -245,16 +250,60 @@ fn round_statuses(manifest: &Manifest, round: &Round) -> String {
         .join(", ")
 }
 
+/// Before round 1: every rank tells world rank 0 the host name its node reports (where its
+/// traces go) and whether this survey's trace is there already; rank 0 records the names in
+/// the manifest and decides whether the job goes on ([`identity::refusal`]), which every
+/// rank learns. `false`: stop now, the reason saved in the manifest for the driver.
+fn learn_identities(
+    world: &mpi::World,
+    manifest: &mut Manifest,
+    path: &Path,
+    args: &MeasureOptions,
+    host: &str,
+) -> Result<bool> {
+    let reported = crate::results::this_host();
+    let trace = args.trace_path(&reported);
+    let me = Identity {
+        given: host.to_string(),
+        reported,
+        old_trace: trace.exists().then_some(trace),
+    };
+    let root = world.process_at_rank(0);
+    let mut go = 1u8;
+    if world.rank() == 0 {
+        let mut ids = vec![me];
+        for other in 1..world.size() {
+            let (b, _) = world
+                .process_at_rank(other)
+                .receive_vec_with_tag::<u8>(TAG_IDENTITY);
+            // A rank of this same binary always sends one; were it unreadable, its node
+            // keeps its given name.
+            ids.extend(serde_json::from_slice::<Identity>(&b).ok());
+        }
+        identity::record(manifest, &ids);
+        if let Some(why) = identity::refusal(&ids, !args.resume && !args.force) {
+            manifest.refused = Some(why.to_string());
+            go = 0;
+        }
+        manifest.save(path)?;
+    } else {
+        let bytes = serde_json::to_vec(&me).unwrap_or_default();
+        root.send_with_tag(&bytes[..], TAG_IDENTITY);
+    }
+    root.broadcast_into(&mut go);
+    Ok(go == 1)
+}
+
 /// `measure`'s options for the node `host`: as given, except that a node whose earlier
 /// attempt left a trace continues it (`--resume`) rather than stopping at it.
 fn node_args(args: &MeasureOptions, manifest: &Manifest, host: &str) -> MeasureOptions {
     let mut a = args.clone();
     // The pair's two ranks are the job: the survey's host list is not this measurement's.
     a.hosts = None;
-    let tried = manifest
-        .nodes
-        .iter()
-        .any(|n| n.host == host && n.status == Status::Failed);
+    // A node tried by an earlier job (pending again for this one) continues its trace.
+    let tried = manifest.nodes.iter().any(|n| {
+        n.host == host && n.status != Status::Done && n.job.is_some_and(|j| j < manifest.job)
+    });
     let trace = a.trace_path(&crate::results::this_host());
     a.resume = tried && !a.force && trace.exists();
     a

@@ -14,7 +14,10 @@
 # -hosts HOST_1,HOST_2,...` (or `contention survey --hosts ...`) then place one rank on each,
 # and they talk TCP through the bridge. Hydra's proxies call back to the launching host by
 # name, which nothing resolves here: HYDRA_IFACE names HOST_1's interface, whose address
-# they are given instead.
+# they are given instead. CMD gets the hosts' addresses, in order, in
+# CONTENTION_HOSTS_ADDRESSES (comma-separated), and the rsh agent takes an address for its
+# host's name (`$dir/ADDRESS.host` names it), as a cluster's host list of addresses would be
+# used: `sh -c 'contention survey --hosts "$CONTENTION_HOSTS_ADDRESSES"'`.
 #
 # A host made different on purpose: CONTENTION_HOSTS_LOW_MEMORY=HOST:MIB makes the daemon of
 # HOST (not HOST_1, which runs CMD itself) see MIB MiB free on every NUMA node (a private
@@ -118,6 +121,7 @@ make_host() {
     ip link set "v$h" netns "$h" || return 1
     ip -n "$h" addr add "$addr/24" dev "v$h" || return 1
     ip -n "$h" link set "v$h" up || return 1
+    echo "$h" > "$dir/$addr.host" || return 1
 }
 
 if ! make_switch; then
@@ -125,17 +129,21 @@ if ! make_switch; then
     exit 3
 fi
 i=0
+addresses=()
 for h in "${hosts[@]}"; do
     i=$((i + 1))
     if ! make_host "$h" "$subnet.$i"; then
         echo "hosts: cannot make host $h" >&2
         exit 3
     fi
+    addresses+=("$subnet.$i")
 done
 
 # Open MPI's daemons and ranks find each other by TCP on the bridge's subnet (the only
 # network inside the namespaces besides loopback, which Open MPI would otherwise take).
 export CONTENTION_HOSTS_DIR=$dir
+CONTENTION_HOSTS_ADDRESSES=$(IFS=,; echo "${addresses[*]}")
+export CONTENTION_HOSTS_ADDRESSES
 export OMPI_MCA_plm_rsh_agent="$here/netns-rsh.sh"
 export OMPI_MCA_btl_tcp_if_include="$subnet.0/24"
 export OMPI_MCA_oob_tcp_if_include="$subnet.0/24"

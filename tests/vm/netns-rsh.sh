@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The rsh agent of Open MPI's mpirun and MPICH's Hydra for the hosts of tests/vm/hosts.sh:
 # `netns-rsh.sh HOST CMD...` runs CMD inside HOST's network and UTS namespaces, as ssh would
-# run it on HOST. A launcher may put ssh-style options before the host name; they are
-# skipped.
+# run it on HOST (its name, or its address on the hosts' bridge). A launcher may put
+# ssh-style options before the host name; they are skipped.
 # With CONTENTION_HOSTS_LOW_MEMORY=HOST:MIB, HOST's CMD sees MIB MiB free on every NUMA node
 # (MemFree, with no page cache or slab to reclaim on top).
 set -euo pipefail
@@ -10,6 +10,10 @@ while [ $# -gt 0 ] && [[ $1 == -* ]]; do shift; done
 host=${1:?usage: netns-rsh.sh HOST CMD...}
 shift
 dir=${CONTENTION_HOSTS_DIR:?netns-rsh.sh runs under tests/vm/hosts.sh}
+# A host given by its address (hosts.sh wrote which host has it).
+if [ -f "$dir/$host.host" ]; then
+    host=$(cat "$dir/$host.host")
+fi
 [ -e "/run/netns/$host" ] && [ -e "$dir/$host.uts" ] || {
     echo "netns-rsh: no host '$host' (namespaces of tests/vm/hosts.sh in $dir)" >&2
     exit 255
