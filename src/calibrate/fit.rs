@@ -524,28 +524,43 @@ fn settle<const N: usize>(
     start: [f64; N],
 ) -> [f64; N] {
     let allowed = f + 1e-9 * f.abs() + 1e-12;
+    let at = |x: &[f64; N], i: usize, t: f64| {
+        let mut y = *x;
+        y[i] = x[i] + t * (start[i] - x[i]);
+        y
+    };
+    // Whole moves first, swept again while one is taken: flat directions can be coupled
+    // through the model's rules (`T_seq^max` cannot come back below a drifted `B_seq^comp`,
+    // equation 6, until that one has come back), at most once per parameter.
+    for _ in 0..N {
+        let mut moved = false;
+        for i in 0..N {
+            let whole = at(&x, i, 1.0);
+            if whole != x && objective(&whole) <= allowed {
+                x = whole;
+                moved = true;
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    // Then the largest step of each towards the start (to 2^-30 of the way) that costs
+    // nothing.
     for i in 0..N {
-        let at = |x: &[f64; N], t: f64| {
-            let mut y = *x;
-            y[i] = x[i] + t * (start[i] - x[i]);
-            y
-        };
-        let whole = at(&x, 1.0);
-        if objective(&whole) <= allowed {
-            x = whole;
+        if x[i] == start[i] {
             continue;
         }
-        // The largest step towards the start (of 2^-30 of the way) that costs nothing.
         let (mut lo, mut hi) = (0.0, 1.0);
         for _ in 0..30 {
             let mid = 0.5 * (lo + hi);
-            if objective(&at(&x, mid)) <= allowed {
+            if objective(&at(&x, i, mid)) <= allowed {
                 lo = mid;
             } else {
                 hi = mid;
             }
         }
-        x = at(&x, lo);
+        x = at(&x, i, lo);
     }
     x
 }
