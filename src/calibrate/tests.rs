@@ -326,3 +326,57 @@ fn refusals_keep_their_wording_and_exit_2() {
          for traces (it is for CSV input)"
     );
 }
+
+/// Live survey nodes (`tests/data/fit/README.md`): two core counts, phases noisy. The fit's
+/// loss is flat along `T_seq^max` (equation 6 never reaches it) and `T_par^max` (only
+/// `N_par^max = 1` on its plateau); the simplex drifted there, to 351,767 and 44,442 MB/s
+/// with every median below 2,400 MB/s, and a fleet compared them with its peers' peaks. In
+/// the second, `T_seq^max` (34,837 MB/s, medians below 4,200) could only come back once the
+/// drifted `B_seq^comp` had: equation 6 keeps `B_seq^comp <= T_seq^max`.
+#[test]
+fn the_fit_keeps_parameters_the_data_do_not_pin_down_within_the_data() {
+    for name in [
+        "survey-node-2-cores.json",
+        "survey-node-2-cores-coupled.json",
+    ] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/fit")
+            .join(name);
+        let input = crate::io::inputs::load(&path).unwrap().to_input().unwrap();
+        // The largest bandwidth measured: a phase alone, or both streams together in
+        // parallel.
+        let largest = input
+            .observations
+            .iter()
+            .flat_map(|o| {
+                let b = o.bw.map(|m| m.value);
+                [b[0], b[1], b[2] + b[3]]
+            })
+            .fold(0.0, f64::max);
+        assert!(largest > 2000.0 && largest < 4200.0, "{name}: {largest}");
+        let (cm, _) = calibrate(&[input], &opts(1)).unwrap();
+        let fit = cm.calibration.fit.as_ref().unwrap();
+        assert!(
+            !fit.kept_paper,
+            "{name}: the fit beat the rules: it is the fit that is checked"
+        );
+        assert!(fit.loss <= fit.paper_loss, "{name}");
+        let p = cm.model.local;
+        for (field, value) in [
+            ("t_par_max", p.t_par_max),
+            ("t_seq_max", p.t_seq_max),
+            ("t_par_max2", p.t_par_max2),
+            ("b_seq_comp", p.b_seq_comp),
+            ("b_seq_comm", p.b_seq_comm),
+        ] {
+            assert!(
+                value > 0.0 && value <= 1.05 * largest,
+                "{name}: {field} = {value} MB/s, beyond every measured bandwidth (at most \
+                 {largest}): {p:?}"
+            );
+        }
+        // The slope no core count measures stays where the rules put it, not where the
+        // simplex wandered.
+        assert_eq!(p.delta_r, fit.paper_local.delta_r, "{name}: {p:?}");
+    }
+}
