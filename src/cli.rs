@@ -437,6 +437,27 @@ pub struct MeasureArgs {
     pub(crate) graph: Option<PathBuf>,
 }
 
+impl MeasureArgs {
+    /// `measure --graph GRAPH` as the command it stands for: `network GRAPH --run` with
+    /// InfiniBand penalties, 5 repetitions and a table, the launcher and `-o` passed on.
+    /// `None` without `--graph`.
+    pub fn as_network_run(&self) -> Option<NetworkArgs> {
+        Some(NetworkArgs {
+            graph: self.graph.clone()?,
+            penalties: PenaltiesArg::InfiniBand,
+            format: TableOrJson::Table,
+            memory_model: None,
+            cores: None,
+            placement: None,
+            run: true,
+            repeat: 5,
+            launcher: self.launcher,
+            hosts: None,
+            output: self.output.clone(),
+        })
+    }
+}
+
 /// `COMP,COMM` NUMA node pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NumaPair {

@@ -61,15 +61,6 @@ impl Options {
 }
 
 pub fn run(args: &MeasureArgs) -> Result<()> {
-    if let Some(graph) = &args.graph {
-        return crate::commands::network::run_options(
-            &crate::commands::network::Options::run_graph(
-                graph.clone(),
-                args.launcher,
-                args.output.clone(),
-            ),
-        );
-    }
     let options = Options::from_args(args)?;
     if driver::in_job() && !options.dry_run {
         return as_rank(&options);
