@@ -179,10 +179,10 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         eprintln!("measure: launcher: {}", choice.why);
         eprintln!("measure: starting {}", line.shown());
     }
-    // Ctrl-C, SIGTERM and SIGHUP to this process are forwarded to the job (its own process
-    // group, see `signals`); this process waits for it to save and exit.
-    let interrupted = signals::install();
-    let code = launch::run(&line, mode.name())?;
+    // Ctrl-C, SIGTERM and SIGHUP to this process are forwarded to the job; this process
+    // waits for it to save and exit.
+    let ended = driver::run(&line, mode, driver::Signals::Forward)?;
+    let code = ended.code;
     let trace = args
         .measure
         .output
@@ -190,11 +190,9 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         .map_or_else(|| "the trace".to_string(), |p| format!("`{}`", p.display()));
     match code {
         0 => Ok(()),
-        _ if interrupted.load(std::sync::atomic::Ordering::SeqCst) || code == 130 => {
-            Err(Error::Interrupted(format!(
-                "interrupted: finished points are saved in {trace}; continue with --resume"
-            )))
-        }
+        _ if ended.interrupted || code == 130 => Err(Error::Interrupted(format!(
+            "interrupted: finished points are saved in {trace}; continue with --resume"
+        ))),
         // Rank 0 reported its own error (bad input, a stalled peer) with its exit status.
         1 | 2 => Err(Error::Reported(code)),
         // A rank killed (the launcher reports 128 + signal, or its own failure status).

@@ -142,7 +142,12 @@ fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
     };
     let (_, line) = driver::plan_own(args.launcher, &shape, None)?;
     eprintln!("network: starting {}", line.shown());
-    match launch::run(&line, "quiet")? {
+    let ended = driver::run(
+        &line,
+        crate::measure::sweep::progress::Mode::Quiet,
+        driver::Signals::Default,
+    )?;
+    match ended.code {
         0 => Ok(()),
         c => Err(Error::Reported(c)),
     }

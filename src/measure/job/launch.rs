@@ -499,21 +499,6 @@ impl std::error::Error for LaunchError {
     }
 }
 
-/// Runs the launcher and returns the job's exit status (128 + signal when killed).
-///
-/// The job gets its own process group, to which [`super::signals`] forwards SIGINT, SIGTERM
-/// and SIGHUP, and dies with this process (`PR_SET_PDEATHSIG`). Its standard input is
-/// closed: the job reads none, and a launcher outside the terminal's foreground group that
-/// read it would be stopped.
-pub fn run(line: &JobLine, progress: &str) -> Result<i32> {
-    let mut job = spawn(line, progress)?;
-    let status = job
-        .child
-        .wait()
-        .map_err(|e| Error::Failed(format!("cannot wait for the MPI job: {e}")))?;
-    Ok(exit_code(status))
-}
-
 /// A started job: the launcher's process, and srun's host file, removed when this is
 /// dropped (the file must live as long as the job that reads it).
 pub(crate) struct Running {
@@ -522,8 +507,13 @@ pub(crate) struct Running {
     _hostfile: Option<tempfile::TempPath>,
 }
 
-/// Starts the launcher as [`run`] does, without waiting: `contention survey` watches the
-/// job's rounds meanwhile and stops it ([`stop`]) when one overruns its time.
+/// Starts the launcher without waiting (`super::driver` starts every job through it, and
+/// `contention survey` stops one with [`stop`] when a round overruns its time).
+///
+/// The job gets its own process group, to which [`super::signals`] forwards SIGINT, SIGTERM
+/// and SIGHUP, and dies with this process (`PR_SET_PDEATHSIG`). Its standard input is
+/// closed: the job reads none, and a launcher outside the terminal's foreground group that
+/// read it would be stopped.
 pub(crate) fn spawn(line: &JobLine, progress: &str) -> Result<Running> {
     use std::os::unix::process::CommandExt;
     let hostfile = match &line.srun_hostfile {
