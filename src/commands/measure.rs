@@ -158,22 +158,10 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
     // Run from a login node inside a one-node allocation, rank 0 runs on that node.
     let elsewhere =
         launch::slurm_single_node(var).is_some_and(|n| var("SLURMD_NODENAME") != Some(n));
-    if hosts.is_none() && !elsewhere {
-        // Rank 0 will run on this host: refuse bad requests before starting MPI.
-        let layout = session::place(&args.measure, None, true)?.layout;
-        let trace_path = args.measure.trace_path(&layout.hostname);
-        crate::results::ensure_parent(&trace_path)?;
-        session::check_output(&args.measure, &trace_path)?;
-        // Refuse now if another run holds the trace (rank 0 takes the lock for the run).
-        drop(crate::measure::sweep::lock::acquire(
-            &trace_path,
-            &crate::measure::sweep::lock::holder(&layout.hostname),
-        )?);
-    } else if let Some(out) = &args.measure.output {
-        // Rank 0 runs elsewhere, but a device, FIFO or directory is refused before MPI starts.
-        crate::io::atomic::check_target(out)?;
-    }
-    let (choice, line) = driver::plan_own(args.launcher, &shape(args, hosts), None)?;
+    let shape = shape(args, hosts);
+    // Bad requests are refused before MPI starts.
+    session::check_before_launch(&args.measure, hosts.is_none() && !elsewhere)?;
+    let (choice, line) = driver::plan_own(args.launcher, &shape, None)?;
     let mode = progress::Mode::from_env_or_terminal(None, args.quiet);
     if mode != progress::Mode::Quiet {
         eprintln!("measure: launcher: {}", choice.why);

@@ -39,6 +39,26 @@ pub fn previous(a: &MeasureOptions, path: &Path) -> Result<Option<MeasureConfig>
     Ok(Some(trace_file::read(path)?.config))
 }
 
+/// What can be refused before the MPI job starts. With `rank0_here` (rank 0 will run on
+/// this host): the options against this machine, the trace's directory, overwriting or
+/// resuming it, and another run holding it (rank 0 takes the lock for the run). Otherwise
+/// only `-o` naming a device, a FIFO or a directory.
+pub fn check_before_launch(a: &MeasureOptions, rank0_here: bool) -> Result<()> {
+    if rank0_here {
+        let Placed { layout, trace, .. } = place(a, None, true)?;
+        let trace_path = trace;
+        crate::results::ensure_parent(&trace_path)?;
+        check_output(a, &trace_path)?;
+        drop(crate::measure::sweep::lock::acquire(
+            &trace_path,
+            &crate::measure::sweep::lock::holder(&layout.hostname),
+        )?);
+    } else if let Some(out) = &a.output {
+        atomic::check_target(out)?;
+    }
+    Ok(())
+}
+
 /// Refuses to overwrite a trace without `--force`, or to resume one that is not there.
 pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
     let exists = path.exists();
@@ -102,6 +122,8 @@ pub struct Placed {
     pub topology: Topology,
     pub layout: Layout,
     pub resolved: Resolved,
+    /// The trace this host's rank 0 writes (`-o`, or its place under the results root).
+    pub trace: PathBuf,
 }
 
 /// The one way from options to a placement: load the machine (this one, or the hwloc XML
@@ -118,8 +140,9 @@ pub fn place(a: &MeasureOptions, xml: Option<&Path>, previous: bool) -> Result<P
     } else {
         topology::SYSFS
     });
+    let trace = a.trace_path(&layout.hostname);
     let previous = if previous {
-        self::previous(a, &a.trace_path(&layout.hostname))?
+        self::previous(a, &trace)?
     } else {
         None
     };
@@ -128,6 +151,7 @@ pub fn place(a: &MeasureOptions, xml: Option<&Path>, previous: bool) -> Result<P
         topology,
         layout,
         resolved,
+        trace,
     })
 }
 
