@@ -36,7 +36,7 @@ pub(crate) fn plan_own(
 
 /// What a stop signal (Ctrl-C, SIGTERM, SIGHUP) to the launching process does to its job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Signals {
+pub enum Signals {
     /// Forwarded to the job (its own process group, see [`signals`]); this process waits
     /// for the job to save and exit.
     Forward,
@@ -48,7 +48,7 @@ pub(crate) enum Signals {
 /// How a job ended: its exit status as the launcher gave it (128 + signal when killed),
 /// and whether a stop signal reached this process meanwhile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Ended {
+pub struct Ended {
     pub code: i32,
     pub interrupted: bool,
 }
@@ -65,8 +65,10 @@ pub(crate) fn start(line: &JobLine, progress: progress::Mode, on_stop: Signals) 
     launch::spawn(line, progress.name())
 }
 
-/// Starts `line` as [`start`] does and waits for the job to end.
-pub(crate) fn run(line: &JobLine, progress: progress::Mode, on_stop: Signals) -> Result<Ended> {
+/// Starts `line`, its ranks told to show their progress as `progress` says, and waits for
+/// the job to end. The job runs in its own process group and dies with this process; with
+/// [`Signals::Forward`] stop signals reach it and this process waits for it to save and exit.
+pub fn run(line: &JobLine, progress: progress::Mode, on_stop: Signals) -> Result<Ended> {
     let mut job = start(line, progress, on_stop)?;
     let status = job.child.wait().map_err(cannot_wait)?;
     Ok(ended(status))
