@@ -28,27 +28,7 @@ impl Options {
     /// The one place `measure`'s arguments are checked (beyond what clap parses): the values
     /// that cannot give a meaningful measurement are refused here, naming the option.
     pub(crate) fn from_args(a: &MeasureArgs) -> Result<Options> {
-        let measure = MeasureOptions {
-            comp_numa: a.numa.comp,
-            comm_numa: a.numa.comm,
-            cores: a.cores.clone(),
-            comm_core: a.comm_core,
-            shared_comm_core: a.shared_comm_core,
-            kernel: a.kernel,
-            pattern: a.pattern,
-            ranks: a.ranks,
-            message_size: a.message_size,
-            buffer_size: a.buffer_size,
-            message_buffers: a.message_buffers,
-            max_phase: a.max_phase,
-            stable_within: a.stable_within,
-            timeout: a.timeout,
-            hosts: a.hosts.clone(),
-            output: a.output.clone(),
-            resume: a.resume,
-            force: a.force,
-            no_bind: a.no_bind,
-        };
+        let measure = a.measure_options();
         measure.check()?;
         Ok(Options {
             measure,
