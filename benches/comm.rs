@@ -6,8 +6,9 @@
 //! thread with the stop/end handshake. Both report the median per-message bandwidth and the
 //! aggregate. Target: the communication thread at >= 95% of the plain loop.
 
-use contention::measure::job::launch;
+use contention::measure::job::{driver, launch};
 use contention::measure::sweep::comm::{self, Pattern};
+use contention::measure::sweep::progress;
 use contention::stats;
 use mpi::environment::Threading;
 use mpi::point_to_point::{Destination, Source};
@@ -31,8 +32,9 @@ fn main() {
         let library = contention::measure::job::mpi::library();
         let (_, line) = launch::plan_launch(launch::Launcher::Auto, &library, &shape, &exe, &args)
             .expect("a launcher for this MPI library");
-        let code = launch::run(&line, "quiet").expect("the launcher starts");
-        std::process::exit(code);
+        let ended = driver::run(&line, progress::Mode::Quiet, driver::Signals::Default)
+            .expect("the launcher starts");
+        std::process::exit(ended.code);
     }
     let mib: usize = std::env::args()
         .skip(1)

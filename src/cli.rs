@@ -5,6 +5,7 @@
 
 use crate::cores::CoreList;
 pub(crate) use crate::measure::choices::{CommPattern, ComputeKernel, Launcher};
+use crate::measure::options::MeasureOptions;
 use crate::sensitivity::builtin::Builtin;
 use crate::units::ByteSize;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -435,6 +436,54 @@ pub struct MeasureArgs {
     /// `contention network GRAPH --run`, with InfiniBand penalties and 5 repetitions.
     #[arg(long, value_name = "GRAPH.json")]
     pub(crate) graph: Option<PathBuf>,
+}
+
+impl MeasureArgs {
+    /// The measurement these arguments ask for, unchecked: `measure` checks it
+    /// ([`MeasureOptions::check`]), and so does `survey` after taking out what it reads
+    /// otherwise (`--hosts`, `-o`).
+    pub(crate) fn measure_options(&self) -> MeasureOptions {
+        MeasureOptions {
+            comp_numa: self.numa.comp,
+            comm_numa: self.numa.comm,
+            cores: self.cores.clone(),
+            comm_core: self.comm_core,
+            shared_comm_core: self.shared_comm_core,
+            kernel: self.kernel,
+            pattern: self.pattern,
+            ranks: self.ranks,
+            message_size: self.message_size,
+            buffer_size: self.buffer_size,
+            message_buffers: self.message_buffers,
+            max_phase: self.max_phase,
+            stable_within: self.stable_within,
+            timeout: self.timeout,
+            hosts: self.hosts.clone(),
+            output: self.output.clone(),
+            resume: self.resume,
+            force: self.force,
+            no_bind: self.no_bind,
+        }
+    }
+
+    /// `measure --graph GRAPH` as the command it stands for: `network GRAPH --run` with
+    /// InfiniBand penalties, 5 repetitions and a table, the launcher and `-o` passed on.
+    /// `None` without `--graph`.
+    pub fn as_network_run(&self) -> Option<NetworkArgs> {
+        Some(NetworkArgs {
+            graph: self.graph.clone()?,
+            penalties: PenaltiesArg::InfiniBand,
+            format: TableOrJson::Table,
+            memory_model: None,
+            cores: None,
+            placement: None,
+            run: true,
+            repeat: 5,
+            launcher: self.launcher,
+            hosts: None,
+            output: self.output.clone(),
+        })
+    }
 }
 
 /// `COMP,COMM` NUMA node pair.

@@ -18,7 +18,11 @@ fn main() {
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match &cli.command {
         Command::Check(args) => commands::check::run(args),
-        Command::Measure(args) => commands::measure::run(args),
+        // `measure --graph` is `network --run` under another name.
+        Command::Measure(args) => match args.as_network_run() {
+            Some(network) => commands::network::run(&network),
+            None => commands::measure::run(args),
+        },
         Command::Survey(args) => commands::survey::run(args),
         Command::Predict(args) => commands::predict::run(args),
         Command::Calibrate(args) => commands::calibrate::run(args),

@@ -28,27 +28,7 @@ impl Options {
     /// The one place `measure`'s arguments are checked (beyond what clap parses): the values
     /// that cannot give a meaningful measurement are refused here, naming the option.
     pub(crate) fn from_args(a: &MeasureArgs) -> Result<Options> {
-        let measure = MeasureOptions {
-            comp_numa: a.numa.comp,
-            comm_numa: a.numa.comm,
-            cores: a.cores.clone(),
-            comm_core: a.comm_core,
-            shared_comm_core: a.shared_comm_core,
-            kernel: a.kernel,
-            pattern: a.pattern,
-            ranks: a.ranks,
-            message_size: a.message_size,
-            buffer_size: a.buffer_size,
-            message_buffers: a.message_buffers,
-            max_phase: a.max_phase,
-            stable_within: a.stable_within,
-            timeout: a.timeout,
-            hosts: a.hosts.clone(),
-            output: a.output.clone(),
-            resume: a.resume,
-            force: a.force,
-            no_bind: a.no_bind,
-        };
+        let measure = a.measure_options();
         measure.check()?;
         Ok(Options {
             measure,
@@ -61,15 +41,6 @@ impl Options {
 }
 
 pub fn run(args: &MeasureArgs) -> Result<()> {
-    if let Some(graph) = &args.graph {
-        return crate::commands::network::run_options(
-            &crate::commands::network::Options::run_graph(
-                graph.clone(),
-                args.launcher,
-                args.output.clone(),
-            ),
-        );
-    }
     let options = Options::from_args(args)?;
     if driver::in_job() && !options.dry_run {
         return as_rank(&options);
@@ -167,31 +138,19 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
     // Run from a login node inside a one-node allocation, rank 0 runs on that node.
     let elsewhere =
         launch::slurm_single_node(var).is_some_and(|n| var("SLURMD_NODENAME") != Some(n));
-    if hosts.is_none() && !elsewhere {
-        // Rank 0 will run on this host: refuse bad requests before starting MPI.
-        let layout = session::place(&args.measure, None, true)?.layout;
-        let trace_path = args.measure.trace_path(&layout.hostname);
-        crate::results::ensure_parent(&trace_path)?;
-        session::check_output(&args.measure, &trace_path)?;
-        // Refuse now if another run holds the trace (rank 0 takes the lock for the run).
-        drop(crate::measure::sweep::lock::acquire(
-            &trace_path,
-            &crate::measure::sweep::lock::holder(&layout.hostname),
-        )?);
-    } else if let Some(out) = &args.measure.output {
-        // Rank 0 runs elsewhere, but a device, FIFO or directory is refused before MPI starts.
-        crate::io::atomic::check_target(out)?;
-    }
-    let (choice, line) = driver::plan_own(args.launcher, &shape(args, hosts), None)?;
+    let shape = shape(args, hosts);
+    // Bad requests are refused before MPI starts.
+    session::check_before_launch(&args.measure, hosts.is_none() && !elsewhere)?;
+    let (choice, line) = driver::plan_own(args.launcher, &shape, None)?;
     let mode = progress::Mode::from_env_or_terminal(None, args.quiet);
     if mode != progress::Mode::Quiet {
         eprintln!("measure: launcher: {}", choice.why);
         eprintln!("measure: starting {}", line.shown());
     }
-    // Ctrl-C, SIGTERM and SIGHUP to this process are forwarded to the job (its own process
-    // group, see `signals`); this process waits for it to save and exit.
-    let interrupted = signals::install();
-    let code = launch::run(&line, mode.name())?;
+    // Ctrl-C, SIGTERM and SIGHUP to this process are forwarded to the job; this process
+    // waits for it to save and exit.
+    let ended = driver::run(&line, mode, driver::Signals::Forward)?;
+    let code = ended.code;
     let trace = args
         .measure
         .output
@@ -199,11 +158,9 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         .map_or_else(|| "the trace".to_string(), |p| format!("`{}`", p.display()));
     match code {
         0 => Ok(()),
-        _ if interrupted.load(std::sync::atomic::Ordering::SeqCst) || code == 130 => {
-            Err(Error::Interrupted(format!(
-                "interrupted: finished points are saved in {trace}; continue with --resume"
-            )))
-        }
+        _ if ended.interrupted || code == 130 => Err(Error::Interrupted(format!(
+            "interrupted: finished points are saved in {trace}; continue with --resume"
+        ))),
         // Rank 0 reported its own error (bad input, a stalled peer) with its exit status.
         1 | 2 => Err(Error::Reported(code)),
         // A rank killed (the launcher reports 128 + signal, or its own failure status).

@@ -82,22 +82,6 @@ impl Options {
             output: a.output.clone(),
         })
     }
-
-    /// `contention network GRAPH --run` with InfiniBand penalties, 5 repetitions, a table:
-    /// what `contention measure --graph GRAPH` runs.
-    pub fn run_graph(graph: PathBuf, launcher: launch::Launcher, output: Option<PathBuf>) -> Self {
-        Options {
-            graph,
-            penalties: PenaltiesArg::InfiniBand,
-            format: TableOrJson::Table,
-            memory: None,
-            run: true,
-            repeat: 5,
-            launcher,
-            hosts: None,
-            output,
-        }
-    }
 }
 
 pub fn run(args: &NetworkArgs) -> Result<()> {
@@ -158,7 +142,12 @@ fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
     };
     let (_, line) = driver::plan_own(args.launcher, &shape, None)?;
     eprintln!("network: starting {}", line.shown());
-    match launch::run(&line, "quiet")? {
+    let ended = driver::run(
+        &line,
+        crate::measure::sweep::progress::Mode::Quiet,
+        driver::Signals::Default,
+    )?;
+    match ended.code {
         0 => Ok(()),
         c => Err(Error::Reported(c)),
     }
@@ -415,11 +404,19 @@ mod tests {
     #[test]
     fn measure_graph_is_network_run_with_its_defaults() {
         let parsed = Options::from_args(&args(&["--run", "-o", "r.txt"])).unwrap();
-        let built = Options::run_graph(
-            "g.json".into(),
-            launch::Launcher::Auto,
-            Some("r.txt".into()),
-        );
+        let cli = crate::cli::Cli::try_parse_from([
+            "contention",
+            "measure",
+            "--graph",
+            "g.json",
+            "-o",
+            "r.txt",
+        ])
+        .unwrap();
+        let crate::cli::Command::Measure(m) = cli.command else {
+            unreachable!()
+        };
+        let built = Options::from_args(&m.as_network_run().unwrap()).unwrap();
         assert_eq!(parsed, built);
     }
 }

@@ -3,7 +3,6 @@
 //! ([`crate::fleet`]) over the manifest's nodes and writes it like every other report.
 
 use crate::cli::{MeasureArgs, PlotFormat, SurveyArgs};
-use crate::commands::measure;
 use crate::error::Result;
 use crate::fleet::{self, FleetOptions, NodeOutcome, NodeStatus};
 use crate::plot::ImageFormat;
@@ -27,8 +26,8 @@ pub(crate) struct ReportOptions {
     pub outlier_k: f64,
 }
 
-/// The one place a survey's arguments are checked: `measure`'s checks (through its
-/// `Options::from_args`), but for `--hosts`, which a survey takes in any number (the pairing
+/// The one place a survey's arguments are checked: `measure`'s checks (the same
+/// [`MeasureOptions::check`](crate::measure::options::MeasureOptions::check)), but for `--hosts`, which a survey takes in any number (the pairing
 /// checks them), `-o`, which names the report's file (each node's trace goes to its results
 /// directory), and `--graph`, which does not apply; and `--outlier-k` (> 0).
 pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> {
@@ -39,19 +38,20 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
     if !(a.outlier_k.is_finite() && a.outlier_k > 0.0) {
         return Err(SurveyError::OutlierK { k: a.outlier_k }.into());
     }
-    let checked = measure::Options::from_args(&MeasureArgs {
+    let mut measure = MeasureArgs {
         hosts: None,
         output: None,
         ..m.clone()
-    })?;
-    let mut measure = checked.measure;
+    }
+    .measure_options();
+    measure.check()?;
     measure.hosts = m.hosts.clone();
     let survey = SurveyOptions {
         measure,
-        launcher: checked.launcher,
-        dry_run: checked.dry_run,
-        topology: checked.topology,
-        quiet: checked.quiet,
+        launcher: m.launcher,
+        dry_run: m.dry_run,
+        topology: m.topology.clone(),
+        quiet: m.quiet,
     };
     let report = ReportOptions {
         format: a.format.into(),

@@ -401,19 +401,7 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
                     continue;
                 }
                 let own_noise = nodes[*i].own_noise.get(&parameter).copied().unwrap_or(0.0);
-                let o = Outlier {
-                    host: nodes[*i].host.clone(),
-                    parameter: parameter.clone(),
-                    value: x,
-                    median: band.median,
-                    deviation_percent: if band.median == 0.0 {
-                        x - band.median
-                    } else {
-                        100.0 * (x - band.median) / band.median.abs()
-                    },
-                    score: band.score(x),
-                    own_noise,
-                };
+                let o = outlier(&nodes[*i].host, &parameter, x, &band, own_noise);
                 // Beyond the fleet's spread but not beyond the node's own noise: the
                 // measurement cannot tell it from the median.
                 if (x - band.median).abs() <= own_noise {
@@ -438,27 +426,7 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
             n.differing_facts = facts::differing(f, &fleet_facts);
         }
     }
-    let mut notes = Vec::new();
-    let failed = nodes.iter().filter(|n| !n.calibrated).count();
-    if failed > 0 {
-        notes.push(format!(
-            "{failed} node(s) have no model (failed, pending, or their calibration failed): \
-             the spread is over the {} calibrated",
-            calibrated.len()
-        ));
-    }
-    match calibrated.len() {
-        0 => notes.push("no node was calibrated: there is no spread to report".into()),
-        1 => notes.push(
-            "one node calibrated: the median is its value and nothing can lie outside".into(),
-        ),
-        2 => notes.push(
-            "two nodes calibrated: each lies as far from the median as the other, so the \
-             band cannot say which is off; compare their values (min, max)"
-                .into(),
-        ),
-        _ => {}
-    }
+    let notes = notes(&nodes, calibrated.len());
     FleetReport {
         schema_version: FLEET_SCHEMA_VERSION,
         tool: Provenance::current(),
@@ -474,6 +442,50 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
         within_noise,
         notes,
     }
+}
+
+/// `x`, outside `band`, as the report names it: its host and parameter, how far from the
+/// fleet's median, and the node's own noise on it.
+fn outlier(host: &str, parameter: &str, x: f64, band: &Band, own_noise: f64) -> Outlier {
+    Outlier {
+        host: host.to_string(),
+        parameter: parameter.to_string(),
+        value: x,
+        median: band.median,
+        deviation_percent: if band.median == 0.0 {
+            x - band.median
+        } else {
+            100.0 * (x - band.median) / band.median.abs()
+        },
+        score: band.score(x),
+        own_noise,
+    }
+}
+
+/// What the reader should know of the spread: the nodes it leaves out, and how little it
+/// can say over `calibrated` nodes when they are fewer than 3.
+fn notes(nodes: &[NodeReport], calibrated: usize) -> Vec<String> {
+    let mut notes = Vec::new();
+    let failed = nodes.iter().filter(|n| !n.calibrated).count();
+    if failed > 0 {
+        notes.push(format!(
+            "{failed} node(s) have no model (failed, pending, or their calibration failed): \
+             the spread is over the {calibrated} calibrated"
+        ));
+    }
+    match calibrated {
+        0 => notes.push("no node was calibrated: there is no spread to report".into()),
+        1 => notes.push(
+            "one node calibrated: the median is its value and nothing can lie outside".into(),
+        ),
+        2 => notes.push(
+            "two nodes calibrated: each lies as far from the median as the other, so the \
+             band cannot say which is off; compare their values (min, max)"
+                .into(),
+        ),
+        _ => {}
+    }
+    notes
 }
 
 fn band_rule(opts: &FleetOptions) -> String {

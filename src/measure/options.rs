@@ -1,9 +1,9 @@
 //! What one measurement is asked to do, as plain values, and the checks that refuse values
 //! that cannot give a meaningful measurement before anything runs.
 //!
-//! `contention measure` builds a [`MeasureOptions`] from its arguments
-//! (`commands::measure::Options::from_args`); a program using the library builds one
-//! directly. The session ([`super::session`]) takes only this type, never the command line.
+//! `contention measure` and `contention survey` build a [`MeasureOptions`] from their
+//! arguments (`cli::MeasureArgs::measure_options`) and check it; a program using the
+//! library builds one directly. The session ([`super::session`]) takes only this type, never the command line.
 
 use super::choices::{CommPattern, ComputeKernel};
 use crate::cores::CoreList;

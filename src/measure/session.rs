@@ -19,6 +19,7 @@ use crate::trace::{
     BufferPages, MachineSettings, MeasureConfig, MpiInfo, SenderPlacement, Sizing, Trace,
     TracePoint, Transport, TransportKind, TRACE_SCHEMA_VERSION,
 };
+use hwlocality::memory::binding::Bytes;
 use hwlocality::Topology;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -36,6 +37,26 @@ pub fn previous(a: &MeasureOptions, path: &Path) -> Result<Option<MeasureConfig>
         return Ok(None);
     }
     Ok(Some(trace_file::read(path)?.config))
+}
+
+/// What can be refused before the MPI job starts. With `rank0_here` (rank 0 will run on
+/// this host): the options against this machine, the trace's directory, overwriting or
+/// resuming it, and another run holding it (rank 0 takes the lock for the run). Otherwise
+/// only `-o` naming a device, a FIFO or a directory.
+pub fn check_before_launch(a: &MeasureOptions, rank0_here: bool) -> Result<()> {
+    if rank0_here {
+        let Placed { layout, trace, .. } = place(a, None, true)?;
+        let trace_path = trace;
+        crate::results::ensure_parent(&trace_path)?;
+        check_output(a, &trace_path)?;
+        drop(crate::measure::sweep::lock::acquire(
+            &trace_path,
+            &crate::measure::sweep::lock::holder(&layout.hostname),
+        )?);
+    } else if let Some(out) = &a.output {
+        atomic::check_target(out)?;
+    }
+    Ok(())
 }
 
 /// Refuses to overwrite a trace without `--force`, or to resume one that is not there.
@@ -101,6 +122,8 @@ pub struct Placed {
     pub topology: Topology,
     pub layout: Layout,
     pub resolved: Resolved,
+    /// The trace this host's rank 0 writes (`-o`, or its place under the results root).
+    pub trace: PathBuf,
 }
 
 /// The one way from options to a placement: load the machine (this one, or the hwloc XML
@@ -117,8 +140,9 @@ pub fn place(a: &MeasureOptions, xml: Option<&Path>, previous: bool) -> Result<P
     } else {
         topology::SYSFS
     });
+    let trace = a.trace_path(&layout.hostname);
     let previous = if previous {
-        self::previous(a, &a.trace_path(&layout.hostname))?
+        self::previous(a, &trace)?
     } else {
         None
     };
@@ -127,6 +151,7 @@ pub fn place(a: &MeasureOptions, xml: Option<&Path>, previous: bool) -> Result<P
         topology,
         layout,
         resolved,
+        trace,
     })
 }
 
@@ -173,16 +198,7 @@ pub fn resolve(
     sysfs: &Path,
     previous: Option<&MeasureConfig>,
 ) -> Result<Resolved> {
-    let planned = plan::plan(
-        layout,
-        &Request {
-            comp_numa: a.comp_numa,
-            comm_numa: a.comm_numa,
-            cores: a.cores.clone(),
-            comm_core: a.comm_core,
-            share_comm_core: a.shared_comm_core,
-        },
-    )?;
+    let planned = plan::plan(layout, &request(a))?;
     let p = &planned.plan;
     let max_threads = planned.sweep.iter().copied().max().unwrap_or(1);
     let sender = plan::sender_core(layout, p, max_threads as usize);
@@ -202,17 +218,14 @@ pub fn resolve(
     // the plan put it elsewhere).
     let sender_here = a.hosts.is_none() && sender.numa.is_none_or(|(l, _)| l == a.comm_numa);
     let rings = u64::from(a.pattern != CommPattern::Pong) + 1 + u64::from(sender_here);
-    let ring = match (a.message_buffers, previous) {
-        (Some(n), _) => n,
-        // A trace from before the rings received into one buffer.
-        (None, Some(c)) => c.sizing.as_ref().map_or(1, |s| s.message_buffers),
-        // Half of a shared node for the rings, the rest for the computing buffers.
-        (None, None) => {
-            let share = if same_node { 2 } else { 1 };
-            let room = avail(comm_free).map(|r| r / share / rings);
-            sizing::message_ring(message, llc_comm, room)
-        }
-    };
+    // Half of a shared node for the rings, the rest for the computing buffers.
+    let share = if same_node { 2 } else { 1 };
+    let ring = ring_slots(
+        a,
+        previous,
+        llc_comm,
+        avail(comm_free).map(|r| r / share / rings),
+    );
     let ring_bytes = message * u64::from(ring) * rings;
     let use_ = if Workload::detect(a.kernel).bypasses_cache() {
         sizing::CacheUse::Bypass
@@ -243,7 +256,62 @@ pub fn resolve(
         memory::check_fits("communication buffers", ring_bytes, a.comm_numa, comm_free)?;
     }
     let computing = sizing::Computing { buffer, ..sized };
-    let sizing = Sizing {
+    let sizing = sizing_of(
+        a,
+        previous,
+        &computing,
+        (llc_comp, llc_comm),
+        max_threads,
+        ring,
+    );
+    let config = config(a, &planned, buffer, sizing);
+    Ok(Resolved {
+        planned,
+        config,
+        sender,
+    })
+}
+
+/// What the plan is asked: the nodes and cores of the options.
+fn request(a: &MeasureOptions) -> Request {
+    Request {
+        comp_numa: a.comp_numa,
+        comm_numa: a.comm_numa,
+        cores: a.cores.clone(),
+        comm_core: a.comm_core,
+        share_comm_core: a.shared_comm_core,
+    }
+}
+
+/// The message slots of each ring: `--message-buffers` when given, a resumed trace's own,
+/// or as many as the cache rule asks of the communication socket's cache `llc_comm` that
+/// fit in `room` bytes per ring.
+fn ring_slots(
+    a: &MeasureOptions,
+    previous: Option<&MeasureConfig>,
+    llc_comm: u64,
+    room: Option<u64>,
+) -> u32 {
+    match (a.message_buffers, previous) {
+        (Some(n), _) => n,
+        // A trace from before the rings received into one buffer.
+        (None, Some(c)) => c.sizing.as_ref().map_or(1, |s| s.message_buffers),
+        (None, None) => sizing::message_ring(a.message_size.0, llc_comm, room),
+    }
+}
+
+/// The sizes recorded in the trace, and the warnings of where they miss the cache rule
+/// (`llcs`: the computing threads' caches and the communication socket's).
+fn sizing_of(
+    a: &MeasureOptions,
+    previous: Option<&MeasureConfig>,
+    computing: &sizing::Computing,
+    (llc_comp, llc_comm): (u64, u64),
+    max_threads: u32,
+    ring: u32,
+) -> Sizing {
+    let buffer = computing.buffer;
+    Sizing {
         chunk_bytes: sizing::chunk_bytes(a.max_phase, buffer),
         sample_seconds: sizing::sample_seconds(a.max_phase),
         message_buffers: ring,
@@ -254,21 +322,25 @@ pub fn resolve(
             // A resumed trace keeps its sizes, and with them what was said of them.
             Some(s) if a.buffer_size.is_none() && a.message_buffers.is_none() => s.warnings.clone(),
             _ => sizing::warnings(
-                &computing,
+                computing,
                 llc_comp,
                 a.buffer_size.is_some(),
                 max_threads,
-                message,
+                a.message_size.0,
                 ring,
                 llc_comm,
             ),
         },
-    };
-    let config = MeasureConfig {
+    }
+}
+
+/// The configuration the trace records: the options as resolved against the machine.
+fn config(a: &MeasureOptions, planned: &Planned, buffer: u64, sizing: Sizing) -> MeasureConfig {
+    MeasureConfig {
         comp_numa: a.comp_numa,
         comm_numa: a.comm_numa,
         cores: planned.sweep.clone(),
-        message_size_bytes: message,
+        message_size_bytes: a.message_size.0,
         buffer_bytes_per_core: buffer,
         max_phase_seconds: a.max_phase,
         stable_within: a.stable_within / 100.0,
@@ -279,12 +351,7 @@ pub fn resolve(
         ranks: a.job_ranks(),
         bind: !a.no_bind,
         sizing: Some(sizing),
-    };
-    Ok(Resolved {
-        planned,
-        config,
-        sender,
-    })
+    }
 }
 
 /// The longest a sweep of `c` takes, in seconds: 3 phases per core count, each at most
@@ -580,6 +647,14 @@ pub(crate) struct Rank0<'a> {
     pub comm: crate::measure::sweep::comm::Handle,
 }
 
+/// The buffers of one run: a computing buffer per thread of its largest point, the ring
+/// rank 0 receives into, and the ring it sends from when the pattern exchanges.
+struct Buffers<'t> {
+    computing: Vec<Bytes<'t>>,
+    receive: Bytes<'t>,
+    send: Option<Bytes<'t>>,
+}
+
 impl Rank0<'_> {
     /// Runs the sweep, saving the trace after every point. A stalled run ends the process
     /// from inside the sweep (see [`Abort::Stalled`]).
@@ -609,71 +684,12 @@ impl Rank0<'_> {
             );
             return Ok(path);
         }
-        let c = &self.resolved.config;
-        let bind = c.bind;
-        let node = |os| bind.then_some(os);
         let max = todo.iter().copied().max().unwrap_or(0) as usize;
-        let buffers = (0..max)
-            .map(|_| {
-                memory::allocate(
-                    self.topology,
-                    c.buffer_bytes_per_core as usize,
-                    node(self.resolved.planned.plan.comp_numa_os),
-                )
-            })
-            .collect::<Result<Vec<_>, memory::MemoryError>>();
-        let ring = c.message_size_bytes as usize * self.resolved.sizing().message_buffers as usize;
-        let comm_buffer = memory::allocate(
-            self.topology,
-            ring,
-            node(self.resolved.planned.plan.comm_numa_os),
-        );
-        let pattern = self.options.pattern;
-        let send_buffer = (pattern != CommPattern::Pong)
-            .then(|| {
-                memory::allocate(
-                    self.topology,
-                    ring,
-                    node(self.resolved.planned.plan.comm_numa_os),
-                )
-            })
-            .transpose();
-        let (mut buffers, mut comm_buffer, mut send_buffer) =
-            match (buffers, comm_buffer, send_buffer) {
-                (Ok(b), Ok(m), Ok(s)) => (b, m, s),
-                (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
-                    return Err(fail(e.into(), &path))
-                }
-            };
-        // Binding verified, not assumed: where the kernel put every page.
-        let plan = &self.resolved.planned.plan;
-        let mut pages: Vec<BufferPages> = buffers
-            .iter_mut()
-            .enumerate()
-            .map(|(i, b)| {
-                memory::page_locations(
-                    &format!("computation {i}"),
-                    memory::as_bytes(b),
-                    node(plan.comp_numa_os),
-                )
-            })
-            .collect();
-        pages.push(memory::page_locations(
-            "communication (receive)",
-            memory::as_bytes(&mut comm_buffer),
-            node(plan.comm_numa_os),
-        ));
-        if let Some(b) = send_buffer.as_mut() {
-            pages.push(memory::page_locations(
-                "communication (send)",
-                memory::as_bytes(b),
-                node(plan.comm_numa_os),
-            ));
-        }
-        if let Some(w) = pages.iter().find_map(memory::unverified) {
-            eprintln!("warning: {w}");
-        }
-        trace.buffers = pages;
+        let mut buffers = match self.allocate(max) {
+            Ok(b) => b,
+            Err(e) => return Err(fail(e.into(), &path)),
+        };
+        trace.buffers = self.page_locations(&mut buffers);
         if let Err(e) = save(&path, &mut trace) {
             return Err(fail(e, &path));
         }
@@ -684,31 +700,117 @@ impl Rank0<'_> {
         {
             return Err((Abort::Failed(e.to_string()), path));
         }
+        self.sweep(&todo, buffers, &mut trace, &path)
+            .map(|()| path.clone())
+            .map_err(|a| (a, path))
+    }
+
+    /// The NUMA node `os` when the run binds its buffers, none otherwise.
+    fn node(&self, os: u32) -> Option<u32> {
+        self.resolved.config.bind.then_some(os)
+    }
+
+    /// One computing buffer per thread of the largest point (`max`) on the computing node,
+    /// and the message rings on the communication node: the one rank 0 receives into, and
+    /// the one it sends from when the pattern exchanges.
+    fn allocate(&self, max: usize) -> std::result::Result<Buffers<'_>, memory::MemoryError> {
+        let c = &self.resolved.config;
+        let plan = &self.resolved.planned.plan;
+        let computing = (0..max)
+            .map(|_| {
+                memory::allocate(
+                    self.topology,
+                    c.buffer_bytes_per_core as usize,
+                    self.node(plan.comp_numa_os),
+                )
+            })
+            .collect::<std::result::Result<Vec<_>, memory::MemoryError>>();
+        let ring = c.message_size_bytes as usize * self.resolved.sizing().message_buffers as usize;
+        let receive = memory::allocate(self.topology, ring, self.node(plan.comm_numa_os));
+        let send = (self.options.pattern != CommPattern::Pong)
+            .then(|| memory::allocate(self.topology, ring, self.node(plan.comm_numa_os)))
+            .transpose();
+        Ok(Buffers {
+            computing: computing?,
+            receive: receive?,
+            send: send?,
+        })
+    }
+
+    /// Binding verified, not assumed: where the kernel put every page of `buffers`, with a
+    /// warning on standard error where it could not say.
+    fn page_locations(&self, buffers: &mut Buffers<'_>) -> Vec<BufferPages> {
+        let plan = &self.resolved.planned.plan;
+        let mut pages: Vec<BufferPages> = buffers
+            .computing
+            .iter_mut()
+            .enumerate()
+            .map(|(i, b)| {
+                memory::page_locations(
+                    &format!("computation {i}"),
+                    memory::as_bytes(b),
+                    self.node(plan.comp_numa_os),
+                )
+            })
+            .collect();
+        pages.push(memory::page_locations(
+            "communication (receive)",
+            memory::as_bytes(&mut buffers.receive),
+            self.node(plan.comm_numa_os),
+        ));
+        if let Some(b) = buffers.send.as_mut() {
+            pages.push(memory::page_locations(
+                "communication (send)",
+                memory::as_bytes(b),
+                self.node(plan.comm_numa_os),
+            ));
+        }
+        if let Some(w) = pages.iter().find_map(memory::unverified) {
+            eprintln!("warning: {w}");
+        }
+        pages
+    }
+
+    /// Measures the core counts `todo` into `trace`, printing each point as it ends and
+    /// saving the trace at `path` after it.
+    fn sweep(
+        &self,
+        todo: &[u32],
+        buffers: Buffers<'_>,
+        trace: &mut Trace,
+        path: &Path,
+    ) -> std::result::Result<(), Abort> {
+        let c = &self.resolved.config;
         let bench = Bench {
             topology: self.topology,
             plan: &self.resolved.planned.plan,
             workload: Workload::detect(self.options.kernel),
-            pattern,
+            pattern: self.options.pattern,
             chunk_bytes: self.resolved.sizing().chunk_bytes as usize,
             sample_seconds: self.resolved.sizing().sample_seconds,
             message_bytes: c.message_size_bytes as usize,
-            bind,
+            bind: c.bind,
             sampling: Sampling {
                 max_phase: Duration::from_secs_f64(c.max_phase_seconds),
                 stable_within: c.stable_within,
                 timeout: Duration::from_secs_f64(c.timeout_seconds),
             },
             interrupted: self.interrupted,
-            saved_to: &path,
+            saved_to: path,
             comm: self.comm,
         };
+        let Buffers {
+            computing,
+            mut receive,
+            mut send,
+        } = buffers;
         let progress = std::cell::RefCell::new(Progress::new(self.progress, todo.len()));
         let mut warned = false;
-        let result = bench.sweep(
-            &todo,
-            &mut comm_buffer,
-            send_buffer.as_mut(),
-            buffers,
+        bench.sweep(
+            todo,
+            &mut receive,
+            send.as_mut(),
+            computing,
             |n, phase| progress.borrow_mut().phase(n, phase),
             |point: TracePoint| {
                 let mut line = point_line(&point);
@@ -718,10 +820,9 @@ impl Rank0<'_> {
                 }
                 progress.borrow_mut().point_done(&line);
                 trace.points.push(point);
-                save(&path, &mut trace)
+                save(path, trace)
             },
-        );
-        result.map(|()| path.clone()).map_err(|a| (a, path))
+        )
     }
 
     /// A new trace, or the one to resume after checking it measured the same experiment.

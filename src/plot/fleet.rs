@@ -214,6 +214,8 @@ impl Figure for Fleet {
 }
 
 impl Fleet {
+    /// One row per parameter: each node's distance from the fleet's median in robust
+    /// standard deviations, the band of `k` shaded, the outliers named.
     fn draw_strips<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
@@ -248,40 +250,7 @@ impl Fleet {
         draw_line(root, &[(x0, plot.top), (x0, plot.bottom())], MUTED, 1, true)?;
         for (i, s) in self.strips.iter().enumerate() {
             let y = plot.top + i as i32 * ROW + ROW / 2;
-            root.draw_text(
-                &s.parameter,
-                &anchored(text(TICK), HPos::Right, VPos::Center),
-                (left - 12, y),
-            )?;
-            draw_line(root, &[(plot.left, y), (plot.right(), y)], SHADE, 1, false)?;
-            let mut labelled = 0;
-            for p in &s.points {
-                if !p.score.is_finite() {
-                    continue;
-                }
-                let x = plot.px_x(p.score.clamp(-reach, reach));
-                let color = if p.outside { OUTLIER } else { MUTED };
-                draw_marker(root, (x, y), Shape::Circle, color)?;
-                if p.outside {
-                    // Alternate above and below so two outliers of one row stay legible.
-                    let (dy, v) = if labelled % 2 == 0 {
-                        (-10, VPos::Bottom)
-                    } else {
-                        (10, VPos::Top)
-                    };
-                    let h = if x > plot.left + plot.width / 2 {
-                        HPos::Right
-                    } else {
-                        HPos::Left
-                    };
-                    root.draw_text(
-                        &p.host,
-                        &anchored(text(TICK).color(&OUTLIER), h, v),
-                        (x, y + dy),
-                    )?;
-                    labelled += 1;
-                }
-            }
+            draw_strip(root, &plot, reach, y, s)?;
         }
         let step = sigma_step(reach);
         let n = (reach / step).floor() as i32;
@@ -429,4 +398,50 @@ pub fn write_figure(
     crate::results::ensure_parent(&path)?;
     crate::io::atomic::write(&path, &bytes)?;
     Ok(path)
+}
+
+/// The row of strip `s` at height `y`: its parameter's name left of `plot`, a marker per
+/// node at its score (clamped to `reach`), and the host of each node outside the band.
+fn draw_strip<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    plot: &Plot,
+    reach: f64,
+    y: i32,
+    s: &Strip,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    root.draw_text(
+        &s.parameter,
+        &anchored(text(TICK), HPos::Right, VPos::Center),
+        (plot.left - 12, y),
+    )?;
+    draw_line(root, &[(plot.left, y), (plot.right(), y)], SHADE, 1, false)?;
+    let mut labelled = 0;
+    for p in &s.points {
+        if !p.score.is_finite() {
+            continue;
+        }
+        let x = plot.px_x(p.score.clamp(-reach, reach));
+        let color = if p.outside { OUTLIER } else { MUTED };
+        draw_marker(root, (x, y), Shape::Circle, color)?;
+        if p.outside {
+            // Alternate above and below so two outliers of one row stay legible.
+            let (dy, v) = if labelled % 2 == 0 {
+                (-10, VPos::Bottom)
+            } else {
+                (10, VPos::Top)
+            };
+            let h = if x > plot.left + plot.width / 2 {
+                HPos::Right
+            } else {
+                HPos::Left
+            };
+            root.draw_text(
+                &p.host,
+                &anchored(text(TICK).color(&OUTLIER), h, v),
+                (x, y + dy),
+            )?;
+            labelled += 1;
+        }
+    }
+    Ok(())
 }

@@ -18,18 +18,10 @@ fn show(parameter: &str, v: f64) -> String {
     }
 }
 
-impl Report for FleetReport {
-    const SCHEMA_VERSION: u32 = FLEET_SCHEMA_VERSION;
-
-    /// What the user should read beside the figures (also in the JSON's `notes`).
-    fn notes(&self) -> &[String] {
-        &self.notes
-    }
-
-    /// The report for a person: the fleet, one line per parameter, then the outlying nodes
-    /// with the facts that differ on them, then the nodes without a model.
-    fn table(&self) -> String {
-        let mut out = String::new();
+/// The sections of the fleet report's table, in the order `table` writes them.
+impl FleetReport {
+    /// The tool, the fleet's counts, the band rule and the notes.
+    fn write_header(&self, out: &mut String) {
         let _ = writeln!(out, "# {}", self.tool.summary());
         let count = |s: NodeStatus| self.nodes.iter().filter(|n| n.status == s).count();
         let _ = writeln!(
@@ -49,6 +41,10 @@ impl Report for FleetReport {
         for note in &self.notes {
             let _ = writeln!(out, "# note: {note}");
         }
+    }
+
+    /// One line per parameter: its band across the fleet and the nodes outside it.
+    fn write_parameters(&self, out: &mut String) {
         let _ = writeln!(
             out,
             "\n{:<18} {:>5} {:>10} {:>9} {:>10} {:>10}  outside the band",
@@ -73,6 +69,10 @@ impl Report for FleetReport {
                 outside
             );
         }
+    }
+
+    /// Each outlying node with its outlying parameters and the facts that differ on it.
+    fn write_outliers(&self, out: &mut String) {
         let flagged: Vec<&NodeReport> = self
             .nodes
             .iter()
@@ -96,8 +96,12 @@ impl Report for FleetReport {
                     o.score
                 );
             }
-            write_facts(&mut out, n, "    ");
+            write_facts(out, n, "    ");
         }
+    }
+
+    /// Values outside the band that the node's own noise explains: no outliers.
+    fn write_within_noise(&self, out: &mut String) {
         if !self.within_noise.is_empty() {
             let _ = writeln!(
                 out,
@@ -117,6 +121,10 @@ impl Report for FleetReport {
                 show(&o.parameter, o.own_noise)
             );
         }
+    }
+
+    /// Nodes within the band whose machine differs from the fleet's.
+    fn write_differing_machines(&self, out: &mut String) {
         let others: Vec<&NodeReport> = self
             .nodes
             .iter()
@@ -129,9 +137,13 @@ impl Report for FleetReport {
             );
             for n in others {
                 let _ = writeln!(out, "  {}:", n.host);
-                write_facts(&mut out, n, "    ");
+                write_facts(out, n, "    ");
             }
         }
+    }
+
+    /// Nodes without a model, each with why.
+    fn write_without_model(&self, out: &mut String) {
         let missing: Vec<&NodeReport> = self.nodes.iter().filter(|n| !n.calibrated).collect();
         if !missing.is_empty() {
             let _ = writeln!(out, "\nnodes without a model:");
@@ -146,6 +158,27 @@ impl Report for FleetReport {
                 let _ = writeln!(out, "  {}: {why}", named(n));
             }
         }
+    }
+}
+
+impl Report for FleetReport {
+    const SCHEMA_VERSION: u32 = FLEET_SCHEMA_VERSION;
+
+    /// What the user should read beside the figures (also in the JSON's `notes`).
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// The report for a person: the fleet, one line per parameter, then the outlying nodes
+    /// with the facts that differ on them, then the nodes without a model.
+    fn table(&self) -> String {
+        let mut out = String::new();
+        self.write_header(&mut out);
+        self.write_parameters(&mut out);
+        self.write_outliers(&mut out);
+        self.write_within_noise(&mut out);
+        self.write_differing_machines(&mut out);
+        self.write_without_model(&mut out);
         out
     }
 

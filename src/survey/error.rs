@@ -87,6 +87,9 @@ fn shown(paths: &[PathBuf]) -> String {
 crate::error::wrap!(ByCode: SurveyError);
 
 impl std::fmt::Display for SurveyError {
+    /// One message per variant, side by side: each names the bad value and the fix, and a
+    /// reader checks their wording together, so the match stays whole; the two that build
+    /// lists have their own functions.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let root = crate::results::ROOT_ENV;
         match self {
@@ -177,47 +180,64 @@ impl std::fmt::Display for SurveyError {
                 "--outlier-k {k}: the band is K median absolute deviations wide, so K must be a \
                  number above 0 (default 3)"
             ),
-            SurveyError::NodesFailed { failed, pending } => {
-                let failed: Vec<String> = failed
-                    .iter()
-                    .map(|(h, why)| format!("{h} ({why})"))
-                    .collect();
-                write!(
-                    f,
-                    "{} node(s) failed: {}{}; `contention survey --resume` measures the nodes \
-                     left in a new job (the failed ones continue their traces)",
-                    failed.len(),
-                    failed.join("; "),
-                    if pending.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; not reached: {}", pending.join(","))
-                    }
-                )
-            }
+            SurveyError::NodesFailed { failed, pending } => nodes_failed(f, failed, pending),
             SurveyError::NotCalibrated {
                 measured,
                 uncalibrated,
-            } => {
-                let why: Vec<String> = uncalibrated
-                    .iter()
-                    .map(|(h, why)| format!("{h} ({why})"))
-                    .collect();
-                write!(
-                    f,
-                    "{} of the {measured} node(s) measured could not be calibrated: {}; the \
-                     fleet report compares only the others. Look at their traces (`contention \
-                     calibrate` in ${root}/HOST/ says the same), or measure them again with \
-                     `contention survey --force`",
-                    uncalibrated.len(),
-                    why.join("; ")
-                )
-            }
+            } => not_calibrated(f, *measured, uncalibrated),
         }
     }
 }
 
 impl std::error::Error for SurveyError {}
+
+/// [`SurveyError::NodesFailed`]'s message: each failed node with why, and the nodes not
+/// reached.
+fn nodes_failed(
+    f: &mut std::fmt::Formatter<'_>,
+    failed: &[(String, String)],
+    pending: &[String],
+) -> std::fmt::Result {
+    let failed: Vec<String> = failed
+        .iter()
+        .map(|(h, why)| format!("{h} ({why})"))
+        .collect();
+    write!(
+        f,
+        "{} node(s) failed: {}{}; `contention survey --resume` measures the nodes \
+         left in a new job (the failed ones continue their traces)",
+        failed.len(),
+        failed.join("; "),
+        if pending.is_empty() {
+            String::new()
+        } else {
+            format!("; not reached: {}", pending.join(","))
+        }
+    )
+}
+
+/// [`SurveyError::NotCalibrated`]'s message: each node that could not be calibrated, with
+/// why, out of the `measured` ones.
+fn not_calibrated(
+    f: &mut std::fmt::Formatter<'_>,
+    measured: usize,
+    uncalibrated: &[(String, String)],
+) -> std::fmt::Result {
+    let root = crate::results::ROOT_ENV;
+    let why: Vec<String> = uncalibrated
+        .iter()
+        .map(|(h, why)| format!("{h} ({why})"))
+        .collect();
+    write!(
+        f,
+        "{} of the {measured} node(s) measured could not be calibrated: {}; the \
+         fleet report compares only the others. Look at their traces (`contention \
+         calibrate` in ${root}/HOST/ says the same), or measure them again with \
+         `contention survey --force`",
+        uncalibrated.len(),
+        why.join("; ")
+    )
+}
 
 #[cfg(test)]
 mod tests {

@@ -232,17 +232,12 @@ fn sweep_estimate(o: &SurveyOptions) -> Result<f64> {
 /// why the job ended early (`None` when it ended with status 0).
 fn watch(line: &launch::JobLine, m: &Manifest, path: &Path, quiet: bool) -> Result<Option<String>> {
     let mode = progress::Mode::from_env_or_terminal(None, quiet);
-    let _ = signals::install();
-    let mut job = launch::spawn(line, mode.name())?;
+    let mut job = driver::start(line, mode, driver::Signals::Forward)?;
     let mut round = Some(0);
     let mut round_start = Instant::now();
-    let code = loop {
-        if let Some(status) = job
-            .child
-            .try_wait()
-            .map_err(|e| Error::Failed(format!("cannot wait for the MPI job: {e}")))?
-        {
-            break launch::exit_code(status);
+    let ended = loop {
+        if let Some(ended) = driver::try_wait(&mut job)? {
+            break ended;
         }
         std::thread::sleep(Duration::from_millis(500));
         // Rank 0 rewrites the manifest after every round; a torn read is impossible (it
@@ -270,8 +265,9 @@ fn watch(line: &launch::JobLine, m: &Manifest, path: &Path, quiet: bool) -> Resu
             )));
         }
     };
+    let code = ended.code;
     Ok((code != 0).then(|| {
-        if signals::interrupted() {
+        if ended.interrupted {
             "interrupted (Ctrl-C or SIGTERM) during this round".to_string()
         } else {
             format!(

@@ -1,14 +1,17 @@
 //! What `measure`, `network --run` and `survey` do alike around their MPI job: tell whether
-//! this process is a rank of the job or the shell command that starts it, and plan the
-//! launcher's line that starts this very command again, once per rank.
+//! this process is a rank of the job or the shell command that starts it, plan the
+//! launcher's line that starts this very command again, once per rank, start that line with
+//! the ranks' progress mode in their environment and the stop signals forwarded, and wait
+//! for the job's exit status.
 //!
 //! Each command keeps its own ranks' work and its own reading of the job's exit status (a
 //! measurement saves points, a survey records rounds); what they share is here, once.
 
 use super::flavour::Choice;
-use super::launch::{self, JobLine, Launcher, Shape};
-use super::mpi;
-use crate::error::Result;
+use super::launch::{self, JobLine, Launcher, Running, Shape};
+use super::{mpi, signals};
+use crate::error::{Error, Result};
+use crate::measure::sweep::progress;
 
 /// Whether this process runs under a launcher, as a rank of the job, by its environment.
 pub(crate) fn in_job() -> bool {
@@ -29,4 +32,61 @@ pub(crate) fn plan_own(
         .filter(|a| dropped.is_none_or(|d| a != d))
         .collect();
     launch::plan_launch(launcher, &mpi::library(), shape, &exe, &argv)
+}
+
+/// What a stop signal (Ctrl-C, SIGTERM, SIGHUP) to the launching process does to its job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signals {
+    /// Forwarded to the job (its own process group, see [`signals`]); this process waits
+    /// for the job to save and exit.
+    Forward,
+    /// Left at its default: it ends this process, and the job with it (the launcher dies
+    /// with its parent).
+    Default,
+}
+
+/// How a job ended: its exit status as the launcher gave it (128 + signal when killed),
+/// and whether a stop signal reached this process meanwhile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ended {
+    pub code: i32,
+    pub interrupted: bool,
+}
+
+/// Starts `line` without waiting, its ranks told to show their progress as `progress` says.
+///
+/// The job gets its own process group, dies with this process (`PR_SET_PDEATHSIG`) and has
+/// its standard input closed (see [`launch::spawn`]); with [`Signals::Forward`] the handler
+/// that forwards stop signals to it is installed first.
+pub(crate) fn start(line: &JobLine, progress: progress::Mode, on_stop: Signals) -> Result<Running> {
+    if on_stop == Signals::Forward {
+        let _ = signals::install();
+    }
+    launch::spawn(line, progress.name())
+}
+
+/// Starts `line`, its ranks told to show their progress as `progress` says, and waits for
+/// the job to end. The job runs in its own process group and dies with this process; with
+/// [`Signals::Forward`] stop signals reach it and this process waits for it to save and exit.
+pub fn run(line: &JobLine, progress: progress::Mode, on_stop: Signals) -> Result<Ended> {
+    let mut job = start(line, progress, on_stop)?;
+    let status = job.child.wait().map_err(cannot_wait)?;
+    Ok(ended(status))
+}
+
+/// Whether `job` has ended, without waiting: `contention survey` watches its rounds
+/// meanwhile.
+pub(crate) fn try_wait(job: &mut Running) -> Result<Option<Ended>> {
+    Ok(job.child.try_wait().map_err(cannot_wait)?.map(ended))
+}
+
+fn ended(status: std::process::ExitStatus) -> Ended {
+    Ended {
+        code: launch::exit_code(status),
+        interrupted: signals::interrupted(),
+    }
+}
+
+fn cannot_wait(e: std::io::Error) -> Error {
+    Error::Failed(format!("cannot wait for the MPI job: {e}"))
 }

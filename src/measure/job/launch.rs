@@ -119,109 +119,145 @@ pub(crate) fn job_line(
     exe: &Path,
     args: &[OsString],
 ) -> JobLine {
+    let mut line = match starter {
+        Starter::Own {
+            program,
+            dialect: Dialect::OpenMpi,
+        } => open_mpi_line(program, shape, var),
+        Starter::Own {
+            program,
+            dialect: Dialect::Hydra,
+        } => hydra_line(program, shape),
+        Starter::Srun { mpi } => srun_line(mpi.as_deref(), slurm, shape, var),
+    };
+    line.argv.push(exe.as_os_str().to_owned());
+    line.argv.extend(args.iter().cloned());
+    line
+}
+
+/// A launcher's words alone, before the program it starts.
+fn words_only(argv: Vec<OsString>) -> JobLine {
+    JobLine {
+        argv,
+        srun_hostfile: None,
+        unset: Vec::new(),
+    }
+}
+
+/// Open MPI's mpirun: no binding of its own, the ranks dealt over the hosts in order, and
+/// `-x` for each variable of `shape.forward` that is set.
+fn open_mpi_line(program: &str, shape: &Shape, var: impl Fn(&str) -> Option<String>) -> JobLine {
+    let np = shape.ranks.to_string();
+    let mut argv: Vec<OsString> = Vec::new();
+    let mut push = |s: &str| argv.push(s.into());
+    push(program);
+    push("-np");
+    push(&np);
+    push("--bind-to");
+    push("none");
+    if shape.as_root {
+        push("--allow-run-as-root");
+    }
+    match shape.rank_hosts {
+        // Distinct hosts: one rank each, dealt in order.
+        Some(h) if distinct(h).len() == h.len() => {
+            push("--host");
+            push(&h.join(","));
+            push("--map-by");
+            push("node");
+        }
+        // Repeated hosts: the sequential mapper places rank i on the i-th entry,
+        // where --map-by node would deal ranks round-robin over distinct hosts.
+        Some(h) => {
+            for w in ["--mca", "rmaps", "seq", "--host"] {
+                push(w);
+            }
+            push(&h.join(","));
+        }
+        None => push("--oversubscribe"),
+    }
+    for v in shape.forward.iter().filter(|v| var(v).is_some()) {
+        push("-x");
+        push(v);
+    }
+    words_only(argv)
+}
+
+/// MPICH's Hydra: no binding of its own, the hosts as runs of slots in rank order.
+fn hydra_line(program: &str, shape: &Shape) -> JobLine {
+    let np = shape.ranks.to_string();
+    let mut argv: Vec<OsString> = Vec::new();
+    let mut push = |s: &str| argv.push(s.into());
+    push(program);
+    push("-n");
+    push(&np);
+    push("-bind-to");
+    push("none");
+    if let Some(h) = shape.rank_hosts {
+        // Hydra fills each entry's slots in order: `x,y:2,x` places ranks 0..3 on
+        // x, y, y, x.
+        let list: Vec<String> = runs(h)
+            .into_iter()
+            .map(|(h, n)| {
+                if n == 1 {
+                    h.to_string()
+                } else {
+                    format!("{h}:{n}")
+                }
+            })
+            .collect();
+        push("-hosts");
+        push(&list.join(","));
+    }
+    words_only(argv)
+}
+
+/// Slurm's srun with the MPI plugin `mpi`: no binding, rank `i` on host `i` through the
+/// arbitrary distribution, and the variables that would make the step exact unset.
+fn srun_line(
+    mpi: Option<&str>,
+    slurm: &Slurm,
+    shape: &Shape,
+    var: impl Fn(&str) -> Option<String>,
+) -> JobLine {
     let np = shape.ranks.to_string();
     let mut argv: Vec<OsString> = Vec::new();
     let mut push = |s: &str| argv.push(s.into());
     let mut srun_hostfile = None;
-    let mut unset = Vec::new();
-    match starter {
-        Starter::Own {
-            program,
-            dialect: Dialect::OpenMpi,
-        } => {
-            push(program);
-            push("-np");
-            push(&np);
-            push("--bind-to");
-            push("none");
-            if shape.as_root {
-                push("--allow-run-as-root");
+    push("srun");
+    if let Some(opt) = slurm.whole_node_option() {
+        push(opt);
+    }
+    push(&format!("--ntasks={np}"));
+    push("--cpu-bind=none");
+    if let Some(m) = mpi {
+        push(&format!("--mpi={m}"));
+    }
+    match shape.rank_hosts {
+        Some(h) => {
+            let nodes = distinct(h);
+            push(&format!("--nodes={}", nodes.len()));
+            if nodes.len() == h.len() {
+                push("--ntasks-per-node=1");
             }
-            match shape.rank_hosts {
-                // Distinct hosts: one rank each, dealt in order.
-                Some(h) if distinct(h).len() == h.len() => {
-                    push("--host");
-                    push(&h.join(","));
-                    push("--map-by");
-                    push("node");
-                }
-                // Repeated hosts: the sequential mapper places rank i on the i-th entry,
-                // where --map-by node would deal ranks round-robin over distinct hosts.
-                Some(h) => {
-                    for w in ["--mca", "rmaps", "seq", "--host"] {
-                        push(w);
-                    }
-                    push(&h.join(","));
-                }
-                None => push("--oversubscribe"),
-            }
-            for v in shape.forward.iter().filter(|v| var(v).is_some()) {
-                push("-x");
-                push(v);
-            }
+            push(&format!("--nodelist={}", nodes.join(",")));
+            push("--distribution=arbitrary");
+            srun_hostfile = Some(h.iter().map(|h| format!("{h}\n")).collect());
         }
-        Starter::Own {
-            program,
-            dialect: Dialect::Hydra,
-        } => {
-            push(program);
-            push("-n");
-            push(&np);
-            push("-bind-to");
-            push("none");
-            if let Some(h) = shape.rank_hosts {
-                // Hydra fills each entry's slots in order: `x,y:2,x` places ranks 0..3 on
-                // x, y, y, x.
-                let list: Vec<String> = runs(h)
-                    .into_iter()
-                    .map(|(h, n)| {
-                        if n == 1 {
-                            h.to_string()
-                        } else {
-                            format!("{h}:{n}")
-                        }
-                    })
-                    .collect();
-                push("-hosts");
-                push(&list.join(","));
-            }
-        }
-        Starter::Srun { mpi } => {
-            push("srun");
-            if let Some(opt) = slurm.whole_node_option() {
-                push(opt);
-            }
-            push(&format!("--ntasks={np}"));
-            push("--cpu-bind=none");
-            if let Some(m) = mpi {
-                push(&format!("--mpi={m}"));
-            }
-            match shape.rank_hosts {
-                Some(h) => {
-                    let nodes = distinct(h);
-                    push(&format!("--nodes={}", nodes.len()));
-                    if nodes.len() == h.len() {
-                        push("--ntasks-per-node=1");
-                    }
-                    push(&format!("--nodelist={}", nodes.join(",")));
-                    push("--distribution=arbitrary");
-                    srun_hostfile = Some(h.iter().map(|h| format!("{h}\n")).collect());
-                }
-                // Every rank on one node, more ranks than the CPUs a step may otherwise get.
-                None => {
-                    push("--nodes=1");
-                    push("--overcommit");
-                }
-            }
-            unset.extend(EXACT_VARS.iter().filter(|v| var(v).is_some()));
+        // Every rank on one node, more ranks than the CPUs a step may otherwise get.
+        None => {
+            push("--nodes=1");
+            push("--overcommit");
         }
     }
-    argv.push(exe.as_os_str().to_owned());
-    argv.extend(args.iter().cloned());
     JobLine {
         argv,
         srun_hostfile,
-        unset,
+        unset: EXACT_VARS
+            .iter()
+            .copied()
+            .filter(|v| var(v).is_some())
+            .collect(),
     }
 }
 
@@ -463,21 +499,6 @@ impl std::error::Error for LaunchError {
     }
 }
 
-/// Runs the launcher and returns the job's exit status (128 + signal when killed).
-///
-/// The job gets its own process group, to which [`super::signals`] forwards SIGINT, SIGTERM
-/// and SIGHUP, and dies with this process (`PR_SET_PDEATHSIG`). Its standard input is
-/// closed: the job reads none, and a launcher outside the terminal's foreground group that
-/// read it would be stopped.
-pub fn run(line: &JobLine, progress: &str) -> Result<i32> {
-    let mut job = spawn(line, progress)?;
-    let status = job
-        .child
-        .wait()
-        .map_err(|e| Error::Failed(format!("cannot wait for the MPI job: {e}")))?;
-    Ok(exit_code(status))
-}
-
 /// A started job: the launcher's process, and srun's host file, removed when this is
 /// dropped (the file must live as long as the job that reads it).
 pub(crate) struct Running {
@@ -486,8 +507,13 @@ pub(crate) struct Running {
     _hostfile: Option<tempfile::TempPath>,
 }
 
-/// Starts the launcher as [`run`] does, without waiting: `contention survey` watches the
-/// job's rounds meanwhile and stops it ([`stop`]) when one overruns its time.
+/// Starts the launcher without waiting (`super::driver` starts every job through it, and
+/// `contention survey` stops one with [`stop`] when a round overruns its time).
+///
+/// The job gets its own process group, to which [`super::signals`] forwards SIGINT, SIGTERM
+/// and SIGHUP, and dies with this process (`PR_SET_PDEATHSIG`). Its standard input is
+/// closed: the job reads none, and a launcher outside the terminal's foreground group that
+/// read it would be stopped.
 pub(crate) fn spawn(line: &JobLine, progress: &str) -> Result<Running> {
     use std::os::unix::process::CommandExt;
     let hostfile = match &line.srun_hostfile {

@@ -2,9 +2,10 @@
 //! under a launcher; run under it, each rank joins the job and plays its part.
 //!
 //! - [`driver`]: what measure, `network --run` and survey do alike: tell a rank from the
-//!   command that starts the job, and plan the line that starts this command again.
+//!   command that starts the job, plan the line that starts this command again, start it
+//!   and wait for its exit status.
 //! - [`flavour`]: which MPI library the binary runs on and which launcher starts its ranks.
-//! - [`launch`]: that launcher's command line, and running it.
+//! - [`launch`]: that launcher's command line, and the process that runs it.
 //! - [`mpi`]: joining the MPI job.
 //! - [`rank0`]: rank 0's measurement on a given communicator; [`sender`]: the ranks that
 //!   send.

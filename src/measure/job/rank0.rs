@@ -50,8 +50,8 @@ fn rank0(
         topology: topo,
         layout,
         resolved,
+        trace: trace_path,
     } = session::place(options, None, true)?;
-    let trace_path = options.trace_path(&layout.hostname);
     crate::results::ensure_parent(&trace_path)?;
     session::check_output(options, &trace_path)?;
     let transport = session::transport(&mpi.hosts);
