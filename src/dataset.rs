@@ -287,10 +287,7 @@ impl Input {
     /// The observations of a trace, one per point, refusing a point whose phase has no valid
     /// bandwidth (a phase not measured, or one that failed).
     pub fn from_trace(trace: &Trace, source: &str) -> Result<Input, DatasetError> {
-        let placement = Placement {
-            comp_numa: trace.config.comp_numa,
-            comm_numa: trace.config.comm_numa,
-        };
+        let placement = placement_of(trace);
         check_trace(trace, placement, source)?;
         let mut observations = Vec::with_capacity(trace.points.len());
         let mut samples = Vec::with_capacity(trace.points.len());
@@ -323,30 +320,25 @@ impl Input {
     /// that the trace it completes is one `calibrate` reads.
     pub fn refused_points(trace: &Trace, source: &str) -> Vec<(usize, String)> {
         let cores_per_socket = trace.machine.cores_per_socket;
-        let mut one = Trace {
-            points: Vec::new(),
-            complete: false,
-            ..trace.clone()
-        };
-        let mut refused = Vec::new();
-        for (i, p) in trace.points.iter().enumerate() {
+        let placement = placement_of(trace);
+        let refused = |p: &TracePoint| {
             if p.cores > cores_per_socket {
-                refused.push((
-                    i,
-                    format!(
-                        "{source}: at {} cores, beyond the machine's {cores_per_socket} cores \
-                         per socket",
-                        p.cores
-                    ),
+                return Some(format!(
+                    "{source}: at {} cores, beyond the machine's {cores_per_socket} cores \
+                     per socket",
+                    p.cores
                 ));
-                continue;
             }
-            one.points = vec![p.clone()];
-            if let Err(e) = Input::from_trace(&one, source) {
-                refused.push((i, e.to_string()));
-            }
-        }
-        refused
+            observation(p, placement, source)
+                .err()
+                .map(|e| e.to_string())
+        };
+        trace
+            .points
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| refused(p).map(|why| (i, why)))
+            .collect()
     }
 
     /// The observations of tidy CSV rows (already checked by [`crate::io::tidy_csv::parse`]).
@@ -579,6 +571,14 @@ fn check_trace(trace: &Trace, placement: Placement, source: &str) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// The placement a trace measured (its `config`).
+fn placement_of(trace: &Trace) -> Placement {
+    Placement {
+        comp_numa: trace.config.comp_numa,
+        comm_numa: trace.config.comm_numa,
+    }
 }
 
 /// One point of a trace as an observation (the four phases' medians, in the order of
