@@ -137,7 +137,7 @@ pub(crate) fn saved_models(saved: &Path) -> Result<BTreeMap<String, Model>> {
             "nothing was compared: `{}` holds no node with a model (a survey manifest, or a \
              fleet report whose calibrations all failed); a saved fleet is a fleet report's \
              JSON whose nodes were calibrated, or a results directory with HOST/model.json",
-            crate::error::escape(&saved.display().to_string())
+            crate::error::shown_path(saved)
         )));
     }
     Ok(out)

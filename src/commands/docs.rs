@@ -45,7 +45,7 @@ fn check_dir(dir: &Path) -> Result<()> {
         Ok(meta) if !meta.is_dir() => Err(Error::Input(format!(
             "contention man: `{}` is {}, not a directory; name a directory to write the man \
              pages into (it is created if absent)",
-            crate::error::escape(&dir.display().to_string()),
+            crate::error::shown_path(dir),
             atomic::describe(&meta.file_type())
         ))),
         _ => Ok(()),

@@ -26,7 +26,7 @@ pub(crate) fn check_target(path: &Path) -> Result<()> {
     }
     let what = describe(&meta.file_type());
     Err(WriteError::NotRegular {
-        shown: crate::error::escape(&path.display().to_string()),
+        shown: crate::error::shown_path(path),
         kind: what,
     }
     .into())

@@ -17,7 +17,7 @@ pub(crate) const STDIN: &str = "-";
 
 /// Reads `path` as UTF-8 text; `what` is the kind of file named in errors ("model file").
 pub(crate) fn text(path: &Path, what: &'static str) -> Result<String> {
-    let shown = || crate::error::escape(&path.display().to_string());
+    let shown = || crate::error::shown_path(path);
     let action = IoAction::Read(what);
     let bytes = if path.as_os_str() == STDIN {
         bounded(std::io::stdin().lock(), what, "standard input")?

@@ -883,7 +883,7 @@ fn possible_points(points: Vec<TracePoint>, fresh: &Trace, path: &Path) -> Vec<T
         points,
         ..fresh.clone()
     };
-    let source = crate::error::escape(&path.display().to_string());
+    let source = crate::error::shown_path(path);
     let refused = crate::dataset::Input::refused_points(&resumed, &source);
     for (_, why) in &refused {
         eprintln!(

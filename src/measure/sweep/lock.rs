@@ -44,7 +44,7 @@ impl std::fmt::Display for TraceBusy {
             f,
             "`{}` is being written by another measure run ({}); wait for it to end, or write \
              elsewhere with -o",
-            crate::error::escape(&self.trace.display().to_string()),
+            crate::error::shown_path(&self.trace),
             crate::error::escape(if self.holder.is_empty() {
                 "holder unknown"
             } else {
