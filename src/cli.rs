@@ -431,6 +431,21 @@ pub struct MeasureArgs {
     #[arg(long, short = 'q')]
     pub(crate) quiet: bool,
 
+    /// Measure a simulated machine instead of this one: `paper:NAME` (exactly the paper's
+    /// model of a machine of its Table 1: henri, dahu, ...) or `realistic:NAME` (that machine
+    /// with soft knees and a slow decline the model cannot follow). No MPI and no binding:
+    /// every phase is drawn with noise on a simulated clock, under the same stop rules as a
+    /// real run, in seconds; the closing line says how long a real node would take. The
+    /// trace is marked simulated: calibrate, evaluate, check and survey never mix it with
+    /// real measurements.
+    #[arg(long, value_name = "MACHINE")]
+    pub(crate) simulate: Option<String>,
+
+    /// Seed of the simulated machine's noise (--simulate): the same seed draws the same
+    /// trace.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "simulate")]
+    pub(crate) seed: u64,
+
     /// Run a contention graph for real instead (one MPI rank per communication end) and
     /// compare each communication's time with the prediction: the same as
     /// `contention network GRAPH --run`, with InfiniBand penalties and 5 repetitions.

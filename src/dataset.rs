@@ -173,6 +173,13 @@ pub enum DatasetError {
     },
     /// Two traces of different hardware given together.
     DifferentMachines(Box<MachineMismatch>),
+    /// A simulated trace given with a real measurement (or with another simulated
+    /// machine's): `sources[0]` is simulated as `machines[0]`, `sources[1]` is `machines[1]`
+    /// (`None`: real, or a CSV, whose origin is unknown).
+    SimulatedAndReal {
+        sources: [String; 2],
+        machines: [Option<String>; 2],
+    },
 }
 
 /// Two traces of different hardware: their files, the first field that differs (with both
@@ -251,6 +258,22 @@ impl std::fmt::Display for DatasetError {
             ),
             DatasetError::Implausible { source, cores, why } => {
                 write!(f, "{source}: at {cores} cores: {why}")
+            }
+            DatasetError::SimulatedAndReal { sources, machines } => {
+                let what = |m: &Option<String>| match m {
+                    Some(spec) => format!("simulated ({})", crate::error::escape(spec)),
+                    None => "a real measurement (or a CSV, which does not say)".to_string(),
+                };
+                write!(
+                    f,
+                    "{} is {} and {} is {}: a simulated trace is never used as a real one, \
+                     nor with another machine's; give the traces of one simulated machine \
+                     together, or only real ones",
+                    sources[0],
+                    what(&machines[0]),
+                    sources[1],
+                    what(&machines[1])
+                )
             }
             DatasetError::DifferentMachines(m) => {
                 let MachineMismatch {
@@ -506,6 +529,7 @@ fn hardware(m: &MachineInfo) -> [(&'static str, String); 5] {
 pub(crate) fn common_machine(
     inputs: &[Input],
 ) -> Result<(Option<&MachineInfo>, Vec<String>), DatasetError> {
+    refuse_simulated_with_real(inputs)?;
     let mut traces = inputs
         .iter()
         .filter_map(|i| i.machine.as_ref().map(|m| (i.source.as_str(), m)));
@@ -533,6 +557,31 @@ pub(crate) fn common_machine(
         }
     }
     Ok((Some(first), notes))
+}
+
+/// The simulated machine an input was drawn from (`measure --simulate`), `None` for a real
+/// trace or a CSV.
+pub(crate) fn simulated(input: &Input) -> Option<&str> {
+    input.machine.as_ref()?.simulated.as_deref()
+}
+
+/// Refuses inputs that mix a simulated trace with anything but traces of the same simulated
+/// machine: a model fitted to both would describe neither, and a CSV does not say where its
+/// rows came from.
+fn refuse_simulated_with_real(inputs: &[Input]) -> Result<(), DatasetError> {
+    let Some(sim) = inputs.iter().find(|i| simulated(i).is_some()) else {
+        return Ok(());
+    };
+    match inputs.iter().find(|i| simulated(i) != simulated(sim)) {
+        None => Ok(()),
+        Some(other) => Err(DatasetError::SimulatedAndReal {
+            sources: [sim.source.clone(), other.source.clone()],
+            machines: [
+                simulated(sim).map(str::to_string),
+                simulated(other).map(str::to_string),
+            ],
+        }),
+    }
 }
 
 /// Refuses a trace as a whole: no point, a hostname with control characters, a placement or

@@ -7,7 +7,9 @@ use crate::measure::job::{driver, launch, rank0, sender, signals};
 use crate::measure::machine::settings;
 use crate::measure::options::MeasureOptions;
 use crate::measure::session;
+use crate::measure::simulation::{self, SimulateOptions};
 use crate::measure::sweep::progress;
+use crate::simulate::Truth;
 use std::path::{Path, PathBuf};
 
 /// `contention measure`'s options, checked: the measurement, and how this command runs it.
@@ -22,6 +24,8 @@ pub(crate) struct Options {
     pub topology: Option<PathBuf>,
     /// No progress output.
     pub quiet: bool,
+    /// `--simulate`: a simulated machine instead of this one.
+    pub simulate: Option<SimulateOptions>,
 }
 
 impl Options {
@@ -30,7 +34,15 @@ impl Options {
     pub(crate) fn from_args(a: &MeasureArgs) -> Result<Options> {
         let measure = a.measure_options();
         measure.check()?;
+        let simulate = match &a.simulate {
+            Some(spec) => Some(SimulateOptions {
+                machine: Truth::parse(spec)?,
+                seed: a.seed,
+            }),
+            None => None,
+        };
         Ok(Options {
+            simulate,
             measure,
             launcher: a.launcher,
             dry_run: a.dry_run,
@@ -42,6 +54,11 @@ impl Options {
 
 pub fn run(args: &MeasureArgs) -> Result<()> {
     let options = Options::from_args(args)?;
+    if let Some(sim) = &options.simulate {
+        let mode = progress::Mode::from_env_or_terminal(None, options.quiet);
+        let interrupted = signals::install();
+        return simulation::run(&options.measure, sim, mode, options.dry_run, interrupted);
+    }
     if driver::in_job() && !options.dry_run {
         return as_rank(&options);
     }

@@ -35,6 +35,12 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
     if m.graph.is_some() {
         return Err(SurveyError::NotForSurvey { option: "--graph" }.into());
     }
+    if m.simulate.is_some() {
+        return Err(SurveyError::NotForSurvey {
+            option: "--simulate",
+        }
+        .into());
+    }
     if !(a.outlier_k.is_finite() && a.outlier_k > 0.0) {
         return Err(SurveyError::OutlierK { k: a.outlier_k }.into());
     }
