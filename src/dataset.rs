@@ -736,6 +736,60 @@ pub(crate) mod tests {
         assert_eq!(crate::Error::from(e).exit_code(), 2);
     }
 
+    /// Survey's nodes, `calibrate` and `evaluate` all take their inputs through
+    /// [`common_machine`]: a simulated trace goes only with traces of its own simulated
+    /// machine, never with a real trace or a CSV.
+    #[test]
+    fn a_simulated_trace_goes_only_with_its_own_machines() {
+        let machine = |simulated: Option<&str>| MachineInfo {
+            hostname: "h".into(),
+            cpu_model: "c".into(),
+            sockets: 2,
+            cores_per_socket: 18,
+            pus_per_core: 1,
+            numa_per_socket: 1,
+            numa_nodes: Vec::new(),
+            nics: Vec::new(),
+            hwloc_version: "2".into(),
+            simulated: simulated.map(str::to_string),
+        };
+        let input = |name: &str, simulated: Option<&str>| Input {
+            machine: Some(machine(simulated)),
+            ..Input::from_rows(&[row(0, 0, 1, 1.0)], name)
+        };
+        let csv = Input::from_rows(&[row(0, 0, 1, 1.0)], "c.csv");
+        let (sim, sim2) = (
+            input("a.json", Some("paper:henri")),
+            input("b.json", Some("paper:henri")),
+        );
+        let (real, other) = (
+            input("r.json", None),
+            input("o.json", Some("realistic:henri")),
+        );
+        assert!(common_machine(&[sim.clone(), sim2.clone()]).is_ok());
+        assert!(common_machine(&[real.clone(), csv.clone()]).is_ok());
+        for (inputs, want) in [
+            (
+                vec![sim.clone(), real.clone()],
+                "r.json is a real measurement",
+            ),
+            (vec![real, sim.clone()], "a.json is simulated (paper:henri)"),
+            (
+                vec![csv, sim.clone()],
+                "c.csv is a real measurement (or a CSV",
+            ),
+            (
+                vec![sim, sim2, other],
+                "o.json is simulated (realistic:henri)",
+            ),
+        ] {
+            let e = common_machine(&inputs).unwrap_err();
+            assert!(matches!(e, DatasetError::SimulatedAndReal { .. }), "{e}");
+            assert!(e.to_string().contains(want), "{e}");
+            assert_eq!(crate::Error::from(e).exit_code(), 2);
+        }
+    }
+
     pub(crate) fn row(comp: u32, comm: u32, cores: u32, scale: f64) -> TidyRow {
         TidyRow {
             comp_numa: comp,

@@ -292,7 +292,6 @@ impl<'a> Campaign<'a> {
         };
         let progress = std::cell::RefCell::new(Progress::new(self.mode, points.len()));
         let (trace, path) = (&mut self.trace, &self.path);
-        let spent = std::cell::Cell::new(Duration::ZERO);
         let result = bench.sweep(
             points,
             |n, phase| progress.borrow_mut().phase(n, phase),
@@ -304,7 +303,7 @@ impl<'a> Campaign<'a> {
                 session::save(path, trace)
             },
         );
-        let spent_now = match result {
+        let spent = match result {
             Ok(d) => d,
             Err(Abort::Interrupted) => {
                 return Err(Error::Interrupted(format!(
@@ -314,12 +313,11 @@ impl<'a> Campaign<'a> {
             }
             Err(Abort::Failed(why) | Abort::Stalled(why)) => return Err(Error::Failed(why)),
         };
-        spent.set(spent_now);
         if let Some(s) = self.trace.simulation.as_mut() {
-            s.measuring_seconds += spent.get().as_secs_f64();
+            s.measuring_seconds += spent.as_secs_f64();
         }
         session::save(&self.path, &mut self.trace)?;
-        Ok(spent.get())
+        Ok(spent)
     }
 
     /// The closing line: what was drawn, and how long a real node would have measured.

@@ -219,3 +219,100 @@ impl Executor for Simulated<'_, '_> {
         (comp, vec![self.bench.plan.comm.pu_os])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simulate::Shape;
+    use crate::trace::CoreSlot;
+
+    fn plan() -> Plan {
+        let slot = |core| CoreSlot {
+            core,
+            pu_os: core,
+            socket: 0,
+        };
+        Plan {
+            compute: (0..18).map(slot).collect(),
+            comm: slot(18),
+            comm_reason: "test".into(),
+            comm_shares_core: false,
+            comp_numa_os: 0,
+            comm_numa_os: 0,
+        }
+    }
+
+    fn sweep(noise: Noise, points: &[u32]) -> (Vec<TracePoint>, Duration) {
+        let truth = Truth::parse("paper:henri").unwrap();
+        assert_eq!(truth.shape(), Shape::Paper);
+        let (plan, stop) = (plan(), AtomicBool::new(false));
+        let bench = SimulatedBench {
+            truth: &truth,
+            placement: Placement {
+                comp_numa: 0,
+                comm_numa: 0,
+            },
+            plan: &plan,
+            sampling: Sampling {
+                max_phase: Duration::from_millis(1500),
+                stable_within: 0.01,
+                timeout: Duration::from_secs(60),
+            },
+            sample_seconds: super::super::sizing::sample_seconds(1.5),
+            message_bytes: 64 << 20,
+            noise,
+            seed: 9,
+            interrupted: &stop,
+        };
+        let mut done = Vec::new();
+        let clock = bench
+            .sweep(
+                points,
+                |_, _| {},
+                |p| {
+                    done.push(p);
+                    Ok(())
+                },
+            )
+            .unwrap();
+        (done, clock)
+    }
+
+    #[test]
+    fn without_noise_each_phase_measures_the_truth_and_stops_as_soon_as_the_rules_allow() {
+        let (done, clock) = sweep(Noise::NONE, &[1, 12]);
+        let truth = Truth::parse("paper:henri").unwrap();
+        let at = Placement {
+            comp_numa: 0,
+            comm_numa: 0,
+        };
+        for p in &done {
+            let t = truth.point(at, p.cores).unwrap();
+            let close = |got: f64, want: f64| (got / want - 1.0).abs() < 1e-6;
+            assert!(close(p.comp_alone.summary.median, t.comp_alone));
+            assert!(close(p.comm_alone.summary.median, t.comm_alone));
+            assert!(close(p.comp_parallel.summary.median, t.comp_parallel));
+            assert!(close(p.comm_parallel.summary.median, t.comm_parallel));
+            assert!(!p.comp_alone.unstable, "{}", p.comp_alone.sampling);
+            assert!(p.comp_alone.sampling.contains("stopped: stable"));
+        }
+        // Noise-free rounds are stable at the rules' minimum of rounds: well under the phase
+        // limit of 1.5 s for each of the six phases.
+        assert!(
+            clock > Duration::ZERO && clock < Duration::from_secs(6),
+            "{clock:?}"
+        );
+    }
+
+    #[test]
+    fn noise_makes_phases_longer_and_the_draws_depend_only_on_the_seed_and_the_point() {
+        let (quiet, quiet_clock) = sweep(Noise::NONE, &[4]);
+        let (_, noisy_clock) = sweep(Noise::TYPICAL, &[4]);
+        assert!(noisy_clock > quiet_clock, "{noisy_clock:?} {quiet_clock:?}");
+        let (noisy, _) = sweep(Noise::TYPICAL, &[4, 8]);
+        assert_ne!(quiet[0].comp_alone.summary, noisy[0].comp_alone.summary);
+        // Point 8 drawn alone is point 8 drawn after point 4.
+        let (alone, _) = sweep(Noise::TYPICAL, &[8]);
+        assert_eq!(alone[0].comp_parallel, noisy[1].comp_parallel);
+    }
+}
