@@ -225,3 +225,71 @@ fn calibrate_evaluate_check_and_survey_never_mix_simulated_and_real() {
     let e = refused(&["survey", "--simulate", "paper:henri", "--dry-run"]);
     assert!(e.contains("--simulate"), "{e}");
 }
+
+#[test]
+fn an_adaptive_sweep_says_why_each_point_and_resume_continues_it() {
+    let dir = temp_dir("simulate-adaptive");
+    let out = dir.join("a.json");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "measure",
+            "--simulate",
+            "realistic:dahu",
+            "--adaptive",
+            "-o",
+            s(&out),
+        ];
+        args.extend_from_slice(extra);
+        let o = contention(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        (stderr(&o), trace_file::read(&out).unwrap())
+    };
+    // A budget smaller than the first grid: the grid is measured, then the sweep stops and
+    // says what is still uncertain.
+    let (err, t) = run(&["--budget", "1s", "--precision", "0.2"]);
+    assert!(
+        err.contains("adaptive: first 1,5,9,12,16 (the ends and a coarse grid)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("past the budget of 1 s; still uncertain: n_par_max"),
+        "{err}"
+    );
+    let cores = |t: &contention::trace::Trace| t.points.iter().map(|p| p.cores).collect::<Vec<_>>();
+    assert_eq!(cores(&t), [1, 5, 9, 12, 16]);
+    assert!(t.complete, "the points chosen so far are all measured");
+    // --resume goes on from the fit of those points, with a tighter precision.
+    let (err, t) = run(&["--resume", "--precision", "0.2"]);
+    assert!(!err.contains("adaptive: first"), "{err}");
+    assert!(err.contains("the refits disagree most there"), "{err}");
+    assert!(err.contains("adaptive: done: "), "{err}");
+    let now = cores(&t);
+    assert!(now.len() > 5 && now.len() <= 16, "{now:?}");
+    for n in [1, 5, 9, 12, 16] {
+        assert!(now.contains(&n));
+    }
+    assert_eq!(t.machine.simulated.as_deref(), Some("realistic:dahu"));
+
+    // Where it cannot apply, it says so.
+    let e = refused(&["measure", "--adaptive", "-o", s(&dir.join("r.json"))]);
+    assert!(e.contains("only with --simulate"), "{e}");
+    let e = refused(&[
+        "measure",
+        "--simulate",
+        "paper:dahu",
+        "--adaptive",
+        "--numa",
+        "0,1",
+        "-o",
+        s(&dir.join("r.json")),
+    ]);
+    assert!(e.contains("both data on one node"), "{e}");
+    let e = refused(&[
+        "survey",
+        "--simulate",
+        "paper:dahu",
+        "--adaptive",
+        "--dry-run",
+    ]);
+    assert!(e.contains("--simulate"), "{e}");
+}

@@ -35,11 +35,13 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
     if m.graph.is_some() {
         return Err(SurveyError::NotForSurvey { option: "--graph" }.into());
     }
-    if m.simulate.is_some() {
-        return Err(SurveyError::NotForSurvey {
-            option: "--simulate",
+    for (given, option) in [
+        (m.simulate.is_some(), "--simulate"),
+        (m.adaptive, "--adaptive"),
+    ] {
+        if given {
+            return Err(SurveyError::NotForSurvey { option }.into());
         }
-        .into());
     }
     if !(a.outlier_k.is_finite() && a.outlier_k > 0.0) {
         return Err(SurveyError::OutlierK { k: a.outlier_k }.into());
