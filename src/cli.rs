@@ -148,7 +148,8 @@ receives messages from rank 1 into a buffer bound to NUMA node COMM. For each N:
 alone, communications alone, both in parallel. Only steady state counts: each thread's first \
 and last iterations are dropped, and the parallel phase counts only while both streams run. A \
 phase stops when the median's 95% confidence interval is within --stable-within, or at \
---max-phase.
+--max-phase once it holds 30 rounds (one message is one round: a phase short of them runs on, \
+up to 4 times --max-phase).
 
 Started from a shell, it launches itself with `mpirun -np 2` on this host (or on --hosts); \
 under mpirun or srun it runs as it is. Use --dry-run first to check the pinning.
@@ -377,7 +378,9 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "N")]
     pub(crate) message_buffers: Option<u32>,
 
-    /// Longest time one phase is sampled, in seconds, if it does not become stable sooner.
+    /// Longest time one phase is sampled, in seconds, if it does not become stable sooner;
+    /// a phase that holds fewer than 30 rounds by then (30 messages, for a slow network)
+    /// runs on until it does, up to 4 times this.
     #[arg(long, value_name = "SECONDS", default_value_t = 1.5)]
     pub(crate) max_phase: f64,
 

@@ -162,10 +162,27 @@ fn four_hosts_are_each_measured_once() {
     }
     measured_all(&o);
     let m = check_all_done(&results, &hosts, &hosts);
-    // An even count: two rounds, every node busy in both.
-    assert_eq!(m["rounds"].as_array().unwrap().len(), 2, "{m:#}");
+    // An even count: two rounds of two pairs on distinct machines; these four hosts are one
+    // kernel, so each pair gets a round of its own, in the same order.
+    let rounds = m["rounds"].as_array().unwrap();
+    let pairs: Vec<(usize, usize)> = rounds
+        .iter()
+        .map(|r| {
+            assert_eq!(r["pairs"].as_array().unwrap().len(), 1, "{m:#}");
+            let at = |k: &str| hosts.iter().position(|h| r["pairs"][0][k] == h.as_str());
+            (at("measured").unwrap(), at("sender").unwrap())
+        })
+        .collect();
+    assert_eq!(pairs, [(0, 2), (1, 3), (2, 0), (3, 1)], "{m:#}");
     assert!(m.get("odd_count").is_none());
     let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "share one machine (one kernel's boot id): their pairs are measured one \
+             round at a time, 4 round(s) in all"
+        ),
+        "{err}"
+    );
     assert!(err.contains("survey: 4 of 4 node(s) done"), "{err}");
     assert!(err.contains("survey: 4 of 4 node(s) measured, "), "{err}");
     // The fleet report follows on standard output, the figure in the results directory.
@@ -350,10 +367,11 @@ fn five_hosts_measure_the_odd_one_in_a_third_round() {
     }
     measured_all(&o);
     let m = check_all_done(&results, &hosts, &hosts);
+    // The third round of distinct machines; on one kernel every pair has a round of its own.
     let rounds = m["rounds"].as_array().unwrap();
-    assert_eq!(rounds.len(), 3, "{m:#}");
-    assert_eq!(rounds[2]["pairs"][0]["measured"], hosts[4].as_str());
-    assert_eq!(rounds[2]["pairs"][0]["sender"], hosts[0].as_str());
+    assert_eq!(rounds.len(), 5, "{m:#}");
+    assert_eq!(rounds[4]["pairs"][0]["measured"], hosts[4].as_str());
+    assert_eq!(rounds[4]["pairs"][0]["sender"], hosts[0].as_str());
     let note = m["odd_count"].as_str().unwrap();
     assert!(
         note.contains(&format!("the last node, {}", hosts[4])),
@@ -366,7 +384,7 @@ fn ranks_on(h: &str) -> Vec<String> {
     crate::common::hosts::processes_in(h, "contention")
 }
 
-/// Longer phases, so round 2 is still running when the test acts on it.
+/// Longer phases, so round 3 is still running when the test acts on it.
 const SLOW: &[&str] = &[
     "--buffer-size",
     "8MiB",
@@ -378,9 +396,12 @@ const SLOW: &[&str] = &[
     "0.01",
 ];
 
-/// Runs a slow survey of `hosts` and, once round 1 is recorded in the manifest, calls
-/// `act` (which returns the pids it signalled); returns those and the survey's output.
-fn act_in_round_2(
+/// Runs a slow survey of four `hosts` and, once nodes 0 and 1 are recorded done in the
+/// manifest, calls `act` (which returns the pids it signalled); returns those and the
+/// survey's output. The namespace hosts are one machine, so each pair has a round of its
+/// own: (0 <- 2), (1 <- 3), (2 <- 0), (3 <- 1); `act` runs during round 3, which measures
+/// node 2 while node 3 waits for round 4.
+fn act_in_round_3(
     hosts: &[String],
     results: &Path,
     act: impl Fn() -> Vec<String>,
@@ -394,11 +415,13 @@ fn act_in_round_2(
     let until = Instant::now() + Duration::from_secs(240);
     let mut acted = Vec::new();
     while Instant::now() < until && child.try_wait().unwrap().is_none() {
-        let round1_done = std::fs::read_to_string(&manifest)
+        let first_half_done = std::fs::read_to_string(&manifest)
             .ok()
             .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .is_some_and(|m| m["nodes"][0]["status"] == "done");
-        if round1_done {
+            .is_some_and(|m| {
+                m["nodes"][0]["status"] == "done" && m["nodes"][1]["status"] == "done"
+            });
+        if first_half_done {
             acted = act();
             break;
         }
@@ -418,9 +441,9 @@ fn a_host_killed_mid_survey_is_failed_and_resume_completes_it() {
         return;
     };
     let manifest = results.join("survey.json");
-    // The last host's rank, measured in round 2, killed.
-    let (killed, o) = act_in_round_2(&hosts, &results, || {
-        let pids = ranks_on(&hosts[3]);
+    // The rank of host 2, measured in round 3, killed.
+    let (killed, o) = act_in_round_3(&hosts, &results, || {
+        let pids = ranks_on(&hosts[2]);
         for pid in &pids {
             let _ = Command::new("kill").args(["-KILL", pid]).status();
         }
@@ -432,7 +455,7 @@ fn a_host_killed_mid_survey_is_failed_and_resume_completes_it() {
     assert!(
         !killed.is_empty(),
         "no rank found on {}: {}",
-        hosts[3],
+        hosts[2],
         text(&o)
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
@@ -443,13 +466,14 @@ fn a_host_killed_mid_survey_is_failed_and_resume_completes_it() {
         ("done".into(), "done".into()),
         "{m:#}"
     );
+    // The cut round's node failed with the job's end; round 4's never started.
     assert_eq!(
         (status(2), status(3)),
-        ("failed".into(), "failed".into()),
+        ("failed".into(), "pending".into()),
         "{m:#}"
     );
     assert!(
-        m["nodes"][3]["error"]
+        m["nodes"][2]["error"]
             .as_str()
             .unwrap()
             .contains("MPI job ended"),
@@ -529,7 +553,7 @@ fn ctrl_c_keeps_the_finished_rounds() {
         return;
     };
     let manifest = results.join("survey.json");
-    let (driver, o) = act_in_round_2(&hosts, &results, || {
+    let (driver, o) = act_in_round_3(&hosts, &results, || {
         let pid = driver_on(&hosts[0]);
         // SIGINT, as Ctrl-C sends it to the foreground process.
         if let Some(p) = &pid {
@@ -549,10 +573,10 @@ fn ctrl_c_keeps_the_finished_rounds() {
         ("done".into(), "done".into()),
         "{m:#}"
     );
-    // Round 2 was cut (or, if it finished first, recorded done): never left pending.
-    for i in [2, 3] {
-        assert_ne!(status(i), "pending", "{m:#}");
-    }
+    // Round 3 was cut (or, if it finished first, recorded done): never left pending;
+    // round 4 never started.
+    assert_ne!(status(2), "pending", "{m:#}");
+    assert_eq!(status(3), "pending", "{m:#}");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("survey --resume"), "{err}");
     assert!(results.join(&hosts[0]).join(TRACE).exists());

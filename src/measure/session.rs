@@ -12,6 +12,7 @@ use crate::measure::machine::topology::{self, Layout};
 use crate::measure::sweep::kernel::Kernel;
 use crate::measure::sweep::progress::{self, Progress};
 use crate::measure::sweep::run::{Abort, Bench, Sampling};
+use crate::measure::sweep::sampling::{MIN_ROUNDS, PHASE_STRETCH};
 use crate::measure::sweep::sizing;
 use crate::measure::sweep::workload::Workload;
 use crate::provenance::Provenance;
@@ -354,8 +355,11 @@ fn config(a: &MeasureOptions, planned: &Planned, buffer: u64, sizing: Sizing) ->
     }
 }
 
-/// The longest a sweep of `c` takes, in seconds: 3 phases per core count, each at most
-/// `--max-phase` plus a margin for its first and last iteration (section 4.1.1); and the
+/// The longest a sweep of `c` takes, in seconds: 3 phases per core count (section 4.1.1),
+/// computations alone at most `--max-phase` (their samples are sized to fill it, see
+/// [`sizing::rounds_at`]), the two with messages at most [`PHASE_STRETCH`] times that (one
+/// message is one sample, and a phase runs on until it holds [`MIN_ROUNDS`] of them), each
+/// plus a margin for its first and last iteration; and the
 /// time to touch every buffer first at [`sizing::TOUCH_BANDWIDTH`]: the computing buffers
 /// and the message rings (rank 0's receive ring, its send ring when exchanging, and rank
 /// 1's, counted as if on this host). `describe_plan` prints it; `contention survey` and the
@@ -370,8 +374,9 @@ pub(crate) fn estimated_seconds(c: &MeasureConfig) -> (f64, f64) {
         3.0
     };
     let bytes = c.buffer_bytes_per_core as f64 * max + c.message_size_bytes as f64 * slots * rings;
+    let stretched = f64::from(PHASE_STRETCH) * c.max_phase_seconds;
     (
-        points * 3.0 * (c.max_phase_seconds + 0.3),
+        points * (c.max_phase_seconds + 2.0 * stretched + 3.0 * 0.3),
         bytes / sizing::TOUCH_BANDWIDTH,
     )
 }
@@ -528,7 +533,8 @@ fn describe_communication(layout: &Layout, r: &Resolved, transport: &Transport) 
     out += &format!(
         "communic.   1 thread on core {} (PU P#{}, socket {}): {}\n\
          \x20           receives {} messages into NUMA node {}, in turn into {} buffer(s) ({})\n\
-         \x20           one message is one sample: {} in a phase need {:.1} GB/s within --max-phase {}\n",
+         \x20           one message is one sample: {} in a phase need {:.1} GB/s within --max-phase {}; \
+         slower, a phase runs on to hold them, up to {:.1} s ({PHASE_STRETCH}x)\n",
         p.comm.core,
         p.comm.pu_os,
         p.comm.socket,
@@ -537,11 +543,10 @@ fn describe_communication(layout: &Layout, r: &Resolved, transport: &Transport) 
         node(c.comm_numa),
         z.message_buffers,
         human_bytes(c.message_size_bytes * u64::from(z.message_buffers)),
-        crate::measure::sweep::sampling::MIN_ROUNDS + 2,
-        (crate::measure::sweep::sampling::MIN_ROUNDS + 2) as f64 * c.message_size_bytes as f64
-            / c.max_phase_seconds
-            / 1e9,
-        c.max_phase_seconds
+        MIN_ROUNDS + 2,
+        (MIN_ROUNDS + 2) as f64 * c.message_size_bytes as f64 / c.max_phase_seconds / 1e9,
+        c.max_phase_seconds,
+        f64::from(PHASE_STRETCH) * c.max_phase_seconds
     );
     if transport.kind == TransportKind::IntraNode {
         let s = &r.sender;
@@ -969,23 +974,24 @@ fn resume_differences(old: &Trace, fresh: &Trace) -> Vec<String> {
 }
 
 /// Why the communication phases cannot be stable when the messages are too long for
-/// `--max-phase` (each message is one sample): the messages the first phase got, at its
-/// median bandwidth, and the `--max-phase` or message size that would give enough.
+/// `--max-phase` (each message is one sample), even stretched to [`PHASE_STRETCH`] times it:
+/// the messages the first phase got, at its median bandwidth, and the `--max-phase` or
+/// message size that would give enough.
 fn few_messages(p: &TracePoint, c: &MeasureConfig) -> Option<String> {
     let got = p.comm_alone.samples.len();
-    let min = crate::measure::sweep::sampling::MIN_ROUNDS;
+    let min = MIN_ROUNDS;
     if got >= min {
         return None;
     }
     let mbps = p.comm_alone.summary.median;
     let per_message = c.message_size_bytes as f64 / (mbps * 1e6);
     Some(format!(
-        "communications alone got {got} messages of {} within --max-phase {} ({mbps:.0} MB/s): \
-         a stable phase needs {min}, so the communication phases will be flagged unstable; \
-         raise --max-phase to {:.1} or lower --message-size",
+        "communications alone got {got} messages of {} within {PHASE_STRETCH}x --max-phase {} \
+         ({mbps:.0} MB/s): a stable phase needs {min}, so the communication phases will be \
+         flagged unstable; raise --max-phase to {:.1} or lower --message-size",
         human_bytes(c.message_size_bytes),
         c.max_phase_seconds,
-        (per_message * (min + 4) as f64).max(c.max_phase_seconds)
+        (per_message * (min + 4) as f64 / f64::from(PHASE_STRETCH)).max(c.max_phase_seconds)
     ))
 }
 
@@ -1193,7 +1199,7 @@ mod tests {
                 c.max_phase_seconds,
                 z.chunk_bytes,
                 sizing::SLOWEST_CORE_BANDWIDTH
-            ) >= crate::measure::sweep::sampling::MIN_ROUNDS
+            ) >= MIN_ROUNDS
         );
         let text = describe_plan(&big, &r, &transport(&["a".into()]), None);
         assert!(text.contains("against 1 GiB of last-level cache"), "{text}");
@@ -1266,7 +1272,7 @@ mod tests {
                     c.max_phase_seconds,
                     z.chunk_bytes,
                     sizing::SLOWEST_CORE_BANDWIDTH
-                ) >= crate::measure::sweep::sampling::MIN_ROUNDS,
+                ) >= MIN_ROUNDS,
                 "{name}"
             );
             seen += 1;

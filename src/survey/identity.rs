@@ -8,10 +8,16 @@
 //! Two given names that turn out to be one node (an address and its host name) are refused
 //! before anything is measured, as are traces already under a reported name of a new survey
 //! (the driver, which knows only the given names, checks those first).
+//!
+//! Nodes with different names can still be one machine: containers or network namespaces on
+//! one kernel (each reports its own host name, and the same boot id). Two pairs on one
+//! machine measured at once would disturb each other as a sender disturbs the node it sits
+//! on (see [`super::pairing`]), so [`separate`] moves such pairs into rounds of their own.
 
 use super::error::SurveyError;
-use super::manifest::Manifest;
+use super::manifest::{Manifest, Round};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// What one rank of the job says of itself before round 1.
@@ -23,6 +29,10 @@ pub struct Identity {
     pub reported: String,
     /// This survey's trace already in `ROOT/reported/`, if any.
     pub old_trace: Option<PathBuf>,
+    /// The machine the node runs on: its kernel's boot id (`None` where it cannot be read,
+    /// taken as a machine of its own).
+    #[serde(default)]
+    pub machine: Option<String>,
 }
 
 /// Why the job must stop before round 1, `None` to go on: two given names reporting the same
@@ -51,6 +61,69 @@ pub fn record(m: &mut Manifest, ids: &[Identity]) {
     }
 }
 
+/// Splits every round of `m` so that no two of its pairs touch one machine (by
+/// [`Identity::machine`]; unknown machines are all distinct): each pair goes to the first
+/// sub-round it shares no machine with, the sub-rounds keep the round's order and time
+/// limit. Returns the given names of the nodes that share a machine with another, for the
+/// log (empty when nothing was split).
+pub fn separate(m: &mut Manifest, ids: &[Identity]) -> Vec<String> {
+    let machine = |host: &str| {
+        ids.iter()
+            .find(|i| i.given == host)
+            .and_then(|i| i.machine.clone())
+            .unwrap_or_else(|| format!("given:{host}"))
+    };
+    let mut rounds = Vec::new();
+    for round in &m.rounds {
+        let mut split: Vec<(Round, BTreeSet<String>)> = Vec::new();
+        for p in &round.pairs {
+            let touches = BTreeSet::from([machine(&p.measured), machine(&p.sender)]);
+            match split
+                .iter_mut()
+                .find(|(_, used)| used.is_disjoint(&touches))
+            {
+                Some((r, used)) => {
+                    r.pairs.push(p.clone());
+                    used.extend(touches);
+                }
+                None => {
+                    let r = Round {
+                        pairs: vec![p.clone()],
+                        timeout_s: round.timeout_s,
+                    };
+                    split.push((r, touches));
+                }
+            }
+        }
+        rounds.extend(split.into_iter().map(|(r, _)| r));
+    }
+    if rounds.len() == m.rounds.len() {
+        return Vec::new();
+    }
+    m.rounds = rounds;
+    let hosts = m.rounds.iter().flat_map(|r| &r.pairs);
+    let mut shared: Vec<String> = hosts
+        .flat_map(|p| [&p.measured, &p.sender])
+        .filter(|h| {
+            let mine = machine(h);
+            ids.iter()
+                .any(|o| &o.given != *h && o.machine.as_ref() == Some(&mine))
+        })
+        .cloned()
+        .collect();
+    shared.sort();
+    shared.dedup();
+    shared
+}
+
+/// This machine's boot id, which containers and network namespaces on one kernel share and
+/// distinct machines never do.
+pub fn this_machine() -> Option<String> {
+    let id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    let id = id.trim();
+    (!id.is_empty()).then(|| id.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,7 +133,82 @@ mod tests {
             given: given.into(),
             reported: reported.into(),
             old_trace: old.map(PathBuf::from),
+            machine: None,
         }
+    }
+
+    fn on(machine: &str, given: &str) -> Identity {
+        Identity {
+            machine: Some(machine.into()),
+            ..id(given, given, None)
+        }
+    }
+
+    fn pairs(m: &Manifest) -> Vec<Vec<(String, String)>> {
+        m.rounds
+            .iter()
+            .map(|r| {
+                r.pairs
+                    .iter()
+                    .map(|p| (p.measured.clone(), p.sender.clone()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pairs_on_one_machine_are_measured_in_rounds_of_their_own() {
+        let hosts: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+        let fresh = || {
+            let mut m = crate::survey::plan::new_manifest(&hosts, Default::default());
+            m.rounds = crate::survey::plan::plan_job(&m, 60.0).unwrap().1;
+            m
+        };
+        let p = |m: &str, s: &str| (m.to_string(), s.to_string());
+
+        // Four machines: the two rounds of two pairs stay as they are.
+        let mut m = fresh();
+        let before = pairs(&m);
+        let ids: Vec<Identity> = hosts.iter().map(|h| on(h, h)).collect();
+        assert!(separate(&mut m, &ids).is_empty());
+        assert_eq!(pairs(&m), before);
+        assert_eq!(before.len(), 2);
+
+        // One kernel under four names (namespace hosts): one pair per round, same order.
+        let mut m = fresh();
+        let limit = m.rounds[0].timeout_s;
+        let ids: Vec<Identity> = hosts.iter().map(|h| on("k1", h)).collect();
+        assert_eq!(separate(&mut m, &ids), ["a", "b", "c", "d"]);
+        assert_eq!(
+            pairs(&m),
+            [
+                vec![p("a", "c")],
+                vec![p("b", "d")],
+                vec![p("c", "a")],
+                vec![p("d", "b")]
+            ]
+        );
+        assert!(m.rounds.iter().all(|r| r.timeout_s == limit));
+
+        // Two machines of two names each, paired across: every pair touches both.
+        let mut m = fresh();
+        let ids = [on("k1", "a"), on("k1", "b"), on("k2", "c"), on("k2", "d")];
+        assert_eq!(separate(&mut m, &ids), ["a", "b", "c", "d"]);
+        assert_eq!(pairs(&m).len(), 4);
+
+        // Paired within each machine: the pairs of a round are apart already.
+        let mut m = fresh();
+        let ids = [on("k1", "a"), on("k2", "b"), on("k1", "c"), on("k2", "d")];
+        let before = pairs(&m);
+        assert_eq!(before[0], [p("a", "c"), p("b", "d")]);
+        assert!(separate(&mut m, &ids).is_empty());
+        assert_eq!(pairs(&m), before);
+
+        // Unknown machines are taken as distinct.
+        let mut m = fresh();
+        let ids: Vec<Identity> = hosts.iter().map(|h| id(h, h, None)).collect();
+        assert!(separate(&mut m, &ids).is_empty());
+        assert_eq!(pairs(&m), before);
     }
 
     #[test]

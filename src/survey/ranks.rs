@@ -267,6 +267,7 @@ fn learn_identities(
         given: host.to_string(),
         reported,
         old_trace: trace.exists().then_some(trace),
+        machine: identity::this_machine(),
     };
     let root = world.process_at_rank(0);
     let mut go = 1u8;
@@ -285,12 +286,25 @@ fn learn_identities(
             manifest.refused = Some(why.to_string());
             go = 0;
         }
+        let shared = identity::separate(manifest, &ids);
+        if !shared.is_empty() {
+            eprintln!(
+                "survey: {} share one machine (one kernel's boot id): their pairs are measured \
+                 one round at a time, {} round(s) in all",
+                shared.join(", "),
+                manifest.rounds.len()
+            );
+        }
         manifest.save(path)?;
     } else {
         let bytes = serde_json::to_vec(&me).unwrap_or_default();
         root.send_with_tag(&bytes[..], TAG_IDENTITY);
     }
     root.broadcast_into(&mut go);
+    if go == 1 {
+        // The rounds may have been split: every rank runs rank 0's.
+        *manifest = share_manifest(world, path)?;
+    }
     Ok(go == 1)
 }
 

@@ -13,7 +13,7 @@
 
 use super::comm::Pattern;
 use super::comm::{self, lock, Command};
-use super::sampling::{self, Span, Timings};
+use super::sampling::{self, Span, Timings, MIN_ROUNDS, PHASE_STRETCH};
 use super::workload::Workload;
 use crate::measure::machine::memory;
 use crate::sys::{bind_current_thread, current_cpu};
@@ -355,6 +355,7 @@ impl Rules<'_> {
             streams,
             n,
             progress: [(0, Duration::ZERO); 2],
+            stretched: false,
         };
         let (stop_reason, last) = exec.phase(streams, n, t0, &mut |s| watch.look(s))?;
         let comm_t = std::slice::from_ref(&last.comm);
@@ -404,7 +405,9 @@ impl Rules<'_> {
 }
 
 /// The stop rules of one phase, applied at each look: Ctrl-C, a stream without progress for
-/// the timeout, every running stream stable, or the phase limit reached with samples.
+/// the timeout, every running stream stable, or the phase limit reached with samples and at
+/// least [`MIN_ROUNDS`] rounds in every running stream, or else [`PHASE_STRETCH`] times the
+/// limit.
 struct Watch<'r, 'a> {
     rules: &'r Rules<'a>,
     streams: Streams,
@@ -412,6 +415,9 @@ struct Watch<'r, 'a> {
     /// Of each stream (computations, communications): completed iterations, and when that
     /// count last grew. One stream stalling must not hide behind the other's progress.
     progress: [(usize, Duration); 2],
+    /// Whether the phase went past `--max-phase` because a stream held fewer than
+    /// [`MIN_ROUNDS`] rounds ([`PHASE_STRETCH`]).
+    stretched: bool,
 }
 
 impl Watch<'_, '_> {
@@ -458,14 +464,51 @@ impl Watch<'_, '_> {
                 snap.at.as_secs_f64()
             )));
         }
-        if snap.at >= r.sampling.max_phase {
-            return Some(Ok(format!(
-                "phase limit of {:.1} s reached before +-{:.1}% stability",
-                r.sampling.max_phase.as_secs_f64(),
-                100.0 * tol
-            )));
+        if snap.at < r.sampling.max_phase {
+            return None;
         }
-        None
+        self.at_limit(snap, &obs)
+    }
+
+    /// The look at or past `--max-phase`: stop, unless a running stream holds fewer than
+    /// [`MIN_ROUNDS`] rounds and the phase is not yet [`PHASE_STRETCH`] times the limit.
+    fn at_limit(&mut self, snap: &Snapshot, obs: &Observed) -> Verdict {
+        let r = self.rules;
+        let tol = r.sampling.stable_within;
+        let limit = format!(
+            "phase limit of {:.1} s reached before +-{:.1}% stability",
+            r.sampling.max_phase.as_secs_f64(),
+            100.0 * tol
+        );
+        let rounds = [
+            (self.streams != Streams::Comm).then(|| sampling::rounds(&obs.comp, self.n).len()),
+            (self.streams != Streams::Comp).then(|| sampling::rounds(&obs.comm, 1).len()),
+        ];
+        let short: Vec<String> = rounds
+            .iter()
+            .zip(["computations", "communications"])
+            .filter_map(|(n, who)| {
+                n.filter(|&n| n < MIN_ROUNDS)
+                    .map(|n| format!("{n} rounds of {who}"))
+            })
+            .collect();
+        let at = snap.at.as_secs_f64();
+        if short.is_empty() {
+            Some(Ok(if self.stretched {
+                format!("{limit}; extended to {at:.2} s to hold {MIN_ROUNDS} rounds")
+            } else {
+                limit
+            }))
+        } else if snap.at >= r.sampling.max_phase * PHASE_STRETCH {
+            Some(Ok(format!(
+                "{limit}; extended to {at:.2} s ({PHASE_STRETCH}x --max-phase, the most) with \
+                 only {}",
+                short.join(" and ")
+            )))
+        } else {
+            self.stretched = true;
+            None
+        }
     }
 }
 
@@ -945,6 +988,77 @@ mod tests {
             .fold(0.0, f64::max);
         assert!(last > 0.45, "{last}");
         assert!(!p.comp_alone.unstable && !p.comm_parallel.unstable);
+    }
+
+    /// The last sample's end in a phase: how long it ran.
+    fn last_end(ph: &Phase) -> f64 {
+        ph.samples.iter().map(|s| s.end).fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn a_phase_short_of_rounds_at_the_limit_runs_on_until_it_holds_them() {
+        let (plan, stop) = (plan(), AtomicBool::new(false));
+        // 25 ms a message: 20 of them in the 0.5 s limit, 30 by about 0.8 s.
+        let mut exec = Fake {
+            comm: [Pace::Even(25_000), Pace::Even(1000)],
+            ..fake(&plan)
+        };
+        let (r, _, done) = sweep(&rules(&plan, &stop), &mut exec, &[1]);
+        assert!(r.is_ok(), "{r:?}");
+        let ph = &done[0].comm_alone;
+        assert!(!ph.unstable, "{}", ph.sampling);
+        assert!(ph.samples.len() >= MIN_ROUNDS, "{}", ph.samples.len());
+        assert!(
+            ph.sampling
+                .contains("stopped: stable within +-1.0% after 0.8"),
+            "{}",
+            ph.sampling
+        );
+        assert!((0.5..1.0).contains(&last_end(ph)), "{}", last_end(ph));
+
+        // Never steady: it stops once it holds them, saying it ran on for them.
+        let mut exec = Fake {
+            comm: [Pace::Alternating(20_000, 30_000), Pace::Even(1000)],
+            ..fake(&plan)
+        };
+        let (r, _, done) = sweep(&rules(&plan, &stop), &mut exec, &[1]);
+        assert!(r.is_ok(), "{r:?}");
+        let ph = &done[0].comm_alone;
+        assert!(ph.unstable);
+        assert_eq!(ph.samples.len(), MIN_ROUNDS, "{}", ph.sampling);
+        assert!(
+            ph.sampling.contains(
+                "stopped: phase limit of 0.5 s reached before +-1.0% stability; extended to 0.8"
+            ) && ph.sampling.ends_with("s to hold 30 rounds"),
+            "{}",
+            ph.sampling
+        );
+        // The other phases had their rounds at the limit and were not extended.
+        assert!(!done[0].comp_alone.sampling.contains("extended"));
+    }
+
+    #[test]
+    fn a_phase_stretches_to_four_times_the_limit_at_most_and_says_what_it_lacked() {
+        let (plan, stop) = (plan(), AtomicBool::new(false));
+        // 80 ms a message in parallel: about 24 in the 2 s cap.
+        let mut exec = Fake {
+            comm: [Pace::Even(1000), Pace::Even(80_000)],
+            ..fake(&plan)
+        };
+        let (r, _, done) = sweep(&rules(&plan, &stop), &mut exec, &[1]);
+        assert!(r.is_ok(), "{r:?}");
+        let ph = &done[0].comm_parallel;
+        assert!(ph.unstable && ph.ci95.is_none(), "{}", ph.sampling);
+        assert!(
+            ph.sampling
+                .contains("extended to 2.00 s (4x --max-phase, the most) with only 2")
+                && ph.sampling.ends_with("rounds of communications"),
+            "{}",
+            ph.sampling
+        );
+        assert!((1.8..=2.0).contains(&last_end(ph)), "{}", last_end(ph));
+        // Computations in that phase ran as long, and are kept whole.
+        assert!(done[0].comp_parallel.samples.len() > MIN_ROUNDS);
     }
 
     fn stalled(r: Result<(), Abort>) -> String {

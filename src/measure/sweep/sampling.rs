@@ -28,6 +28,15 @@ pub(crate) type Timings = Vec<Span>;
 /// of six rounds.
 pub(crate) const MIN_ROUNDS: usize = 30;
 
+/// A phase whose running streams still hold fewer than [`MIN_ROUNDS`] rounds at `--max-phase`
+/// goes on, up to this many times `--max-phase`, until each holds them. Computing samples are
+/// sized to give about [`super::sizing::TARGET_ROUNDS`] rounds within `--max-phase` whatever
+/// the machine, but one message is one sample: 64 MiB messages at 1.3 GB/s fill only 30 in
+/// 1.5 s, and at 2 cores shared with the sender they got 19. Four times the limit holds 30
+/// messages down to a quarter of the bandwidth `--max-phase` needs, which the plan prints;
+/// below that the phase ends at the cap, unstable, and says so.
+pub(crate) const PHASE_STRETCH: u32 = 4;
+
 /// The steady window of one stream: from the moment every thread has finished its first
 /// iteration to the moment the first thread starts its last one. `None` while some thread has
 /// fewer than three iterations (nothing would be left after dropping first and last).
