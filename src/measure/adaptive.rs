@@ -13,7 +13,7 @@
 //! Sompolinsky, "Query by committee", COLT 1992): it places points near the breakpoints and
 //! leaves the flat stretches alone.
 //!
-//! The decisions are pure functions of a fit ([`Fitted`]); [`fit`] gets one from a trace
+//! The decisions are pure functions of a fit (`Fitted`); `fit` gets one from a trace
 //! through the calibration API.
 
 use crate::calibrate::{self, Method, Options};

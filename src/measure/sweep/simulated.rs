@@ -1,4 +1,4 @@
-//! The sweep on a simulated machine (`measure --simulate`): the same [`Rules`] as a real run
+//! The sweep on a simulated machine (`measure --simulate`): the same `Rules` as a real run
 //! (phase order, stop rules, what a point records; section 4.1.1), driving an executor that
 //! draws each stream's iterations from a [`Truth`] with seeded noise ([`crate::simulate`])
 //! on a simulated clock instead of running threads and MPI. A campaign that takes an hour on
