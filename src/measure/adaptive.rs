@@ -21,7 +21,7 @@ use crate::dataset::Input;
 use crate::error::{Error, Result};
 use crate::model::bandwidth::curve;
 use crate::model::Params;
-use crate::trace::Trace;
+use crate::trace::{AdaptiveChoice, AdaptiveLog, Trace};
 use std::time::Duration;
 
 /// What `--adaptive` is asked.
@@ -235,6 +235,214 @@ pub(crate) fn uncertain(f: &Fitted) -> String {
         words.push(format!("{name} +-{:.1}%", 50.0 * (hi - lo) / mid));
     }
     words.join(", ")
+}
+
+/// The core counts an adaptive sweep starts with, of those it may measure (`candidates`,
+/// ascending): the ends and a coarse grid of [`initial_points`], those `trace` lacks, in
+/// order.
+pub(crate) fn first_points(trace: &Trace, candidates: &[u32]) -> Vec<u32> {
+    let max = candidates.iter().copied().max().unwrap_or(1);
+    let grid: Vec<u32> = initial_points(max)
+        .into_iter()
+        .filter(|n| candidates.contains(n))
+        .collect();
+    trace.missing_cores(&grid)
+}
+
+/// Why the first points are measured, for the trace.
+pub(crate) const FIRST_WHY: &str = "the ends and a coarse grid";
+
+/// What an adaptive sweep does after its first points: the one decision both the simulated
+/// and the real sweep take, from what `trace` holds. `spent` is the measuring time of the
+/// `points` measured so far in this run, whose mean is what the next point is expected to
+/// take against `--budget`.
+pub(crate) fn next_step(
+    trace: &Trace,
+    candidates: &[u32],
+    a: &AdaptiveOptions,
+    seed: u64,
+    spent: Duration,
+    points: usize,
+) -> Decision {
+    next_step_with(trace, candidates, a, spent, points, |t| fit(t, seed))
+}
+
+/// [`next_step`] with the fit given: the seam the unit tests drive with a fake fit.
+fn next_step_with(
+    trace: &Trace,
+    candidates: &[u32],
+    a: &AdaptiveOptions,
+    spent: Duration,
+    points: usize,
+    fit: impl FnOnce(&Trace) -> Result<Fitted>,
+) -> Decision {
+    let measured: Vec<u32> = trace.points.iter().map(|p| p.cores).collect();
+    let left = trace.missing_cores(candidates);
+    let Some(&next_in_order) = left.first() else {
+        return Decision::Done(if candidates.len() <= GRID as usize {
+            format!(
+                "done: every core count of the sweep is measured: {} are no more than the first \
+                     grid, so the adaptive sweep is the full sweep here",
+                crate::cores::CoreList::from_counts(candidates)
+            )
+        } else {
+            "done: every core count of the sweep is measured".into()
+        });
+    };
+    let fitted = match fit(trace) {
+        Ok(f) => f,
+        // Noisy or odd points can defeat the fit; the sweep goes on in order rather than
+        // stop with a model it cannot trust.
+        Err(e) => {
+            return Decision::Measure {
+                cores: next_in_order,
+                why: format!(
+                    "the fit of the points so far failed ({e}): the next core count of the \
+                     full sweep"
+                ),
+            }
+        }
+    };
+    // Core counts outside the sweep are never chosen.
+    let mut excluded = measured;
+    excluded.extend((1..=fitted.cores_per_socket).filter(|n| !candidates.contains(n)));
+    match decide(&fitted, &excluded, a.precision) {
+        Decision::Done(why) => Decision::Done(format!("done: {why}")),
+        Decision::Measure { cores, why } => {
+            let per_point = spent.as_secs_f64() / points.max(1) as f64;
+            match a.budget {
+                Some(b) if spent.as_secs_f64() + per_point > b.as_secs_f64() => {
+                    Decision::Done(format!(
+                        "stopped: the next point ({cores} cores) would take the measuring \
+                         time past the budget of {}; still uncertain: {}",
+                        crate::measure::simulation::human_seconds(b.as_secs_f64()),
+                        uncertain(&fitted)
+                    ))
+                }
+                _ => Decision::Measure {
+                    cores,
+                    why: format!("{why}; still uncertain: {}", uncertain(&fitted)),
+                },
+            }
+        }
+    }
+}
+
+/// Starts (or, resumed, continues) the trace's record of the adaptive sweep with what it is
+/// asked now. A choice whose point was never finished (an interruption) is dropped: the
+/// record lists measured points only.
+pub(crate) fn start_log(trace: &mut Trace, a: &AdaptiveOptions) {
+    let measured: Vec<u32> = trace.points.iter().map(|p| p.cores).collect();
+    let mut choices = trace.adaptive.take().map(|l| l.choices).unwrap_or_default();
+    choices.retain(|c| measured.contains(&c.cores));
+    // Points of a trace begun as a full sweep, in the order the trace keeps them.
+    for n in &measured {
+        if !choices.iter().any(|c| c.cores == *n) {
+            choices.push(AdaptiveChoice {
+                cores: *n,
+                why: "measured before the adaptive sweep began".into(),
+            });
+        }
+    }
+    trace.adaptive = Some(AdaptiveLog {
+        precision: a.precision,
+        budget_seconds: a.budget.map(|b| b.as_secs_f64()),
+        choices,
+        ended: None,
+    });
+}
+
+/// Records that `cores` is measured next, and why.
+pub(crate) fn log_choice(trace: &mut Trace, cores: u32, why: &str) {
+    if let Some(l) = trace.adaptive.as_mut() {
+        l.choices.push(AdaptiveChoice {
+            cores,
+            why: why.into(),
+        });
+    }
+}
+
+/// Records why the sweep ended.
+pub(crate) fn log_end(trace: &mut Trace, why: &str) {
+    if let Some(l) = trace.adaptive.as_mut() {
+        l.ended = Some(why.into());
+    }
+}
+
+/// An adaptive sweep under way: the one loop both the simulated and the real sweep run,
+/// point after point. [`Chooser::next`] says which core count comes next (the first grid,
+/// then [`next_step`]) and records each choice in the trace; the caller measures it and
+/// reports the time it took with [`Chooser::measured`].
+pub(crate) struct Chooser {
+    options: AdaptiveOptions,
+    candidates: Vec<u32>,
+    seed: u64,
+    first: std::collections::VecDeque<u32>,
+    spent: Duration,
+    points: usize,
+}
+
+impl Chooser {
+    /// Starts the sweep over `candidates` (the core counts it may measure) on `trace`,
+    /// fresh or resumed; returns the line that says which points come first, if any.
+    pub(crate) fn start(
+        trace: &mut Trace,
+        options: AdaptiveOptions,
+        candidates: Vec<u32>,
+        seed: u64,
+    ) -> (Chooser, Option<String>) {
+        start_log(trace, &options);
+        let first = first_points(trace, &candidates);
+        let line = (!first.is_empty()).then(|| {
+            format!(
+                "first {} ({FIRST_WHY})",
+                crate::cores::CoreList::from_counts(&first)
+            )
+        });
+        let chooser = Chooser {
+            options,
+            candidates,
+            seed,
+            first: first.into(),
+            spent: Duration::ZERO,
+            points: 0,
+        };
+        (chooser, line)
+    }
+
+    /// The next core count, recorded in `trace` with why, and the line that says why (none
+    /// for a point of the first grid, said at the start); or `None` when the sweep is over,
+    /// its reason recorded, and the line that says it.
+    pub(crate) fn next(&mut self, trace: &mut Trace) -> (Option<u32>, Option<String>) {
+        if let Some(n) = self.first.pop_front() {
+            log_choice(trace, n, FIRST_WHY);
+            return (Some(n), None);
+        }
+        let step = next_step(
+            trace,
+            &self.candidates,
+            &self.options,
+            self.seed,
+            self.spent,
+            self.points,
+        );
+        match step {
+            Decision::Measure { cores, why } => {
+                log_choice(trace, cores, &why);
+                (Some(cores), Some(format!("next {cores} cores: {why}")))
+            }
+            Decision::Done(why) => {
+                log_end(trace, &why);
+                (None, Some(why))
+            }
+        }
+    }
+
+    /// The point just chosen took `took` to measure.
+    pub(crate) fn measured(&mut self, took: Duration) {
+        self.spent += took;
+        self.points += 1;
+    }
 }
 
 /// Refuses `--adaptive` where it cannot apply: a placement that is no sample placement (the

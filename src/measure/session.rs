@@ -849,6 +849,7 @@ impl Rank0<'_> {
             settings: self.settings.clone(),
             buffers: Vec::new(),
             simulation: None,
+            adaptive: None,
         };
         if !self.options.resume {
             return Ok(fresh);
@@ -875,6 +876,7 @@ impl Rank0<'_> {
             },
             points,
             started_at: old.started_at,
+            adaptive: old.adaptive,
             ..fresh
         })
     }
