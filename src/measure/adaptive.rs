@@ -445,6 +445,41 @@ impl Chooser {
     }
 }
 
+/// The plan's lines of an adaptive sweep over `candidates` (the core counts it may measure):
+/// where it starts, how it goes on, when it stops; or, when the first grid is every one of
+/// them, that it is the full sweep.
+pub(crate) fn describe(a: &AdaptiveOptions, candidates: &[u32]) -> String {
+    let all = crate::cores::CoreList::from_counts(candidates);
+    let max = candidates.iter().copied().max().unwrap_or(1);
+    let first: Vec<u32> = initial_points(max)
+        .into_iter()
+        .filter(|n| candidates.contains(n))
+        .collect();
+    if first.len() == candidates.len() {
+        return format!(
+            "adaptive    the full sweep here: the first grid (the ends and a coarse grid) is \
+             already every core count, {all}; the model needs two or three points on each side \
+             of a breakpoint, so nothing is left to choose on a socket this small\n"
+        );
+    }
+    let budget = a.budget.map_or(String::new(), |b| {
+        format!(
+            " or once the next point would take the measuring time past {}",
+            crate::measure::simulation::human_seconds(b.as_secs_f64())
+        )
+    });
+    format!(
+        "adaptive    first {} (the ends and a coarse grid); then, after a fit with {} \
+         bootstrap refits, the core count where the refits' predictions disagree most (near \
+         the breakpoints N_par^max, N_seq^max); until every predicted bandwidth is within \
+         +-{:.2}% where nothing is measured{budget}; at most {} points ({all})\n",
+        crate::cores::CoreList::from_counts(&first),
+        RESAMPLES,
+        100.0 * a.precision,
+        candidates.len(),
+    )
+}
+
 /// Refuses `--adaptive` where it cannot apply: a placement that is no sample placement (the
 /// fit of one side needs both data on one node).
 pub(crate) fn check_placement(comp_numa: u32, comm_numa: u32) -> Result<()> {

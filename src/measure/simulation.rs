@@ -415,7 +415,7 @@ pub fn run(
         print!("{}", describe(&l, sim));
         if let Some(a) = &o.adaptive {
             let all: Vec<u32> = (1..=l.machine.cores_per_socket).collect();
-            print!("{}", describe_adaptive(a, &all));
+            print!("{}", adaptive::describe(a, &all));
         }
         return Ok(());
     }
@@ -432,41 +432,6 @@ pub fn run(
         eprintln!("measure: {}", campaign.summary(started.elapsed()));
     }
     Ok(())
-}
-
-/// The plan's lines of an adaptive sweep over `candidates` (the core counts it may measure):
-/// where it starts, how it goes on, when it stops; or, when the first grid is every one of
-/// them, that it is the full sweep.
-pub(crate) fn describe_adaptive(a: &AdaptiveOptions, candidates: &[u32]) -> String {
-    let all = crate::cores::CoreList::from_counts(candidates);
-    let max = candidates.iter().copied().max().unwrap_or(1);
-    let first: Vec<u32> = adaptive::initial_points(max)
-        .into_iter()
-        .filter(|n| candidates.contains(n))
-        .collect();
-    if first.len() == candidates.len() {
-        return format!(
-            "adaptive    the full sweep here: the first grid (the ends and a coarse grid) is \
-             already every core count, {all}; the model needs two or three points on each side \
-             of a breakpoint, so nothing is left to choose on a socket this small\n"
-        );
-    }
-    let budget = a.budget.map_or(String::new(), |b| {
-        format!(
-            " or once the next point would take the measuring time past {}",
-            human_seconds(b.as_secs_f64())
-        )
-    });
-    format!(
-        "adaptive    first {} (the ends and a coarse grid); then, after a fit with {} \
-         bootstrap refits, the core count where the refits' predictions disagree most (near \
-         the breakpoints N_par^max, N_seq^max); until every predicted bandwidth is within \
-         +-{:.2}% where nothing is measured{budget}; at most {} points ({all})\n",
-        crate::cores::CoreList::from_counts(&first),
-        adaptive::RESAMPLES,
-        100.0 * a.precision,
-        candidates.len(),
-    )
 }
 
 /// The adaptive sweep on `campaign`: the points [`adaptive::Chooser`] chooses, one at a
