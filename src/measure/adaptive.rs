@@ -252,23 +252,11 @@ pub(crate) fn first_points(trace: &Trace, candidates: &[u32]) -> Vec<u32> {
 /// Why the first points are measured, for the trace.
 pub(crate) const FIRST_WHY: &str = "the ends and a coarse grid";
 
-/// What an adaptive sweep does after its first points: the one decision both the simulated
-/// and the real sweep take, from what `trace` holds. `spent` is the measuring time of the
+/// What an adaptive sweep does after its first points, from what `trace` holds: the one
+/// decision both the simulated and the real sweep take. `spent` is the measuring time of the
 /// `points` measured so far in this run, whose mean is what the next point is expected to
-/// take against `--budget`.
-pub(crate) fn next_step(
-    trace: &Trace,
-    candidates: &[u32],
-    a: &AdaptiveOptions,
-    seed: u64,
-    spent: Duration,
-    points: usize,
-) -> Decision {
-    next_step_with(trace, candidates, a, spent, points, |t| fit(t, seed))
-}
-
-/// [`next_step`] with the fit given: the seam the unit tests drive with a fake fit.
-fn next_step_with(
+/// take against `--budget`; `fit` fits the trace's points ([`fit`], or a fake in the tests).
+fn next_step(
     trace: &Trace,
     candidates: &[u32],
     a: &AdaptiveOptions,
@@ -352,8 +340,12 @@ pub(crate) fn start_log(trace: &mut Trace, a: &AdaptiveOptions) {
     });
 }
 
-/// Records that `cores` is measured next, and why.
+/// Records that `cores` is measured next, and why; the trace now asks for it.
 pub(crate) fn log_choice(trace: &mut Trace, cores: u32, why: &str) {
+    if !trace.config.cores.contains(&cores) {
+        trace.config.cores.push(cores);
+        trace.config.cores.sort_unstable();
+    }
     if let Some(l) = trace.adaptive.as_mut() {
         l.choices.push(AdaptiveChoice {
             cores,
@@ -371,12 +363,14 @@ pub(crate) fn log_end(trace: &mut Trace, why: &str) {
 
 /// An adaptive sweep under way: the one loop both the simulated and the real sweep run,
 /// point after point. [`Chooser::next`] says which core count comes next (the first grid,
-/// then [`next_step`]) and records each choice in the trace; the caller measures it and
+/// then `next_step`) and records each choice in the trace; the caller measures it and
 /// reports the time it took with [`Chooser::measured`].
 pub(crate) struct Chooser {
     options: AdaptiveOptions,
     candidates: Vec<u32>,
     seed: u64,
+    /// How the points are fitted: [`fit`], a fake in the unit tests.
+    fit: fn(&Trace, u64) -> Result<Fitted>,
     first: std::collections::VecDeque<u32>,
     spent: Duration,
     points: usize,
@@ -384,7 +378,8 @@ pub(crate) struct Chooser {
 
 impl Chooser {
     /// Starts the sweep over `candidates` (the core counts it may measure) on `trace`,
-    /// fresh or resumed; returns the line that says which points come first, if any.
+    /// fresh or resumed, whose `config.cores` it sets to what is measured and the first grid;
+    /// returns the line that says which points come first, if any.
     pub(crate) fn start(
         trace: &mut Trace,
         options: AdaptiveOptions,
@@ -393,6 +388,13 @@ impl Chooser {
     ) -> (Chooser, Option<String>) {
         start_log(trace, &options);
         let first = first_points(trace, &candidates);
+        // The trace asks for the points measured so far and the first grid, so that it is
+        // incomplete until the grid is measured; each later choice is added when chosen.
+        let mut cores: Vec<u32> = trace.points.iter().map(|p| p.cores).collect();
+        cores.extend(&first);
+        cores.sort_unstable();
+        cores.dedup();
+        trace.config.cores = cores;
         let line = (!first.is_empty()).then(|| {
             format!(
                 "first {} ({FIRST_WHY})",
@@ -403,6 +405,7 @@ impl Chooser {
             options,
             candidates,
             seed,
+            fit,
             first: first.into(),
             spent: Duration::ZERO,
             points: 0,
@@ -418,13 +421,14 @@ impl Chooser {
             log_choice(trace, n, FIRST_WHY);
             return (Some(n), None);
         }
+        let (fit, seed) = (self.fit, self.seed);
         let step = next_step(
             trace,
             &self.candidates,
             &self.options,
-            self.seed,
             self.spent,
             self.points,
+            |t| fit(t, seed),
         );
         match step {
             Decision::Measure { cores, why } => {
@@ -558,6 +562,176 @@ mod tests {
         assert!(why.contains("within"), "{why}");
         let all: Vec<u32> = (1..=18).collect();
         assert!(matches!(decide(&f, &all, 0.0), Decision::Done(w) if w.contains("every core")));
+    }
+
+    /// A recorded trace whose points are at `cores` (each a copy of its first point).
+    fn trace_at(cores: &[u32]) -> Trace {
+        let t = crate::io::trace_file::read(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data/traces/vm-local.json"),
+        )
+        .unwrap();
+        let p = t.points[0].clone();
+        Trace {
+            points: cores
+                .iter()
+                .map(|&cores| crate::trace::TracePoint { cores, ..p.clone() })
+                .collect(),
+            adaptive: None,
+            ..t
+        }
+    }
+
+    fn options(precision: f64, budget: Option<u64>) -> AdaptiveOptions {
+        AdaptiveOptions {
+            precision,
+            budget: budget.map(Duration::from_secs),
+        }
+    }
+
+    /// Runs `chooser` on `trace` as a sweep does, each point taking 2 s, until it stops;
+    /// returns the lines it said.
+    fn drive(chooser: &mut Chooser, trace: &mut Trace) -> Vec<String> {
+        let mut said = Vec::new();
+        loop {
+            let (next, line) = chooser.next(trace);
+            said.extend(line);
+            let Some(n) = next else { return said };
+            assert!(trace.missing_cores(&[n]) == [n], "{n} measured twice");
+            trace.points.push(trace_at(&[n]).points.remove(0));
+            chooser.measured(Duration::from_secs(2));
+        }
+    }
+
+    #[test]
+    fn the_chooser_measures_the_first_grid_then_where_the_fit_is_unsure_and_records_why() {
+        let mut t = trace_at(&[]);
+        let all: Vec<u32> = (1..=18).collect();
+        let (mut c, first) = Chooser::start(&mut t, options(0.01, None), all, 1);
+        c.fit = |_, _| Ok(fitted(false));
+        assert_eq!(
+            first.as_deref(),
+            Some("first 1,5,10,14,18 (the ends and a coarse grid)")
+        );
+        let said = drive(&mut c, &mut t);
+        let log = t.adaptive.clone().unwrap();
+        let order: Vec<u32> = log.choices.iter().map(|c| c.cores).collect();
+        assert_eq!(order[..5], [1, 5, 10, 14, 18]);
+        assert!(order.len() > 5, "{order:?}");
+        // The fake's refits part between their breakpoints only.
+        assert!(
+            order[5..].iter().all(|n| (11..=17).contains(n)),
+            "{order:?}"
+        );
+        assert!(
+            log.choices[5].why.contains("refits disagree most"),
+            "{log:?}"
+        );
+        assert!(log.choices[5]
+            .why
+            .contains("still uncertain: n_par_max 10..14"));
+        assert!(
+            said[0].starts_with(&format!("next {} cores: ", order[5])),
+            "{said:?}"
+        );
+        let ended = log.ended.unwrap();
+        assert!(
+            ended.starts_with("done: ") && ended.contains("within"),
+            "{ended}"
+        );
+        assert_eq!(said.last(), Some(&ended));
+        assert_eq!(log.precision, 0.01);
+    }
+
+    #[test]
+    fn the_chooser_stops_at_the_budget_and_goes_on_in_order_when_the_fit_fails() {
+        // Five points of 2 s: a sixth would take the time past 11 s.
+        let mut t = trace_at(&[]);
+        let all: Vec<u32> = (1..=18).collect();
+        let (mut c, _) = Chooser::start(&mut t, options(0.01, Some(11)), all.clone(), 1);
+        c.fit = |_, _| Ok(fitted(false));
+        let said = drive(&mut c, &mut t);
+        assert_eq!(t.points.len(), 5);
+        let ended = t.adaptive.as_ref().unwrap().ended.clone().unwrap();
+        assert!(ended.starts_with("stopped: the next point ("), "{ended}");
+        assert!(ended.contains("past the budget of 11 s; still uncertain: n_par_max"));
+        assert_eq!(said, [ended]);
+
+        let mut t = trace_at(&[]);
+        let (mut c, _) = Chooser::start(&mut t, options(0.01, None), all, 1);
+        c.fit = |_, _| Err(Error::Input("too few points".into()));
+        drive(&mut c, &mut t);
+        let log = t.adaptive.unwrap();
+        let order: Vec<u32> = log.choices.iter().map(|c| c.cores).collect();
+        assert_eq!(
+            order,
+            [1, 5, 10, 14, 18, 2, 3, 4, 6, 7, 8, 9, 11, 12, 13, 15, 16, 17]
+        );
+        assert!(log.choices[5]
+            .why
+            .contains("fit of the points so far failed (too few points)"));
+        assert_eq!(
+            log.ended.unwrap(),
+            "done: every core count of the sweep is measured"
+        );
+    }
+
+    #[test]
+    fn the_chooser_keeps_to_the_sweeps_core_counts_and_says_when_it_is_the_full_sweep() {
+        // A socket of 18 of which the sweep may use 12 (the communication thread has a core):
+        // the grid spans 1..12 and nothing beyond 12 is chosen.
+        let mut t = trace_at(&[]);
+        let some: Vec<u32> = (1..=12).collect();
+        let (mut c, first) = Chooser::start(&mut t, options(0.0001, None), some.clone(), 1);
+        c.fit = |_, _| Ok(fitted(false));
+        assert_eq!(
+            first.as_deref(),
+            Some("first 1,4,7,9,12 (the ends and a coarse grid)")
+        );
+        drive(&mut c, &mut t);
+        assert!(t.points.iter().all(|p| p.cores <= 12));
+        assert!(describe(&options(0.01, None), &some).contains("at most 12 points (1..12)"));
+
+        // Two cores: the grid is the whole sweep, and the plan says so.
+        let mut t = trace_at(&[]);
+        let (mut c, _) = Chooser::start(&mut t, options(0.01, None), vec![1, 2], 1);
+        c.fit = |_, _| panic!("nothing to fit: the grid is every point");
+        drive(&mut c, &mut t);
+        let ended = t.adaptive.unwrap().ended.unwrap();
+        assert!(
+            ended.contains("the adaptive sweep is the full sweep here"),
+            "{ended}"
+        );
+        assert!(describe(&options(0.01, None), &[1, 2]).contains("the full sweep here"));
+    }
+
+    #[test]
+    fn a_resumed_sweep_keeps_its_record_but_the_point_it_never_finished() {
+        let mut t = trace_at(&[1, 18]);
+        t.adaptive = Some(AdaptiveLog {
+            precision: 0.02,
+            budget_seconds: None,
+            choices: [(18, "grid"), (1, "grid"), (10, "interrupted")]
+                .iter()
+                .map(|&(cores, why)| AdaptiveChoice {
+                    cores,
+                    why: why.into(),
+                })
+                .collect(),
+            ended: None,
+        });
+        let all: Vec<u32> = (1..=18).collect();
+        let (_, first) = Chooser::start(&mut t, options(0.01, None), all, 1);
+        let log = t.adaptive.unwrap();
+        assert_eq!(
+            log.choices.iter().map(|c| c.cores).collect::<Vec<_>>(),
+            [18, 1]
+        );
+        assert_eq!(log.precision, 0.01, "what is asked now");
+        assert_eq!(
+            first.as_deref(),
+            Some("first 5,10,14 (the ends and a coarse grid)")
+        );
     }
 
     #[test]

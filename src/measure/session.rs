@@ -691,8 +691,6 @@ impl Rank0<'_> {
         };
         let todo = trace.missing_cores(&self.resolved.config.cores);
         let chooser = self.resolved.adaptive.map(|a| {
-            // The trace asks for the points measured so far; each chosen one is added.
-            trace.config.cores = trace.points.iter().map(|p| p.cores).collect();
             let candidates = self.resolved.config.cores.clone();
             let (chooser, first) = adaptive::Chooser::start(&mut trace, a, candidates, SEED);
             self.say(first);
@@ -855,11 +853,6 @@ impl Rank0<'_> {
             let mut t = trace.borrow_mut();
             let (n, line) = chooser.next(&mut t);
             self.say(line);
-            if let Some(n) = n {
-                t.config.cores.push(n);
-                t.config.cores.sort_unstable();
-                t.config.cores.dedup();
-            }
             started.set(Instant::now());
             n
         };

@@ -444,8 +444,6 @@ fn adaptive_sweep(campaign: &mut Campaign<'_>, a: &AdaptiveOptions) -> Result<()
             eprintln!("measure: adaptive: {line}");
         }
     };
-    // The trace asks for the points measured so far; each chosen one is added to it.
-    campaign.trace.config.cores = campaign.trace.points.iter().map(|p| p.cores).collect();
     let (mut chooser, first) =
         adaptive::Chooser::start(&mut campaign.trace, *a, candidates, campaign.sim.seed);
     say(first);

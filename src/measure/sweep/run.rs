@@ -908,6 +908,63 @@ mod tests {
     }
 
     #[test]
+    fn the_next_point_is_asked_after_each_finished_one_until_none_comes() {
+        let (plan, stop) = (plan(), AtomicBool::new(false));
+        let mut exec = fake(&plan);
+        // An adaptive sweep's shape: each next point depends on the points finished so far.
+        let finished = std::cell::RefCell::new(Vec::<u32>::new());
+        let mut asked = Vec::new();
+        let r = rules(&plan, &stop).chosen(
+            &mut exec,
+            || {
+                let f = finished.borrow();
+                asked.push(f.len());
+                match f.as_slice() {
+                    [] => Some(1),
+                    [1] => Some(3),
+                    [1, 3] => Some(2),
+                    _ => None,
+                }
+            },
+            |_, _| {},
+            |p| {
+                finished.borrow_mut().push(p.cores);
+                Ok(())
+            },
+        );
+        assert!(r.is_ok(), "{r:?}");
+        assert_eq!(finished.into_inner(), [1, 3, 2]);
+        assert_eq!(
+            asked,
+            [0, 1, 2, 3],
+            "asked once before each point and once after"
+        );
+        assert_eq!(exec.ran.len(), 9);
+
+        // Ctrl-C in the second point: the first is kept, nothing more is asked.
+        let mut exec = Fake {
+            interrupt: Some((4, &stop)),
+            ..fake(&plan)
+        };
+        let mut asked = 0;
+        let mut done = Vec::new();
+        let r = rules(&plan, &stop).chosen(
+            &mut exec,
+            || {
+                asked += 1;
+                Some(asked)
+            },
+            |_, _| {},
+            |p| {
+                done.push(p.cores);
+                Ok(())
+            },
+        );
+        assert!(matches!(r, Err(Abort::Interrupted)), "{r:?}");
+        assert_eq!((done, asked), (vec![1], 2));
+    }
+
+    #[test]
     fn each_point_runs_the_three_phases_in_order_and_records_their_bandwidths() {
         let (plan, stop) = (plan(), AtomicBool::new(false));
         let mut exec = fake(&plan);
