@@ -260,40 +260,53 @@ impl std::fmt::Display for DatasetError {
                 write!(f, "{source}: at {cores} cores: {why}")
             }
             DatasetError::SimulatedAndReal { sources, machines } => {
-                let what = |m: &Option<String>| match m {
-                    Some(spec) => format!("simulated ({})", crate::error::escape(spec)),
-                    None => "a real measurement (or a CSV, which does not say)".to_string(),
-                };
-                write!(
-                    f,
-                    "{} is {} and {} is {}: a simulated trace is never used as a real one, \
-                     nor with another machine's; give the traces of one simulated machine \
-                     together, or only real ones",
-                    sources[0],
-                    what(&machines[0]),
-                    sources[1],
-                    what(&machines[1])
-                )
+                simulated_and_real(f, sources, machines)
             }
-            DatasetError::DifferentMachines(m) => {
-                let MachineMismatch {
-                    sources: [first, other],
-                    field,
-                    values: [a, b],
-                    hosts: [host_a, host_b],
-                } = m.as_ref();
-                write!(
-                    f,
-                    "{first} and {other} come from different machines ({field} `{a}` vs `{b}`, \
-                 hosts {host_a} and {host_b}): one model describes one machine; calibrate or \
-                 evaluate each machine's traces separately"
-                )
-            }
+            DatasetError::DifferentMachines(m) => m.fmt(f),
         }
     }
 }
 
 impl std::error::Error for DatasetError {}
+
+impl std::fmt::Display for MachineMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let MachineMismatch {
+            sources: [first, other],
+            field,
+            values: [a, b],
+            hosts: [host_a, host_b],
+        } = self;
+        write!(
+            f,
+            "{first} and {other} come from different machines ({field} `{a}` vs `{b}`, hosts \
+             {host_a} and {host_b}): one model describes one machine; calibrate or evaluate \
+             each machine's traces separately"
+        )
+    }
+}
+
+/// [`DatasetError::SimulatedAndReal`]'s message: what each of the two sources is.
+fn simulated_and_real(
+    f: &mut std::fmt::Formatter<'_>,
+    sources: &[String; 2],
+    machines: &[Option<String>; 2],
+) -> std::fmt::Result {
+    let what = |m: &Option<String>| match m {
+        Some(spec) => format!("simulated ({})", crate::error::escape(spec)),
+        None => "a real measurement (or a CSV, which does not say)".to_string(),
+    };
+    write!(
+        f,
+        "{} is {} and {} is {}: a simulated trace is never used as a real one, nor with \
+         another machine's; give the traces of one simulated machine together, or only real \
+         ones",
+        sources[0],
+        what(&machines[0]),
+        sources[1],
+        what(&machines[1])
+    )
+}
 
 /// `[2, 4]`, or the first eight counts and how many more: a corrupt file may miss millions,
 /// and an error line of megabytes helps no one.

@@ -88,6 +88,7 @@ pub(crate) fn layout(o: &MeasureOptions, sim: &SimulateOptions) -> Result<Layout
         }
     }
     let cps = m.cores_per_socket;
+    let machine = machine_info(truth);
     let cores: Vec<u32> = match &o.cores {
         Some(list) => {
             list.check_max(cps, &format!("the cores per socket of {spec}"))
@@ -95,26 +96,6 @@ pub(crate) fn layout(o: &MeasureOptions, sim: &SimulateOptions) -> Result<Layout
             list.counts().to_vec()
         }
         None => (1..=cps).collect(),
-    };
-    let sockets = (m.numa_nodes / m.numa_per_socket.max(1)).max(1);
-    let machine = MachineInfo {
-        hostname: format!("simulated-{}", spec.replace(':', "-")),
-        cpu_model: format!("simulated {spec}"),
-        sockets,
-        cores_per_socket: cps,
-        pus_per_core: 1,
-        numa_per_socket: m.numa_per_socket,
-        numa_nodes: (0..m.numa_nodes)
-            .map(|i| NumaNodeInfo {
-                logical_index: i,
-                os_index: i,
-                socket: Some(i / m.numa_per_socket.max(1)),
-                memory_bytes: 64 << 30,
-            })
-            .collect(),
-        nics: Vec::new(),
-        hwloc_version: "none (simulated)".into(),
-        simulated: Some(spec.clone()),
     };
     let slot = |core: u32| CoreSlot {
         core,
@@ -165,6 +146,34 @@ pub(crate) fn layout(o: &MeasureOptions, sim: &SimulateOptions) -> Result<Layout
             comm_numa: o.comm_numa,
         },
     })
+}
+
+/// The machine a simulated trace describes: the model's sockets, cores and NUMA nodes, and
+/// its spec as `machine.simulated` (what every reader checks).
+fn machine_info(truth: &Truth) -> MachineInfo {
+    let spec = truth.spec();
+    let m = truth.machine();
+    let cps = m.cores_per_socket;
+    let sockets = (m.numa_nodes / m.numa_per_socket.max(1)).max(1);
+    MachineInfo {
+        hostname: format!("simulated-{}", spec.replace(':', "-")),
+        cpu_model: format!("simulated {spec}"),
+        sockets,
+        cores_per_socket: cps,
+        pus_per_core: 1,
+        numa_per_socket: m.numa_per_socket,
+        numa_nodes: (0..m.numa_nodes)
+            .map(|i| NumaNodeInfo {
+                logical_index: i,
+                os_index: i,
+                socket: Some(i / m.numa_per_socket.max(1)),
+                memory_bytes: 64 << 30,
+            })
+            .collect(),
+        nics: Vec::new(),
+        hwloc_version: "none (simulated)".into(),
+        simulated: Some(spec.clone()),
+    }
 }
 
 /// The `--dry-run` plan of a simulated measurement.
