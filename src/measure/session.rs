@@ -793,6 +793,30 @@ impl Rank0<'_> {
         pages
     }
 
+    /// The sweep's settings, from the resolved configuration; `path` is where finished
+    /// points are saved.
+    fn bench<'s>(&'s self, path: &'s Path) -> Bench<'s> {
+        let c = &self.resolved.config;
+        Bench {
+            topology: self.topology,
+            plan: &self.resolved.planned.plan,
+            workload: Workload::detect(self.options.kernel),
+            pattern: self.options.pattern,
+            chunk_bytes: self.resolved.sizing().chunk_bytes as usize,
+            sample_seconds: self.resolved.sizing().sample_seconds,
+            message_bytes: c.message_size_bytes as usize,
+            bind: c.bind,
+            sampling: Sampling {
+                max_phase: Duration::from_secs_f64(c.max_phase_seconds),
+                stable_within: c.stable_within,
+                timeout: Duration::from_secs_f64(c.timeout_seconds),
+            },
+            interrupted: self.interrupted,
+            saved_to: path,
+            comm: self.comm,
+        }
+    }
+
     /// An adaptive sweep's line on standard error, unless quiet.
     fn say(&self, line: Option<String>) {
         if let (Some(line), false) = (line, self.progress == progress::Mode::Quiet) {
@@ -813,24 +837,7 @@ impl Rank0<'_> {
     ) -> std::result::Result<(), Abort> {
         let adaptive = chooser.is_some();
         let c = &self.resolved.config;
-        let bench = Bench {
-            topology: self.topology,
-            plan: &self.resolved.planned.plan,
-            workload: Workload::detect(self.options.kernel),
-            pattern: self.options.pattern,
-            chunk_bytes: self.resolved.sizing().chunk_bytes as usize,
-            sample_seconds: self.resolved.sizing().sample_seconds,
-            message_bytes: c.message_size_bytes as usize,
-            bind: c.bind,
-            sampling: Sampling {
-                max_phase: Duration::from_secs_f64(c.max_phase_seconds),
-                stable_within: c.stable_within,
-                timeout: Duration::from_secs_f64(c.timeout_seconds),
-            },
-            interrupted: self.interrupted,
-            saved_to: path,
-            comm: self.comm,
-        };
+        let bench = self.bench(path);
         let Buffers {
             computing,
             mut receive,
