@@ -850,7 +850,8 @@ impl Rank0<'_> {
         let started = std::cell::Cell::new(Instant::now());
         let mut order = todo.iter().copied();
         // Asked by rank 0's main thread between two points, while rank 1 waits for the next
-        // stream: the fit takes well under a second.
+        // stream: the fit takes well under a second on a node (tens of seconds in an emulated
+        // guest), and a Ctrl-C meanwhile ends the sweep at the next phase's first look.
         let next = || {
             let mut chooser = chooser.borrow_mut();
             let Some(chooser) = chooser.as_mut() else {
