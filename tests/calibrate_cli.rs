@@ -408,10 +408,37 @@ fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
         s(&model),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("95 % intervals (20 bootstrap resamples, seed 7)"));
+    assert!(
+        stderr(&o).contains("95 % intervals (20 bootstrap resamples, seed 7; "),
+        "{}",
+        stderr(&o)
+    );
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
     assert_eq!(v["uncertainty"]["replicates"].as_array().unwrap().len(), 20);
+    // The refits that kept the full fit are counted, in the file and in the table.
+    let kept = v["uncertainty"]["kept_full_fit"].as_u64().unwrap();
+    assert!(kept <= 20, "{kept}");
+    assert!(
+        stderr(&o).contains(&format!("; {kept} found nothing better than the full fit")),
+        "{}",
+        stderr(&o)
+    );
+    // The breakpoints' intervals are core ranges: whole cores around the fitted value.
+    for name in ["n_par_max", "n_seq_max"] {
+        let [lo, hi] = [0, 1].map(|i| v["uncertainty"]["local"][name][i].as_f64().unwrap());
+        let fitted = v["local"][name].as_f64().unwrap();
+        assert!(lo.fract() == 0.0 && hi.fract() == 0.0, "{name} {lo} {hi}");
+        assert!(
+            lo <= fitted && fitted <= hi,
+            "{name} {fitted} outside {lo}..{hi}"
+        );
+        assert!(
+            stderr(&o).contains(&format!("{name} {lo}..{hi} cores")),
+            "{}",
+            stderr(&o)
+        );
+    }
     let [lo, hi] = [0, 1].map(|i| v["uncertainty"]["local"]["alpha"][i].as_f64().unwrap());
     assert!(lo <= hi && hi <= 1.0, "{lo} {hi}");
     assert_eq!(v["calibration"]["method"], "fit");

@@ -58,6 +58,9 @@ pub struct Group {
     pub(crate) quantity: usize,
     /// The samples, ascending (the bootstrap draws order statistics from them).
     pub sorted: Vec<f64>,
+    /// The same samples as the bootstrap resamples them, whole: a batch of consecutive rounds
+    /// of a trace phase ([`crate::dataset::Batches`]), or one CSV repetition alone.
+    pub(crate) blocks: Vec<Vec<f64>>,
     /// Their median: what the model must predict.
     pub median: f64,
 }
@@ -87,7 +90,7 @@ pub fn keys(groups: &[Group]) -> Vec<Key> {
 /// core count and phase.
 pub fn groups(inputs: &[Input], keep: impl Fn(Placement) -> bool) -> Vec<Group> {
     type Key = (u32, u32, u32, usize);
-    let mut by_key: BTreeMap<Key, Vec<f64>> = BTreeMap::new();
+    let mut by_key: BTreeMap<Key, Vec<Vec<f64>>> = BTreeMap::new();
     for input in inputs {
         for (i, o) in input.observations.iter().enumerate() {
             if !keep(o.placement) {
@@ -95,17 +98,18 @@ pub fn groups(inputs: &[Input], keep: impl Fn(Placement) -> bool) -> Vec<Group> 
             }
             for q in 0..4 {
                 let key = (o.placement.comp_numa, o.placement.comm_numa, o.cores, q);
-                let values = by_key.entry(key).or_default();
+                let blocks = by_key.entry(key).or_default();
                 match input.samples.get(i).map(|s| &s[q]) {
-                    Some(s) if !s.is_empty() => values.extend_from_slice(s),
-                    _ => values.push(o.bw[q].value),
+                    Some(s) if !s.is_empty() => blocks.extend(s.iter().cloned()),
+                    _ => blocks.push(vec![o.bw[q].value]),
                 }
             }
         }
     }
     by_key
         .into_iter()
-        .map(|((comp_numa, comm_numa, cores, quantity), mut sorted)| {
+        .map(|((comp_numa, comm_numa, cores, quantity), blocks)| {
+            let mut sorted: Vec<f64> = blocks.concat();
             sorted.sort_unstable_by(f64::total_cmp);
             let median = stats::median(&sorted).unwrap_or(f64::NAN);
             Group {
@@ -116,6 +120,7 @@ pub fn groups(inputs: &[Input], keep: impl Fn(Placement) -> bool) -> Vec<Group> 
                 cores,
                 quantity,
                 sorted,
+                blocks,
                 median,
             }
         })
@@ -199,14 +204,16 @@ impl Effort {
         }
     }
 
-    /// For a bootstrap refit from the full fit: the start is already close, and its
-    /// residuals give the noise scale, so one pass, breakpoints moved by one core at most.
-    pub(crate) fn refit() -> Effort {
+    /// For a bootstrap refit from the full fit: the breakpoints are searched as far and for
+    /// as many rounds as the full fit searches them (a resample must be free to put them
+    /// wherever its data say, or their intervals would be narrow by construction); the
+    /// continuous parameters start close, and the full fit's residuals give the noise scale,
+    /// so one pass with fewer evaluations.
+    pub(crate) fn refit(cores_per_socket: u32) -> Effort {
         Effort {
-            window: 1,
-            rounds: 1,
-            evaluations: 150,
+            evaluations: 240,
             passes: 1,
+            ..Effort::full(cores_per_socket)
         }
     }
 }

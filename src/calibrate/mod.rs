@@ -454,12 +454,16 @@ fn global_fit(
 /// The fit's uncertainty: `opts.bootstrap` refits on resampled samples (seed `opts.seed`),
 /// their percentile intervals and every replicate, as the model file keeps them.
 fn bootstrapped(model: &Model, groups: &[fit::Group], opts: &Options) -> Uncertainty {
-    let reps = bootstrap::replicates(model, groups, opts.bootstrap, opts.seed);
+    let boot = bootstrap::replicates(model, groups, opts.bootstrap, opts.seed);
+    let reps = &boot.models;
     let locals: Vec<Params> = reps.iter().map(|m| m.local).collect();
     let remotes: Vec<Params> = reps.iter().filter_map(|m| m.remote).collect();
     Uncertainty {
-        method: "bootstrap over samples, percentile intervals".into(),
+        method: "bootstrap over samples (a trace's in batches of consecutive rounds), \
+                 breakpoints searched as in the full fit, percentile intervals"
+            .into(),
         resamples: opts.bootstrap,
+        kept_full_fit: Some(boot.kept_full_fit),
         seed: opts.seed,
         level: bootstrap::LEVEL,
         local: bootstrap::intervals(&locals).unwrap_or_else(|| ParamIntervals::point(&model.local)),
