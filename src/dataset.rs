@@ -102,7 +102,7 @@ pub(crate) type Batches = Vec<Vec<f64>>;
 /// batches of consecutive rounds ([`Batches`]). Empty when the phase kept no valid samples.
 fn scaled_samples(phase: &Phase) -> Batches {
     // Each thread's samples in time order; a sample's round is its rank in its thread.
-    let mut by_thread: std::collections::BTreeMap<u32, Vec<(f64, f64)>> = Default::default();
+    let mut by_thread: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
     for s in phase.samples.iter().filter(|s| is_bandwidth(s.mbps)) {
         by_thread
             .entry(s.thread)
@@ -670,6 +670,45 @@ fn observation(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn a_phases_samples_are_batched_by_rounds_of_every_thread() {
+        // Two threads of 36 iterations, thread 1's written first: 6 batches (sqrt(36)) of 6
+        // rounds, each holding both threads' samples of its rounds, scaled to the median.
+        let mut samples = Vec::new();
+        for thread in [1u32, 0] {
+            for k in 0..36 {
+                samples.push(crate::trace::Sample {
+                    thread,
+                    start: f64::from(k),
+                    end: f64::from(k) + 1.0,
+                    mbps: 100.0 + f64::from(k),
+                });
+            }
+        }
+        let r: Vec<f64> = samples.iter().map(|s| s.mbps).collect();
+        let phase = Phase {
+            summary: stats::summarize(&r),
+            ci95: None,
+            unstable: false,
+            sampling: String::new(),
+            samples,
+        };
+        let batches = scaled_samples(&phase);
+        assert_eq!(batches.len(), 6);
+        let scale = phase.summary.median / stats::median(&r).unwrap();
+        for (b, batch) in batches.iter().enumerate() {
+            assert_eq!(batch.len(), 12, "{batch:?}");
+            let rounds: Vec<f64> = batch.iter().map(|v| v / scale - 100.0).collect();
+            let first = (6 * b) as f64;
+            assert!(
+                rounds
+                    .iter()
+                    .all(|&k| k > first - 1e-6 && k < first + 6.0 - 1e-6),
+                "batch {b}: {rounds:?}"
+            );
+        }
+    }
 
     #[test]
     fn refusals_keep_their_wording_and_exit_2() {

@@ -250,6 +250,44 @@ mod tests {
     }
 
     #[test]
+    fn correlated_batches_are_resampled_whole_and_widen_the_spread() {
+        // 200 samples: 10 batches of 20 rounds, each batch at its own level (a disturbance
+        // lasting several rounds), 2 % apart. Resampled as batches, the median swings with
+        // the levels drawn; the same values resampled one by one hardly move it.
+        let blocks: Vec<Vec<f64>> = (0..10)
+            .map(|b| {
+                (0..20)
+                    .map(|j| 100.0 + 2.0 * (f64::from(b) - 4.5) + 0.01 * f64::from(j))
+                    .collect()
+            })
+            .collect();
+        let mut sorted = blocks.concat();
+        sorted.sort_by(f64::total_cmp);
+        let group = |blocks: Vec<Vec<f64>>| Group {
+            placement: crate::model::Placement {
+                comp_numa: 0,
+                comm_numa: 0,
+            },
+            cores: 1,
+            quantity: 0,
+            sorted: sorted.clone(),
+            blocks,
+            median: 100.0,
+        };
+        let batched = group(blocks);
+        let single = group(sorted.iter().map(|&v| vec![v]).collect());
+        let sampler = Resampler::new(&[batched.clone(), single.clone()]);
+        let mut rng = SplitMix64(5);
+        let spread = |g: &Group, rng: &mut SplitMix64| {
+            let v: Vec<f64> = (0..2000).map(|_| sampler.median(g, rng)).collect();
+            let m = v.iter().sum::<f64>() / v.len() as f64;
+            (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
+        };
+        let (b, s) = (spread(&batched, &mut rng), spread(&single, &mut rng));
+        assert!(b > 2.0 * s, "batches {b} vs samples {s}");
+    }
+
+    #[test]
     fn percentile_intervals_interpolate() {
         let v: Vec<f64> = (0..=100).map(f64::from).collect();
         let [lo, hi] = percentile_interval(&v).unwrap();

@@ -286,9 +286,23 @@ fn the_bootstrap_is_seeded_and_its_intervals_hold_the_fit() {
     );
     assert_eq!(u.replicates.len(), 30);
     assert_eq!((u.resamples, u.seed, u.level), (30, 3, 0.95));
-    for [lo, hi] in u.local.as_array() {
-        assert!(lo <= hi, "{lo} {hi}");
+    // Every fitted value lies in its interval, breakpoints included, and the refits that
+    // kept the full fit are counted.
+    for ((name, [lo, hi]), value) in Params::NAMES
+        .iter()
+        .zip(u.local.as_array())
+        .zip(a.model.local.values())
+    {
+        assert!(
+            lo <= value && value <= hi,
+            "{name}: {value} outside [{lo}, {hi}]"
+        );
     }
+    assert!(
+        u.kept_full_fit.is_some_and(|k| k <= 30),
+        "{:?}",
+        u.kept_full_fit
+    );
     let [lo, hi] = u.local.get("alpha").unwrap();
     assert!(lo > 0.0 && hi <= 1.0);
     // The JSON round trip keeps them; the model part alone still loads.
@@ -379,4 +393,79 @@ fn the_fit_keeps_parameters_the_data_do_not_pin_down_within_the_data() {
         // simplex wandered.
         assert_eq!(p.delta_r, fit.paper_local.delta_r, "{name}: {p:?}");
     }
+}
+
+/// `reps` copies of the local sweep of paper machine `name` (every core), each bandwidth
+/// multiplied by `1 + noise * u`, `u` uniform in [-1, 1) (seeded).
+fn noisy_local_rows(name: &str, noise: f64, reps: usize, seed: u64) -> Vec<TidyRow> {
+    let m = model_file::load(&format!("paper:{name}")).unwrap();
+    let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
+    let exact = paper_rows(name, &[(0, 0)], &cores);
+    let mut rng = super::bootstrap::SplitMix64(seed);
+    let mut rows = Vec::new();
+    for _ in 0..reps {
+        for r in &exact {
+            let mut r = r.clone();
+            for v in [
+                &mut r.comp_alone,
+                &mut r.comm_alone,
+                &mut r.comp_parallel,
+                &mut r.comm_parallel,
+            ] {
+                *v *= 1.0 + noise * rng.symmetric();
+            }
+            rows.push(r);
+        }
+    }
+    rows
+}
+
+#[test]
+fn a_breakpoint_the_data_cannot_place_is_named_with_its_range_of_cores() {
+    // pyxis's local side rises slowly to a long, nearly flat plateau (N_par^max 23 of 32
+    // cores): with 1 % noise the resamples put N_par^max anywhere over several cores, and the
+    // report must say so. A bootstrap whose refits cannot move the breakpoints more than a
+    // core or two from the full fit never gets there.
+    let o = Options {
+        bootstrap: 40,
+        seed: 1,
+        numa_nodes: Some(1),
+        ..opts(1)
+    };
+    let rows = noisy_local_rows("pyxis", 0.01, 3, 11);
+    let (cm, notes) = calibrate(&[csv(&rows, "pyxis.csv")], &o).unwrap();
+    let u = cm.uncertainty.as_ref().unwrap();
+    let [lo, hi] = u.local.get("n_par_max").unwrap();
+    assert!(hi - lo >= 3.0, "N_par^max {lo}..{hi}");
+    let fitted = f64::from(cm.model.local.n_par_max);
+    assert!(lo <= fitted && fitted <= hi, "{fitted} outside {lo}..{hi}");
+    let named = format!("local.n_par_max: could be anywhere from {lo:.0} to {hi:.0} cores");
+    let f = cm.calibration.fit.as_ref().unwrap();
+    assert!(
+        f.unidentified.iter().any(|u| u.starts_with(&named)),
+        "{:?}",
+        f.unidentified
+    );
+    assert!(notes.iter().any(|n| n.contains(&named)), "{notes:?}");
+    // Refits are counted when they keep the full fit, and most found better.
+    let kept = u.kept_full_fit.unwrap();
+    assert!(kept < 20, "{kept} of 40 refits kept the full fit");
+
+    // Exact data: every resample is the data itself, so every refit lands on the same
+    // breakpoints and nothing is named for its interval.
+    let rows = noisy_local_rows("pyxis", 0.0, 3, 11);
+    let (cm, _) = calibrate(&[csv(&rows, "pyxis.csv")], &o).unwrap();
+    let u = cm.uncertainty.as_ref().unwrap();
+    for name in ["n_par_max", "n_seq_max"] {
+        let [lo, hi] = u.local.get(name).unwrap();
+        assert_eq!(lo, hi, "{name} on exact data");
+    }
+    let f = cm.calibration.fit.as_ref().unwrap();
+    assert!(
+        !f.unidentified
+            .iter()
+            .any(|u| u.contains("could be anywhere")),
+        "{:?}",
+        f.unidentified
+    );
 }
