@@ -475,6 +475,22 @@ fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
     let o = contention(&["predict", "-m", s(&model), "--intervals", "-f", "json"]);
     let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(j["intervals"].as_array().unwrap().len(), 4);
+    // The breakpoints' ranges, as in the model file, in the JSON and on the table.
+    let b = &j["breakpoints"][0];
+    assert_eq!(b["side"], "local");
+    assert_eq!(b["n_par_max"], v["uncertainty"]["local"]["n_par_max"]);
+    let o = contention(&["predict", "-m", s(&model), "--intervals"]);
+    let [lo, hi] = [0, 1].map(|i| v["uncertainty"]["local"]["n_seq_max"][i].as_f64().unwrap());
+    assert!(
+        stdout(&o).contains("# local breakpoints: N_par^max "),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains(&format!("N_seq^max {lo}..{hi} cores")),
+        "{}",
+        stdout(&o)
+    );
 
     // A model on standard input is read once, with its intervals: predict and plot use both.
     let piped = |args: &[&str]| {
@@ -494,6 +510,22 @@ fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
     assert!(o.status.success(), "{}", stderr(&o));
     let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(j["intervals"].as_array().unwrap().len(), 4);
+    // The breakpoints' ranges, as in the model file, in the JSON and on the table.
+    let b = &j["breakpoints"][0];
+    assert_eq!(b["side"], "local");
+    assert_eq!(b["n_par_max"], v["uncertainty"]["local"]["n_par_max"]);
+    let o = contention(&["predict", "-m", s(&model), "--intervals"]);
+    let [lo, hi] = [0, 1].map(|i| v["uncertainty"]["local"]["n_seq_max"][i].as_f64().unwrap());
+    assert!(
+        stdout(&o).contains("# local breakpoints: N_par^max "),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains(&format!("N_seq^max {lo}..{hi} cores")),
+        "{}",
+        stdout(&o)
+    );
     let figures = dir.join("figures");
     let o = piped(&["plot", "-m", "-", "--figure", "grid", "-o", s(&figures)]);
     assert!(o.status.success(), "{}", stderr(&o));

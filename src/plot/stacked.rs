@@ -746,6 +746,62 @@ mod tests {
     }
 
     #[test]
+    fn a_bootstrap_gives_each_key_point_error_bars_and_breakpoint_ranges() {
+        let model = model_file::load("paper:henri").unwrap();
+        let p = model.local;
+        let mut iv = ParamIntervals::point(&p).as_array();
+        let at = |name: &str| Params::NAMES.iter().position(|n| *n == name).unwrap();
+        iv[at("n_par_max")] = [15.0, 18.0];
+        iv[at("t_par_max")] = [0.98 * p.t_par_max, 1.01 * p.t_par_max];
+        iv[at("b_seq_comp")] = [0.99 * p.b_seq_comp, 1.02 * p.b_seq_comp];
+        let u = Uncertainty {
+            method: "test".into(),
+            resamples: 2,
+            kept_full_fit: Some(0),
+            seed: 0,
+            level: 0.95,
+            local: ParamIntervals::new(iv),
+            remote: None,
+            replicates: Vec::new(),
+        };
+        let plain = Stacked::new(
+            &model,
+            "paper:henri",
+            Calibrates::Local,
+            &Measurements::default(),
+        )
+        .unwrap();
+        assert!(plain.key_points().iter().all(|k| k.error.is_none()));
+        let s = plain.clone().with_intervals(&u);
+        let keys = s.key_points();
+        let t_par = &keys[0];
+        assert_eq!(
+            t_par.error,
+            Some(ErrorBars {
+                cores: [15.0, 18.0],
+                mbps: iv[at("t_par_max")],
+            })
+        );
+        assert!(
+            words(&t_par.label).ends_with(" = 17 (15..18)"),
+            "{}",
+            words(&t_par.label)
+        );
+        let b = keys.last().unwrap();
+        assert_eq!(b.error.unwrap().mbps, iv[at("b_seq_comp")]);
+        // A zero-width breakpoint interval adds no range to its label.
+        assert!(
+            !words(&keys[1].label).contains(".."),
+            "{}",
+            words(&keys[1].label)
+        );
+        assert!(s.legend().len() > plain.legend().len());
+        let svg = crate::plot::render(&s, crate::plot::ImageFormat::Svg).unwrap();
+        let plain_svg = crate::plot::render(&plain, crate::plot::ImageFormat::Svg).unwrap();
+        assert!(svg.len() > plain_svg.len());
+    }
+
+    #[test]
     fn model_only_stacks_follow_the_model_curves() {
         let model = model_file::load("paper:henri-subnuma").unwrap();
         let all = Stacked::all(&model, "paper:henri-subnuma", &Measurements::default());
