@@ -117,11 +117,22 @@ fn csv_calibrate_predict_evaluate() {
         .contains("comm_parallel"));
     assert_eq!(e["sample_placements"], serde_json::json!(["0,0", "1,1"]));
 
+    // Four placements: the leave-one-placement-out error of the two non-sample ones, in
+    // the JSON and on the table.
+    let cv = &e["cross_validation"];
+    assert_eq!(cv["placements"].as_array().unwrap().len(), 2, "{e}");
+    assert!(e.get("cross_validation_unavailable").is_none(), "{e}");
+
     let o = contention(&["evaluate", "--model", s(&model), s(&csv)]);
     assert!(o.status.success());
     let table = stdout(&o);
     assert!(
         table.contains("Table 2") && table.contains("non-samples"),
+        "{table}"
+    );
+    assert!(
+        table.contains("leave-one-placement-out (global fit without each non-sample placement)")
+            && table.contains("0,1        held out comp_parallel"),
         "{table}"
     );
 
@@ -541,4 +552,61 @@ fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
     let o = contention(&["predict", "-m", s(&plain), "--intervals"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--bootstrap"), "{}", stderr(&o));
+}
+
+#[test]
+fn paper_bootstrap_is_refused_and_evaluate_says_why_it_has_no_cross_validation() {
+    let dir = temp_dir("calibrate-paper-bootstrap");
+    let csv = dir.join("two.csv");
+    let two: Vec<TidyRow> = henri_rows(3)
+        .into_iter()
+        .filter(|r| r.comp_numa == r.comm_numa)
+        .collect();
+    std::fs::write(&csv, tidy_csv::to_string(&two)).unwrap();
+    let model = dir.join("model.json");
+    let o = contention(&[
+        "calibrate",
+        s(&csv),
+        "--numa-per-socket",
+        "1",
+        "--method",
+        "paper",
+        "--bootstrap",
+        "5",
+        "-o",
+        s(&model),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--bootstrap 5 with --method paper")
+            && stderr(&o).contains("use --method fit"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!model.exists());
+
+    let o = contention(&[
+        "calibrate",
+        s(&csv),
+        "--numa-per-socket",
+        "1",
+        "-o",
+        s(&model),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = contention(&["evaluate", "-m", s(&model), s(&csv), "--tolerance", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let why = "leave-one-placement-out: not computed: 2 placement(s) measured";
+    assert!(stdout(&o).contains(why), "{}", stdout(&o));
+    assert!(stderr(&o).contains(why), "{}", stderr(&o));
+    let o = contention(&["evaluate", "-m", s(&model), s(&csv), "-f", "json"]);
+    let e = json(&o);
+    assert!(e.get("cross_validation").is_none(), "{e}");
+    assert!(
+        e["cross_validation_unavailable"]
+            .as_str()
+            .unwrap()
+            .starts_with("2 placement(s) measured"),
+        "{e}"
+    );
 }

@@ -405,7 +405,7 @@ fn noisy_local_rows(name: &str, noise: f64, reps: usize, seed: u64) -> Vec<TidyR
     let mut rows = Vec::new();
     for _ in 0..reps {
         for r in &exact {
-            let mut r = r.clone();
+            let mut r = *r;
             for v in [
                 &mut r.comp_alone,
                 &mut r.comm_alone,
