@@ -431,11 +431,72 @@ pub struct MeasureArgs {
     #[arg(long, short = 'q')]
     pub(crate) quiet: bool,
 
+    /// Measure a simulated machine instead of this one: `paper:NAME` (exactly the paper's
+    /// model of a machine of its Table 1: henri, dahu, ...) or `realistic:NAME` (that machine
+    /// with soft knees and a slow decline the model cannot follow). No MPI and no binding:
+    /// every phase is drawn with noise on a simulated clock, under the same stop rules as a
+    /// real run, in seconds; the closing line says how long a real node would take. The
+    /// trace is marked simulated: calibrate, evaluate, check and survey never mix it with
+    /// real measurements.
+    #[arg(long, value_name = "MACHINE")]
+    pub(crate) simulate: Option<String>,
+
+    /// Seed of the simulated machine's noise (--simulate): the same seed draws the same
+    /// trace.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "simulate")]
+    pub(crate) seed: u64,
+
+    /// Choose the core counts instead of sweeping them all: the ends and a coarse grid
+    /// first, then, after each fit (the global fit with a bootstrap), the core count where
+    /// the refitted models disagree most, until --precision or --budget; each choice and
+    /// what is still uncertain is said on standard error. A sample placement only (both data
+    /// on one node); --resume continues it. With --simulate only, for now.
+    #[arg(long, conflicts_with = "cores")]
+    pub(crate) adaptive: bool,
+
+    /// With --adaptive: stop once every predicted bandwidth's 95% interval (from the
+    /// bootstrap's refits) is within this many percent where nothing is measured.
+    #[arg(
+        long,
+        value_name = "PERCENT",
+        default_value_t = 1.0,
+        requires = "adaptive"
+    )]
+    pub(crate) precision: f64,
+
+    /// With --adaptive: stop before the next point would take the measuring time past this:
+    /// `90s`, `20m`, `2h`, or seconds.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "adaptive")]
+    pub(crate) budget: Option<std::time::Duration>,
+
     /// Run a contention graph for real instead (one MPI rank per communication end) and
     /// compare each communication's time with the prediction: the same as
     /// `contention network GRAPH --run`, with InfiniBand penalties and 5 repetitions.
     #[arg(long, value_name = "GRAPH.json")]
     pub(crate) graph: Option<PathBuf>,
+}
+
+/// `--budget`: `90s`, `20m`, `2h`, or a number of seconds; positive and finite.
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let t = text.trim();
+    let (number, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => t.split_at(i),
+        None => (t, "s"),
+    };
+    let scale = match unit {
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(format!("`{text}`: the unit is s, m or h (`20m`)")),
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v * scale < 1e9 => {
+            Ok(std::time::Duration::from_secs_f64(v * scale))
+        }
+        _ => Err(format!(
+            "`{text}`: give a positive duration such as `90s`, `20m` or `2h`"
+        )),
+    }
 }
 
 impl MeasureArgs {

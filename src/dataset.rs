@@ -193,6 +193,13 @@ pub enum DatasetError {
     },
     /// Two traces of different hardware given together.
     DifferentMachines(Box<MachineMismatch>),
+    /// A simulated trace given with a real measurement (or with another simulated
+    /// machine's): `sources[0]` is simulated as `machines[0]`, `sources[1]` is `machines[1]`
+    /// (`None`: real, or a CSV, whose origin is unknown).
+    SimulatedAndReal {
+        sources: [String; 2],
+        machines: [Option<String>; 2],
+    },
 }
 
 /// Two traces of different hardware: their files, the first field that differs (with both
@@ -271,6 +278,22 @@ impl std::fmt::Display for DatasetError {
             ),
             DatasetError::Implausible { source, cores, why } => {
                 write!(f, "{source}: at {cores} cores: {why}")
+            }
+            DatasetError::SimulatedAndReal { sources, machines } => {
+                let what = |m: &Option<String>| match m {
+                    Some(spec) => format!("simulated ({})", crate::error::escape(spec)),
+                    None => "a real measurement (or a CSV, which does not say)".to_string(),
+                };
+                write!(
+                    f,
+                    "{} is {} and {} is {}: a simulated trace is never used as a real one, \
+                     nor with another machine's; give the traces of one simulated machine \
+                     together, or only real ones",
+                    sources[0],
+                    what(&machines[0]),
+                    sources[1],
+                    what(&machines[1])
+                )
             }
             DatasetError::DifferentMachines(m) => {
                 let MachineMismatch {
@@ -526,6 +549,7 @@ fn hardware(m: &MachineInfo) -> [(&'static str, String); 5] {
 pub(crate) fn common_machine(
     inputs: &[Input],
 ) -> Result<(Option<&MachineInfo>, Vec<String>), DatasetError> {
+    refuse_simulated_with_real(inputs)?;
     let mut traces = inputs
         .iter()
         .filter_map(|i| i.machine.as_ref().map(|m| (i.source.as_str(), m)));
@@ -553,6 +577,31 @@ pub(crate) fn common_machine(
         }
     }
     Ok((Some(first), notes))
+}
+
+/// The simulated machine an input was drawn from (`measure --simulate`), `None` for a real
+/// trace or a CSV.
+pub(crate) fn simulated(input: &Input) -> Option<&str> {
+    input.machine.as_ref()?.simulated.as_deref()
+}
+
+/// Refuses inputs that mix a simulated trace with anything but traces of the same simulated
+/// machine: a model fitted to both would describe neither, and a CSV does not say where its
+/// rows came from.
+fn refuse_simulated_with_real(inputs: &[Input]) -> Result<(), DatasetError> {
+    let Some(sim) = inputs.iter().find(|i| simulated(i).is_some()) else {
+        return Ok(());
+    };
+    match inputs.iter().find(|i| simulated(i) != simulated(sim)) {
+        None => Ok(()),
+        Some(other) => Err(DatasetError::SimulatedAndReal {
+            sources: [sim.source.clone(), other.source.clone()],
+            machines: [
+                simulated(sim).map(str::to_string),
+                simulated(other).map(str::to_string),
+            ],
+        }),
+    }
 }
 
 /// Refuses a trace as a whole: no point, a hostname with control characters, a placement or
@@ -744,6 +793,60 @@ pub(crate) mod tests {
             "{e}"
         );
         assert_eq!(crate::Error::from(e).exit_code(), 2);
+    }
+
+    /// Survey's nodes, `calibrate` and `evaluate` all take their inputs through
+    /// [`common_machine`]: a simulated trace goes only with traces of its own simulated
+    /// machine, never with a real trace or a CSV.
+    #[test]
+    fn a_simulated_trace_goes_only_with_its_own_machines() {
+        let machine = |simulated: Option<&str>| MachineInfo {
+            hostname: "h".into(),
+            cpu_model: "c".into(),
+            sockets: 2,
+            cores_per_socket: 18,
+            pus_per_core: 1,
+            numa_per_socket: 1,
+            numa_nodes: Vec::new(),
+            nics: Vec::new(),
+            hwloc_version: "2".into(),
+            simulated: simulated.map(str::to_string),
+        };
+        let input = |name: &str, simulated: Option<&str>| Input {
+            machine: Some(machine(simulated)),
+            ..Input::from_rows(&[row(0, 0, 1, 1.0)], name)
+        };
+        let csv = Input::from_rows(&[row(0, 0, 1, 1.0)], "c.csv");
+        let (sim, sim2) = (
+            input("a.json", Some("paper:henri")),
+            input("b.json", Some("paper:henri")),
+        );
+        let (real, other) = (
+            input("r.json", None),
+            input("o.json", Some("realistic:henri")),
+        );
+        assert!(common_machine(&[sim.clone(), sim2.clone()]).is_ok());
+        assert!(common_machine(&[real.clone(), csv.clone()]).is_ok());
+        for (inputs, want) in [
+            (
+                vec![sim.clone(), real.clone()],
+                "r.json is a real measurement",
+            ),
+            (vec![real, sim.clone()], "a.json is simulated (paper:henri)"),
+            (
+                vec![csv, sim.clone()],
+                "c.csv is a real measurement (or a CSV",
+            ),
+            (
+                vec![sim, sim2, other],
+                "o.json is simulated (realistic:henri)",
+            ),
+        ] {
+            let e = common_machine(&inputs).unwrap_err();
+            assert!(matches!(e, DatasetError::SimulatedAndReal { .. }), "{e}");
+            assert!(e.to_string().contains(want), "{e}");
+            assert_eq!(crate::Error::from(e).exit_code(), 2);
+        }
     }
 
     pub(crate) fn row(comp: u32, comm: u32, cores: u32, scale: f64) -> TidyRow {

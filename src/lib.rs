@@ -20,6 +20,8 @@
 //! - [`io`]: model files, traces, CSV, output files (everything that touches the file system);
 //!   [`trace`]: the measurement trace `measure` writes, as types; `results`: the default
 //!   place of traces and models, per host.
+//! - [`simulate`]: simulated machines, a known truth and seeded noisy draws from it, so the
+//!   sweep and the fit are judged in seconds without a node.
 //! - [`model`]: the paper's equations, pure functions of typed parameters; `overlap`:
 //!   Langguth et al.'s time of an overlapped step, and `advise` built on it; [`network`]:
 //!   Martinasso and Méhaut's contention between concurrent communications in the network.
@@ -56,6 +58,7 @@ pub mod provenance;
 pub mod report;
 pub mod results;
 pub mod sensitivity;
+pub mod simulate;
 pub mod stats;
 pub mod survey;
 pub(crate) mod sys;

@@ -40,6 +40,23 @@ pub struct Trace {
     /// Where the pages of rank 0's buffers lay after allocation, read back from the kernel.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub buffers: Vec<BufferPages>,
+    /// How a simulated run was drawn (`measure --simulate`): absent in a real trace. The
+    /// mark readers check is [`MachineInfo::simulated`], which travels with the machine into
+    /// model files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulation: Option<Simulation>,
+}
+
+/// A simulated run: the machine it was drawn from, the seed, and the time a real node would
+/// have spent measuring it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Simulation {
+    /// `paper:henri` or `realistic:henri` (see `contention measure --help`).
+    pub machine: String,
+    pub seed: u64,
+    /// Seconds the measured phases took on the simulated clock, summed over the points of
+    /// this trace: what the same sweep costs on a real node, touching the buffers aside.
+    pub measuring_seconds: f64,
 }
 
 /// Whether the measured messages crossed a network card or were copies inside one node.
@@ -139,6 +156,10 @@ pub struct MachineInfo {
     /// Network cards hwloc sees (InfiniBand, Omni-Path, Ethernet), with their locality.
     pub nics: Vec<NicInfo>,
     pub hwloc_version: String,
+    /// The simulated machine this trace was drawn from (`paper:henri`), absent for a real
+    /// one: `calibrate`, `evaluate`, `check` and `survey` never mix the two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulated: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -43,6 +43,7 @@ mod robustness;
 mod sensitivity;
 mod setup;
 mod signals;
+mod simulate;
 mod slurm;
 mod survey;
 mod two_hosts;

@@ -29,8 +29,9 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     }
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
     let input_paths = crate::results::inputs_or_default(&args.inputs)?;
-    let expected = model_file::load(&model_arg)?;
+    let (expected, origin) = model_file::load_with_origin(&model_arg)?;
     let data = inputs::read_all(&input_paths)?;
+    check::same_origin(&model_arg, origin.as_deref(), &data)?;
     let opts = check::refit_options(&expected, &super::calibrate::options(&args.topology));
     let (fitted, notes) = calibrate::calibrate(&data, &opts)?;
     report::print_notes(&notes);

@@ -2,12 +2,15 @@
 
 use crate::cli::MeasureArgs;
 use crate::error::{Error, Result};
+use crate::measure::adaptive::AdaptiveOptions;
 use crate::measure::job::mpi::{self, Threading};
 use crate::measure::job::{driver, launch, rank0, sender, signals};
 use crate::measure::machine::settings;
 use crate::measure::options::MeasureOptions;
 use crate::measure::session;
+use crate::measure::simulation::{self, SimulateOptions};
 use crate::measure::sweep::progress;
+use crate::simulate::Truth;
 use std::path::{Path, PathBuf};
 
 /// `contention measure`'s options, checked: the measurement, and how this command runs it.
@@ -22,6 +25,10 @@ pub(crate) struct Options {
     pub topology: Option<PathBuf>,
     /// No progress output.
     pub quiet: bool,
+    /// `--simulate`: a simulated machine instead of this one.
+    pub simulate: Option<SimulateOptions>,
+    /// `--adaptive`: the core counts chosen one by one.
+    pub adaptive: Option<AdaptiveOptions>,
 }
 
 impl Options {
@@ -30,7 +37,33 @@ impl Options {
     pub(crate) fn from_args(a: &MeasureArgs) -> Result<Options> {
         let measure = a.measure_options();
         measure.check()?;
+        let simulate = match &a.simulate {
+            Some(spec) => Some(SimulateOptions {
+                machine: Truth::parse(spec)?,
+                seed: a.seed,
+            }),
+            None => None,
+        };
+        let adaptive = a.adaptive.then_some(AdaptiveOptions {
+            precision: a.precision / 100.0,
+            budget: a.budget,
+        });
+        if adaptive.is_some() && simulate.is_none() {
+            return Err(Error::Input(
+                "--adaptive: only with --simulate in this version (a real node is measured \
+                 with the full sweep); add --simulate paper:NAME to try it, or drop --adaptive"
+                    .into(),
+            ));
+        }
+        if !(a.precision.is_finite() && a.precision > 0.0 && a.precision <= 100.0) {
+            return Err(Error::Input(format!(
+                "--precision {}: give a percentage in (0, 100], e.g. `--precision 1`",
+                a.precision
+            )));
+        }
         Ok(Options {
+            simulate,
+            adaptive,
             measure,
             launcher: a.launcher,
             dry_run: a.dry_run,
@@ -42,6 +75,18 @@ impl Options {
 
 pub fn run(args: &MeasureArgs) -> Result<()> {
     let options = Options::from_args(args)?;
+    if let Some(sim) = &options.simulate {
+        let mode = progress::Mode::from_env_or_terminal(None, options.quiet);
+        let interrupted = signals::install();
+        return simulation::run(
+            &options.measure,
+            sim,
+            options.adaptive,
+            mode,
+            options.dry_run,
+            interrupted,
+        );
+    }
     if driver::in_job() && !options.dry_run {
         return as_rank(&options);
     }

@@ -35,6 +35,14 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
     if m.graph.is_some() {
         return Err(SurveyError::NotForSurvey { option: "--graph" }.into());
     }
+    for (given, option) in [
+        (m.simulate.is_some(), "--simulate"),
+        (m.adaptive, "--adaptive"),
+    ] {
+        if given {
+            return Err(SurveyError::NotForSurvey { option }.into());
+        }
+    }
     if !(a.outlier_k.is_finite() && a.outlier_k > 0.0) {
         return Err(SurveyError::OutlierK { k: a.outlier_k }.into());
     }

@@ -196,6 +196,7 @@ mod tests {
                 socket: Some(nic_node / numa_per_socket),
             }],
             hwloc_version: "2.9.0".into(),
+            simulated: None,
         }
     }
 

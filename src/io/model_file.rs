@@ -53,6 +53,32 @@ pub(crate) fn load_with_uncertainty(
     Ok((parse(&text, spec)?, uncertainty(&text, spec)?))
 }
 
+/// Loads `spec` as [`load`] does, with the simulated machine its calibration's traces were
+/// drawn from (`calibration.measured_machine.simulated`, written when `calibrate` read
+/// traces of `measure --simulate`); `None` for a model of real measurements, a hand-typed
+/// file or a built-in model. One read: standard input can be read only once.
+pub(crate) fn load_with_origin(spec: &str) -> Result<(Model, Option<String>)> {
+    #[derive(serde::Deserialize)]
+    struct Machine {
+        simulated: Option<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Calibration {
+        measured_machine: Option<Machine>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Only {
+        calibration: Option<Calibration>,
+    }
+    let text = text_of(spec)?;
+    let model = parse(&text, spec)?;
+    // The model parsed: a calibration block that does not is no origin to speak of.
+    let origin = serde_json::from_str::<Only>(&text)
+        .ok()
+        .and_then(|o| o.calibration?.measured_machine?.simulated);
+    Ok((model, origin))
+}
+
 /// The JSON of `spec`: a built-in model's, or the file's (read with the input bounds of
 /// [`crate::io::read`]).
 fn text_of(spec: &str) -> Result<std::borrow::Cow<'static, str>> {

@@ -15,10 +15,16 @@
 //!   [`options`]: what a measurement is asked to do, as plain values; [`session`]: those
 //!   options resolved against the machine, the `--dry-run` plan, and the sweep that keeps
 //!   the trace on disk. [`session`] takes the options, never the command line.
+//! - [`adaptive`]: which core count to measure next, from the fit's bootstrap
+//!   (`--adaptive`).
+//! - [`simulation`]: the same session on a simulated machine (`--simulate`): no MPI, no
+//!   binding, a simulated clock.
 
+pub mod adaptive;
 pub mod choices;
 pub mod job;
 pub mod machine;
 pub mod options;
 pub mod session;
+pub mod simulation;
 pub mod sweep;

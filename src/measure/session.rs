@@ -843,6 +843,7 @@ impl Rank0<'_> {
             sender: self.sender.clone(),
             settings: self.settings.clone(),
             buffers: Vec::new(),
+            simulation: None,
         };
         if !self.options.resume {
             return Ok(fresh);
@@ -1036,7 +1037,7 @@ fn half_width(p: &crate::trace::Phase) -> String {
 }
 
 /// Writes the trace and its CSV, atomically, marking it complete when no core count is left.
-fn save(path: &Path, trace: &mut Trace) -> Result<()> {
+pub(crate) fn save(path: &Path, trace: &mut Trace) -> Result<()> {
     trace.points.sort_by_key(|p| p.cores);
     trace.complete = trace.missing_cores(&trace.config.cores).is_empty();
     trace.updated_at = crate::timestamp::now();

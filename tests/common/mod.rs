@@ -108,6 +108,7 @@ pub fn machine(host: &str, cores_per_socket: u32, numa_per_socket: u32) -> Machi
             socket: Some(0),
         }],
         hwloc_version: "2.9.0".into(),
+        simulated: None,
     }
 }
 
@@ -236,5 +237,6 @@ pub fn trace(
         sender: None,
         settings: None,
         buffers: Vec::new(),
+        simulation: None,
     }
 }

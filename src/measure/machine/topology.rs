@@ -470,6 +470,7 @@ impl Layout {
             numa_nodes: self.numa.clone(),
             nics: self.nics.iter().map(|n| n.info.clone()).collect(),
             hwloc_version: self.hwloc_version.clone(),
+            simulated: None,
         }
     }
 }

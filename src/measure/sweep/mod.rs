@@ -2,6 +2,7 @@
 //! how their timings become samples, and how big and how finely timed the buffers are.
 //!
 //! - [`run`]: the sweep: phase order, stop rules, the threads that run a phase.
+//! - [`simulated`]: the same sweep on a simulated machine and clock (`measure --simulate`).
 //! - [`kernel`]: non-temporal stores (AVX-512, AVX2, SSE2); [`workload`]: what a computing
 //!   thread does per iteration (that kernel, copy or triad).
 //! - [`comm`]: the communication stream and its patterns (pong, pingpong, ring).
@@ -16,5 +17,6 @@ pub mod lock;
 pub mod progress;
 pub mod run;
 pub mod sampling;
+pub mod simulated;
 pub mod sizing;
 pub mod workload;

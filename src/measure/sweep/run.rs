@@ -52,7 +52,7 @@ pub(crate) enum Abort {
 
 /// Which streams a phase runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Streams {
+pub(super) enum Streams {
     Comp,
     Comm,
     Both,
@@ -262,23 +262,23 @@ pub(crate) fn check_cpus(threads: &[ThreadCpus]) -> Result<(), String> {
 }
 
 /// One look at a running phase: when, and the iterations completed so far.
-struct Snapshot {
+pub(super) struct Snapshot {
     /// Time since the phase started.
-    at: Duration,
+    pub(super) at: Duration,
     /// Iterations of each of the point's computing threads (empty lists when computations
     /// do not run), seconds on the point's clock.
-    comp: Vec<Timings>,
+    pub(super) comp: Vec<Timings>,
     /// Iterations (messages) of the communication stream.
-    comm: Timings,
+    pub(super) comm: Timings,
 }
 
 /// A watcher's decision after a look: go on (`None`), stop with why (the trace's note), or
 /// abort the sweep.
-type Verdict = Option<Result<String, Abort>>;
+pub(super) type Verdict = Option<Result<String, Abort>>;
 
 /// What runs the streams of a phase. [`Rules`] decides which phases run, when each stops and
 /// what is recorded; an executor only runs them and reports what they did.
-trait Executor {
+pub(super) trait Executor {
     /// Runs `streams` of an `n`-core point on the point's clock `t0`, showing `watch` the
     /// iterations completed so far until it returns a verdict; then stops the streams and
     /// returns the verdict (an abort as an error) with the final iterations.
@@ -298,17 +298,17 @@ trait Executor {
 /// The sweep's decisions (section 4.1.1): for each core count, computations alone,
 /// communications alone, both in parallel; each phase until its streams are stable or the
 /// phase limit; what a finished point records.
-struct Rules<'a> {
-    plan: &'a Plan,
-    bind: bool,
-    sampling: Sampling,
-    interrupted: &'a AtomicBool,
+pub(super) struct Rules<'a> {
+    pub(super) plan: &'a Plan,
+    pub(super) bind: bool,
+    pub(super) sampling: Sampling,
+    pub(super) interrupted: &'a AtomicBool,
 }
 
 impl Rules<'_> {
     /// Runs `points` (core counts) in order on `exec`, calling `phase` when a phase starts
     /// and `done` with each finished point.
-    fn points(
+    pub(super) fn points(
         &self,
         exec: &mut impl Executor,
         points: &[u32],

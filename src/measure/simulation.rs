@@ -1,0 +1,520 @@
+//! A measurement session on a simulated machine (`measure --simulate paper:henri`): the
+//! plan from the model's machine (its cores and NUMA nodes stand in for hwloc's topology),
+//! the sweep of [`super::sweep::simulated`] with the same phase and stop rules as a real
+//! run, and the trace kept on disk after every point, marked simulated
+//! ([`crate::trace::MachineInfo::simulated`]) so that no reader takes it for a real one.
+//! No MPI, no binding, no buffers.
+
+use super::adaptive::{self, AdaptiveOptions};
+use super::choices::{CommPattern, ComputeKernel};
+use super::options::MeasureOptions;
+use super::session;
+use super::sweep::progress::{self, Progress};
+use super::sweep::run::{Abort, Sampling};
+use super::sweep::simulated::SimulatedBench;
+use super::sweep::sizing;
+use crate::error::{Error, Result};
+use crate::io::trace_file;
+use crate::model::Placement;
+use crate::provenance::Provenance;
+use crate::simulate::{Noise, Truth};
+use crate::trace::{
+    CoreSlot, MachineInfo, MeasureConfig, MpiInfo, NumaNodeInfo, Plan, Simulation, Sizing, Trace,
+    TracePoint, TRACE_SCHEMA_VERSION,
+};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// What `--simulate` adds to a measurement: the machine and the seed of its draws.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimulateOptions {
+    pub machine: Truth,
+    pub seed: u64,
+}
+
+/// Bytes each simulated computing core writes per pass when `--buffer-size` is not given:
+/// what the real sizing gives a node of the paper's kind (4 x a 25-40 MiB cache shared by
+/// 16-32 cores, rounded up), used for the time a real run would spend touching buffers.
+const SIMULATED_BUFFER: u64 = 256 << 20;
+
+/// A simulated measurement laid out: the machine as a trace describes it, the pinning plan
+/// and the configuration, from the model's machine.
+pub(crate) struct Layout {
+    pub(crate) machine: MachineInfo,
+    pub(crate) plan: Plan,
+    pub(crate) config: MeasureConfig,
+    pub(crate) placement: Placement,
+}
+
+/// Refuses what a simulated machine cannot answer: other workloads and patterns than the
+/// paper's (its models were measured with non-temporal stores and `pong`), hosts, binding
+/// choices.
+fn refuse_unsimulated(o: &MeasureOptions, spec: &str) -> Result<()> {
+    let given = [
+        (o.kernel != ComputeKernel::NtStore, "--kernel"),
+        (o.pattern != CommPattern::Pong, "--pattern"),
+        (o.hosts.is_some(), "--hosts"),
+        (o.comm_core.is_some(), "--comm-core"),
+        (o.shared_comm_core, "--shared-comm-core"),
+        (o.no_bind, "--no-bind"),
+        (o.message_buffers.is_some(), "--message-buffers"),
+    ];
+    match given.iter().find(|(g, _)| *g) {
+        Some((_, name)) => Err(Error::Input(format!(
+            "--simulate {spec}: {name} is not simulated (the paper's machines were measured \
+             with non-temporal stores, `pong` messages and every thread bound); drop {name}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The layout of `o` on the simulated machine, refusing nodes and core counts it lacks.
+pub(crate) fn layout(o: &MeasureOptions, sim: &SimulateOptions) -> Result<Layout> {
+    let truth = &sim.machine;
+    let spec = truth.spec();
+    refuse_unsimulated(o, &spec)?;
+    let m = truth.machine();
+    let nodes = truth.model().predictable_nodes();
+    for (what, node) in [("COMP", o.comp_numa), ("COMM", o.comm_numa)] {
+        if node >= nodes {
+            return Err(Error::Input(format!(
+                "--simulate {spec} --numa {},{}: {what} node {node} is not a node of the \
+                 simulated machine, which has nodes 0..{}",
+                o.comp_numa,
+                o.comm_numa,
+                nodes - 1
+            )));
+        }
+    }
+    let cps = m.cores_per_socket;
+    let cores: Vec<u32> = match &o.cores {
+        Some(list) => {
+            list.check_max(cps, &format!("the cores per socket of {spec}"))
+                .map_err(|e| Error::Input(format!("--cores: {e}")))?;
+            list.counts().to_vec()
+        }
+        None => (1..=cps).collect(),
+    };
+    let sockets = (m.numa_nodes / m.numa_per_socket.max(1)).max(1);
+    let machine = MachineInfo {
+        hostname: format!("simulated-{}", spec.replace(':', "-")),
+        cpu_model: format!("simulated {spec}"),
+        sockets,
+        cores_per_socket: cps,
+        pus_per_core: 1,
+        numa_per_socket: m.numa_per_socket,
+        numa_nodes: (0..m.numa_nodes)
+            .map(|i| NumaNodeInfo {
+                logical_index: i,
+                os_index: i,
+                socket: Some(i / m.numa_per_socket.max(1)),
+                memory_bytes: 64 << 30,
+            })
+            .collect(),
+        nics: Vec::new(),
+        hwloc_version: "none (simulated)".into(),
+        simulated: Some(spec.clone()),
+    };
+    let slot = |core: u32| CoreSlot {
+        core,
+        pu_os: core,
+        socket: core / cps,
+    };
+    // The paper's communication thread runs on the other socket (section 4.1.1); on a
+    // single-socket machine, on a core of its own past the computing ones.
+    let plan = Plan {
+        compute: (0..cps).map(slot).collect(),
+        comm: slot(cps),
+        comm_reason: format!("simulated: the first core after the computing ones of {spec}"),
+        comm_shares_core: false,
+        comp_numa_os: o.comp_numa,
+        comm_numa_os: o.comm_numa,
+    };
+    let buffer = o.buffer_size.map_or(SIMULATED_BUFFER, |b| b.0);
+    let config = MeasureConfig {
+        comp_numa: o.comp_numa,
+        comm_numa: o.comm_numa,
+        cores,
+        message_size_bytes: o.message_size.0,
+        buffer_bytes_per_core: buffer,
+        max_phase_seconds: o.max_phase,
+        stable_within: o.stable_within / 100.0,
+        timeout_seconds: o.timeout,
+        kernel: "simulated".into(),
+        compute_kernel: ComputeKernel::NtStore.name().into(),
+        pattern: CommPattern::Pong.name().into(),
+        ranks: 2,
+        bind: true,
+        sizing: Some(Sizing {
+            chunk_bytes: sizing::chunk_bytes(o.max_phase, buffer),
+            sample_seconds: sizing::sample_seconds(o.max_phase),
+            message_buffers: 1,
+            llc_bytes_comp: 0,
+            llc_bytes_comm: 0,
+            cache_factor: sizing::CACHE_FACTOR,
+            warnings: Vec::new(),
+        }),
+    };
+    Ok(Layout {
+        machine,
+        plan,
+        config,
+        placement: Placement {
+            comp_numa: o.comp_numa,
+            comm_numa: o.comm_numa,
+        },
+    })
+}
+
+/// The `--dry-run` plan of a simulated measurement.
+pub(crate) fn describe(l: &Layout, sim: &SimulateOptions) -> String {
+    let m = &l.machine;
+    let c = &l.config;
+    let (sweep, touch) = session::estimated_seconds(c);
+    format!(
+        "machine     {} (seed {}): {} socket(s), {} cores per socket, {} NUMA node(s), {} per \
+         socket; no MPI, no binding: every phase is drawn from the model on a simulated clock\n\
+         placement   computation data on node {}, communication data on node {}\n\
+         sweep       {} computing-core count(s): {}; 3 phases each, each until its median is \
+         within +-{:.1}% (95% CI) or {:.1} s\n\
+         duration    a real node: at most {:.0} s (+{:.0} s to touch the buffers); simulated \
+         in seconds\n",
+        sim.machine.spec(),
+        sim.seed,
+        m.sockets,
+        m.cores_per_socket,
+        m.numa_nodes.len(),
+        m.numa_per_socket,
+        c.comp_numa,
+        c.comm_numa,
+        c.cores.len(),
+        crate::cores::CoreList::from_counts(&c.cores),
+        100.0 * c.stable_within,
+        c.max_phase_seconds,
+        sweep,
+        touch
+    )
+}
+
+/// A simulated campaign on disk: the trace, saved after every point.
+pub(crate) struct Campaign<'a> {
+    pub(crate) sim: &'a SimulateOptions,
+    pub(crate) layout: Layout,
+    pub(crate) trace: Trace,
+    pub(crate) path: PathBuf,
+    pub(crate) mode: progress::Mode,
+    pub(crate) interrupted: &'a AtomicBool,
+}
+
+impl<'a> Campaign<'a> {
+    /// Starts the trace of `o` (or continues it with `--resume`), refusing to overwrite one
+    /// without `--force` as a real run does.
+    pub(crate) fn start(
+        o: &MeasureOptions,
+        sim: &'a SimulateOptions,
+        mode: progress::Mode,
+        interrupted: &'a AtomicBool,
+    ) -> Result<Campaign<'a>> {
+        let layout = layout(o, sim)?;
+        let path = o.trace_path(&layout.machine.hostname);
+        crate::results::ensure_parent(&path)?;
+        session::check_output(o, &path)?;
+        let now = crate::timestamp::now();
+        let fresh = Trace {
+            schema_version: TRACE_SCHEMA_VERSION,
+            tool: Provenance::current(),
+            machine: layout.machine.clone(),
+            mpi: MpiInfo {
+                library_version: "none (simulated)".into(),
+                thread_level: "none (simulated)".into(),
+                hosts: vec![layout.machine.hostname.clone()],
+                library: None,
+                launcher: None,
+            },
+            config: layout.config.clone(),
+            plan: layout.plan.clone(),
+            started_at: now.clone(),
+            updated_at: now,
+            complete: false,
+            points: Vec::new(),
+            transport: None,
+            sender: None,
+            settings: None,
+            buffers: Vec::new(),
+            simulation: Some(Simulation {
+                machine: sim.machine.spec(),
+                seed: sim.seed,
+                measuring_seconds: 0.0,
+            }),
+        };
+        let trace = if o.resume {
+            resumed(trace_file::read(&path)?, fresh, &path)?
+        } else {
+            fresh
+        };
+        Ok(Campaign {
+            sim,
+            layout,
+            trace,
+            path,
+            mode,
+            interrupted,
+        })
+    }
+
+    /// Measures `points` (core counts) in order, saving the trace after each; returns the
+    /// simulated time their phases took.
+    pub(crate) fn measure(&mut self, points: &[u32]) -> Result<Duration> {
+        let c = self.trace.config.clone();
+        for n in points {
+            if !self.trace.config.cores.contains(n) {
+                self.trace.config.cores.push(*n);
+            }
+        }
+        self.trace.config.cores.sort_unstable();
+        let bench = SimulatedBench {
+            truth: &self.sim.machine,
+            placement: self.layout.placement,
+            plan: &self.layout.plan,
+            sampling: Sampling {
+                max_phase: Duration::from_secs_f64(c.max_phase_seconds),
+                stable_within: c.stable_within,
+                timeout: Duration::from_secs_f64(c.timeout_seconds),
+            },
+            sample_seconds: c.sizing.as_ref().map_or_else(
+                || sizing::sample_seconds(c.max_phase_seconds),
+                |s| s.sample_seconds,
+            ),
+            message_bytes: c.message_size_bytes,
+            noise: Noise::TYPICAL,
+            seed: self.sim.seed,
+            interrupted: self.interrupted,
+        };
+        let progress = std::cell::RefCell::new(Progress::new(self.mode, points.len()));
+        let (trace, path) = (&mut self.trace, &self.path);
+        let result = bench.sweep(
+            points,
+            |n, phase| progress.borrow_mut().phase(n, phase),
+            |point: TracePoint| {
+                progress
+                    .borrow_mut()
+                    .point_done(&session::point_line(&point));
+                trace.points.push(point);
+                session::save(path, trace)
+            },
+        );
+        let spent = match result {
+            Ok(d) => d,
+            Err(Abort::Interrupted) => {
+                return Err(Error::Interrupted(format!(
+                    "interrupted: finished points are saved in {}; continue with --resume",
+                    self.path.display()
+                )))
+            }
+            Err(Abort::Failed(why) | Abort::Stalled(why)) => return Err(Error::Failed(why)),
+        };
+        if let Some(s) = self.trace.simulation.as_mut() {
+            s.measuring_seconds += spent.as_secs_f64();
+        }
+        session::save(&self.path, &mut self.trace)?;
+        Ok(spent)
+    }
+
+    /// The closing line: what was drawn, and how long a real node would have measured.
+    pub(crate) fn summary(&self, wall: Duration) -> String {
+        let measuring = self
+            .trace
+            .simulation
+            .as_ref()
+            .map_or(0.0, |s| s.measuring_seconds);
+        let (_, touch) = session::estimated_seconds(&self.trace.config);
+        format!(
+            "simulated {}: {} point(s) in {:.1} s; a real node would measure for about {} \
+             (+{:.0} s to touch the buffers); trace in {}",
+            self.sim.machine.spec(),
+            self.trace.points.len(),
+            wall.as_secs_f64(),
+            human_seconds(measuring),
+            touch,
+            self.path.display()
+        )
+    }
+}
+
+/// `95 s`, `12 min 5 s`, `2 h 3 min`.
+pub(crate) fn human_seconds(s: f64) -> String {
+    let s = s.max(0.0).round() as u64;
+    match s {
+        0..=119 => format!("{s} s"),
+        120..=7199 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
+/// The trace `--resume` continues, checked to be the same simulated experiment.
+fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
+    let was = old.simulation.as_ref().map(|s| (s.machine.clone(), s.seed));
+    let now = fresh
+        .simulation
+        .as_ref()
+        .map(|s| (s.machine.clone(), s.seed));
+    let same_placement = (old.config.comp_numa, old.config.comm_numa)
+        == (fresh.config.comp_numa, fresh.config.comm_numa);
+    let same_sampling = old.config.message_size_bytes == fresh.config.message_size_bytes
+        && old.config.max_phase_seconds == fresh.config.max_phase_seconds
+        && old.config.stable_within == fresh.config.stable_within;
+    if was != now || !same_placement || !same_sampling {
+        let what = |w: &Option<(String, u64)>| match w {
+            Some((m, seed)) => format!("simulated {m} with seed {seed}"),
+            None => "a real measurement".into(),
+        };
+        return Err(Error::Input(format!(
+            "--resume: `{}` is {} of placement {},{}, and this run is {} of placement {},{} \
+             (or its --message-size, --max-phase or --stable-within differ); resume with the \
+             trace's options, or start a new trace with -o",
+            path.display(),
+            what(&was),
+            old.config.comp_numa,
+            old.config.comm_numa,
+            what(&now),
+            fresh.config.comp_numa,
+            fresh.config.comm_numa
+        )));
+    }
+    let mut cores = old.config.cores.clone();
+    cores.extend(&fresh.config.cores);
+    cores.sort_unstable();
+    cores.dedup();
+    Ok(Trace {
+        config: MeasureConfig {
+            cores,
+            ..fresh.config
+        },
+        points: old.points,
+        started_at: old.started_at,
+        simulation: old.simulation,
+        ..fresh
+    })
+}
+
+/// `measure --simulate`: the plan with `dry_run`, else the campaign (all its core counts, or
+/// chosen one by one with `adaptive`), with a closing line on standard error unless quiet.
+pub fn run(
+    o: &MeasureOptions,
+    sim: &SimulateOptions,
+    adaptive: Option<AdaptiveOptions>,
+    mode: progress::Mode,
+    dry_run: bool,
+    interrupted: &AtomicBool,
+) -> Result<()> {
+    if let Some(a) = &adaptive {
+        adaptive::check_placement(o.comp_numa, o.comm_numa)?;
+        if o.cores.is_some() {
+            return Err(Error::Input(
+                "--adaptive --cores: the adaptive sweep chooses its core counts; drop --cores \
+                 (or drop --adaptive to measure those)"
+                    .into(),
+            ));
+        }
+        if dry_run {
+            let l = layout(o, sim)?;
+            print!("{}", describe(&l, sim));
+            print!("{}", describe_adaptive(a, l.machine.cores_per_socket));
+            return Ok(());
+        }
+    }
+    if dry_run {
+        print!("{}", describe(&layout(o, sim)?, sim));
+        return Ok(());
+    }
+    let started = std::time::Instant::now();
+    let mut campaign = Campaign::start(o, sim, mode, interrupted)?;
+    match adaptive {
+        Some(a) => adaptive_sweep(&mut campaign, &a)?,
+        None => {
+            let todo = campaign.trace.missing_cores(&campaign.trace.config.cores);
+            campaign.measure(&todo)?;
+        }
+    }
+    if mode != progress::Mode::Quiet {
+        eprintln!("measure: {}", campaign.summary(started.elapsed()));
+    }
+    Ok(())
+}
+
+/// The plan's lines of an adaptive sweep: where it starts, how it goes on, when it stops.
+fn describe_adaptive(a: &AdaptiveOptions, cores_per_socket: u32) -> String {
+    let budget = a.budget.map_or(String::new(), |b| {
+        format!(
+            " or once the next point would take the measuring time past {}",
+            human_seconds(b.as_secs_f64())
+        )
+    });
+    format!(
+        "adaptive    first {} (the ends and a coarse grid); then, after a fit with {} \
+         bootstrap refits, the core count where the refits' predictions disagree most (near \
+         the breakpoints N_par^max, N_seq^max); until every predicted bandwidth is within \
+         +-{:.2}% where nothing is measured{budget}; at most {cores_per_socket} points\n",
+        crate::cores::CoreList::from_counts(&adaptive::initial_points(cores_per_socket)),
+        adaptive::RESAMPLES,
+        100.0 * a.precision,
+    )
+}
+
+/// The adaptive sweep on `campaign`: its first grid (what a resumed trace lacks of it), then
+/// one point at a time where the fit is least sure, each choice and what is still uncertain
+/// said on standard error.
+fn adaptive_sweep(campaign: &mut Campaign<'_>, a: &AdaptiveOptions) -> Result<()> {
+    let cps = campaign.layout.machine.cores_per_socket;
+    let quiet = campaign.mode == progress::Mode::Quiet;
+    let say = |line: &str| {
+        if !quiet {
+            eprintln!("measure: adaptive: {line}");
+        }
+    };
+    let mut cores: Vec<u32> = campaign.trace.points.iter().map(|p| p.cores).collect();
+    cores.extend(adaptive::initial_points(cps));
+    cores.sort_unstable();
+    cores.dedup();
+    campaign.trace.config.cores = cores;
+    let first = campaign.trace.missing_cores(&campaign.trace.config.cores);
+    if !first.is_empty() {
+        say(&format!(
+            "first {} (the ends and a coarse grid)",
+            crate::cores::CoreList::from_counts(&first)
+        ));
+    }
+    let mut spent = campaign.measure(&first)?;
+    let mut points = first.len();
+    loop {
+        let fitted = adaptive::fit(&campaign.trace, campaign.sim.seed)?;
+        let measured: Vec<u32> = campaign.trace.points.iter().map(|p| p.cores).collect();
+        let (cores, why) = match adaptive::decide(&fitted, &measured, a.precision) {
+            adaptive::Decision::Done(why) => {
+                say(&format!("done: {why}"));
+                return Ok(());
+            }
+            adaptive::Decision::Measure { cores, why } => (cores, why),
+        };
+        // What the next point will take: the mean of this run's points so far.
+        let per_point = spent.as_secs_f64() / points.max(1) as f64;
+        if let Some(b) = a.budget {
+            if spent.as_secs_f64() + per_point > b.as_secs_f64() {
+                say(&format!(
+                    "stopped: the next point ({cores} cores) would take the measuring time \
+                     past the budget of {}; still uncertain: {}",
+                    human_seconds(b.as_secs_f64()),
+                    adaptive::uncertain(&fitted)
+                ));
+                return Ok(());
+            }
+        }
+        say(&format!(
+            "next {cores} cores: {why}; still uncertain: {}",
+            adaptive::uncertain(&fitted)
+        ));
+        spent += campaign.measure(&[cores])?;
+        points += 1;
+    }
+}

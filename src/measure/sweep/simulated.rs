@@ -1,0 +1,318 @@
+//! The sweep on a simulated machine (`measure --simulate`): the same [`Rules`] as a real run
+//! (phase order, stop rules, what a point records; section 4.1.1), driving an executor that
+//! draws each stream's iterations from a [`Truth`] with seeded noise ([`crate::simulate`])
+//! on a simulated clock instead of running threads and MPI. A campaign that takes an hour on
+//! a node runs in seconds, and says how long the node would have taken.
+
+use super::run::{Abort, Executor, Rules, Sampling, Snapshot, Streams, Verdict};
+use super::sampling::{Span, Timings};
+use crate::model::Placement;
+use crate::simulate::{Noise, Rng, Stream, Truth};
+use crate::trace::{Plan, TracePoint};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// Time between two looks of the watch, as the real executor sleeps between them.
+const LOOK: Duration = Duration::from_millis(20);
+/// Delay between two computing threads' starts, in seconds (a thread pool's wake-up).
+const THREAD_STAGGER: f64 = 50e-6;
+
+/// A simulated sweep's settings: the machine, the placement measured, and how the real one
+/// would sample.
+pub(crate) struct SimulatedBench<'a> {
+    pub truth: &'a Truth,
+    pub placement: Placement,
+    pub plan: &'a Plan,
+    pub sampling: Sampling,
+    /// Seconds of one computing sample ([`super::sizing::sample_seconds`]).
+    pub sample_seconds: f64,
+    /// Bytes of one message: one communication sample.
+    pub message_bytes: u64,
+    pub noise: Noise,
+    /// The draws of a point depend only on this seed, the placement and the core count, so
+    /// a resumed or reordered campaign draws the same points.
+    pub seed: u64,
+    pub interrupted: &'a AtomicBool,
+}
+
+impl SimulatedBench<'_> {
+    /// Runs `points` in order as [`super::run::Bench::sweep`] does, calling `phase` when a
+    /// phase starts and `done` after each point; returns the simulated time the phases took.
+    pub(crate) fn sweep(
+        &self,
+        points: &[u32],
+        phase: impl FnMut(u32, &str),
+        done: impl FnMut(TracePoint) -> crate::Result<()>,
+    ) -> Result<Duration, Abort> {
+        let rules = Rules {
+            plan: self.plan,
+            // Every simulated thread runs where the plan puts it.
+            bind: true,
+            sampling: self.sampling,
+            interrupted: self.interrupted,
+        };
+        let mut exec = Simulated {
+            bench: self,
+            clock: Duration::ZERO,
+            point_at: 0.0,
+        };
+        rules.points(&mut exec, points, phase, done)?;
+        Ok(exec.clock)
+    }
+}
+
+/// The simulated executor.
+struct Simulated<'b, 'a> {
+    bench: &'b SimulatedBench<'a>,
+    /// Simulated time of every phase so far.
+    clock: Duration,
+    /// Seconds since the current point started (its phases share one clock).
+    point_at: f64,
+}
+
+/// A seed for one phase of one point from the campaign's seed.
+fn phase_seed(seed: u64, placement: Placement, n: usize, streams: Streams) -> u64 {
+    let which = match streams {
+        Streams::Comp => 1,
+        Streams::Comm => 2,
+        Streams::Both => 3,
+    };
+    let mut r = Rng::new(
+        seed ^ (u64::from(placement.comp_numa) << 48)
+            ^ (u64::from(placement.comm_numa) << 40)
+            ^ ((n as u64) << 8)
+            ^ which,
+    );
+    r.next_u64()
+}
+
+/// The computing threads of a phase: round `k` of thread `i` lasts one sample from
+/// `start + i * THREAD_STAGGER + k * sample`, and moves what its drawn bandwidth moves then.
+struct Computing {
+    stream: Stream,
+    threads: Vec<Timings>,
+    start: f64,
+    sample: f64,
+}
+
+impl Computing {
+    /// Draws rounds until every thread has finished its iterations up to `until`.
+    fn advance(&mut self, until: f64) {
+        loop {
+            let k = self.threads[0].len() as f64;
+            if self.start + k * self.sample > until {
+                return;
+            }
+            for (i, mbps) in self.stream.next_round().into_iter().enumerate() {
+                let start = self.start + i as f64 * THREAD_STAGGER + k * self.sample;
+                self.threads[i].push(Span {
+                    start,
+                    end: start + self.sample,
+                    bytes: (mbps * 1e6 * self.sample) as u64,
+                });
+            }
+        }
+    }
+}
+
+/// The messages of a phase, one after the other, each taking what its drawn bandwidth
+/// gives it.
+struct Messages {
+    stream: Stream,
+    done: Timings,
+    next: f64,
+    bytes: u64,
+}
+
+impl Messages {
+    fn advance(&mut self, until: f64) {
+        while self.next <= until {
+            let mbps = self.stream.next_round()[0];
+            let end = self.next + self.bytes as f64 / (mbps * 1e6);
+            self.done.push(Span {
+                start: self.next,
+                end,
+                bytes: self.bytes,
+            });
+            self.next = end;
+        }
+    }
+}
+
+/// The iterations of `t` finished by `at` (seconds on the point's clock).
+fn finished(t: &Timings, at: f64) -> Timings {
+    t.iter().copied().filter(|s| s.end <= at).collect()
+}
+
+impl Executor for Simulated<'_, '_> {
+    fn phase(
+        &mut self,
+        streams: Streams,
+        n: usize,
+        _t0: Instant,
+        watch: &mut dyn FnMut(&Snapshot) -> Verdict,
+    ) -> Result<(String, Snapshot), Abort> {
+        let b = self.bench;
+        let exact = b
+            .truth
+            .point(b.placement, n as u32)
+            .map_err(|e| Abort::Failed(format!("simulated {}: {e}", b.truth.spec())))?;
+        let mut rng = Rng::new(phase_seed(b.seed, b.placement, n, streams));
+        let both = streams == Streams::Both;
+        let begin = self.point_at;
+        let mut comp = (streams != Streams::Comm).then(|| {
+            let bw = if both {
+                exact.comp_parallel
+            } else {
+                exact.comp_alone
+            };
+            Computing {
+                stream: Stream::new(bw, n, b.noise, rng.fork(1)),
+                threads: vec![Timings::new(); n],
+                start: begin,
+                sample: b.sample_seconds,
+            }
+        });
+        let mut comm = (streams != Streams::Comp).then(|| {
+            let bw = if both {
+                exact.comm_parallel
+            } else {
+                exact.comm_alone
+            };
+            Messages {
+                stream: Stream::new(bw, 1, b.noise, rng.fork(2)),
+                done: Timings::new(),
+                next: begin,
+                bytes: b.message_bytes,
+            }
+        });
+        let mut since = LOOK;
+        loop {
+            let at = begin + since.as_secs_f64();
+            let snap = Snapshot {
+                at: since,
+                comp: comp.as_mut().map_or_else(Vec::new, |c| {
+                    c.advance(at);
+                    c.threads.iter().map(|t| finished(t, at)).collect()
+                }),
+                comm: comm.as_mut().map_or_else(Timings::new, |m| {
+                    m.advance(at);
+                    finished(&m.done, at)
+                }),
+            };
+            if let Some(verdict) = watch(&snap) {
+                self.clock += since;
+                self.point_at = at;
+                return verdict.map(|why| (why, snap));
+            }
+            since += LOOK;
+        }
+    }
+
+    fn take_cpus(&mut self, n: usize) -> (Vec<Vec<u32>>, Vec<u32>) {
+        // The point is over: the next one starts its own clock.
+        self.point_at = 0.0;
+        let comp = self.bench.plan.compute[..n]
+            .iter()
+            .map(|s| vec![s.pu_os])
+            .collect();
+        (comp, vec![self.bench.plan.comm.pu_os])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simulate::Shape;
+    use crate::trace::CoreSlot;
+
+    fn plan() -> Plan {
+        let slot = |core| CoreSlot {
+            core,
+            pu_os: core,
+            socket: 0,
+        };
+        Plan {
+            compute: (0..18).map(slot).collect(),
+            comm: slot(18),
+            comm_reason: "test".into(),
+            comm_shares_core: false,
+            comp_numa_os: 0,
+            comm_numa_os: 0,
+        }
+    }
+
+    fn sweep(noise: Noise, points: &[u32]) -> (Vec<TracePoint>, Duration) {
+        let truth = Truth::parse("paper:henri").unwrap();
+        assert_eq!(truth.shape(), Shape::Paper);
+        let (plan, stop) = (plan(), AtomicBool::new(false));
+        let bench = SimulatedBench {
+            truth: &truth,
+            placement: Placement {
+                comp_numa: 0,
+                comm_numa: 0,
+            },
+            plan: &plan,
+            sampling: Sampling {
+                max_phase: Duration::from_millis(1500),
+                stable_within: 0.01,
+                timeout: Duration::from_secs(60),
+            },
+            sample_seconds: super::super::sizing::sample_seconds(1.5),
+            message_bytes: 64 << 20,
+            noise,
+            seed: 9,
+            interrupted: &stop,
+        };
+        let mut done = Vec::new();
+        let clock = bench
+            .sweep(
+                points,
+                |_, _| {},
+                |p| {
+                    done.push(p);
+                    Ok(())
+                },
+            )
+            .unwrap();
+        (done, clock)
+    }
+
+    #[test]
+    fn without_noise_each_phase_measures_the_truth_and_stops_as_soon_as_the_rules_allow() {
+        let (done, clock) = sweep(Noise::NONE, &[1, 12]);
+        let truth = Truth::parse("paper:henri").unwrap();
+        let at = Placement {
+            comp_numa: 0,
+            comm_numa: 0,
+        };
+        for p in &done {
+            let t = truth.point(at, p.cores).unwrap();
+            let close = |got: f64, want: f64| (got / want - 1.0).abs() < 1e-6;
+            assert!(close(p.comp_alone.summary.median, t.comp_alone));
+            assert!(close(p.comm_alone.summary.median, t.comm_alone));
+            assert!(close(p.comp_parallel.summary.median, t.comp_parallel));
+            assert!(close(p.comm_parallel.summary.median, t.comm_parallel));
+            assert!(!p.comp_alone.unstable, "{}", p.comp_alone.sampling);
+            assert!(p.comp_alone.sampling.contains("stopped: stable"));
+        }
+        // Noise-free rounds are stable at the rules' minimum of rounds: well under the phase
+        // limit of 1.5 s for each of the six phases.
+        assert!(
+            clock > Duration::ZERO && clock < Duration::from_secs(6),
+            "{clock:?}"
+        );
+    }
+
+    #[test]
+    fn noise_makes_phases_longer_and_the_draws_depend_only_on_the_seed_and_the_point() {
+        let (quiet, quiet_clock) = sweep(Noise::NONE, &[4]);
+        let (_, noisy_clock) = sweep(Noise::TYPICAL, &[4]);
+        assert!(noisy_clock > quiet_clock, "{noisy_clock:?} {quiet_clock:?}");
+        let (noisy, _) = sweep(Noise::TYPICAL, &[4, 8]);
+        assert_ne!(quiet[0].comp_alone.summary, noisy[0].comp_alone.summary);
+        // Point 8 drawn alone is point 8 drawn after point 4.
+        let (alone, _) = sweep(Noise::TYPICAL, &[8]);
+        assert_eq!(alone[0].comp_parallel, noisy[1].comp_parallel);
+    }
+}

@@ -1,0 +1,295 @@
+//! `contention measure --simulate`: a campaign on a simulated machine, in seconds, with the
+//! same stop rules as a real run; and the refusals that keep a simulated trace from ever being
+//! taken for a real one by `calibrate`, `evaluate`, `check` and `survey`.
+
+use crate::common::run::{contention, stderr, temp_dir};
+use contention::io::trace_file;
+use std::path::{Path, PathBuf};
+
+/// The trace of this repository's CI machine, measured for real.
+fn real_trace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/traces/vm-local.json")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `measure --simulate SPEC --numa C,M` into `out`, quietly, a few core counts.
+fn simulate(spec: &str, numa: &str, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "measure",
+        "--simulate",
+        spec,
+        "--numa",
+        numa,
+        "--cores",
+        "1..6",
+        "-o",
+        s(out),
+    ];
+    args.extend_from_slice(extra);
+    contention(&args)
+}
+
+/// A refusal: exit status 2, and the message, which must name what it refuses.
+fn refused(args: &[&str]) -> String {
+    let o = contention(args);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    stderr(&o)
+}
+
+#[test]
+fn a_simulated_campaign_writes_a_trace_marked_simulated_and_says_what_a_real_run_costs() {
+    let dir = temp_dir("simulate-run");
+    let out = dir.join("henri.json");
+    let o = simulate("paper:henri", "0,0", &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("simulated paper:henri: 6 point(s)")
+            && err.contains("a real node would measure for about"),
+        "{err}"
+    );
+    let t = trace_file::read(&out).unwrap();
+    assert!(t.complete);
+    assert_eq!(t.machine.simulated.as_deref(), Some("paper:henri"));
+    let sim = t.simulation.as_ref().unwrap();
+    assert_eq!((sim.machine.as_str(), sim.seed), ("paper:henri", 1));
+    assert!(sim.measuring_seconds > 0.0);
+    assert_eq!(
+        t.points.iter().map(|p| p.cores).collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5, 6]
+    );
+    // The phases ran under the real stop rules: each says why it stopped.
+    for p in &t.points {
+        assert!(
+            p.comp_alone.sampling.contains("stopped: "),
+            "{}",
+            p.comp_alone.sampling
+        );
+    }
+    // The same seed draws the same trace; another seed another.
+    let again = dir.join("again.json");
+    assert!(simulate("paper:henri", "0,0", &again, &[]).status.success());
+    let t2 = trace_file::read(&again).unwrap();
+    assert_eq!(t.points, t2.points);
+    let other = dir.join("other.json");
+    assert!(simulate("paper:henri", "0,0", &other, &["--seed", "2"])
+        .status
+        .success());
+    assert_ne!(t.points, trace_file::read(&other).unwrap().points);
+}
+
+#[test]
+fn resume_completes_a_simulated_trace_and_refuses_another_machines() {
+    let dir = temp_dir("simulate-resume");
+    let out = dir.join("t.json");
+    let o = contention(&[
+        "measure",
+        "--simulate",
+        "paper:dahu",
+        "--cores",
+        "1..3",
+        "-o",
+        s(&out),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = contention(&[
+        "measure",
+        "--simulate",
+        "paper:dahu",
+        "--cores",
+        "1..5",
+        "-o",
+        s(&out),
+        "-q",
+        "--resume",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = trace_file::read(&out).unwrap();
+    assert_eq!(t.points.len(), 5);
+    assert!(t.complete);
+    let e = refused(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--cores",
+        "1..5",
+        "-o",
+        s(&out),
+        "--resume",
+    ]);
+    assert!(
+        e.contains("simulated paper:dahu") && e.contains("paper:henri"),
+        "{e}"
+    );
+}
+
+#[test]
+fn what_a_simulated_machine_cannot_answer_is_refused_naming_it() {
+    let dir = temp_dir("simulate-refused");
+    let out = dir.join("t.json");
+    let e = refused(&["measure", "--simulate", "henri", "-o", s(&out)]);
+    assert!(e.contains("paper:NAME"), "{e}");
+    let e = refused(&["measure", "--simulate", "paper:nope", "-o", s(&out)]);
+    assert!(e.contains("paper:nope") && e.contains("henri"), "{e}");
+    let e = refused(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--pattern",
+        "ring",
+        "-o",
+        s(&out),
+    ]);
+    assert!(e.contains("--pattern is not simulated"), "{e}");
+    let e = refused(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--numa",
+        "0,2",
+        "-o",
+        s(&out),
+    ]);
+    assert!(e.contains("COMM node 2"), "{e}");
+    let e = refused(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--cores",
+        "1..40",
+        "-o",
+        s(&out),
+    ]);
+    assert!(
+        e.contains("beyond the cores per socket of paper:henri (18)"),
+        "{e}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn calibrate_evaluate_check_and_survey_never_mix_simulated_and_real() {
+    let dir = temp_dir("simulate-mix");
+    let (local, remote) = (dir.join("local.json"), dir.join("remote.json"));
+    assert!(simulate("paper:henri", "0,0", &local, &["-q"])
+        .status
+        .success());
+    assert!(simulate("paper:henri", "1,1", &remote, &["-q"])
+        .status
+        .success());
+    let real = real_trace();
+
+    // Traces of one simulated machine calibrate together.
+    let model = dir.join("model.json");
+    let o = contention(&["calibrate", s(&local), s(&remote), "-o", s(&model)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // calibrate and evaluate: a simulated trace with a real one, either order.
+    for args in [
+        vec!["calibrate", s(&local), s(&real)],
+        vec!["calibrate", s(&real), s(&local)],
+        vec!["evaluate", "--model", s(&model), s(&local), s(&real)],
+    ] {
+        let e = refused(&args);
+        assert!(
+            e.contains("simulated (paper:henri)") && e.contains("a real measurement"),
+            "{args:?}: {e}"
+        );
+    }
+    // Two simulated machines are not one machine either.
+    let realistic = dir.join("realistic.json");
+    assert!(simulate("realistic:henri", "0,0", &realistic, &["-q"])
+        .status
+        .success());
+    let e = refused(&["calibrate", s(&local), s(&realistic)]);
+    assert!(e.contains("realistic:henri"), "{e}");
+
+    // check: simulated measurements against a model of real ones (the paper's tables, here)
+    // and real ones against a model of simulated ones.
+    let e = refused(&["check", "--model", "paper:henri", s(&local), s(&remote)]);
+    assert!(e.contains("measurements are simulated paper:henri"), "{e}");
+    let e = refused(&["check", "--model", s(&model), s(&real)]);
+    assert!(
+        e.contains("`") && e.contains("is simulated paper:henri"),
+        "{e}"
+    );
+    // ... and the same origin is checked as usual.
+    let o = contention(&["check", "--model", s(&model), s(&local), s(&remote)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // survey measures real nodes only.
+    let e = refused(&["survey", "--simulate", "paper:henri", "--dry-run"]);
+    assert!(e.contains("--simulate"), "{e}");
+}
+
+#[test]
+fn an_adaptive_sweep_says_why_each_point_and_resume_continues_it() {
+    let dir = temp_dir("simulate-adaptive");
+    let out = dir.join("a.json");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "measure",
+            "--simulate",
+            "realistic:dahu",
+            "--adaptive",
+            "-o",
+            s(&out),
+        ];
+        args.extend_from_slice(extra);
+        let o = contention(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        (stderr(&o), trace_file::read(&out).unwrap())
+    };
+    // A budget smaller than the first grid: the grid is measured, then the sweep stops and
+    // says what is still uncertain.
+    let (err, t) = run(&["--budget", "1s", "--precision", "0.2"]);
+    assert!(
+        err.contains("adaptive: first 1,5,9,12,16 (the ends and a coarse grid)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("past the budget of 1 s; still uncertain: n_par_max"),
+        "{err}"
+    );
+    let cores = |t: &contention::trace::Trace| t.points.iter().map(|p| p.cores).collect::<Vec<_>>();
+    assert_eq!(cores(&t), [1, 5, 9, 12, 16]);
+    assert!(t.complete, "the points chosen so far are all measured");
+    // --resume goes on from the fit of those points, with a tighter precision.
+    let (err, t) = run(&["--resume", "--precision", "0.2"]);
+    assert!(!err.contains("adaptive: first"), "{err}");
+    assert!(err.contains("the refits disagree most there"), "{err}");
+    assert!(err.contains("adaptive: done: "), "{err}");
+    let now = cores(&t);
+    assert!(now.len() > 5 && now.len() <= 16, "{now:?}");
+    for n in [1, 5, 9, 12, 16] {
+        assert!(now.contains(&n));
+    }
+    assert_eq!(t.machine.simulated.as_deref(), Some("realistic:dahu"));
+
+    // Where it cannot apply, it says so.
+    let e = refused(&["measure", "--adaptive", "-o", s(&dir.join("r.json"))]);
+    assert!(e.contains("only with --simulate"), "{e}");
+    let e = refused(&[
+        "measure",
+        "--simulate",
+        "paper:dahu",
+        "--adaptive",
+        "--numa",
+        "0,1",
+        "-o",
+        s(&dir.join("r.json")),
+    ]);
+    assert!(e.contains("both data on one node"), "{e}");
+    let e = refused(&[
+        "survey",
+        "--simulate",
+        "paper:dahu",
+        "--adaptive",
+        "--dry-run",
+    ]);
+    assert!(e.contains("--simulate"), "{e}");
+}
