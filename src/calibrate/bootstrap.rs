@@ -13,7 +13,7 @@
 //! subseries values for estimating the variance of a general statistic from a stationary
 //! sequence", Annals of Statistics 14(3), 1986; Kuensch, "The jackknife and the bootstrap for
 //! general stationary observations", same volume), the batches the benchmark's stopping rule
-//! reads its interval from ([`crate::dataset::Batches`]). CSV repetitions are separate runs,
+//! reads its interval from (`crate::dataset::Batches`). CSV repetitions are separate runs,
 //! each its own block.
 //!
 //! **Independent samples, fast.** Where every block is one sample, drawing thousands of
