@@ -326,7 +326,7 @@ pub fn fit(start: &Model, groups: &[Key], medians: &[f64], effort: Effort) -> Fi
         }
     }
     let mut scale = noise_scale(&relative_residuals(&model, groups, medians));
-    for pass in 0..effort.passes.max(1) {
+    for _ in 0..effort.passes.max(1) {
         for side in [Side::Local, Side::Remote] {
             if side.params(&model).is_none() {
                 continue;
