@@ -585,23 +585,7 @@ impl std::fmt::Display for CalibrateError {
                 side,
                 files,
                 have,
-            } => {
-                let hint = if *side == "remote" {
-                    " (the first node of the second socket); or pass --local-only for a model \
-                     of the first socket only"
-                } else {
-                    ""
-                };
-                write!(
-                    f,
-                    "no input has placement {node},{node}, which the `{side}` parameters are \
-                     calibrated on (section 4.1.2); {} hold placements {}. Measure with both the \
-                     computation and the communication data on NUMA node {node} (`contention \
-                     measure --numa {node},{node}`){hint}",
-                    files.join(", "),
-                    have.join(" ")
-                )
-            }
+            } => missing_placement(f, *node, side, files, have),
             CalibrateError::TooManyCores {
                 placement,
                 sources,
@@ -650,6 +634,31 @@ impl std::fmt::Display for CalibrateError {
             ),
         }
     }
+}
+
+/// [`CalibrateError::MissingPlacement`]'s message: the placement to measure, and for the
+/// remote side the way to do without it.
+fn missing_placement(
+    f: &mut std::fmt::Formatter<'_>,
+    node: u32,
+    side: &str,
+    files: &[String],
+    have: &[String],
+) -> std::fmt::Result {
+    let hint = if side == "remote" {
+        " (the first node of the second socket); or pass --local-only for a model of the first \
+         socket only"
+    } else {
+        ""
+    };
+    write!(
+        f,
+        "no input has placement {node},{node}, which the `{side}` parameters are calibrated on \
+         (section 4.1.2); {} hold placements {}. Measure with both the computation and the \
+         communication data on NUMA node {node} (`contention measure --numa {node},{node}`){hint}",
+        files.join(", "),
+        have.join(" ")
+    )
 }
 
 impl std::error::Error for CalibrateError {
