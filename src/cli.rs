@@ -800,7 +800,8 @@ pub struct CalibrateArgs {
     pub(crate) method: CalibrationMethod,
 
     /// Bootstrap resamples for 95 % intervals of every parameter, stored in the model file
-    /// for `predict --intervals` and `plot` (200 is plenty; 0: none). With --method fit.
+    /// for `predict --intervals` and `plot` (200 is plenty; 0: none). With --method fit
+    /// only: refused (exit 2) with --method paper, whose rules are not refitted.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub(crate) bootstrap: u32,
 
@@ -965,6 +966,11 @@ for each stream alone (comp_alone, comm_alone) follow, labelled, with the error 
 Inputs are traces of `contention measure` or tidy CSV (see `contention calibrate --help`), of \
 any placements; repeated rows are aggregated by median. The topology is the model's.
 
+With 3 or more placements measured, the leave-one-placement-out error follows: the global fit \
+of these measurements without each non-sample placement, predicting it, beside this model's \
+error there; else a line says why not. The fits start from the paper's rules on the sample \
+placements (--tolerance as for calibrate).
+
 Formats: `table` for people; `json` with the same figures (n_samples and n_non_samples are the \
 point counts; null where no point counts); `csv` with one row per point compared:
   comp_numa,comm_numa,cores,sample,phase,stream,measured,predicted,ape_percent
@@ -996,6 +1002,11 @@ pub struct EvaluateArgs {
     /// Write the output to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
+
+    /// Tie tolerance, in percent, of the paper's rules that start the leave-one-placement-out
+    /// fits, as `calibrate --tolerance` (default: 1 %, or 2 standard errors of the points).
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub(crate) tolerance: Option<f64>,
 }
 
 const NETWORK_ABOUT: &str = "\

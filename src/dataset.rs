@@ -64,9 +64,10 @@ pub struct Input {
     pub(crate) observations: Vec<Observation>,
     /// Per observation, in [`QUANTITIES`] order, the samples of each phase scaled so that
     /// their median is the phase's bandwidth (a trace's samples of computations are per
-    /// thread); empty for a CSV row, which is one sample itself. The global fit of
-    /// `crate::calibrate::fit` and its bootstrap use them.
-    pub(crate) samples: Vec<[Vec<f64>; 4]>,
+    /// thread), in batches of consecutive rounds ([`Batches`]); empty for a CSV row, which is
+    /// one sample itself. The global fit of `crate::calibrate::fit` and its bootstrap use
+    /// them.
+    pub(crate) samples: Vec<[Batches; 4]>,
     /// Things the user should know about this input (an interrupted trace, unbound memory).
     pub(crate) notes: Vec<String>,
 }
@@ -87,27 +88,46 @@ pub(crate) fn phase_rel_se(phase: &Phase) -> Option<f64> {
         .then(|| stats::MEDIAN_SE_FACTOR * s.stddev / s.mean / (s.count as f64).sqrt())
 }
 
-/// A phase's samples scaled so that their median is the phase's median bandwidth: a sample of
-/// computations is one thread's bandwidth, and what the model predicts is the phase's. Empty
-/// when the phase kept no valid samples.
-fn scaled_samples(phase: &Phase) -> Vec<f64> {
-    let mut mbps: Vec<f64> = phase
-        .samples
-        .iter()
-        .map(|s| s.mbps)
-        .filter(|&v| is_bandwidth(v))
-        .collect();
-    let Some(median) = stats::median(&mbps) else {
+/// A phase's samples cut into batches of consecutive rounds ([`stats::batch_count`] of
+/// them), each batch the samples of its rounds (a round: the k-th iteration of every thread).
+///
+/// The samples of one round share the machine's state and consecutive rounds are correlated
+/// (a refresh, a neighbour's burst slows several in a row): they are not independent draws,
+/// so the bootstrap of the fit resamples whole batches, as the benchmark's stopping rule
+/// reads its interval from batch medians.
+pub(crate) type Batches = Vec<Vec<f64>>;
+
+/// A phase's samples scaled so that their median is the phase's median bandwidth (a sample of
+/// computations is one thread's bandwidth, and what the model predicts is the phase's), in
+/// batches of consecutive rounds ([`Batches`]). Empty when the phase kept no valid samples.
+fn scaled_samples(phase: &Phase) -> Batches {
+    // Each thread's samples in time order; a sample's round is its rank in its thread.
+    let mut by_thread: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
+    for s in phase.samples.iter().filter(|s| is_bandwidth(s.mbps)) {
+        by_thread
+            .entry(s.thread)
+            .or_default()
+            .push((s.start, s.mbps));
+    }
+    let all: Vec<f64> = by_thread.values().flatten().map(|&(_, v)| v).collect();
+    let Some(median) = stats::median(&all) else {
         return Vec::new();
     };
     if !is_bandwidth(median) {
         return Vec::new();
     }
     let scale = phase.summary.median / median;
-    for v in &mut mbps {
-        *v *= scale;
+    let rounds = by_thread.values().map(Vec::len).max().unwrap_or(0);
+    let b = stats::batch_count(rounds);
+    let mut batches: Batches = vec![Vec::new(); b];
+    for samples in by_thread.values_mut() {
+        samples.sort_by(|x, y| x.0.total_cmp(&y.0));
+        for (round, &(_, v)) in samples.iter().enumerate() {
+            batches[round * b / rounds].push(v * scale);
+        }
     }
-    mbps
+    batches.retain(|batch| !batch.is_empty());
+    batches
 }
 
 /// Why the four bandwidths of a point (in [`QUANTITIES`] order) cannot be, if they cannot.
@@ -651,7 +671,7 @@ fn observation(
     p: &TracePoint,
     placement: Placement,
     source: &str,
-) -> Result<(Observation, [Vec<f64>; 4]), DatasetError> {
+) -> Result<(Observation, [Batches; 4]), DatasetError> {
     let phases = [
         &p.comp_alone,
         &p.comm_alone,
@@ -712,6 +732,45 @@ fn observation(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn a_phases_samples_are_batched_by_rounds_of_every_thread() {
+        // Two threads of 36 iterations, thread 1's written first: 6 batches (sqrt(36)) of 6
+        // rounds, each holding both threads' samples of its rounds, scaled to the median.
+        let mut samples = Vec::new();
+        for thread in [1u32, 0] {
+            for k in 0..36 {
+                samples.push(crate::trace::Sample {
+                    thread,
+                    start: f64::from(k),
+                    end: f64::from(k) + 1.0,
+                    mbps: 100.0 + f64::from(k),
+                });
+            }
+        }
+        let r: Vec<f64> = samples.iter().map(|s| s.mbps).collect();
+        let phase = Phase {
+            summary: stats::summarize(&r),
+            ci95: None,
+            unstable: false,
+            sampling: String::new(),
+            samples,
+        };
+        let batches = scaled_samples(&phase);
+        assert_eq!(batches.len(), 6);
+        let scale = phase.summary.median / stats::median(&r).unwrap();
+        for (b, batch) in batches.iter().enumerate() {
+            assert_eq!(batch.len(), 12, "{batch:?}");
+            let rounds: Vec<f64> = batch.iter().map(|v| v / scale - 100.0).collect();
+            let first = (6 * b) as f64;
+            assert!(
+                rounds
+                    .iter()
+                    .all(|&k| k > first - 1e-6 && k < first + 6.0 - 1e-6),
+                "batch {b}: {rounds:?}"
+            );
+        }
+    }
 
     #[test]
     fn refusals_keep_their_wording_and_exit_2() {

@@ -146,6 +146,9 @@ pub struct EvaluateReport {
     /// after [`evaluate`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) cross_validation: Option<crate::calibrate::validate::CrossValidation>,
+    /// Why there is no `cross_validation`, when `evaluate` could not compute it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cross_validation_unavailable: Option<String>,
     /// Every point compared (written by `--format csv`).
     #[serde(skip)]
     pub(crate) points: Vec<PointError>,
@@ -378,6 +381,7 @@ pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<E
         alone: phase_errors(&points, Phase::Alone),
         placements,
         cross_validation: None,
+        cross_validation_unavailable: None,
         points,
     })
 }

@@ -34,6 +34,19 @@ pub(crate) fn median_in_place(values: &mut [f64]) -> Option<f64> {
     Some((lower_mid + upper_mid) / 2.0)
 }
 
+/// How many batches of consecutive rounds a stream of `rounds` rounds is cut into when the
+/// rounds are correlated: `sqrt(rounds)`, 4 to 20, and never batches of fewer than two rounds
+/// (at least one batch). Non-overlapping batch means (Schmeiser, "Batch size effects in the
+/// analysis of simulation output", Operations Research 30(3), 1982): the benchmark's stopping
+/// rule reads the interval of a phase's median from these batches, and the calibration's
+/// bootstrap resamples them whole, so that both see the same correlation.
+pub(crate) fn batch_count(rounds: usize) -> usize {
+    ((rounds as f64).sqrt() as usize)
+        .clamp(4, 20)
+        .min(rounds / 2)
+        .max(1)
+}
+
 /// The median of `values`, leaving them untouched.
 pub fn median(values: &[f64]) -> Option<f64> {
     median_in_place(&mut values.to_vec())

@@ -117,11 +117,22 @@ fn csv_calibrate_predict_evaluate() {
         .contains("comm_parallel"));
     assert_eq!(e["sample_placements"], serde_json::json!(["0,0", "1,1"]));
 
+    // Four placements: the leave-one-placement-out error of the two non-sample ones, in
+    // the JSON and on the table.
+    let cv = &e["cross_validation"];
+    assert_eq!(cv["placements"].as_array().unwrap().len(), 2, "{e}");
+    assert!(e.get("cross_validation_unavailable").is_none(), "{e}");
+
     let o = contention(&["evaluate", "--model", s(&model), s(&csv)]);
     assert!(o.status.success());
     let table = stdout(&o);
     assert!(
         table.contains("Table 2") && table.contains("non-samples"),
+        "{table}"
+    );
+    assert!(
+        table.contains("leave-one-placement-out (global fit without each non-sample placement)")
+            && table.contains("0,1        held out comp_parallel"),
         "{table}"
     );
 
@@ -408,10 +419,37 @@ fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
         s(&model),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("95 % intervals (20 bootstrap resamples, seed 7)"));
+    assert!(
+        stderr(&o).contains("95 % intervals (20 bootstrap resamples, seed 7; "),
+        "{}",
+        stderr(&o)
+    );
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
     assert_eq!(v["uncertainty"]["replicates"].as_array().unwrap().len(), 20);
+    // The refits that kept the full fit are counted, in the file and in the table.
+    let kept = v["uncertainty"]["kept_full_fit"].as_u64().unwrap();
+    assert!(kept <= 20, "{kept}");
+    assert!(
+        stderr(&o).contains(&format!("; {kept} found nothing better than the full fit")),
+        "{}",
+        stderr(&o)
+    );
+    // The breakpoints' intervals are core ranges: whole cores around the fitted value.
+    for name in ["n_par_max", "n_seq_max"] {
+        let [lo, hi] = [0, 1].map(|i| v["uncertainty"]["local"][name][i].as_f64().unwrap());
+        let fitted = v["local"][name].as_f64().unwrap();
+        assert!(lo.fract() == 0.0 && hi.fract() == 0.0, "{name} {lo} {hi}");
+        assert!(
+            lo <= fitted && fitted <= hi,
+            "{name} {fitted} outside {lo}..{hi}"
+        );
+        assert!(
+            stderr(&o).contains(&format!("{name} {lo}..{hi} cores")),
+            "{}",
+            stderr(&o)
+        );
+    }
     let [lo, hi] = [0, 1].map(|i| v["uncertainty"]["local"]["alpha"][i].as_f64().unwrap());
     assert!(lo <= hi && hi <= 1.0, "{lo} {hi}");
     assert_eq!(v["calibration"]["method"], "fit");
@@ -448,6 +486,22 @@ fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
     let o = contention(&["predict", "-m", s(&model), "--intervals", "-f", "json"]);
     let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(j["intervals"].as_array().unwrap().len(), 4);
+    // The breakpoints' ranges, as in the model file, in the JSON and on the table.
+    let b = &j["breakpoints"][0];
+    assert_eq!(b["side"], "local");
+    assert_eq!(b["n_par_max"], v["uncertainty"]["local"]["n_par_max"]);
+    let o = contention(&["predict", "-m", s(&model), "--intervals"]);
+    let [lo, hi] = [0, 1].map(|i| v["uncertainty"]["local"]["n_seq_max"][i].as_f64().unwrap());
+    assert!(
+        stdout(&o).contains("# local breakpoints: N_par^max "),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains(&format!("N_seq^max {lo}..{hi} cores")),
+        "{}",
+        stdout(&o)
+    );
 
     // A model on standard input is read once, with its intervals: predict and plot use both.
     let piped = |args: &[&str]| {
@@ -467,6 +521,22 @@ fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
     assert!(o.status.success(), "{}", stderr(&o));
     let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(j["intervals"].as_array().unwrap().len(), 4);
+    // The breakpoints' ranges, as in the model file, in the JSON and on the table.
+    let b = &j["breakpoints"][0];
+    assert_eq!(b["side"], "local");
+    assert_eq!(b["n_par_max"], v["uncertainty"]["local"]["n_par_max"]);
+    let o = contention(&["predict", "-m", s(&model), "--intervals"]);
+    let [lo, hi] = [0, 1].map(|i| v["uncertainty"]["local"]["n_seq_max"][i].as_f64().unwrap());
+    assert!(
+        stdout(&o).contains("# local breakpoints: N_par^max "),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains(&format!("N_seq^max {lo}..{hi} cores")),
+        "{}",
+        stdout(&o)
+    );
     let figures = dir.join("figures");
     let o = piped(&["plot", "-m", "-", "--figure", "grid", "-o", s(&figures)]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -482,4 +552,61 @@ fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
     let o = contention(&["predict", "-m", s(&plain), "--intervals"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--bootstrap"), "{}", stderr(&o));
+}
+
+#[test]
+fn paper_bootstrap_is_refused_and_evaluate_says_why_it_has_no_cross_validation() {
+    let dir = temp_dir("calibrate-paper-bootstrap");
+    let csv = dir.join("two.csv");
+    let two: Vec<TidyRow> = henri_rows(3)
+        .into_iter()
+        .filter(|r| r.comp_numa == r.comm_numa)
+        .collect();
+    std::fs::write(&csv, tidy_csv::to_string(&two)).unwrap();
+    let model = dir.join("model.json");
+    let o = contention(&[
+        "calibrate",
+        s(&csv),
+        "--numa-per-socket",
+        "1",
+        "--method",
+        "paper",
+        "--bootstrap",
+        "5",
+        "-o",
+        s(&model),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--bootstrap 5 with --method paper")
+            && stderr(&o).contains("use --method fit"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!model.exists());
+
+    let o = contention(&[
+        "calibrate",
+        s(&csv),
+        "--numa-per-socket",
+        "1",
+        "-o",
+        s(&model),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = contention(&["evaluate", "-m", s(&model), s(&csv), "--tolerance", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let why = "leave-one-placement-out: not computed: 2 placement(s) measured";
+    assert!(stdout(&o).contains(why), "{}", stdout(&o));
+    assert!(stderr(&o).contains(why), "{}", stderr(&o));
+    let o = contention(&["evaluate", "-m", s(&model), s(&csv), "-f", "json"]);
+    let e = json(&o);
+    assert!(e.get("cross_validation").is_none(), "{e}");
+    assert!(
+        e["cross_validation_unavailable"]
+            .as_str()
+            .unwrap()
+            .starts_with("2 placement(s) measured"),
+        "{e}"
+    );
 }

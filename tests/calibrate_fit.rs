@@ -113,10 +113,15 @@ fn accuracy(all: bool, sparse: bool, seeds: u64) -> (f64, f64) {
                 mape(&truth, &everything(&f.model)),
                 mape(&truth, &everything(&p.model)),
             );
+            // The fit keeps the rules when it does not beat them, so `loss <= paper_loss`
+            // always holds; on noisy data the rules are never the optimum, and a fit that
+            // works must beat them outright.
             let report = f.calibration.fit.as_ref().unwrap();
             assert!(
-                report.loss <= report.paper_loss,
-                "{name} seed {seed}: the fit is worse than the rules on the data"
+                report.loss < report.paper_loss,
+                "{name} seed {seed}: the fit did not beat the rules on the data ({} vs {})",
+                report.loss,
+                report.paper_loss
             );
             fit += ef;
             rules += ep;

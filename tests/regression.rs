@@ -1,5 +1,6 @@
-//! Saved-trace regressions: real measurements kept in `tests/data/` and the outputs the tool
-//! derived from them (calibrated model, predictions, evaluation) committed beside them in
+//! Saved-trace regressions: the inputs kept in `tests/data/` (a real trace of the CI machine,
+//! and a CSV sweep that is the paper's model of henri: `tests/data/README.md` says which file
+//! is what) and the outputs the tool derived from them (calibrated model, predictions, evaluation) committed beside them in
 //! `tests/data/expected/`. Every run recomputes those outputs from the same inputs and fails on
 //! any number that moved by more than [`TOLERANCE`] (relative), printing each change with its
 //! JSON path.

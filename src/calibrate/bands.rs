@@ -25,6 +25,31 @@ pub(crate) struct PointIntervals {
     pub(crate) comm_parallel: Interval,
 }
 
+/// The 95 % intervals of one side's breakpoints, as ranges of core counts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Breakpoints {
+    /// `local` or `remote`.
+    pub(crate) side: &'static str,
+    pub(crate) n_par_max: Interval,
+    pub(crate) n_seq_max: Interval,
+}
+
+/// The breakpoints' intervals of each side the bootstrap covers (`N_par^max` and `N_seq^max`,
+/// section 3.1): a prediction near them can change regime within its interval.
+pub(crate) fn breakpoints(u: &Uncertainty) -> Vec<Breakpoints> {
+    [("local", Some(u.local)), ("remote", u.remote)]
+        .into_iter()
+        .filter_map(|(side, iv)| {
+            let iv = iv?;
+            Some(Breakpoints {
+                side,
+                n_par_max: iv.get("n_par_max")?,
+                n_seq_max: iv.get("n_seq_max")?,
+            })
+        })
+        .collect()
+}
+
 /// The intervals of `placements` at `cores` (already checked by [`model::predict`] on the
 /// point model), over the replicates that can predict them.
 pub(crate) fn intervals(

@@ -1,21 +1,37 @@
 //! Uncertainty of the fit by the bootstrap over samples (Efron and Tibshirani, "An
 //! Introduction to the Bootstrap", 1993, chapters 6 and 13): each resample draws every group's
 //! samples again with replacement, takes their median, and refits from the full fit
-//! (`super::fit::Effort::refit`); the 2.5 and 97.5 percentiles of the refitted values are
-//! the 95 % interval of each parameter, and the refitted models, kept in the model file, give
-//! the interval of any predicted bandwidth (`predict --intervals`).
+//! (`super::fit::Effort::refit`, whose breakpoint search reaches as far as the full fit's);
+//! the 2.5 and 97.5 percentiles of the refitted values are the 95 % interval of each
+//! parameter, and the refitted models, kept in the model file, give the interval of any
+//! predicted bandwidth (`predict --intervals`).
 //!
-//! Drawing thousands of samples per group per resample would dominate the cost, so the median
-//! of a resample is drawn directly: the `k`-th smallest of `n` values drawn with replacement
-//! from sorted `x` is at most `x_(j)` exactly when at least `k` draws are at most `x_(j)`, so
-//! `P(rank <= j) = P(Binomial(n, j/n) >= k)`; one uniform number and a binary search over that
-//! table give the resample's median (the lower one, `k = ceil(n/2)`, for even `n`). Small
-//! groups (CSV repetitions) are resampled directly.
+//! **Blocks.** A trace phase's samples are not independent: those of one round share the
+//! machine's state and consecutive rounds are correlated. Resampling them one by one would
+//! give intervals too narrow by the correlation; so a trace group is resampled by whole
+//! batches of consecutive rounds (the non-overlapping block bootstrap, Carlstein, "The use of
+//! subseries values for estimating the variance of a general statistic from a stationary
+//! sequence", Annals of Statistics 14(3), 1986; Kuensch, "The jackknife and the bootstrap for
+//! general stationary observations", same volume), the batches the benchmark's stopping rule
+//! reads its interval from (`crate::dataset::Batches`). CSV repetitions are separate runs,
+//! each its own block.
+//!
+//! **Independent samples, fast.** Where every block is one sample, drawing thousands of
+//! samples per group per resample would dominate the cost, so the median of a resample is
+//! drawn directly: the `k`-th smallest of `n` values drawn with replacement from sorted `x` is
+//! at most `x_(j)` exactly when at least `k` draws are at most `x_(j)`, so `P(rank <= j) =
+//! P(Binomial(n, j/n) >= k)`; one uniform number and a binary search over that table give the
+//! resample's median (the lower one, `k = ceil(n/2)`, for even `n`). Small groups (CSV
+//! repetitions) are resampled directly.
+//!
+//! **No silent replacement.** A refit starts from the full fit and keeps it when it finds
+//! nothing better on the resample ([`super::fit::fit`]); how many did is counted and reported
+//! beside the intervals, since many such resamples make the intervals narrower than the data.
 //!
 //! Seeded ([`SplitMix64`]): the same data and seed give the same intervals on every machine.
 
 use super::fit::{self, Effort, Group};
-use crate::model::{Interval, Model, ParamIntervals, Params};
+use crate::model::{Interval, Model, ParamIntervals, ParamKind, Params};
 use crate::stats::quantile;
 use std::collections::HashMap;
 
@@ -99,6 +115,14 @@ impl Resampler {
     }
 
     fn median(&self, g: &Group, rng: &mut SplitMix64) -> f64 {
+        if g.blocks.iter().any(|b| b.len() > 1) {
+            // Whole batches of rounds, as many as the group has.
+            let mut draw: Vec<f64> = Vec::with_capacity(g.sorted.len());
+            for _ in 0..g.blocks.len() {
+                draw.extend_from_slice(&g.blocks[rng.below(g.blocks.len())]);
+            }
+            return crate::stats::median_in_place(&mut draw).unwrap_or(g.median);
+        }
         let n = g.sorted.len();
         match self.tables.get(&n) {
             Some(cdf) => {
@@ -114,17 +138,35 @@ impl Resampler {
     }
 }
 
+/// The refits of a bootstrap.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replicates {
+    /// One refitted model per resample.
+    pub models: Vec<Model>,
+    /// How many refits found nothing better on their resample than the full fit they started
+    /// from, and so are the full fit itself.
+    pub kept_full_fit: u32,
+}
+
 /// `resamples` refits of `fitted` (the full fit of `groups`), seeded by `seed`.
-pub fn replicates(fitted: &Model, groups: &[Group], resamples: u32, seed: u64) -> Vec<Model> {
+pub fn replicates(fitted: &Model, groups: &[Group], resamples: u32, seed: u64) -> Replicates {
     let sampler = Resampler::new(groups);
     let mut rng = SplitMix64(seed);
     let keys = fit::keys(groups);
-    (0..resamples)
+    let effort = Effort::refit(fitted.machine.cores_per_socket);
+    let mut kept_full_fit = 0;
+    let models = (0..resamples)
         .map(|_| {
             let medians: Vec<f64> = groups.iter().map(|g| sampler.median(g, &mut rng)).collect();
-            fit::fit(fitted, &keys, &medians, Effort::refit()).model
+            let refit = fit::fit(fitted, &keys, &medians, effort);
+            kept_full_fit += u32::from(refit.kept_start);
+            refit.model
         })
-        .collect()
+        .collect();
+    Replicates {
+        models,
+        kept_full_fit,
+    }
 }
 
 /// The percentile interval of `values` at [`LEVEL`] (linear interpolation between order
@@ -140,12 +182,18 @@ pub(crate) fn percentile_interval(values: &[f64]) -> Option<Interval> {
 }
 
 /// The interval of each parameter over the parameter sets `sets`; `None` when empty (or a
-/// parameter has no finite value).
+/// parameter has no finite value). A breakpoint's interval is a range of core counts: its
+/// percentiles widened to the whole cores around them, so that `14..18` means every core
+/// count from 14 to 18 and an interval is never narrower than the counts the refits chose.
 pub(crate) fn intervals(sets: &[Params]) -> Option<ParamIntervals> {
     let values: Vec<[f64; Params::COUNT]> = sets.iter().map(Params::values).collect();
     let mut out = [[0.0; 2]; Params::COUNT];
     for (i, slot) in out.iter_mut().enumerate() {
-        *slot = percentile_interval(&values.iter().map(|v| v[i]).collect::<Vec<_>>())?;
+        let [lo, hi] = percentile_interval(&values.iter().map(|v| v[i]).collect::<Vec<_>>())?;
+        *slot = match Params::FIELDS[i].1 {
+            ParamKind::Cores => [lo.floor(), hi.ceil()],
+            _ => [lo, hi],
+        };
     }
     Some(ParamIntervals::new(out))
 }
@@ -179,6 +227,7 @@ mod tests {
             cores: 1,
             quantity: 0,
             sorted: (0..201).map(f64::from).collect(),
+            blocks: (0..201).map(|v| vec![f64::from(v)]).collect(),
             median: 100.0,
         };
         let sampler = Resampler::new(std::slice::from_ref(&g));
@@ -198,6 +247,44 @@ mod tests {
         assert!((a / b - 1.0).abs() < 0.1, "{a} vs {b}");
         let mean = fast.iter().sum::<f64>() / fast.len() as f64;
         assert!((mean - 100.0).abs() < 1.0, "{mean}");
+    }
+
+    #[test]
+    fn correlated_batches_are_resampled_whole_and_widen_the_spread() {
+        // 200 samples: 10 batches of 20 rounds, each batch at its own level (a disturbance
+        // lasting several rounds), 2 % apart. Resampled as batches, the median swings with
+        // the levels drawn; the same values resampled one by one hardly move it.
+        let blocks: Vec<Vec<f64>> = (0..10)
+            .map(|b| {
+                (0..20)
+                    .map(|j| 100.0 + 2.0 * (f64::from(b) - 4.5) + 0.01 * f64::from(j))
+                    .collect()
+            })
+            .collect();
+        let mut sorted = blocks.concat();
+        sorted.sort_by(f64::total_cmp);
+        let group = |blocks: Vec<Vec<f64>>| Group {
+            placement: crate::model::Placement {
+                comp_numa: 0,
+                comm_numa: 0,
+            },
+            cores: 1,
+            quantity: 0,
+            sorted: sorted.clone(),
+            blocks,
+            median: 100.0,
+        };
+        let batched = group(blocks);
+        let single = group(sorted.iter().map(|&v| vec![v]).collect());
+        let sampler = Resampler::new(&[batched.clone(), single.clone()]);
+        let mut rng = SplitMix64(5);
+        let spread = |g: &Group, rng: &mut SplitMix64| {
+            let v: Vec<f64> = (0..2000).map(|_| sampler.median(g, rng)).collect();
+            let m = v.iter().sum::<f64>() / v.len() as f64;
+            (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
+        };
+        let (b, s) = (spread(&batched, &mut rng), spread(&single, &mut rng));
+        assert!(b > 2.0 * s, "batches {b} vs samples {s}");
     }
 
     #[test]

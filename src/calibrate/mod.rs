@@ -216,6 +216,12 @@ pub(crate) fn tie_rule(tolerance: Option<f64>) -> String {
 /// Calibrates a model from `inputs` (any placements; the two of section 4.1.2 are used).
 /// Returns it with the notes the user should read.
 pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, Vec<String>)> {
+    if opts.method == Method::Paper && opts.bootstrap > 0 {
+        return Err(CalibrateError::PaperBootstrap {
+            resamples: opts.bootstrap,
+        }
+        .into());
+    }
     let (measured, mut notes) = dataset::common_machine(inputs)?;
     for input in inputs {
         notes.extend(input.notes.iter().cloned());
@@ -454,12 +460,16 @@ fn global_fit(
 /// The fit's uncertainty: `opts.bootstrap` refits on resampled samples (seed `opts.seed`),
 /// their percentile intervals and every replicate, as the model file keeps them.
 fn bootstrapped(model: &Model, groups: &[fit::Group], opts: &Options) -> Uncertainty {
-    let reps = bootstrap::replicates(model, groups, opts.bootstrap, opts.seed);
+    let boot = bootstrap::replicates(model, groups, opts.bootstrap, opts.seed);
+    let reps = &boot.models;
     let locals: Vec<Params> = reps.iter().map(|m| m.local).collect();
     let remotes: Vec<Params> = reps.iter().filter_map(|m| m.remote).collect();
     Uncertainty {
-        method: "bootstrap over samples, percentile intervals".into(),
+        method: "bootstrap over samples (a trace's in batches of consecutive rounds), \
+                 breakpoints searched as in the full fit, percentile intervals"
+            .into(),
         resamples: opts.bootstrap,
+        kept_full_fit: Some(boot.kept_full_fit),
         seed: opts.seed,
         level: bootstrap::LEVEL,
         local: bootstrap::intervals(&locals).unwrap_or_else(|| ParamIntervals::point(&model.local)),
@@ -539,6 +549,9 @@ pub(crate) enum CalibrateError {
     },
     /// CSV inputs without `--numa-per-socket`.
     NoTopology { files: Vec<String> },
+    /// `--bootstrap N` with `--method paper`: the bootstrap refits the global fit, and the
+    /// rules have no intervals to give.
+    PaperBootstrap { resamples: u32 },
     /// `--numa-nodes` below a node the inputs use.
     NumaNodes {
         given: u32,
@@ -572,23 +585,7 @@ impl std::fmt::Display for CalibrateError {
                 side,
                 files,
                 have,
-            } => {
-                let hint = if *side == "remote" {
-                    " (the first node of the second socket); or pass --local-only for a model \
-                     of the first socket only"
-                } else {
-                    ""
-                };
-                write!(
-                    f,
-                    "no input has placement {node},{node}, which the `{side}` parameters are \
-                     calibrated on (section 4.1.2); {} hold placements {}. Measure with both the \
-                     computation and the communication data on NUMA node {node} (`contention \
-                     measure --numa {node},{node}`){hint}",
-                    files.join(", "),
-                    have.join(" ")
-                )
-            }
+            } => missing_placement(f, *node, side, files, have),
             CalibrateError::TooManyCores {
                 placement,
                 sources,
@@ -612,6 +609,13 @@ impl std::fmt::Display for CalibrateError {
                 "--{flag} {given} contradicts the traces, measured on {host} with {measured}; \
                  leave --{flag} out for traces (it is for CSV input)"
             ),
+            CalibrateError::PaperBootstrap { resamples } => write!(
+                f,
+                "--bootstrap {resamples} with --method paper: the bootstrap's intervals come from \
+                 refitting the global fit on resampled measurements, and the paper's rules are \
+                 not refitted; use --method fit (the default) for intervals, or leave \
+                 --bootstrap out for the rules' model"
+            ),
             CalibrateError::NoTopology { files } => write!(
                 f,
                 "{} carry no topology (CSV): pass --numa-per-socket N, the NUMA nodes of one \
@@ -630,6 +634,31 @@ impl std::fmt::Display for CalibrateError {
             ),
         }
     }
+}
+
+/// [`CalibrateError::MissingPlacement`]'s message: the placement to measure, and for the
+/// remote side the way to do without it.
+fn missing_placement(
+    f: &mut std::fmt::Formatter<'_>,
+    node: u32,
+    side: &str,
+    files: &[String],
+    have: &[String],
+) -> std::fmt::Result {
+    let hint = if side == "remote" {
+        " (the first node of the second socket); or pass --local-only for a model of the first \
+         socket only"
+    } else {
+        ""
+    };
+    write!(
+        f,
+        "no input has placement {node},{node}, which the `{side}` parameters are calibrated on \
+         (section 4.1.2); {} hold placements {}. Measure with both the computation and the \
+         communication data on NUMA node {node} (`contention measure --numa {node},{node}`){hint}",
+        files.join(", "),
+        have.join(" ")
+    )
 }
 
 impl std::error::Error for CalibrateError {

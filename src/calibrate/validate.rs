@@ -91,29 +91,47 @@ pub(crate) fn leave_one_placement_out(
 }
 
 /// Leave-one-placement-out validation of the measurements in `inputs` for `evaluate`: the
-/// global fit from the paper's rules on the sample placements, without each other placement
-/// in turn, against `model`'s in-sample error there. `None` when fewer than three placements
-/// are measured or a sample placement is missing.
+/// global fit from the paper's rules on the sample placements (read with `tolerance`, as
+/// `calibrate --tolerance` reads them, and repaired as `calibrate` repairs them:
+/// `rules::feasible`), without each other placement in turn, against `model`'s in-sample
+/// error there. Else why it cannot be computed, in words for the report: fewer than three
+/// placements measured, a sample placement missing or unreadable by the rules.
 pub(crate) fn of_inputs(
     model: &Model,
     inputs: &[crate::dataset::Input],
-) -> Option<CrossValidation> {
+    tolerance: Option<f64>,
+) -> Result<CrossValidation, String> {
     let nodes = model.predictable_nodes();
     let cps = model.machine.cores_per_socket;
     let groups: Vec<Group> = fit::groups(inputs, |p| p.comp_numa < nodes && p.comm_numa < nodes)
         .into_iter()
         .filter(|g| g.cores <= cps)
         .collect();
+    let mut placements: Vec<Placement> = groups.iter().map(|g| g.placement).collect();
+    placements.dedup();
+    if placements.len() < 3 {
+        return Err(format!(
+            "{} placement(s) measured that the model predicts; leaving one out needs 3 or more \
+             (the two sample placements and another)",
+            placements.len()
+        ));
+    }
     let sweeps = crate::dataset::sweeps(inputs);
-    let rules = |node: u32| {
-        let s = sweeps.iter().find(|s| {
-            s.placement
-                == Placement {
-                    comp_numa: node,
-                    comm_numa: node,
-                }
-        })?;
-        super::rules::extract(s, None).ok().map(|(p, _)| p)
+    let rules = |node: u32| -> Result<Params, String> {
+        let placement = Placement {
+            comp_numa: node,
+            comm_numa: node,
+        };
+        let s = sweeps
+            .iter()
+            .find(|s| s.placement == placement)
+            .ok_or_else(|| {
+                format!("no measurement of sample placement {placement}, which the fit starts from")
+            })?;
+        let (mut p, _) = super::rules::extract(s, tolerance)
+            .map_err(|e| format!("the paper's rules cannot read placement {placement}: {e}"))?;
+        super::rules::feasible(&mut p, cps);
+        Ok(p)
     };
     let local = rules(0)?;
     let remote = match model.remote {
@@ -125,10 +143,17 @@ pub(crate) fn of_inputs(
         remote,
         ..model.clone()
     };
-    if !start.problems().is_empty() {
-        return None;
+    let problems: Vec<String> = start.problems().iter().map(|p| p.to_string()).collect();
+    if !problems.is_empty() {
+        return Err(format!(
+            "the paper's rules on the sample placements break the model's rules even after \
+             calibrate's repair ({}); try --tolerance",
+            problems.join("; ")
+        ));
     }
-    leave_one_placement_out(&start, model, &groups)
+    leave_one_placement_out(&start, model, &groups).ok_or_else(|| {
+        "every measured placement is a sample placement: none is left to hold out".to_string()
+    })
 }
 
 /// The parameters of `model` that `groups` cannot pin down, each with why: a linear piece
@@ -209,5 +234,97 @@ fn too_wide(kind: ParamKind, value: f64, [lo, hi]: Interval) -> Option<String> {
                 )
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::Input;
+    use crate::io::model_file;
+    use crate::model::all_placements;
+
+    /// Every placement of paper machine `name` at every core, each bandwidth off by up to
+    /// `noise` (seeded).
+    fn noisy(name: &str, noise: f64, seed: u64) -> (Model, Input) {
+        let m = model_file::load(&format!("paper:{name}")).unwrap();
+        let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
+        let mut rows = crate::trace::predicted_rows(
+            &crate::model::predict(&m, &all_placements(&m), &cores).unwrap(),
+        );
+        let mut rng = super::super::bootstrap::SplitMix64(seed);
+        for r in &mut rows {
+            for v in [
+                &mut r.comp_alone,
+                &mut r.comm_alone,
+                &mut r.comp_parallel,
+                &mut r.comm_parallel,
+            ] {
+                *v *= 1.0 + noise * rng.symmetric();
+            }
+        }
+        (m, Input::from_rows(&rows, "noisy.csv"))
+    }
+
+    #[test]
+    fn evaluate_repairs_the_rules_as_calibrate_does_before_leaving_placements_out() {
+        // occigen with 5 % noise, seeds 0 and 23: the rules' parameters of a sample placement
+        // break the model's rules; calibrate repairs them (`rules::feasible`), and so must the
+        // cross-validation of evaluate, instead of dropping it.
+        for seed in [0, 23] {
+            let (m, input) = noisy("occigen", 0.05, seed);
+            let cps = m.machine.cores_per_socket;
+            let sweeps = crate::dataset::sweeps(std::slice::from_ref(&input));
+            let broken = sweeps
+                .iter()
+                .filter(|s| is_sample(&m, s.placement))
+                .any(|s| {
+                    let (p, _) = super::super::rules::extract(s, None).unwrap();
+                    !p.problems("", cps).is_empty()
+                });
+            assert!(
+                broken,
+                "seed {seed}: the rules need no repair, the test proves nothing"
+            );
+            let cv = of_inputs(&m, std::slice::from_ref(&input), None);
+            assert!(cv.is_ok(), "seed {seed}: {cv:?}");
+        }
+    }
+
+    #[test]
+    fn without_a_third_placement_evaluate_says_why() {
+        let m = model_file::load("paper:henri").unwrap();
+        let cores: Vec<u32> = (1..=18).collect();
+        let two = [
+            Placement {
+                comp_numa: 0,
+                comm_numa: 0,
+            },
+            Placement {
+                comp_numa: 1,
+                comm_numa: 1,
+            },
+        ];
+        let rows = crate::trace::predicted_rows(&crate::model::predict(&m, &two, &cores).unwrap());
+        let why = of_inputs(&m, &[Input::from_rows(&rows, "two.csv")], None).unwrap_err();
+        assert!(why.starts_with("2 placement(s) measured"), "{why}");
+        // Only off-node placements: the fit has no sample placement to start from.
+        let off = [
+            Placement {
+                comp_numa: 0,
+                comm_numa: 1,
+            },
+            Placement {
+                comp_numa: 1,
+                comm_numa: 0,
+            },
+            two[1],
+        ];
+        let rows = crate::trace::predicted_rows(&crate::model::predict(&m, &off, &cores).unwrap());
+        let why = of_inputs(&m, &[Input::from_rows(&rows, "off.csv")], None).unwrap_err();
+        assert!(
+            why.contains("no measurement of sample placement 0,0"),
+            "{why}"
+        );
     }
 }

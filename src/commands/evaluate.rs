@@ -12,9 +12,15 @@ pub fn run(args: &EvaluateArgs) -> Result<()> {
     let model = model_file::load(&model_arg)?;
     let inputs = inputs::read_all(&crate::results::inputs_or_default(&args.inputs)?)?;
     let mut e = evaluate::evaluate(&model, &model_arg, &inputs)?;
-    e.cross_validation = calibrate::validate::of_inputs(&model, &inputs);
-    if let Some(cv) = &e.cross_validation {
-        eprintln!("{}", report::evaluate::cross_validation_line(cv));
+    match calibrate::validate::of_inputs(&model, &inputs, args.tolerance) {
+        Ok(cv) => {
+            eprintln!("{}", report::evaluate::cross_validation_line(&cv));
+            e.cross_validation = Some(cv);
+        }
+        Err(why) => {
+            eprintln!("{}", report::evaluate::no_cross_validation_line(&why));
+            e.cross_validation_unavailable = Some(why);
+        }
     }
     report::emit(&e, args.format.into(), args.output.as_deref())
 }

@@ -74,7 +74,10 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         }
     }
     if figures.contains(&FigureKind::Stacked) {
-        for stacked in Stacked::all(&model, &model_arg, &measured) {
+        for mut stacked in Stacked::all(&model, &model_arg, &measured) {
+            if let Some(u) = &uncertainty {
+                stacked = stacked.with_intervals(u);
+            }
             let name = format!("{machine}-stacked-{}", stacked.side_name());
             out.figure(&name, &stacked)?;
             out.csv(&name, &stacked.csv())?;

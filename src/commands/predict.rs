@@ -35,6 +35,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             .map(|p| p.points.iter().map(|pt| pt.cores).collect())
             .unwrap_or_default();
         report.intervals = Some(bands::intervals(&model.machine, &u, &placements, &cores));
+        report.breakpoints = Some(bands::breakpoints(&u));
     }
     report::emit(&report, args.format.into(), args.output.as_deref())
 }
@@ -88,6 +89,7 @@ pub fn build_report(
         notes,
         placements,
         intervals: None,
+        breakpoints: None,
     })
 }
 

@@ -18,6 +18,10 @@ pub type Interval = [f64; 2];
 pub struct Uncertainty {
     pub(crate) method: String,
     pub(crate) resamples: u32,
+    /// How many of the resamples' refits found nothing better than the full fit and kept it
+    /// (`None` in files written before it was counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) kept_full_fit: Option<u32>,
     pub(crate) seed: u64,
     /// The intervals' level (0.95).
     pub(crate) level: f64,

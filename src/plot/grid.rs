@@ -637,6 +637,7 @@ mod tests {
         let u = Uncertainty {
             method: "test".into(),
             resamples: 2,
+            kept_full_fit: None,
             seed: 0,
             level: 0.95,
             local: iv,

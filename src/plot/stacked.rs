@@ -18,7 +18,7 @@ use super::style::{
 };
 use super::Figure;
 use crate::model::bandwidth::{self, CurvePoint};
-use crate::model::{Model, Params, Placement};
+use crate::model::{Interval, Model, ParamIntervals, Params, Placement, Uncertainty};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -55,6 +55,9 @@ pub struct Stacked {
     pub(crate) source: DataSource,
     pub(crate) points: Vec<StackPoint>,
     pub(crate) scale: Scale,
+    /// The bootstrap's 95 % intervals of `params`, drawn as error bars on the key points
+    /// (none without a bootstrap in the model file).
+    pub(crate) intervals: Option<ParamIntervals>,
 }
 
 const B_SEQ_COMP: Symbol = Symbol::new("B", "seq", "comp");
@@ -71,6 +74,16 @@ pub(crate) struct KeyPoint {
     pub(crate) cores: u32,
     pub(crate) mbps: f64,
     pub(crate) label: Vec<Seg>,
+    /// The 95 % intervals of its core count and bandwidth, when the model has a bootstrap.
+    pub(crate) error: Option<ErrorBars>,
+}
+
+/// A key point's 95 % intervals: a range of core counts (a breakpoint's, or the one core of
+/// `B_seq^comp`) and of MB/s.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ErrorBars {
+    pub(crate) cores: Interval,
+    pub(crate) mbps: Interval,
 }
 
 impl Stacked {
@@ -139,7 +152,17 @@ impl Stacked {
             source: data,
             points,
             scale,
+            intervals: None,
         })
+    }
+
+    /// The same figure with the bootstrap's intervals of its parameter set as error bars.
+    pub fn with_intervals(mut self, u: &Uncertainty) -> Self {
+        self.intervals = match self.calibrates {
+            Calibrates::Local => Some(u.local),
+            Calibrates::Remote => u.remote,
+        };
+        self
     }
 
     /// The local figure, and the remote one when the model has remote parameters.
@@ -158,62 +181,85 @@ impl Stacked {
         }
     }
 
-    /// The four points of Figure 2, in the order their labels are placed.
+    /// The four points of Figure 2, in the order their labels are placed, each with its
+    /// intervals when the model has a bootstrap (a breakpoint's range also in its label).
     pub(crate) fn key_points(&self) -> Vec<KeyPoint> {
         let p = &self.params;
-        let at = |sym, v: f64, n_sym, n: u32| {
-            vec![
-                Seg::Sym(sym),
-                Seg::text(format!(" = {v:.0} MB/s at ")),
-                Seg::Sym(n_sym),
-                Seg::text(format!(" = {n}")),
-            ]
+        let iv = |name: &str| self.intervals.and_then(|iv| iv.get(name));
+        // A point `sym = v` at `n_sym = n`, its bandwidth the parameter `bw` and its core
+        // count the breakpoint `n_name`.
+        let at = |sym, v: f64, bw: &str, n_sym, n: u32, n_name: &str| {
+            let cores = iv(n_name);
+            let range = match cores {
+                Some([lo, hi]) if lo < hi => format!(" ({lo:.0}..{hi:.0})"),
+                _ => String::new(),
+            };
+            KeyPoint {
+                cores: n,
+                mbps: v,
+                label: vec![
+                    Seg::Sym(sym),
+                    Seg::text(format!(" = {v:.0} MB/s at ")),
+                    Seg::Sym(n_sym),
+                    Seg::text(format!(" = {n}{range}")),
+                ],
+                error: cores
+                    .zip(iv(bw))
+                    .map(|(cores, mbps)| ErrorBars { cores, mbps }),
+            }
         };
+        let t_seq = at(
+            T_SEQ_MAX,
+            p.t_seq_max,
+            "t_seq_max",
+            N_SEQ_MAX,
+            p.n_seq_max,
+            "n_seq_max",
+        );
         // When N_par^max = N_seq^max and the totals agree (a plateau reaching the last core, or
         // a short sweep), T_par^max and T_par^max2 are one point: one label names both, else
         // one would hide the other.
         if p.n_par_max == p.n_seq_max
             && (p.t_par_max - p.t_par_max2).abs() <= 1e-3 * p.t_par_max.abs()
         {
-            return vec![
-                KeyPoint {
-                    cores: p.n_par_max,
-                    mbps: p.t_par_max,
-                    label: vec![
-                        Seg::Sym(T_PAR_MAX),
-                        Seg::text(" = "),
-                        Seg::Sym(T_PAR_MAX2),
-                        Seg::text(format!(" = {:.0} MB/s at ", p.t_par_max)),
-                        Seg::Sym(N_PAR_MAX),
-                        Seg::text(" = "),
-                        Seg::Sym(N_SEQ_MAX),
-                        Seg::text(format!(" = {}", p.n_par_max)),
-                    ],
-                },
-                KeyPoint {
-                    cores: p.n_seq_max,
-                    mbps: p.t_seq_max,
-                    label: at(T_SEQ_MAX, p.t_seq_max, N_SEQ_MAX, p.n_seq_max),
-                },
-                self.b_seq_comp_point(),
+            let mut both = at(
+                T_PAR_MAX,
+                p.t_par_max,
+                "t_par_max",
+                N_PAR_MAX,
+                p.n_par_max,
+                "n_par_max",
+            );
+            both.label = vec![
+                Seg::Sym(T_PAR_MAX),
+                Seg::text(" = "),
+                Seg::Sym(T_PAR_MAX2),
+                Seg::text(format!(" = {:.0} MB/s at ", p.t_par_max)),
+                Seg::Sym(N_PAR_MAX),
+                Seg::text(" = "),
+                Seg::Sym(N_SEQ_MAX),
+                Seg::text(format!(" = {}", p.n_par_max)),
             ];
+            return vec![both, t_seq, self.b_seq_comp_point()];
         }
         vec![
-            KeyPoint {
-                cores: p.n_par_max,
-                mbps: p.t_par_max,
-                label: at(T_PAR_MAX, p.t_par_max, N_PAR_MAX, p.n_par_max),
-            },
-            KeyPoint {
-                cores: p.n_seq_max,
-                mbps: p.t_seq_max,
-                label: at(T_SEQ_MAX, p.t_seq_max, N_SEQ_MAX, p.n_seq_max),
-            },
-            KeyPoint {
-                cores: p.n_seq_max,
-                mbps: p.t_par_max2,
-                label: at(T_PAR_MAX2, p.t_par_max2, N_SEQ_MAX, p.n_seq_max),
-            },
+            at(
+                T_PAR_MAX,
+                p.t_par_max,
+                "t_par_max",
+                N_PAR_MAX,
+                p.n_par_max,
+                "n_par_max",
+            ),
+            t_seq,
+            at(
+                T_PAR_MAX2,
+                p.t_par_max2,
+                "t_par_max2",
+                N_SEQ_MAX,
+                p.n_seq_max,
+                "n_seq_max",
+            ),
             self.b_seq_comp_point(),
         ]
     }
@@ -228,6 +274,13 @@ impl Stacked {
                 Seg::Sym(B_SEQ_COMP),
                 Seg::text(format!(" = {:.0} MB/s (one core)", p.b_seq_comp)),
             ],
+            error: self
+                .intervals
+                .and_then(|iv| iv.get("b_seq_comp"))
+                .map(|mbps| ErrorBars {
+                    cores: [1.0, 1.0],
+                    mbps,
+                }),
         }
     }
 
@@ -293,7 +346,7 @@ impl Stacked {
             fill: c.mix(AREA_ALPHA),
             border: Some(c),
         };
-        vec![
+        let mut items = vec![
             LegendItem::new(patch(COMP), "computations in parallel"),
             LegendItem::new(patch(COMM), "communications in parallel, stacked"),
             LegendItem::new(
@@ -317,7 +370,17 @@ impl Stacked {
                 },
                 "model parameters, section 3.1",
             ),
-        ]
+        ];
+        if self.intervals.is_some() {
+            items.push(LegendItem::new(
+                Swatch::Line {
+                    color: MUTED,
+                    dashed: false,
+                },
+                "their 95 % bootstrap intervals (cores, MB/s)",
+            ));
+        }
+        items
     }
 
     fn header(&self) -> i32 {
@@ -584,6 +647,7 @@ impl Stacked {
             .iter()
             .map(|k| (rich_width(&k.label, TICK) + 20, TICK as i32 + 18))
             .collect();
+        self.draw_error_bars(root, plot, &keys)?;
         let boxes = place_labels(plot, &at, &sizes, curves);
         for ((k, &(px, py)), &(l, t, r, b)) in keys.iter().zip(&at).zip(&boxes) {
             let end = nearest((l, t, r, b), (px, py));
@@ -595,6 +659,43 @@ impl Stacked {
         for &(px, py) in &at {
             root.draw(&Circle::new((px, py), 9, WHITE.filled()))?;
             root.draw(&Circle::new((px, py), 7, INK.filled()))?;
+        }
+        Ok(())
+    }
+
+    /// Each key point's intervals as error bars with end caps: across its range of core
+    /// counts, and along its range of bandwidths.
+    fn draw_error_bars<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        plot: &Plot,
+        keys: &[KeyPoint],
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        const CAP: i32 = 8;
+        let style = MUTED.stroke_width(3);
+        let finite = |[a, b]: Interval| a.is_finite() && b.is_finite() && a < b;
+        for (k, e) in keys.iter().filter_map(|k| k.error.map(|e| (k, e))) {
+            let (x, y) = (f64::from(k.cores), k.mbps);
+            if finite(e.cores) {
+                let (a, b) = (plot.px((e.cores[0], y)), plot.px((e.cores[1], y)));
+                root.draw(&PathElement::new(vec![a, b], style))?;
+                for (ex, ey) in [a, b] {
+                    root.draw(&PathElement::new(
+                        vec![(ex, ey - CAP), (ex, ey + CAP)],
+                        style,
+                    ))?;
+                }
+            }
+            if finite(e.mbps) {
+                let (a, b) = (plot.px((x, e.mbps[0])), plot.px((x, e.mbps[1])));
+                root.draw(&PathElement::new(vec![a, b], style))?;
+                for (ex, ey) in [a, b] {
+                    root.draw(&PathElement::new(
+                        vec![(ex - CAP, ey), (ex + CAP, ey)],
+                        style,
+                    ))?;
+                }
+            }
         }
         Ok(())
     }
@@ -642,6 +743,62 @@ mod tests {
             "{}",
             s.provenance()
         );
+    }
+
+    #[test]
+    fn a_bootstrap_gives_each_key_point_error_bars_and_breakpoint_ranges() {
+        let model = model_file::load("paper:henri").unwrap();
+        let p = model.local;
+        let mut iv = ParamIntervals::point(&p).as_array();
+        let at = |name: &str| Params::NAMES.iter().position(|n| *n == name).unwrap();
+        iv[at("n_par_max")] = [15.0, 18.0];
+        iv[at("t_par_max")] = [0.98 * p.t_par_max, 1.01 * p.t_par_max];
+        iv[at("b_seq_comp")] = [0.99 * p.b_seq_comp, 1.02 * p.b_seq_comp];
+        let u = Uncertainty {
+            method: "test".into(),
+            resamples: 2,
+            kept_full_fit: Some(0),
+            seed: 0,
+            level: 0.95,
+            local: ParamIntervals::new(iv),
+            remote: None,
+            replicates: Vec::new(),
+        };
+        let plain = Stacked::new(
+            &model,
+            "paper:henri",
+            Calibrates::Local,
+            &Measurements::default(),
+        )
+        .unwrap();
+        assert!(plain.key_points().iter().all(|k| k.error.is_none()));
+        let s = plain.clone().with_intervals(&u);
+        let keys = s.key_points();
+        let t_par = &keys[0];
+        assert_eq!(
+            t_par.error,
+            Some(ErrorBars {
+                cores: [15.0, 18.0],
+                mbps: iv[at("t_par_max")],
+            })
+        );
+        assert!(
+            words(&t_par.label).ends_with(" = 17 (15..18)"),
+            "{}",
+            words(&t_par.label)
+        );
+        let b = keys.last().unwrap();
+        assert_eq!(b.error.unwrap().mbps, iv[at("b_seq_comp")]);
+        // A zero-width breakpoint interval adds no range to its label.
+        assert!(
+            !words(&keys[1].label).contains(".."),
+            "{}",
+            words(&keys[1].label)
+        );
+        assert!(s.legend().len() > plain.legend().len());
+        let svg = crate::plot::render(&s, crate::plot::ImageFormat::Svg).unwrap();
+        let plain_svg = crate::plot::render(&plain, crate::plot::ImageFormat::Svg).unwrap();
+        assert!(svg.len() > plain_svg.len());
     }
 
     #[test]

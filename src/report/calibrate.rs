@@ -7,7 +7,7 @@
 
 use super::Report;
 use crate::calibrate::{Bandwidths, CalibratedModel, FitReport, SideFit};
-use crate::model::{Params, Uncertainty};
+use crate::model::{ParamKind, Params, Uncertainty};
 use std::fmt::Write;
 
 impl Report for CalibratedModel {
@@ -76,15 +76,20 @@ fn fit_lines(out: &mut String, f: &FitReport, u: Option<&Uncertainty>) {
     if let Some(u) = u {
         let _ = writeln!(
             out,
-            "  95 % intervals ({} bootstrap resamples, seed {}):",
-            u.resamples, u.seed
+            "  95 % intervals ({} bootstrap resamples, seed {}{}):",
+            u.resamples,
+            u.seed,
+            kept_full_fit(u)
         );
         for (side, iv) in [("local", Some(u.local)), ("remote", u.remote)] {
             if let Some(iv) = iv {
-                let parts: Vec<String> = Params::NAMES
+                let parts: Vec<String> = Params::FIELDS
                     .iter()
                     .zip(iv.as_array())
-                    .map(|(name, [lo, hi])| format!("{name} [{lo:.4}, {hi:.4}]"))
+                    .map(|(&(name, kind), [lo, hi])| match kind {
+                        ParamKind::Cores => format!("{name} {lo:.0}..{hi:.0} cores"),
+                        _ => format!("{name} [{lo:.4}, {hi:.4}]"),
+                    })
                     .collect();
                 let _ = writeln!(out, "    {side}: {}", parts.join(" "));
             }
@@ -112,6 +117,15 @@ fn fit_lines(out: &mut String, f: &FitReport, u: Option<&Uncertainty>) {
                 h.in_sample_mape_percent.comm_parallel
             );
         }
+    }
+}
+
+/// How many refits kept the full fit, as a clause after the resamples (nothing for files
+/// that did not count them).
+fn kept_full_fit(u: &Uncertainty) -> String {
+    match u.kept_full_fit {
+        Some(k) => format!("; {k} found nothing better than the full fit and kept it"),
+        None => String::new(),
     }
 }
 

@@ -133,6 +133,27 @@ fn table(e: &EvaluateReport) -> String {
             pct(Some(p.comp_alone_mape_percent)),
         );
     }
+    out.push('\n');
+    match (&e.cross_validation, &e.cross_validation_unavailable) {
+        (Some(cv), _) => {
+            let _ = writeln!(out, "{}:", cross_validation_line(cv));
+            for h in &cv.placements {
+                let _ = writeln!(
+                    out,
+                    "  {:<10} held out comp_parallel {:>8} comm_parallel {:>8}; in sample {:>8} {:>8}",
+                    h.placement,
+                    pct(Some(h.held_out_mape_percent.comp_parallel)),
+                    pct(Some(h.held_out_mape_percent.comm_parallel)),
+                    pct(Some(h.in_sample_mape_percent.comp_parallel)),
+                    pct(Some(h.in_sample_mape_percent.comm_parallel)),
+                );
+            }
+        }
+        (None, Some(why)) => {
+            let _ = writeln!(out, "{}", no_cross_validation_line(why));
+        }
+        (None, None) => {}
+    }
     let _ = writeln!(out, "\nPoints counted: {}.", e.points_counted);
     out
 }
@@ -158,6 +179,12 @@ fn csv(e: &EvaluateReport) -> String {
         .expect("in-memory CSV");
     }
     String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("ASCII is UTF-8")
+}
+
+/// Why `evaluate` has no leave-one-placement-out error, one line for standard error and the
+/// table.
+pub(crate) fn no_cross_validation_line(why: &str) -> String {
+    format!("leave-one-placement-out: not computed: {why}")
 }
 
 /// The leave-one-placement-out error, one line that `evaluate` prints on standard error

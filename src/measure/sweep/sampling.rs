@@ -105,7 +105,7 @@ const T975: [f64; 20] = [
 /// Non-overlapping batch means (Schmeiser, "Batch size effects in the analysis of simulation
 /// output", Operations Research 30(3), 1982; Law, *Simulation Modeling and Analysis*, 5th ed.,
 /// section 9.5.3), with batch medians for robustness: the rounds are cut into `b = sqrt(n)`
-/// batches (4 to 20; the oldest leftover rounds dropped), and the half-width is `t(b-1) *
+/// batches (4 to 20, [`stats::batch_count`]; the oldest leftover rounds dropped), and the half-width is `t(b-1) *
 /// sd(batch medians) / sqrt(b)`. The interval is the wider of that one, centred on the median,
 /// and the distribution-free order-statistic interval of `stats::median_ci95`, which still
 /// catches a spread that batches average away (rounds alternating fast and slow).
@@ -118,7 +118,7 @@ pub(crate) fn median_interval(rounds: &[f64]) -> Option<(f64, f64)> {
     }
     let median = stats::median(rounds)?;
     let (os_lo, os_hi) = stats::median_ci95(rounds)?;
-    let b = ((n as f64).sqrt() as usize).clamp(4, 20).min(n / 2);
+    let b = stats::batch_count(n);
     let m = n / b;
     let medians: Vec<f64> = rounds[n - b * m..]
         .chunks_exact(m)

@@ -29,6 +29,10 @@ pub struct PredictReport {
     /// file's bootstrap replicates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) intervals: Option<Vec<crate::calibrate::bands::PlacementIntervals>>,
+    /// The 95 % intervals of the breakpoints of each side (`predict --intervals`), core
+    /// ranges.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) breakpoints: Option<Vec<crate::calibrate::bands::Breakpoints>>,
 }
 
 impl Report for PredictReport {

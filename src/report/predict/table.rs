@@ -33,17 +33,32 @@ pub(crate) fn render(report: &PredictReport) -> String {
         block(&mut out, p, m.numa_per_socket);
     }
     if let Some(intervals) = &report.intervals {
-        interval_blocks(&mut out, intervals);
+        interval_blocks(
+            &mut out,
+            intervals,
+            report.breakpoints.as_deref().unwrap_or(&[]),
+        );
     }
     out
 }
 
 /// The 95 % intervals of `predict --intervals`, one block per placement.
-fn interval_blocks(out: &mut String, intervals: &[crate::calibrate::bands::PlacementIntervals]) {
+fn interval_blocks(
+    out: &mut String,
+    intervals: &[crate::calibrate::bands::PlacementIntervals],
+    breakpoints: &[crate::calibrate::bands::Breakpoints],
+) {
     let _ = writeln!(
         out,
         "\n# 95 % intervals (bootstrap of the calibration), MB/s"
     );
+    for b in breakpoints {
+        let _ = writeln!(
+            out,
+            "# {} breakpoints: N_par^max {:.0}..{:.0} cores, N_seq^max {:.0}..{:.0} cores",
+            b.side, b.n_par_max[0], b.n_par_max[1], b.n_seq_max[0], b.n_seq_max[1]
+        );
+    }
     for p in intervals {
         let _ = writeln!(out, "\nplacement {},{} intervals", p.comp_numa, p.comm_numa);
         let _ = writeln!(
