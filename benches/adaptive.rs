@@ -72,7 +72,17 @@ fn measure(
                 budget: full.map(|f| std::time::Duration::from_secs_f64(f[i] / 3.0)),
                 ..a
             });
-            simulation::run(&o, &sim, adaptive, Mode::Quiet, false, &stop).expect("simulated");
+            simulation::run(
+                &MeasureOptions {
+                    adaptive,
+                    ..o.clone()
+                },
+                &sim,
+                Mode::Quiet,
+                false,
+                &stop,
+            )
+            .expect("simulated");
             trace_file::read(&out).expect("its trace")
         })
         .collect();

@@ -4,6 +4,7 @@
 //! from these definitions, so they never drift from `--help`.
 
 use crate::cores::CoreList;
+use crate::measure::adaptive::AdaptiveOptions;
 pub(crate) use crate::measure::choices::{CommPattern, ComputeKernel, Launcher};
 use crate::measure::options::MeasureOptions;
 use crate::sensitivity::builtin::Builtin;
@@ -453,7 +454,8 @@ pub struct MeasureArgs {
     /// first, then, after each fit (the global fit with a bootstrap), the core count where
     /// the refitted models disagree most, until --precision or --budget; each choice and
     /// what is still uncertain is said on standard error. A sample placement only (both data
-    /// on one node); --resume continues it. With --simulate only, for now.
+    /// on one node); --resume continues it. On a real machine rank 0 chooses each point
+    /// within the same MPI job; `survey --adaptive` does so on every node.
     #[arg(long, conflicts_with = "cores")]
     pub(crate) adaptive: bool,
 
@@ -527,6 +529,10 @@ impl MeasureArgs {
             resume: self.resume,
             force: self.force,
             no_bind: self.no_bind,
+            adaptive: self.adaptive.then_some(AdaptiveOptions {
+                precision: self.precision / 100.0,
+                budget: self.budget,
+            }),
         }
     }
 

@@ -45,6 +45,33 @@ pub struct Trace {
     /// model files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulation: Option<Simulation>,
+    /// How an adaptive sweep (`measure --adaptive`) chose its points: absent after a full
+    /// sweep. `points` are kept ascending; this keeps the order they were measured in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<AdaptiveLog>,
+}
+
+/// An adaptive sweep's record: what it was asked, each point in the order it was measured
+/// with why it was chosen, and why the sweep ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdaptiveLog {
+    /// `--precision`, as a fraction (0.01 for `--precision 1`).
+    pub precision: f64,
+    /// `--budget` in seconds, if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_seconds: Option<f64>,
+    /// Every measured point, first measured first (a resumed sweep appends to it).
+    pub choices: Vec<AdaptiveChoice>,
+    /// Why the sweep ended; `None` while it runs or after an interruption.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
+}
+
+/// One point of an adaptive sweep: its core count and why it was measured then.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdaptiveChoice {
+    pub cores: u32,
+    pub why: String,
 }
 
 /// A simulated run: the machine it was drawn from, the seed, and the time a real node would

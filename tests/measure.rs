@@ -484,3 +484,121 @@ fn resume_drops_the_points_calibrate_would_refuse() {
     assert!(t.points[0].comp_alone.summary.median > 0.0);
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// `measure --adaptive` with [`TINY`]'s sizes and `extra`: every core count of this machine
+/// is the adaptive sweep's to choose (no `--cores`).
+fn adaptive_cmd(out: &Path, extra: &[&str]) -> Command {
+    let mut c = command();
+    c.args(["measure", "--adaptive", "--shared-comm-core"])
+        .args(TINY)
+        .args(extra)
+        .arg("-o")
+        .arg(out);
+    c
+}
+
+#[test]
+fn an_adaptive_run_keeps_its_choices_through_ctrl_c_and_resume() {
+    let _one = one_job();
+    let d = temp_dir("measure-adaptive");
+    let out = d.join("t.json");
+    // The plan says the sweep is adaptive and which points come first (here on recorded
+    // machines of 2 x 8 and 2 x 6 cores); on a socket of 5 computing cores, that it is the
+    // full sweep.
+    let plan = |xml: &str| {
+        let o = run(command().args([
+            "measure",
+            "--adaptive",
+            "--dry-run",
+            "--topology",
+            &format!("{}/tests/data/topologies/{xml}", env!("CARGO_MANIFEST_DIR")),
+        ]));
+        assert!(o.status.success(), "{}", text(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let eight = plan("32em64t-2n8c2t-pci-normalio.xml");
+    assert!(
+        eight.contains("adaptive    first 1,3,5..6,8 (the ends and a coarse grid); then"),
+        "{eight}"
+    );
+    assert!(eight.contains("at most 8 points (1..8)"), "{eight}");
+    let five = plan("24em64t-2n6c2t-pci.xml");
+    assert!(
+        five.contains("adaptive    the full sweep here: the first grid (the ends and a coarse grid) is already every core count, 1..5"),
+        "{five}"
+    );
+
+    // Long phases that never count as stable: the first point is still measuring when
+    // interrupted.
+    let long = [
+        "--max-phase",
+        "60",
+        "--stable-within",
+        "0.01",
+        "--quiet",
+        "--shared-comm-core",
+    ];
+    let (started, _) = limits(&long);
+    let mut child = {
+        use std::os::unix::process::CommandExt;
+        adaptive_cmd(&out, &long[..5])
+            .process_group(0)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    wait_for("the trace file", started, || out.exists());
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill(2) with a negative pid signals that process group; no memory involved.
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+    let status = wait_exit(&mut child, Duration::from_secs(30));
+    assert_eq!(status.code(), Some(130), "exit status after SIGINT");
+    let t = trace_file::read(&out).expect("the trace is valid after Ctrl-C");
+    assert!(t.points.is_empty() && !t.complete);
+    let log = t
+        .adaptive
+        .expect("the adaptive record is saved before any point");
+    assert!(log.ended.is_none());
+
+    // --resume goes on: the first grid of this machine's core counts, then whatever the fit
+    // asks, each point recorded in the order measured with why.
+    let o = run(&mut adaptive_cmd(&out, &["--resume", "--max-phase", "0.3"]));
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("measure: adaptive: first 1") && err.contains("(the ends and a coarse grid)"),
+        "{err}"
+    );
+    let t = trace_file::read(&out).unwrap();
+    assert!(t.complete, "every chosen point is measured");
+    let log = t.adaptive.expect("an adaptive trace records its choices");
+    let order: Vec<u32> = log.choices.iter().map(|c| c.cores).collect();
+    let mut measured: Vec<u32> = t.points.iter().map(|p| p.cores).collect();
+    assert_eq!(t.config.cores, measured);
+    measured.sort_unstable();
+    let mut sorted = order.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, measured, "one choice per measured point");
+    assert_eq!(order[0], 1);
+    assert_eq!(log.choices[0].why, "the ends and a coarse grid");
+    let ended = log.ended.expect("why the sweep ended");
+    assert!(ended.starts_with("done: "), "{ended}");
+    assert!(
+        err.contains(&format!("measure: adaptive: {ended}")),
+        "{err}"
+    );
+    // On a socket of at most 5 computing cores the grid is every core count: the full sweep.
+    if t.plan.compute.len() <= 5 {
+        assert!(
+            ended.contains("the adaptive sweep is the full sweep here"),
+            "{ended}"
+        );
+    }
+
+    // Resuming a finished sweep measures nothing more.
+    let o = run(&mut adaptive_cmd(&out, &["--resume", "--quiet"]));
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(trace_file::read(&out).unwrap().points.len(), measured.len());
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -269,10 +269,26 @@ fn an_adaptive_sweep_says_why_each_point_and_resume_continues_it() {
         assert!(now.contains(&n));
     }
     assert_eq!(t.machine.simulated.as_deref(), Some("realistic:dahu"));
+    // The trace keeps the order the points were measured in and why each was chosen.
+    let log = t
+        .adaptive
+        .as_ref()
+        .expect("an adaptive trace records its choices");
+    let order: Vec<u32> = log.choices.iter().map(|c| c.cores).collect();
+    assert_eq!(order[..5], [1, 5, 9, 12, 16]);
+    assert_eq!(order.len(), now.len());
+    assert!(
+        log.choices[5].why.contains("refits disagree most"),
+        "{log:?}"
+    );
+    assert!(
+        log.ended
+            .as_deref()
+            .is_some_and(|e| e.starts_with("done: ")),
+        "{log:?}"
+    );
 
     // Where it cannot apply, it says so.
-    let e = refused(&["measure", "--adaptive", "-o", s(&dir.join("r.json"))]);
-    assert!(e.contains("only with --simulate"), "{e}");
     let e = refused(&[
         "measure",
         "--simulate",

@@ -60,11 +60,14 @@ fn survey_command(hosts: &[String], results: &Path, extra: &[&str]) -> Command {
         .args(hosts)
         .arg("--")
         .args([BIN, "survey", "--hosts", &hosts.join(",")])
-        .args(if extra.contains(&"--cores") {
-            &TINY[2..]
-        } else {
-            TINY
-        })
+        // `--adaptive` chooses its own core counts.
+        .args(
+            if extra.contains(&"--cores") || extra.contains(&"--adaptive") {
+                &TINY[2..]
+            } else {
+                TINY
+            },
+        )
         .args(extra)
         .env("CONTENTION_RESULTS", results)
         .stdin(Stdio::null());
@@ -721,4 +724,59 @@ fn report_only_json(results: &std::path::Path) -> Value {
         .unwrap();
     measured_all(&again);
     serde_json::from_slice(&again.stdout).unwrap()
+}
+
+#[test]
+fn an_adaptive_survey_chooses_each_nodes_points_and_records_why() {
+    let Some((_one, hosts, results)) = start(
+        "an_adaptive_survey_chooses_each_nodes_points_and_records_why",
+        'a',
+        2,
+        "adaptive",
+    ) else {
+        return;
+    };
+    let o = survey_command(
+        &hosts,
+        &results,
+        &[
+            &[
+                "--adaptive",
+                "--buffer-size",
+                "8MiB",
+                "--message-buffers",
+                "2",
+            ][..],
+            SHORT,
+        ]
+        .concat(),
+    )
+    .output()
+    .unwrap();
+    if !hosts_made("adaptive survey", &o) {
+        return;
+    }
+    measured_all(&o);
+    let m = check_all_done(&results, &hosts, &hosts);
+    assert!(
+        m["options"]["--adaptive"]
+            .as_str()
+            .is_some_and(|a| a.starts_with("--precision 1")),
+        "{m:#}"
+    );
+    // Every node's trace says its sweep was adaptive: each point in the order measured,
+    // with why, and why the sweep ended.
+    for h in &hosts {
+        let t = json(&results.join(h).join(TRACE));
+        let choices = t["adaptive"]["choices"].as_array().expect("choices");
+        assert_eq!(choices.len(), t["points"].as_array().unwrap().len(), "{h}");
+        assert_eq!(choices[0]["cores"], 1, "{h}");
+        assert_eq!(choices[0]["why"], "the ends and a coarse grid", "{h}");
+        assert!(
+            t["adaptive"]["ended"]
+                .as_str()
+                .is_some_and(|e| e.starts_with("done: ")),
+            "{h}: {t:#}"
+        );
+    }
 }

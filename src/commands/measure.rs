@@ -2,7 +2,6 @@
 
 use crate::cli::MeasureArgs;
 use crate::error::{Error, Result};
-use crate::measure::adaptive::AdaptiveOptions;
 use crate::measure::job::mpi::{self, Threading};
 use crate::measure::job::{driver, launch, rank0, sender, signals};
 use crate::measure::machine::settings;
@@ -27,8 +26,6 @@ pub(crate) struct Options {
     pub quiet: bool,
     /// `--simulate`: a simulated machine instead of this one.
     pub simulate: Option<SimulateOptions>,
-    /// `--adaptive`: the core counts chosen one by one.
-    pub adaptive: Option<AdaptiveOptions>,
 }
 
 impl Options {
@@ -44,26 +41,8 @@ impl Options {
             }),
             None => None,
         };
-        let adaptive = a.adaptive.then_some(AdaptiveOptions {
-            precision: a.precision / 100.0,
-            budget: a.budget,
-        });
-        if adaptive.is_some() && simulate.is_none() {
-            return Err(Error::Input(
-                "--adaptive: only with --simulate in this version (a real node is measured \
-                 with the full sweep); add --simulate paper:NAME to try it, or drop --adaptive"
-                    .into(),
-            ));
-        }
-        if !(a.precision.is_finite() && a.precision > 0.0 && a.precision <= 100.0) {
-            return Err(Error::Input(format!(
-                "--precision {}: give a percentage in (0, 100], e.g. `--precision 1`",
-                a.precision
-            )));
-        }
         Ok(Options {
             simulate,
-            adaptive,
             measure,
             launcher: a.launcher,
             dry_run: a.dry_run,
@@ -78,14 +57,7 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
     if let Some(sim) = &options.simulate {
         let mode = progress::Mode::from_env_or_terminal(None, options.quiet);
         let interrupted = signals::install();
-        return simulation::run(
-            &options.measure,
-            sim,
-            options.adaptive,
-            mode,
-            options.dry_run,
-            interrupted,
-        );
+        return simulation::run(&options.measure, sim, mode, options.dry_run, interrupted);
     }
     if driver::in_job() && !options.dry_run {
         return as_rank(&options);

@@ -35,13 +35,11 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
     if m.graph.is_some() {
         return Err(SurveyError::NotForSurvey { option: "--graph" }.into());
     }
-    for (given, option) in [
-        (m.simulate.is_some(), "--simulate"),
-        (m.adaptive, "--adaptive"),
-    ] {
-        if given {
-            return Err(SurveyError::NotForSurvey { option }.into());
+    if m.simulate.is_some() {
+        return Err(SurveyError::NotForSurvey {
+            option: "--simulate",
         }
+        .into());
     }
     if !(a.outlier_k.is_finite() && a.outlier_k > 0.0) {
         return Err(SurveyError::OutlierK { k: a.outlier_k }.into());
@@ -227,6 +225,35 @@ mod tests {
         assert_eq!(r.output, Some(PathBuf::from("fleet.json")));
         assert_eq!((r.outlier_k, r.format), (3.0, report::Format::Table));
         assert_eq!(r.figure_format, ImageFormat::Svg);
+    }
+
+    #[test]
+    fn adaptive_reaches_every_node_and_the_manifest() {
+        let (s, _) = options(&args(&[
+            "--adaptive",
+            "--precision",
+            "2",
+            "--budget",
+            "20m",
+        ]))
+        .unwrap();
+        let a = s
+            .measure
+            .adaptive
+            .expect("--adaptive reaches each node's measurement");
+        assert_eq!(a.precision, 0.02);
+        assert_eq!(a.budget, Some(std::time::Duration::from_secs(1200)));
+        let saved = crate::survey::manifest::options_of(&s.measure);
+        assert_eq!(saved["--adaptive"], "--precision 2 --budget 1200s");
+        // A full sweep's manifest (or an older one, without the key) differs from it.
+        let (full, _) = options(&args(&[])).unwrap();
+        let before = crate::survey::manifest::options_of(&full.measure);
+        assert_eq!(before["--adaptive"], "(default)");
+        let d = crate::survey::manifest::differences(&before, &saved);
+        assert_eq!(d.len(), 1, "{d:?}");
+        // What measure refuses, a survey refuses too.
+        let e = options(&args(&["--adaptive", "--numa", "0,1"])).unwrap_err();
+        assert!(e.to_string().contains("both data on one node"), "{e}");
     }
 
     #[test]

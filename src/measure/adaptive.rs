@@ -21,7 +21,7 @@ use crate::dataset::Input;
 use crate::error::{Error, Result};
 use crate::model::bandwidth::curve;
 use crate::model::Params;
-use crate::trace::Trace;
+use crate::trace::{AdaptiveChoice, AdaptiveLog, Trace};
 use std::time::Duration;
 
 /// What `--adaptive` is asked.
@@ -237,6 +237,253 @@ pub(crate) fn uncertain(f: &Fitted) -> String {
     words.join(", ")
 }
 
+/// The core counts an adaptive sweep starts with, of those it may measure (`candidates`,
+/// ascending): the ends and a coarse grid of [`initial_points`], those `trace` lacks, in
+/// order.
+pub(crate) fn first_points(trace: &Trace, candidates: &[u32]) -> Vec<u32> {
+    let max = candidates.iter().copied().max().unwrap_or(1);
+    let grid: Vec<u32> = initial_points(max)
+        .into_iter()
+        .filter(|n| candidates.contains(n))
+        .collect();
+    trace.missing_cores(&grid)
+}
+
+/// Why the first points are measured, for the trace.
+pub(crate) const FIRST_WHY: &str = "the ends and a coarse grid";
+
+/// What an adaptive sweep does after its first points, from what `trace` holds: the one
+/// decision both the simulated and the real sweep take. `spent` is the measuring time of the
+/// `points` measured so far in this run, whose mean is what the next point is expected to
+/// take against `--budget`; `fit` fits the trace's points ([`fit`], or a fake in the tests).
+fn next_step(
+    trace: &Trace,
+    candidates: &[u32],
+    a: &AdaptiveOptions,
+    spent: Duration,
+    points: usize,
+    fit: impl FnOnce(&Trace) -> Result<Fitted>,
+) -> Decision {
+    let measured: Vec<u32> = trace.points.iter().map(|p| p.cores).collect();
+    let left = trace.missing_cores(candidates);
+    let Some(&next_in_order) = left.first() else {
+        return Decision::Done(if candidates.len() <= GRID as usize {
+            format!(
+                "done: every core count of the sweep is measured: {} are no more than the first \
+                     grid, so the adaptive sweep is the full sweep here",
+                crate::cores::CoreList::from_counts(candidates)
+            )
+        } else {
+            "done: every core count of the sweep is measured".into()
+        });
+    };
+    let fitted = match fit(trace) {
+        Ok(f) => f,
+        // Noisy or odd points can defeat the fit; the sweep goes on in order rather than
+        // stop with a model it cannot trust.
+        Err(e) => {
+            return Decision::Measure {
+                cores: next_in_order,
+                why: format!(
+                    "the fit of the points so far failed ({e}): the next core count of the \
+                     full sweep"
+                ),
+            }
+        }
+    };
+    // Core counts outside the sweep are never chosen.
+    let mut excluded = measured;
+    excluded.extend((1..=fitted.cores_per_socket).filter(|n| !candidates.contains(n)));
+    match decide(&fitted, &excluded, a.precision) {
+        Decision::Done(why) => Decision::Done(format!("done: {why}")),
+        Decision::Measure { cores, why } => {
+            let per_point = spent.as_secs_f64() / points.max(1) as f64;
+            match a.budget {
+                Some(b) if spent.as_secs_f64() + per_point > b.as_secs_f64() => {
+                    Decision::Done(format!(
+                        "stopped: the next point ({cores} cores) would take the measuring \
+                         time past the budget of {}; still uncertain: {}",
+                        crate::measure::simulation::human_seconds(b.as_secs_f64()),
+                        uncertain(&fitted)
+                    ))
+                }
+                _ => Decision::Measure {
+                    cores,
+                    why: format!("{why}; still uncertain: {}", uncertain(&fitted)),
+                },
+            }
+        }
+    }
+}
+
+/// Starts (or, resumed, continues) the trace's record of the adaptive sweep with what it is
+/// asked now. A choice whose point was never finished (an interruption) is dropped: the
+/// record lists measured points only.
+pub(crate) fn start_log(trace: &mut Trace, a: &AdaptiveOptions) {
+    let measured: Vec<u32> = trace.points.iter().map(|p| p.cores).collect();
+    let mut choices = trace.adaptive.take().map(|l| l.choices).unwrap_or_default();
+    choices.retain(|c| measured.contains(&c.cores));
+    // Points of a trace begun as a full sweep, in the order the trace keeps them.
+    for n in &measured {
+        if !choices.iter().any(|c| c.cores == *n) {
+            choices.push(AdaptiveChoice {
+                cores: *n,
+                why: "measured before the adaptive sweep began".into(),
+            });
+        }
+    }
+    trace.adaptive = Some(AdaptiveLog {
+        precision: a.precision,
+        budget_seconds: a.budget.map(|b| b.as_secs_f64()),
+        choices,
+        ended: None,
+    });
+}
+
+/// Records that `cores` is measured next, and why; the trace now asks for it.
+pub(crate) fn log_choice(trace: &mut Trace, cores: u32, why: &str) {
+    if !trace.config.cores.contains(&cores) {
+        trace.config.cores.push(cores);
+        trace.config.cores.sort_unstable();
+    }
+    if let Some(l) = trace.adaptive.as_mut() {
+        l.choices.push(AdaptiveChoice {
+            cores,
+            why: why.into(),
+        });
+    }
+}
+
+/// Records why the sweep ended.
+pub(crate) fn log_end(trace: &mut Trace, why: &str) {
+    if let Some(l) = trace.adaptive.as_mut() {
+        l.ended = Some(why.into());
+    }
+}
+
+/// An adaptive sweep under way: the one loop both the simulated and the real sweep run,
+/// point after point. [`Chooser::next`] says which core count comes next (the first grid,
+/// then `next_step`) and records each choice in the trace; the caller measures it and
+/// reports the time it took with [`Chooser::measured`].
+pub(crate) struct Chooser {
+    options: AdaptiveOptions,
+    candidates: Vec<u32>,
+    seed: u64,
+    /// How the points are fitted: [`fit`], a fake in the unit tests.
+    fit: fn(&Trace, u64) -> Result<Fitted>,
+    first: std::collections::VecDeque<u32>,
+    spent: Duration,
+    points: usize,
+}
+
+impl Chooser {
+    /// Starts the sweep over `candidates` (the core counts it may measure) on `trace`,
+    /// fresh or resumed, whose `config.cores` it sets to what is measured and the first grid;
+    /// returns the line that says which points come first, if any.
+    pub(crate) fn start(
+        trace: &mut Trace,
+        options: AdaptiveOptions,
+        candidates: Vec<u32>,
+        seed: u64,
+    ) -> (Chooser, Option<String>) {
+        start_log(trace, &options);
+        let first = first_points(trace, &candidates);
+        // The trace asks for the points measured so far and the first grid, so that it is
+        // incomplete until the grid is measured; each later choice is added when chosen.
+        let mut cores: Vec<u32> = trace.points.iter().map(|p| p.cores).collect();
+        cores.extend(&first);
+        cores.sort_unstable();
+        cores.dedup();
+        trace.config.cores = cores;
+        let line = (!first.is_empty()).then(|| {
+            format!(
+                "first {} ({FIRST_WHY})",
+                crate::cores::CoreList::from_counts(&first)
+            )
+        });
+        let chooser = Chooser {
+            options,
+            candidates,
+            seed,
+            fit,
+            first: first.into(),
+            spent: Duration::ZERO,
+            points: 0,
+        };
+        (chooser, line)
+    }
+
+    /// The next core count, recorded in `trace` with why, and the line that says why (none
+    /// for a point of the first grid, said at the start); or `None` when the sweep is over,
+    /// its reason recorded, and the line that says it.
+    pub(crate) fn next(&mut self, trace: &mut Trace) -> (Option<u32>, Option<String>) {
+        if let Some(n) = self.first.pop_front() {
+            log_choice(trace, n, FIRST_WHY);
+            return (Some(n), None);
+        }
+        let (fit, seed) = (self.fit, self.seed);
+        let step = next_step(
+            trace,
+            &self.candidates,
+            &self.options,
+            self.spent,
+            self.points,
+            |t| fit(t, seed),
+        );
+        match step {
+            Decision::Measure { cores, why } => {
+                log_choice(trace, cores, &why);
+                (Some(cores), Some(format!("next {cores} cores: {why}")))
+            }
+            Decision::Done(why) => {
+                log_end(trace, &why);
+                (None, Some(why))
+            }
+        }
+    }
+
+    /// The point just chosen took `took` to measure.
+    pub(crate) fn measured(&mut self, took: Duration) {
+        self.spent += took;
+        self.points += 1;
+    }
+}
+
+/// The plan's lines of an adaptive sweep over `candidates` (the core counts it may measure):
+/// where it starts, how it goes on, when it stops; or, when the first grid is every one of
+/// them, that it is the full sweep.
+pub(crate) fn describe(a: &AdaptiveOptions, candidates: &[u32]) -> String {
+    let all = crate::cores::CoreList::from_counts(candidates);
+    let max = candidates.iter().copied().max().unwrap_or(1);
+    let first: Vec<u32> = initial_points(max)
+        .into_iter()
+        .filter(|n| candidates.contains(n))
+        .collect();
+    if first.len() == candidates.len() {
+        return format!(
+            "adaptive    the full sweep here: the first grid (the ends and a coarse grid) is \
+             already every core count, {all}; the model needs two or three points on each side \
+             of a breakpoint, so nothing is left to choose on a socket this small\n"
+        );
+    }
+    let budget = a.budget.map_or(String::new(), |b| {
+        format!(
+            " or once the next point would take the measuring time past {}",
+            crate::measure::simulation::human_seconds(b.as_secs_f64())
+        )
+    });
+    format!(
+        "adaptive    first {} (the ends and a coarse grid); then, after a fit with {} \
+         bootstrap refits, the core count where the refits' predictions disagree most (near \
+         the breakpoints N_par^max, N_seq^max); until every predicted bandwidth is within \
+         +-{:.2}% where nothing is measured{budget}; at most {} points ({all})\n",
+        crate::cores::CoreList::from_counts(&first),
+        RESAMPLES,
+        100.0 * a.precision,
+        candidates.len(),
+    )
+}
+
 /// Refuses `--adaptive` where it cannot apply: a placement that is no sample placement (the
 /// fit of one side needs both data on one node).
 pub(crate) fn check_placement(comp_numa: u32, comm_numa: u32) -> Result<()> {
@@ -315,6 +562,176 @@ mod tests {
         assert!(why.contains("within"), "{why}");
         let all: Vec<u32> = (1..=18).collect();
         assert!(matches!(decide(&f, &all, 0.0), Decision::Done(w) if w.contains("every core")));
+    }
+
+    /// A recorded trace whose points are at `cores` (each a copy of its first point).
+    fn trace_at(cores: &[u32]) -> Trace {
+        let t = crate::io::trace_file::read(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data/traces/vm-local.json"),
+        )
+        .unwrap();
+        let p = t.points[0].clone();
+        Trace {
+            points: cores
+                .iter()
+                .map(|&cores| crate::trace::TracePoint { cores, ..p.clone() })
+                .collect(),
+            adaptive: None,
+            ..t
+        }
+    }
+
+    fn options(precision: f64, budget: Option<u64>) -> AdaptiveOptions {
+        AdaptiveOptions {
+            precision,
+            budget: budget.map(Duration::from_secs),
+        }
+    }
+
+    /// Runs `chooser` on `trace` as a sweep does, each point taking 2 s, until it stops;
+    /// returns the lines it said.
+    fn drive(chooser: &mut Chooser, trace: &mut Trace) -> Vec<String> {
+        let mut said = Vec::new();
+        loop {
+            let (next, line) = chooser.next(trace);
+            said.extend(line);
+            let Some(n) = next else { return said };
+            assert!(trace.missing_cores(&[n]) == [n], "{n} measured twice");
+            trace.points.push(trace_at(&[n]).points.remove(0));
+            chooser.measured(Duration::from_secs(2));
+        }
+    }
+
+    #[test]
+    fn the_chooser_measures_the_first_grid_then_where_the_fit_is_unsure_and_records_why() {
+        let mut t = trace_at(&[]);
+        let all: Vec<u32> = (1..=18).collect();
+        let (mut c, first) = Chooser::start(&mut t, options(0.01, None), all, 1);
+        c.fit = |_, _| Ok(fitted(false));
+        assert_eq!(
+            first.as_deref(),
+            Some("first 1,5,10,14,18 (the ends and a coarse grid)")
+        );
+        let said = drive(&mut c, &mut t);
+        let log = t.adaptive.clone().unwrap();
+        let order: Vec<u32> = log.choices.iter().map(|c| c.cores).collect();
+        assert_eq!(order[..5], [1, 5, 10, 14, 18]);
+        assert!(order.len() > 5, "{order:?}");
+        // The fake's refits part between their breakpoints only.
+        assert!(
+            order[5..].iter().all(|n| (11..=17).contains(n)),
+            "{order:?}"
+        );
+        assert!(
+            log.choices[5].why.contains("refits disagree most"),
+            "{log:?}"
+        );
+        assert!(log.choices[5]
+            .why
+            .contains("still uncertain: n_par_max 10..14"));
+        assert!(
+            said[0].starts_with(&format!("next {} cores: ", order[5])),
+            "{said:?}"
+        );
+        let ended = log.ended.unwrap();
+        assert!(
+            ended.starts_with("done: ") && ended.contains("within"),
+            "{ended}"
+        );
+        assert_eq!(said.last(), Some(&ended));
+        assert_eq!(log.precision, 0.01);
+    }
+
+    #[test]
+    fn the_chooser_stops_at_the_budget_and_goes_on_in_order_when_the_fit_fails() {
+        // Five points of 2 s: a sixth would take the time past 11 s.
+        let mut t = trace_at(&[]);
+        let all: Vec<u32> = (1..=18).collect();
+        let (mut c, _) = Chooser::start(&mut t, options(0.01, Some(11)), all.clone(), 1);
+        c.fit = |_, _| Ok(fitted(false));
+        let said = drive(&mut c, &mut t);
+        assert_eq!(t.points.len(), 5);
+        let ended = t.adaptive.as_ref().unwrap().ended.clone().unwrap();
+        assert!(ended.starts_with("stopped: the next point ("), "{ended}");
+        assert!(ended.contains("past the budget of 11 s; still uncertain: n_par_max"));
+        assert_eq!(said, [ended]);
+
+        let mut t = trace_at(&[]);
+        let (mut c, _) = Chooser::start(&mut t, options(0.01, None), all, 1);
+        c.fit = |_, _| Err(Error::Input("too few points".into()));
+        drive(&mut c, &mut t);
+        let log = t.adaptive.unwrap();
+        let order: Vec<u32> = log.choices.iter().map(|c| c.cores).collect();
+        assert_eq!(
+            order,
+            [1, 5, 10, 14, 18, 2, 3, 4, 6, 7, 8, 9, 11, 12, 13, 15, 16, 17]
+        );
+        assert!(log.choices[5]
+            .why
+            .contains("fit of the points so far failed (too few points)"));
+        assert_eq!(
+            log.ended.unwrap(),
+            "done: every core count of the sweep is measured"
+        );
+    }
+
+    #[test]
+    fn the_chooser_keeps_to_the_sweeps_core_counts_and_says_when_it_is_the_full_sweep() {
+        // A socket of 18 of which the sweep may use 12 (the communication thread has a core):
+        // the grid spans 1..12 and nothing beyond 12 is chosen.
+        let mut t = trace_at(&[]);
+        let some: Vec<u32> = (1..=12).collect();
+        let (mut c, first) = Chooser::start(&mut t, options(0.0001, None), some.clone(), 1);
+        c.fit = |_, _| Ok(fitted(false));
+        assert_eq!(
+            first.as_deref(),
+            Some("first 1,4,7,9,12 (the ends and a coarse grid)")
+        );
+        drive(&mut c, &mut t);
+        assert!(t.points.iter().all(|p| p.cores <= 12));
+        assert!(describe(&options(0.01, None), &some).contains("at most 12 points (1..12)"));
+
+        // Two cores: the grid is the whole sweep, and the plan says so.
+        let mut t = trace_at(&[]);
+        let (mut c, _) = Chooser::start(&mut t, options(0.01, None), vec![1, 2], 1);
+        c.fit = |_, _| panic!("nothing to fit: the grid is every point");
+        drive(&mut c, &mut t);
+        let ended = t.adaptive.unwrap().ended.unwrap();
+        assert!(
+            ended.contains("the adaptive sweep is the full sweep here"),
+            "{ended}"
+        );
+        assert!(describe(&options(0.01, None), &[1, 2]).contains("the full sweep here"));
+    }
+
+    #[test]
+    fn a_resumed_sweep_keeps_its_record_but_the_point_it_never_finished() {
+        let mut t = trace_at(&[1, 18]);
+        t.adaptive = Some(AdaptiveLog {
+            precision: 0.02,
+            budget_seconds: None,
+            choices: [(18, "grid"), (1, "grid"), (10, "interrupted")]
+                .iter()
+                .map(|&(cores, why)| AdaptiveChoice {
+                    cores,
+                    why: why.into(),
+                })
+                .collect(),
+            ended: None,
+        });
+        let all: Vec<u32> = (1..=18).collect();
+        let (_, first) = Chooser::start(&mut t, options(0.01, None), all, 1);
+        let log = t.adaptive.unwrap();
+        assert_eq!(
+            log.choices.iter().map(|c| c.cores).collect::<Vec<_>>(),
+            [18, 1]
+        );
+        assert_eq!(log.precision, 0.01, "what is asked now");
+        assert_eq!(
+            first.as_deref(),
+            Some("first 5,10,14 (the ends and a coarse grid)")
+        );
     }
 
     #[test]

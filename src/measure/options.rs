@@ -5,6 +5,7 @@
 //! arguments (`cli::MeasureArgs::measure_options`) and check it; a program using the
 //! library builds one directly. The session ([`super::session`]) takes only this type, never the command line.
 
+use super::adaptive::AdaptiveOptions;
 use super::choices::{CommPattern, ComputeKernel};
 use crate::cores::CoreList;
 use crate::error::{Error, Result};
@@ -62,6 +63,9 @@ pub struct MeasureOptions {
     pub force: bool,
     /// Do not bind threads or memory.
     pub no_bind: bool,
+    /// `--adaptive`: choose the core counts one by one instead of sweeping `cores`
+    /// ([`super::adaptive`]); `None`: the full sweep.
+    pub adaptive: Option<AdaptiveOptions>,
 }
 
 impl Default for MeasureOptions {
@@ -88,6 +92,7 @@ impl Default for MeasureOptions {
             resume: false,
             force: false,
             no_bind: false,
+            adaptive: None,
         }
     }
 }
@@ -149,6 +154,22 @@ impl MeasureOptions {
                     self.job_ranks()
                 ));
             }
+        }
+        if let Some(a) = &self.adaptive {
+            let p = 100.0 * a.precision;
+            if !(p.is_finite() && p > 0.0 && p <= 100.0) {
+                return bad(format!(
+                    "--precision {p}: give a percentage in (0, 100], e.g. `--precision 1`"
+                ));
+            }
+            if self.cores.is_some() {
+                return bad(
+                    "--adaptive --cores: the adaptive sweep chooses its core counts; \
+                     drop --cores (or drop --adaptive to measure those)"
+                        .into(),
+                );
+            }
+            super::adaptive::check_placement(self.comp_numa, self.comm_numa)?;
         }
         Ok(())
     }

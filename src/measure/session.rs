@@ -2,6 +2,7 @@
 //! plan (`--dry-run`), allocate the bound buffers, run the sweep and keep the trace on disk
 //! after every point.
 
+use super::adaptive::{self, AdaptiveOptions};
 use super::choices::CommPattern;
 use super::options::{MeasureOptions, MIN_BUFFER};
 use crate::error::{Error, IoAction, Result};
@@ -24,7 +25,7 @@ use hwlocality::memory::binding::Bytes;
 use hwlocality::Topology;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The CSV beside a trace.
 pub(crate) fn csv_path(trace: &Path) -> PathBuf {
@@ -105,6 +106,8 @@ pub struct Resolved {
     pub config: MeasureConfig,
     /// Where rank 1 goes if it shares this host.
     pub sender: SenderPlan,
+    /// `--adaptive`: the core counts of `config` are those the sweep may choose from.
+    pub adaptive: Option<AdaptiveOptions>,
 }
 
 impl Resolved {
@@ -270,6 +273,7 @@ pub fn resolve(
         planned,
         config,
         sender,
+        adaptive: a.adaptive,
     })
 }
 
@@ -395,6 +399,9 @@ pub fn describe_plan(
     out += &describe_communication(layout, r, transport);
     out += &describe_calibration(layout);
     out += &describe_sweep(&r.config);
+    if let Some(a) = &r.adaptive {
+        out += &crate::measure::adaptive::describe(a, &r.config.cores);
+    }
     out
 }
 
@@ -635,6 +642,10 @@ fn describe_cache(c: &MeasureConfig, z: &Sizing) -> String {
     )
 }
 
+/// The seed of an adaptive sweep's bootstrap on a real machine: fixed, so that a resumed
+/// sweep refits its points as the first run would have.
+const SEED: u64 = 1;
+
 /// How rank 0 reports each step of the sweep.
 pub(crate) struct Rank0<'a> {
     pub options: &'a MeasureOptions,
@@ -679,6 +690,12 @@ impl Rank0<'_> {
             Err(e) => return Err(fail(e, &path)),
         };
         let todo = trace.missing_cores(&self.resolved.config.cores);
+        let chooser = self.resolved.adaptive.map(|a| {
+            let candidates = self.resolved.config.cores.clone();
+            let (chooser, first) = adaptive::Chooser::start(&mut trace, a, candidates, SEED);
+            self.say(first);
+            chooser
+        });
         if let Err(e) = save(&path, &mut trace) {
             return Err(fail(e, &path));
         }
@@ -705,7 +722,7 @@ impl Rank0<'_> {
         {
             return Err((Abort::Failed(e.to_string()), path));
         }
-        self.sweep(&todo, buffers, &mut trace, &path)
+        self.sweep(&todo, chooser, buffers, &mut trace, &path)
             .map(|()| path.clone())
             .map_err(|a| (a, path))
     }
@@ -776,17 +793,11 @@ impl Rank0<'_> {
         pages
     }
 
-    /// Measures the core counts `todo` into `trace`, printing each point as it ends and
-    /// saving the trace at `path` after it.
-    fn sweep(
-        &self,
-        todo: &[u32],
-        buffers: Buffers<'_>,
-        trace: &mut Trace,
-        path: &Path,
-    ) -> std::result::Result<(), Abort> {
+    /// The sweep's settings, from the resolved configuration; `path` is where finished
+    /// points are saved.
+    fn bench<'s>(&'s self, path: &'s Path) -> Bench<'s> {
         let c = &self.resolved.config;
-        let bench = Bench {
+        Bench {
             topology: self.topology,
             plan: &self.resolved.planned.plan,
             workload: Workload::detect(self.options.kernel),
@@ -803,7 +814,30 @@ impl Rank0<'_> {
             interrupted: self.interrupted,
             saved_to: path,
             comm: self.comm,
-        };
+        }
+    }
+
+    /// An adaptive sweep's line on standard error, unless quiet.
+    fn say(&self, line: Option<String>) {
+        if let (Some(line), false) = (line, self.progress == progress::Mode::Quiet) {
+            eprintln!("measure: adaptive: {line}");
+        }
+    }
+
+    /// Measures the core counts `todo` into `trace` in order, or with `chooser` those it
+    /// chooses one by one (at most `todo`), printing each point as it ends and saving the
+    /// trace at `path` after it.
+    fn sweep(
+        &self,
+        todo: &[u32],
+        chooser: Option<adaptive::Chooser>,
+        buffers: Buffers<'_>,
+        trace: &mut Trace,
+        path: &Path,
+    ) -> std::result::Result<(), Abort> {
+        let adaptive = chooser.is_some();
+        let c = &self.resolved.config;
+        let bench = self.bench(path);
         let Buffers {
             computing,
             mut receive,
@@ -811,8 +845,27 @@ impl Rank0<'_> {
         } = buffers;
         let progress = std::cell::RefCell::new(Progress::new(self.progress, todo.len()));
         let mut warned = false;
-        bench.sweep(
-            todo,
+        let trace = std::cell::RefCell::new(trace);
+        let chooser = std::cell::RefCell::new(chooser);
+        let started = std::cell::Cell::new(Instant::now());
+        let mut order = todo.iter().copied();
+        // Asked by rank 0's main thread between two points, while rank 1 waits for the next
+        // stream: the fit takes well under a second on a node (tens of seconds in an emulated
+        // guest), and a Ctrl-C meanwhile ends the sweep at the next phase's first look.
+        let next = || {
+            let mut chooser = chooser.borrow_mut();
+            let Some(chooser) = chooser.as_mut() else {
+                started.set(Instant::now());
+                return order.next();
+            };
+            let mut t = trace.borrow_mut();
+            let (n, line) = chooser.next(&mut t);
+            self.say(line);
+            started.set(Instant::now());
+            n
+        };
+        let result = bench.sweep(
+            next,
             &mut receive,
             send.as_mut(),
             computing,
@@ -824,10 +877,19 @@ impl Rank0<'_> {
                     line += &format!("\nWARNING     {w}");
                 }
                 progress.borrow_mut().point_done(&line);
-                trace.points.push(point);
-                save(path, trace)
+                if let Some(c) = chooser.borrow_mut().as_mut() {
+                    c.measured(started.get().elapsed());
+                }
+                let mut t = trace.borrow_mut();
+                t.points.push(point);
+                save(path, &mut t)
             },
-        )
+        );
+        if adaptive && result.is_ok() {
+            // Why the sweep ended, recorded by the chooser after the last point.
+            save(path, &mut trace.borrow_mut()).map_err(|e| Abort::Failed(e.to_string()))?;
+        }
+        result
     }
 
     /// A new trace, or the one to resume after checking it measured the same experiment.
@@ -849,6 +911,7 @@ impl Rank0<'_> {
             settings: self.settings.clone(),
             buffers: Vec::new(),
             simulation: None,
+            adaptive: None,
         };
         if !self.options.resume {
             return Ok(fresh);
@@ -875,6 +938,7 @@ impl Rank0<'_> {
             },
             points,
             started_at: old.started_at,
+            adaptive: old.adaptive,
             ..fresh
         })
     }

@@ -256,6 +256,7 @@ impl<'a> Campaign<'a> {
                 seed: sim.seed,
                 measuring_seconds: 0.0,
             }),
+            adaptive: None,
         };
         let trace = if o.resume {
             resumed(trace_file::read(&path)?, fresh, &path)?
@@ -403,44 +404,34 @@ fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
         points: old.points,
         started_at: old.started_at,
         simulation: old.simulation,
+        adaptive: old.adaptive,
         ..fresh
     })
 }
 
 /// `measure --simulate`: the plan with `dry_run`, else the campaign (all its core counts, or
-/// chosen one by one with `adaptive`), with a closing line on standard error unless quiet.
+/// chosen one by one with `o.adaptive`), with a closing line on standard error unless quiet.
 pub fn run(
     o: &MeasureOptions,
     sim: &SimulateOptions,
-    adaptive: Option<AdaptiveOptions>,
     mode: progress::Mode,
     dry_run: bool,
     interrupted: &AtomicBool,
 ) -> Result<()> {
-    if let Some(a) = &adaptive {
-        adaptive::check_placement(o.comp_numa, o.comm_numa)?;
-        if o.cores.is_some() {
-            return Err(Error::Input(
-                "--adaptive --cores: the adaptive sweep chooses its core counts; drop --cores \
-                 (or drop --adaptive to measure those)"
-                    .into(),
-            ));
-        }
-        if dry_run {
-            let l = layout(o, sim)?;
-            print!("{}", describe(&l, sim));
-            print!("{}", describe_adaptive(a, l.machine.cores_per_socket));
-            return Ok(());
-        }
-    }
+    o.check()?;
     if dry_run {
-        print!("{}", describe(&layout(o, sim)?, sim));
+        let l = layout(o, sim)?;
+        print!("{}", describe(&l, sim));
+        if let Some(a) = &o.adaptive {
+            let all: Vec<u32> = (1..=l.machine.cores_per_socket).collect();
+            print!("{}", adaptive::describe(a, &all));
+        }
         return Ok(());
     }
     let started = std::time::Instant::now();
     let mut campaign = Campaign::start(o, sim, mode, interrupted)?;
-    match adaptive {
-        Some(a) => adaptive_sweep(&mut campaign, &a)?,
+    match &o.adaptive {
+        Some(a) => adaptive_sweep(&mut campaign, a)?,
         None => {
             let todo = campaign.trace.missing_cores(&campaign.trace.config.cores);
             campaign.measure(&todo)?;
@@ -452,78 +443,26 @@ pub fn run(
     Ok(())
 }
 
-/// The plan's lines of an adaptive sweep: where it starts, how it goes on, when it stops.
-fn describe_adaptive(a: &AdaptiveOptions, cores_per_socket: u32) -> String {
-    let budget = a.budget.map_or(String::new(), |b| {
-        format!(
-            " or once the next point would take the measuring time past {}",
-            human_seconds(b.as_secs_f64())
-        )
-    });
-    format!(
-        "adaptive    first {} (the ends and a coarse grid); then, after a fit with {} \
-         bootstrap refits, the core count where the refits' predictions disagree most (near \
-         the breakpoints N_par^max, N_seq^max); until every predicted bandwidth is within \
-         +-{:.2}% where nothing is measured{budget}; at most {cores_per_socket} points\n",
-        crate::cores::CoreList::from_counts(&adaptive::initial_points(cores_per_socket)),
-        adaptive::RESAMPLES,
-        100.0 * a.precision,
-    )
-}
-
-/// The adaptive sweep on `campaign`: its first grid (what a resumed trace lacks of it), then
-/// one point at a time where the fit is least sure, each choice and what is still uncertain
-/// said on standard error.
+/// The adaptive sweep on `campaign`: the points [`adaptive::Chooser`] chooses, one at a
+/// time, each choice said on standard error and kept in the trace.
 fn adaptive_sweep(campaign: &mut Campaign<'_>, a: &AdaptiveOptions) -> Result<()> {
-    let cps = campaign.layout.machine.cores_per_socket;
+    let candidates: Vec<u32> = (1..=campaign.layout.machine.cores_per_socket).collect();
     let quiet = campaign.mode == progress::Mode::Quiet;
-    let say = |line: &str| {
-        if !quiet {
+    let say = |line: Option<String>| {
+        if let (Some(line), false) = (line, quiet) {
             eprintln!("measure: adaptive: {line}");
         }
     };
-    let mut cores: Vec<u32> = campaign.trace.points.iter().map(|p| p.cores).collect();
-    cores.extend(adaptive::initial_points(cps));
-    cores.sort_unstable();
-    cores.dedup();
-    campaign.trace.config.cores = cores;
-    let first = campaign.trace.missing_cores(&campaign.trace.config.cores);
-    if !first.is_empty() {
-        say(&format!(
-            "first {} (the ends and a coarse grid)",
-            crate::cores::CoreList::from_counts(&first)
-        ));
-    }
-    let mut spent = campaign.measure(&first)?;
-    let mut points = first.len();
+    let (mut chooser, first) =
+        adaptive::Chooser::start(&mut campaign.trace, *a, candidates, campaign.sim.seed);
+    say(first);
     loop {
-        let fitted = adaptive::fit(&campaign.trace, campaign.sim.seed)?;
-        let measured: Vec<u32> = campaign.trace.points.iter().map(|p| p.cores).collect();
-        let (cores, why) = match adaptive::decide(&fitted, &measured, a.precision) {
-            adaptive::Decision::Done(why) => {
-                say(&format!("done: {why}"));
-                return Ok(());
-            }
-            adaptive::Decision::Measure { cores, why } => (cores, why),
+        let (next, line) = chooser.next(&mut campaign.trace);
+        say(line);
+        let Some(n) = next else {
+            return session::save(&campaign.path, &mut campaign.trace);
         };
-        // What the next point will take: the mean of this run's points so far.
-        let per_point = spent.as_secs_f64() / points.max(1) as f64;
-        if let Some(b) = a.budget {
-            if spent.as_secs_f64() + per_point > b.as_secs_f64() {
-                say(&format!(
-                    "stopped: the next point ({cores} cores) would take the measuring time \
-                     past the budget of {}; still uncertain: {}",
-                    human_seconds(b.as_secs_f64()),
-                    adaptive::uncertain(&fitted)
-                ));
-                return Ok(());
-            }
-        }
-        say(&format!(
-            "next {cores} cores: {why}; still uncertain: {}",
-            adaptive::uncertain(&fitted)
-        ));
-        spent += campaign.measure(&[cores])?;
-        points += 1;
+        let took = campaign.measure(&[n])?;
+        chooser.measured(took);
     }
 }

@@ -136,6 +136,16 @@ pub(crate) fn options_of(a: &MeasureOptions) -> BTreeMap<String, String> {
         ("--stable-within", a.stable_within.to_string()),
         ("--timeout", a.timeout.to_string()),
         ("--no-bind", a.no_bind.to_string()),
+        // Absent from older manifests, which then read as the default (a full sweep).
+        (
+            "--adaptive",
+            opt(a.adaptive.map(|d| {
+                let budget = d
+                    .budget
+                    .map_or(String::new(), |b| format!(" --budget {}s", b.as_secs_f64()));
+                format!("--precision {}{budget}", 100.0 * d.precision)
+            })),
+        ),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))

@@ -238,5 +238,6 @@ pub fn trace(
         settings: None,
         buffers: Vec::new(),
         simulation: None,
+        adaptive: None,
     }
 }

@@ -82,11 +82,13 @@ pub(crate) struct Bench<'t> {
 }
 
 impl Bench<'_> {
-    /// Runs `points` (core counts) in order, calling `done` after each finished point (the
-    /// caller saves it) and `phase` when a phase starts.
+    /// Runs the core counts `next` gives, one after the other until it gives none (asked
+    /// again after each finished point), calling `done` after each finished point (the
+    /// caller saves it) and `phase` when a phase starts. Rank 1 serves every stream rank 0
+    /// asks for until the sweep's end, whatever the points.
     pub(crate) fn sweep(
         &self,
-        points: &[u32],
+        next: impl FnMut() -> Option<u32>,
         comm_buffer: &mut Bytes<'_>,
         send_buffer: Option<&mut Bytes<'_>>,
         comp_buffers: Vec<Bytes<'_>>,
@@ -128,7 +130,7 @@ impl Bench<'_> {
                     from_comm: &from_comm,
                 };
                 self.rules()
-                    .points(&mut threads, points, &mut phase, &mut done)
+                    .chosen(&mut threads, next, &mut phase, &mut done)
             });
             if let Err(Abort::Stalled(why)) = &result {
                 // The communication thread may be blocked inside MPI for good: this scope
@@ -312,10 +314,24 @@ impl Rules<'_> {
         &self,
         exec: &mut impl Executor,
         points: &[u32],
+        phase: impl FnMut(u32, &str),
+        done: impl FnMut(TracePoint) -> crate::Result<()>,
+    ) -> Result<(), Abort> {
+        let mut order = points.iter().copied();
+        self.chosen(exec, || order.next(), phase, done)
+    }
+
+    /// Runs the core counts `next` gives, one at a time until it gives none: it is asked
+    /// after each finished point (and `done` with it), so an adaptive sweep can choose each
+    /// point from the ones before.
+    pub(super) fn chosen(
+        &self,
+        exec: &mut impl Executor,
+        mut next: impl FnMut() -> Option<u32>,
         mut phase: impl FnMut(u32, &str),
         mut done: impl FnMut(TracePoint) -> crate::Result<()>,
     ) -> Result<(), Abort> {
-        for &n in points {
+        while let Some(n) = next() {
             let t0 = Instant::now();
             phase(n, "computations alone");
             let (comp_alone, _) = self.phase(exec, Streams::Comp, n, t0)?;
@@ -889,6 +905,63 @@ mod tests {
             },
         );
         (r, phases, done)
+    }
+
+    #[test]
+    fn the_next_point_is_asked_after_each_finished_one_until_none_comes() {
+        let (plan, stop) = (plan(), AtomicBool::new(false));
+        let mut exec = fake(&plan);
+        // An adaptive sweep's shape: each next point depends on the points finished so far.
+        let finished = std::cell::RefCell::new(Vec::<u32>::new());
+        let mut asked = Vec::new();
+        let r = rules(&plan, &stop).chosen(
+            &mut exec,
+            || {
+                let f = finished.borrow();
+                asked.push(f.len());
+                match f.as_slice() {
+                    [] => Some(1),
+                    [1] => Some(3),
+                    [1, 3] => Some(2),
+                    _ => None,
+                }
+            },
+            |_, _| {},
+            |p| {
+                finished.borrow_mut().push(p.cores);
+                Ok(())
+            },
+        );
+        assert!(r.is_ok(), "{r:?}");
+        assert_eq!(finished.into_inner(), [1, 3, 2]);
+        assert_eq!(
+            asked,
+            [0, 1, 2, 3],
+            "asked once before each point and once after"
+        );
+        assert_eq!(exec.ran.len(), 9);
+
+        // Ctrl-C in the second point: the first is kept, nothing more is asked.
+        let mut exec = Fake {
+            interrupt: Some((4, &stop)),
+            ..fake(&plan)
+        };
+        let mut asked = 0;
+        let mut done = Vec::new();
+        let r = rules(&plan, &stop).chosen(
+            &mut exec,
+            || {
+                asked += 1;
+                Some(asked)
+            },
+            |_, _| {},
+            |p| {
+                done.push(p.cores);
+                Ok(())
+            },
+        );
+        assert!(matches!(r, Err(Abort::Interrupted)), "{r:?}");
+        assert_eq!((done, asked), (vec![1], 2));
     }
 
     #[test]
