@@ -1,10 +1,21 @@
 //! The units of the tool's numbers: byte sizes as users type them (`64MiB`, `64M`, `1GiB`,
-//! `512k`, `1048576`), and `Units`, the block that spells out every number's unit in each
-//! JSON the tool writes (reports, and the model file's `calibration`).
+//! `512k`, `1048576`), durations as people read them (`12 min 5 s`), and `Units`, the block
+//! that spells out every number's unit in each JSON the tool writes (reports, and the model
+//! file's `calibration`).
 
 use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
+
+/// `95 s`, `12 min 5 s`, `2 h 3 min`: a measuring time as a person reads it.
+pub(crate) fn human_seconds(s: f64) -> String {
+    let s = s.max(0.0).round() as u64;
+    match s {
+        0..=119 => format!("{s} s"),
+        120..=7199 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
 
 /// The units of a report's numbers, spelled out in every JSON report (and in the model file's
 /// `calibration`) so that a script never has to guess whether a size is binary or a

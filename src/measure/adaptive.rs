@@ -303,7 +303,7 @@ fn next_step(
                     Decision::Done(format!(
                         "stopped: the next point ({cores} cores) would take the measuring \
                          time past the budget of {}; still uncertain: {}",
-                        crate::measure::simulation::human_seconds(b.as_secs_f64()),
+                        crate::units::human_seconds(b.as_secs_f64()),
                         uncertain(&fitted)
                     ))
                 }
@@ -469,7 +469,7 @@ pub(crate) fn describe(a: &AdaptiveOptions, candidates: &[u32]) -> String {
     let budget = a.budget.map_or(String::new(), |b| {
         format!(
             " or once the next point would take the measuring time past {}",
-            crate::measure::simulation::human_seconds(b.as_secs_f64())
+            crate::units::human_seconds(b.as_secs_f64())
         )
     });
     format!(

@@ -345,20 +345,10 @@ impl<'a> Campaign<'a> {
             self.sim.machine.spec(),
             self.trace.points.len(),
             wall.as_secs_f64(),
-            human_seconds(measuring),
+            crate::units::human_seconds(measuring),
             touch,
             self.path.display()
         )
-    }
-}
-
-/// `95 s`, `12 min 5 s`, `2 h 3 min`.
-pub(crate) fn human_seconds(s: f64) -> String {
-    let s = s.max(0.0).round() as u64;
-    match s {
-        0..=119 => format!("{s} s"),
-        120..=7199 => format!("{} min {} s", s / 60, s % 60),
-        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
     }
 }
 
