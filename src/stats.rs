@@ -3,7 +3,7 @@
 //! summary, and the median absolute deviation as the matching measure of spread; summaries of
 //! a phase and a distribution-free confidence interval of the median, which decides when a
 //! phase has been sampled enough; and the quantiles that box plots and bootstrap intervals are
-//! read from.
+//! read from; and the seeded generator that the bootstrap and the simulated machines draw from.
 
 use crate::trace::Summary;
 
@@ -142,6 +142,27 @@ pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
                 sorted[lo] + frac * (sorted[lo + 1] - sorted[lo])
             }
         }
+    }
+}
+
+/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+/// OOPSLA 2014): small, seeded and portable, so the same seed draws the same numbers on every
+/// machine (the bootstrap's resamples, a simulated machine's samples).
+#[derive(Debug, Clone)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 

@@ -40,25 +40,10 @@ pub(crate) const LEVEL: f64 = 0.95;
 /// Groups this small are resampled directly.
 const DIRECT: usize = 32;
 
-/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
-/// OOPSLA 2014): small, seeded and portable, which is all a bootstrap needs.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(pub u64);
+/// The bootstrap's generator: small, seeded and portable, which is all a bootstrap needs.
+pub use crate::stats::SplitMix64;
 
 impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
     /// Uniform in [-1, 1): multiplicative noise for synthetic sweeps (tests, benches).
     pub fn symmetric(&mut self) -> f64 {
         2.0 * self.unit() - 1.0

@@ -3,30 +3,27 @@
 //! Box-Muller transform (Box and Muller, "A note on the generation of random normal deviates",
 //! Annals of Mathematical Statistics 29(2), 1958).
 //!
-//! A copy of the generator the bootstrap uses rather than a use of it: this module sits beside
-//! the model, below calibration, and a simulated campaign must draw the same numbers whatever
-//! the bootstrap's generator becomes.
+//! The generator is the one the bootstrap uses ([`crate::stats::SplitMix64`]), wrapped to add
+//! normal deviates and independent forks.
+
+use crate::stats::SplitMix64;
 
 /// A small, seeded, portable generator: the same seed draws the same machine everywhere.
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub struct Rng(SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(SplitMix64(seed))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in [0, 1).
     pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        self.0.unit()
     }
 
     /// A standard normal deviate (Box-Muller, one of the pair).
@@ -40,7 +37,7 @@ impl Rng {
     /// An independent generator for one part of a campaign (a phase, a stream), so that the
     /// numbers one part draws do not depend on how many another drew.
     pub fn fork(&mut self, salt: u64) -> Rng {
-        Rng(self.next_u64() ^ salt.wrapping_mul(0xD6E8_FEB8_6659_FD93))
+        Rng::new(self.next_u64() ^ salt.wrapping_mul(0xD6E8_FEB8_6659_FD93))
     }
 }
 
