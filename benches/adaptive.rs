@@ -23,7 +23,6 @@ use contention::measure::simulation::{self, SimulateOptions};
 use contention::measure::sweep::progress::Mode;
 use contention::model::{self, Model, Placement};
 use contention::simulate::Truth;
-use contention::stats;
 use contention::trace::{TidyRow, Trace};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -146,15 +145,7 @@ fn model_rows(m: &Model, truth: &Truth) -> Vec<TidyRow> {
 }
 
 fn mape(reference: &[TidyRow], predicted: &[TidyRow]) -> f64 {
-    stats::mape(reference.iter().zip(predicted).flat_map(|(r, p)| {
-        [
-            (r.comp_alone, p.comp_alone),
-            (r.comm_alone, p.comm_alone),
-            (r.comp_parallel, p.comp_parallel),
-            (r.comm_parallel, p.comm_parallel),
-        ]
-    }))
-    .expect("rows")
+    contention::trace::rows_mape(reference, predicted).unwrap()
 }
 
 fn main() {

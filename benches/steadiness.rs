@@ -18,7 +18,6 @@ use contention::calibrate::{calibrate, fit, Method, Options};
 use contention::dataset::Input;
 use contention::io::model_file;
 use contention::model::{self, paper, Model};
-use contention::stats;
 use contention::trace::TidyRow;
 
 /// Every placement at every core count of one socket.
@@ -30,15 +29,7 @@ fn everything(m: &Model) -> Vec<TidyRow> {
 }
 
 fn mape(reference: &[TidyRow], predicted: &[TidyRow]) -> f64 {
-    stats::mape(reference.iter().zip(predicted).flat_map(|(r, p)| {
-        [
-            (r.comp_alone, p.comp_alone),
-            (r.comm_alone, p.comm_alone),
-            (r.comp_parallel, p.comp_parallel),
-            (r.comm_parallel, p.comm_parallel),
-        ]
-    }))
-    .unwrap()
+    contention::trace::rows_mape(reference, predicted).unwrap()
 }
 
 /// Three noisy repetitions (1 %) of the placements' full sweeps.

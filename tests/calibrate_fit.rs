@@ -14,7 +14,6 @@ use contention::calibrate::{calibrate, CalibratedModel, Method, Options};
 use contention::dataset::Input;
 use contention::io::model_file;
 use contention::model::{self, paper, Model};
-use contention::stats;
 use contention::trace::TidyRow;
 
 fn load(name: &str) -> Model {
@@ -30,15 +29,7 @@ fn everything(m: &Model) -> Vec<TidyRow> {
 }
 
 fn mape(reference: &[TidyRow], predicted: &[TidyRow]) -> f64 {
-    stats::mape(reference.iter().zip(predicted).flat_map(|(r, p)| {
-        [
-            (r.comp_alone, p.comp_alone),
-            (r.comm_alone, p.comm_alone),
-            (r.comp_parallel, p.comp_parallel),
-            (r.comm_parallel, p.comm_parallel),
-        ]
-    }))
-    .unwrap()
+    contention::trace::rows_mape(reference, predicted).unwrap()
 }
 
 /// The measured core counts: all, or the paper's shortcut (section 4.1.2): every count up to

@@ -16,7 +16,6 @@ use contention::calibrate::{calibrate, Options};
 use contention::dataset::Input;
 use contention::io::model_file;
 use contention::model::{self, paper, Model, Params};
-use contention::stats;
 use contention::trace::TidyRow;
 
 fn load(name: &str) -> Model {
@@ -74,20 +73,7 @@ fn everything(m: &Model) -> Vec<TidyRow> {
 
 /// MAPE (%) of `predicted` against `reference`, over all four bandwidths of every row.
 fn mape(reference: &[TidyRow], predicted: &[TidyRow]) -> f64 {
-    assert_eq!(reference.len(), predicted.len());
-    stats::mape(reference.iter().zip(predicted).flat_map(|(r, p)| {
-        assert_eq!(
-            (r.comp_numa, r.comm_numa, r.cores),
-            (p.comp_numa, p.comm_numa, p.cores)
-        );
-        [
-            (r.comp_alone, p.comp_alone),
-            (r.comm_alone, p.comm_alone),
-            (r.comp_parallel, p.comp_parallel),
-            (r.comm_parallel, p.comm_parallel),
-        ]
-    }))
-    .unwrap()
+    contention::trace::rows_mape(reference, predicted).unwrap()
 }
 
 #[test]
