@@ -210,6 +210,25 @@ fn the_odd_host_and_its_differing_facts_are_named_in_table_and_json() {
 }
 
 #[test]
+fn a_simulated_trace_never_stands_for_a_node() {
+    let root = fleet("fleet-simulated");
+    let path = root.join("node2/trace-numa0-0-nt-store-pong.json");
+    let mut t: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    t["machine"]["simulated"] = Value::from("paper:henri");
+    std::fs::write(&path, serde_json::to_string(&t).unwrap()).unwrap();
+    let r = fleet::report(&root, &outcomes(), &FleetOptions::default()).unwrap();
+    let node2 = r.nodes.iter().find(|n| n.host == "node2").unwrap();
+    assert!(!node2.calibrated, "{node2:?}");
+    let e = node2.error.as_deref().unwrap();
+    assert!(
+        e.contains("a simulated trace (paper:henri)") && e.contains("fleet compares real nodes"),
+        "{e}"
+    );
+    assert_eq!(r.parameters[0].nodes, 4, "compared without it");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
 fn a_node_whose_calibration_fails_is_reported_and_the_others_go_on() {
     let root = fleet("fleet-broken");
     // node3's directory holds no trace: measured, said the survey, but nothing to fit.
