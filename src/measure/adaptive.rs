@@ -295,7 +295,17 @@ fn next_step(
     let mut excluded = measured;
     excluded.extend((1..=fitted.cores_per_socket).filter(|n| !candidates.contains(n)));
     match decide(&fitted, &excluded, a.precision) {
-        Decision::Done(why) => Decision::Done(format!("done: {why}")),
+        // The first grid is measured whatever the budget (the fit needs it), and a point can
+        // take longer than the mean: say so rather than let `done` read as within budget.
+        Decision::Done(why) => match a.budget {
+            Some(b) if spent > b => Decision::Done(format!(
+                "done: {why}; the measuring time, {}, went past the budget of {} (the first \
+                 grid is always measured)",
+                crate::units::human_seconds(spent.as_secs_f64()),
+                crate::units::human_seconds(b.as_secs_f64())
+            )),
+            _ => Decision::Done(format!("done: {why}")),
+        },
         Decision::Measure { cores, why } => {
             let per_point = spent.as_secs_f64() / points.max(1) as f64;
             match a.budget {
@@ -641,6 +651,23 @@ mod tests {
         );
         assert_eq!(said.last(), Some(&ended));
         assert_eq!(log.precision, 0.01);
+    }
+
+    #[test]
+    fn a_sweep_done_past_its_budget_says_so() {
+        // Five points of 2 s against a budget of 3 s; the fit is sure after them.
+        let mut t = trace_at(&[]);
+        let all: Vec<u32> = (1..=18).collect();
+        let (mut c, _) = Chooser::start(&mut t, options(0.5, Some(3)), all, 1);
+        c.fit = |_, _| Ok(fitted(true));
+        drive(&mut c, &mut t);
+        assert_eq!(t.points.len(), 5);
+        let ended = t.adaptive.unwrap().ended.unwrap();
+        assert!(ended.starts_with("done: "), "{ended}");
+        assert!(
+            ended.contains("the measuring time, 10 s, went past the budget of 3 s"),
+            "{ended}"
+        );
     }
 
     #[test]
