@@ -344,3 +344,17 @@ fn resume_refuses_a_simulated_trace_edited_past_its_machine() {
     let e = refused(&resume);
     assert!(e.contains("measuring_seconds is -5"), "{e}");
 }
+
+#[test]
+fn a_real_run_refuses_to_resume_a_simulated_trace_before_mpi_starts() {
+    let dir = temp_dir("simulate-resume-real");
+    let out = dir.join("t.json");
+    let o = simulate("paper:dahu", "0,0", &out, &["-q", "--seed", "7"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = refused(&["measure", "-o", s(&out), "--resume", "--cores", "1..2"]);
+    assert!(
+        e.contains("is simulated paper:dahu (seed 7)")
+            && e.contains("--simulate paper:dahu --seed 7 --resume"),
+        "{e}"
+    );
+}
