@@ -328,11 +328,16 @@ fn next_step(
 
 /// Starts (or, resumed, continues) the trace's record of the adaptive sweep with what it is
 /// asked now. A choice whose point was never finished (an interruption) is dropped: the
-/// record lists measured points only.
+/// record lists measured points only, each once (a hand-edited trace could repeat one).
 pub(crate) fn start_log(trace: &mut Trace, a: &AdaptiveOptions) {
     let measured: Vec<u32> = trace.points.iter().map(|p| p.cores).collect();
     let mut choices = trace.adaptive.take().map(|l| l.choices).unwrap_or_default();
-    choices.retain(|c| measured.contains(&c.cores));
+    let mut kept = Vec::new();
+    choices.retain(|c| {
+        let first = measured.contains(&c.cores) && !kept.contains(&c.cores);
+        kept.push(c.cores);
+        first
+    });
     // Points of a trace begun as a full sweep, in the order the trace keeps them.
     for n in &measured {
         if !choices.iter().any(|c| c.cores == *n) {
@@ -701,6 +706,30 @@ mod tests {
             log.ended.unwrap(),
             "done: every core count of the sweep is measured"
         );
+    }
+
+    #[test]
+    fn a_resumed_record_keeps_each_measured_point_once() {
+        let mut t = trace_at(&[1, 5]);
+        let choice = |cores| AdaptiveChoice {
+            cores,
+            why: "edited".into(),
+        };
+        t.adaptive = Some(AdaptiveLog {
+            precision: 0.01,
+            budget_seconds: None,
+            choices: vec![choice(5), choice(5), choice(999), choice(5)],
+            ended: None,
+        });
+        start_log(&mut t, &options(0.01, None));
+        let order: Vec<u32> = t
+            .adaptive
+            .unwrap()
+            .choices
+            .iter()
+            .map(|c| c.cores)
+            .collect();
+        assert_eq!(order, [5, 1]);
     }
 
     #[test]
