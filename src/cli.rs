@@ -954,8 +954,9 @@ fn parse_percent(s: &str) -> Result<f64, String> {
         Ok(v / 100.0)
     } else {
         Err(format!(
-            "{v} % is outside [0, 50): the tolerance is how far below a maximum a value may be \
-             and still tie with it, typically 0.5 to 5 %"
+            "`{}` % is outside [0, 50): the tolerance is how far below a maximum a value may be \
+             and still tie with it, typically 0.5 to 5 %",
+            s.trim().trim_end_matches('%')
         ))
     }
 }
@@ -1477,5 +1478,13 @@ mod tests {
         assert!(parse_duration("20x").unwrap_err().contains("the unit is"));
         assert!(parse_duration("0").unwrap_err().contains("positive"));
         assert!(parse_duration("-5s").unwrap_err().contains("positive"));
+    }
+
+    #[test]
+    fn a_tolerance_out_of_range_is_named_as_written() {
+        let e = super::parse_percent("1e300").unwrap_err();
+        assert!(e.starts_with("`1e300` % is outside [0, 50)"), "{e}");
+        assert!(super::parse_percent("nan").unwrap_err().contains("`nan` %"));
+        assert_eq!(super::parse_percent("2%"), Ok(0.02));
     }
 }
