@@ -158,6 +158,12 @@ impl MeasureOptions {
         if let Some(a) = &self.adaptive {
             let p = 100.0 * a.precision;
             if !(p.is_finite() && p > 0.0 && p <= 100.0) {
+                // `{:e}` past a million: `1e300` is not echoed as 301 digits.
+                let p = if p.abs() < 1e6 {
+                    format!("{p}")
+                } else {
+                    format!("{p:e}")
+                };
                 return bad(format!(
                     "--precision {p}: give a percentage in (0, 100], e.g. `--precision 1`"
                 ));
@@ -237,6 +243,21 @@ mod tests {
             ..MeasureOptions::default()
         };
         assert_eq!(named.trace_path("h"), PathBuf::from("x.json"));
+    }
+
+    #[test]
+    fn a_huge_precision_is_named_short() {
+        let at = |precision| MeasureOptions {
+            adaptive: Some(crate::measure::adaptive::AdaptiveOptions {
+                precision,
+                budget: None,
+            }),
+            ..MeasureOptions::default()
+        };
+        let m = refused(at(1e10));
+        assert!(m.starts_with("--precision 1e12: give a percentage"), "{m}");
+        let m = refused(at(-0.01));
+        assert!(m.starts_with("--precision -1: give a percentage"), "{m}");
     }
 
     #[test]
