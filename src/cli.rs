@@ -481,12 +481,15 @@ pub struct MeasureArgs {
     pub(crate) graph: Option<PathBuf>,
 }
 
-/// `--budget`: `90s`, `20m`, `2h`, or a number of seconds; positive and finite.
+/// `--budget`: `90s`, `20m`, `2h`, or a number of seconds; positive, finite and under 1e9
+/// seconds (what `Duration::from_secs_f64` and the simulated clock take without overflow).
+/// The unit is the trailing letters only, so an exponent (`1e3s`) stays part of the number.
 fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     let t = text.trim();
-    let (number, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
-        Some((i, _)) => t.split_at(i),
-        None => (t, "s"),
+    let number = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = match &t[number.len()..] {
+        "" => "s",
+        u => u,
     };
     let scale = match unit {
         "s" => 1.0,
@@ -498,6 +501,11 @@ fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
         Ok(v) if v.is_finite() && v > 0.0 && v * scale < 1e9 => {
             Ok(std::time::Duration::from_secs_f64(v * scale))
         }
+        Ok(v) if v.is_finite() && v > 0.0 => Err(format!(
+            "`{text}` is {:e} seconds, more than the 1e9 (about 31 years) a budget may be; \
+             give a duration such as `90s`, `20m` or `2h`",
+            v * scale
+        )),
         _ => Err(format!(
             "`{text}`: give a positive duration such as `90s`, `20m` or `2h`"
         )),
@@ -946,8 +954,9 @@ fn parse_percent(s: &str) -> Result<f64, String> {
         Ok(v / 100.0)
     } else {
         Err(format!(
-            "{v} % is outside [0, 50): the tolerance is how far below a maximum a value may be \
-             and still tie with it, typically 0.5 to 5 %"
+            "`{}` % is outside [0, 50): the tolerance is how far below a maximum a value may be \
+             and still tie with it, typically 0.5 to 5 %",
+            s.trim().trim_end_matches('%')
         ))
     }
 }
@@ -1448,4 +1457,34 @@ pub struct ManArgs {
     /// replaced atomically.
     #[arg(value_name = "DIR")]
     pub(crate) dir: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+    use std::time::Duration;
+
+    #[test]
+    fn a_budget_reads_its_unit_from_the_trailing_letters_and_names_what_is_wrong() {
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1.5m"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1e2s"), Ok(Duration::from_secs(100)));
+        assert_eq!(parse_duration("1e2"), Ok(Duration::from_secs(100)));
+        // An exponent is part of the number, not a unit: too long, said as such.
+        let e = parse_duration("1e30s").unwrap_err();
+        assert!(e.contains("more than the 1e9"), "{e}");
+        let e = parse_duration("9999999999999h").unwrap_err();
+        assert!(e.contains("more than the 1e9"), "{e}");
+        assert!(parse_duration("20x").unwrap_err().contains("the unit is"));
+        assert!(parse_duration("0").unwrap_err().contains("positive"));
+        assert!(parse_duration("-5s").unwrap_err().contains("positive"));
+    }
+
+    #[test]
+    fn a_tolerance_out_of_range_is_named_as_written() {
+        let e = super::parse_percent("1e300").unwrap_err();
+        assert!(e.starts_with("`1e300` % is outside [0, 50)"), "{e}");
+        assert!(super::parse_percent("nan").unwrap_err().contains("`nan` %"));
+        assert_eq!(super::parse_percent("2%"), Ok(0.02));
+    }
 }

@@ -309,3 +309,52 @@ fn an_adaptive_sweep_says_why_each_point_and_resume_continues_it() {
     ]);
     assert!(e.contains("--simulate"), "{e}");
 }
+
+#[test]
+fn resume_refuses_a_simulated_trace_edited_past_its_machine() {
+    let dir = temp_dir("simulate-resume-edited");
+    let out = dir.join("t.json");
+    let o = simulate("paper:henri", "0,0", &out, &["-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let resume = [
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--numa",
+        "0,0",
+        "--cores",
+        "1..6",
+        "-o",
+        s(&out),
+        "--resume",
+    ];
+    let clean = trace_file::read(&out).unwrap();
+
+    // A point at 999 cores on an 18-core socket.
+    let mut t = clean.clone();
+    t.points[1].cores = 999;
+    trace_file::write(&out, &t).unwrap();
+    let e = refused(&resume);
+    assert!(e.contains("999 cores") && e.contains("1..18"), "{e}");
+
+    // A negative simulated measuring time.
+    let mut t = clean;
+    t.simulation.as_mut().unwrap().measuring_seconds = -5.0;
+    trace_file::write(&out, &t).unwrap();
+    let e = refused(&resume);
+    assert!(e.contains("measuring_seconds is -5"), "{e}");
+}
+
+#[test]
+fn a_real_run_refuses_to_resume_a_simulated_trace_before_mpi_starts() {
+    let dir = temp_dir("simulate-resume-real");
+    let out = dir.join("t.json");
+    let o = simulate("paper:dahu", "0,0", &out, &["-q", "--seed", "7"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = refused(&["measure", "-o", s(&out), "--resume", "--cores", "1..2"]);
+    assert!(
+        e.contains("is simulated paper:dahu (seed 7)")
+            && e.contains("--simulate paper:dahu --seed 7 --resume"),
+        "{e}"
+    );
+}

@@ -295,7 +295,17 @@ fn next_step(
     let mut excluded = measured;
     excluded.extend((1..=fitted.cores_per_socket).filter(|n| !candidates.contains(n)));
     match decide(&fitted, &excluded, a.precision) {
-        Decision::Done(why) => Decision::Done(format!("done: {why}")),
+        // The first grid is measured whatever the budget (the fit needs it), and a point can
+        // take longer than the mean: say so rather than let `done` read as within budget.
+        Decision::Done(why) => match a.budget {
+            Some(b) if spent > b => Decision::Done(format!(
+                "done: {why}; the measuring time, {}, went past the budget of {} (the first \
+                 grid is always measured)",
+                crate::units::human_seconds(spent.as_secs_f64()),
+                crate::units::human_seconds(b.as_secs_f64())
+            )),
+            _ => Decision::Done(format!("done: {why}")),
+        },
         Decision::Measure { cores, why } => {
             let per_point = spent.as_secs_f64() / points.max(1) as f64;
             match a.budget {
@@ -318,11 +328,16 @@ fn next_step(
 
 /// Starts (or, resumed, continues) the trace's record of the adaptive sweep with what it is
 /// asked now. A choice whose point was never finished (an interruption) is dropped: the
-/// record lists measured points only.
+/// record lists measured points only, each once (a hand-edited trace could repeat one).
 pub(crate) fn start_log(trace: &mut Trace, a: &AdaptiveOptions) {
     let measured: Vec<u32> = trace.points.iter().map(|p| p.cores).collect();
     let mut choices = trace.adaptive.take().map(|l| l.choices).unwrap_or_default();
-    choices.retain(|c| measured.contains(&c.cores));
+    let mut kept = Vec::new();
+    choices.retain(|c| {
+        let first = measured.contains(&c.cores) && !kept.contains(&c.cores);
+        kept.push(c.cores);
+        first
+    });
     // Points of a trace begun as a full sweep, in the order the trace keeps them.
     for n in &measured {
         if !choices.iter().any(|c| c.cores == *n) {
@@ -644,6 +659,23 @@ mod tests {
     }
 
     #[test]
+    fn a_sweep_done_past_its_budget_says_so() {
+        // Five points of 2 s against a budget of 3 s; the fit is sure after them.
+        let mut t = trace_at(&[]);
+        let all: Vec<u32> = (1..=18).collect();
+        let (mut c, _) = Chooser::start(&mut t, options(0.5, Some(3)), all, 1);
+        c.fit = |_, _| Ok(fitted(true));
+        drive(&mut c, &mut t);
+        assert_eq!(t.points.len(), 5);
+        let ended = t.adaptive.unwrap().ended.unwrap();
+        assert!(ended.starts_with("done: "), "{ended}");
+        assert!(
+            ended.contains("the measuring time, 10 s, went past the budget of 3 s"),
+            "{ended}"
+        );
+    }
+
+    #[test]
     fn the_chooser_stops_at_the_budget_and_goes_on_in_order_when_the_fit_fails() {
         // Five points of 2 s: a sixth would take the time past 11 s.
         let mut t = trace_at(&[]);
@@ -674,6 +706,30 @@ mod tests {
             log.ended.unwrap(),
             "done: every core count of the sweep is measured"
         );
+    }
+
+    #[test]
+    fn a_resumed_record_keeps_each_measured_point_once() {
+        let mut t = trace_at(&[1, 5]);
+        let choice = |cores| AdaptiveChoice {
+            cores,
+            why: "edited".into(),
+        };
+        t.adaptive = Some(AdaptiveLog {
+            precision: 0.01,
+            budget_seconds: None,
+            choices: vec![choice(5), choice(5), choice(999), choice(5)],
+            ended: None,
+        });
+        start_log(&mut t, &options(0.01, None));
+        let order: Vec<u32> = t
+            .adaptive
+            .unwrap()
+            .choices
+            .iter()
+            .map(|c| c.cores)
+            .collect();
+        assert_eq!(order, [5, 1]);
     }
 
     #[test]

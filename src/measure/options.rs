@@ -136,6 +136,18 @@ impl MeasureOptions {
                 return bad(format!("{name} {v}: must be between {lo} and {hi}"));
             }
         }
+        // A sample lasts max_phase / (TARGET_ROUNDS + 2); the stall watch sees progress only
+        // when one ends, so a sample as long as --timeout is a certain stall, said as one
+        // after a minute's wait ("is rank 1 alive?") instead of as the options it follows from.
+        let sample = crate::measure::sweep::sizing::sample_seconds(self.max_phase);
+        if sample >= self.timeout {
+            return bad(format!(
+                "--max-phase {}: each sample would last {sample:.0} s, and --timeout {} \
+                 declares a phase stalled when no sample ends for that long; lower --max-phase \
+                 or raise --timeout above {sample:.0}",
+                self.max_phase, self.timeout
+            ));
+        }
         // The command line refuses these while parsing; a program may not.
         if self.pattern == CommPattern::Ring && !RING_RANKS.contains(&self.ranks) {
             return bad(format!(
@@ -158,6 +170,12 @@ impl MeasureOptions {
         if let Some(a) = &self.adaptive {
             let p = 100.0 * a.precision;
             if !(p.is_finite() && p > 0.0 && p <= 100.0) {
+                // `{:e}` past a million: `1e300` is not echoed as 301 digits.
+                let p = if p.abs() < 1e6 {
+                    format!("{p}")
+                } else {
+                    format!("{p:e}")
+                };
                 return bad(format!(
                     "--precision {p}: give a percentage in (0, 100], e.g. `--precision 1`"
                 ));
@@ -240,6 +258,21 @@ mod tests {
     }
 
     #[test]
+    fn a_huge_precision_is_named_short() {
+        let at = |precision| MeasureOptions {
+            adaptive: Some(crate::measure::adaptive::AdaptiveOptions {
+                precision,
+                budget: None,
+            }),
+            ..MeasureOptions::default()
+        };
+        let m = refused(at(1e10));
+        assert!(m.starts_with("--precision 1e12: give a percentage"), "{m}");
+        let m = refused(at(-0.01));
+        assert!(m.starts_with("--precision -1: give a percentage"), "{m}");
+    }
+
+    #[test]
     fn each_bad_value_is_named() {
         let d = MeasureOptions::default;
         let m = refused(MeasureOptions {
@@ -273,6 +306,21 @@ mod tests {
             ..d()
         });
         assert_eq!(m, "--stable-within 101: must be between 0.01 and 100");
+        let m = refused(MeasureOptions {
+            max_phase: 3600.0,
+            ..d()
+        });
+        assert!(
+            m.starts_with("--max-phase 3600: each sample would last 86 s, and --timeout 60"),
+            "{m}"
+        );
+        MeasureOptions {
+            max_phase: 3600.0,
+            timeout: 90.0,
+            ..d()
+        }
+        .check()
+        .unwrap();
         let m = refused(MeasureOptions {
             pattern: CommPattern::Ring,
             ranks: 2,

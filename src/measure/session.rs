@@ -51,6 +51,9 @@ pub fn check_before_launch(a: &MeasureOptions, rank0_here: bool) -> Result<()> {
         let trace_path = trace;
         crate::results::ensure_parent(&trace_path)?;
         check_output(a, &trace_path)?;
+        if a.resume {
+            refuse_simulated(&trace_file::read(&trace_path)?, &trace_path)?;
+        }
         drop(crate::measure::sweep::lock::acquire(
             &trace_path,
             &crate::measure::sweep::lock::holder(&layout.hostname),
@@ -59,6 +62,24 @@ pub fn check_before_launch(a: &MeasureOptions, rank0_here: bool) -> Result<()> {
         atomic::check_target(out)?;
     }
     Ok(())
+}
+
+/// A real run never continues a simulated trace: its points would pass for this machine's.
+/// Said before the MPI job starts (an input error, exit 2), with the command that does
+/// continue it, rather than as a list of differing options from inside the job.
+fn refuse_simulated(old: &Trace, path: &Path) -> Result<()> {
+    match &old.simulation {
+        Some(s) => Err(Error::Input(format!(
+            "--resume: `{}` is simulated {} (seed {}), and this run measures this machine; \
+             continue it with `--simulate {} --seed {} --resume`, or start a real trace with -o",
+            path.display(),
+            s.machine,
+            s.seed,
+            s.machine,
+            s.seed
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Refuses to overwrite a trace without `--force`, or to resume one that is not there.
@@ -917,6 +938,7 @@ impl Rank0<'_> {
             return Ok(fresh);
         }
         let old = trace_file::read(path)?;
+        refuse_simulated(&old, path)?;
         let differences = resume_differences(&old, &fresh);
         if !differences.is_empty() {
             return Err(Error::Input(format!(

@@ -382,6 +382,7 @@ fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
             fresh.config.comm_numa
         )));
     }
+    check_resumable(&old, &fresh, path)?;
     let mut cores = old.config.cores.clone();
     cores.extend(&fresh.config.cores);
     cores.sort_unstable();
@@ -397,6 +398,33 @@ fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
         adaptive: old.adaptive,
         ..fresh
     })
+}
+
+/// Refuses what a hand-edited simulated trace could carry past the identity check of
+/// [`resumed`]: a point beyond the simulated socket (it would be fitted, and its buffers
+/// counted, as if the machine had that many cores) or a measuring time that is negative or
+/// not finite (the closing line would add this run's to it and print nonsense).
+fn check_resumable(old: &Trace, fresh: &Trace, path: &Path) -> Result<()> {
+    let cps = fresh.machine.cores_per_socket;
+    if let Some(p) = old.points.iter().find(|p| p.cores == 0 || p.cores > cps) {
+        return Err(Error::Input(format!(
+            "--resume: `{}` has a point at {} cores, and the simulated socket has 1..{cps}; \
+             the trace was edited or is not this machine's: start a new trace with -o",
+            path.display(),
+            p.cores
+        )));
+    }
+    if let Some(s) = &old.simulation {
+        if !(s.measuring_seconds.is_finite() && s.measuring_seconds >= 0.0) {
+            return Err(Error::Input(format!(
+                "--resume: `{}` says simulation.measuring_seconds is {}, not a duration in \
+                 seconds; the trace was edited: start a new trace with -o",
+                path.display(),
+                s.measuring_seconds
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `measure --simulate`: the plan with `dry_run`, else the campaign (all its core counts, or
