@@ -145,7 +145,7 @@ fn model_rows(m: &Model, truth: &Truth) -> Vec<TidyRow> {
 }
 
 fn mape(reference: &[TidyRow], predicted: &[TidyRow]) -> f64 {
-    contention::trace::rows_mape(reference, predicted).unwrap()
+    contention::evaluate::rows_mape(reference, predicted).unwrap()
 }
 
 fn main() {

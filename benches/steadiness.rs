@@ -29,7 +29,7 @@ fn everything(m: &Model) -> Vec<TidyRow> {
 }
 
 fn mape(reference: &[TidyRow], predicted: &[TidyRow]) -> f64 {
-    contention::trace::rows_mape(reference, predicted).unwrap()
+    contention::evaluate::rows_mape(reference, predicted).unwrap()
 }
 
 /// Three noisy repetitions (1 %) of the placements' full sweeps.

@@ -464,6 +464,22 @@ fn compare(model: &Model, sweep: &Sweep, sample: bool, out: &mut Vec<PointError>
     Ok(())
 }
 
+/// The mean absolute percentage error of `predicted` against `reference` over the four
+/// bandwidths of each row, rows paired in order (the paper's error measure, section 5).
+pub fn rows_mape(
+    reference: &[crate::trace::TidyRow],
+    predicted: &[crate::trace::TidyRow],
+) -> Option<f64> {
+    crate::stats::mape(reference.iter().zip(predicted).flat_map(|(r, p)| {
+        [
+            (r.comp_alone, p.comp_alone),
+            (r.comm_alone, p.comm_alone),
+            (r.comp_parallel, p.comp_parallel),
+            (r.comm_parallel, p.comm_parallel),
+        ]
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

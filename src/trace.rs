@@ -478,19 +478,6 @@ impl TidyRow {
     }
 }
 
-/// The mean absolute percentage error of `predicted` against `reference` over the four
-/// bandwidths of each row, rows paired in order (the paper's error measure, section 5).
-pub fn rows_mape(reference: &[TidyRow], predicted: &[TidyRow]) -> Option<f64> {
-    crate::stats::mape(reference.iter().zip(predicted).flat_map(|(r, p)| {
-        [
-            (r.comp_alone, p.comp_alone),
-            (r.comm_alone, p.comm_alone),
-            (r.comp_parallel, p.comp_parallel),
-            (r.comm_parallel, p.comm_parallel),
-        ]
-    }))
-}
-
 /// Predictions as tidy rows, one per placement and core count: what a perfect measurement of
 /// a machine the model describes exactly would give.
 pub fn predicted_rows(placements: &[crate::model::PlacementPrediction]) -> Vec<TidyRow> {

@@ -29,7 +29,7 @@ fn everything(m: &Model) -> Vec<TidyRow> {
 }
 
 fn mape(reference: &[TidyRow], predicted: &[TidyRow]) -> f64 {
-    contention::trace::rows_mape(reference, predicted).unwrap()
+    contention::evaluate::rows_mape(reference, predicted).unwrap()
 }
 
 /// The measured core counts: all, or the paper's shortcut (section 4.1.2): every count up to

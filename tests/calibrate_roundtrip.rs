@@ -73,7 +73,7 @@ fn everything(m: &Model) -> Vec<TidyRow> {
 
 /// MAPE (%) of `predicted` against `reference`, over all four bandwidths of every row.
 fn mape(reference: &[TidyRow], predicted: &[TidyRow]) -> f64 {
-    contention::trace::rows_mape(reference, predicted).unwrap()
+    contention::evaluate::rows_mape(reference, predicted).unwrap()
 }
 
 #[test]

@@ -168,28 +168,34 @@ impl MeasureOptions {
             }
         }
         if let Some(a) = &self.adaptive {
-            let p = 100.0 * a.precision;
-            if !(p.is_finite() && p > 0.0 && p <= 100.0) {
-                // `{:e}` past a million: `1e300` is not echoed as 301 digits.
-                let p = if p.abs() < 1e6 {
-                    format!("{p}")
-                } else {
-                    format!("{p:e}")
-                };
-                return bad(format!(
-                    "--precision {p}: give a percentage in (0, 100], e.g. `--precision 1`"
-                ));
-            }
-            if self.cores.is_some() {
-                return bad(
-                    "--adaptive --cores: the adaptive sweep chooses its core counts; \
-                     drop --cores (or drop --adaptive to measure those)"
-                        .into(),
-                );
-            }
-            super::adaptive::check_placement(self.comp_numa, self.comm_numa)?;
+            self.check_adaptive(a)?;
         }
         Ok(())
+    }
+
+    /// `--adaptive`'s own checks: a precision in (0, 100] percent, no `--cores`, a sample
+    /// placement.
+    fn check_adaptive(&self, a: &AdaptiveOptions) -> Result<()> {
+        let p = 100.0 * a.precision;
+        if !(p.is_finite() && p > 0.0 && p <= 100.0) {
+            // `{:e}` past a million: `1e300` is not echoed as 301 digits.
+            let p = if p.abs() < 1e6 {
+                format!("{p}")
+            } else {
+                format!("{p:e}")
+            };
+            return Err(Error::Input(format!(
+                "--precision {p}: give a percentage in (0, 100], e.g. `--precision 1`"
+            )));
+        }
+        if self.cores.is_some() {
+            return Err(Error::Input(
+                "--adaptive --cores: the adaptive sweep chooses its core counts; \
+                 drop --cores (or drop --adaptive to measure those)"
+                    .into(),
+            ));
+        }
+        super::adaptive::check_placement(self.comp_numa, self.comm_numa)
     }
 
     /// MPI ranks of the job: the ring's size, else 2.
