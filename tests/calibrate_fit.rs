@@ -9,7 +9,7 @@
 //! error is the MAPE over every bandwidth of every placement and core count 1..cores_per_socket
 //! against the paper model that generated the data.
 
-use crate::common::{add_noise, placement, predicted_rows, SplitMix64};
+use crate::common::{add_noise, everything, mape, placement, predicted_rows, SplitMix64};
 use contention::calibrate::{calibrate, CalibratedModel, Method, Options};
 use contention::dataset::Input;
 use contention::io::model_file;
@@ -18,18 +18,6 @@ use contention::trace::TidyRow;
 
 fn load(name: &str) -> Model {
     model_file::load(&format!("paper:{name}")).unwrap()
-}
-
-/// Every placement at every core count of one socket.
-fn everything(m: &Model) -> Vec<TidyRow> {
-    let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
-    contention::trace::predicted_rows(
-        &model::predict(m, &model::all_placements(m), &cores).unwrap(),
-    )
-}
-
-fn mape(reference: &[TidyRow], predicted: &[TidyRow]) -> f64 {
-    contention::evaluate::rows_mape(reference, predicted).unwrap()
 }
 
 /// The measured core counts: all, or the paper's shortcut (section 4.1.2): every count up to

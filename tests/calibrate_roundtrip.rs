@@ -11,11 +11,11 @@
 //! predicted bandwidth (computations and communications, alone and in parallel) of every
 //! placement and core count 1..cores_per_socket.
 
-use crate::common::{add_noise, placement, predicted_rows, SplitMix64};
+use crate::common::{add_noise, everything, mape, placement, predicted_rows, SplitMix64};
 use contention::calibrate::{calibrate, Options};
 use contention::dataset::Input;
 use contention::io::model_file;
-use contention::model::{self, paper, Model, Params};
+use contention::model::{paper, Model, Params};
 use contention::trace::TidyRow;
 
 fn load(name: &str) -> Model {
@@ -61,19 +61,6 @@ fn calibrated(m: &Model, rows: &[TidyRow]) -> Model {
         .unwrap()
         .0
         .model
-}
-
-/// Every placement at every core count of one socket.
-fn everything(m: &Model) -> Vec<TidyRow> {
-    let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
-    contention::trace::predicted_rows(
-        &model::predict(m, &model::all_placements(m), &cores).unwrap(),
-    )
-}
-
-/// MAPE (%) of `predicted` against `reference`, over all four bandwidths of every row.
-fn mape(reference: &[TidyRow], predicted: &[TidyRow]) -> f64 {
-    contention::evaluate::rows_mape(reference, predicted).unwrap()
 }
 
 #[test]

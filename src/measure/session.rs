@@ -620,15 +620,20 @@ fn describe_calibration(layout: &Layout) -> String {
 fn describe_sweep(c: &MeasureConfig) -> String {
     let (sweep, touch) = estimated_seconds(c);
     format!(
+        "{}duration    at most {sweep:.0} s (+{touch:.0} s to touch the buffers), usually less\n",
+        sweep_line(c)
+    )
+}
+
+/// The plan's `sweep` line: the core counts and the stop rule (a simulated plan's too).
+pub(crate) fn sweep_line(c: &MeasureConfig) -> String {
+    format!(
         "sweep       {} computing-core count(s): {}; 3 phases each, each until its median is \
-         within +-{:.1}% (95% CI) or {:.1} s\n\
-         duration    at most {:.0} s (+{:.0} s to touch the buffers), usually less\n",
+         within +-{:.1}% (95% CI) or {:.1} s\n",
         c.cores.len(),
         crate::cores::CoreList::from_counts(&c.cores),
         100.0 * c.stable_within,
         c.max_phase_seconds,
-        sweep,
-        touch
     )
 }
 

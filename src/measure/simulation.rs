@@ -185,8 +185,7 @@ pub(crate) fn describe(l: &Layout, sim: &SimulateOptions) -> String {
         "machine     {} (seed {}): {} socket(s), {} cores per socket, {} NUMA node(s), {} per \
          socket; no MPI, no binding: every phase is drawn from the model on a simulated clock\n\
          placement   computation data on node {}, communication data on node {}\n\
-         sweep       {} computing-core count(s): {}; 3 phases each, each until its median is \
-         within +-{:.1}% (95% CI) or {:.1} s\n\
+         {}\
          duration    a real node: at most {:.0} s (+{:.0} s to touch the buffers); simulated \
          in seconds\n",
         sim.machine.spec(),
@@ -197,10 +196,7 @@ pub(crate) fn describe(l: &Layout, sim: &SimulateOptions) -> String {
         m.numa_per_socket,
         c.comp_numa,
         c.comm_numa,
-        c.cores.len(),
-        crate::cores::CoreList::from_counts(&c.cores),
-        100.0 * c.stable_within,
-        c.max_phase_seconds,
+        session::sweep_line(c),
         sweep,
         touch
     )

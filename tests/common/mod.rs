@@ -69,6 +69,17 @@ pub fn predicted_rows(m: &Model, placement: Placement, cores: &[u32]) -> Vec<Tid
     trace::predicted_rows(&model::predict(m, &[placement], cores).expect("predictable"))
 }
 
+/// Every placement at every core count of one socket: the model's whole sweep.
+pub fn everything(m: &Model) -> Vec<TidyRow> {
+    let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
+    trace::predicted_rows(&model::predict(m, &model::all_placements(m), &cores).unwrap())
+}
+
+/// MAPE (%) of `predicted` against `reference`, over all four bandwidths of every row.
+pub fn mape(reference: &[TidyRow], predicted: &[TidyRow]) -> f64 {
+    contention::evaluate::rows_mape(reference, predicted).unwrap()
+}
+
 /// Multiplies each of the four bandwidths of each row by `1 + rel * u`, `u` uniform in
 /// [-1, 1): every measurement off by at most `rel`.
 pub fn add_noise(rows: &mut [TidyRow], rel: f64, rng: &mut SplitMix64) {
