@@ -243,8 +243,12 @@ fn hosts_are_removed_when_interrupted() {
         .unwrap();
     let mut guard = Interrupt(Some(child));
     let child = guard.0.as_mut().unwrap();
-    // Wait (bounded) until both namespaces exist, then interrupt.
-    let until = Instant::now() + Duration::from_secs(30);
+    // Wait (bounded) until both namespaces exist and the command runs, then interrupt. Not
+    // before: a SIGINT sent to bash alone while a foreground `ip` of the set-up runs is
+    // dropped once `ip` exits normally (bash's wait-and-cooperative-exit rule), so the set-up
+    // would go on. Ctrl-C in a terminal reaches `ip` too, which then dies of it and the trap
+    // runs; the test signals the script alone, so it waits for the command to start.
+    let until = Instant::now() + Duration::from_secs(180);
     while (leftovers(&a, &b).len() < 2 || !pidfile.exists()) && Instant::now() < until {
         if let Some(status) = child.try_wait().unwrap() {
             let o = guard.0.take().unwrap().wait_with_output().unwrap();
@@ -257,6 +261,7 @@ fn hosts_are_removed_when_interrupted() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert_eq!(leftovers(&a, &b).len(), 2, "{:?}", leftovers(&a, &b));
+    assert!(pidfile.exists(), "the command did not start within 180 s");
     // SIGINT, as Ctrl-C sends it to the script.
     let pid = child.id().to_string();
     assert!(Command::new("kill")
