@@ -1,7 +1,8 @@
 //! The adaptive sweep (`measure --adaptive`): instead of every core count of the socket,
-//! measure the ends and a coarse grid, fit the model (the global fit of `calibrate`) with its
-//! bootstrap, then measure next the core count whose measurement would most narrow the
-//! bootstrap's refitted models' disagreement summed over the whole socket, until every
+//! measure the ends and a coarse grid, fit the model (the global fit of `calibrate`) and refit
+//! it on the points perturbed by their own scatter, then measure next the core count whose
+//! measurement would most narrow the refitted models' disagreement summed over the whole
+//! socket, until every
 //! predicted bandwidth is pinned down within `--precision` or the `--budget` is spent.
 //!
 //! Why it works: the model of one placement is two flat or straight pieces per curve joined
@@ -14,12 +15,14 @@
 //! 4, 1996), rather than the disagreement at that point alone ([`gains`]): it places points
 //! near the breakpoints and leaves the flat stretches alone.
 //!
-//! What it cannot do: each phase's run is off by its own level (a few tenths of a percent),
-//! which no length of phase averages down, so every point carries an error of its own and a
-//! third of the points fits the straight pieces less well than all of them; on the simulated
-//! paper machines no choice of a third of the core counts, even one made knowing the truth,
-//! gets within 10 % of the full sweep's error (`cargo bench --bench adaptive` with
-//! `ADAPTIVE_BENCH_MODE=oracle`).
+//! What it cannot do: each phase's run is off by its own level (a few tenths of a percent)
+//! and by what its correlated rounds leave, which no refit of its samples sees, so every
+//! point carries an error of its own and a third of the points fits the straight pieces less
+//! well than all of them. On the simulated paper machines of 16 to 18 cores a third of the
+//! full sweep is 4 to 6 points, hardly more than the first grid, and on four of them no choice
+//! of so few core counts, even one made knowing the truth, gets within 10 % of the full
+//! sweep's error; where a third is 10 points, evenly spread ones do as well as points around
+//! the breakpoints or better (`cargo bench --bench adaptive` with `ADAPTIVE_BENCH_MODE=oracle`).
 //!
 //! The decisions are pure functions of a fit (`Fitted`); `fit` gets one from a trace
 //! through the calibration API.
@@ -42,9 +45,8 @@ pub struct AdaptiveOptions {
     pub budget: Option<Duration>,
 }
 
-/// Bootstrap resamples of each fit: enough for the 2.5 and 97.5 percentiles of the refits'
-/// predictions to settle to a few tenths of their width, few enough to refit in well under a
-/// second per step.
+/// Refits of each fit: enough for the 2.5 and 97.5 percentiles of their predictions to
+/// settle to a few tenths of their width, few enough to refit in well under a second per step.
 pub(crate) const RESAMPLES: u32 = 40;
 
 /// Points of the first grid, the ends included.
@@ -68,7 +70,7 @@ pub(crate) fn initial_points(cores_per_socket: u32) -> Vec<u32> {
     v
 }
 
-/// One side's fit and its bootstrap refits.
+/// One side's fit and its refits ([`fit`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Fitted {
     pub(crate) params: Params,
@@ -81,38 +83,77 @@ pub(crate) struct Fitted {
 }
 
 /// Fits the parameter set this trace's placement calibrates (a sample placement of section
-/// 4.1.2: both data on one node), with [`RESAMPLES`] bootstrap refits seeded by `seed`.
+/// 4.1.2: both data on one node), and [`RESAMPLES`] refits of the points perturbed by their
+/// own noise ([`perturbed`]), seeded by `seed`.
 ///
 /// The trace is fitted as the local side of a model (`calibrate --local-only`): which side
 /// it is does not matter to where the curve is uncertain.
+///
+/// Why not `calibrate`'s bootstrap: it resamples the samples within each phase, so its refits
+/// see neither the level each phase's run is off by nor most of what its correlated rounds
+/// leave, which is most of a point's error; refitted on points only that scattered, the
+/// straight pieces look pinned down after the first grid and every point goes to the
+/// breakpoints. Perturbing each point by the scatter the fit's residuals show (a
+/// perturbation bootstrap: Efron and Tibshirani, *An Introduction to the Bootstrap*, 1993,
+/// section 9.5) lets the refits part wherever few points hold a piece.
 pub(crate) fn fit(trace: &Trace, seed: u64) -> Result<Fitted> {
     let mut t = trace.clone();
     t.config.comp_numa = 0;
     t.config.comm_numa = 0;
-    let input = Input::from_trace(&t, "the adaptive sweep's trace")?;
-    let opts = Options {
-        numa_per_socket: Some(t.machine.numa_per_socket),
-        numa_nodes: Some(t.machine.numa_nodes.len() as u32),
-        cores_per_socket: Some(t.machine.cores_per_socket),
-        local_only: true,
-        method: Method::Fit,
-        bootstrap: RESAMPLES,
-        seed,
-        ..Options::default()
-    };
-    let (calibrated, _notes) = calibrate::calibrate(&[input], &opts)?;
-    let refits = calibrated
-        .uncertainty
-        .map(|u| u.replicates.iter().map(|r| r.local).collect())
-        .unwrap_or_default();
-    let params = calibrated.model.local;
+    // The refits need the medians only.
+    for p in &mut t.points {
+        for phase in [
+            &mut p.comp_alone,
+            &mut p.comm_alone,
+            &mut p.comp_parallel,
+            &mut p.comm_parallel,
+        ] {
+            phase.samples.clear();
+        }
+    }
+    let params = fit_params(&t)?;
     let noise = residual_noise(&params, &t);
+    let mut rng = crate::simulate::Rng::new(seed);
+    let refits = (0..RESAMPLES)
+        .filter_map(|_| fit_params(&perturbed(&t, noise, &mut rng)).ok())
+        .collect();
     Ok(Fitted {
         params,
         refits,
         cores_per_socket: t.machine.cores_per_socket,
         noise,
     })
+}
+
+/// The global fit of one sample placement's trace (`calibrate --local-only --method fit`).
+fn fit_params(t: &Trace) -> Result<Params> {
+    let input = Input::from_trace(t, "the adaptive sweep's trace")?;
+    let opts = Options {
+        numa_per_socket: Some(t.machine.numa_per_socket),
+        numa_nodes: Some(t.machine.numa_nodes.len() as u32),
+        cores_per_socket: Some(t.machine.cores_per_socket),
+        local_only: true,
+        method: Method::Fit,
+        ..Options::default()
+    };
+    Ok(calibrate::calibrate(&[input], &opts)?.0.model.local)
+}
+
+/// `t` with every phase's median off by a relative `noise` drawn anew (log-normal, so that
+/// no bandwidth turns negative): a point as another run of it could have measured.
+fn perturbed(t: &Trace, noise: f64, rng: &mut crate::simulate::Rng) -> Trace {
+    let mut t = t.clone();
+    for p in &mut t.points {
+        for phase in [
+            &mut p.comp_alone,
+            &mut p.comm_alone,
+            &mut p.comp_parallel,
+            &mut p.comm_parallel,
+        ] {
+            phase.summary.median *= (noise * rng.normal()).exp();
+        }
+    }
+    t
 }
 
 /// The root mean square relative residual of the trace's points against `params` (the
@@ -365,7 +406,7 @@ pub(crate) fn decide(f: &Fitted, measured: &[u32], precision: f64) -> Decision {
 /// parameters whose 95 % range is widest relative to their value.
 pub(crate) fn uncertain(f: &Fitted) -> String {
     if f.refits.is_empty() {
-        return "no bootstrap refits".into();
+        return "no refits".into();
     }
     let range = |get: Parameter| {
         let mut v: Vec<f64> = f.refits.iter().map(get).collect();
@@ -653,7 +694,8 @@ pub(crate) fn describe(a: &AdaptiveOptions, candidates: &[u32]) -> String {
     });
     format!(
         "adaptive    first {} (the ends and a coarse grid); then, after a fit with {} \
-         bootstrap refits, the core count whose measurement would most narrow the refits' \
+         refits of the points perturbed by their scatter, the core count whose measurement \
+         would most narrow the refits' \
          disagreement summed over every core count (near the breakpoints N_par^max, \
          N_seq^max); until every predicted bandwidth is within +-{:.2}% where nothing is \
          measured{budget}; at most {} points ({all})\n",

@@ -365,10 +365,10 @@ mod tests {
             budget: None,
         };
         let line = crate::measure::adaptive::describe(&a, &(1..=18).collect::<Vec<u32>>());
-        let text = describe(&m, 10.0, Some(&line), "`mpirun`", "mpirun ...");
+        let adaptive = describe(&m, 10.0, Some(&line), "`mpirun`", "mpirun ...");
         assert!(
-            text.contains("adaptive    on every node: first 1,5,10,14,18"),
-            "{text}"
+            adaptive.contains("adaptive    on every node: first 1,5,10,14,18"),
+            "{adaptive}"
         );
         assert!(
             text.contains("round 1     measured <- sender: c <- a"),
