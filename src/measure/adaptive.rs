@@ -12,7 +12,7 @@
 //! committee (Seung, Opper and Sompolinsky, "Query by committee", COLT 1992); a point is
 //! worth what it would narrow of their disagreement everywhere, the integrated variance the
 //! error against the truth averages (Cohn, "Active learning with statistical models", JAIR
-//! 4, 1996), rather than the disagreement at that point alone ([`gains`]): it places points
+//! 4, 1996), rather than the disagreement at that point alone (`gains`): it places points
 //! near the breakpoints and leaves the flat stretches alone.
 //!
 //! What it cannot do: each phase's run is off by its own level (a few tenths of a percent)
