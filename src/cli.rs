@@ -451,16 +451,17 @@ pub struct MeasureArgs {
     pub(crate) seed: u64,
 
     /// Choose the core counts instead of sweeping them all: the ends and a coarse grid
-    /// first, then, after each fit (the global fit with a bootstrap), the core count where
-    /// the refitted models disagree most, until --precision or --budget; each choice and
-    /// what is still uncertain is said on standard error. A sample placement only (both data
+    /// first, then, after each fit (the global fit, refitted on perturbed points), the core
+    /// count whose measurement would most narrow the refitted models' disagreement over the
+    /// whole socket, until --precision or --budget; each choice and what is still uncertain
+    /// is said on standard error. A sample placement only (both data
     /// on one node); --resume continues it. On a real machine rank 0 chooses each point
     /// within the same MPI job; `survey --adaptive` does so on every node.
     #[arg(long, conflicts_with = "cores")]
     pub(crate) adaptive: bool,
 
     /// With --adaptive: stop once every predicted bandwidth's 95% interval (from the
-    /// bootstrap's refits) is within this many percent where nothing is measured.
+    /// refits of perturbed points) is within this many percent where nothing is measured.
     #[arg(
         long,
         value_name = "PERCENT",

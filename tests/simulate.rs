@@ -261,7 +261,10 @@ fn an_adaptive_sweep_says_why_each_point_and_resume_continues_it() {
     // --resume goes on from the fit of those points, with a tighter precision.
     let (err, t) = run(&["--resume", "--precision", "0.2"]);
     assert!(!err.contains("adaptive: first"), "{err}");
-    assert!(err.contains("the refits disagree most there"), "{err}");
+    assert!(
+        err.contains("narrows the refits' disagreement over the whole socket most"),
+        "{err}"
+    );
     assert!(err.contains("adaptive: done: "), "{err}");
     let now = cores(&t);
     assert!(now.len() > 5 && now.len() <= 16, "{now:?}");
@@ -278,7 +281,9 @@ fn an_adaptive_sweep_says_why_each_point_and_resume_continues_it() {
     assert_eq!(order[..5], [1, 5, 9, 12, 16]);
     assert_eq!(order.len(), now.len());
     assert!(
-        log.choices[5].why.contains("refits disagree most"),
+        log.choices[5]
+            .why
+            .contains("narrows the refits' disagreement"),
         "{log:?}"
     );
     assert!(
@@ -337,12 +342,14 @@ fn resume_refuses_a_simulated_trace_edited_past_its_machine() {
     let e = refused(&resume);
     assert!(e.contains("999 cores") && e.contains("1..18"), "{e}");
 
-    // A negative simulated measuring time.
-    let mut t = clean;
-    t.simulation.as_mut().unwrap().measuring_seconds = -5.0;
-    trace_file::write(&out, &t).unwrap();
-    let e = refused(&resume);
-    assert!(e.contains("measuring_seconds is -5"), "{e}");
+    // A negative simulated measuring time, and one of more than three years.
+    for (seconds, named) in [(-5.0, "is -5,"), (1e308, "is 1e308,")] {
+        let mut t = clean.clone();
+        t.simulation.as_mut().unwrap().measuring_seconds = seconds;
+        trace_file::write(&out, &t).unwrap();
+        let e = refused(&resume);
+        assert!(e.contains(&format!("measuring_seconds {named}")), "{e}");
+    }
 }
 
 #[test]

@@ -38,6 +38,7 @@ impl Options {
             Some(spec) => Some(SimulateOptions {
                 machine: Truth::parse(spec)?,
                 seed: a.seed,
+                noise: crate::simulate::Noise::TYPICAL,
             }),
             None => None,
         };

@@ -1,17 +1,28 @@
 //! The adaptive sweep (`measure --adaptive`): instead of every core count of the socket,
-//! measure the ends and a coarse grid, fit the model (the global fit of `calibrate`) with its
-//! bootstrap, then measure next the core count where the bootstrap's refitted models disagree
-//! most, until every predicted bandwidth is pinned down within `--precision` or the
-//! `--budget` is spent.
+//! measure the ends and a coarse grid, fit the model (the global fit of `calibrate`) and refit
+//! it on the points perturbed by their own scatter, then measure next the core count whose
+//! measurement would most narrow the refitted models' disagreement summed over the whole
+//! socket, until every
+//! predicted bandwidth is pinned down within `--precision` or the `--budget` is spent.
 //!
 //! Why it works: the model of one placement is two flat or straight pieces per curve joined
 //! at the breakpoints `N_par^max` and `N_seq^max` (equations 1-6, section 3.2). Between
 //! measured points the straight pieces are known; where a breakpoint may lie, the refits
-//! place it differently and their predictions part. Measuring where they part most is
-//! uncertainty sampling (Lewis and Gale, "A sequential algorithm for training text
-//! classifiers", SIGIR 1994), with the bootstrap's refits as the committee (Seung, Opper and
-//! Sompolinsky, "Query by committee", COLT 1992): it places points near the breakpoints and
-//! leaves the flat stretches alone.
+//! place it differently and their predictions part. The refits are the committee of query by
+//! committee (Seung, Opper and Sompolinsky, "Query by committee", COLT 1992); a point is
+//! worth what it would narrow of their disagreement everywhere, the integrated variance the
+//! error against the truth averages (Cohn, "Active learning with statistical models", JAIR
+//! 4, 1996), rather than the disagreement at that point alone (`gains`): it places points
+//! near the breakpoints and leaves the flat stretches alone.
+//!
+//! What it cannot do: each phase's run is off by its own level (a few tenths of a percent)
+//! and by what its correlated rounds leave, which no refit of its samples sees, so every
+//! point carries an error of its own and a third of the points fits the straight pieces less
+//! well than all of them. On the simulated paper machines of 16 to 18 cores a third of the
+//! full sweep is 4 to 6 points, hardly more than the first grid, and on four of them no choice
+//! of so few core counts, even one made knowing the truth, gets within 10 % of the full
+//! sweep's error; where a third is 10 points, evenly spread ones do as well as points around
+//! the breakpoints or better (`cargo bench --bench adaptive` with `ADAPTIVE_BENCH_MODE=oracle`).
 //!
 //! The decisions are pure functions of a fit (`Fitted`); `fit` gets one from a trace
 //! through the calibration API.
@@ -34,9 +45,8 @@ pub struct AdaptiveOptions {
     pub budget: Option<Duration>,
 }
 
-/// Bootstrap resamples of each fit: enough for the 2.5 and 97.5 percentiles of the refits'
-/// predictions to settle to a few tenths of their width, few enough to refit in well under a
-/// second per step.
+/// Refits of each fit: enough for the 2.5 and 97.5 percentiles of their predictions to
+/// settle to a few tenths of their width, few enough to refit in well under a second per step.
 pub(crate) const RESAMPLES: u32 = 40;
 
 /// Points of the first grid, the ends included.
@@ -60,45 +70,119 @@ pub(crate) fn initial_points(cores_per_socket: u32) -> Vec<u32> {
     v
 }
 
-/// One side's fit and its bootstrap refits.
+/// One side's fit and its refits ([`fit`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Fitted {
     pub(crate) params: Params,
     pub(crate) refits: Vec<Params>,
     pub(crate) cores_per_socket: u32,
+    /// How far one measured point's bandwidths are off the fit, relative (root mean square
+    /// of the residuals): what a new point's measurement is worth against the refits'
+    /// disagreement in [`gains`].
+    pub(crate) noise: f64,
 }
 
 /// Fits the parameter set this trace's placement calibrates (a sample placement of section
-/// 4.1.2: both data on one node), with [`RESAMPLES`] bootstrap refits seeded by `seed`.
+/// 4.1.2: both data on one node), and [`RESAMPLES`] refits of the points perturbed by their
+/// own noise ([`perturbed`]), seeded by `seed`.
 ///
 /// The trace is fitted as the local side of a model (`calibrate --local-only`): which side
 /// it is does not matter to where the curve is uncertain.
+///
+/// Why not `calibrate`'s bootstrap: it resamples the samples within each phase, so its refits
+/// see neither the level each phase's run is off by nor most of what its correlated rounds
+/// leave, which is most of a point's error; refitted on points only that scattered, the
+/// straight pieces look pinned down after the first grid and every point goes to the
+/// breakpoints. Perturbing each point by the scatter the fit's residuals show (a
+/// perturbation bootstrap: Efron and Tibshirani, *An Introduction to the Bootstrap*, 1993,
+/// section 9.5) lets the refits part wherever few points hold a piece.
 pub(crate) fn fit(trace: &Trace, seed: u64) -> Result<Fitted> {
     let mut t = trace.clone();
     t.config.comp_numa = 0;
     t.config.comm_numa = 0;
-    let input = Input::from_trace(&t, "the adaptive sweep's trace")?;
+    // The refits need the medians only.
+    for p in &mut t.points {
+        for phase in [
+            &mut p.comp_alone,
+            &mut p.comm_alone,
+            &mut p.comp_parallel,
+            &mut p.comm_parallel,
+        ] {
+            phase.samples.clear();
+        }
+    }
+    let params = fit_params(&t)?;
+    let noise = residual_noise(&params, &t);
+    let mut rng = crate::simulate::Rng::new(seed);
+    let refits = (0..RESAMPLES)
+        .filter_map(|_| fit_params(&perturbed(&t, noise, &mut rng)).ok())
+        .collect();
+    Ok(Fitted {
+        params,
+        refits,
+        cores_per_socket: t.machine.cores_per_socket,
+        noise,
+    })
+}
+
+/// The global fit of one sample placement's trace (`calibrate --local-only --method fit`).
+fn fit_params(t: &Trace) -> Result<Params> {
+    let input = Input::from_trace(t, "the adaptive sweep's trace")?;
     let opts = Options {
         numa_per_socket: Some(t.machine.numa_per_socket),
         numa_nodes: Some(t.machine.numa_nodes.len() as u32),
         cores_per_socket: Some(t.machine.cores_per_socket),
         local_only: true,
         method: Method::Fit,
-        bootstrap: RESAMPLES,
-        seed,
         ..Options::default()
     };
-    let (calibrated, _notes) = calibrate::calibrate(&[input], &opts)?;
-    let refits = calibrated
-        .uncertainty
-        .map(|u| u.replicates.iter().map(|r| r.local).collect())
-        .unwrap_or_default();
-    Ok(Fitted {
-        params: calibrated.model.local,
-        refits,
-        cores_per_socket: t.machine.cores_per_socket,
-    })
+    Ok(calibrate::calibrate(&[input], &opts)?.0.model.local)
 }
+
+/// `t` with every phase's median off by a relative `noise` drawn anew (log-normal, so that
+/// no bandwidth turns negative): a point as another run of it could have measured.
+fn perturbed(t: &Trace, noise: f64, rng: &mut crate::simulate::Rng) -> Trace {
+    let mut t = t.clone();
+    for p in &mut t.points {
+        for phase in [
+            &mut p.comp_alone,
+            &mut p.comm_alone,
+            &mut p.comp_parallel,
+            &mut p.comm_parallel,
+        ] {
+            phase.summary.median *= (noise * rng.normal()).exp();
+        }
+    }
+    t
+}
+
+/// The root mean square relative residual of the trace's points against `params` (the
+/// bandwidths [`spreads`] weighs), at least [`MIN_NOISE`]: a fit through every point says
+/// nothing of the noise.
+fn residual_noise(params: &Params, t: &Trace) -> f64 {
+    let c = curve(params, t.machine.cores_per_socket);
+    let mut squares = Vec::new();
+    for p in &t.points {
+        let Some(at) = c.get(p.cores as usize - 1) else {
+            continue;
+        };
+        for (measured, model) in [
+            (p.comp_alone.summary.median, at.comp_alone),
+            (p.comp_parallel.summary.median, at.comp_parallel),
+            (p.comm_parallel.summary.median, at.comm_parallel),
+        ] {
+            if model > 0.0 && measured.is_finite() {
+                squares.push((measured / model - 1.0).powi(2));
+            }
+        }
+    }
+    let rms = (squares.iter().sum::<f64>() / squares.len().max(1) as f64).sqrt();
+    rms.max(MIN_NOISE)
+}
+
+/// The smallest noise [`residual_noise`] reports: a phase's level is off by a few tenths of a
+/// percent from run to run on a real node (`simulate::Noise::TYPICAL`'s jitter).
+const MIN_NOISE: f64 = 0.002;
 
 /// How much the refits disagree at one core count: the largest relative half-width of the
 /// 95 % range of their predictions, over the bandwidths the placement measures, and which.
@@ -154,6 +238,101 @@ pub(crate) fn spreads(f: &Fitted) -> Vec<Spread> {
         .collect()
 }
 
+/// What measuring each core count would narrow: the expected drop of the refits' variance
+/// summed over every core count of the socket and the three bandwidths of [`spreads`]
+/// (relative to the fit), the integral the MAPE against the truth measures, not the variance
+/// at the measured point alone. This is Cohn's criterion ("Active learning with statistical
+/// models", JAIR 4, 1996: choose the query that most lowers the learner's integrated
+/// variance), with the refits as the ensemble of an ensemble Kalman update (Evensen, *Data
+/// Assimilation*, 2nd ed., section 9.2): a measurement `z` of the three bandwidths at `c`,
+/// each off by [`Fitted::noise`], lowers the variance of every prediction `y` by
+/// `Cov(y, z) (Cov(z) + noise^2 I)^-1 Cov(z, y)`. A point where the refits part but which
+/// tells nothing of the others (the curve is pinned down around it) gains less than one
+/// whose value moves a breakpoint, and with it a whole stretch of the curve.
+///
+/// One value per core count `1..=cores_per_socket`; 0 without refits.
+pub(crate) fn gains(f: &Fitted) -> Vec<f64> {
+    let cps = f.cores_per_socket as usize;
+    let r = f.refits.len();
+    if r < 2 {
+        return vec![0.0; cps];
+    }
+    let center = curve(&f.params, f.cores_per_socket);
+    let pick: [Bandwidth; 3] = [|c| c.comp_alone, |c| c.comp_parallel, |c| c.comm_parallel];
+    // deviations[refit][core * 3 + quantity]: each refit's relative prediction, centred on
+    // the refits' mean.
+    let mut dev: Vec<Vec<f64>> = f
+        .refits
+        .iter()
+        .map(|p| {
+            let c = curve(p, f.cores_per_socket);
+            (0..cps)
+                .flat_map(|i| {
+                    pick.iter().map({
+                        let (c, center) = (&c, &center);
+                        move |get| get(&c[i]) / get(&center[i]).abs().max(f64::MIN_POSITIVE)
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let m = 3 * cps;
+    for j in 0..m {
+        let mean = dev.iter().map(|d| d[j]).sum::<f64>() / r as f64;
+        for d in &mut dev {
+            d[j] -= mean;
+        }
+    }
+    let scale = 1.0 / (r - 1) as f64;
+    let noise2 = f.noise * f.noise;
+    (0..cps)
+        .map(|c| {
+            let z = [3 * c, 3 * c + 1, 3 * c + 2];
+            // Cov(z) + noise^2 I, and Cov(z, y) for every prediction y.
+            let mut a = [[0.0; 3]; 3];
+            for (i, &zi) in z.iter().enumerate() {
+                for (k, &zk) in z.iter().enumerate() {
+                    a[i][k] = scale * dev.iter().map(|d| d[zi] * d[zk]).sum::<f64>();
+                }
+                a[i][i] += noise2;
+            }
+            let Some(inv) = inverse3(&a) else {
+                return 0.0;
+            };
+            (0..m)
+                .map(|j| {
+                    let g: [f64; 3] =
+                        z.map(|zi| scale * dev.iter().map(|d| d[zi] * d[j]).sum::<f64>());
+                    (0..3)
+                        .map(|i| g[i] * (0..3).map(|k| inv[i][k] * g[k]).sum::<f64>())
+                        .sum::<f64>()
+                })
+                .sum()
+        })
+        .collect()
+}
+
+/// The inverse of a 3 x 3 matrix by its adjugate; `None` when it is singular.
+fn inverse3(a: &[[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
+    let cof = |i: usize, j: usize| {
+        let (r0, r1) = ((i + 1) % 3, (i + 2) % 3);
+        let (c0, c1) = ((j + 1) % 3, (j + 2) % 3);
+        a[r0][c0] * a[r1][c1] - a[r0][c1] * a[r1][c0]
+    };
+    let det: f64 = (0..3).map(|j| a[0][j] * cof(0, j)).sum();
+    if !det.is_normal() {
+        return None;
+    }
+    let mut inv = [[0.0; 3]; 3];
+    for (i, row) in inv.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            // The adjugate is the transposed cofactor matrix.
+            *v = cof(j, i) / det;
+        }
+    }
+    Some(inv)
+}
+
 /// What to do next.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Decision {
@@ -163,14 +342,16 @@ pub(crate) enum Decision {
     Done(String),
 }
 
-/// The next core count: the unmeasured one where the refits disagree most, or done when even
-/// there they agree within `precision` (measuring it could not narrow anything beyond it),
-/// or when every core count is measured.
+/// The next core count: the unmeasured one whose measurement would most narrow the refits'
+/// disagreement over the whole socket ([`gains`]); or done when, wherever nothing is
+/// measured, the refits agree within `precision` (measuring there could not narrow anything
+/// beyond it), or when every core count is measured.
 pub(crate) fn decide(f: &Fitted, measured: &[u32], precision: f64) -> Decision {
     let all = spreads(f);
+    let unmeasured = |n: u32| !measured.contains(&n);
     let worst =
         all.iter()
-            .filter(|s| !measured.contains(&s.cores))
+            .filter(|s| unmeasured(s.cores))
             .fold(None::<Spread>, |best, s| match best {
                 Some(b) if b.half_width >= s.half_width => Some(b),
                 _ => Some(*s),
@@ -185,15 +366,39 @@ pub(crate) fn decide(f: &Fitted, measured: &[u32], precision: f64) -> Decision {
             s.cores,
             100.0 * precision
         )),
-        Some(s) => Decision::Measure {
-            cores: s.cores,
-            why: format!(
-                "the refits disagree most there: {} +-{:.2}% (95% of {} refits)",
-                s.quantity,
-                100.0 * s.half_width,
-                f.refits.len()
-            ),
-        },
+        Some(s) => {
+            let gain = gains(f);
+            let total: f64 = (1..=f.cores_per_socket)
+                .filter(|&n| unmeasured(n))
+                .map(|n| gain[n as usize - 1])
+                .sum::<f64>()
+                .max(f64::MIN_POSITIVE);
+            // Ties (no refits, or refits that agree where they could be moved) go to where
+            // they disagree most.
+            let best = (1..=f.cores_per_socket)
+                .filter(|&n| unmeasured(n))
+                .map(|n| (n, gain[n as usize - 1]))
+                .fold((s.cores, gain[s.cores as usize - 1]), |b, c| {
+                    if c.1 > b.1 {
+                        c
+                    } else {
+                        b
+                    }
+                });
+            let at = all[best.0 as usize - 1];
+            Decision::Measure {
+                cores: best.0,
+                why: format!(
+                    "measuring it narrows the refits' disagreement over the whole socket most \
+                     ({:.0}% of what all unmeasured core counts would); there {} +-{:.2}% (95% \
+                     of {} refits)",
+                    100.0 * best.1 / total,
+                    at.quantity,
+                    100.0 * at.half_width,
+                    f.refits.len()
+                ),
+            }
+        }
     }
 }
 
@@ -201,7 +406,7 @@ pub(crate) fn decide(f: &Fitted, measured: &[u32], precision: f64) -> Decision {
 /// parameters whose 95 % range is widest relative to their value.
 pub(crate) fn uncertain(f: &Fitted) -> String {
     if f.refits.is_empty() {
-        return "no bootstrap refits".into();
+        return "no refits".into();
     }
     let range = |get: Parameter| {
         let mut v: Vec<f64> = f.refits.iter().map(get).collect();
@@ -489,9 +694,11 @@ pub(crate) fn describe(a: &AdaptiveOptions, candidates: &[u32]) -> String {
     });
     format!(
         "adaptive    first {} (the ends and a coarse grid); then, after a fit with {} \
-         bootstrap refits, the core count where the refits' predictions disagree most (near \
-         the breakpoints N_par^max, N_seq^max); until every predicted bandwidth is within \
-         +-{:.2}% where nothing is measured{budget}; at most {} points ({all})\n",
+         refits of the points perturbed by their scatter, the core count whose measurement \
+         would most narrow the refits' \
+         disagreement summed over every core count (near the breakpoints N_par^max, \
+         N_seq^max); until every predicted bandwidth is within +-{:.2}% where nothing is \
+         measured{budget}; at most {} points ({all})\n",
         crate::cores::CoreList::from_counts(&first),
         RESAMPLES,
         100.0 * a.precision,
@@ -548,6 +755,7 @@ mod tests {
             params: p,
             refits,
             cores_per_socket: 18,
+            noise: 0.004,
         }
     }
 
@@ -563,7 +771,7 @@ mod tests {
             (11..=17).contains(&cores) && !measured.contains(&cores),
             "{cores}"
         );
-        assert!(why.contains("refits disagree most"), "{why}");
+        assert!(why.contains("narrows the refits' disagreement"), "{why}");
         assert!(
             uncertain(&f).contains("n_par_max 10..14"),
             "{}",
@@ -639,7 +847,9 @@ mod tests {
             "{order:?}"
         );
         assert!(
-            log.choices[5].why.contains("refits disagree most"),
+            log.choices[5]
+                .why
+                .contains("narrows the refits' disagreement"),
             "{log:?}"
         );
         assert!(log.choices[5]

@@ -31,6 +31,9 @@ use std::time::Duration;
 pub struct SimulateOptions {
     pub machine: Truth,
     pub seed: u64,
+    /// How the samples scatter: [`Noise::TYPICAL`] from the command line; the benchmark
+    /// turns a layer off to see what share of the fit's error it causes.
+    pub noise: Noise,
 }
 
 /// Bytes each simulated computing core writes per pass when `--buffer-size` is not given:
@@ -293,7 +296,7 @@ impl<'a> Campaign<'a> {
                 |s| s.sample_seconds,
             ),
             message_bytes: c.message_size_bytes,
-            noise: Noise::TYPICAL,
+            noise: self.sim.noise,
             seed: self.sim.seed,
             interrupted: self.interrupted,
         };
@@ -396,10 +399,16 @@ fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
     })
 }
 
+/// The longest simulated measuring time a trace may say it took: about three years, beyond
+/// any campaign (every core count of a 64-core socket with the longest phases, an hour
+/// each, takes under ten days).
+const MAX_MEASURING_SECONDS: f64 = 1e8;
+
 /// Refuses what a hand-edited simulated trace could carry past the identity check of
 /// [`resumed`]: a point beyond the simulated socket (it would be fitted, and its buffers
-/// counted, as if the machine had that many cores) or a measuring time that is negative or
-/// not finite (the closing line would add this run's to it and print nonsense).
+/// counted, as if the machine had that many cores) or a measuring time that is negative,
+/// not finite or beyond [`MAX_MEASURING_SECONDS`] (the closing line would add this run's to
+/// it and print nonsense).
 fn check_resumable(old: &Trace, fresh: &Trace, path: &Path) -> Result<()> {
     let cps = fresh.machine.cores_per_socket;
     if let Some(p) = old.points.iter().find(|p| p.cores == 0 || p.cores > cps) {
@@ -411,12 +420,19 @@ fn check_resumable(old: &Trace, fresh: &Trace, path: &Path) -> Result<()> {
         )));
     }
     if let Some(s) = &old.simulation {
-        if !(s.measuring_seconds.is_finite() && s.measuring_seconds >= 0.0) {
+        let t = s.measuring_seconds;
+        if !(t.is_finite() && (0.0..=MAX_MEASURING_SECONDS).contains(&t)) {
+            // `{:e}` past a million: `1e308` is not echoed as 309 digits.
+            let named = if t.abs() < 1e6 {
+                format!("{t}")
+            } else {
+                format!("{t:e}")
+            };
             return Err(Error::Input(format!(
-                "--resume: `{}` says simulation.measuring_seconds is {}, not a duration in \
-                 seconds; the trace was edited: start a new trace with -o",
+                "--resume: `{}` says simulation.measuring_seconds is {named}, not the duration \
+                 of a campaign (0 to {MAX_MEASURING_SECONDS:e} s, about three years); the \
+                 trace was edited: start a new trace with -o",
                 path.display(),
-                s.measuring_seconds
             )));
         }
     }

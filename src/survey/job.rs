@@ -35,7 +35,7 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     let hosts = hosts(o)?;
     plan::check_hosts(&hosts)?;
     let mut m = manifest_to_run(o, &path, hosts)?;
-    let sweep = sweep_estimate(o)?;
+    let (sweep, adaptive) = sweep_estimate(o)?;
     let (job_hosts, rounds) = plan::plan_job(&m, plan::round_timeout(sweep))?;
     if rounds.is_empty() {
         eprintln!(
@@ -60,14 +60,20 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
         .map(|s| s.to_string_lossy().into_owned())
         .collect();
     if o.dry_run {
-        print!("{}", plan::describe(&m, sweep, &choice.why, &line.shown()));
+        print!(
+            "{}",
+            plan::describe(&m, sweep, adaptive.as_deref(), &choice.why, &line.shown())
+        );
         return Ok(None);
     }
     crate::results::ensure_parent(&path)?;
     m.save(&path)?;
     let quiet = o.quiet;
     if !quiet {
-        eprint!("{}", plan::describe(&m, sweep, &choice.why, &line.shown()));
+        eprint!(
+            "{}",
+            plan::describe(&m, sweep, adaptive.as_deref(), &choice.why, &line.shown())
+        );
     }
     let started = Instant::now();
     let ended = watch(&line, &m, &path, quiet)?;
@@ -221,13 +227,20 @@ fn hosts(o: &SurveyOptions) -> Result<Vec<String>> {
     Ok(hosts)
 }
 
-/// `measure`'s estimate of one sweep on this node (taken as typical of the others).
-fn sweep_estimate(o: &SurveyOptions) -> Result<f64> {
+/// `measure`'s estimate of one sweep on this node (taken as typical of the others) and, with
+/// `--adaptive`, the plan's line on how each node's sweep chooses its core counts (the
+/// estimate stays the full sweep's, which an adaptive sweep of the same counts never
+/// exceeds).
+fn sweep_estimate(o: &SurveyOptions) -> Result<(f64, Option<String>)> {
     let placed = session::place(&o.measure, o.topology.as_deref(), false)?;
-    let (sweep, touch) = session::estimated_seconds(&placed.resolved.config);
-    Ok(sweep + touch)
+    let config = &placed.resolved.config;
+    let (sweep, touch) = session::estimated_seconds(config);
+    let adaptive = o
+        .measure
+        .adaptive
+        .map(|a| crate::measure::adaptive::describe(&a, &config.cores));
+    Ok((sweep + touch, adaptive))
 }
-
 /// Starts the job and waits for it, stopping it when a round overruns its limit. Returns
 /// why the job ended early (`None` when it ended with status 0).
 fn watch(line: &launch::JobLine, m: &Manifest, path: &Path, quiet: bool) -> Result<Option<String>> {

@@ -136,9 +136,17 @@ pub(crate) fn shape(job_hosts: &[String], as_root: bool) -> launch::Shape<'_> {
     }
 }
 
-/// The plan as `--dry-run` prints it: nodes, rounds with their pairs, the duration, the
-/// launcher chosen and why, and its line.
-pub(crate) fn describe(m: &Manifest, sweep_estimate_s: f64, launcher: &str, line: &str) -> String {
+/// The plan as `--dry-run` prints it: nodes, rounds with their pairs, what happens to nodes
+/// that share a kernel, how each node's sweep chooses its core counts (`adaptive`: the line
+/// of `measure`'s plan, when `--adaptive` is on), the duration, the launcher chosen and why,
+/// and its line.
+pub(crate) fn describe(
+    m: &Manifest,
+    sweep_estimate_s: f64,
+    adaptive: Option<&str>,
+    launcher: &str,
+    line: &str,
+) -> String {
     let done = m.nodes.iter().filter(|n| n.status == Status::Done).count();
     let mut out = format!(
         "survey      {} node(s): {}{}\n",
@@ -168,11 +176,21 @@ pub(crate) fn describe(m: &Manifest, sweep_estimate_s: f64, launcher: &str, line
             pairs.join(", ")
         );
     }
+    // Which names are one machine is learnt by the job's ranks, before round 1; the plan can
+    // only say what will then happen (`super::identity`).
+    out += "kernels     nodes that turn out to share a kernel (the same boot id: containers or \
+            network namespaces of one machine) disturb each other's pairs: the job, which \
+            learns this before round 1, measures their pairs in rounds of their own, added to \
+            those above (each as long)\n";
+    match adaptive {
+        Some(a) => out += &a.replacen("adaptive    ", "adaptive    on every node: ", 1),
+        None => out += "sweep       every node measures every core count (no --adaptive)\n",
+    }
     let rounds = m.rounds.len() as f64;
     let limit = m.rounds.first().map_or(0.0, |r| r.timeout_s);
     out += &format!(
         "duration    at most about {:.0} s: {} round(s) x {:.0} s (measure's estimate of one \
-         sweep on this node) + {:.0} s to start the job; a round is stopped after {:.0} s\n",
+         full sweep on this node) + {:.0} s to start the job; a round is stopped after {:.0} s\n",
         rounds * sweep_estimate_s + JOB_START_S,
         m.rounds.len(),
         sweep_estimate_s,
@@ -335,8 +353,23 @@ mod tests {
             }]
         );
         m.rounds = rounds;
-        let text = describe(&m, 10.0, "`mpirun`, Open MPI's mpirun", "mpirun ...");
+        let text = describe(&m, 10.0, None, "`mpirun`, Open MPI's mpirun", "mpirun ...");
         assert!(text.contains("4 done already"), "{text}");
+        assert!(
+            text.contains("measures their pairs in rounds of their own"),
+            "{text}"
+        );
+        assert!(text.contains("every core count (no --adaptive)"), "{text}");
+        let a = crate::measure::adaptive::AdaptiveOptions {
+            precision: 0.02,
+            budget: None,
+        };
+        let line = crate::measure::adaptive::describe(&a, &(1..=18).collect::<Vec<u32>>());
+        let adaptive = describe(&m, 10.0, Some(&line), "`mpirun`", "mpirun ...");
+        assert!(
+            adaptive.contains("adaptive    on every node: first 1,5,10,14,18"),
+            "{adaptive}"
+        );
         assert!(
             text.contains("round 1     measured <- sender: c <- a"),
             "{text}"
