@@ -108,16 +108,35 @@ fn median_rank_cdf(n: usize) -> Vec<f64> {
 /// Draws the medians of one resample of every group.
 struct Resampler {
     tables: HashMap<usize, Vec<f64>>,
-    /// How far a trace group's resampled median is moved from its median, per unit of its
-    /// resampled deviation: `sqrt((1 + rho) / (1 - rho))` for the batches' correlation.
-    widening: f64,
+    /// Per phase ([`crate::dataset::QUANTITIES`]), how far a trace group's resampled median
+    /// is moved from its median per unit of its resampled deviation ([`widening`]).
+    widening: [f64; 4],
 }
 
-/// The lag-1 correlation of consecutive batch medians, pooled over the groups resampled in
-/// batches of several samples, bias-corrected (Marriott and Pope, 1954) and kept in `[0,
-/// MAX_BATCH_CORRELATION]`; 0 without at least two such groups of five batches or more.
-pub(crate) fn batch_correlation(groups: &[Group]) -> f64 {
-    let (mut num, mut den, mut batches, mut used) = (0.0, 0.0, 0usize, 0usize);
+/// The factor by which a trace group's resampled deviations are stretched, per phase: `sqrt(m
+/// / (m - 1))` for the bootstrap's variance of a mean of `m` blocks, which is `(m - 1) / m` of
+/// the unbiased one (Efron and Tibshirani 1993, section 5.2: the plug-in variance), times
+/// `sqrt((1 + rho) / (1 - rho))` for the correlation between batches ([`batch_correlation`]).
+/// Pooled per phase because phases differ in how much of their batches' noise is the rounds'
+/// correlated part: a phase of `n` threads averages `n` samples' own noise in every round,
+/// a communication phase only one. 1 for a phase with no trace group.
+fn widening(groups: &[Group]) -> [f64; 4] {
+    std::array::from_fn(|q| {
+        let phase: Vec<&Group> = groups.iter().filter(|g| g.quantity == q).collect();
+        match batch_correlation(&phase) {
+            Some((rho, m)) => (m / (m - 1.0) * (1.0 + rho) / (1.0 - rho)).sqrt(),
+            None => 1.0,
+        }
+    })
+}
+
+/// The lag-1 correlation of consecutive batch medians (each group's relative deviations from
+/// its own mean), averaged over the groups resampled in batches of several samples,
+/// bias-corrected (Marriott and Pope, 1954) and kept in `[0, MAX_BATCH_CORRELATION]`, with
+/// the mean number of batches; `None` without at least two such groups of five batches or
+/// more.
+fn batch_correlation(groups: &[&Group]) -> Option<(f64, f64)> {
+    let (mut sum, mut batches, mut used) = (0.0, 0usize, 0usize);
     for g in groups {
         if g.blocks.len() < 5 || g.blocks.iter().all(|b| b.len() <= 1) || g.median <= 0.0 {
             continue;
@@ -130,17 +149,20 @@ pub(crate) fn batch_correlation(groups: &[Group]) -> f64 {
             .collect();
         let mean = d.iter().sum::<f64>() / d.len() as f64;
         let d: Vec<f64> = d.iter().map(|x| x - mean).collect();
-        num += d.windows(2).map(|w| w[0] * w[1]).sum::<f64>();
-        den += d.iter().map(|x| x * x).sum::<f64>();
+        let den = d.iter().map(|x| x * x).sum::<f64>();
+        if den <= 0.0 {
+            continue;
+        }
+        sum += d.windows(2).map(|w| w[0] * w[1]).sum::<f64>() / den;
         batches += d.len();
         used += 1;
     }
-    if used < 2 || den <= 0.0 {
-        return 0.0;
+    if used < 2 {
+        return None;
     }
     let m = batches as f64 / used as f64;
-    let rho = (m * num / den + 1.0) / (m - 3.0);
-    rho.clamp(0.0, MAX_BATCH_CORRELATION)
+    let rho = (m * sum / used as f64 + 1.0) / (m - 3.0);
+    Some((rho.clamp(0.0, MAX_BATCH_CORRELATION), m))
 }
 
 impl Resampler {
@@ -152,10 +174,9 @@ impl Resampler {
                 tables.entry(n).or_insert_with(|| median_rank_cdf(n));
             }
         }
-        let rho = batch_correlation(groups);
         Resampler {
             tables,
-            widening: ((1.0 + rho) / (1.0 - rho)).sqrt(),
+            widening: widening(groups),
         }
     }
 
@@ -167,7 +188,7 @@ impl Resampler {
                 draw.extend_from_slice(&g.blocks[rng.below(g.blocks.len())]);
             }
             let drawn = crate::stats::median_in_place(&mut draw).unwrap_or(g.median);
-            return g.median + self.widening * (drawn - g.median);
+            return g.median + self.widening[g.quantity] * (drawn - g.median);
         }
         let n = g.sorted.len();
         match self.tables.get(&n) {
@@ -331,6 +352,66 @@ mod tests {
         };
         let (b, s) = (spread(&batched, &mut rng), spread(&single, &mut rng));
         assert!(b > 2.0 * s, "batches {b} vs samples {s}");
+    }
+
+    /// 20 groups of one phase, each 60 rounds of an AR(1) series with coefficient `phi`
+    /// (seeded), cut into 7 batches as a trace's phase is.
+    fn ar1_groups(phi: f64, seed: u64) -> Vec<Group> {
+        let mut rng = SplitMix64(seed);
+        (0..20u32)
+            .map(|cores| {
+                let mut x = 0.0f64;
+                let rounds: Vec<f64> = (0..60)
+                    .map(|_| {
+                        // A sum of uniforms: near normal, unit variance.
+                        let e: f64 = (0..12).map(|_| rng.unit()).sum::<f64>() - 6.0;
+                        x = phi * x + (1.0 - phi * phi).sqrt() * e;
+                        1000.0 * (1.0 + 0.01 * x)
+                    })
+                    .collect();
+                let b = crate::stats::batch_count(rounds.len());
+                let blocks: Vec<Vec<f64>> = (0..b)
+                    .map(|i| rounds[i * 60 / b..(i + 1) * 60 / b].to_vec())
+                    .collect();
+                let mut sorted = rounds.clone();
+                sorted.sort_by(f64::total_cmp);
+                Group {
+                    placement: crate::model::Placement {
+                        comp_numa: 0,
+                        comm_numa: 0,
+                    },
+                    cores: cores + 1,
+                    quantity: 0,
+                    median: crate::stats::median(&sorted).unwrap(),
+                    sorted,
+                    blocks,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn correlated_rounds_widen_the_resampled_medians_and_independent_ones_hardly() {
+        // Rounds as correlated as the simulated machine's (AR(1) 0.7): batches of about 8
+        // rounds are correlated with their neighbours, and the widening must see it.
+        // Independent rounds: only the plug-in variance's sqrt(m / (m - 1)), 1.08 for 7
+        // batches (up to the estimate's noise).
+        let correlated = widening(&ar1_groups(0.7, 3))[0];
+        let independent = widening(&ar1_groups(0.0, 3))[0];
+        assert!(correlated > 1.2, "AR(1) 0.7: widening {correlated}");
+        assert!(
+            (1.0..1.2).contains(&independent),
+            "independent rounds: widening {independent}"
+        );
+        // Phases with no trace group (CSV repetitions) are never widened.
+        let csv: Vec<Group> = ar1_groups(0.7, 3)
+            .into_iter()
+            .map(|g| Group {
+                blocks: g.sorted.iter().map(|&v| vec![v]).collect(),
+                ..g
+            })
+            .collect();
+        assert_eq!(widening(&csv), [1.0; 4]);
     }
 
     #[test]

@@ -43,8 +43,8 @@
 use super::fit::{self, Coding, Key, Side};
 use crate::model::{Model, ParamIntervals, ParamKind, Params};
 
-/// Half the 95 % quantile of the chi-square law with one degree of freedom (3.841).
-const THRESHOLD: f64 = 3.841_458_820_694_124 / 2.0;
+/// Half the 95 % quantile of the chi-square law with two degrees of freedom (5.991).
+const THRESHOLD: f64 = 5.991_464_547_107_979 / 2.0;
 /// Parameters the fit adjusts on one side: six continuous, two breakpoints.
 const FITTED: usize = 8;
 /// Simplex evaluations at each position (a third of the full fit's, as its breakpoint moves).
@@ -192,4 +192,37 @@ pub(crate) fn widen(intervals: ParamIntervals, best: &Params, profile: &Profile)
         }
     }
     ParamIntervals::new(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widening_joins_the_breakpoint_ranges_and_moves_the_intervals_to_each_kept_position() {
+        let best = crate::io::model_file::load("paper:henri").unwrap().local;
+        let mut boot = best.values().map(|v| [v, v]);
+        boot[1] = [best.t_par_max - 10.0, best.t_par_max + 30.0];
+        let other = Params {
+            n_par_max: 12,
+            n_seq_max: 14,
+            t_par_max: best.t_par_max + 100.0,
+            ..best
+        };
+        let profile = Profile {
+            n_par: [12, 17],
+            n_seq: [14, 18],
+            sets: vec![best, other],
+        };
+        let wide = widen(ParamIntervals::new(boot), &best, &profile);
+        assert_eq!(wide.get("n_par_max"), Some([12.0, 17.0]));
+        assert_eq!(wide.get("n_seq_max"), Some([14.0, 18.0]));
+        // The bootstrap's -10 / +30 around the full fit, moved to the other position too.
+        assert_eq!(
+            wide.get("t_par_max"),
+            Some([best.t_par_max - 10.0, best.t_par_max + 130.0])
+        );
+        // A parameter equal at every kept position keeps its interval.
+        assert_eq!(wide.get("alpha"), Some([best.alpha, best.alpha]));
+    }
 }
