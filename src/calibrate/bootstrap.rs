@@ -33,7 +33,8 @@
 //! rho)` by which the variance of a mean of batches exceeds the sum of their variances when
 //! they follow an AR(1) (the integrated autocorrelation time of the batch series); each
 //! resampled trace median is moved from the group's median by `sqrt` of that factor times
-//! its resampled deviation. Uncorrelated batches give `rho` near 0 and change nothing; CSV
+//! its resampled deviation, and by Hesterberg's expanded-percentile factor for a spread read
+//! from so few batches ([`widening`]). Uncorrelated batches give `rho` near 0; CSV
 //! repetitions are separate runs and are never widened.
 //!
 //! **Independent samples, fast.** Where every block is one sample, drawing thousands of

@@ -479,7 +479,7 @@ fn bootstrapped(model: &Model, groups: &[fit::Group], scale: f64, opts: &Options
     let remotes: Vec<Params> = reps.iter().filter_map(|m| m.remote).collect();
     Uncertainty {
         method: "bootstrap over samples (a trace's in batches of consecutive rounds, \
-                 widened for the batches' correlation), breakpoints searched as in the full \
+                 widened for the batches' correlation and their few number), breakpoints searched as in the full \
                  fit, percentile intervals joined with the breakpoints' profile intervals"
             .into(),
         resamples: opts.bootstrap,
