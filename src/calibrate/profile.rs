@@ -146,13 +146,13 @@ pub(crate) fn profile(
         .iter()
         .filter(|v| v.0 - l_min <= THRESHOLD)
         .collect();
-    let range = |pick: fn(&(f64, [f64; 6], u32, u32)) -> u32, fitted: u32| {
+    let range = |pick: &dyn Fn(u32, u32) -> u32, fitted: u32| {
         kept.iter()
-            .map(|v| pick(v))
+            .map(|v| pick(v.2, v.3))
             .fold([fitted, fitted], |[lo, hi], b| [lo.min(b), hi.max(b)])
     };
-    let n_par = range(|v| v.2, best.n_par_max);
-    let n_seq = range(|v| v.3, best.n_seq_max);
+    let n_par = range(&|p, _| p, best.n_par_max);
+    let n_seq = range(&|_, s| s, best.n_seq_max);
     let sets = kept
         .iter()
         .map(|&&(f, x, p, s)| {
