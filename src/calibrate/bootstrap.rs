@@ -34,7 +34,7 @@
 //! they follow an AR(1) (the integrated autocorrelation time of the batch series); each
 //! resampled trace median is moved from the group's median by `sqrt` of that factor times
 //! its resampled deviation, and by Hesterberg's expanded-percentile factor for a spread read
-//! from so few batches ([`widening`]). Uncorrelated batches give `rho` near 0; CSV
+//! from so few batches (`widening`). Uncorrelated batches give `rho` near 0; CSV
 //! repetitions are separate runs and are never widened.
 //!
 //! **Independent samples, fast.** Where every block is one sample, drawing thousands of
