@@ -16,6 +16,27 @@
 //! reads its interval from (`crate::dataset::Batches`). CSV repetitions are separate runs,
 //! each its own block.
 //!
+//! **Correlation between batches.** Batches of `sqrt(rounds)` rounds (about 8 of 60) are
+//! too short to hold all of the rounds' correlation: the bootstrap of independent blocks
+//! drops the covariance between neighbouring batches, and with rounds as correlated as
+//! AR(1) 0.7 it keeps about 70 % of the median's variance (the block bootstrap's variance is
+//! biased low by a term of order `1 / block length`: Kuensch 1989, section 3; Lahiri,
+//! "Resampling Methods for Dependent Data", 2003, chapter 5). Longer blocks would leave too
+//! few to resample (Politis and White, "Automatic block-length selection for the dependent
+//! bootstrap", Econometric Reviews 23(1), 2004, put the length near `2 x` the integrated
+//! autocorrelation time, some 11 rounds here, and more for the variance to be whole). So
+//! the batches stay, and what they miss is put back: the lag-1 correlation `rho` of
+//! consecutive batch medians, pooled over every trace group (each group's relative
+//! deviations from its own mean), corrected for the bias of a short series' estimate
+//! (Marriott and Pope, "Bias in the estimation of autocorrelations", Biometrika 41, 1954:
+//! `E[rho_hat] = rho - (1 + 3 rho) / m` for `m` batches), gives the factor `(1 + rho) / (1 -
+//! rho)` by which the variance of a mean of batches exceeds the sum of their variances when
+//! they follow an AR(1) (the integrated autocorrelation time of the batch series); each
+//! resampled trace median is moved from the group's median by `sqrt` of that factor times
+//! its resampled deviation, and by Hesterberg's expanded-percentile factor for a spread read
+//! from so few batches (`widening`). Uncorrelated batches give `rho` near 0; CSV
+//! repetitions are separate runs and are never widened.
+//!
 //! **Independent samples, fast.** Where every block is one sample, drawing thousands of
 //! samples per group per resample would dominate the cost, so the median of a resample is
 //! drawn directly: the `k`-th smallest of `n` values drawn with replacement from sorted `x` is
@@ -39,6 +60,9 @@ use std::collections::HashMap;
 pub(crate) const LEVEL: f64 = 0.95;
 /// Groups this small are resampled directly.
 const DIRECT: usize = 32;
+/// The largest batch correlation the widening believes: beyond it the factor grows without
+/// bound while the estimate from a few batches means little.
+const MAX_BATCH_CORRELATION: f64 = 0.8;
 
 /// The bootstrap's generator: small, seeded and portable, which is all a bootstrap needs.
 pub use crate::stats::SplitMix64;
@@ -85,6 +109,82 @@ fn median_rank_cdf(n: usize) -> Vec<f64> {
 /// Draws the medians of one resample of every group.
 struct Resampler {
     tables: HashMap<usize, Vec<f64>>,
+    /// Per phase ([`crate::dataset::QUANTITIES`]), how far a trace group's resampled median
+    /// is moved from its median per unit of its resampled deviation ([`widening`]).
+    widening: [f64; 4],
+}
+
+/// The factor by which a trace group's resampled deviations are stretched, per phase: `sqrt(m
+/// / (m - 1)) t_(m-1) / z` for a median resampled from only `m` batches (about 8), Hesterberg's
+/// expanded percentile interval ("What teachers should know about the bootstrap", The
+/// American Statistician 69(4), 2015, section 4: the bootstrap's variance is the plug-in
+/// one, `(m - 1) / m` of the unbiased, and a variance read from `m` blocks calls for
+/// Student's quantile with `m - 1` degrees of freedom rather than the normal one), times
+/// `sqrt((1 + rho) / (1 - rho))` for the correlation between batches ([`batch_correlation`]).
+/// CSV repetitions are not stretched: their groups are resampled directly, and the coverage
+/// bench measures their intervals holding the truth without it.
+/// Pooled per phase because phases differ in how much of their batches' noise is the rounds'
+/// correlated part: a phase of `n` threads averages `n` samples' own noise in every round,
+/// a communication phase only one. 1 for a phase with no trace group.
+fn widening(groups: &[Group]) -> [f64; 4] {
+    std::array::from_fn(|q| {
+        let phase: Vec<&Group> = groups.iter().filter(|g| g.quantity == q).collect();
+        match batch_correlation(&phase) {
+            Some((rho, m)) => {
+                (m / (m - 1.0) * (1.0 + rho) / (1.0 - rho)).sqrt() * t_over_z(m - 1.0)
+            }
+            None => 1.0,
+        }
+    })
+}
+
+/// Student's 97.5 % quantile with `nu` degrees of freedom over the normal one (1.96), by the
+/// Cornish-Fisher expansion in `1 / nu` (Abramowitz and Stegun, 26.7.5; within 0.3 % of the
+/// tables from `nu = 4`, 0.1 % from `nu = 6`).
+fn t_over_z(nu: f64) -> f64 {
+    let z: f64 = 1.959_963_984_540_054;
+    let nu = nu.max(1.0);
+    let (z3, z5, z7) = (z.powi(3), z.powi(5), z.powi(7));
+    let t = z
+        + (z3 + z) / (4.0 * nu)
+        + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * nu * nu)
+        + (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / (384.0 * nu.powi(3));
+    t / z
+}
+
+/// The lag-1 correlation of consecutive batch medians (each group's relative deviations from
+/// its own mean), averaged over the groups resampled in batches of several samples,
+/// bias-corrected (Marriott and Pope, 1954) and kept in `[0, MAX_BATCH_CORRELATION]`, with
+/// the mean number of batches; `None` without at least two such groups of five batches or
+/// more.
+fn batch_correlation(groups: &[&Group]) -> Option<(f64, f64)> {
+    let (mut sum, mut batches, mut used) = (0.0, 0usize, 0usize);
+    for g in groups {
+        if g.blocks.len() < 5 || g.blocks.iter().all(|b| b.len() <= 1) || g.median <= 0.0 {
+            continue;
+        }
+        let d: Vec<f64> = g
+            .blocks
+            .iter()
+            .filter_map(|b| crate::stats::median(b))
+            .map(|m| m / g.median - 1.0)
+            .collect();
+        let mean = d.iter().sum::<f64>() / d.len() as f64;
+        let d: Vec<f64> = d.iter().map(|x| x - mean).collect();
+        let den = d.iter().map(|x| x * x).sum::<f64>();
+        if den <= 0.0 {
+            continue;
+        }
+        sum += d.windows(2).map(|w| w[0] * w[1]).sum::<f64>() / den;
+        batches += d.len();
+        used += 1;
+    }
+    if used < 2 {
+        return None;
+    }
+    let m = batches as f64 / used as f64;
+    let rho = (m * sum / used as f64 + 1.0) / (m - 3.0);
+    Some((rho.clamp(0.0, MAX_BATCH_CORRELATION), m))
 }
 
 impl Resampler {
@@ -96,7 +196,10 @@ impl Resampler {
                 tables.entry(n).or_insert_with(|| median_rank_cdf(n));
             }
         }
-        Resampler { tables }
+        Resampler {
+            tables,
+            widening: widening(groups),
+        }
     }
 
     fn median(&self, g: &Group, rng: &mut SplitMix64) -> f64 {
@@ -106,7 +209,8 @@ impl Resampler {
             for _ in 0..g.blocks.len() {
                 draw.extend_from_slice(&g.blocks[rng.below(g.blocks.len())]);
             }
-            return crate::stats::median_in_place(&mut draw).unwrap_or(g.median);
+            let drawn = crate::stats::median_in_place(&mut draw).unwrap_or(g.median);
+            return g.median + self.widening[g.quantity] * (drawn - g.median);
         }
         let n = g.sorted.len();
         match self.tables.get(&n) {
@@ -270,6 +374,79 @@ mod tests {
         };
         let (b, s) = (spread(&batched, &mut rng), spread(&single, &mut rng));
         assert!(b > 2.0 * s, "batches {b} vs samples {s}");
+    }
+
+    /// 20 groups of one phase, each 60 rounds of an AR(1) series with coefficient `phi`
+    /// (seeded), cut into 7 batches as a trace's phase is.
+    fn ar1_groups(phi: f64, seed: u64) -> Vec<Group> {
+        let mut rng = SplitMix64(seed);
+        (0..20u32)
+            .map(|cores| {
+                let mut x = 0.0f64;
+                let rounds: Vec<f64> = (0..60)
+                    .map(|_| {
+                        // A sum of uniforms: near normal, unit variance.
+                        let e: f64 = (0..12).map(|_| rng.unit()).sum::<f64>() - 6.0;
+                        x = phi * x + (1.0 - phi * phi).sqrt() * e;
+                        1000.0 * (1.0 + 0.01 * x)
+                    })
+                    .collect();
+                let b = crate::stats::batch_count(rounds.len());
+                let blocks: Vec<Vec<f64>> = (0..b)
+                    .map(|i| rounds[i * 60 / b..(i + 1) * 60 / b].to_vec())
+                    .collect();
+                let mut sorted = rounds.clone();
+                sorted.sort_by(f64::total_cmp);
+                Group {
+                    placement: crate::model::Placement {
+                        comp_numa: 0,
+                        comm_numa: 0,
+                    },
+                    cores: cores + 1,
+                    quantity: 0,
+                    median: crate::stats::median(&sorted).unwrap(),
+                    sorted,
+                    blocks,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn correlated_rounds_widen_the_resampled_medians_and_independent_ones_hardly() {
+        // Rounds as correlated as the simulated machine's (AR(1) 0.7): batches of about 8
+        // rounds are correlated with their neighbours, and the widening must see it.
+        // Independent rounds: only the expanded percentile's sqrt(m / (m - 1)) t_(m-1) / z,
+        // 1.35 for 7 batches (up to the estimate's noise).
+        let correlated = widening(&ar1_groups(0.7, 3))[0];
+        let independent = widening(&ar1_groups(0.0, 3))[0];
+        assert!(correlated > 1.2, "AR(1) 0.7: widening {correlated}");
+        assert!(
+            (1.2..1.5).contains(&independent),
+            "independent rounds: widening {independent}"
+        );
+        assert!(
+            correlated > 1.2 * independent,
+            "{correlated} vs {independent}"
+        );
+        // Phases with no trace group (CSV repetitions) are never widened.
+        let csv: Vec<Group> = ar1_groups(0.7, 3)
+            .into_iter()
+            .map(|g| Group {
+                blocks: g.sorted.iter().map(|&v| vec![v]).collect(),
+                ..g
+            })
+            .collect();
+        assert_eq!(widening(&csv), [1.0; 4]);
+    }
+
+    #[test]
+    fn students_quantile_is_the_tables() {
+        // t_(0.975) for 4, 6 and 30 degrees of freedom: 2.776, 2.447, 2.042.
+        for (nu, t) in [(4.0, 2.776), (6.0, 2.447), (30.0, 2.042)] {
+            let got = t_over_z(nu) * 1.959_964;
+            assert!((got / t - 1.0).abs() < 3e-3, "nu {nu}: {got} vs {t}");
+        }
     }
 
     #[test]

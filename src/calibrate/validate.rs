@@ -158,8 +158,9 @@ pub(crate) fn of_inputs(
 
 /// The parameters of `model` that `groups` cannot pin down, each with why: a linear piece
 /// with no measured core count on it, an `alpha` no contended point measures, and, from the
-/// bootstrap, a breakpoint that could be anywhere over three or more cores or a parameter
-/// whose interval is wider than a fifth of its value.
+/// intervals (the bootstrap's joined with the breakpoints' profile, `super::profile`), a
+/// breakpoint that could be anywhere over three or more cores or a parameter whose interval
+/// is wider than a fifth of its value.
 pub(crate) fn unidentified(
     model: &Model,
     groups: &[Group],
@@ -222,18 +223,13 @@ pub(crate) fn unidentified(
 
 fn too_wide(kind: ParamKind, value: f64, [lo, hi]: Interval) -> Option<String> {
     match kind {
-        ParamKind::Cores => (hi - lo >= 3.0).then(|| {
-            format!("could be anywhere from {lo:.0} to {hi:.0} cores (95 % bootstrap interval)")
-        }),
+        ParamKind::Cores => (hi - lo >= 3.0)
+            .then(|| format!("could be anywhere from {lo:.0} to {hi:.0} cores (95 % interval)")),
         // A slope may be near 0; only its effect over the socket matters, left to the user.
         ParamKind::Slope => None,
-        ParamKind::Bandwidth | ParamKind::CommShare => {
-            (value.abs() > 0.0 && (hi - lo) > 0.2 * value.abs()).then(|| {
-                format!(
-                    "95 % bootstrap interval {lo:.4} to {hi:.4} is wider than a fifth of {value:.4}"
-                )
-            })
-        }
+        ParamKind::Bandwidth | ParamKind::CommShare => (value.abs() > 0.0
+            && (hi - lo) > 0.2 * value.abs())
+        .then(|| format!("95 % interval {lo:.4} to {hi:.4} is wider than a fifth of {value:.4}")),
     }
 }
 
