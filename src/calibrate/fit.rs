@@ -296,7 +296,7 @@ fn huber(r: f64) -> f64 {
     }
 }
 
-pub(super) fn loss(model: &Model, groups: &[Key], medians: &[f64], scale: f64) -> f64 {
+fn loss(model: &Model, groups: &[Key], medians: &[f64], scale: f64) -> f64 {
     relative_residuals(model, groups, medians)
         .into_iter()
         .map(|r| huber(r / scale))
@@ -331,10 +331,14 @@ pub fn fit(start: &Model, groups: &[Key], medians: &[f64], effort: Effort) -> Fi
             if side.params(&model).is_none() {
                 continue;
             }
-            let (sub, sub_medians) = side_groups(&model, side, groups, medians);
-            if sub.is_empty() {
+            let idx: Vec<usize> = (0..groups.len())
+                .filter(|&i| side_of(&model, &groups[i]) == Some(side))
+                .collect();
+            if idx.is_empty() {
                 continue;
             }
+            let sub: Vec<Key> = idx.iter().map(|&i| groups[i]).collect();
+            let sub_medians: Vec<f64> = idx.iter().map(|&i| medians[i]).collect();
             fit_side(&mut model, side, &sub, &sub_medians, scale, effort);
         }
         // The second pass weighs residuals with the noise of the fitted model, not of the
@@ -367,54 +371,15 @@ pub fn fit(start: &Model, groups: &[Key], medians: &[f64], effort: Effort) -> Fi
     }
 }
 
-/// The groups (and their medians) that `side` of `model` predicts (equations 7 and 8).
-pub(super) fn side_groups(
-    model: &Model,
-    side: Side,
-    groups: &[Key],
-    medians: &[f64],
-) -> (Vec<Key>, Vec<f64>) {
-    groups
-        .iter()
-        .zip(medians)
-        .filter(|(g, _)| side_of(model, g) == Some(side))
-        .map(|(g, &y)| (*g, y))
-        .unzip()
-}
-
-/// The loss of `work` with `side`'s parameters set to `p`, on that side's groups; infinite
-/// for a `p` that breaks the model's rules (`Params::problems`: ranges, and the meaning of
-/// equations 1, 3 and 6), which is outside the feasible set. Ruling it out here keeps the
-/// simplex inside, instead of ending outside and falling back on the start.
-pub(super) fn side_loss(
-    work: &mut Model,
-    side: Side,
-    groups: &[Key],
-    medians: &[f64],
-    scale: f64,
-    p: Params,
-) -> f64 {
-    if !p
-        .problems(side.name(), work.machine.cores_per_socket)
-        .is_empty()
-    {
-        return f64::INFINITY;
-    }
-    if let Some(slot) = side.params_mut(work) {
-        *slot = p;
-    }
-    loss(work, groups, medians, scale)
-}
-
 /// The continuous parameters the simplex moves, scaled to about 1 around `start`.
-pub(super) struct Coding {
+struct Coding {
     start: Params,
     scales: [f64; 6],
     cores_per_socket: u32,
 }
 
 impl Coding {
-    pub(super) fn new(start: Params, cores_per_socket: u32) -> Coding {
+    fn new(start: Params, cores_per_socket: u32) -> Coding {
         let t = start.t_par_max.abs().max(1.0);
         let pos = |v: f64| if v.abs() > 1e-9 { v.abs() } else { t };
         Coding {
@@ -431,7 +396,7 @@ impl Coding {
         }
     }
 
-    pub(super) fn encode(&self, p: &Params) -> [f64; 6] {
+    fn encode(&self, p: &Params) -> [f64; 6] {
         let v = [
             p.t_par_max,
             p.t_par_max2,
@@ -444,7 +409,7 @@ impl Coding {
     }
 
     /// The parameters of `x` with breakpoints `(n_par, n_seq)`, projected onto the valid set.
-    pub(super) fn decode(&self, x: &[f64; 6], n_par: u32, n_seq: u32) -> Params {
+    fn decode(&self, x: &[f64; 6], n_par: u32, n_seq: u32) -> Params {
         let v: [f64; 6] = std::array::from_fn(|i| x[i] * self.scales[i]);
         let floor = 1e-6 * self.scales[0];
         let (t_par_max, t_par_max2) = (v[0].max(floor), v[1].max(floor));
@@ -481,7 +446,18 @@ fn fit_side(
     let cores = model.machine.cores_per_socket;
     let coding = Coding::new(start, cores);
     let mut work = model.clone();
-    let mut objective = |p: Params| side_loss(&mut work, side, groups, medians, scale, p);
+    let mut objective = |p: Params| {
+        // A candidate that breaks the model's rules (`Params::problems`: ranges, and the
+        // meaning of equations 1, 3 and 6) is outside the feasible set. Ruling it out here
+        // keeps the simplex inside, instead of ending outside and falling back on the start.
+        if !p.problems(side.name(), cores).is_empty() {
+            return f64::INFINITY;
+        }
+        if let Some(slot) = side.params_mut(&mut work) {
+            *slot = p;
+        }
+        loss(&work, groups, medians, scale)
+    };
     let solve = |objective: &mut dyn FnMut(Params) -> f64,
                  x0: [f64; 6],
                  n_par: u32,
@@ -547,7 +523,7 @@ fn fit_side(
 /// stays within a relative 1e-9 of `f` (rounding: `delta_l` is derived from `T_par^max`);
 /// a parameter the data do pin down is left where the simplex put it, or moved back by the
 /// bisection only as far as costs nothing.
-pub(super) fn settle<const N: usize>(
+fn settle<const N: usize>(
     mut objective: impl FnMut(&[f64; N]) -> f64,
     mut x: [f64; N],
     f: f64,
@@ -630,7 +606,7 @@ fn breakpoint_moves(
 /// Nelder and Mead's simplex (standard coefficients: reflection 1, expansion 2, contraction
 /// 1/2, shrink 1/2) from `x0` with initial steps `step`, for at most `evaluations` evaluations
 /// or until the simplex's values agree to 1e-10 relative. Returns the best point and value.
-pub(super) fn nelder_mead<const N: usize>(
+fn nelder_mead<const N: usize>(
     mut f: impl FnMut(&[f64; N]) -> f64,
     x0: [f64; N],
     step: f64,

@@ -158,7 +158,7 @@ pub(crate) fn of_inputs(
 
 /// The parameters of `model` that `groups` cannot pin down, each with why: a linear piece
 /// with no measured core count on it, an `alpha` no contended point measures, and, from the
-/// intervals (the bootstrap's joined with the breakpoints' profile, `super::profile`), a
+/// bootstrap's intervals, a
 /// breakpoint that could be anywhere over three or more cores or a parameter whose interval
 /// is wider than a fifth of its value.
 pub(crate) fn unidentified(
