@@ -18,6 +18,11 @@
 # sees this machine's root file system read-only, so BINARY, Open MPI and hwloc run
 # unchanged; OUTDIR is shared read-write and receives everything the checks write.
 # Bandwidths inside TCG mean nothing: the checks test behaviour, with tiny runs.
+#
+# Two variables change the guest for other uses (benches/adaptive-guest.sh):
+#   GUEST_CORES   cores per socket (default 2; with 2x2, an even number, half on each node)
+#   GUEST_SCRIPT  what runs inside instead of tests/vm/guest-checks.sh, with the same
+#                 arguments OUT BINARY REPO; it must write OUT/done last
 set -euo pipefail
 
 dry_run=false
@@ -32,11 +37,27 @@ fi
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
+cores=${GUEST_CORES:-2}
+script=${GUEST_SCRIPT:-$repo/tests/vm/guest-checks.sh}
 case $layout in
-    2x1) numa=(--numa 2G,cpus=0-1 --numa 2G,cpus=2-3); nic_node=1 ;;
-    2x2) numa=(--numa 1G,cpus=0 --numa 1G,cpus=1 --numa 1G,cpus=2 --numa 1G,cpus=3); nic_node=2 ;;
+    2x1) nodes=2 nic_node=1 ;;
+    2x2) nodes=4 nic_node=2 ;;
     *) echo "numa-guest: layout '$layout' is not 2x1 or 2x2" >&2; exit 2 ;;
 esac
+if ! [[ $cores =~ ^[1-9][0-9]?$ ]] || [ $((cores * 2 % nodes)) -ne 0 ] || [ "$cores" -gt 32 ]; then
+    echo "numa-guest: GUEST_CORES=$cores cores per socket cannot be split over $((nodes / 2)) NUMA node(s) per socket; give 1-32, even with 2x2" >&2
+    exit 2
+fi
+[ -f "$script" ] || { echo "numa-guest: GUEST_SCRIPT $script is not a file" >&2; exit 2; }
+script=$(realpath "$script")
+per_node=$((cores * 2 / nodes))
+numa=()
+for ((n = 0; n < nodes; n++)); do
+    first=$((n * per_node)) last=$(((n + 1) * per_node - 1))
+    range=$first
+    [ "$last" -gt "$first" ] && range=$first-$last
+    numa+=(--numa "$((4096 / nodes))M,cpus=$range")
+done
 
 kernel=$(find /boot -maxdepth 1 -name 'vmlinuz-*-amd64' ! -name '*-cloud-amd64' | sort -V | tail -1)
 if [ -z "$kernel" ]; then
@@ -66,14 +87,14 @@ else
     out=$(realpath "$out")
 fi
 
-qemu_opts="-smp 4,sockets=2,cores=2,threads=1"
+qemu_opts="-smp $((cores * 2)),sockets=2,cores=$cores,threads=1"
 qemu_opts+=" -device pxb-pcie,id=pxb1,bus_nr=32,numa_node=$nic_node,bus=pcie.0"
 qemu_opts+=" -device pcie-root-port,id=rp1,bus=pxb1,chassis=9"
 qemu_opts+=" -netdev user,id=n1,restrict=on -device virtio-net-pci,bus=rp1,netdev=n1"
 
-vng_args=(--disable-kvm --run "$kernel" --cpus 4 --memory 4G "${numa[@]}"
+vng_args=(--disable-kvm --run "$kernel" --cpus $((cores * 2)) --memory 4G "${numa[@]}"
     --qemu-opts="$qemu_opts" --rwdir "$out"
-    --exec "bash $repo/tests/vm/guest-checks.sh $out $bin $repo")
+    --exec "bash $script $out $bin $repo")
 if $dry_run; then
     echo "numa-guest: $layout would boot $(basename "$kernel") with:" >&2
     vng "${vng_args[@]}" --dry-run </dev/null
