@@ -469,7 +469,7 @@ fn bootstrapped(model: &Model, groups: &[fit::Group], opts: &Options) -> Uncerta
     let remotes: Vec<Params> = reps.iter().filter_map(|m| m.remote).collect();
     Uncertainty {
         method: "bootstrap over samples (a trace's in batches of consecutive rounds, \
-                 widened for the batches' correlation and their few number), breakpoints \
+                 widened for the batches' correlation and their small number), breakpoints \
                  searched as in the full fit, percentile intervals"
             .into(),
         resamples: opts.bootstrap,
