@@ -348,6 +348,18 @@ pub struct TracePoint {
     pub ran_on: Vec<ThreadCpus>,
 }
 
+impl TracePoint {
+    /// The four phases, to change each the same way.
+    pub fn phases_mut(&mut self) -> [&mut Phase; 4] {
+        [
+            &mut self.comp_alone,
+            &mut self.comm_alone,
+            &mut self.comp_parallel,
+            &mut self.comm_parallel,
+        ]
+    }
+}
+
 /// One stream in one phase: the samples kept (steady state only) and their summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Phase {

@@ -21,7 +21,7 @@
 #   steps.txt                   NAME EXIT_STATUS per step; done, written last
 set -uo pipefail
 
-out=$1 bin=$2 repo=$3
+out=$1 bin=$2 # $3, the repository, is not needed here
 cd "$out" || exit 1
 rm -f done steps.txt seconds.txt
 export HOME=$out/home

@@ -102,12 +102,7 @@ pub(crate) fn fit(trace: &Trace, seed: u64) -> Result<Fitted> {
     t.config.comm_numa = 0;
     // The refits need the medians only.
     for p in &mut t.points {
-        for phase in [
-            &mut p.comp_alone,
-            &mut p.comm_alone,
-            &mut p.comp_parallel,
-            &mut p.comm_parallel,
-        ] {
+        for phase in p.phases_mut() {
             phase.samples.clear();
         }
     }
@@ -144,12 +139,7 @@ fn fit_params(t: &Trace) -> Result<Params> {
 fn perturbed(t: &Trace, noise: f64, rng: &mut crate::simulate::Rng) -> Trace {
     let mut t = t.clone();
     for p in &mut t.points {
-        for phase in [
-            &mut p.comp_alone,
-            &mut p.comm_alone,
-            &mut p.comp_parallel,
-            &mut p.comm_parallel,
-        ] {
+        for phase in p.phases_mut() {
             phase.summary.median *= (noise * rng.normal()).exp();
         }
     }
