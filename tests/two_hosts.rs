@@ -233,8 +233,11 @@ fn hosts_are_removed_when_interrupted() {
     let d = temp_dir("2hosts-interrupted");
     let pidfile = d.join("pid");
     let inner = format!("echo $$ > {}; exec sleep 600", pidfile.display());
-    let child = Command::new("bash")
-        .arg(SCRIPT)
+    // SIGINT at its default for the script, as in a terminal: a test runner started in the
+    // background of a non-interactive shell inherits it ignored, and bash cannot trap a
+    // signal ignored when it starts (POSIX, "trap").
+    let child = Command::new("env")
+        .args(["--default-signal=INT", "bash", SCRIPT])
         .args([&a, &b, "--", "sh", "-c", &inner])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
