@@ -19,7 +19,7 @@
 # unchanged; OUTDIR is shared read-write and receives everything the checks write.
 # Bandwidths inside TCG mean nothing: the checks test behaviour, with tiny runs.
 #
-# Two variables change the guest for other uses (benches/adaptive-guest.sh):
+# Two variables change the guest for other uses (benches/guest/adaptive.sh):
 #   GUEST_CORES   cores per socket (default 2; with 2x2, an even number, half on each node)
 #   GUEST_SCRIPT  what runs inside instead of tests/vm/guest-checks.sh, with the same
 #                 arguments OUT BINARY REPO; it must write OUT/done last
