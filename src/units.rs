@@ -17,6 +17,16 @@ pub(crate) fn human_seconds(s: f64) -> String {
     }
 }
 
+/// A number as a user would type it, for an error that names it: `1e308`, not 309 digits
+/// (scientific notation from a million on; `NaN` and `inf` as they are).
+pub(crate) fn short_number(v: f64) -> String {
+    if v.abs() >= 1e6 {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
+}
+
 /// The units of a report's numbers, spelled out in every JSON report (and in the model file's
 /// `calibration`) so that a script never has to guess whether a size is binary or a
 /// bandwidth decimal: one struct, so every report says it the same way.

@@ -70,10 +70,10 @@ pub(crate) fn build_report(args: &OverlapArgs) -> Result<OverlapReport> {
             "--comp-time {} --comm-time {} --comp-loss {} --comm-loss {}: the step's times \
              overflow the numbers the tool computes with (T_M * L_M = {}, T_N * L_N = {}); \
              give the times in a larger unit",
-            short(args.comp_time),
-            short(args.comm_time),
-            short(args.comp_loss),
-            short(args.comm_loss),
+            crate::units::short_number(args.comp_time),
+            crate::units::short_number(args.comm_time),
+            crate::units::short_number(args.comp_loss),
+            crate::units::short_number(args.comm_loss),
             t.contended_comp_time,
             t.contended_comm_time
         )));
@@ -87,15 +87,6 @@ pub(crate) fn build_report(args: &OverlapArgs) -> Result<OverlapReport> {
         bound: Bound::of(&times),
         heterogeneous,
     })
-}
-
-/// A number as the user would type it: `1e308`, not 309 digits.
-fn short(v: f64) -> String {
-    if v.abs() >= 1e6 {
-        format!("{v:e}")
-    } else {
-        v.to_string()
-    }
 }
 
 /// Whether a JSON value holds no `null` (what a non-finite number serializes to).

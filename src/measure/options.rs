@@ -178,14 +178,9 @@ impl MeasureOptions {
     fn check_adaptive(&self, a: &AdaptiveOptions) -> Result<()> {
         let p = 100.0 * a.precision;
         if !(p.is_finite() && p > 0.0 && p <= 100.0) {
-            // `{:e}` past a million: `1e300` is not echoed as 301 digits.
-            let p = if p.abs() < 1e6 {
-                format!("{p}")
-            } else {
-                format!("{p:e}")
-            };
             return Err(Error::Input(format!(
-                "--precision {p}: give a percentage in (0, 100], e.g. `--precision 1`"
+                "--precision {}: give a percentage in (0, 100], e.g. `--precision 1`",
+                crate::units::short_number(p)
             )));
         }
         if self.cores.is_some() {

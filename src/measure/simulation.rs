@@ -422,12 +422,7 @@ fn check_resumable(old: &Trace, fresh: &Trace, path: &Path) -> Result<()> {
     if let Some(s) = &old.simulation {
         let t = s.measuring_seconds;
         if !(t.is_finite() && (0.0..=MAX_MEASURING_SECONDS).contains(&t)) {
-            // `{:e}` past a million: `1e308` is not echoed as 309 digits.
-            let named = if t.abs() < 1e6 {
-                format!("{t}")
-            } else {
-                format!("{t:e}")
-            };
+            let named = crate::units::short_number(t);
             return Err(Error::Input(format!(
                 "--resume: `{}` says simulation.measuring_seconds is {named}, not the duration \
                  of a campaign (0 to {MAX_MEASURING_SECONDS:e} s, about three years); the \
