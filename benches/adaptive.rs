@@ -295,15 +295,10 @@ fn costs(t: &Trace) -> Vec<(u32, f64)> {
         .points
         .iter()
         .map(|p| {
-            [
-                &p.comp_alone,
-                &p.comm_alone,
-                &p.comp_parallel,
-                &p.comm_parallel,
-            ]
-            .iter()
-            .flat_map(|ph| ph.samples.iter().map(|s| s.end))
-            .fold(0.0, f64::max)
+            p.phases()
+                .iter()
+                .flat_map(|ph| ph.samples.iter().map(|s| s.end))
+                .fold(0.0, f64::max)
         })
         .collect();
     let total: f64 = ends.iter().sum();
@@ -324,16 +319,6 @@ fn time_share(traces: &[Trace], cores: &[u32]) -> f64 {
         .map(|(_, c)| c)
         .sum();
     kept / all.iter().map(|(_, c)| c).sum::<f64>()
-}
-
-/// `k` core counts of `1..=cps` evenly spaced, the ends included.
-fn even(cps: u32, k: u32) -> Vec<u32> {
-    let k = k.clamp(1, cps);
-    let mut v: Vec<u32> = (0..k)
-        .map(|i| 1 + ((cps - 1) as f64 * f64::from(i) / f64::from((k - 1).max(1))).round() as u32)
-        .collect();
-    v.dedup();
-    v
 }
 
 /// Adds core counts to `chosen` until it holds `k`, each time the one farthest from those
@@ -460,7 +445,7 @@ fn oracle(machines: &[Truth], seeds: u64, dir: &Path) {
             })
             .sum::<f64>()
             / seeds as f64;
-        let even_cores = even(cps, k as u32);
+        let even_cores = contention::measure::adaptive::evenly_spaced(cps, k as u32);
         let bracket_cores = bracket(truth, k);
         let searched = search(truth, train, &reference, k);
         let designs = [

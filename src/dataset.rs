@@ -672,12 +672,7 @@ fn observation(
     placement: Placement,
     source: &str,
 ) -> Result<(Observation, [Batches; 4]), DatasetError> {
-    let phases = [
-        &p.comp_alone,
-        &p.comm_alone,
-        &p.comp_parallel,
-        &p.comm_parallel,
-    ];
+    let phases = p.phases();
     let mut bw = [Measured {
         value: 0.0,
         rel_se: None,

@@ -349,7 +349,18 @@ pub struct TracePoint {
 }
 
 impl TracePoint {
-    /// The four phases, to change each the same way.
+    /// The four phases, in the order the data sets and reports keep them: computations alone,
+    /// communications alone, computations in parallel, communications in parallel.
+    pub fn phases(&self) -> [&Phase; 4] {
+        [
+            &self.comp_alone,
+            &self.comm_alone,
+            &self.comp_parallel,
+            &self.comm_parallel,
+        ]
+    }
+
+    /// [`TracePoint::phases`], to change each the same way.
     pub fn phases_mut(&mut self) -> [&mut Phase; 4] {
         [
             &mut self.comp_alone,

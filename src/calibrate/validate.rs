@@ -158,9 +158,8 @@ pub(crate) fn of_inputs(
 
 /// The parameters of `model` that `groups` cannot pin down, each with why: a linear piece
 /// with no measured core count on it, an `alpha` no contended point measures, and, from the
-/// bootstrap's intervals, a
-/// breakpoint that could be anywhere over three or more cores or a parameter whose interval
-/// is wider than a fifth of its value.
+/// bootstrap's intervals, a breakpoint that could be anywhere over three or more cores or a
+/// parameter whose interval is wider than a fifth of its value.
 pub(crate) fn unidentified(
     model: &Model,
     groups: &[Group],

@@ -67,16 +67,6 @@ fn relative(p: &Phase) -> Option<f64> {
     (s.median > 0.0 && r.is_finite()).then_some(r)
 }
 
-/// A point's four phases, in the order of [`StreamNoise`]'s fields.
-fn phases(p: &TracePoint) -> [&Phase; 4] {
-    [
-        &p.comp_alone,
-        &p.comm_alone,
-        &p.comp_parallel,
-        &p.comm_parallel,
-    ]
-}
-
 fn streams(r: [f64; 4]) -> StreamNoise {
     StreamNoise {
         comp_alone: r[0],
@@ -92,7 +82,7 @@ impl StreamNoise {
     pub fn of_points<'a>(points: impl IntoIterator<Item = &'a TracePoint>) -> Self {
         let mut per_stream: [Vec<f64>; 4] = Default::default();
         for p in points {
-            for (s, phase) in per_stream.iter_mut().zip(phases(p)) {
+            for (s, phase) in per_stream.iter_mut().zip(p.phases()) {
                 s.extend(relative(phase));
             }
         }
@@ -122,7 +112,7 @@ impl SideNoise {
             .into_iter()
             .map(|p| {
                 let mut r = fallback;
-                for (slot, phase) in r.iter_mut().zip(phases(p)) {
+                for (slot, phase) in r.iter_mut().zip(p.phases()) {
                     if let Some(x) = relative(phase) {
                         *slot = x;
                     }

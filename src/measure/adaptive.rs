@@ -55,8 +55,14 @@ const GRID: u32 = 5;
 /// The first points: both ends of the socket and a coarse grid between them, [`GRID`] in
 /// all (every core count on a socket that small).
 pub(crate) fn initial_points(cores_per_socket: u32) -> Vec<u32> {
+    evenly_spaced(cores_per_socket, GRID)
+}
+
+/// `k` core counts of `1..=cores_per_socket` evenly spaced, both ends included (all of them
+/// when the socket has `k` or fewer; `1` alone for `k` of 1 or 0).
+pub fn evenly_spaced(cores_per_socket: u32, k: u32) -> Vec<u32> {
     let cps = cores_per_socket.max(1);
-    let k = GRID.min(cps);
+    let k = k.clamp(1, cps);
     let mut v: Vec<u32> = (0..k)
         .map(|i| {
             if k == 1 {

@@ -175,12 +175,7 @@ impl Quality {
         for t in traces {
             for p in &t.points {
                 let key = (t.config.comp_numa, t.config.comm_numa, p.cores);
-                let phases = [
-                    &p.comp_alone,
-                    &p.comm_alone,
-                    &p.comp_parallel,
-                    &p.comm_parallel,
-                ];
+                let phases = p.phases();
                 let entry = by_point.entry(key).or_default();
                 for (q, ph) in entry.iter_mut().zip(phases) {
                     let new = PhaseQuality::from_phase(ph);

@@ -241,6 +241,7 @@ fn sweep_estimate(o: &SurveyOptions) -> Result<(f64, Option<String>)> {
         .map(|a| crate::measure::adaptive::describe(&a, &config.cores));
     Ok((sweep + touch, adaptive))
 }
+
 /// Starts the job and waits for it, stopping it when a round overruns its limit. Returns
 /// why the job ended early (`None` when it ended with status 0).
 fn watch(line: &launch::JobLine, m: &Manifest, path: &Path, quiet: bool) -> Result<Option<String>> {

@@ -1010,12 +1010,7 @@ mod tests {
                 "{:?}",
                 p.comm_parallel.summary
             );
-            for ph in [
-                &p.comp_alone,
-                &p.comm_alone,
-                &p.comp_parallel,
-                &p.comm_parallel,
-            ] {
+            for ph in p.phases() {
                 assert!(!ph.unstable, "{}", ph.sampling);
                 assert!(
                     ph.sampling.contains("stopped: stable within +-1.0%"),
