@@ -12,11 +12,12 @@ pub enum SurveyError {
     OneNodeJob { job: String, node: String },
     /// A host named twice.
     RepeatedHost { host: String },
-    /// Two given names that the job found to be one node (it reports `host` for both).
+    /// Two given names of one node: the driver found a common address, or the job found
+    /// that both report one host name.
     SameNode {
         first: String,
         second: String,
-        host: String,
+        because: super::identity::Sameness,
     },
     /// The job stopped before its first round, for the reason its rank 0 gave (a
     /// [`SurveyError::SameNode`] or [`SurveyError::OldTraces`] it found).
@@ -112,11 +113,11 @@ impl std::fmt::Display for SurveyError {
             SurveyError::SameNode {
                 first,
                 second,
-                host,
+                because,
             } => write!(
                 f,
-                "`{first}` and `{second}` are the same node (both report the host name \
-                 `{host}`): each node is measured once; name it once in the survey's hosts"
+                "`{first}` and `{second}` are the same node ({because}): each node is \
+                 measured once; name it once in the survey's hosts"
             ),
             SurveyError::JobRefused { why } => write!(f, "{why}"),
             SurveyError::NoHosts => write!(

@@ -7,7 +7,12 @@
 //!
 //! Two given names that turn out to be one node (an address and its host name) are refused
 //! before anything is measured, as are traces already under a reported name of a new survey
-//! (the driver, which knows only the given names, checks those first).
+//! (the driver, which knows only the given names, checks those first). The driver refuses
+//! names that resolve to a common address before it starts the job ([`same_address`]):
+//! Open MPI started with one node named twice runs two daemons under one host name, and its
+//! launch then fails at random before any rank can report its name (3 launches in 30 of
+//! `mpirun --host a,b,ADDRESS-OF-b,c` on four network-namespace hosts, none in 30 without
+//! the repeat). Names that do not resolve where the driver runs are left to the job's check.
 //!
 //! Nodes with different names can still be one machine: containers or network namespaces on
 //! one kernel (each reports its own host name, and the same boot id). Two pairs on one
@@ -18,7 +23,26 @@ use super::error::SurveyError;
 use super::manifest::{Manifest, Round};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
+use std::net::{IpAddr, ToSocketAddrs};
 use std::path::PathBuf;
+
+/// How two given names were found to be one node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sameness {
+    /// Both report this host name (found by the job).
+    ReportedName(String),
+    /// Both resolve to this address (found by the driver).
+    Address(IpAddr),
+}
+
+impl std::fmt::Display for Sameness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sameness::ReportedName(host) => write!(f, "both report the host name `{host}`"),
+            Sameness::Address(a) => write!(f, "both resolve to the address {a}"),
+        }
+    }
+}
 
 /// What one rank of the job says of itself before round 1.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,12 +68,49 @@ pub fn refusal(ids: &[Identity], fresh: bool) -> Option<SurveyError> {
             return Some(SurveyError::SameNode {
                 first: first.given.clone(),
                 second: id.given.clone(),
-                host: id.reported.clone(),
+                because: Sameness::ReportedName(id.reported.clone()),
             });
         }
     }
     let traces: Vec<PathBuf> = ids.iter().filter_map(|i| i.old_trace.clone()).collect();
     (fresh && !traces.is_empty()).then_some(SurveyError::OldTraces { traces })
+}
+
+/// The first two of `hosts` (in the list's order) that share an address, as the error that
+/// names both, `None` when all are apart. `resolve` gives a name's addresses (none when it
+/// does not resolve: such a name is never refused here); [`resolve`] is the system's, and
+/// the names are resolved in parallel, so that a list of unknown names costs one lookup's
+/// time out rather than one per name.
+pub fn same_address(
+    hosts: &[String],
+    resolve: impl Fn(&str) -> Vec<IpAddr> + Sync,
+) -> Option<SurveyError> {
+    use rayon::prelude::*;
+    let addresses: Vec<Vec<IpAddr>> = hosts.par_iter().map(|h| resolve(h)).collect();
+    for (i, mine) in addresses.iter().enumerate() {
+        for (j, theirs) in addresses[..i].iter().enumerate() {
+            if let Some(a) = mine.iter().find(|a| theirs.contains(a)) {
+                return Some(SurveyError::SameNode {
+                    first: hosts[j].clone(),
+                    second: hosts[i].clone(),
+                    because: Sameness::Address(*a),
+                });
+            }
+        }
+    }
+    None
+}
+
+/// The addresses `host` resolves to where this process runs (`getaddrinfo`: `/etc/hosts`,
+/// DNS; an address given as such is itself), none when it does not resolve.
+pub fn resolve(host: &str) -> Vec<IpAddr> {
+    let Ok(found) = (host, 0).to_socket_addrs() else {
+        return Vec::new();
+    };
+    let mut addresses: Vec<IpAddr> = found.map(|s| s.ip()).collect();
+    addresses.sort();
+    addresses.dedup();
+    addresses
 }
 
 /// Records each node's reported name in `m` (by its given name).
@@ -227,6 +288,38 @@ mod tests {
             "{msg}"
         );
         assert!(refusal(&ids[..2], true).is_none());
+    }
+
+    #[test]
+    fn names_that_share_an_address_are_refused_before_the_job() {
+        let v4 = |s: &str| s.parse::<IpAddr>().unwrap();
+        // A name, an address, an unknown name, another name of the first node (its IPv6
+        // address among others): the first pair found is named, in the list's order.
+        let table = |h: &str| match h {
+            "node-1" => vec![v4("10.0.0.1"), v4("fd00::1")],
+            "10.0.0.2" => vec![v4("10.0.0.2")],
+            "node-1-ib" => vec![v4("192.168.0.1"), v4("fd00::1")],
+            _ => Vec::new(),
+        };
+        let hosts: Vec<String> = ["node-1", "10.0.0.2", "alias", "node-1-ib"]
+            .map(String::from)
+            .to_vec();
+        let e = same_address(&hosts, table).unwrap();
+        assert_eq!(e.exit_code(), 2);
+        let msg = e.to_string();
+        assert!(
+            msg.contains(
+                "`node-1` and `node-1-ib` are the same node (both resolve to the address fd00::1)"
+            ),
+            "{msg}"
+        );
+        // Names that do not resolve are never taken for one node.
+        assert!(same_address(&hosts[..3], table).is_none());
+        assert!(same_address(&hosts, |_| Vec::new()).is_none());
+        // The system's resolver: an address is itself, an address given twice is one node.
+        assert_eq!(resolve("10.1.2.3"), [v4("10.1.2.3")]);
+        let twice = ["10.1.2.3".to_string(), "10.1.2.3".to_string()];
+        assert!(same_address(&twice, resolve).is_some());
     }
 
     #[test]

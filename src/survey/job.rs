@@ -9,6 +9,7 @@
 //! are, and `--resume` starts a new job over the nodes left.
 
 use super::error::SurveyError;
+use super::identity;
 use super::manifest::{self, Manifest, Status};
 use super::{plan, SurveyOptions};
 use crate::error::{Error, IoAction, Result};
@@ -34,6 +35,12 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     }
     let hosts = hosts(o)?;
     plan::check_hosts(&hosts)?;
+    if o.measure.hosts.is_some() {
+        // Slurm names each node once; a list typed by the user may name one twice.
+        if let Some(e) = identity::same_address(&hosts, identity::resolve) {
+            return Err(e.into());
+        }
+    }
     let mut m = manifest_to_run(o, &path, hosts)?;
     let (sweep, adaptive) = sweep_estimate(o)?;
     let (job_hosts, rounds) = plan::plan_job(&m, plan::round_timeout(sweep))?;

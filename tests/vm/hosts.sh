@@ -24,6 +24,11 @@
 # mount namespace over /sys/devices/system/node/node*/meminfo), as a node with less free
 # memory would: `measure`'s default buffer then shrinks on that host only.
 #
+# Host names resolve nowhere by default. CONTENTION_HOSTS_RESOLVE=1 gives CMD (alone: not
+# the daemons) an /etc/hosts that maps every host's name to its address (a private mount
+# namespace, the file bind-mounted over /etc/hosts), as a cluster's names resolve on the
+# node where a survey is started.
+#
 # Every namespace, veth and mount this script made is removed when it exits, also when CMD
 # fails or the script is interrupted (trap on EXIT, INT, TERM, HUP). Needs root, iproute2
 # (`ip`) and util-linux (`unshare`, `nsenter`). Exit status: CMD's, or 3 when the hosts
@@ -153,8 +158,14 @@ export HYDRA_IFACE="v${hosts[0]}"
 echo "hosts: ${hosts[*]} up on $subnet.0/24; running: $*" >&2
 # In the background, then `wait`: bash runs a trap only once the foreground command ends,
 # and `wait` returns at once on a signal, so an interrupted run is cleaned up at once.
+run=("$@")
+if [ "${CONTENTION_HOSTS_RESOLVE:-0}" = 1 ]; then
+    { echo "127.0.0.1 localhost"; for i in "${!hosts[@]}"; do echo "${addresses[$i]} ${hosts[$i]}"; done; } > "$dir/hosts"
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    run=(unshare --mount --propagation private sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$dir/hosts" "$@")
+fi
 set +e
-nsenter --net="/run/netns/${hosts[0]}" --uts="$dir/${hosts[0]}.uts" "$@" <&0 &
+nsenter --net="/run/netns/${hosts[0]}" --uts="$dir/${hosts[0]}.uts" "${run[@]}" <&0 &
 child=$!
 wait "$child"
 rc=$?
