@@ -809,7 +809,10 @@ pub struct CalibrateArgs {
     pub(crate) method: CalibrationMethod,
 
     /// Bootstrap resamples for 95 % intervals of every parameter, stored in the model file
-    /// for `predict --intervals` and `plot` (200 is plenty; 0: none). With --method fit
+    /// for `predict --intervals` and `plot` (200 is plenty; 0: none); a breakpoint's interval
+    /// also holds every core count the fit's loss does not reject (its profile, with the
+    /// plateau T_par^max no higher than the largest total measured), and the other
+    /// parameters' what the fit takes there. With --method fit
     /// only: refused (exit 2) with --method paper, whose rules are not refitted.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub(crate) bootstrap: u32,

@@ -18,6 +18,7 @@
 pub mod bands;
 pub mod bootstrap;
 pub mod fit;
+pub(crate) mod profile;
 pub(crate) mod rules;
 pub(crate) mod validate;
 
@@ -433,7 +434,8 @@ fn global_fit(
             placements.join(" ")
         ));
     }
-    let uncertainty = (opts.bootstrap > 0).then(|| bootstrapped(&model, &groups, opts));
+    let uncertainty =
+        (opts.bootstrap > 0).then(|| bootstrapped(&model, &groups, fitted.scale, opts));
     let unidentified = validate::unidentified(&model, &groups, uncertainty.as_ref());
     for u in &unidentified {
         notes.push(format!("the data cannot pin down {u}"));
@@ -458,26 +460,35 @@ fn global_fit(
 }
 
 /// The fit's uncertainty: `opts.bootstrap` refits on resampled samples (seed `opts.seed`),
-/// their percentile intervals and every replicate, as the model file keeps them.
-fn bootstrapped(model: &Model, groups: &[fit::Group], opts: &Options) -> Uncertainty {
+/// their percentile intervals joined with the breakpoints' profile ([`profile`]: the
+/// positions the data do not reject, and what the other parameters become there), and every
+/// replicate, as the model file keeps them. `scale` is the full fit's noise scale.
+fn bootstrapped(model: &Model, groups: &[fit::Group], scale: f64, opts: &Options) -> Uncertainty {
     let boot = bootstrap::replicates(model, groups, opts.bootstrap, opts.seed);
     let reps = &boot.models;
-    let side = |sets: &[Params], best: &Params| {
-        bootstrap::intervals(sets).unwrap_or_else(|| ParamIntervals::point(best))
+    let keys = fit::keys(groups);
+    let medians: Vec<f64> = groups.iter().map(|g| g.median).collect();
+    let side = |side: fit::Side, sets: &[Params], best: &Params| {
+        let boot = bootstrap::intervals(sets).unwrap_or_else(|| ParamIntervals::point(best));
+        match profile::profile(model, side, &keys, &medians, scale) {
+            Some(p) => profile::widen(boot, best, &p),
+            None => boot,
+        }
     };
     let locals: Vec<Params> = reps.iter().map(|m| m.local).collect();
     let remotes: Vec<Params> = reps.iter().filter_map(|m| m.remote).collect();
     Uncertainty {
         method: "bootstrap over samples (a trace's in batches of consecutive rounds, \
                  widened for the batches' correlation and their small number), breakpoints \
-                 searched as in the full fit, percentile intervals"
+                 searched as in the full fit, percentile intervals joined with the breakpoints' \
+                 profile intervals"
             .into(),
         resamples: opts.bootstrap,
         kept_full_fit: Some(boot.kept_full_fit),
         seed: opts.seed,
         level: bootstrap::LEVEL,
-        local: side(&locals, &model.local),
-        remote: model.remote.map(|r| side(&remotes, &r)),
+        local: side(fit::Side::Local, &locals, &model.local),
+        remote: model.remote.map(|r| side(fit::Side::Remote, &remotes, &r)),
         replicates: reps
             .iter()
             .map(|m| Replicate {

@@ -461,23 +461,29 @@ fn a_breakpoint_the_data_cannot_place_is_named_with_its_range_of_cores() {
     let kept = u.kept_full_fit.unwrap();
     assert!(kept < 20, "{kept} of 40 refits kept the full fit");
 
-    // Exact data: every resample is the data itself, so every refit lands on the same
-    // breakpoints and nothing is named for its interval.
+    // Exact data: every resample is the data itself, so every refit lands on the full fit's
+    // breakpoints. The profile (`profile`) still keeps the positions whose predictions differ
+    // by less than the noise scale's floor (0.01 %): pyxis's T(n) changes by 0.05 to 0.09 %
+    // a core past N_par^max, and the other parameters make up for part of a move.
     let rows = noisy_local_rows("pyxis", 0.0, 3, 11);
     let (cm, _) = calibrate(&[csv(&rows, "pyxis.csv")], &o).unwrap();
     let u = cm.uncertainty.as_ref().unwrap();
-    for name in ["n_par_max", "n_seq_max"] {
+    let fitted = cm.model.local;
+    assert!(u
+        .replicates
+        .iter()
+        .all(|r| (r.local.n_par_max, r.local.n_seq_max) == (fitted.n_par_max, fitted.n_seq_max)));
+    for (name, value) in [
+        ("n_par_max", fitted.n_par_max),
+        ("n_seq_max", fitted.n_seq_max),
+    ] {
         let [lo, hi] = u.local.get(name).unwrap();
-        assert_eq!(lo, hi, "{name} on exact data");
+        let value = f64::from(value);
+        assert!(
+            lo <= value && value <= hi,
+            "{name} {value} outside {lo}..{hi}"
+        );
     }
-    let f = cm.calibration.fit.as_ref().unwrap();
-    assert!(
-        !f.unidentified
-            .iter()
-            .any(|u| u.contains("could be anywhere")),
-        "{:?}",
-        f.unidentified
-    );
 }
 
 /// `reps` runs of every placement of the simulated machine `spec` (`realistic:NAME`: soft
@@ -558,5 +564,52 @@ fn realistic_curves_fit_gracefully_and_the_report_names_what_they_leave_open() {
     assert!(
         named > 0,
         "the soft knees left no parameter open on either machine"
+    );
+}
+
+#[test]
+fn a_breakpoint_the_data_leave_open_has_an_interval_reaching_the_truth() {
+    // henri's local side (N_par^max 17, N_seq^max 18, the socket's last core): T(n) changes by
+    // 0.05 % between 17 and 18 cores, so 1 % noise lets the fit put both breakpoints cores
+    // lower, and the refits of a percentile bootstrap seldom reach the edge. The profile of
+    // each breakpoint (`profile`) keeps every position the data do not reject, the truth's
+    // included.
+    let o = Options {
+        bootstrap: 20,
+        seed: 1,
+        numa_nodes: Some(1),
+        ..opts(1)
+    };
+    let mut moved = 0;
+    for seed in 0..4 {
+        let rows = noisy_local_rows("henri", 0.01, 5, 100 + seed);
+        let (cm, _) = calibrate(&[csv(&rows, "henri.csv")], &o).unwrap();
+        let u = cm.uncertainty.as_ref().unwrap();
+        let fitted = cm.model.local;
+        moved += u32::from((fitted.n_par_max, fitted.n_seq_max) != (17, 18));
+        for (name, truth) in [("n_par_max", 17.0), ("n_seq_max", 18.0)] {
+            let [lo, hi] = u.local.get(name).unwrap();
+            assert!(
+                lo <= truth && truth <= hi,
+                "seed {seed}: {name} {lo}..{hi} misses {truth} (fitted {fitted:?})"
+            );
+        }
+        // No position is bought with a plateau above what the sweep shows: before the
+        // profile was bounded, `N_par^max` at 1 core came with `T_par^max` at 707 GB/s and
+        // this interval reached it. (The truth's plateau is 73.4 GB/s, 1 % noise.)
+        let [_, t_hi] = u.local.get("t_par_max").unwrap();
+        assert!(
+            t_hi < 1.05 * 73423.0,
+            "seed {seed}: T_par^max up to {t_hi} MB/s"
+        );
+        let [_, t2_hi] = u.local.get("t_par_max2").unwrap();
+        assert!(
+            t2_hi < 1.05 * 73423.0,
+            "seed {seed}: T_par^max2 up to {t2_hi} MB/s"
+        );
+    }
+    assert!(
+        moved > 0,
+        "no fit moved a breakpoint: the test shows nothing"
     );
 }

@@ -158,8 +158,9 @@ pub(crate) fn of_inputs(
 
 /// The parameters of `model` that `groups` cannot pin down, each with why: a linear piece
 /// with no measured core count on it, an `alpha` no contended point measures, and, from the
-/// bootstrap's intervals, a breakpoint that could be anywhere over three or more cores or a
-/// parameter whose interval is wider than a fifth of its value.
+/// intervals (the bootstrap's joined with the breakpoints' profile, `super::profile`), a
+/// breakpoint that could be anywhere over three or more cores or a parameter whose interval
+/// is wider than a fifth of its value.
 pub(crate) fn unidentified(
     model: &Model,
     groups: &[Group],
@@ -222,8 +223,16 @@ pub(crate) fn unidentified(
 
 fn too_wide(kind: ParamKind, value: f64, [lo, hi]: Interval) -> Option<String> {
     match kind {
-        ParamKind::Cores => (hi - lo >= 3.0)
-            .then(|| format!("could be anywhere from {lo:.0} to {hi:.0} cores (95 % interval)")),
+        // Equation 1's `T(n)` is seen only where communications are starved (`R(n) >= T(n)`),
+        // so a breakpoint below those core counts, or on a piece flat within the noise, is
+        // not located by any data: say which of the two a reader should look for.
+        ParamKind::Cores => (hi - lo >= 3.0).then(|| {
+            format!(
+                "could be anywhere from {lo:.0} to {hi:.0} cores (95 % interval): the total \
+                 bandwidth in parallel changes by less than the noise there, or is not seen \
+                 (it shows only where communications are starved)"
+            )
+        }),
         // A slope may be near 0; only its effect over the socket matters, left to the user.
         ParamKind::Slope => None,
         ParamKind::Bandwidth | ParamKind::CommShare => (value.abs() > 0.0

@@ -36,6 +36,26 @@ pub(crate) fn total(p: &Params, n: u32) -> f64 {
     t.max(0.0)
 }
 
+/// The same equation 1 with `N_seq^max` at least `N_par^max`. Where `N_seq^max` is below
+/// `N_par^max` the second piece of `T(n)` is empty (`delta_l` = 0) and `N_seq^max` only sets
+/// the origin of the third, `T_par^max2 - delta_r (n - N_seq^max)` for `n > N_par^max`: the
+/// same line drawn from `N_par^max` starts at `T_par^max2 - delta_r (N_par^max - N_seq^max)`.
+/// Every prediction stays the same (equation 5 interpolates only when `N_seq^max > N_par^max
+/// + 1`, and equation 6 reads `T(n)`), and the breakpoint then says where the last piece
+/// starts, which is all the data can tell of it: a fit or a resample that placed it below
+/// `N_par^max` has not located it there, and its interval must not reach down because of it.
+pub(crate) fn seq_after_par(p: &Params) -> Params {
+    if p.n_seq_max >= p.n_par_max {
+        return *p;
+    }
+    Params {
+        n_seq_max: p.n_par_max,
+        t_par_max2: p.t_par_max2 - p.delta_r * f64::from(p.n_par_max - p.n_seq_max),
+        delta_l: 0.0,
+        ..*p
+    }
+}
+
 /// `R(n)`, equation 2: what `n` cores request plus the bandwidth assured to communications.
 pub(crate) fn required(p: &Params, n: u32) -> f64 {
     f64::from(n) * p.b_seq_comp + p.alpha * p.b_seq_comm
@@ -106,6 +126,27 @@ mod tests {
         assert_eq!(total(&p, 11), 72147.6);
         assert!((total(&p, 13) - (72147.6 - 2.0 * 212.8)).abs() < 1e-9);
         assert!((total(&p, 16) - (71509.2 - 2.0 * 656.8)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn n_seq_below_n_par_is_the_same_curve_from_n_par() {
+        // henri-subnuma's remote side: N_seq^max 4 below N_par^max 11 in the paper's table.
+        let p = crate::model::paper::model("henri-subnuma").remote.unwrap();
+        assert!(p.n_seq_max < p.n_par_max);
+        let q = seq_after_par(&p);
+        assert_eq!((q.n_par_max, q.n_seq_max, q.delta_r), (11, 11, p.delta_r));
+        for (a, b) in curve(&p, 32).iter().zip(curve(&q, 32)) {
+            for (x, y) in [
+                (a.total, b.total),
+                (a.comp_alone, b.comp_alone),
+                (a.comp_parallel, b.comp_parallel),
+                (a.comm_parallel, b.comm_parallel),
+            ] {
+                assert!((x - y).abs() < 1e-9 * x.abs().max(1.0), "{a:?} {b:?}");
+            }
+        }
+        let dahu = dahu_local();
+        assert_eq!(seq_after_par(&dahu), dahu, "already in order");
     }
 
     #[test]
