@@ -12,8 +12,9 @@
 //! - `rules`: the paper's extraction rules (section 3.1), one side from one sweep;
 //!   [`fit`]: the global robust fit of every measured placement, started from them.
 //! - `validate`: leave-one-placement-out errors and the parameters the data cannot pin
-//!   down; [`bootstrap`]: the fit's uncertainty by resampling; [`bands`]: the 95 % intervals
-//!   of predictions that uncertainty gives.
+//!   down; [`bootstrap`]: the fit's uncertainty by resampling; `profile`: the breakpoints'
+//!   positions the fit's loss does not reject, joined with the bootstrap's intervals;
+//!   [`bands`]: the 95 % intervals of predictions that uncertainty gives.
 
 pub mod bands;
 pub mod bootstrap;
