@@ -4,7 +4,8 @@
 //! the bar the issue sets is 90 %.
 //!
 //! The truth is henri's local side (Appendix B) on a one-node socket of 18 cores, every core
-//! count measured. Two kinds of data:
+//! count measured (`COVERAGE_MACHINE` names another of the paper's machines, such as `dahu`,
+//! whose breakpoints lie inside the socket). Two kinds of data:
 //!
 //! - **independent repetitions**: 5 CSV repetitions of the sweep, each bandwidth off by up to
 //!   1 % (uniform), as `tests/calibrate_fit.rs` draws them;
@@ -43,9 +44,10 @@ fn env(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// henri's local side on a one-node, one-socket machine.
-fn truth() -> Model {
-    let paper = model_file::load("paper:henri").unwrap();
+/// `name`'s local side (a paper machine's) on a one-node, one-socket machine.
+fn truth(name: &str) -> Model {
+    let paper = model_file::load(&format!("paper:{name}"))
+        .unwrap_or_else(|e| panic!("COVERAGE_MACHINE={name}: {e}"));
     Model {
         machine: Machine {
             numa_nodes: 1,
@@ -185,7 +187,9 @@ fn simulated_trace(m: &Model, noise: Noise, seed: u64) -> Trace {
 fn main() {
     let trials = env("COVERAGE_TRIALS", 200);
     let resamples = env("COVERAGE_RESAMPLES", 200) as u32;
-    let m = truth();
+    let name = std::env::var("COVERAGE_MACHINE").unwrap_or_else(|_| "henri".into());
+    let m = truth(&name);
+    println!("truth: paper:{name}'s local side, {:?}", m.local);
     let cps = m.machine.cores_per_socket;
     let options = |seed: u64| Options {
         numa_per_socket: Some(1),
