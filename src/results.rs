@@ -115,8 +115,13 @@ pub(crate) enum ResultsError {
     ModelNotAFile { path: PathBuf, kind: &'static str },
     /// A directory named as input without traces or CSV files.
     EmptyDirectory { dir: PathBuf },
-    /// No inputs named and no traces in the results directory.
-    NoTraces { dir: PathBuf },
+    /// No inputs named and no traces in the results directory `dir`; `elsewhere`: the
+    /// results root's other directories that hold traces (another host's, or a simulated
+    /// machine's, which `measure --simulate` writes under its own name).
+    NoTraces {
+        dir: PathBuf,
+        elsewhere: Vec<PathBuf>,
+    },
     /// Traces of several variants, none of them the paper's.
     SeveralVariants { dir: PathBuf, variants: Vec<String> },
 }
@@ -146,13 +151,34 @@ impl std::fmt::Display for ResultsError {
                  files, or a directory that holds them",
                 dir.display()
             ),
-            ResultsError::NoTraces { dir } => write!(
-                f,
-                "no input files given and no traces in `{}`; measure first with `contention \
-                 measure --numa 0,0` (and `--numa N,N`, N = NUMA nodes per socket, on a \
-                 multi-socket machine), or name trace or CSV files",
-                dir.display()
-            ),
+            ResultsError::NoTraces { dir, elsewhere } => {
+                write!(
+                    f,
+                    "no input files given and no traces in `{}`; measure first with \
+                     `contention measure --numa 0,0` (and `--numa N,N`, N = NUMA nodes per \
+                     socket, on a multi-socket machine), or name trace or CSV files",
+                    dir.display()
+                )?;
+                let shown: Vec<String> = elsewhere
+                    .iter()
+                    .map(|d| format!("`{}`", d.display()))
+                    .collect();
+                match shown.len() {
+                    0 => Ok(()),
+                    1 => write!(
+                        f,
+                        ", or a directory of them: {} holds the traces of another host or a \
+                         simulated machine",
+                        shown[0]
+                    ),
+                    _ => write!(
+                        f,
+                        ", or a directory of them: {} hold the traces of other hosts or \
+                         simulated machines",
+                        shown.join(", ")
+                    ),
+                }
+            }
             ResultsError::SeveralVariants { dir, variants } => write!(
                 f,
                 "`{}` holds traces of several variants ({}) and none of the paper's \
@@ -194,7 +220,9 @@ pub(crate) fn model_or_default(given: Option<&str>) -> Result<String> {
 /// variants other than the paper's are there.
 pub(crate) fn default_traces() -> Result<Vec<PathBuf>> {
     let dir = host_dir(&this_host());
-    let (chosen, others) = select(&dir)?;
+    let Some((chosen, others)) = select_in(&dir)? else {
+        return Err(no_traces_here(dir).into());
+    };
     eprintln!(
         "traces: {} (this host's results, variant {})",
         chosen
@@ -283,10 +311,46 @@ pub(crate) fn traces_in(dir: &Path) -> Result<(String, Vec<PathBuf>, Vec<String>
 type Selection = ((String, Vec<PathBuf>), Vec<String>);
 
 fn select(dir: &Path) -> Result<Selection> {
-    let none = || Error::from(ResultsError::NoTraces { dir: dir.into() });
+    select_in(dir)?.ok_or_else(|| {
+        ResultsError::NoTraces {
+            dir: dir.into(),
+            elsewhere: Vec::new(),
+        }
+        .into()
+    })
+}
+
+/// The refusal of a host directory `dir` without traces, naming the directories beside it
+/// (under the same results root) that hold some: where a user who measured a simulated
+/// machine, or on another host of a shared file system, finds them.
+fn no_traces_here(dir: PathBuf) -> ResultsError {
+    let has_traces = |d: &Path| {
+        std::fs::read_dir(d).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| parse_trace_name(&e.file_name().to_string_lossy()).is_some())
+        })
+    };
+    let mut elsewhere: Vec<PathBuf> = dir
+        .parent()
+        .and_then(|root| std::fs::read_dir(root).ok())
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| *p != dir && p.is_dir() && has_traces(p))
+                .collect()
+        })
+        .unwrap_or_default();
+    elsewhere.sort();
+    ResultsError::NoTraces { dir, elsewhere }
+}
+
+/// [`select`], with `None` where `dir` is missing or holds no trace.
+fn select_in(dir: &Path) -> Result<Option<Selection>> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(none()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io(IoAction::List("the results directory"), dir, e)),
     };
     let mut groups: std::collections::BTreeMap<String, Vec<PathBuf>> = Default::default();
@@ -304,7 +368,7 @@ fn select(dir: &Path) -> Result<Selection> {
     } else if groups.len() == 1 {
         groups.keys().next().expect("one group").clone()
     } else if groups.is_empty() {
-        return Err(none());
+        return Ok(None);
     } else {
         return Err(ResultsError::SeveralVariants {
             dir: dir.into(),
@@ -313,7 +377,7 @@ fn select(dir: &Path) -> Result<Selection> {
         .into());
     };
     let files = groups.remove(&pick).expect("picked from the map");
-    Ok(((pick, files), groups.into_keys().collect()))
+    Ok(Some(((pick, files), groups.into_keys().collect())))
 }
 
 /// Creates the directory a file goes into, naming it when that fails.
@@ -459,5 +523,28 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         let e = select(Path::new("/nonexistent/results")).unwrap_err();
         assert!(e.to_string().contains("/nonexistent/results"), "{e}");
+    }
+
+    #[test]
+    fn no_traces_here_names_the_directories_beside_that_hold_some() {
+        // `measure --simulate paper:henri` writes under `simulated-paper-henri`, not this
+        // host's directory: a plain `calibrate` then says where the traces are.
+        let root = dir_with(&[]);
+        let sim = root.join("simulated-paper-henri");
+        std::fs::create_dir(&sim).unwrap();
+        std::fs::write(sim.join("trace-numa0-0-nt-store-pong.json"), "{}").unwrap();
+        std::fs::create_dir(root.join("empty-host")).unwrap();
+        std::fs::write(root.join("empty-host/model.json"), "{}").unwrap();
+        let here = root.join("this-host");
+        let e = no_traces_here(here.clone()).to_string();
+        assert!(e.contains("contention measure --numa 0,0"), "{e}");
+        assert!(e.contains(&format!("`{}`", sim.display())), "{e}");
+        assert!(!e.contains("empty-host"), "{e}");
+        // This host's own directory, were it there and without traces, is not named.
+        std::fs::create_dir(&here).unwrap();
+        std::fs::remove_dir_all(&sim).unwrap();
+        let e = no_traces_here(here).to_string();
+        assert!(!e.contains("other hosts"), "{e}");
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }
