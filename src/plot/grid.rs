@@ -264,6 +264,16 @@ impl Grid {
                 format!("computing cores {text}"),
             ));
         }
+        if self.panels.iter().any(|p| !p.intervals.is_empty()) {
+            // The bands take each stream's colour; a neutral swatch names them all.
+            items.push(LegendItem::new(
+                Swatch::Patch {
+                    fill: MUTED.mix(0.22),
+                    border: None,
+                },
+                "shade: the model's 95% interval",
+            ));
+        }
         items.push(LegendItem::new(Swatch::Frame(4), "calibration placement"));
         items
     }
@@ -654,7 +664,15 @@ mod tests {
             assert!(lo < pt.comm_alone && pt.comm_alone < hi, "{b:?}");
         }
         let svg = crate::plot::render(&g, crate::plot::ImageFormat::Svg).unwrap();
-        assert!(String::from_utf8_lossy(&svg).contains("<polygon"));
+        let svg = String::from_utf8_lossy(&svg);
+        assert!(svg.contains("<polygon"));
+        assert!(
+            svg.contains("the model&apos;s 95% interval")
+                || svg.contains("the model's 95% interval")
+        );
+        let plain = Grid::new(&model, "paper:henri", &Measurements::default()).unwrap();
+        let plain = crate::plot::render(&plain, crate::plot::ImageFormat::Svg).unwrap();
+        assert!(!String::from_utf8_lossy(&plain).contains("95% interval"));
     }
 
     #[test]
