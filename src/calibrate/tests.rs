@@ -613,3 +613,29 @@ fn a_breakpoint_the_data_leave_open_has_an_interval_reaching_the_truth() {
         "no fit moved a breakpoint: the test shows nothing"
     );
 }
+
+#[test]
+fn the_bootstraps_refits_are_the_same_on_one_thread_and_on_several() {
+    // The resamples are drawn in order from one generator and refitted in parallel: the
+    // replicates must not depend on how many threads refit them, nor on their order.
+    let rows = noisy_local_rows("dahu", 0.01, 3, 7);
+    let inputs = [csv(&rows, "dahu.csv")];
+    let o = Options {
+        numa_nodes: Some(1),
+        ..opts(1)
+    };
+    let (cm, _) = calibrate(&inputs, &o).unwrap();
+    let groups = super::fit::groups(&inputs, |_| true);
+    let on = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| super::bootstrap::replicates(&cm.model, &groups, 12, 5))
+    };
+    let (one, four) = (on(1), on(4));
+    assert_eq!(one.kept_full_fit, four.kept_full_fit);
+    assert_eq!(one.models, four.models);
+    // Different resamples do give different refits: the comparison above sees something.
+    assert!(one.models.windows(2).any(|w| w[0] != w[1]));
+}
