@@ -126,6 +126,9 @@ pub(crate) enum ResultsError {
     SeveralVariants { dir: PathBuf, variants: Vec<String> },
 }
 
+/// How many of the directories holding traces elsewhere a [`ResultsError::NoTraces`] names.
+const SHOWN_ELSEWHERE: usize = 4;
+
 // `?` turns it into the crate's error: input the user can fix (exit 2).
 crate::error::wrap!(Input: ResultsError);
 impl std::fmt::Display for ResultsError {
@@ -159,10 +162,15 @@ impl std::fmt::Display for ResultsError {
                      socket, on a multi-socket machine), or name trace or CSV files",
                     dir.display()
                 )?;
-                let shown: Vec<String> = elsewhere
+                // A shared file system may hold hundreds of hosts' directories.
+                let mut shown: Vec<String> = elsewhere
                     .iter()
+                    .take(SHOWN_ELSEWHERE)
                     .map(|d| format!("`{}`", d.display()))
                     .collect();
+                if elsewhere.len() > SHOWN_ELSEWHERE {
+                    shown.push(format!("{} more", elsewhere.len() - SHOWN_ELSEWHERE));
+                }
                 match shown.len() {
                     0 => Ok(()),
                     1 => write!(
@@ -538,13 +546,22 @@ mod tests {
         let here = root.join("this-host");
         let e = no_traces_here(here.clone()).to_string();
         assert!(e.contains("contention measure --numa 0,0"), "{e}");
-        assert!(e.contains(&format!("`{}`", sim.display())), "{e}");
+        assert!(
+            e.contains(&format!("`{}` holds the traces", sim.display())),
+            "{e}"
+        );
         assert!(!e.contains("empty-host"), "{e}");
-        // This host's own directory, were it there and without traces, is not named.
-        std::fs::create_dir(&here).unwrap();
-        std::fs::remove_dir_all(&sim).unwrap();
+        // Many hosts' directories: the first few, in order, and a count of the others.
+        for k in 0..6 {
+            let d = root.join(format!("node{k:02}"));
+            std::fs::create_dir(&d).unwrap();
+            std::fs::write(d.join("trace-numa0-0-nt-store-pong.json"), "{}").unwrap();
+        }
         let e = no_traces_here(here).to_string();
-        assert!(!e.contains("other hosts"), "{e}");
+        let node = |k: u32| format!("`{}`", root.join(format!("node{k:02}")).display());
+        assert!(e.contains(&format!("{}, {}, ", node(0), node(1))), "{e}");
+        assert!(e.contains("3 more hold the traces"), "{e}");
+        assert!(!e.contains("simulated-paper-henri"), "{e}");
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

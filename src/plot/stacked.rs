@@ -462,11 +462,11 @@ fn crosses(line: &[(i32, i32)], r: Rect) -> bool {
 /// the first whose box stays inside the plot, clear of the labels placed before and of the
 /// other points, and whose leader line passes no other point (so a label cannot seem to
 /// belong to a neighbour). A point whose dot touches the labelled one's (a fit can put
-/// `T_par^max2` and `T_seq^max` a few pixels apart) may be passed by every leader line: where
-/// no position keeps clear of it, it is not held against any. Positions that also keep clear of the curves (`lines`) are
-/// preferred. A greedy choice is enough for four labels; if nothing fits, a position inside
-/// the plot and clear of the labels placed before is kept (readable text comes before a
-/// clean leader line), else the first.
+/// `T_par^max2` and `T_seq^max` a few pixels apart) may be passed by every leader line:
+/// where no position keeps clear of it, it is not held against any. Positions that also keep
+/// clear of the curves (`lines`) are preferred. A greedy choice is enough for four labels; if
+/// nothing fits, a position inside the plot and clear of the labels placed before is kept
+/// (readable text comes before a clean leader line), else the first.
 fn place_labels(
     plot: &Plot,
     points: &[(i32, i32)],
