@@ -239,6 +239,50 @@ fn dry_run_plans_without_measuring() {
 }
 
 #[test]
+fn on_a_16_core_socket_the_default_sweep_leaves_the_sender_its_own_core() {
+    let dry = |extra: &[&str]| {
+        let o = run(command()
+            .args(["measure", "--numa", "0,0", "--dry-run", "--topology"])
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/data/topologies/1s16c-synthetic.xml"
+            ))
+            .args(extra));
+        assert!(o.status.success(), "{}", text(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    // Both ranks here: computations on 0-13, the sender on 14, the communication thread on
+    // 15 (sharing 15 starved the communications of a real 16-core node to 12 MB/s).
+    let plan = dry(&[]);
+    assert!(plan.contains("communic.   1 thread on core 15"), "{plan}");
+    assert!(
+        plan.contains("sender      rank 1 on core 14 (PU P#14"),
+        "{plan}"
+    );
+    assert!(
+        plan.contains("the core the default sweep keeps for it"),
+        "{plan}"
+    );
+    assert!(
+        plan.contains("sweep       14 computing-core count(s): 1..14"),
+        "{plan}"
+    );
+    assert!(!plan.contains("WARNING     sender"), "{plan}");
+    // Asked for, the kept core computes, and the plan warns that rank 1 then shares.
+    let plan = dry(&["--cores", "1..15"]);
+    assert!(
+        plan.contains("WARNING     sender: rank 1 on core 15"),
+        "{plan}"
+    );
+    // The sender on another host: every core but the communication thread's computes.
+    let plan = dry(&["--hosts", "a,b"]);
+    assert!(
+        plan.contains("sweep       15 computing-core count(s): 1..15"),
+        "{plan}"
+    );
+}
+
+#[test]
 fn inside_a_slurm_allocation_of_two_nodes_rank_1_goes_to_the_other() {
     let o = run(command()
         .args(["measure", "--dry-run", "--cores", "1", "--shared-comm-core"])

@@ -100,7 +100,12 @@ fn hosts(args: &Options) -> Option<Vec<String>> {
 fn dry_run(args: &Options, hosts: Option<&[String]>) -> Result<()> {
     let session::Placed {
         layout, resolved, ..
-    } = session::place(&args.measure, args.topology.as_deref(), true)?;
+    } = session::place(
+        &args.measure,
+        args.topology.as_deref(),
+        true,
+        hosts.is_none(),
+    )?;
     let launch_text = planned_launch(args, hosts);
     let hosts = hosts.map_or_else(|| vec![layout.hostname.clone()], <[String]>::to_vec);
     let settings = args
@@ -158,7 +163,11 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         launch::slurm_single_node(var).is_some_and(|n| var("SLURMD_NODENAME") != Some(n));
     let shape = shape(args, hosts);
     // Bad requests are refused before MPI starts.
-    session::check_before_launch(&args.measure, hosts.is_none() && !elsewhere)?;
+    session::check_before_launch(
+        &args.measure,
+        hosts.is_none() && !elsewhere,
+        hosts.is_none(),
+    )?;
     let (choice, line) = driver::plan_own(args.launcher, &shape, None)?;
     let mode = progress::Mode::from_env_or_terminal(None, args.quiet);
     if mode != progress::Mode::Quiet {

@@ -42,12 +42,13 @@ pub fn previous(a: &MeasureOptions, path: &Path) -> Result<Option<MeasureConfig>
 }
 
 /// What can be refused before the MPI job starts. With `rank0_here` (rank 0 will run on
-/// this host): the options against this machine, the trace's directory, overwriting or
-/// resuming it, and another run holding it (rank 0 takes the lock for the run). Otherwise
-/// only `-o` naming a device, a FIFO or a directory.
-pub fn check_before_launch(a: &MeasureOptions, rank0_here: bool) -> Result<()> {
+/// this host): the options against this machine (planned with rank 1 beside it when
+/// `rank1_here`), the trace's directory, overwriting or resuming it, and another run holding
+/// it (rank 0 takes the lock for the run). Otherwise only `-o` naming a device, a FIFO or a
+/// directory.
+pub fn check_before_launch(a: &MeasureOptions, rank0_here: bool, rank1_here: bool) -> Result<()> {
     if rank0_here {
-        let Placed { layout, trace, .. } = place(a, None, true)?;
+        let Placed { layout, trace, .. } = place(a, None, true, rank1_here)?;
         let trace_path = trace;
         crate::results::ensure_parent(&trace_path)?;
         check_output(a, &trace_path)?;
@@ -154,7 +155,13 @@ pub struct Placed {
 /// The one way from options to a placement: load the machine (this one, or the hwloc XML
 /// `xml` of another, whose free memory is then unknown), lay it out, and [`resolve`] the
 /// options on it; with `previous`, against the trace `--resume` continues on its host.
-pub fn place(a: &MeasureOptions, xml: Option<&Path>, previous: bool) -> Result<Placed> {
+/// `rank1_here`: the sender (rank 1) runs on this host too, and needs a core of its own.
+pub fn place(
+    a: &MeasureOptions,
+    xml: Option<&Path>,
+    previous: bool,
+    rank1_here: bool,
+) -> Result<Placed> {
     let topology = match xml {
         Some(xml) => topology::load_xml(xml)?,
         None => topology::load_this_machine()?,
@@ -171,7 +178,7 @@ pub fn place(a: &MeasureOptions, xml: Option<&Path>, previous: bool) -> Result<P
     } else {
         None
     };
-    let resolved = resolve(a, &layout, sysfs, previous.as_ref())?;
+    let resolved = resolve(a, &layout, sysfs, previous.as_ref(), rank1_here)?;
     Ok(Placed {
         topology,
         layout,
@@ -216,17 +223,19 @@ pub(crate) fn describe_transport(t: &Transport) -> String {
 /// the configuration of the trace `--resume` continues: what the tool sized itself there
 /// (buffer, message slots) is kept, so a resumed trace is one experiment whatever the free
 /// memory of the moment; options the user gives are compared with it later
-/// (`Rank0::run`'s check names each one that differs).
+/// (`Rank0::run`'s check names each one that differs). `rank1_here`: the sender runs on
+/// this host (its core and its ring of send buffers are this host's).
 pub fn resolve(
     a: &MeasureOptions,
     layout: &Layout,
     sysfs: &Path,
     previous: Option<&MeasureConfig>,
+    rank1_here: bool,
 ) -> Result<Resolved> {
-    let planned = plan::plan(layout, &request(a))?;
+    let planned = plan::plan(layout, &request(a, rank1_here))?;
     let p = &planned.plan;
     let max_threads = planned.sweep.iter().copied().max().unwrap_or(1);
-    let sender = plan::sender_core(layout, p, max_threads as usize);
+    let sender = plan::sender_core(layout, &planned, max_threads as usize);
     // The caches the computing threads of the largest point can use (on a chiplet CPU, the
     // dies they run on, not their whole socket); the communication core's whole socket,
     // where a network card's DMA may land too.
@@ -241,7 +250,7 @@ pub fn resolve(
     // Rank 0's rings: it receives into one, and exchanging patterns send from another. On
     // this host rank 1 sends from a third, on its own node (the communication node unless
     // the plan put it elsewhere).
-    let sender_here = a.hosts.is_none() && sender.numa.is_none_or(|(l, _)| l == a.comm_numa);
+    let sender_here = rank1_here && sender.numa.is_none_or(|(l, _)| l == a.comm_numa);
     let rings = u64::from(a.pattern != CommPattern::Pong) + 1 + u64::from(sender_here);
     // Half of a shared node for the rings, the rest for the computing buffers.
     let share = if same_node { 2 } else { 1 };
@@ -298,14 +307,16 @@ pub fn resolve(
     })
 }
 
-/// What the plan is asked: the nodes and cores of the options.
-fn request(a: &MeasureOptions) -> Request {
+/// What the plan is asked: the nodes and cores of the options, and whether rank 1 shares
+/// the host.
+fn request(a: &MeasureOptions, rank1_here: bool) -> Request {
     Request {
         comp_numa: a.comp_numa,
         comm_numa: a.comm_numa,
         cores: a.cores.clone(),
         comm_core: a.comm_core,
         share_comm_core: a.shared_comm_core,
+        sender_here: rank1_here,
     }
 }
 
@@ -1166,7 +1177,7 @@ mod tests {
         let layout = crate::measure::machine::topology::layout(
             &crate::measure::machine::topology::load_synthetic(synthetic).unwrap(),
         );
-        let r = resolve(&a, &layout, Path::new("/nonexistent"), None).unwrap();
+        let r = resolve(&a, &layout, Path::new("/nonexistent"), None, true).unwrap();
         describe_plan(&layout, &r, &transport(&["a".into()]), None)
     }
 
@@ -1202,7 +1213,7 @@ mod tests {
                 .unwrap(),
         );
         let refused =
-            |a: MeasureOptions| match resolve(&a, &layout, Path::new("/nonexistent"), None) {
+            |a: MeasureOptions| match resolve(&a, &layout, Path::new("/nonexistent"), None, true) {
                 Err(e) if e.exit_code() == crate::error::EXIT_INPUT => e.to_string(),
                 Err(e) => panic!("not an input error: {e}"),
                 Ok(_) => panic!("{a:?} was accepted"),
@@ -1231,6 +1242,7 @@ mod tests {
             &layout,
             Path::new("/nonexistent"),
             None,
+            true,
         )
         .unwrap();
         assert_eq!(ok.config.pattern, "pingpong");
@@ -1272,6 +1284,7 @@ mod tests {
             &big,
             Path::new("/nonexistent"),
             None,
+            true,
         )
         .unwrap();
         let (c, z) = (&r.config, r.sizing());
@@ -1303,6 +1316,7 @@ mod tests {
             &small,
             Path::new("/nonexistent"),
             None,
+            true,
         )
         .unwrap();
         assert_eq!(r.config.buffer_bytes_per_core, 86 * MIB);
@@ -1326,6 +1340,7 @@ mod tests {
                 &layout,
                 Path::new("/nonexistent"),
                 None,
+                true,
             )
             .unwrap();
             let (c, z) = (&r.config, r.sizing());
@@ -1348,6 +1363,7 @@ mod tests {
                 &layout,
                 Path::new("/nonexistent"),
                 None,
+                true,
             )
             .unwrap();
             let die = one.sizing().llc_bytes_comp;
@@ -1378,7 +1394,7 @@ mod tests {
                 cores: Some(crate::cores::CoreList::from_counts(cores)),
                 ..MeasureOptions::default()
             };
-            resolve(&a, &chiplet, Path::new("/nonexistent"), None)
+            resolve(&a, &chiplet, Path::new("/nonexistent"), None, true)
                 .unwrap()
                 .sizing()
                 .llc_bytes_comp
@@ -1397,7 +1413,7 @@ mod tests {
             shared_comm_core: true,
             ..MeasureOptions::default()
         };
-        let r = resolve(&a, &vm, free.path(), None).unwrap();
+        let r = resolve(&a, &vm, free.path(), None, true).unwrap();
         let (c, z) = (&r.config, r.sizing());
         let avail = 3_800_000_000u64 - 380_000_000;
         // Half of the node for the receive ring and rank 1's send ring, 64 MiB slots.
@@ -1422,14 +1438,16 @@ mod tests {
             message_buffers: Some(2),
             ..a.clone()
         };
-        let r = resolve(&given, &vm, free.path(), None).unwrap();
+        let r = resolve(&given, &vm, free.path(), None, true).unwrap();
         assert_eq!(r.config.buffer_bytes_per_core, 64 * MIB);
         assert_eq!(r.sizing().message_buffers, 2);
         let too_many = MeasureOptions {
             message_buffers: Some(100),
             ..a.clone()
         };
-        let e = resolve(&too_many, &vm, free.path(), None).err().unwrap();
+        let e = resolve(&too_many, &vm, free.path(), None, true)
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("free"), "{e}");
     }
 
@@ -1440,14 +1458,21 @@ mod tests {
             shared_comm_core: true,
             ..MeasureOptions::default()
         };
-        let first = resolve(&a, &vm, sysfs_with_free(1, 3_000_000_000).path(), None).unwrap();
+        let first = resolve(
+            &a,
+            &vm,
+            sysfs_with_free(1, 3_000_000_000).path(),
+            None,
+            true,
+        )
+        .unwrap();
         // The machine has more free memory now: a fresh run would size bigger...
         let later = sysfs_with_free(1, 3_800_000_000);
-        let fresh = resolve(&a, &vm, later.path(), None).unwrap();
+        let fresh = resolve(&a, &vm, later.path(), None, true).unwrap();
         assert!(fresh.config.buffer_bytes_per_core > first.config.buffer_bytes_per_core);
         assert!(fresh.sizing().message_buffers > first.sizing().message_buffers);
         // ... but a resumed one measures what the trace measured.
-        let resumed = resolve(&a, &vm, later.path(), Some(&first.config));
+        let resumed = resolve(&a, &vm, later.path(), Some(&first.config), true);
         let resumed = resumed.unwrap();
         assert_eq!(
             resumed.config.buffer_bytes_per_core,
@@ -1471,7 +1496,7 @@ mod tests {
             message_size: crate::units::ByteSize(8 * MIB),
             ..a.clone()
         };
-        let now = resolve(&changed, &vm, later.path(), Some(&first.config)).unwrap();
+        let now = resolve(&changed, &vm, later.path(), Some(&first.config), true).unwrap();
         let d = resume_differences(&trace(first.config.clone()), &trace(now.config));
         assert_eq!(d.len(), 2, "{d:?}");
         assert!(

@@ -239,7 +239,8 @@ fn hosts(o: &SurveyOptions) -> Result<Vec<String>> {
 /// estimate stays the full sweep's, which an adaptive sweep of the same counts never
 /// exceeds).
 fn sweep_estimate(o: &SurveyOptions) -> Result<(f64, Option<String>)> {
-    let placed = session::place(&o.measure, o.topology.as_deref(), false)?;
+    // Each node's sender is another node.
+    let placed = session::place(&o.measure, o.topology.as_deref(), false, false)?;
     let config = &placed.resolved.config;
     let (sweep, touch) = session::estimated_seconds(config);
     let adaptive = o

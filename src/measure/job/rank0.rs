@@ -46,15 +46,16 @@ fn rank0(
     interrupted: &'static std::sync::atomic::AtomicBool,
     world: &World,
 ) -> Result<()> {
+    let transport = session::transport(&mpi.hosts);
+    let rank1_here = transport.kind == crate::trace::TransportKind::IntraNode;
     let session::Placed {
         topology: topo,
         layout,
         resolved,
         trace: trace_path,
-    } = session::place(options, None, true)?;
+    } = session::place(options, None, true, rank1_here)?;
     crate::results::ensure_parent(&trace_path)?;
     session::check_output(options, &trace_path)?;
-    let transport = session::transport(&mpi.hosts);
     let settings = settings::read_settings(Path::new("/"), Some(layout.numa_per_socket()));
     let mode =
         progress::Mode::from_env_or_terminal(std::env::var(launch::PROGRESS_ENV).ok(), quiet);

@@ -22,13 +22,28 @@ pub struct Request {
     /// Let the communication thread share its core with a computing thread (machines with
     /// too few cores for a sweep of two core counts otherwise).
     pub share_comm_core: bool,
+    /// Rank 1 (the sender) runs on this host too: its copies need a core of their own
+    /// ([`SENDER_CORE_FROM`]).
+    pub sender_here: bool,
 }
+
+/// From how many cores on the computing socket the default sweep keeps one for the sender
+/// when rank 1 shares the host and no other socket has a free core: four (the communication
+/// thread's, the sender's, and a sweep of at least two core counts). Over shared memory a
+/// message is a copy made by the sender and the communication thread together; on one core
+/// they take turns, and on a 16-core Xeon node the default plan that put them there got
+/// 12 MB/s of communications (2 messages of 64 MiB in a 6 s phase) against 6.0-6.6 GB/s with
+/// a core each. On 3 cores or fewer sharing stays the fallback, and the plan says so.
+pub const SENDER_CORE_FROM: usize = 4;
 
 /// The plan and the sweep it allows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Planned {
     pub plan: Plan,
     pub sweep: Vec<u32>,
+    /// The core (hwloc logical index) the default sweep leaves to the sender
+    /// ([`SENDER_CORE_FROM`]); `None` when it keeps none.
+    pub kept_for_sender: Option<u32>,
 }
 
 fn slot(core: &Core, socket: u32) -> CoreSlot {
@@ -173,7 +188,22 @@ pub(crate) fn plan(layout: &Layout, req: &Request) -> Result<Planned, PlanError>
         });
     }
     let free = compute.len() as u32;
+    // The sender needs a core of its own on this host when no other socket has one; the
+    // default sweep leaves it the computing socket's last (`sender_core` finds it there).
+    let spare_elsewhere = layout
+        .sockets
+        .iter()
+        .filter(|s| s.logical != first.logical)
+        .flat_map(|s| &s.cores)
+        .any(|c| c.logical != comm.core);
+    let keep = req.sender_here
+        && !spare_elsewhere
+        && !(share && comm.socket == first.logical)
+        && first.cores.len() >= SENDER_CORE_FROM
+        && compute.len() >= 3;
+    let kept_for_sender = (keep && req.cores.is_none()).then(|| compute[compute.len() - 1].core);
     let sweep = match &req.cores {
+        None if kept_for_sender.is_some() => CoreList::up_to(free - 1),
         None => CoreList::up_to(free),
         Some(list) => {
             list.check_max(
@@ -205,6 +235,7 @@ pub(crate) fn plan(layout: &Layout, req: &Request) -> Result<Planned, PlanError>
             comm_shares_core: share && comm.socket == first.logical,
         },
         sweep: sweep.counts().to_vec(),
+        kept_for_sender,
     })
 }
 
@@ -224,7 +255,8 @@ pub struct SenderPlan {
     pub reason: String,
 }
 
-pub(crate) fn sender_core(layout: &Layout, plan: &Plan, max_cores: usize) -> SenderPlan {
+pub(crate) fn sender_core(layout: &Layout, planned: &Planned, max_cores: usize) -> SenderPlan {
+    let plan = &planned.plan;
     let used = |c: &Core| {
         c.logical == plan.comm.core
             || plan.compute[..max_cores.min(plan.compute.len())]
@@ -243,16 +275,26 @@ pub(crate) fn sender_core(layout: &Layout, plan: &Plan, max_cores: usize) -> Sen
     let (s, why) = match (free(true), free(false)) {
         (Some(f), _) => (
             slot(f.1, f.0),
-            "last free core of another socket than the computing one",
+            "last free core of another socket than the computing one".to_string(),
+        ),
+        (None, Some(f)) if planned.kept_for_sender == Some(f.1.logical) => (
+            slot(f.1, f.0),
+            format!(
+                "the core the default sweep keeps for it (it stops at {} computing cores): \
+                 over shared memory the sender copies every message, and sharing the \
+                 communication thread's core starves the communications",
+                planned.sweep.iter().max().copied().unwrap_or(0)
+            ),
         ),
         (None, Some(f)) => (
             slot(f.1, f.0),
-            "last core of the computing socket the sweep leaves free",
+            "last core of the computing socket the sweep leaves free".to_string(),
         ),
         (None, None) => (
             plan.comm,
             "every other core computes: shares the communication thread's core, which slows \
-             the communications (sweep fewer cores to free one)",
+             the communications (sweep fewer cores to free one)"
+                .to_string(),
         ),
     };
     let numa = layout.pu_numa.get(&s.pu_os).and_then(|&l| {
@@ -473,7 +515,7 @@ mod tests {
     fn the_sender_takes_a_free_core_preferably_on_the_other_socket() {
         let l = layout(&load_synthetic("pack:2 numa:2 core:4 pu:1").unwrap());
         let p = plan(&l, &Request::default()).unwrap();
-        let s = sender_core(&l, &p.plan, p.sweep.len());
+        let s = sender_core(&l, &p, p.sweep.len());
         let slot = s.slot.unwrap();
         assert_eq!((slot.socket, slot.core), (1, 15), "{s:?}");
         // 4 cores per node: core 15 is in the second cluster of socket 1, node 3.
@@ -489,7 +531,7 @@ mod tests {
             },
         )
         .unwrap();
-        let s = sender_core(&one, &p.plan, 2);
+        let s = sender_core(&one, &p, 2);
         assert_eq!(s.slot, Some(p.plan.comm), "{s:?}");
         assert!(
             s.reason.contains("shares the communication thread's core"),
@@ -498,8 +540,57 @@ mod tests {
         // One socket, a short sweep leaves the last computing core free.
         let four = layout(&load_synthetic("pack:1 core:4 pu:1").unwrap());
         let p = plan(&four, &Request::default()).unwrap();
-        let s = sender_core(&four, &p.plan, 1);
+        let s = sender_core(&four, &p, 1);
         assert_eq!(s.slot.map(|c| c.core), Some(2), "{s:?}");
+    }
+
+    #[test]
+    fn on_one_host_the_default_sweep_keeps_a_core_for_the_sender() {
+        let here = Request {
+            sender_here: true,
+            ..Request::default()
+        };
+        // The 16-core node of the real traces: communication thread on core 15, the
+        // sender on 14, computations on 0-13.
+        let l = layout(&load_synthetic("pack:1 numa:1 core:16 pu:1").unwrap());
+        let p = plan(&l, &here).unwrap();
+        assert_eq!(p.plan.comm.core, 15);
+        assert_eq!(p.kept_for_sender, Some(14));
+        assert_eq!(p.sweep, (1..=14).collect::<Vec<_>>());
+        let s = sender_core(&l, &p, p.sweep.len());
+        assert_eq!(s.slot.map(|c| c.core), Some(14), "{s:?}");
+        assert!(s.reason.contains("keeps for it"), "{}", s.reason);
+        assert!(!p.plan.comm_shares_core);
+        // A sender on another host needs no core here: every free core computes.
+        let p = plan(&l, &Request::default()).unwrap();
+        assert_eq!((p.kept_for_sender, p.sweep.len()), (None, 15));
+        // An explicit --cores may take the kept core; rank 1 then shares (and the plan warns).
+        let p = plan(
+            &l,
+            &Request {
+                cores: Some("1..15".parse().unwrap()),
+                ..here.clone()
+            },
+        )
+        .unwrap();
+        assert_eq!(p.kept_for_sender, None);
+        let s = sender_core(&l, &p, 15);
+        assert_eq!(s.slot, Some(p.plan.comm), "{s:?}");
+        // Four cores: two compute, the sender and the communication thread have one each.
+        let four = layout(&load_synthetic("pack:1 numa:1 core:4 pu:1").unwrap());
+        let p = plan(&four, &here).unwrap();
+        assert_eq!((p.sweep.clone(), p.kept_for_sender), (vec![1, 2], Some(2)));
+        // Three cores: sharing is the fallback (a one-point sweep cannot be calibrated).
+        let three = layout(&load_synthetic("pack:1 numa:1 core:3 pu:1").unwrap());
+        let p = plan(&three, &here).unwrap();
+        assert_eq!((p.sweep.clone(), p.kept_for_sender), (vec![1, 2], None));
+        let s = sender_core(&three, &p, 2);
+        assert_eq!(s.slot, Some(p.plan.comm));
+        // Two sockets: the sender goes to the other one, the sweep keeps every core.
+        let two = layout(&load_synthetic("pack:2 numa:1 core:8 pu:1").unwrap());
+        let p = plan(&two, &here).unwrap();
+        assert_eq!((p.sweep.len(), p.kept_for_sender), (8, None));
+        assert_eq!(sender_core(&two, &p, 8).slot.unwrap().socket, 1);
     }
 
     #[test]
