@@ -85,7 +85,7 @@ impl Default for MeasureOptions {
             buffer_size: None,
             message_buffers: None,
             max_phase: 1.5,
-            stable_within: 1.0,
+            stable_within: 5.0,
             timeout: 60.0,
             hosts: None,
             output: None,

@@ -12,7 +12,7 @@ use crate::measure::machine::plan::{self, Planned, Request, SenderPlan};
 use crate::measure::machine::topology::{self, Layout};
 use crate::measure::sweep::kernel::Kernel;
 use crate::measure::sweep::progress::{self, Progress};
-use crate::measure::sweep::run::{Abort, Bench, Sampling};
+use crate::measure::sweep::run::{Abort, Bench, Sampling, Starvation};
 use crate::measure::sweep::sampling::{MIN_ROUNDS, PHASE_STRETCH};
 use crate::measure::sweep::sizing;
 use crate::measure::sweep::workload::Workload;
@@ -851,6 +851,20 @@ impl Rank0<'_> {
             interrupted: self.interrupted,
             saved_to: path,
             comm: self.comm,
+            starvation: self.starvation(),
+        }
+    }
+
+    /// What tells this run's communications starved: the transport, and whether the plan
+    /// put rank 1 on the communication thread's core.
+    fn starvation(&self) -> Starvation {
+        let intra_node = self.transport.kind == TransportKind::IntraNode;
+        let comm = self.resolved.planned.plan.comm;
+        Starvation {
+            intra_node,
+            shared_core: (intra_node && self.resolved.sender.slot == Some(comm))
+                .then_some(comm.core),
+            message_bytes: self.resolved.config.message_size_bytes,
         }
     }
 
@@ -908,7 +922,7 @@ impl Rank0<'_> {
             computing,
             |n, phase| progress.borrow_mut().phase(n, phase),
             |point: TracePoint| {
-                let mut line = point_line(&point);
+                let mut line = point_line(&point, self.resolved.config.stable_within);
                 if let Some(w) = few_messages(&point, c).filter(|_| !warned) {
                     warned = true;
                     line += &format!("\nWARNING     {w}");
@@ -1098,10 +1112,11 @@ fn few_messages(p: &TracePoint, c: &MeasureConfig) -> Option<String> {
 }
 
 /// One line for the log after a point: each median with its 95% interval as a relative
-/// half-width (`?` when too few rounds gave none), `UNSTABLE` after a phase that stopped
-/// before its stopping rule was met, and the loss ratios of Langguth et al. (alone over
-/// parallel bandwidth, the L_M and L_N of `contention overlap`).
-pub(crate) fn point_line(p: &TracePoint) -> String {
+/// half-width (`?` when too few rounds gave none), the loss ratios of Langguth et al. (alone
+/// over parallel bandwidth, the L_M and L_N of `contention overlap`), and after them the
+/// phases that ended wider than the target `stable_within` (relative, 0.05 = +-5 %), each
+/// with its width, so that the line says by how much.
+pub(crate) fn point_line(p: &TracePoint, stable_within: f64) -> String {
     let (ca, cp) = (p.comp_alone.summary.median, p.comp_parallel.summary.median);
     let (ma, mp) = (p.comm_alone.summary.median, p.comm_parallel.summary.median);
     let phases = [
@@ -1110,15 +1125,22 @@ pub(crate) fn point_line(p: &TracePoint) -> String {
         ("communications alone", &p.comm_alone),
         ("communications in parallel", &p.comm_parallel),
     ];
-    let unstable: Vec<&str> = phases
+    let unstable: Vec<String> = phases
         .iter()
         .filter(|(_, ph)| ph.unstable)
-        .map(|(name, _)| *name)
+        .map(|(name, ph)| match ph.ci95 {
+            Some(_) => format!("{name} {}", half_width(ph)),
+            None => format!("{name} (fewer than {MIN_ROUNDS} rounds)"),
+        })
         .collect();
     let flag = if unstable.is_empty() {
         String::new()
     } else {
-        format!(" UNSTABLE: {}", unstable.join(", "))
+        format!(
+            " UNSTABLE (wider than +-{:.1}%): {}",
+            100.0 * stable_within,
+            unstable.join(", ")
+        )
     };
     format!(
         "{:>3} cores: computations {ca:>9.1} {} MB/s alone, {cp:>9.1} {} in parallel (L_M \
@@ -1384,7 +1406,7 @@ mod tests {
             );
             seen += 1;
         }
-        assert_eq!(seen, 4);
+        assert_eq!(seen, 5);
         // A chiplet socket (four dies of four cores, 16 MiB of L3 each): a sweep counts the
         // caches of the dies it runs on.
         let chiplet = synthetic("pack:2 l3:4(size=16MiB) core:4 pu:1");
@@ -1519,15 +1541,31 @@ mod tests {
             comm_parallel: phase(400.0, Some((396.0, 404.0)), false),
             ran_on: Vec::new(),
         };
-        let line = point_line(&p);
+        let line = point_line(&p, 0.05);
         assert!(line.contains("1000.0 +-1.0% MB/s alone"), "{line}");
         assert!(line.contains("800.0 +-2.5% in parallel"), "{line}");
         assert!(line.contains("500.0 +-? MB/s alone"), "{line}");
-        assert!(line.ends_with("UNSTABLE: communications alone"), "{line}");
+        assert!(
+            line.ends_with(
+                "UNSTABLE (wider than +-5.0%): communications alone (fewer than 30 rounds)"
+            ),
+            "{line}"
+        );
         let stable = TracePoint {
             comm_alone: phase(500.0, Some((495.0, 505.0)), false),
-            ..p
+            ..p.clone()
         };
-        assert!(!point_line(&stable).contains("UNSTABLE"));
+        assert!(!point_line(&stable, 0.05).contains("UNSTABLE"));
+        // An unstable phase says by how much.
+        let wide = TracePoint {
+            comp_parallel: phase(800.0, Some((700.0, 900.0)), true),
+            ..stable
+        };
+        assert!(
+            point_line(&wide, 0.05)
+                .ends_with("UNSTABLE (wider than +-5.0%): computations in parallel +-12.5%"),
+            "{}",
+            point_line(&wide, 0.05)
+        );
     }
 }

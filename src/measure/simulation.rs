@@ -308,7 +308,7 @@ impl<'a> Campaign<'a> {
             |point: TracePoint| {
                 progress
                     .borrow_mut()
-                    .point_done(&session::point_line(&point));
+                    .point_done(&session::point_line(&point, c.stable_within));
                 trace.points.push(point);
                 session::save(path, trace)
             },

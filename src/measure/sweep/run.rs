@@ -79,6 +79,90 @@ pub(crate) struct Bench<'t> {
     pub saved_to: &'t std::path::Path,
     /// The communicator of ranks 0 and 1 (the world for `measure`, a pair's for `survey`).
     pub comm: super::comm::Handle,
+    /// What tells starved communications, and what to say of them.
+    pub starvation: Starvation,
+}
+
+/// Below this, communications alone between two ranks of one host are starved: a
+/// shared-memory message is a copy made by CPU cores, which run at GB/s on any machine the
+/// tool was tried on (6.0-6.6 GB/s on a 16-core Xeon node, 2-9 GB/s on 2-core virtual
+/// machines), and the 12 MB/s a plan that put the sender on the communication thread's core
+/// got there is two orders of magnitude below.
+pub(crate) const STARVED_INTRA_NODE_MBPS: f64 = 100.0;
+
+/// What makes the communications alone of a point starved, checked as soon as that phase
+/// ends: their bandwidth is what every other phase of the sweep is compared with, so a sweep
+/// whose communications cannot run is stopped there with the cause and the fix, instead of
+/// measuring for minutes a trace in which they show no contention at all.
+///
+/// Starved: the phase reached its cap ([`PHASE_STRETCH`] times `--max-phase`) holding fewer
+/// than [`MIN_ROUNDS`] messages, or, between two ranks of one host, it ran below
+/// [`STARVED_INTRA_NODE_MBPS`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Starvation {
+    /// Both ranks on this host: the messages are shared-memory copies.
+    pub intra_node: bool,
+    /// The core (hwloc logical index) rank 1 shares with the communication thread, if it does.
+    pub shared_core: Option<u32>,
+    /// Bytes of one message.
+    pub message_bytes: u64,
+}
+
+impl Starvation {
+    /// Why the communications alone of the `n`-core point, `phase`, are starved; `None`
+    /// when they are not. `max_phase` is `--max-phase` in seconds.
+    pub(crate) fn check(&self, n: u32, phase: &Phase, max_phase: f64) -> Option<String> {
+        let (count, mbps) = (phase.summary.count, phase.summary.median);
+        let short = count < MIN_ROUNDS as u64;
+        let slow = self.intra_node && mbps < STARVED_INTRA_NODE_MBPS;
+        if !(short || slow) {
+            return None;
+        }
+        let size = crate::units::ByteSize(self.message_bytes);
+        let seen = format!(
+            "communications alone are starved at {n} core(s): {count} message(s) of {size} \
+             kept, at {mbps:.1} MB/s{}",
+            if slow {
+                format!(
+                    ", while a shared-memory copy between two ranks of one host runs at GB/s \
+                     (under {STARVED_INTRA_NODE_MBPS:.0} MB/s is starved)"
+                )
+            } else {
+                format!(
+                    ", fewer than the {MIN_ROUNDS} a phase needs within {:.1} s \
+                     ({PHASE_STRETCH}x --max-phase)",
+                    f64::from(PHASE_STRETCH) * max_phase
+                )
+            }
+        );
+        let fix = match self.shared_core {
+            Some(core) => format!(
+                "cause: rank 1 (the sender) runs on core {core}, the communication thread's, \
+                 and the two take turns copying each message; fix: sweep fewer cores so that \
+                 the default plan keeps one for the sender (--cores 1..{}), or run rank 1 on \
+                 another host (--hosts A,B)",
+                n.saturating_sub(1).max(1)
+            ),
+            None if self.intra_node => "cause: the MPI library copies these messages slowly \
+                 on this host; check which transport it picked (Open MPI over TCP on one \
+                 host is a tenth as fast as its shared memory: OMPI_MCA_btl=self,vader), and \
+                 that rank 1's core is not busy with something else"
+                .to_string(),
+            None => {
+                let needed =
+                    (MIN_ROUNDS as f64 + 2.0) * self.message_bytes as f64 / 1e6 / mbps.max(1e-9);
+                format!(
+                    "cause: the network is too slow for --message-size {size} within \
+                     --max-phase; fix: raise --max-phase to {:.0} (s) or lower --message-size",
+                    needed.ceil()
+                )
+            }
+        };
+        Some(format!(
+            "{seen}; {fix}. The sweep stopped here instead of measuring a trace without \
+             contention in it"
+        ))
+    }
 }
 
 impl Bench<'_> {
@@ -234,6 +318,7 @@ impl Bench<'_> {
             bind: self.bind,
             sampling: self.sampling,
             interrupted: self.interrupted,
+            starvation: &self.starvation,
         }
     }
 }
@@ -305,6 +390,7 @@ pub(super) struct Rules<'a> {
     pub(super) bind: bool,
     pub(super) sampling: Sampling,
     pub(super) interrupted: &'a AtomicBool,
+    pub(super) starvation: &'a Starvation,
 }
 
 impl Rules<'_> {
@@ -337,6 +423,11 @@ impl Rules<'_> {
             let (comp_alone, _) = self.phase(exec, Streams::Comp, n, t0)?;
             phase(n, "communications alone");
             let (_, comm_alone) = self.phase(exec, Streams::Comm, n, t0)?;
+            let alone = comm_alone.as_ref().expect("communications ran");
+            let max_phase = self.sampling.max_phase.as_secs_f64();
+            if let Some(why) = self.starvation.check(n, alone, max_phase) {
+                return Err(Abort::Failed(why));
+            }
             phase(n, "both in parallel");
             let (comp_parallel, comm_parallel) = self.phase(exec, Streams::Both, n, t0)?;
             let (comp_cpus, comm_cpus) = exec.take_cpus(n as usize);
@@ -473,7 +564,12 @@ impl Watch<'_, '_> {
         let stable = |samples: &[Sample], threads| {
             samples.is_empty() || sampling::is_stable(&sampling::rounds(samples, threads), tol)
         };
-        if stable(&obs.comp, self.n) && stable(&obs.comm, 1) {
+        // A phase stops early only once it has run half of `--max-phase`: stopped at its
+        // first 30 rounds (a third of a second of 64 MiB messages on a 16-core node), it
+        // would never see the host's slower swings (0.4-0.5 s there), and its interval, made
+        // of its batches, would not know of them either.
+        let long_enough = snap.at >= r.sampling.max_phase / 2;
+        if long_enough && stable(&obs.comp, self.n) && stable(&obs.comm, 1) {
             return Some(Ok(format!(
                 "stable within +-{:.1}% after {:.2} s",
                 100.0 * tol,
@@ -860,6 +956,13 @@ mod tests {
         }
     }
 
+    /// Between two hosts, 1 MB messages: only a phase short of messages is starved.
+    static NETWORK: Starvation = Starvation {
+        intra_node: false,
+        shared_core: None,
+        message_bytes: 1_000_000,
+    };
+
     /// 1 MB per iteration of a computing thread and per message; 1 % stability; a 0.5 s
     /// phase limit; a 0.1 s timeout (all on the fake's simulated clock).
     fn rules<'a>(plan: &'a Plan, interrupted: &'a AtomicBool) -> Rules<'a> {
@@ -872,6 +975,7 @@ mod tests {
                 timeout: Duration::from_millis(100),
             },
             interrupted,
+            starvation: &NETWORK,
         }
     }
 
@@ -1127,6 +1231,99 @@ mod tests {
         assert!((1.8..=2.0).contains(&last_end(ph)), "{}", last_end(ph));
         // Computations in that phase ran as long, and are kept whole.
         assert!(done[0].comp_parallel.samples.len() > MIN_ROUNDS);
+    }
+
+    #[test]
+    fn a_stable_phase_runs_half_the_limit_before_it_stops() {
+        let (plan, stop) = (plan(), AtomicBool::new(false));
+        // 1 ms a message, always the same: stable after 30 of them (30 ms), yet the phase
+        // runs to half of the 0.5 s limit, to see what swings slower than its first rounds.
+        let (r, _, done) = sweep(&rules(&plan, &stop), &mut fake(&plan), &[1]);
+        assert!(r.is_ok(), "{r:?}");
+        let ph = &done[0].comm_alone;
+        assert!(
+            ph.sampling
+                .contains("stopped: stable within +-1.0% after 0.2"),
+            "{}",
+            ph.sampling
+        );
+        assert!((0.24..0.3).contains(&last_end(ph)), "{}", last_end(ph));
+        assert!(ph.samples.len() > 200, "{}", ph.samples.len());
+    }
+
+    fn failed(r: Result<(), Abort>) -> String {
+        match r {
+            Err(Abort::Failed(why)) => why,
+            other => panic!("not failed: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn starved_communications_alone_stop_the_sweep_with_the_cause_and_the_fix() {
+        let (plan, stop) = (plan(), AtomicBool::new(false));
+        // 150 ms a 1 MB message alone (6.7 MB/s): 13 of them in the 2 s cap (and a timeout
+        // longer than one message).
+        let starved = || Fake {
+            comm: [Pace::Even(150_000), Pace::Even(1000)],
+            ..fake(&plan)
+        };
+        let base = rules(&plan, &stop);
+        let base = Rules {
+            sampling: Sampling {
+                timeout: Duration::from_secs(1),
+                ..base.sampling
+            },
+            ..base
+        };
+        let (r, phases, done) = sweep(&base, &mut starved(), &[1, 2]);
+        let why = failed(r);
+        assert!(done.is_empty(), "no point is kept");
+        // Stopped after communications alone: no parallel phase, no second point.
+        assert_eq!(phases.last().unwrap(), "1 communications alone");
+        assert!(
+            why.contains("communications alone are starved at 1 core(s)")
+                && why.contains("fewer than the 30 a phase needs within 2.0 s")
+                && why.contains("raise --max-phase to 5"),
+            "{why}"
+        );
+        // On one host, with rank 1 on the communication thread's core: that is the cause.
+        let shared = Starvation {
+            intra_node: true,
+            shared_core: Some(3),
+            ..NETWORK.clone()
+        };
+        let one_host = Rules {
+            starvation: &shared,
+            ..base
+        };
+        let why = failed(sweep(&one_host, &mut starved(), &[2]).0);
+        assert!(
+            why.contains("rank 1 (the sender) runs on core 3, the communication thread's")
+                && why.contains("--cores 1..1"),
+            "{why}"
+        );
+        // 25 ms a message (40 MB/s): enough messages, but between two ranks of one host
+        // far below a shared-memory copy.
+        let slow = || Fake {
+            comm: [Pace::Even(25_000), Pace::Even(1000)],
+            ..fake(&plan)
+        };
+        let intra = Starvation {
+            intra_node: true,
+            ..NETWORK.clone()
+        };
+        let one_host = Rules {
+            starvation: &intra,
+            ..rules(&plan, &stop)
+        };
+        let why = failed(sweep(&one_host, &mut slow(), &[1]).0);
+        assert!(
+            why.contains("at 40.0 MB/s") && why.contains("OMPI_MCA_btl"),
+            "{why}"
+        );
+        // The same stream between two hosts is a slow network, measured as such.
+        let (r, _, done) = sweep(&rules(&plan, &stop), &mut slow(), &[1]);
+        assert!(r.is_ok() && done.len() == 1, "{r:?}");
     }
 
     fn stalled(r: Result<(), Abort>) -> String {
