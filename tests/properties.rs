@@ -2,7 +2,7 @@
 //! predicted bandwidths are physical.
 
 use contention::model::placement::Source;
-use contention::model::{self, Machine, Model, Params};
+use contention::model::{self, Machine, Model, Params, Variant};
 use proptest::prelude::*;
 
 fn params(cores: u32) -> impl Strategy<Value = Params> {
@@ -31,6 +31,7 @@ fn params(cores: u32) -> impl Strategy<Value = Params> {
                 delta_r,
                 b_seq_comp,
                 b_seq_comm,
+                kappa: None,
             },
         )
 }
@@ -52,6 +53,7 @@ fn models() -> impl Strategy<Value = Model> {
                 numa_per_socket: per_socket,
                 cores_per_socket: cores,
             },
+            variant: Variant::Paper,
             local,
             remote,
         })

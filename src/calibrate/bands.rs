@@ -66,6 +66,7 @@ pub(crate) fn intervals(
             let m = Model {
                 schema_version: SCHEMA_VERSION,
                 machine: machine.clone(),
+                variant: model::Variant::of(&r.local),
                 local: r.local,
                 remote: r.remote,
             };

@@ -421,32 +421,50 @@ pub(super) fn side_loss(
     loss(work, groups, medians, scale)
 }
 
-/// The continuous parameters the simplex moves, scaled to about 1 around `start`.
-pub(super) struct Coding {
+/// The continuous parameters the simplex moves, scaled to about 1 around `start`: the six of
+/// the paper's model (`N` = 6), and with them `kappa` for the cpu-copy variant (`N` = 7,
+/// [`crate::model::cpu_copy`]), so that a paper model is fitted exactly as before the variant.
+pub(super) struct Coding<const N: usize> {
     start: Params,
-    scales: [f64; 6],
+    scales: [f64; N],
     cores_per_socket: u32,
 }
 
-impl Coding {
-    pub(super) fn new(start: Params, cores_per_socket: u32) -> Coding {
+/// How many continuous parameters the fit moves for a side: 7 with `kappa`, else 6.
+pub(super) fn dimensions(p: &Params) -> usize {
+    if p.kappa.is_some() {
+        7
+    } else {
+        6
+    }
+}
+
+/// The smallest `kappa` a fit may reach: its law then keeps the copies whole up to
+/// saturation, which is all a smaller one could say.
+const MIN_KAPPA: f64 = 1e-4;
+
+impl<const N: usize> Coding<N> {
+    pub(super) fn new(start: Params, cores_per_socket: u32) -> Coding<N> {
+        assert!(N == 6 || N == 7, "6 parameters, or 7 with kappa");
         let t = start.t_par_max.abs().max(1.0);
         let pos = |v: f64| if v.abs() > 1e-9 { v.abs() } else { t };
+        let base = [
+            pos(start.t_par_max),
+            pos(start.t_par_max2),
+            t / f64::from(cores_per_socket.max(1)),
+            pos(start.t_seq_max),
+            1.0,
+            pos(start.b_seq_comp),
+        ];
+        let kappa = start.kappa.unwrap_or(1.0).abs().max(MIN_KAPPA);
         Coding {
             start,
-            scales: [
-                pos(start.t_par_max),
-                pos(start.t_par_max2),
-                t / f64::from(cores_per_socket.max(1)),
-                pos(start.t_seq_max),
-                1.0,
-                pos(start.b_seq_comp),
-            ],
+            scales: std::array::from_fn(|i| if i < 6 { base[i] } else { kappa }),
             cores_per_socket,
         }
     }
 
-    pub(super) fn encode(&self, p: &Params) -> [f64; 6] {
+    pub(super) fn encode(&self, p: &Params) -> [f64; N] {
         let v = [
             p.t_par_max,
             p.t_par_max2,
@@ -454,13 +472,14 @@ impl Coding {
             p.t_seq_max,
             p.alpha,
             p.b_seq_comp,
+            p.kappa.unwrap_or(0.0),
         ];
         std::array::from_fn(|i| v[i] / self.scales[i])
     }
 
     /// The parameters of `x` with breakpoints `(n_par, n_seq)`, projected onto the valid set.
-    pub(super) fn decode(&self, x: &[f64; 6], n_par: u32, n_seq: u32) -> Params {
-        let v: [f64; 6] = std::array::from_fn(|i| x[i] * self.scales[i]);
+    pub(super) fn decode(&self, x: &[f64; N], n_par: u32, n_seq: u32) -> Params {
+        let v: [f64; N] = std::array::from_fn(|i| x[i] * self.scales[i]);
         let floor = 1e-6 * self.scales[0];
         let (t_par_max, t_par_max2) = (v[0].max(floor), v[1].max(floor));
         let n_par = n_par.clamp(1, self.cores_per_socket);
@@ -476,13 +495,35 @@ impl Coding {
             delta_r: v[2],
             b_seq_comp: v[5].max(floor),
             b_seq_comm: self.start.b_seq_comm,
+            kappa: if N > 6 {
+                Some(v[6].clamp(MIN_KAPPA, crate::model::constraints::MAX_KAPPA))
+            } else {
+                self.start.kappa
+            },
         }
     }
 }
 
 /// Fits one side of `model` in place: breakpoints by bounded local search, the continuous
-/// parameters by the simplex for each.
+/// parameters by the simplex for each; with the cpu-copy variant's `kappa` among them when
+/// the side has one.
 fn fit_side(
+    model: &mut Model,
+    side: Side,
+    groups: &[Key],
+    medians: &[f64],
+    scale: f64,
+    effort: Effort,
+) {
+    match side.params(model).map(dimensions) {
+        Some(7) => fit_side_in::<7>(model, side, groups, medians, scale, effort),
+        Some(_) => fit_side_in::<6>(model, side, groups, medians, scale, effort),
+        None => {}
+    }
+}
+
+/// [`fit_side`] with `N` continuous parameters.
+fn fit_side_in<const N: usize>(
     model: &mut Model,
     side: Side,
     groups: &[Key],
@@ -494,11 +535,11 @@ fn fit_side(
         return;
     };
     let cores = model.machine.cores_per_socket;
-    let coding = Coding::new(start, cores);
+    let coding = Coding::<N>::new(start, cores);
     let mut work = model.clone();
     let mut objective = |p: Params| side_loss(&mut work, side, groups, medians, scale, p);
     let solve = |objective: &mut dyn FnMut(Params) -> f64,
-                 x0: [f64; 6],
+                 x0: [f64; N],
                  n_par: u32,
                  n_seq: u32,
                  evaluations: usize| {
@@ -513,11 +554,11 @@ fn fit_side(
     // The breakpoint search from `(n_par0, n_seq0)` and the continuous parameters `x0`:
     // moves of one or two cores while one lowers the loss, within `effort.window` of where
     // it started.
-    let mut search = |x0: [f64; 6], (n_par0, n_seq0): (u32, u32)| {
+    let mut search = |x0: [f64; N], (n_par0, n_seq0): (u32, u32)| {
         let (mut x, mut f) = solve(&mut objective, x0, n_par0, n_seq0, effort.evaluations);
         let (mut n_par, mut n_seq) = (n_par0, n_seq0);
         for _ in 0..effort.rounds {
-            let mut best: Option<([f64; 6], f64, u32, u32)> = None;
+            let mut best: Option<([f64; N], f64, u32, u32)> = None;
             for (p, s) in breakpoint_moves((n_par, n_seq), (n_par0, n_seq0), cores, effort.window) {
                 let (xc, fc) = solve(&mut objective, x, p, s, effort.evaluations / 3);
                 if fc < f && best.as_ref().is_none_or(|b| fc < b.1) {

@@ -349,6 +349,7 @@ fn paper_rules(
     let paper_model = Model {
         schema_version: SCHEMA_VERSION,
         machine,
+        variant: model::Variant::Paper,
         local: local_params,
         remote: remote_params,
     };

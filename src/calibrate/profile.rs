@@ -138,6 +138,20 @@ pub(crate) fn profile(
     medians: &[f64],
     scale: f64,
 ) -> Option<Profile> {
+    match fit::dimensions(side.params(fitted)?) {
+        7 => profile_in::<7>(fitted, side, groups, medians, scale),
+        _ => profile_in::<6>(fitted, side, groups, medians, scale),
+    }
+}
+
+/// [`profile`] with `N` continuous parameters (7 with the cpu-copy variant's `kappa`).
+fn profile_in<const N: usize>(
+    fitted: &Model,
+    side: Side,
+    groups: &[Key],
+    medians: &[f64],
+    scale: f64,
+) -> Option<Profile> {
     let best = *side.params(fitted)?;
     let (groups, medians) = fit::side_groups(fitted, side, groups, medians);
     if groups.is_empty() {
@@ -150,7 +164,7 @@ pub(crate) fn profile(
         scale
     };
     let cores = fitted.machine.cores_per_socket;
-    let coding = Coding::new(best, cores);
+    let coding = Coding::<N>::new(best, cores);
     let admissible = Admissible::new(&best, &groups, &medians, scale);
     let mut work = fitted.clone();
     let mut objective = |p: Params| {
@@ -163,7 +177,7 @@ pub(crate) fn profile(
     let x0 = coding.encode(&best);
     let l0 = objective(best);
     // (loss, continuous parameters, n_par, n_seq) at every position visited.
-    let mut visited: Vec<(f64, [f64; 6], u32, u32)> =
+    let mut visited: Vec<(f64, [f64; N], u32, u32)> =
         vec![(l0, x0, best.n_par_max, best.n_seq_max)];
     for walk_seq in [false, true] {
         for step in [-1i64, 1] {
@@ -176,7 +190,7 @@ pub(crate) fn profile(
                 }
                 let moved = moved as u32;
                 let other = if walk_seq { n_par } else { n_seq };
-                let mut here: Option<([f64; 6], f64, u32)> = None;
+                let mut here: Option<([f64; N], f64, u32)> = None;
                 for o in [other, other.saturating_sub(1), other + 1] {
                     if !(1..=cores).contains(&o) {
                         continue;
@@ -212,7 +226,7 @@ pub(crate) fn profile(
         }
     }
     let l_min = visited.iter().map(|v| v.0).fold(f64::INFINITY, f64::min);
-    let kept: Vec<&(f64, [f64; 6], u32, u32)> = visited
+    let kept: Vec<&(f64, [f64; N], u32, u32)> = visited
         .iter()
         .filter(|v| v.0 - l_min <= THRESHOLD)
         .collect();

@@ -246,6 +246,7 @@ mod tests {
             delta_r: 0.0,
             b_seq_comp: 2_000.0,
             b_seq_comm: 5_000.0,
+            kappa: None,
         };
         let s = SideNoise {
             typical: StreamNoise {
@@ -297,6 +298,7 @@ mod tests {
             delta_r: 0.0,
             b_seq_comp: 500.0,
             b_seq_comm: 100.0,
+            kappa: None,
         };
         let h = half_widths(&p, 4, &s, None);
         assert!((h[8] - 50.0).abs() < 1e-9, "B_seq^comp: {h:?}");

@@ -61,13 +61,18 @@ pub(crate) fn required(p: &Params, n: u32) -> f64 {
     f64::from(n) * p.b_seq_comp + p.alpha * p.b_seq_comm
 }
 
-/// Equations 1-6 for `n = 1 ..= max_cores` (Algorithm 2).
+/// Equations 1-6 for `n = 1 ..= max_cores` (Algorithm 2); for a parameter set of the
+/// cpu-copy variant (one with `kappa`), its law instead of equations 4 and 5
+/// ([`super::cpu_copy`]).
 ///
 /// The points must be computed in order from one core: equation 5 interpolates from the last
 /// core count `i` below `n` where the requirement still fitted (`R(i) < T(i)`). Where no core
 /// count fitted (a corner the paper leaves open: even one core saturates the bus), there is
 /// nothing to interpolate from and `alpha(n) = alpha`.
 pub fn curve(p: &Params, max_cores: u32) -> Vec<CurvePoint> {
+    if let Some(kappa) = p.kappa {
+        return super::cpu_copy::curve(p, kappa, max_cores);
+    }
     let mut points = Vec::with_capacity(max_cores as usize);
     // (i, B_par^comm(i) / B_seq^comm) at the last core count where R(i) < T(i).
     let mut last_fit: Option<(u32, f64)> = None;

@@ -11,7 +11,7 @@
 //! billy's local side, predicts computations 0.4% faster in parallel than alone at 31 cores).
 
 use super::bandwidth::{curve, total};
-use super::params::{Model, ParamKind, Params, SCHEMA_VERSION};
+use super::params::{Model, ParamKind, Params, Variant, SCHEMA_VERSION};
 use std::fmt;
 
 /// Relative slack allowed where a rule compares two measured bandwidths.
@@ -23,6 +23,10 @@ pub(crate) const MIN_BANDWIDTH: f64 = 1e-3;
 /// Largest bandwidth a model may hold (10^12 MB/s, an exabyte per second): beyond it `n *
 /// B_seq^comp` and the network solver's arithmetic leave the finite numbers.
 pub(crate) const MAX_BANDWIDTH: f64 = 1e12;
+
+/// Largest `kappa` a cpu-copy model may hold ([`super::cpu_copy`]): the copies then keep
+/// under 0.1 % of their bandwidth from the first loaded core, which no machine shows.
+pub(crate) const MAX_KAPPA: f64 = 1e3;
 
 /// Bounds no real machine reaches, so that a corrupt file (`cores_per_socket: 4294967295`)
 /// is refused instead of making the tool allocate a prediction for every core count.
@@ -97,11 +101,35 @@ impl Model {
                 ),
             ));
         }
+        for (side, p) in [("local", Some(&self.local)), ("remote", self.remote.as_ref())] {
+            if let Some(p) = p {
+                out.extend(variant_problem(self.variant, side, p));
+            }
+        }
         out.extend(self.local.problems("local", m.cores_per_socket));
         if let Some(remote) = &self.remote {
             out.extend(remote.problems("remote", m.cores_per_socket));
         }
         out
+    }
+}
+
+/// `kappa` belongs to the cpu-copy variant, and that variant needs it on every side.
+fn variant_problem(variant: Variant, side: &str, p: &Params) -> Option<Problem> {
+    match (variant, p.kappa) {
+        (Variant::Paper, Some(k)) => Some(problem(
+            format!("{side}.kappa"),
+            k,
+            "only a model of communications done by CPU cores has kappa: add \"variant\": \
+             \"cpu-copy\" to the file, or remove kappa for the paper's model",
+        )),
+        (Variant::CpuCopy, None) => Some(problem(
+            format!("{side}.kappa"),
+            "",
+            "missing: a \"cpu-copy\" model needs kappa on every side (its law of \
+             communications in parallel); `contention calibrate --model cpu-copy` fits it",
+        )),
+        _ => None,
     }
 }
 
@@ -130,6 +158,18 @@ impl Params {
                     })
             })
             .collect();
+        if let Some(k) = self.kappa {
+            if !(k.is_finite() && k > 0.0 && k <= MAX_KAPPA) {
+                out.push(problem(
+                    format!("{side}.kappa"),
+                    k,
+                    &format!(
+                        "must be in (0, {MAX_KAPPA}]: the memory's queueing delay at full load \
+                         relative to its unloaded latency (cpu-copy variant)"
+                    ),
+                ));
+            }
+        }
         if out.is_empty() {
             out = meaning(self, side, cores_per_socket);
         }

@@ -6,6 +6,8 @@
 //! - [`constraints`]: every rule a model must meet: ranges, the machine's shape, the model's
 //!   meaning.
 //! - [`bandwidth`]: equations 1-6, one parameter set over core counts (Algorithms 1-2).
+//! - [`cpu_copy`]: the variant for communications done by CPU cores (copies between two
+//!   ranks of one host): equation 4 replaced by a loaded-latency law.
 //! - [`placement`]: equations 7-8, every placement of the data on the NUMA nodes (Algorithms 3-4).
 //! - `uncertainty`: the bootstrap's intervals and refitted parameter sets a model file may
 //!   hold.
@@ -13,6 +15,7 @@
 
 pub mod bandwidth;
 pub mod constraints;
+pub mod cpu_copy;
 pub mod paper;
 pub(crate) mod params;
 pub mod placement;
@@ -20,7 +23,7 @@ pub(crate) mod uncertainty;
 
 pub use constraints::Problem;
 pub(crate) use params::SCHEMA_VERSION;
-pub use params::{Machine, Model, ParamKind, Params};
+pub use params::{Machine, Model, ParamKind, Params, Variant};
 pub use placement::{all_placements, Placement, PlacementPrediction, PredictError};
 pub use placement::{predict, Point};
 pub(crate) use uncertainty::{Interval, ParamIntervals, Replicate, Uncertainty};

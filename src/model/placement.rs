@@ -341,6 +341,7 @@ mod tests {
             delta_r: 5.0,
             b_seq_comp: t / 5.0,
             b_seq_comm,
+            kappa: None,
         }
     }
 
@@ -353,6 +354,7 @@ mod tests {
                 numa_per_socket: 2,
                 cores_per_socket: 8,
             },
+            variant: crate::model::Variant::Paper,
             local: params(10000.0, 40000.0),
             remote: Some(params(7000.0, 15000.0)),
         }

@@ -36,6 +36,7 @@ fn synthetic_params(scale: f64) -> Params {
         delta_r: 300.0,
         b_seq_comp: 4000.0 * scale,
         b_seq_comm: 20_000.0,
+        kappa: None,
     }
 }
 
@@ -49,6 +50,7 @@ pub fn synthetic_64c() -> Model {
             numa_per_socket: 4,
             cores_per_socket: 64,
         },
+        variant: contention::model::Variant::Paper,
         local: synthetic_params(1.0),
         remote: Some(synthetic_params(0.45)),
     }
