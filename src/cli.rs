@@ -828,6 +828,34 @@ pub struct CalibrateArgs {
     /// Seed of the bootstrap: the same data and seed give the same intervals.
     #[arg(long, value_name = "SEED", default_value_t = 1)]
     pub(crate) seed: u64,
+
+    /// Which contention model to fit. `paper`: the paper's, for messages a network card
+    /// writes into memory (communications keep their bandwidth until the memory is full,
+    /// then drop to alpha). `cpu-copy`: its variant for messages CPU cores copy, as between
+    /// two ranks of one host (communications lose bandwidth as the computations load the
+    /// memory, by the memory's loaded latency: one more parameter per side, kappa). Default:
+    /// from the traces' transport (intra-node: cpu-copy; network, CSV or older traces:
+    /// paper); the report shows the other model's error beside it.
+    #[arg(long, value_enum, value_name = "MODEL")]
+    pub(crate) model: Option<ModelVariant>,
+}
+
+/// Which model `calibrate` fits (`--model`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ModelVariant {
+    /// The paper's model (network transports).
+    Paper,
+    /// The variant for communications done by CPU cores (intra-node transports).
+    CpuCopy,
+}
+
+impl From<ModelVariant> for crate::model::Variant {
+    fn from(v: ModelVariant) -> Self {
+        match v {
+            ModelVariant::Paper => crate::model::Variant::Paper,
+            ModelVariant::CpuCopy => crate::model::Variant::CpuCopy,
+        }
+    }
 }
 
 /// How `calibrate` reads the parameters (`--method`).

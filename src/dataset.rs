@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::model::constraints::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES};
 use crate::model::Placement;
 use crate::stats;
-use crate::trace::{MachineInfo, Phase, TidyRow, Trace, TracePoint};
+use crate::trace::{MachineInfo, Phase, TidyRow, Trace, TracePoint, TransportKind};
 use std::collections::BTreeMap;
 
 /// The four bandwidths of a point, in the tidy CSV's column order.
@@ -61,6 +61,9 @@ pub struct Input {
     pub(crate) kind: InputKind,
     /// The measured machine, for traces.
     pub(crate) machine: Option<MachineInfo>,
+    /// How the messages went between the ranks, for traces that record it: `calibrate`
+    /// chooses the model's variant from it (`crate::calibrate::variant`).
+    pub(crate) transport: Option<TransportKind>,
     pub(crate) observations: Vec<Observation>,
     /// Per observation, in [`QUANTITIES`] order, the samples of each phase scaled so that
     /// their median is the phase's bandwidth (a trace's samples of computations are per
@@ -364,6 +367,7 @@ impl Input {
             source: source.to_string(),
             kind: InputKind::Trace,
             machine: Some(trace.machine.clone()),
+            transport: trace.transport.as_ref().map(|t| t.kind),
             observations,
             samples,
             notes,
@@ -407,6 +411,7 @@ impl Input {
             source: source.to_string(),
             kind: InputKind::Csv,
             machine: None,
+            transport: None,
             observations: rows
                 .iter()
                 .map(|r| Observation {

@@ -129,6 +129,9 @@ pub struct EvaluateReport {
     /// The model file as the user named it.
     pub(crate) model: String,
     pub(crate) machine: Machine,
+    /// Which model the file holds; written only when not the paper's.
+    #[serde(default, skip_serializing_if = "crate::model::Variant::is_paper")]
+    pub(crate) variant: crate::model::Variant,
     /// What the numbers are in ([`crate::units::UNITS`]).
     pub(crate) units: crate::units::Units,
     pub(crate) inputs: Vec<String>,
@@ -373,6 +376,7 @@ pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<E
         tool: Provenance::current(),
         model: model_source.to_string(),
         machine: model.machine.clone(),
+        variant: model.variant,
         inputs: inputs.iter().map(|i| i.source.clone()).collect(),
         points_counted: POINTS_COUNTED,
         sample_placements: samples.iter().map(|p| p.to_string()).collect(),

@@ -38,6 +38,7 @@ mod paper;
 mod plot;
 mod properties;
 mod readme;
+mod real_traces;
 mod regression;
 mod robustness;
 mod sensitivity;

@@ -9,6 +9,8 @@
 //! Pure: the inputs are already read ([`crate::io::inputs`]); the result is a model plus the
 //! record of where it came from and how well it fits its own data.
 //!
+//! - `variant`: which model is fitted (the paper's, or its variant for communications done
+//!   by CPU cores, from the traces' transport) and where that variant's fit starts;
 //! - `rules`: the paper's extraction rules (section 3.1), one side from one sweep;
 //!   [`fit`]: the global robust fit of every measured placement, started from them.
 //! - `validate`: leave-one-placement-out errors and the parameters the data cannot pin
@@ -22,6 +24,7 @@ pub mod fit;
 pub(crate) mod profile;
 pub(crate) mod rules;
 pub(crate) mod validate;
+pub(crate) mod variant;
 
 use crate::dataset::{self, Input, InputKind, Sweep, QUANTITIES};
 use crate::error::Result;
@@ -55,6 +58,9 @@ pub struct Options {
     pub bootstrap: u32,
     /// Seed of the bootstrap.
     pub seed: u64,
+    /// Which model to fit (`--model`); `None`: from the inputs' transport
+    /// ([`variant::choose`]).
+    pub model: Option<model::Variant>,
 }
 
 /// How `calibrate` reads the parameters.
@@ -111,6 +117,9 @@ pub struct FitReport {
     /// Leave-one-placement-out error, when three or more placements were measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) cross_validation: Option<validate::CrossValidation>,
+    /// The other model, fitted the same way (files from before the variant have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_model: Option<OtherModel>,
 }
 
 /// Where a model came from and how well it fits the sweeps it was calibrated on.
@@ -139,6 +148,27 @@ pub struct Calibration {
     /// The global fit's report, for `--method fit`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fit: Option<FitReport>,
+    /// Which model was fitted and why (files from before the cpu-copy variant say none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) model: Option<ModelChoice>,
+}
+
+/// Which model `calibrate` fitted, and why: the inputs' transport, or `--model`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ModelChoice {
+    pub(crate) variant: model::Variant,
+    pub(crate) why: String,
+}
+
+/// The model `calibrate` did not choose, fitted to the same data the same way, for
+/// comparison (the other of [`model::Variant`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OtherModel {
+    pub(crate) variant: model::Variant,
+    /// Its MAPE over every fitted placement, per phase.
+    pub mape_percent: Bandwidths,
+    /// Its robust loss, on the chosen fit's noise scale.
+    pub(crate) loss: f64,
 }
 
 /// One input file, as recorded in the model.
@@ -233,9 +263,15 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
     let (local, remote) = sample_sweeps(&sweeps, inputs, &machine, opts, &mut notes)?;
     let (paper_model, local_tol, remote_tol) =
         paper_rules(local, remote, machine, opts, &mut notes)?;
+    // Said in the report's first lines (`calibration.model`), not as a note.
+    let (chosen, why) = variant::choose(inputs, opts.model);
+    let start = variant::start(&paper_model, chosen, local, remote);
     let (model, fit_report, uncertainty) = match opts.method {
-        Method::Paper => (paper_model, None, None),
-        Method::Fit => global_fit(inputs, &paper_model, opts, &mut notes),
+        Method::Paper => (start, None, None),
+        Method::Fit => {
+            let other = variant::start(&paper_model, chosen.other(), local, remote);
+            global_fit(inputs, &start, &other, opts, &mut notes)
+        }
     };
     let used: Vec<Placement> = [Some(local), remote]
         .into_iter()
@@ -262,6 +298,10 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
         notes: notes.clone(),
         method: Some(opts.method),
         fit: fit_report,
+        model: Some(ModelChoice {
+            variant: chosen,
+            why,
+        }),
     };
     Ok((
         CalibratedModel {
@@ -396,10 +436,12 @@ fn mape_by_phase(groups: &[fit::Group], predicted: &[f64]) -> Bandwidths {
     pairs.map(|p| stats::mape(p).unwrap_or(f64::NAN)).into()
 }
 
-/// The global fit from the rules' `start`, its bootstrap and its cross-validation.
+/// The global fit from the rules' `start`, its bootstrap and its cross-validation; and
+/// beside it the other model's fit from `other` (its start), for comparison.
 fn global_fit(
     inputs: &[Input],
     start: &Model,
+    other: &Model,
     opts: &Options,
     notes: &mut Vec<String>,
 ) -> (Model, Option<FitReport>, Option<Uncertainty>) {
@@ -443,6 +485,22 @@ fn global_fit(
         notes.push(format!("the data cannot pin down {u}"));
     }
     let cross_validation = validate::leave_one_placement_out(start, &model, &groups);
+    let other_fit = fit::fit(
+        other,
+        &fit::keys(&groups),
+        &medians,
+        fit::Effort::full(cores),
+    );
+    let other_model = OtherModel {
+        variant: other.variant,
+        mape_percent: mape_by_phase(&groups, &fit::predictions(&other_fit.model, &groups)),
+        loss: fit::loss(
+            &other_fit.model,
+            &fit::keys(&groups),
+            &medians,
+            fitted.scale,
+        ),
+    };
     let report = FitReport {
         placements,
         groups: groups.len(),
@@ -457,6 +515,7 @@ fn global_fit(
         disagreement_percent: disagreement,
         unidentified,
         cross_validation,
+        other_model: Some(other_model),
     };
     (model, Some(report), uncertainty)
 }

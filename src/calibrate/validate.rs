@@ -131,6 +131,10 @@ pub(crate) fn of_inputs(
         let (mut p, _) = super::rules::extract(s, tolerance)
             .map_err(|e| format!("the paper's rules cannot read placement {placement}: {e}"))?;
         super::rules::feasible(&mut p, cps);
+        // The cpu-copy variant starts its kappa where calibrate does.
+        if model.variant == crate::model::Variant::CpuCopy {
+            p.kappa = Some(super::variant::kappa_start(s, &p));
+        }
         Ok(p)
     };
     let local = rules(0)?;

@@ -81,6 +81,7 @@ pub(crate) fn build_report(
         tool: Provenance::current(),
         model: source.to_string(),
         machine: model.machine.clone(),
+        variant: model.variant,
         units: UNITS,
         comp_bytes,
         comm_bytes,

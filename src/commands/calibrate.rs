@@ -20,6 +20,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         },
         bootstrap: args.bootstrap,
         seed: args.seed,
+        model: args.model.map(Into::into),
         ..options(&args.topology)
     };
     // The notes are also the model file's `calibration.notes`, which the report prints.

@@ -86,6 +86,7 @@ pub fn build_report(
         tool: Provenance::current(),
         model: source.to_string(),
         machine: model.machine.clone(),
+        variant: model.variant,
         notes,
         placements,
         intervals: None,

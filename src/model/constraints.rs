@@ -101,7 +101,10 @@ impl Model {
                 ),
             ));
         }
-        for (side, p) in [("local", Some(&self.local)), ("remote", self.remote.as_ref())] {
+        for (side, p) in [
+            ("local", Some(&self.local)),
+            ("remote", self.remote.as_ref()),
+        ] {
             if let Some(p) = p {
                 out.extend(variant_problem(self.variant, side, p));
             }

@@ -144,8 +144,16 @@ mod tests {
         let c = curve(&p, 0.25, 14);
         let paper = bandwidth::curve(&Params { kappa: None, ..p }, 14);
         // One core loads the memory by 13 %: the copies lose 4 %; four cores (51 %) 24 %.
-        assert!((c[0].comm_parallel / p.b_seq_comm - 0.966).abs() < 0.002, "{:?}", c[0]);
-        assert!((c[3].comm_parallel / p.b_seq_comm - 0.80).abs() < 0.01, "{:?}", c[3]);
+        assert!(
+            (c[0].comm_parallel / p.b_seq_comm - 0.966).abs() < 0.002,
+            "{:?}",
+            c[0]
+        );
+        assert!(
+            (c[3].comm_parallel / p.b_seq_comm - 0.80).abs() < 0.01,
+            "{:?}",
+            c[3]
+        );
         // The paper's model gives them all of B_seq^comm there.
         assert_eq!(paper[3].comm_parallel, p.b_seq_comm);
         // Saturated: the floor alpha, the computations take the rest of T.
@@ -170,7 +178,10 @@ mod tests {
         let c = curve(&p, 0.01, 14);
         let (n, pt) = (6.0, &c[5]);
         let leftover: f64 = 159_000.0 - n * 20_200.0;
-        assert!((pt.comm_parallel - leftover.max(0.29 * 150_000.0)).abs() < 1e-9, "{pt:?}");
+        assert!(
+            (pt.comm_parallel - leftover.max(0.29 * 150_000.0)).abs() < 1e-9,
+            "{pt:?}"
+        );
         assert!(pt.comp_parallel >= 0.0);
     }
 }

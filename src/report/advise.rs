@@ -17,6 +17,9 @@ pub(crate) struct AdviseReport {
     /// The model file as the user named it.
     pub(crate) model: String,
     pub(crate) machine: Machine,
+    /// Which model the file holds; written only when not the paper's.
+    #[serde(skip_serializing_if = "crate::model::Variant::is_paper")]
+    pub(crate) variant: crate::model::Variant,
     pub(crate) units: Units,
     /// `W_M`: bytes the computation streams per step.
     pub(crate) comp_bytes: u64,
@@ -83,7 +86,7 @@ fn row(out: &mut String, rank: &str, c: &Candidate) {
 fn table(r: &AdviseReport) -> String {
     let m = &r.machine;
     let mut out = String::new();
-    super::header(&mut out, &r.tool, &r.model, m);
+    super::header(&mut out, &r.tool, &r.model, r.variant, m);
     let _ = writeln!(
         out,
         "# step: computation streams {} B, communication receives {} B; times in ms \

@@ -31,6 +31,9 @@ impl Report for CalibratedModel {
             m.machine.cores_per_socket
         );
         let c = &self.calibration;
+        if let Some(choice) = &c.model {
+            let _ = writeln!(out, "model {}: {}", choice.variant.name(), choice.why);
+        }
         side_lines(&mut out, "local", &m.local, &c.local);
         if let (Some(p), Some(fit)) = (&m.remote, &c.remote) {
             side_lines(&mut out, "remote", p, fit);
@@ -61,6 +64,19 @@ fn fit_lines(out: &mut String, f: &FitReport, u: Option<&Uncertainty>) {
     };
     line("fit  ", &f.mape_percent);
     line("rules", &f.paper_mape_percent);
+    if let Some(o) = &f.other_model {
+        let _ = writeln!(
+            out,
+            "  the {} model, fitted the same way, MAPE: comp_parallel {:.2} %, comm_parallel \
+             {:.2} %, comp_alone {:.2} %, comm_alone {:.2} % (robust loss {:.1})",
+            o.variant.name(),
+            o.mape_percent.comp_parallel,
+            o.mape_percent.comm_parallel,
+            o.mape_percent.comp_alone,
+            o.mape_percent.comm_alone,
+            o.loss
+        );
+    }
     let _ = writeln!(
         out,
         "  robust loss: fit {:.1}, paper's rules {:.1}{}; predictions differ by {:.2} %",
@@ -159,14 +175,17 @@ fn side_lines(out: &mut String, side: &str, p: &Params, fit: &SideFit) {
 }
 
 /// The parameters of a side on one line (`name value ...`), for the user's terminal, each
-/// with the decimals of its kind.
+/// with the decimals of its kind; the cpu-copy variant's `kappa` last.
 fn describe(p: &Params) -> String {
-    Params::FIELDS
+    let mut parts: Vec<String> = Params::FIELDS
         .iter()
         .zip(p.values())
         .map(|((name, kind), v)| format!("{name} {v:.*}", kind.decimals()))
-        .collect::<Vec<_>>()
-        .join(" ")
+        .collect();
+    if let Some(k) = p.kappa {
+        parts.push(format!("kappa {k:.3}"));
+    }
+    parts.join(" ")
 }
 
 #[cfg(test)]

@@ -113,13 +113,25 @@ pub(crate) fn print_notes(notes: &[String]) {
 }
 
 /// The first lines of the table of every report on one model (`predict`, `evaluate`,
-/// `advise`): which build, which model file, which machine.
-pub(crate) fn header(out: &mut String, tool: &Provenance, model: &str, m: &Machine) {
+/// `advise`): which build, which model file (and which model it holds, when not the
+/// paper's), which machine.
+pub(crate) fn header(
+    out: &mut String,
+    tool: &Provenance,
+    model: &str,
+    variant: crate::model::Variant,
+    m: &Machine,
+) {
     // `write!` into a String cannot fail.
     let _ = writeln!(out, "# {}", tool.summary());
+    let which = match variant {
+        crate::model::Variant::Paper => String::new(),
+        v => format!(" ({} model: communications done by CPU cores)", v.name()),
+    };
     let _ = writeln!(
         out,
-        "# model {model}: machine {}, {} NUMA node(s), {} per socket, {} cores per socket",
+        "# model {model}{which}: machine {}, {} NUMA node(s), {} per socket, {} cores per \
+         socket",
         m.name, m.numa_nodes, m.numa_per_socket, m.cores_per_socket
     );
 }

@@ -311,6 +311,45 @@ mod tests {
         assert!(w > 0.1, "{w}");
     }
 
+    /// The real 16-core node's trace (`tests/data/traces/real-16core-13cores-shm.json`),
+    /// judged again from its samples: how many of its 52 phases meet `target`.
+    fn real_trace_meeting(target: f64) -> (usize, usize) {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/traces/real-16core-13cores-shm.json"
+        );
+        let trace: crate::trace::Trace =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut met = 0;
+        let mut all = 0;
+        for p in &trace.points {
+            let phases = [
+                (&p.comp_alone, p.cores as usize),
+                (&p.comm_alone, 1),
+                (&p.comp_parallel, p.cores as usize),
+                (&p.comm_parallel, 1),
+            ];
+            for (ph, threads) in phases {
+                all += 1;
+                met += usize::from(is_stable(&rounds(&ph.samples, threads), target));
+            }
+        }
+        (met, all)
+    }
+
+    #[test]
+    fn most_phases_of_the_real_16_core_trace_meet_the_default_target() {
+        // Recorded at +-1 %, where 1 phase of 52 met it (none, judged with this interval);
+        // at the default +-5 % (and 7.5 and 10 %), judged with this interval: 34, 40 and 44
+        // of 52 (with the standard deviation of the batch medians: 21, 32 and 39). What keeps the others out is the host's
+        // common swing of every computing thread every 0.4-0.5 s (16-21 GB/s a thread), which
+        // a 1.5 s phase sees three times.
+        let (met, all) = real_trace_meeting(0.05);
+        assert_eq!(all, 52);
+        assert!(met >= 30, "{met} of {all}");
+        assert!(real_trace_meeting(0.01).0 <= 1);
+    }
+
     #[test]
     fn a_phase_short_of_rounds_is_flagged_unstable() {
         let samples = |n: usize| -> Vec<Sample> {

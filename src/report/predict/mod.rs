@@ -6,7 +6,7 @@ mod csv;
 mod table;
 
 use super::Report;
-use crate::model::{Machine, PlacementPrediction};
+use crate::model::{Machine, PlacementPrediction, Variant};
 use crate::provenance::Provenance;
 use serde::Serialize;
 
@@ -20,6 +20,9 @@ pub struct PredictReport {
     pub(crate) model: String,
     /// The machine the model describes.
     pub(crate) machine: Machine,
+    /// Which model the file holds; written only when not the paper's.
+    #[serde(default, skip_serializing_if = "Variant::is_paper")]
+    pub(crate) variant: Variant,
     /// What the numbers are in ([`crate::units::UNITS`]).
     pub(crate) units: crate::units::Units,
     /// Remarks the user should see (e.g. placements left out for want of `remote`).
