@@ -149,3 +149,39 @@ fn the_command_line_names_the_model_and_the_other_one_s_error() {
     );
     std::fs::remove_dir_all(d).unwrap();
 }
+
+#[test]
+fn check_refits_as_the_saved_model_and_names_a_transport_that_would_choose_another() {
+    let d = temp_dir("real-16core-check");
+    let (ours, paper) = (d.join("m.json"), d.join("p.json"));
+    for (path, extra) in [(&ours, &[][..]), (&paper, &["--model", "paper"][..])] {
+        let o = run(command()
+            .arg("calibrate")
+            .args(extra)
+            .arg(TRACE)
+            .arg("-o")
+            .arg(path));
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    // Its own trace against the cpu-copy model: nothing moved.
+    let o = run(command().args(["check", "-m"]).arg(&ours).arg(TRACE));
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        !text(&o).contains("would fit these measurements"),
+        "{}",
+        text(&o)
+    );
+    // Against the paper's model of the same trace: refitted as the paper's model (no drift),
+    // with a note that the traces' transport would choose the variant.
+    let o = run(command().args(["check", "-m"]).arg(&paper).arg(TRACE));
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "the expected model is the paper model, and calibrate would fit these measurements \
+             with the cpu-copy model"
+        ),
+        "{}",
+        text(&o)
+    );
+    std::fs::remove_dir_all(d).unwrap();
+}

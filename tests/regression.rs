@@ -146,6 +146,21 @@ fn a_tidy_csv_sweep_calibrates_and_predicts_as_before() {
 }
 
 #[test]
+fn a_real_16_core_trace_calibrates_to_the_cpu_copy_model_as_before() {
+    // Both ranks on one host: calibrate chooses the cpu-copy variant from the transport.
+    let trace = "tests/data/traces/real-16core-13cores-shm.json";
+    let data = inputs::read_all(&[trace]).unwrap();
+    let (fitted, _) = calibrate::calibrate(&data, &options()).unwrap();
+    assert_eq!(fitted.model.variant, contention::model::Variant::CpuCopy);
+    check("real-16core.model.json", &fitted);
+    let name = "real-16core.model.json";
+    let report = build_report(&fitted.model, name, None, PlacementArg::All).unwrap();
+    check("real-16core.prediction.json", &report);
+    let eval = evaluate::evaluate(&fitted.model, name, &data).unwrap();
+    check("real-16core.evaluation.json", &eval);
+}
+
+#[test]
 fn the_shipped_paper_models_still_predict_as_before() {
     for name in contention::model::paper::names() {
         let m = model_file::load(&format!("paper:{name}")).unwrap();

@@ -288,7 +288,13 @@ pub(crate) fn intervals(sets: &[Params]) -> Option<ParamIntervals> {
             _ => [lo, hi],
         };
     }
-    Some(ParamIntervals::new(out))
+    // The cpu-copy variant's kappa, when every set has one.
+    let kappas: Option<Vec<f64>> = sets.iter().map(|p| p.kappa).collect();
+    let kappa = match kappas {
+        Some(k) if !k.is_empty() => Some(percentile_interval(&k)?),
+        _ => None,
+    };
+    Some(ParamIntervals::new(out, kappa))
 }
 
 #[cfg(test)]

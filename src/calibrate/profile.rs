@@ -279,7 +279,19 @@ pub(crate) fn widen(intervals: ParamIntervals, best: &Params, profile: &Profile)
             }
         }
     }
-    ParamIntervals::new(out)
+    // The cpu-copy variant's kappa, as the continuous parameters above.
+    let kappa = match (intervals.kappa(), best.kappa) {
+        (Some([mut lo, mut hi]), Some(fitted)) => {
+            let (below, above) = ((fitted - lo).max(0.0), (hi - fitted).max(0.0));
+            for v in profile.sets.iter().filter_map(|s| s.kappa) {
+                lo = lo.min(v - below);
+                hi = hi.max(v + above);
+            }
+            Some([lo, hi])
+        }
+        (k, _) => k,
+    };
+    ParamIntervals::new(out, kappa)
 }
 
 #[cfg(test)]
@@ -347,7 +359,7 @@ mod tests {
             n_seq: [14, 18],
             sets: vec![best, other],
         };
-        let wide = widen(ParamIntervals::new(boot), &best, &profile);
+        let wide = widen(ParamIntervals::new(boot, None), &best, &profile);
         assert_eq!(wide.get("n_par_max"), Some([12.0, 17.0]));
         assert_eq!(wide.get("n_seq_max"), Some([14.0, 18.0]));
         // The bootstrap's -10 / +30 around the full fit, moved to the other position too.

@@ -220,6 +220,12 @@ pub(crate) fn unidentified(
                     out.push(format!("{name}.{field}: {why}"));
                 }
             }
+            // The cpu-copy variant's kappa, judged as a bandwidth is.
+            if let (Some(k), Some(range)) = (p.kappa, iv.kappa()) {
+                if let Some(why) = too_wide(ParamKind::Bandwidth, k, range) {
+                    out.push(format!("{name}.kappa: {why}"));
+                }
+            }
         }
     }
     out

@@ -94,7 +94,17 @@ fn changed_params(expected: &Model, new: &Model, noise_percent: f64) -> Vec<Para
     let mut out = Vec::new();
     for (side, e, n) in sides {
         let (Some(e), Some(n)) = (e, n) else { continue };
-        for ((name, ev), (_, nv)) in e.named().into_iter().zip(n.named()) {
+        let kappa = match (e.kappa, n.kappa) {
+            (Some(a), Some(b)) => Some(("kappa", a, b)),
+            _ => None,
+        };
+        let named = e
+            .named()
+            .into_iter()
+            .zip(n.named())
+            .map(|((name, ev), (_, nv))| (name, ev, nv))
+            .chain(kappa);
+        for (name, ev, nv) in named {
             let change = relative(ev, nv);
             if change > noise_percent {
                 out.push(ParamChange {
@@ -193,14 +203,34 @@ pub(crate) fn compare(expected: &Model, new: &Model, noise_percent: f64) -> Drif
 }
 
 /// The options new measurements are refitted with to be compared with `expected`: `opts` (the
-/// topology the user gave), with the expected model's machine name, and its local side only
-/// when it has no remote one, so that both models describe the same sides of the same machine.
+/// topology the user gave), with the expected model's machine name, its variant (the paper's
+/// or cpu-copy: like is compared with like), and its local side only when it has no remote
+/// one, so that both models describe the same sides of the same machine.
 pub(crate) fn refit_options(expected: &Model, opts: &Options) -> Options {
     Options {
         name: Some(expected.machine.name.clone()),
         local_only: expected.remote.is_none(),
+        model: Some(expected.variant),
         ..opts.clone()
     }
+}
+
+/// A note when the measurements' transport would choose another model than the expected
+/// one's (`calibrate`'s rule, `crate::calibrate::variant`): they are refitted as the expected
+/// model is, and a transport that changed is a cause of drift in itself.
+pub(crate) fn variant_note(expected: &Model, data: &[crate::dataset::Input]) -> Option<String> {
+    let (would, why) = crate::calibrate::variant::choose(data, None);
+    (would != expected.variant).then(|| {
+        format!(
+            "the expected model is the {} model, and calibrate would fit these measurements \
+             with the {} model ({why}); they are refitted as the {} model for the comparison: \
+             if the transport changed since the expected model was made, that alone moves \
+             communications in parallel",
+            expected.variant.name(),
+            would.name(),
+            expected.variant.name()
+        )
+    })
 }
 
 /// The outcome of the drift rule: the limit applied, where it came from, and the comparison.

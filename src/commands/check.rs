@@ -33,7 +33,8 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     let data = inputs::read_all(&input_paths)?;
     check::same_origin(&model_arg, origin.as_deref(), &data)?;
     let opts = check::refit_options(&expected, &super::calibrate::options(&args.topology));
-    let (fitted, notes) = calibrate::calibrate(&data, &opts)?;
+    let (fitted, mut notes) = calibrate::calibrate(&data, &opts)?;
+    notes.extend(check::variant_note(&expected, &data));
     report::print_notes(&notes);
     let judged = check::judge(&expected, &fitted, args.tolerance);
     let eval = evaluate::evaluate(&expected, &model_arg, &data)?;

@@ -274,7 +274,7 @@ mod tests {
         let mut iv = ParamIntervals::point(&p).as_array();
         iv[1] = [9_000.0, 11_000.0];
         iv[8] = [1_999.0, 2_001.0];
-        let h = half_widths(&p, 8, &s, Some(&ParamIntervals::new(iv)));
+        let h = half_widths(&p, 8, &s, Some(&ParamIntervals::new(iv, None)));
         assert!(close(h[1], 1000.0) && close(h[8], 20.0), "{h:?}");
     }
 

@@ -40,22 +40,25 @@ pub(crate) struct Replicate {
     pub(crate) remote: Option<Params>,
 }
 
-/// The interval of each parameter of one side, in the order of [`Params::NAMES`]. In the
-/// model file an object named like the parameters (`"alpha": [0.91, 0.93]`), written and read
-/// through [`Params::NAMES`], so that a parameter added to [`Params`] is covered here with
-/// nothing to change.
+/// The interval of each parameter of one side, in the order of [`Params::NAMES`], and of
+/// the cpu-copy variant's `kappa` when the side has one. In the model file an object named
+/// like the parameters (`"alpha": [0.91, 0.93]`), written and read through [`Params::NAMES`],
+/// so that a parameter added to [`Params`] is covered here with nothing to change.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ParamIntervals([Interval; Params::COUNT]);
+pub struct ParamIntervals([Interval; Params::COUNT], Option<Interval>);
+
+/// `kappa`'s name in the model file.
+const KAPPA: &str = "kappa";
 
 impl ParamIntervals {
-    /// The intervals, in the order of [`Params::NAMES`].
-    pub(crate) fn new(intervals: [Interval; Params::COUNT]) -> Self {
-        ParamIntervals(intervals)
+    /// The intervals, in the order of [`Params::NAMES`], and `kappa`'s.
+    pub(crate) fn new(intervals: [Interval; Params::COUNT], kappa: Option<Interval>) -> Self {
+        ParamIntervals(intervals, kappa)
     }
 
     /// Zero-width intervals at `p`'s values (a bootstrap that produced nothing).
     pub(crate) fn point(p: &Params) -> Self {
-        ParamIntervals(p.values().map(|v| [v, v]))
+        ParamIntervals(p.values().map(|v| [v, v]), p.kappa.map(|k| [k, k]))
     }
 
     /// The intervals, in the order of [`Params::NAMES`].
@@ -63,20 +66,33 @@ impl ParamIntervals {
         self.0
     }
 
-    /// The interval of the parameter called `name`, `None` for no parameter.
+    /// The interval of the cpu-copy variant's `kappa`, when the side has one.
+    pub(crate) fn kappa(&self) -> Option<Interval> {
+        self.1
+    }
+
+    /// The interval of the parameter called `name` (`kappa` included), `None` for no
+    /// parameter.
     pub fn get(&self, name: &str) -> Option<Interval> {
+        if name == KAPPA {
+            return self.1;
+        }
         let i = Params::NAMES.iter().position(|n| *n == name)?;
         Some(self.0[i])
     }
 }
 
 /// As an object of the parameters' names, as a derived `Serialize` of one field per
-/// parameter would write it.
+/// parameter would write it (`kappa` last, when there is one).
 impl Serialize for ParamIntervals {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("ParamIntervals", Params::COUNT)?;
+        let fields = Params::COUNT + usize::from(self.1.is_some());
+        let mut s = serializer.serialize_struct("ParamIntervals", fields)?;
         for (name, interval) in Params::NAMES.iter().zip(&self.0) {
             s.serialize_field(name, interval)?;
+        }
+        if let Some(k) = &self.1 {
+            s.serialize_field(KAPPA, k)?;
         }
         s.end()
     }
@@ -101,7 +117,15 @@ impl<'de> Visitor<'de> for IntervalsVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ParamIntervals, A::Error> {
         let mut seen: [Option<Interval>; Params::COUNT] = [None; Params::COUNT];
+        let mut kappa: Option<Interval> = None;
         while let Some(key) = map.next_key::<String>()? {
+            if key == KAPPA {
+                if kappa.is_some() {
+                    return Err(de::Error::duplicate_field(KAPPA));
+                }
+                kappa = Some(map.next_value()?);
+                continue;
+            }
             match Params::NAMES.iter().position(|n| *n == key) {
                 Some(i) if seen[i].is_some() => {
                     return Err(de::Error::duplicate_field(Params::NAMES[i]))
@@ -116,7 +140,7 @@ impl<'de> Visitor<'de> for IntervalsVisitor {
         for (i, interval) in seen.into_iter().enumerate() {
             out[i] = interval.ok_or_else(|| de::Error::missing_field(Params::NAMES[i]))?;
         }
-        Ok(ParamIntervals(out))
+        Ok(ParamIntervals(out, kappa))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ParamIntervals, A::Error> {
@@ -127,7 +151,7 @@ impl<'de> Visitor<'de> for IntervalsVisitor {
                 de::Error::invalid_length(i, &expected.as_str())
             })?;
         }
-        Ok(ParamIntervals(out))
+        Ok(ParamIntervals(out, seq.next_element()?))
     }
 }
 
@@ -152,7 +176,7 @@ mod tests {
     }
 
     fn intervals() -> ParamIntervals {
-        ParamIntervals::new(std::array::from_fn(|i| [i as f64, i as f64 + 0.5]))
+        ParamIntervals::new(std::array::from_fn(|i| [i as f64, i as f64 + 0.5]), None)
     }
 
     #[test]
@@ -181,6 +205,19 @@ mod tests {
             )),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_cpu_copy_side_writes_and_reads_kappa_s_interval_last() {
+        let iv = ParamIntervals::new(intervals().as_array(), Some([0.2, 0.4]));
+        let text = serde_json::to_string(&iv).unwrap();
+        assert!(text.ends_with(",\"kappa\":[0.2,0.4]}"), "{text}");
+        let back: ParamIntervals = serde_json::from_str(&text).unwrap();
+        assert_eq!((back, back.get("kappa")), (iv, Some([0.2, 0.4])));
+        assert_eq!(intervals().get("kappa"), None);
+        let twice = text.replacen('{', "{\"kappa\":[1.0,2.0],", 1);
+        let err = serde_json::from_str::<ParamIntervals>(&twice).unwrap_err();
+        assert!(err.to_string().contains("duplicate field `kappa`"), "{err}");
     }
 
     #[test]

@@ -339,6 +339,13 @@ impl Stacked {
             Seg::Sym(B_SEQ_COMM),
             Seg::text(format!(" = {:.0} MB/s", p.b_seq_comm)),
         ]
+        .into_iter()
+        // The cpu-copy variant's law (`model::cpu_copy`).
+        .chain(
+            p.kappa
+                .map(|k| Seg::text(format!("; cpu-copy model, κ = {k:.3}"))),
+        )
+        .collect()
     }
 
     fn legend(&self) -> Vec<LegendItem> {
@@ -776,7 +783,7 @@ mod tests {
             kept_full_fit: Some(0),
             seed: 0,
             level: 0.95,
-            local: ParamIntervals::new(iv),
+            local: ParamIntervals::new(iv, None),
             remote: None,
             replicates: Vec::new(),
         };

@@ -99,7 +99,7 @@ fn fit_lines(out: &mut String, f: &FitReport, u: Option<&Uncertainty>) {
         );
         for (side, iv) in [("local", Some(u.local)), ("remote", u.remote)] {
             if let Some(iv) = iv {
-                let parts: Vec<String> = Params::FIELDS
+                let mut parts: Vec<String> = Params::FIELDS
                     .iter()
                     .zip(iv.as_array())
                     .map(|(&(name, kind), [lo, hi])| match kind {
@@ -107,6 +107,9 @@ fn fit_lines(out: &mut String, f: &FitReport, u: Option<&Uncertainty>) {
                         _ => format!("{name} [{lo:.4}, {hi:.4}]"),
                     })
                     .collect();
+                if let Some([lo, hi]) = iv.kappa() {
+                    parts.push(format!("kappa [{lo:.4}, {hi:.4}]"));
+                }
                 let _ = writeln!(out, "    {side}: {}", parts.join(" "));
             }
         }
