@@ -43,9 +43,11 @@ fn models() -> impl Strategy<Value = Model> {
                 Just((cores, per_socket, sockets)),
                 params(cores),
                 proptest::option::of(params(cores)),
+                // The cpu-copy variant's kappa, for half the models.
+                proptest::option::of((1e-3f64..100.0, 1e-3f64..100.0)),
             )
         })
-        .prop_map(|((cores, per_socket, sockets), local, remote)| Model {
+        .prop_map(|((cores, per_socket, sockets), local, remote, kappa)| Model {
             schema_version: 1,
             machine: Machine {
                 name: "prop".into(),
@@ -53,9 +55,19 @@ fn models() -> impl Strategy<Value = Model> {
                 numa_per_socket: per_socket,
                 cores_per_socket: cores,
             },
-            variant: Variant::Paper,
-            local,
-            remote,
+            variant: if kappa.is_some() {
+                Variant::CpuCopy
+            } else {
+                Variant::Paper
+            },
+            local: Params {
+                kappa: kappa.map(|k| k.0),
+                ..local
+            },
+            remote: remote.map(|r| Params {
+                kappa: kappa.map(|k| k.1),
+                ..r
+            }),
         })
 }
 
@@ -63,7 +75,8 @@ proptest! {
     #[test]
     fn predictions_are_physical(m in models()) {
         // The generator meets the simple rules; the rules on the whole curve (no speed-up,
-        // no stall) are checked by validation, and only valid models are predicted.
+        // no stall) are checked by validation, and only valid models are predicted. Half the
+        // models are of the cpu-copy variant.
         prop_assume!(m.problems().is_empty());
         let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
         let all = model::predict(&m, &model::all_placements(&m), &cores).unwrap();

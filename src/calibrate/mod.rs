@@ -119,7 +119,7 @@ pub struct FitReport {
     pub(crate) cross_validation: Option<validate::CrossValidation>,
     /// The other model, fitted the same way (files from before the variant have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub other_model: Option<OtherModel>,
+    pub(crate) other_model: Option<OtherModel>,
 }
 
 /// Where a model came from and how well it fits the sweeps it was calibrated on.
@@ -166,7 +166,7 @@ pub(crate) struct ModelChoice {
 pub struct OtherModel {
     pub(crate) variant: model::Variant,
     /// Its MAPE over every fitted placement, per phase.
-    pub mape_percent: Bandwidths,
+    pub(crate) mape_percent: Bandwidths,
     /// Its robust loss, on the chosen fit's noise scale.
     pub(crate) loss: f64,
 }

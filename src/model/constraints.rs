@@ -412,4 +412,41 @@ mod tests {
         let rules = meaning(&p, "local", 18);
         assert!(rules[0].rule.contains("faster in parallel"), "{rules:?}");
     }
+
+    #[test]
+    fn kappa_and_the_variant_go_together_and_kappa_is_bounded() {
+        let cpu_copy = |k: Option<f64>| {
+            let mut m = paper::model("henri");
+            m.variant = Variant::CpuCopy;
+            m.local.kappa = k;
+            m.remote.as_mut().unwrap().kappa = k;
+            m
+        };
+        assert!(cpu_copy(Some(0.3)).problems().is_empty());
+        let shown =
+            |m: &Model| -> Vec<String> { m.problems().iter().map(ToString::to_string).collect() };
+        // A variant without its parameter, a parameter without its variant.
+        let missing = shown(&cpu_copy(None));
+        assert_eq!(missing.len(), 2, "{missing:?}");
+        assert!(
+            missing[0].starts_with("local.kappa: missing"),
+            "{missing:?}"
+        );
+        let mut stray = paper::model("henri");
+        stray.local.kappa = Some(0.3);
+        let stray = shown(&stray);
+        assert!(
+            stray[0]
+                .starts_with("local.kappa = 0.3: only a model of communications done by CPU cores"),
+            "{stray:?}"
+        );
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e4] {
+            let p = shown(&cpu_copy(Some(bad)));
+            assert!(
+                p.iter()
+                    .any(|p| p.starts_with("local.kappa") && p.contains("must be in (0, 1000]")),
+                "{bad}: {p:?}"
+            );
+        }
+    }
 }
