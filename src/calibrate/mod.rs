@@ -59,7 +59,7 @@ pub struct Options {
     /// Seed of the bootstrap.
     pub seed: u64,
     /// Which model to fit (`--model`); `None`: from the inputs' transport
-    /// ([`variant::choose`]).
+    /// (`variant::choose`).
     pub model: Option<model::Variant>,
 }
 

@@ -49,7 +49,7 @@ pub struct Params {
     /// `kappa`, only in a model of communications done by CPU cores ([`Variant::CpuCopy`]):
     /// how fast the memory's queueing slows a core's copies as the computations load it
     /// ([`super::cpu_copy`]). Absent from the paper's models, whose ten parameters are the
-    /// list of [`Params::NAMES`].
+    /// list of `Params::NAMES`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kappa: Option<f64>,
 }
