@@ -47,28 +47,30 @@ fn models() -> impl Strategy<Value = Model> {
                 proptest::option::of((1e-3f64..100.0, 1e-3f64..100.0)),
             )
         })
-        .prop_map(|((cores, per_socket, sockets), local, remote, kappa)| Model {
-            schema_version: 1,
-            machine: Machine {
-                name: "prop".into(),
-                numa_nodes: per_socket * sockets,
-                numa_per_socket: per_socket,
-                cores_per_socket: cores,
+        .prop_map(
+            |((cores, per_socket, sockets), local, remote, kappa)| Model {
+                schema_version: 1,
+                machine: Machine {
+                    name: "prop".into(),
+                    numa_nodes: per_socket * sockets,
+                    numa_per_socket: per_socket,
+                    cores_per_socket: cores,
+                },
+                variant: if kappa.is_some() {
+                    Variant::CpuCopy
+                } else {
+                    Variant::Paper
+                },
+                local: Params {
+                    kappa: kappa.map(|k| k.0),
+                    ..local
+                },
+                remote: remote.map(|r| Params {
+                    kappa: kappa.map(|k| k.1),
+                    ..r
+                }),
             },
-            variant: if kappa.is_some() {
-                Variant::CpuCopy
-            } else {
-                Variant::Paper
-            },
-            local: Params {
-                kappa: kappa.map(|k| k.0),
-                ..local
-            },
-            remote: remote.map(|r| Params {
-                kappa: kappa.map(|k| k.1),
-                ..r
-            }),
-        })
+        )
 }
 
 proptest! {

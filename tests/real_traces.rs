@@ -1,4 +1,4 @@
-//! The first real many-core trace (`tests/data/traces/real-16core-13cores-shm.json`: a
+//! The first real many-core trace (`tests/data/real-16core/trace-13cores-shm.json`: a
 //! 16-core Xeon node, both ranks on it, computations on 13 cores, the sender and the
 //! communication thread on a core each): what the cpu-copy variant of the model makes of it
 //! against the paper's model, and what the command line says.
@@ -11,7 +11,7 @@ use contention::io::inputs;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-const TRACE: &str = "tests/data/traces/real-16core-13cores-shm.json";
+const TRACE: &str = "tests/data/real-16core/trace-13cores-shm.json";
 
 fn run(c: &mut std::process::Command) -> std::process::Output {
     c.output().expect("contention runs")

@@ -148,7 +148,7 @@ fn a_tidy_csv_sweep_calibrates_and_predicts_as_before() {
 #[test]
 fn a_real_16_core_trace_calibrates_to_the_cpu_copy_model_as_before() {
     // Both ranks on one host: calibrate chooses the cpu-copy variant from the transport.
-    let trace = "tests/data/traces/real-16core-13cores-shm.json";
+    let trace = "tests/data/real-16core/trace-13cores-shm.json";
     let data = inputs::read_all(&[trace]).unwrap();
     let (fitted, _) = calibrate::calibrate(&data, &options()).unwrap();
     assert_eq!(fitted.model.variant, contention::model::Variant::CpuCopy);

@@ -630,8 +630,11 @@ fn describe_calibration(layout: &Layout) -> String {
 /// The plan's sweep lines: the core counts, the stop rule and the estimated duration.
 fn describe_sweep(c: &MeasureConfig) -> String {
     let (sweep, touch) = estimated_seconds(c);
+    // What a run takes when communications are fast enough that no phase runs on.
+    let typical = c.cores.len() as f64 * (3.0 * c.max_phase_seconds + 3.0 * 0.3);
     format!(
-        "{}duration    at most {sweep:.0} s (+{touch:.0} s to touch the buffers), usually less\n",
+        "{}duration    at most {sweep:.0} s (+{touch:.0} s to touch the buffers); about \
+         {typical:.0} s when no phase runs past --max-phase\n",
         sweep_line(c)
     )
 }
@@ -865,6 +868,14 @@ impl Rank0<'_> {
             shared_core: (intra_node && self.resolved.sender.slot == Some(comm))
                 .then_some(comm.core),
             message_bytes: self.resolved.config.message_size_bytes,
+            sweep_max: self
+                .resolved
+                .config
+                .cores
+                .iter()
+                .copied()
+                .max()
+                .unwrap_or(1),
         }
     }
 

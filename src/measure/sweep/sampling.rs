@@ -311,12 +311,12 @@ mod tests {
         assert!(w > 0.1, "{w}");
     }
 
-    /// The real 16-core node's trace (`tests/data/traces/real-16core-13cores-shm.json`),
+    /// The real 16-core node's trace (`tests/data/real-16core/trace-13cores-shm.json`),
     /// judged again from its samples: how many of its 52 phases meet `target`.
     fn real_trace_meeting(target: f64) -> (usize, usize) {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/traces/real-16core-13cores-shm.json"
+            "/tests/data/real-16core/trace-13cores-shm.json"
         );
         let trace: crate::trace::Trace =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();

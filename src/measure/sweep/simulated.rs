@@ -47,6 +47,7 @@ impl SimulatedBench<'_> {
         // A simulated sender has its own core; only a phase short of messages is starved.
         let starvation = Starvation {
             message_bytes: self.message_bytes,
+            sweep_max: points.iter().copied().max().unwrap_or(1),
             ..Starvation::default()
         };
         let rules = Rules {
