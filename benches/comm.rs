@@ -4,7 +4,9 @@
 //! does, with the MPI library's own launcher): first a plain loop, rank 1 sending 64 MiB messages back to back and rank 0's main
 //! thread receiving them; then `measure`'s protocol, rank 0 receiving in its communication
 //! thread with the stop/end handshake. Both report the median per-message bandwidth and the
-//! aggregate. Target: the communication thread at >= 95% of the plain loop.
+//! aggregate, and the MPI stack they crossed (forced by the library's variables:
+//! `benches/transports.sh` runs it over every stack). Target: the communication thread at
+//! >= 95% of the plain loop.
 
 use contention::measure::job::{driver, launch};
 use contention::measure::sweep::comm::{self, Pattern};
@@ -91,7 +93,13 @@ fn main() {
     let thread_total =
         (ends.len() - 1) as f64 * size as f64 / (ends[ends.len() - 1] - ends[0]) / 1e6;
     comm::shutdown(&world);
+    let library = contention::measure::job::mpi::library();
+    let stack = contention::measure::job::stack::this_process(&library.version);
     println!("{mib} MiB messages, {MESSAGES} each, two ranks on this host");
+    println!(
+        "stack: {}",
+        contention::measure::job::stack::describe(&stack)
+    );
     println!("                       median MB/s   aggregate MB/s");
     println!("plain receive loop     {plain:>11.0}   {plain_total:>14.0}");
     println!("communication thread   {thread:>11.0}   {thread_total:>14.0}");

@@ -64,6 +64,8 @@ pub struct Input {
     /// How the messages went between the ranks, for traces that record it: `calibrate`
     /// chooses the model's variant from it (`crate::calibrate::variant`).
     pub(crate) transport: Option<TransportKind>,
+    /// The MPI stack the messages crossed (`mpi.stack.summary`), for traces that record it.
+    pub(crate) stack: Option<String>,
     pub(crate) observations: Vec<Observation>,
     /// Per observation, in [`QUANTITIES`] order, the samples of each phase scaled so that
     /// their median is the phase's bandwidth (a trace's samples of computations are per
@@ -368,6 +370,7 @@ impl Input {
             kind: InputKind::Trace,
             machine: Some(trace.machine.clone()),
             transport: trace.transport.as_ref().map(|t| t.kind),
+            stack: trace.mpi.stack.as_ref().map(|s| s.summary.clone()),
             observations,
             samples,
             notes,
@@ -412,6 +415,7 @@ impl Input {
             kind: InputKind::Csv,
             machine: None,
             transport: None,
+            stack: None,
             observations: rows
                 .iter()
                 .map(|r| Observation {

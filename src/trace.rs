@@ -226,6 +226,37 @@ pub struct MpiInfo {
     /// the Slurm job they ran in (`, in Slurm job 12`); absent in older traces.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launcher: Option<String>,
+    /// The point-to-point stack the library picked on rank 0 (which fabric the messages
+    /// crossed); absent in older traces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<MpiStack>,
+}
+
+/// The stack an MPI library carries point-to-point messages over, as this rank saw it after
+/// `MPI_Init`: Open MPI's PML (and MTL, or the BTLs ob1 may use), MPICH's device and netmod.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MpiStack {
+    /// In one line: `Open MPI pml ob1 (btl self,sm,tcp,vader)`, `Open MPI pml cm, mtl ofi`,
+    /// `MPICH ch4:ucx`; what two runs compare.
+    pub summary: String,
+    /// Open MPI's point-to-point messaging layer (`ob1`, `cm`, `ucx`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pml: Option<String>,
+    /// Open MPI's matching transport under `cm` (`ofi`, `psm2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtl: Option<String>,
+    /// Open MPI's byte transfer layers loaded (those `ob1` may use, one per peer).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub btls: Vec<String>,
+    /// MPICH's device and netmod (`ch4:ucx`, `ch4:ofi`, `ch3:nemesis`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    /// The variables of this rank's environment that choose the stack (`OMPI_MCA_pml=cm`,
+    /// `UCX_TLS=tcp`, `FI_PROVIDER=tcp`...), as `NAME=VALUE`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forced_by: Vec<String>,
+    /// How it was read: the library's components loaded in the process, or its version text.
+    pub read_from: String,
 }
 
 /// What the user asked for, after defaults were applied.

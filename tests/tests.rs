@@ -47,6 +47,7 @@ mod signals;
 mod simulate;
 mod slurm;
 mod survey;
+mod transports;
 mod two_hosts;
 mod vm_guests;
 mod workflow;

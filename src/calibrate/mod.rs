@@ -180,6 +180,10 @@ pub(crate) struct InputRecord {
     pub(crate) host: Option<String>,
     /// The placements it holds (`COMP,COMM`).
     pub(crate) placements: Vec<String>,
+    /// The MPI stack its messages crossed, for traces that record it (`check` names a
+    /// change of it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) stack: Option<String>,
 }
 
 /// One side of the model and its fit to the sweep it came from.
@@ -573,6 +577,7 @@ fn record(input: &Input) -> InputRecord {
         kind: input.kind,
         host: input.machine.as_ref().map(|m| m.hostname.clone()),
         placements,
+        stack: input.stack.clone(),
     }
 }
 

@@ -215,6 +215,34 @@ pub(crate) fn refit_options(expected: &Model, opts: &Options) -> Options {
     }
 }
 
+/// A note when the MPI stack the measurements crossed (`mpi.stack` of their traces) is not
+/// the one the expected model was calibrated over (`expected`, from its
+/// `calibration.inputs[].stack`): a site's MPI update, or a node whose library fell back to
+/// TCP, moves communications by itself. Silent when either side does not say.
+pub(crate) fn stack_note(expected: &[String], data: &[crate::dataset::Input]) -> Option<String> {
+    let mut now: Vec<&str> = data.iter().filter_map(|i| i.stack.as_deref()).collect();
+    now.sort_unstable();
+    now.dedup();
+    if expected.is_empty() || now.is_empty() || now.iter().eq(expected.iter()) {
+        return None;
+    }
+    let list = |v: &[&str]| {
+        v.iter()
+            .map(|s| format!("`{}`", crate::error::escape(s)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let was: Vec<&str> = expected.iter().map(String::as_str).collect();
+    Some(format!(
+        "the MPI stack changed: the expected model was calibrated over {}, these measurements \
+         crossed {}; that alone moves communications (a site's MPI update, or a library that \
+         fell back to TCP: see mpi.stack in the traces, and OMPI_MCA_pml, UCX_TLS or \
+         FI_PROVIDER to choose one)",
+        list(&was),
+        list(&now)
+    ))
+}
+
 /// A note when the measurements' transport would choose another model than the expected
 /// one's (`calibrate`'s rule, `crate::calibrate::variant`): they are refitted as the expected
 /// model is, and a transport that changed is a cause of drift in itself.
@@ -279,6 +307,34 @@ pub(crate) fn judge(
 mod tests {
     use super::*;
     use crate::io::model_file;
+
+    #[test]
+    fn a_changed_mpi_stack_is_named_as_a_cause() {
+        let row = crate::trace::TidyRow {
+            comp_numa: 0,
+            comm_numa: 0,
+            cores: 1,
+            comp_alone: 1.0,
+            comm_alone: 1.0,
+            comp_parallel: 1.0,
+            comm_parallel: 1.0,
+        };
+        let input = |stack: Option<&str>| crate::dataset::Input {
+            stack: stack.map(str::to_string),
+            ..crate::dataset::Input::from_rows(&[row], "t.json")
+        };
+        let ucx = vec!["Open MPI pml ucx".to_string()];
+        let note = stack_note(&ucx, &[input(Some("Open MPI pml ob1 (btl self,tcp)"))]).unwrap();
+        assert!(
+            note.contains("calibrated over `Open MPI pml ucx`")
+                && note.contains("crossed `Open MPI pml ob1 (btl self,tcp)`"),
+            "{note}"
+        );
+        // The same stack, or a side that does not say: nothing to name.
+        assert_eq!(stack_note(&ucx, &[input(Some("Open MPI pml ucx"))]), None);
+        assert_eq!(stack_note(&ucx, &[input(None)]), None);
+        assert_eq!(stack_note(&[], &[input(Some("Open MPI pml ucx"))]), None);
+    }
 
     #[test]
     fn a_model_does_not_drift_from_itself() {

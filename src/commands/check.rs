@@ -35,6 +35,10 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     let opts = check::refit_options(&expected, &super::calibrate::options(&args.topology));
     let (fitted, mut notes) = calibrate::calibrate(&data, &opts)?;
     notes.extend(check::variant_note(&expected, &data));
+    notes.extend(check::stack_note(
+        &model_file::input_stacks(&model_arg),
+        &data,
+    ));
     report::print_notes(&notes);
     let judged = check::judge(&expected, &fitted, args.tolerance);
     let eval = evaluate::evaluate(&expected, &model_arg, &data)?;

@@ -141,8 +141,10 @@ fn shape<'a>(args: &Options, hosts: Option<&'a [String]>) -> launch::Shape<'a> {
 fn planned_launch(args: &Options, hosts: Option<&[String]>) -> String {
     let library = mpi::library();
     let mut out = format!(
-        "mpi         {} (the library this binary is built against)\n",
-        library.name
+        "mpi         {} (the library this binary is built against)\n\
+         stack       {}\n",
+        library.name,
+        crate::measure::job::stack::planned(&library.name)
     );
     let planned = driver::plan_own(args.launcher, &shape(args, hosts), Some("--dry-run"));
     match planned {

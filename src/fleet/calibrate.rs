@@ -95,7 +95,7 @@ pub(crate) fn fit(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
         calibrated,
         traces: paths,
         model_path,
-        facts: Facts::new(&first.machine, settings),
+        facts: Facts::new(&first.machine, settings, first.mpi.stack.as_ref()),
         local_measured,
     })
 }

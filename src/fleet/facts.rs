@@ -3,9 +3,11 @@
 //! (a DIMM missing shows in the memory size, a BIOS setting in sub-NUMA clustering, a card in
 //! the wrong slot in the NIC's locality, a batch system's cpuset in the allowed CPUs).
 //!
-//! Read from the `machine` (hwloc) and `settings` (kernel) objects of the node's traces.
+//! Read from the `machine` (hwloc) and `settings` (kernel) objects of the node's traces, and
+//! the MPI stack its messages crossed (`mpi.stack`: a node whose library picked TCP where the
+//! others use the fabric shows it here).
 
-use crate::trace::{MachineInfo, MachineSettings};
+use crate::trace::{MachineInfo, MachineSettings, MpiStack};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -30,10 +32,12 @@ pub(crate) struct Facts {
     pub(crate) nic_locality: String,
     /// `cpus 0-17 of 0-71` when the process's cpuset is restricted, else `none`.
     pub(crate) cpuset_restriction: String,
+    /// The MPI stack the node's messages crossed (`Open MPI pml ucx`).
+    pub(crate) mpi_stack: String,
 }
 
 /// The fact names, in the order reports list them.
-pub(crate) const NAMES: [&str; 10] = [
+pub(crate) const NAMES: [&str; 11] = [
     "cpu_model",
     "sockets",
     "cores_per_socket",
@@ -44,11 +48,16 @@ pub(crate) const NAMES: [&str; 10] = [
     "memory",
     "nic_locality",
     "cpuset_restriction",
+    "mpi_stack",
 ];
 
 impl Facts {
-    /// The facts of a node from its trace's machine and settings.
-    pub(crate) fn new(m: &MachineInfo, s: Option<&MachineSettings>) -> Self {
+    /// The facts of a node from its trace's machine, settings and MPI stack.
+    pub(crate) fn new(
+        m: &MachineInfo,
+        s: Option<&MachineSettings>,
+        stack: Option<&MpiStack>,
+    ) -> Self {
         let memory: u64 = m.numa_nodes.iter().map(|n| n.memory_bytes).sum();
         let nics: Vec<String> = m
             .nics
@@ -108,11 +117,12 @@ impl Facts {
                 nics.join("; ")
             },
             cpuset_restriction: opt(cpuset),
+            mpi_stack: opt(stack.map(|s| s.summary.clone())),
         }
     }
 
     /// `(name, value)` in [`NAMES`] order.
-    pub(crate) fn list(&self) -> [(&'static str, &str); 10] {
+    pub(crate) fn list(&self) -> [(&'static str, &str); 11] {
         [
             (NAMES[0], self.cpu_model.as_str()),
             (NAMES[1], &self.sockets),
@@ -124,6 +134,7 @@ impl Facts {
             (NAMES[7], &self.memory),
             (NAMES[8], &self.nic_locality),
             (NAMES[9], &self.cpuset_restriction),
+            (NAMES[10], &self.mpi_stack),
         ]
     }
 }
@@ -219,6 +230,7 @@ mod tests {
         let f = Facts::new(
             &machine(1, 48, 0),
             Some(&settings(false, "always", "performance", false)),
+            None,
         );
         assert_eq!(f.numa_layout, "2 NUMA node(s), 1 per socket");
         assert_eq!(f.memory, "96.0 GiB");
@@ -226,20 +238,32 @@ mod tests {
         assert_eq!(f.sub_numa_clustering, "off");
         assert_eq!(f.governor, "performance");
         assert_eq!(f.cpuset_restriction, "none");
-        let bare = Facts::new(&machine(1, 48, 0), None);
+        let bare = Facts::new(&machine(1, 48, 0), None, None);
         assert_eq!(bare.transparent_hugepages, UNKNOWN);
         assert_eq!(bare.governor, UNKNOWN);
     }
 
     #[test]
     fn the_facts_that_differ_from_the_majority_are_named_with_both_values() {
+        let stack = |summary: &str| crate::trace::MpiStack {
+            summary: summary.into(),
+            pml: None,
+            mtl: None,
+            btls: Vec::new(),
+            device: None,
+            forced_by: Vec::new(),
+            read_from: String::new(),
+        };
         let usual = Facts::new(
             &machine(1, 48, 0),
             Some(&settings(false, "always", "performance", false)),
+            Some(&stack("Open MPI pml ucx")),
         );
+        // Its library fell back to TCP where the others use the fabric.
         let odd = Facts::new(
             &machine(2, 16, 3),
             Some(&settings(true, "never", "powersave", true)),
+            Some(&stack("Open MPI pml ob1 (btl self,tcp)")),
         );
         let fleet = majority([&usual, &usual, &odd, &usual]);
         assert!(differing(&usual, &fleet).is_empty());
@@ -254,19 +278,24 @@ mod tests {
                 "governor",
                 "memory",
                 "nic_locality",
-                "cpuset_restriction"
+                "cpuset_restriction",
+                "mpi_stack"
             ]
         );
         let snc = &d[1];
         assert_eq!((snc.node.as_str(), snc.fleet.as_str()), ("on", "off"));
         assert_eq!(d[4].node, "64.0 GiB");
         assert!(d[6].node.starts_with("cpus 0-17 of 0-71"), "{:?}", d[6]);
+        assert_eq!(
+            (d[7].node.as_str(), d[7].fleet.as_str()),
+            ("Open MPI pml ob1 (btl self,tcp)", "Open MPI pml ucx")
+        );
     }
 
     #[test]
     fn a_tie_is_broken_by_host_order() {
-        let a = Facts::new(&machine(1, 48, 0), None);
-        let b = Facts::new(&machine(1, 32, 0), None);
+        let a = Facts::new(&machine(1, 48, 0), None, None);
+        let b = Facts::new(&machine(1, 32, 0), None, None);
         assert_eq!(majority([&a, &b])["memory"], "96.0 GiB");
         assert_eq!(majority([&b, &a])["memory"], "64.0 GiB");
         assert_eq!(majority([&b, &a, &a])["memory"], "96.0 GiB");

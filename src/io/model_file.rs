@@ -79,6 +79,36 @@ pub(crate) fn load_with_origin(spec: &str) -> Result<(Model, Option<String>)> {
     Ok((model, origin))
 }
 
+/// The MPI stacks of the traces a calibrated model file came from
+/// (`calibration.inputs[].stack`), sorted and each once; empty for a hand-typed file, one
+/// calibrated from CSV or from traces that do not record their stack, or `paper:NAME`.
+pub(crate) fn input_stacks(spec: &str) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    struct InputRecord {
+        stack: Option<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Calibration {
+        #[serde(default)]
+        inputs: Vec<InputRecord>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Only {
+        calibration: Option<Calibration>,
+    }
+    let Ok(text) = text_of(spec) else {
+        return Vec::new();
+    };
+    let mut stacks: Vec<String> = serde_json::from_str::<Only>(&text)
+        .ok()
+        .and_then(|o| o.calibration)
+        .map(|c| c.inputs.into_iter().filter_map(|i| i.stack).collect())
+        .unwrap_or_default();
+    stacks.sort();
+    stacks.dedup();
+    stacks
+}
+
 /// The JSON of `spec`: a built-in model's, or the file's (read with the input bounds of
 /// [`crate::io::read`]).
 fn text_of(spec: &str) -> Result<std::borrow::Cow<'static, str>> {

@@ -1089,6 +1089,14 @@ fn resume_differences(old: &Trace, fresh: &Trace) -> Vec<String> {
         let kind = |t: &Transport| format!("{:?}", t.kind).to_lowercase();
         differ("transport (see --hosts)", kind(o), kind(n));
     }
+    // The fabric: points measured over two stacks are not one experiment.
+    if let (Some(o), Some(n)) = (&old.mpi.stack, &fresh.mpi.stack) {
+        differ(
+            "MPI stack (OMPI_MCA_pml, OMPI_MCA_btl, UCX_TLS...)",
+            format!("`{}`", o.summary),
+            format!("`{}`", n.summary),
+        );
+    }
     differ(
         "host",
         old.machine.hostname.clone(),

@@ -239,6 +239,7 @@ impl<'a> Campaign<'a> {
                 hosts: vec![layout.machine.hostname.clone()],
                 library: None,
                 launcher: None,
+                stack: None,
             },
             config: layout.config.clone(),
             plan: layout.plan.clone(),

@@ -250,7 +250,12 @@ fn sweep_estimate(o: &SurveyOptions) -> Result<(f64, Option<String>)> {
     Ok((sweep + touch, adaptive))
 }
 
-/// Starts the job and waits for it, stopping it when a round overruns its limit. Returns
+/// How long the job may take to end once every round is recorded (`MPI_Finalize` of every
+/// rank, the launcher's teardown: seconds).
+const FINALIZE_GRACE: Duration = Duration::from_secs(30);
+
+/// Starts the job and waits for it, stopping it when a round overruns its limit, or when it
+/// does not end after its last round (see [`FINALIZE_GRACE`]). Returns
 /// why the job ended early (`None` when it ended with status 0).
 fn watch(line: &launch::JobLine, m: &Manifest, path: &Path, quiet: bool) -> Result<Option<String>> {
     let mode = progress::Mode::from_env_or_terminal(None, quiet);
@@ -271,7 +276,22 @@ fn watch(line: &launch::JobLine, m: &Manifest, path: &Path, quiet: bool) -> Resu
                 round_start = Instant::now();
             }
         }
-        let Some(r) = round else { continue };
+        let Some(r) = round else {
+            // Every round recorded: the job has only to end. An MPI library can hang in its
+            // own finalization (MPICH 4.0.2 over UCX's TCP transport did, every rank inside
+            // `MPI_Finalize`): past a grace period it is stopped, its results kept.
+            if round_start.elapsed() > FINALIZE_GRACE {
+                let code = launch::stop(&mut job, Duration::from_secs(10))?;
+                eprintln!(
+                    "survey: every round is recorded, but the MPI job did not end within {} s \
+                     of its last round (its library hung while finishing); it was stopped \
+                     (status {code}), the results are complete",
+                    FINALIZE_GRACE.as_secs()
+                );
+                return Ok(None);
+            }
+            continue;
+        };
         let limit = m.rounds.get(r).map_or(f64::INFINITY, |r| r.timeout_s);
         if round_start.elapsed().as_secs_f64() > limit {
             eprintln!(

@@ -12,13 +12,12 @@
 
 use crate::error::{Error, IoAction, Result};
 use crate::measure::job::mpi::{self, Threading, World};
-use crate::measure::job::{rank0, sender, signals};
+use crate::measure::job::{rank0, sender, signals, wire};
 use crate::measure::options::MeasureOptions;
 use crate::survey::error::SurveyError;
 use crate::survey::identity::{self, Identity};
 use crate::survey::manifest::{Manifest, Round, Status};
 use ::mpi::collective::{CommunicatorCollectives, Root};
-use ::mpi::point_to_point::{Destination, Source};
 use ::mpi::topology::{Color, Communicator, Key};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -120,16 +119,12 @@ pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
 fn collect(world: &World, outcome: Option<Outcome>) -> Option<Vec<Option<Outcome>>> {
     let bytes = serde_json::to_vec(&outcome).unwrap_or_else(|_| b"null".to_vec());
     if world.rank() != 0 {
-        world
-            .process_at_rank(0)
-            .send_with_tag(&bytes[..], TAG_OUTCOME);
+        wire::send(&world.process_at_rank(0), TAG_OUTCOME, &bytes);
         return None;
     }
     let mut outcomes = vec![outcome];
     for other in 1..world.size() {
-        let (b, _) = world
-            .process_at_rank(other)
-            .receive_vec_with_tag::<u8>(TAG_OUTCOME);
+        let b = wire::receive::<u8>(&world.process_at_rank(other), TAG_OUTCOME);
         outcomes.push(serde_json::from_slice(&b).unwrap_or(None));
     }
     Some(outcomes)
@@ -274,9 +269,7 @@ fn learn_identities(
     if world.rank() == 0 {
         let mut ids = vec![me];
         for other in 1..world.size() {
-            let (b, _) = world
-                .process_at_rank(other)
-                .receive_vec_with_tag::<u8>(TAG_IDENTITY);
+            let b = wire::receive::<u8>(&world.process_at_rank(other), TAG_IDENTITY);
             // A rank of this same binary always sends one; were it unreadable, its node
             // keeps its given name.
             ids.extend(serde_json::from_slice::<Identity>(&b).ok());
@@ -298,7 +291,7 @@ fn learn_identities(
         manifest.save(path)?;
     } else {
         let bytes = serde_json::to_vec(&me).unwrap_or_default();
-        root.send_with_tag(&bytes[..], TAG_IDENTITY);
+        wire::send(&root, TAG_IDENTITY, &bytes);
     }
     root.broadcast_into(&mut go);
     if go == 1 {

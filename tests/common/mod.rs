@@ -206,6 +206,7 @@ pub fn trace(
             hosts: vec![machine.hostname.clone(), "peer".into()],
             library: Some("Open MPI 4.1.4".into()),
             launcher: Some("Open MPI mpirun".into()),
+            stack: None,
         },
         config: MeasureConfig {
             comp_numa,

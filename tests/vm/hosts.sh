@@ -164,6 +164,11 @@ if [ "${CONTENTION_HOSTS_RESOLVE:-0}" = 1 ]; then
     # shellcheck disable=SC2016 # expanded by the inner shell
     run=(unshare --mount --propagation private sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$dir/hosts" "$@")
 fi
+if [ "${CONTENTION_HOSTS_OWN_SYSFS:-0}" = 1 ]; then
+    # As netns-rsh.sh does for the other hosts: the first host's own /sys/class/net.
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    run=(unshare --mount --propagation private sh -c 'mount -t sysfs sysfs /sys && exec "$@"' sh "${run[@]}")
+fi
 set +e
 nsenter --net="/run/netns/${hosts[0]}" --uts="$dir/${hosts[0]}.uts" "${run[@]}" <&0 &
 child=$!

@@ -4,7 +4,9 @@
 # run it on HOST (its name, or its address on the hosts' bridge). A launcher may put
 # ssh-style options before the host name; they are skipped.
 # With CONTENTION_HOSTS_LOW_MEMORY=HOST:MIB, HOST's CMD sees MIB MiB free on every NUMA node
-# (MemFree, with no page cache or slab to reclaim on top).
+# (MemFree, with no page cache or slab to reclaim on top). With CONTENTION_HOSTS_OWN_SYSFS=1,
+# CMD sees a sysfs of HOST's own network namespace (its interfaces in /sys/class/net, which
+# UCX reads to find its devices).
 set -euo pipefail
 while [ $# -gt 0 ] && [[ $1 == -* ]]; do shift; done
 host=${1:?usage: netns-rsh.sh HOST CMD...}
@@ -35,5 +37,11 @@ if [ -n "$low" ] && [ "${low%%:*}" = "$host" ]; then
     exec nsenter --net="/run/netns/$host" --uts="$dir/$host.uts" \
         env HOSTS_DIR="$dir" HOSTS_HOST="$host" HOSTS_MIB="$mib" \
         unshare --mount --propagation private sh -c "$script" "$*"
+fi
+if [ "${CONTENTION_HOSTS_OWN_SYSFS:-0}" = 1 ]; then
+    # The host's own view of /sys (a sysfs mounted in its network namespace lists its own
+    # interfaces in /sys/class/net, as on a real host): UCX finds its devices there.
+    exec nsenter --net="/run/netns/$host" --uts="$dir/$host.uts" \
+        unshare --mount --propagation private sh -c 'mount -t sysfs sysfs /sys && exec sh -c "$0"' "$*"
 fi
 exec nsenter --net="/run/netns/$host" --uts="$dir/$host.uts" sh -c "$*"

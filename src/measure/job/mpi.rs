@@ -10,7 +10,6 @@
 use super::flavour::{self, Family, Library, StartedBy};
 use crate::error::{Error, Result};
 use crate::trace::MpiInfo;
-use ::mpi::point_to_point::{Destination, Source};
 use ::mpi::topology::Communicator;
 
 pub use ::mpi::environment::Threading;
@@ -113,17 +112,20 @@ fn first_rank_only(e: Error, var: impl Fn(&str) -> Option<String>) -> Error {
     }
 }
 
+/// The tag of the host names of the rank-0 handshake ([`gather_hosts`]).
+const TAG_HOST: i32 = 50;
+
 /// The rank-0 handshake on `comm` (the world, or a survey pair's communicator): every other
 /// rank sends `host` to rank 0 and gets `None`; rank 0 gets the host of every rank, in rank
 /// order, its own first.
 pub fn gather_hosts(comm: &World, host: &str) -> Option<Vec<String>> {
     if comm.rank() != 0 {
-        comm.process_at_rank(0).send(host.as_bytes());
+        super::wire::send(&comm.process_at_rank(0), TAG_HOST, host.as_bytes());
         return None;
     }
     let mut hosts = vec![host.to_string()];
     for r in 1..comm.size() {
-        let (peer, _) = comm.process_at_rank(r).receive_vec::<u8>();
+        let peer = super::wire::receive::<u8>(&comm.process_at_rank(r), TAG_HOST);
         hosts.push(String::from_utf8_lossy(&peer).into_owned());
     }
     Some(hosts)
@@ -150,6 +152,7 @@ impl Job {
             hosts,
             library: Some(self.library.name.clone()),
             launcher: Some(self.launcher.clone()),
+            stack: Some(super::stack::this_process(&self.library.version)),
         }
     }
 }

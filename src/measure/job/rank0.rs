@@ -64,6 +64,9 @@ fn rank0(
             "{}",
             session::describe_plan(&layout, &resolved, &transport, Some(&settings))
         );
+        if let Some(s) = &mpi.stack {
+            eprintln!("stack       {}", super::stack::describe(s));
+        }
     }
     let sender = sender::place_ranks(
         world,

@@ -19,6 +19,8 @@
 //! thread only before and after it: `MPI_THREAD_SERIALIZED` is enough.
 
 use super::sampling::{Span, Timings};
+use crate::measure::job::wire;
+use mpi::datatype::Equivalence;
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -89,6 +91,8 @@ fn neighbours(
 const CMD_STREAM: u64 = 1;
 const CMD_SHUTDOWN: u64 = 2;
 const CMD_PLACE: u64 = 3;
+/// Words of a placement message: the command, the PU, the node, the slots.
+const PLACEMENT_WORDS: usize = 4;
 /// "No value" in a placement message.
 const UNSET: u64 = u64::MAX;
 
@@ -98,9 +102,9 @@ const UNSET: u64 = u64::MAX;
 pub(crate) fn place(world: &SimpleCommunicator, r: i32, to: &Placement) -> Vec<u8> {
     let peer = world.process_at_rank(r);
     let opt = |v: Option<u32>| v.map_or(UNSET, u64::from);
-    let msg = [CMD_PLACE, opt(to.pu), opt(to.node), u64::from(to.slots)];
+    let msg: [u64; PLACEMENT_WORDS] = [CMD_PLACE, opt(to.pu), opt(to.node), u64::from(to.slots)];
     peer.send_with_tag(&msg[..], TAG_CTRL);
-    peer.receive_vec_with_tag::<u8>(TAG_CTRL).0
+    wire::receive::<u8>(&peer, TAG_CTRL)
 }
 
 /// Where rank 0 asks a sending rank to run and put its send buffer.
@@ -117,9 +121,15 @@ pub(crate) struct Placement {
 /// Every rank but 0, first thing: the placement rank 0 asks for, or `None` when rank 0 says
 /// shut down instead (it failed before the sweep). The rank answers with [`report`].
 pub(crate) fn await_placement(world: &SimpleCommunicator) -> Option<Placement> {
-    let (msg, _) = world
+    // Four words (a placement) or one (shut down): a receive of the longer, whose status
+    // says how many came, needs no probe.
+    let mut msg = [UNSET; PLACEMENT_WORDS];
+    let status = world
         .process_at_rank(0)
-        .receive_vec_with_tag::<u64>(TAG_CTRL);
+        .receive_into_with_tag(&mut msg[..], TAG_CTRL);
+    let msg = &msg[..status
+        .count(u64::equivalent_datatype())
+        .clamp(0, PLACEMENT_WORDS as i32) as usize];
     let get = |i: usize| {
         msg.get(i)
             .copied()
@@ -135,7 +145,7 @@ pub(crate) fn await_placement(world: &SimpleCommunicator) -> Option<Placement> {
 
 /// Every rank but 0: sends rank 0 its placement report.
 pub(crate) fn report(world: &SimpleCommunicator, bytes: &[u8]) {
-    world.process_at_rank(0).send_with_tag(bytes, TAG_CTRL);
+    wire::send(&world.process_at_rank(0), TAG_CTRL, bytes);
 }
 
 /// The slots of a ring of message buffers, taken in turn: a message received (or sent) again
