@@ -8,7 +8,7 @@
 //! these runs also fail if one comes back (`src/measure/job/wire.rs`).
 //!
 //! Runs are tiny: the tests check that each stack runs and what the traces record, never a
-//! bandwidth (`benches/transports.rs` compares the bandwidths).
+//! bandwidth (`benches/transports.sh` compares the bandwidths).
 
 use crate::common::hosts::{self, hosts_made};
 use crate::common::mpich;
