@@ -61,6 +61,27 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// The command line as parsed, with what only the matches know: which of `measure`'s
+    /// options were left at their default, which `--resume` then takes from the trace.
+    pub fn from_matches(matches: &clap::ArgMatches) -> Result<Cli, clap::Error> {
+        use clap::FromArgMatches;
+        let mut cli = Cli::from_arg_matches(matches)?;
+        if let (Command::Measure(args), Some(("measure", m))) =
+            (&mut cli.command, matches.subcommand())
+        {
+            args.defaulted = crate::measure::options::RESUMED_FROM_TRACE
+                .into_iter()
+                .filter(|flag| {
+                    let id = flag.trim_start_matches("--").replace('-', "_");
+                    m.value_source(&id) == Some(clap::parser::ValueSource::DefaultValue)
+                })
+                .collect();
+        }
+        Ok(cli)
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Measure computation and communication bandwidths, alone and in parallel, for every
@@ -419,7 +440,10 @@ pub struct MeasureArgs {
     #[arg(long, short = 'o', value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
 
-    /// Continue the trace in --output: measure only the core counts it lacks.
+    /// Continue the trace in --output: measure only the core counts it lacks. What the
+    /// trace's points were measured with is kept: its buffer size and message ring, and
+    /// --message-size, --max-phase, --stable-within and --timeout unless given; any other
+    /// option given that differs from the trace is refused before the job starts.
     #[arg(long)]
     pub(crate) resume: bool,
 
@@ -489,6 +513,11 @@ pub struct MeasureArgs {
     /// `contention network GRAPH --run`, with InfiniBand penalties and 5 repetitions.
     #[arg(long, value_name = "GRAPH.json")]
     pub(crate) graph: Option<PathBuf>,
+
+    /// Which of [`crate::measure::options::RESUMED_FROM_TRACE`] the command line left at
+    /// their default (filled by [`Cli::from_matches`]).
+    #[arg(skip)]
+    pub(crate) defaulted: Vec<&'static str>,
 }
 
 /// `--budget`: `90s`, `20m`, `2h`, or a number of seconds; positive, finite and under 1e9
@@ -551,6 +580,7 @@ impl MeasureArgs {
                 precision: self.precision / 100.0,
                 budget: self.budget,
             }),
+            defaulted: self.defaulted.clone(),
         }
     }
 

@@ -1,7 +1,7 @@
 //! The `contention` binary: parse the command line, dispatch, report errors with their exit
 //! status. Everything else is in the library.
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::CommandFactory;
 use contention::cli::{Cli, Command};
 use contention::commands;
 use contention::provenance::Provenance;
@@ -15,7 +15,7 @@ fn main() {
     )
     .leak();
     let matches = Cli::command().version(version).get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let cli = Cli::from_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match &cli.command {
         Command::Check(args) => commands::check::run(args),
         // `measure --graph` is `network --run` under another name.

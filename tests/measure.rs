@@ -529,6 +529,60 @@ fn resume_drops_the_points_calibrate_would_refuse() {
     std::fs::remove_dir_all(d).unwrap();
 }
 
+/// Issue 37: `--resume` with another option was refused inside the MPI job (exit 1, the
+/// launcher's banner, "continue with --resume" as the fix), and one left out (`--max-phase`)
+/// took its default and rewrote the trace's `config` as if every point had been measured so.
+/// Refused before the job starts now (exit 2), and what is left out is the trace's.
+#[test]
+fn resume_keeps_how_the_points_were_measured_and_refuses_changes_before_the_job() {
+    let _one = one_job();
+    let d = temp_dir("measure-resume-options");
+    let out = d.join("t.json");
+    let first = ["--max-phase", "0.3", "--stable-within", "7", "--quiet"];
+    let o = run(&mut measure_cmd(&out, &first));
+    assert!(o.status.success(), "{}", text(&o));
+    let measured = trace_file::read(&out).unwrap();
+    for (option, value, named) in [
+        (
+            "--kernel",
+            "triad",
+            "--kernel nt-store in the trace, triad now",
+        ),
+        ("--max-phase", "1", "--max-phase 0.3 in the trace, 1 now"),
+        (
+            "--stable-within",
+            "5",
+            "--stable-within 7 in the trace, 5 now",
+        ),
+    ] {
+        let o = run(&mut measure_cmd(
+            &out,
+            &["--resume", option, value, "--quiet"],
+        ));
+        let said = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{option}: {said}");
+        assert!(said.contains(named), "{said}");
+        assert!(!said.contains("continue with --resume"), "{said}");
+        assert!(
+            !said.contains("MPI_ABORT") && !said.contains("Primary job"),
+            "{said}"
+        );
+    }
+    // Left out, they are the trace's: a point measured again is measured as the first was.
+    let mut t = measured.clone();
+    t.points.clear();
+    t.complete = false;
+    trace_file::write(&out, &t).unwrap();
+    let o = run(&mut measure_cmd(&out, &["--resume", "--quiet"]));
+    assert!(o.status.success(), "{}", text(&o));
+    let resumed = trace_file::read(&out).unwrap();
+    assert!(resumed.complete && resumed.points.len() == 1);
+    assert_eq!(resumed.config.max_phase_seconds, 0.3);
+    assert_eq!(resumed.config.stable_within, measured.config.stable_within);
+    assert_eq!(resumed.config.sizing, measured.config.sizing);
+    std::fs::remove_dir_all(d).unwrap();
+}
+
 /// `measure --adaptive` with [`TINY`]'s sizes and `extra`: every core count of this machine
 /// is the adaptive sweep's to choose (no `--cores`).
 fn adaptive_cmd(out: &Path, extra: &[&str]) -> Command {

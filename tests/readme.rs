@@ -213,6 +213,18 @@ fn ci_runs_the_readme_test_command_and_main_job_as_written_in_a_fresh_login() {
         main.starts_with("bash .ci/setup && "),
         "the README's main job must set up with .ci/setup only (no virtual machine tooling): {main}"
     );
+    // Issue 37: `.ci/run` by hand skipped the virtual-machine tests (CI was only passed on):
+    // it is CI's check only if CI is true before the first command runs.
+    let sets_ci = run
+        .lines()
+        .position(|l| l.trim() == r#"export CI="${CI:-true}""#);
+    let first_fresh = run
+        .lines()
+        .position(|l| l.trim_start().starts_with("fresh "));
+    assert!(
+        sets_ci.is_some() && sets_ci < first_fresh,
+        ".ci/run must default CI to true before it runs anything"
+    );
     for c in [&test, &main] {
         let line = run
             .lines()

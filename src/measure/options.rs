@@ -66,7 +66,24 @@ pub struct MeasureOptions {
     /// `--adaptive`: choose the core counts one by one instead of sweeping `cores`
     /// ([`super::adaptive`]); `None`: the full sweep.
     pub adaptive: Option<AdaptiveOptions>,
+    /// The flags among [`RESUMED_FROM_TRACE`] that the command line left at their default:
+    /// `--resume` takes their values from the trace instead ([`Self::keeping`]). Empty when
+    /// not built from a command line (every value then counts as given).
+    pub defaulted: Vec<&'static str>,
 }
+
+/// The options that say how a trace's points were measured and that `--resume` takes from
+/// the trace when the command line does not give them, so that `contention measure --resume
+/// -o t.json` continues a trace as it was started, and the trace's `config` stays true of
+/// every point. A value given that differs is refused (`--max-phase` and `--stable-within`
+/// only once the trace has points: before, nothing was measured otherwise). `--timeout` only
+/// says when a stalled run ends, so one given is used and recorded.
+pub const RESUMED_FROM_TRACE: [&str; 4] = [
+    "--message-size",
+    "--max-phase",
+    "--stable-within",
+    "--timeout",
+];
 
 impl Default for MeasureOptions {
     /// The paper's local experiment: both data on node 0, non-temporal stores, rank 1 sending
@@ -93,11 +110,28 @@ impl Default for MeasureOptions {
             force: false,
             no_bind: false,
             adaptive: None,
+            defaulted: Vec::new(),
         }
     }
 }
 
 impl MeasureOptions {
+    /// These options for resuming the trace measured with `c`: each of
+    /// [`RESUMED_FROM_TRACE`] that the command line did not give takes the trace's value.
+    pub fn keeping(&self, c: &crate::trace::MeasureConfig) -> MeasureOptions {
+        let mut a = self.clone();
+        for flag in &self.defaulted {
+            match *flag {
+                "--message-size" => a.message_size = ByteSize(c.message_size_bytes),
+                "--max-phase" => a.max_phase = c.max_phase_seconds,
+                "--stable-within" => a.stable_within = 100.0 * c.stable_within,
+                "--timeout" => a.timeout = c.timeout_seconds,
+                _ => {}
+            }
+        }
+        a
+    }
+
     /// Refuses option values that cannot give a meaningful measurement, before anything runs;
     /// the message names the option, its value and the range it must be in.
     pub fn check(&self) -> Result<()> {

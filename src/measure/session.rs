@@ -48,12 +48,21 @@ pub fn previous(a: &MeasureOptions, path: &Path) -> Result<Option<MeasureConfig>
 /// directory.
 pub fn check_before_launch(a: &MeasureOptions, rank0_here: bool, rank1_here: bool) -> Result<()> {
     if rank0_here {
-        let Placed { layout, trace, .. } = place(a, None, true, rank1_here)?;
+        let Placed {
+            layout,
+            trace,
+            resolved,
+            ..
+        } = place(a, None, true, rank1_here)?;
         let trace_path = trace;
         crate::results::ensure_parent(&trace_path)?;
         check_output(a, &trace_path)?;
         if a.resume {
-            refuse_simulated(&trace_file::read(&trace_path)?, &trace_path)?;
+            let old = trace_file::read(&trace_path)?;
+            refuse_simulated(&old, &trace_path)?;
+            // What can differ before the job starts is refused here (an input error, exit
+            // 2); the stack and the transport are known inside the job only.
+            refuse_differences(&old, &measured_here(&old, &resolved, &layout), &trace_path)?;
         }
         drop(crate::measure::sweep::lock::acquire(
             &trace_path,
@@ -232,6 +241,15 @@ pub fn resolve(
     previous: Option<&MeasureConfig>,
     rank1_here: bool,
 ) -> Result<Resolved> {
+    // A resumed trace keeps what its points were measured with, unless given otherwise.
+    let kept;
+    let a = match previous {
+        Some(c) => {
+            kept = a.keeping(c);
+            &kept
+        }
+        None => a,
+    };
     let planned = plan::plan(layout, &request(a, rank1_here))?;
     let p = &planned.plan;
     let max_threads = planned.sweep.iter().copied().max().unwrap_or(1);
@@ -711,24 +729,29 @@ struct Buffers<'t> {
     send: Option<Bytes<'t>>,
 }
 
+/// Why [`Rank0::run`] ended without a complete trace.
+pub(crate) enum Stop {
+    /// Before any point: the trace is another run's, or another experiment than this run
+    /// (`--resume`). Nothing was measured, so there is nothing to continue.
+    Refused(Error),
+    /// The sweep stopped; its finished points are in the trace at this path.
+    Aborted(Abort, PathBuf),
+}
+
 impl Rank0<'_> {
     /// Runs the sweep, saving the trace after every point. A stalled run ends the process
     /// from inside the sweep (see [`Abort::Stalled`]).
-    pub(crate) fn run(self) -> std::result::Result<PathBuf, (Abort, PathBuf)> {
+    pub(crate) fn run(self) -> std::result::Result<PathBuf, Stop> {
         let path = self.options.trace_path(&self.layout.hostname);
-        let fail = |e: Error, path: &Path| (Abort::Failed(e.to_string()), path.to_path_buf());
+        let fail =
+            |e: Error, path: &Path| Stop::Aborted(Abort::Failed(e.to_string()), path.to_path_buf());
         // Held until this function returns: no other run writes this trace meanwhile.
-        let _lock = match crate::measure::sweep::lock::acquire(
+        let _lock = crate::measure::sweep::lock::acquire(
             &path,
             &crate::measure::sweep::lock::holder(&self.layout.hostname),
-        ) {
-            Ok(l) => l,
-            Err(e) => return Err(fail(e, &path)),
-        };
-        let mut trace = match self.start_trace(&path) {
-            Ok(t) => t,
-            Err(e) => return Err(fail(e, &path)),
-        };
+        )
+        .map_err(Stop::Refused)?;
+        let mut trace = self.start_trace(&path).map_err(Stop::Refused)?;
         let todo = trace.missing_cores(&self.resolved.config.cores);
         let chooser = self.resolved.adaptive.map(|a| {
             let candidates = self.resolved.config.cores.clone();
@@ -760,11 +783,11 @@ impl Rank0<'_> {
             .iter()
             .find_map(|p| memory::check_pages(p).err())
         {
-            return Err((Abort::Failed(e.to_string()), path));
+            return Err(Stop::Aborted(Abort::Failed(e.to_string()), path));
         }
         self.sweep(&todo, chooser, buffers, &mut trace, &path)
             .map(|()| path.clone())
-            .map_err(|a| (a, path))
+            .map_err(|a| Stop::Aborted(a, path))
     }
 
     /// The NUMA node `os` when the run binds its buffers, none otherwise.
@@ -980,15 +1003,7 @@ impl Rank0<'_> {
         }
         let old = trace_file::read(path)?;
         refuse_simulated(&old, path)?;
-        let differences = resume_differences(&old, &fresh);
-        if !differences.is_empty() {
-            return Err(Error::Input(format!(
-                "--resume: `{}` was measured otherwise: {}; resume with the trace's options, \
-                 or start a new trace with -o",
-                path.display(),
-                differences.join("; ")
-            )));
-        }
+        refuse_differences(&old, &fresh, path)?;
         let mut cores = old.config.cores.clone();
         cores.extend(&fresh.config.cores);
         cores.sort_unstable();
@@ -1032,6 +1047,32 @@ fn possible_points(points: Vec<TracePoint>, fresh: &Trace, path: &Path) -> Vec<T
         .filter(|(i, _)| !dropped.contains(i))
         .map(|(_, p)| p)
         .collect()
+}
+
+/// Refuses to resume `old` with `fresh` (this run's resolved trace) when they are two
+/// experiments, naming each difference.
+fn refuse_differences(old: &Trace, fresh: &Trace, path: &Path) -> Result<()> {
+    let differences = resume_differences(old, fresh);
+    if differences.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Input(format!(
+        "--resume: `{}` was measured otherwise: {}; leave out the options that differ (the \
+         trace's values are kept) or give the trace's, or start a new trace with -o",
+        crate::error::shown_path(path),
+        differences.join("; ")
+    )))
+}
+
+/// What this run would record before its MPI job starts: the trace `old` with this host's
+/// configuration, plan and host name; its MPI stack and transport are `old`'s, which only
+/// the job can tell apart.
+fn measured_here(old: &Trace, resolved: &Resolved, layout: &Layout) -> Trace {
+    let mut here = old.clone();
+    here.config = resolved.config.clone();
+    here.plan = resolved.planned.plan.clone();
+    here.machine.hostname = layout.hostname.clone();
+    here
 }
 
 /// What makes `fresh` (this run's resolved trace) another experiment than `old`, one phrase
@@ -1085,6 +1126,22 @@ fn resume_differences(old: &Trace, fresh: &Trace) -> Vec<String> {
     differ("binding", bind(o.bind), bind(n.bind));
     differ("--pattern", o.pattern.clone(), n.pattern.clone());
     differ("--ranks", o.ranks.to_string(), n.ranks.to_string());
+    // How long and how finely each phase was sampled; free to change while no point was
+    // measured.
+    if !old.points.is_empty() {
+        differ(
+            "--max-phase",
+            crate::units::short_number(o.max_phase_seconds),
+            crate::units::short_number(n.max_phase_seconds),
+        );
+        // Rounded: the trace keeps a fraction, the option is in percent.
+        let percent = |f: f64| format!("{}", (f * 1e8).round() / 1e6);
+        differ(
+            "--stable-within",
+            percent(o.stable_within),
+            percent(n.stable_within),
+        );
+    }
     if let (Some(o), Some(n)) = (&old.transport, &fresh.transport) {
         let kind = |t: &Transport| format!("{:?}", t.kind).to_lowercase();
         differ("transport (see --hosts)", kind(o), kind(n));

@@ -9,7 +9,7 @@ use super::{launch, sender};
 use crate::error::{Error, Result};
 use crate::measure::machine::settings;
 use crate::measure::options::MeasureOptions;
-use crate::measure::session::{self, Rank0};
+use crate::measure::session::{self, Rank0, Stop};
 use crate::measure::sweep::{comm, progress, run::Abort};
 use crate::trace::MpiInfo;
 use std::path::Path;
@@ -99,12 +99,13 @@ fn rank0(
             }
             Ok(())
         }
-        Err((Abort::Interrupted, path)) => Err(Error::Interrupted(format!(
+        Err(Stop::Refused(e)) => Err(e),
+        Err(Stop::Aborted(Abort::Interrupted, path)) => Err(Error::Interrupted(format!(
             "interrupted: finished points are saved in {}; continue with --resume -o {}",
             path.display(),
             path.display()
         ))),
-        Err((Abort::Stalled(why), path)) | Err((Abort::Failed(why), path)) => {
+        Err(Stop::Aborted(Abort::Stalled(why) | Abort::Failed(why), path)) => {
             Err(Error::Failed(format!(
                 "{why} (finished points, if any, are in {}; continue with --resume -o {})",
                 path.display(),
