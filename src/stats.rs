@@ -147,7 +147,8 @@ pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
 
 /// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
 /// OOPSLA 2014): small, seeded and portable, so the same seed draws the same numbers on every
-/// machine (the bootstrap's resamples, a simulated machine's samples).
+/// machine (the bootstrap's resamples; a simulated machine's samples use
+/// [`crate::simulate::Rng`], whose parts never share draws).
 #[derive(Debug, Clone)]
 pub struct SplitMix64(pub u64);
 

@@ -365,3 +365,126 @@ fn a_real_run_refuses_to_resume_a_simulated_trace_before_mpi_starts() {
         "{e}"
     );
 }
+
+#[test]
+fn a_tiny_message_size_keeps_the_trace_small() {
+    // Every simulated message was a sample: 4 KiB messages filled a 0.05 s phase with about
+    // a hundred thousand of them (a trace of tens of MB), 1-byte ones with billions (10 GB
+    // resident within seconds).
+    let dir = temp_dir("simulate-tiny-messages");
+    let out = dir.join("t.json");
+    for size in ["4KiB", "1"] {
+        let o = contention(&[
+            "measure",
+            "--simulate",
+            "paper:henri",
+            "--cores",
+            "1,2",
+            "--max-phase",
+            "0.05",
+            "--message-size",
+            size,
+            "-o",
+            s(&out),
+            "-q",
+            "--force",
+        ]);
+        assert!(o.status.success(), "--message-size {size}: {}", stderr(&o));
+        let bytes = std::fs::metadata(&out).unwrap().len();
+        assert!(
+            bytes < 1 << 20,
+            "--message-size {size}: a trace of {bytes} bytes"
+        );
+        let t = trace_file::read(&out).unwrap();
+        assert_eq!(t.points.len(), 2);
+        for p in &t.points {
+            for phase in [&p.comm_alone, &p.comm_parallel] {
+                assert!(
+                    (30..=4000).contains(&phase.samples.len()),
+                    "--message-size {size}: {} samples at {} cores",
+                    phase.samples.len(),
+                    p.cores
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn resume_refuses_a_simulated_trace_whose_cores_reach_past_its_socket_before_any_work() {
+    let dir = temp_dir("simulate-resume-cores");
+    let out = dir.join("t.json");
+    let o = contention(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--cores",
+        "1..2",
+        "-o",
+        s(&out),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut t = trace_file::read(&out).unwrap();
+    t.config.cores = vec![1, 2, 999];
+    trace_file::write(&out, &t).unwrap();
+    let before = std::fs::read(&out).unwrap();
+    let e = refused(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--cores",
+        "1..2",
+        "-o",
+        s(&out),
+        "--resume",
+    ]);
+    assert!(
+        e.contains("config.cores") && e.contains("999") && e.contains("1..18") && e.contains("-o"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        before,
+        "the trace was changed"
+    );
+}
+
+#[test]
+fn launch_options_a_simulated_machine_does_not_use_are_refused_naming_them() {
+    let dir = temp_dir("simulate-launch-options");
+    let out = dir.join("t.json");
+    let base = ["measure", "--simulate", "paper:henri", "-o", s(&out)];
+    for (extra, named) in [
+        (&["--launcher", "mpirun"][..], "--launcher"),
+        (&["--ranks", "5"][..], "--ranks"),
+        (
+            &["--dry-run", "--topology", "/nonexistent/node.xml"][..],
+            "--topology",
+        ),
+    ] {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let e = refused(&args);
+        assert!(
+            e.contains(&format!("{named} is not")) && e.contains(&format!("drop {named}")),
+            "{extra:?}: {e}"
+        );
+    }
+    assert!(!out.exists());
+    // --timeout is the stall rule's, which the simulated clock applies as a real run does
+    // (and --max-phase is checked against it): kept in the trace.
+    let mut args = base.to_vec();
+    args.extend_from_slice(&[
+        "--cores",
+        "1",
+        "--max-phase",
+        "0.05",
+        "--timeout",
+        "30",
+        "-q",
+    ]);
+    let o = contention(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(trace_file::read(&out).unwrap().config.timeout_seconds, 30.0);
+}

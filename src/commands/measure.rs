@@ -35,11 +35,15 @@ impl Options {
         let measure = a.measure_options();
         measure.check()?;
         let simulate = match &a.simulate {
-            Some(spec) => Some(SimulateOptions {
-                machine: Truth::parse(spec)?,
-                seed: a.seed,
-                noise: crate::simulate::Noise::TYPICAL,
-            }),
+            Some(spec) => {
+                let machine = Truth::parse(spec)?;
+                refuse_launch_options(a, &machine.spec())?;
+                Some(SimulateOptions {
+                    machine,
+                    seed: a.seed,
+                    noise: crate::simulate::Noise::TYPICAL,
+                })
+            }
             None => None,
         };
         Ok(Options {
@@ -51,6 +55,27 @@ impl Options {
             quiet: a.quiet,
         })
     }
+}
+
+/// Refuses, with `--simulate SPEC`, the options of a job on this machine that a simulated
+/// one has no use for (they were silently ignored): how to launch MPI and which topology to
+/// plan for. The measurement's own are refused by the simulation (`--hosts`, `--kernel`...).
+fn refuse_launch_options(a: &MeasureArgs, spec: &str) -> Result<()> {
+    if a.launcher != launch::Launcher::Auto {
+        return Err(simulation::not_simulated(
+            spec,
+            "--launcher",
+            "no MPI job is started: every phase is drawn on a simulated clock",
+        ));
+    }
+    if a.topology.is_some() {
+        return Err(simulation::not_simulated(
+            spec,
+            "--topology",
+            "the simulated machine's cores and NUMA nodes are its model's",
+        ));
+    }
+    Ok(())
 }
 
 pub fn run(args: &MeasureArgs) -> Result<()> {

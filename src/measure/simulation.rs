@@ -50,26 +50,43 @@ pub(crate) struct Layout {
     pub(crate) placement: Placement,
 }
 
+/// Why the paper's machines answer no other workload, pattern or binding.
+const MEASURED_AS: &str = "the paper's machines were measured with non-temporal stores, \
+                           `pong` messages and every thread bound";
+
 /// Refuses what a simulated machine cannot answer: other workloads and patterns than the
 /// paper's (its models were measured with non-temporal stores and `pong`), hosts, binding
-/// choices.
+/// choices, a ring's ranks. An option left at its default is not refused, given or not:
+/// it asks for what the simulation does.
 fn refuse_unsimulated(o: &MeasureOptions, spec: &str) -> Result<()> {
+    let ring = "a ring's ranks; the paper's machines were measured with `pong` messages from \
+                one sender";
     let given = [
-        (o.kernel != ComputeKernel::NtStore, "--kernel"),
-        (o.pattern != CommPattern::Pong, "--pattern"),
-        (o.hosts.is_some(), "--hosts"),
-        (o.comm_core.is_some(), "--comm-core"),
-        (o.shared_comm_core, "--shared-comm-core"),
-        (o.no_bind, "--no-bind"),
-        (o.message_buffers.is_some(), "--message-buffers"),
+        (o.kernel != ComputeKernel::NtStore, "--kernel", MEASURED_AS),
+        (o.pattern != CommPattern::Pong, "--pattern", MEASURED_AS),
+        (o.hosts.is_some(), "--hosts", MEASURED_AS),
+        (o.comm_core.is_some(), "--comm-core", MEASURED_AS),
+        (o.shared_comm_core, "--shared-comm-core", MEASURED_AS),
+        (o.no_bind, "--no-bind", MEASURED_AS),
+        (
+            o.message_buffers.is_some(),
+            "--message-buffers",
+            MEASURED_AS,
+        ),
+        (o.ranks != MeasureOptions::default().ranks, "--ranks", ring),
     ];
-    match given.iter().find(|(g, _)| *g) {
-        Some((_, name)) => Err(Error::Input(format!(
-            "--simulate {spec}: {name} is not simulated (the paper's machines were measured \
-             with non-temporal stores, `pong` messages and every thread bound); drop {name}"
-        ))),
+    match given.iter().find(|(g, _, _)| *g) {
+        Some((_, name, why)) => Err(not_simulated(spec, name, why)),
         None => Ok(()),
     }
+}
+
+/// The refusal of an option `--simulate SPEC` has no use for, with why, as usage errors
+/// are: `measure` refuses its launch options (`--launcher`, `--topology`) the same way.
+pub(crate) fn not_simulated(spec: &str, name: &str, why: &str) -> Error {
+    Error::Input(format!(
+        "--simulate {spec}: {name} is not simulated ({why}); drop {name}"
+    ))
 }
 
 /// The layout of `o` on the simulated machine, refusing nodes and core counts it lacks.
@@ -306,11 +323,14 @@ impl<'a> Campaign<'a> {
         let result = bench.sweep(
             points,
             |n, phase| progress.borrow_mut().phase(n, phase),
-            |point: TracePoint| {
+            |point: TracePoint, took: Duration| {
                 progress
                     .borrow_mut()
                     .point_done(&session::point_line(&point, c.stable_within));
                 trace.points.push(point);
+                if let Some(s) = trace.simulation.as_mut() {
+                    s.measuring_seconds += took.as_secs_f64();
+                }
                 session::save(path, trace)
             },
         );
@@ -324,9 +344,6 @@ impl<'a> Campaign<'a> {
             }
             Err(Abort::Failed(why) | Abort::Stalled(why)) => return Err(Error::Failed(why)),
         };
-        if let Some(s) = self.trace.simulation.as_mut() {
-            s.measuring_seconds += spent.as_secs_f64();
-        }
         session::save(&self.path, &mut self.trace)?;
         Ok(spent)
     }
@@ -406,18 +423,29 @@ fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
 const MAX_MEASURING_SECONDS: f64 = 1e8;
 
 /// Refuses what a hand-edited simulated trace could carry past the identity check of
-/// [`resumed`]: a point beyond the simulated socket (it would be fitted, and its buffers
-/// counted, as if the machine had that many cores) or a measuring time that is negative,
-/// not finite or beyond [`MAX_MEASURING_SECONDS`] (the closing line would add this run's to
-/// it and print nonsense).
+/// [`resumed`], before anything is measured: a point, or a core count of `config.cores`,
+/// beyond the simulated socket (a point would be fitted, and its buffers counted, as if the
+/// machine had that many cores; a core count to measure failed only once the points before
+/// it were measured, with `predict`'s hint, and again at every resume), or a measuring time
+/// that is negative, not finite or beyond [`MAX_MEASURING_SECONDS`] (the closing line would
+/// add this run's to it and print nonsense).
 fn check_resumable(old: &Trace, fresh: &Trace, path: &Path) -> Result<()> {
     let cps = fresh.machine.cores_per_socket;
-    if let Some(p) = old.points.iter().find(|p| p.cores == 0 || p.cores > cps) {
+    let outside = |n: u32| n == 0 || n > cps;
+    if let Some(p) = old.points.iter().find(|p| outside(p.cores)) {
         return Err(Error::Input(format!(
             "--resume: `{}` has a point at {} cores, and the simulated socket has 1..{cps}; \
              the trace was edited or is not this machine's: start a new trace with -o",
             path.display(),
             p.cores
+        )));
+    }
+    if let Some(n) = old.config.cores.iter().copied().find(|&n| outside(n)) {
+        return Err(Error::Input(format!(
+            "--resume: `{}` asks for {n} cores in config.cores, and the simulated socket has \
+             1..{cps}; the trace was edited or is not this machine's: start a new trace with \
+             -o (and --cores within 1..{cps})",
+            crate::error::escape(&path.display().to_string()),
         )));
     }
     if let Some(s) = &old.simulation {
@@ -490,5 +518,48 @@ fn adaptive_sweep(campaign: &mut Campaign<'_>, a: &AdaptiveOptions) -> Result<()
         };
         let took = campaign.measure(&[n])?;
         chooser.measured(took);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sweep_stopped_early_keeps_the_measuring_time_of_the_points_it_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let sim = SimulateOptions {
+            machine: Truth::parse("paper:henri").unwrap(),
+            seed: 1,
+            noise: Noise::TYPICAL,
+        };
+        let stop = AtomicBool::new(false);
+        let options = |name: &str| MeasureOptions {
+            output: Some(dir.path().join(name)),
+            cores: Some("1".parse().unwrap()),
+            max_phase: 0.2,
+            ..MeasureOptions::default()
+        };
+        let measuring = |path: &Path| {
+            let t = trace_file::read(path).unwrap();
+            (t.points.len(), t.simulation.unwrap().measuring_seconds)
+        };
+        let mut whole =
+            Campaign::start(&options("whole.json"), &sim, progress::Mode::Quiet, &stop).unwrap();
+        whole.measure(&[1]).unwrap();
+        let (points, want) = measuring(&whole.path);
+        assert_eq!(points, 1);
+        assert!(want > 0.0);
+        // The same point, then one the machine lacks: the sweep ends with an error after
+        // saving the first, as it ends when Ctrl-C stops it.
+        let mut cut =
+            Campaign::start(&options("cut.json"), &sim, progress::Mode::Quiet, &stop).unwrap();
+        assert!(cut.measure(&[1, 999]).is_err());
+        let (points, got) = measuring(&cut.path);
+        assert_eq!(points, 1);
+        assert!(
+            (got - want).abs() <= 1e-9 * want,
+            "{got} s saved, {want} s measured"
+        );
     }
 }

@@ -1,20 +1,39 @@
-//! The seeded random numbers of a simulated machine: SplitMix64 (Steele, Lea and Flood, "Fast
-//! splittable pseudorandom number generators", OOPSLA 2014) and normal deviates by the
-//! Box-Muller transform (Box and Muller, "A note on the generation of random normal deviates",
-//! Annals of Mathematical Statistics 29(2), 1958).
+//! The seeded random numbers of a simulated machine: ChaCha8 (Bernstein, "ChaCha, a variant
+//! of Salsa20", 2008, as `rand_chacha` implements it) and normal deviates by the Box-Muller
+//! transform (Box and Muller, "A note on the generation of random normal deviates", Annals
+//! of Mathematical Statistics 29(2), 1958).
 //!
-//! The generator is the one the bootstrap uses ([`crate::stats::SplitMix64`]), wrapped to add
-//! normal deviates and independent forks.
+//! Each part of a campaign (a phase of a point, a stream of a phase, the adaptive sweep's
+//! refits) draws from a generator of its own, chosen by a key and a stream number rather than
+//! by tags XOR-ed into one seed: with `seed ^ tag`, seed 1's computations in parallel drew
+//! exactly seed 3's computations alone (1 ^ 3 = 3 ^ 1), and seed 1 at 4 cores seed 257 at 5.
+//! A ChaCha key with its 2^64 streams gives each part numbers of its own whatever the seed,
+//! and `rand_chacha` keeps a key's and stream's output the same from one version to the next
+//! (it is the cipher's keystream), so a seed draws the same trace everywhere.
 
-use crate::stats::SplitMix64;
+use rand_chacha::rand_core::{Rng as _, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
-/// A small, seeded, portable generator: the same seed draws the same machine everywhere.
+/// A seeded, portable generator: the same key and stream draw the same numbers everywhere.
 #[derive(Debug, Clone)]
-pub struct Rng(SplitMix64);
+pub struct Rng(ChaCha8Rng);
 
 impl Rng {
+    /// The generator of `seed`: stream 0 of the key `[seed, 0, 0, 0]`.
     pub fn new(seed: u64) -> Rng {
-        Rng(SplitMix64(seed))
+        Rng::keyed([seed, 0, 0, 0], 0)
+    }
+
+    /// Stream `stream` of the key made of the four words of `key`: distinct keys, or one key
+    /// with distinct streams, draw independent numbers.
+    pub fn keyed(key: [u64; 4], stream: u64) -> Rng {
+        let mut bytes = [0u8; 32];
+        for (chunk, word) in bytes.chunks_exact_mut(8).zip(key) {
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        let mut r = ChaCha8Rng::from_seed(bytes);
+        r.set_stream(stream);
+        Rng(r)
     }
 
     pub fn next_u64(&mut self) -> u64 {
@@ -23,7 +42,7 @@ impl Rng {
 
     /// Uniform in [0, 1).
     pub fn unit(&mut self) -> f64 {
-        self.0.unit()
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// A standard normal deviate (Box-Muller, one of the pair).
@@ -35,9 +54,16 @@ impl Rng {
     }
 
     /// An independent generator for one part of a campaign (a phase, a stream), so that the
-    /// numbers one part draws do not depend on how many another drew.
+    /// numbers one part draws do not depend on how many another drew: stream `salt` of a key
+    /// drawn from this generator.
     pub fn fork(&mut self, salt: u64) -> Rng {
-        Rng::new(self.next_u64() ^ salt.wrapping_mul(0xD6E8_FEB8_6659_FD93))
+        let key = [
+            self.next_u64(),
+            self.next_u64(),
+            self.next_u64(),
+            self.next_u64(),
+        ];
+        Rng::keyed(key, salt)
     }
 }
 
@@ -52,6 +78,11 @@ mod tests {
             assert_eq!(a.next_u64(), b.next_u64());
         }
         assert_ne!(Rng::new(7).next_u64(), Rng::new(8).next_u64());
+        let mut streams: Vec<u64> = (0..4)
+            .map(|s| Rng::keyed([7, 0, 0, 0], s).next_u64())
+            .collect();
+        streams.dedup();
+        assert_eq!(streams.len(), 4, "one key's streams differ");
     }
 
     #[test]

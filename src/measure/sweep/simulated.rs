@@ -9,6 +9,7 @@ use super::sampling::{Span, Timings};
 use crate::model::Placement;
 use crate::simulate::{Noise, Rng, Stream, Truth};
 use crate::trace::{Plan, TracePoint};
+use std::cell::Cell;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -37,12 +38,14 @@ pub(crate) struct SimulatedBench<'a> {
 
 impl SimulatedBench<'_> {
     /// Runs `points` in order as [`super::run::Bench::sweep`] does, calling `phase` when a
-    /// phase starts and `done` after each point; returns the simulated time the phases took.
+    /// phase starts and `done` after each point with the simulated time its phases took (so
+    /// a campaign stopped by Ctrl-C keeps the time of the points it saved); returns the
+    /// simulated time of every phase.
     pub(crate) fn sweep(
         &self,
         points: &[u32],
         phase: impl FnMut(u32, &str),
-        done: impl FnMut(TracePoint) -> crate::Result<()>,
+        mut done: impl FnMut(TracePoint, Duration) -> crate::Result<()>,
     ) -> Result<Duration, Abort> {
         // A simulated sender has its own core; only a phase short of messages is starved.
         let starvation = Starvation {
@@ -58,12 +61,16 @@ impl SimulatedBench<'_> {
             interrupted: self.interrupted,
             starvation: &starvation,
         };
+        let point_took = Cell::new(0.0);
         let mut exec = Simulated {
             bench: self,
             clock: Duration::ZERO,
             point_at: 0.0,
+            point_took: &point_took,
         };
-        rules.points(&mut exec, points, phase, done)?;
+        rules.points(&mut exec, points, phase, |p| {
+            done(p, Duration::from_secs_f64(point_took.get()))
+        })?;
         Ok(exec.clock)
     }
 }
@@ -75,22 +82,31 @@ struct Simulated<'b, 'a> {
     clock: Duration,
     /// Seconds since the current point started (its phases share one clock).
     point_at: f64,
+    /// Seconds the last finished point took, set as it ends ([`Executor::take_cpus`]).
+    point_took: &'b Cell<f64>,
 }
 
-/// A seed for one phase of one point from the campaign's seed.
-fn phase_seed(seed: u64, placement: Placement, n: usize, streams: Streams) -> u64 {
+/// The last word of a phase generator's key: what the key is for (the sweep's phases), apart
+/// from the keys [`Rng::new`] makes (0 there).
+const PHASE_KEY: u64 = 1;
+
+/// The generator of one phase of one point: the campaign's seed and the placement are its
+/// key, the core count and the phase its stream, so every phase of every point of every seed
+/// draws numbers of its own (see [`crate::simulate::rng`]).
+fn phase_rng(seed: u64, placement: Placement, n: usize, streams: Streams) -> Rng {
     let which = match streams {
-        Streams::Comp => 1,
-        Streams::Comm => 2,
-        Streams::Both => 3,
+        Streams::Comp => 0,
+        Streams::Comm => 1,
+        Streams::Both => 2,
     };
-    let mut r = Rng::new(
-        seed ^ (u64::from(placement.comp_numa) << 48)
-            ^ (u64::from(placement.comm_numa) << 40)
-            ^ ((n as u64) << 8)
-            ^ which,
-    );
-    r.next_u64()
+    let key = [
+        seed,
+        u64::from(placement.comp_numa),
+        u64::from(placement.comm_numa),
+        PHASE_KEY,
+    ];
+    // n is a core count (at most u32::MAX): shifted by two bits it stays within 64.
+    Rng::keyed(key, ((n as u64) << 2) | which)
 }
 
 /// The computing threads of a phase: round `k` of thread `i` lasts one sample from
@@ -122,24 +138,42 @@ impl Computing {
     }
 }
 
+/// The shortest simulated communication sample, as a share of a computing sample
+/// ([`SimulatedBench::sample_seconds`]): messages shorter than this are drawn several at a
+/// time, back to back at one drawn bandwidth, as one sample. Without it every message was a
+/// sample: 1-byte messages at 11 GB/s filled a 1.5 s phase with billions of them (10 GB
+/// resident within seconds), 256 KiB ones wrote a 163 MB trace that `calibrate` refuses.
+/// With it a phase holds at most 16 times as many communication samples as a computing
+/// thread's (about 670 in `--max-phase`, 2,700 stretched to its most), whatever the message
+/// size. A sixteenth keeps the paper's 64 MiB messages one per sample at the default
+/// `--max-phase` (a 2.2 ms floor; 64 MiB take 3.0 ms at the fastest simulated link,
+/// diablo's 22.4 GB/s), as a real run times them.
+const MESSAGE_SAMPLE_SHARE: f64 = 1.0 / 16.0;
+
 /// The messages of a phase, one after the other, each taking what its drawn bandwidth
-/// gives it.
+/// gives it; those shorter than `min_sample` grouped into samples of that length at least.
 struct Messages {
     stream: Stream,
     done: Timings,
     next: f64,
     bytes: u64,
+    min_sample: f64,
 }
 
 impl Messages {
     fn advance(&mut self, until: f64) {
         while self.next <= until {
             let mbps = self.stream.next_round()[0];
-            let end = self.next + self.bytes as f64 / (mbps * 1e6);
+            let one = self.bytes as f64 / (mbps * 1e6);
+            // Whole messages, enough to last `min_sample`: one when a message lasts that
+            // long (and for a bandwidth that is not positive, which no model gives).
+            let count = (self.min_sample / one).ceil().max(1.0);
+            let count = if count.is_finite() { count as u64 } else { 1 };
+            let end = self.next + count as f64 * one;
             self.done.push(Span {
                 start: self.next,
                 end,
-                bytes: self.bytes,
+                bytes: self.bytes.saturating_mul(count),
             });
             self.next = end;
         }
@@ -164,7 +198,7 @@ impl Executor for Simulated<'_, '_> {
             .truth
             .point(b.placement, n as u32)
             .map_err(|e| Abort::Failed(format!("simulated {}: {e}", b.truth.spec())))?;
-        let mut rng = Rng::new(phase_seed(b.seed, b.placement, n, streams));
+        let mut rng = phase_rng(b.seed, b.placement, n, streams);
         let both = streams == Streams::Both;
         let begin = self.point_at;
         let mut comp = (streams != Streams::Comm).then(|| {
@@ -191,6 +225,7 @@ impl Executor for Simulated<'_, '_> {
                 done: Timings::new(),
                 next: begin,
                 bytes: b.message_bytes,
+                min_sample: b.sample_seconds * MESSAGE_SAMPLE_SHARE,
             }
         });
         let mut since = LOOK;
@@ -218,6 +253,7 @@ impl Executor for Simulated<'_, '_> {
 
     fn take_cpus(&mut self, n: usize) -> (Vec<Vec<u32>>, Vec<u32>) {
         // The point is over: the next one starts its own clock.
+        self.point_took.set(self.point_at);
         self.point_at = 0.0;
         let comp = self.bench.plan.compute[..n]
             .iter()
@@ -276,7 +312,7 @@ mod tests {
             .sweep(
                 points,
                 |_, _| {},
-                |p| {
+                |p, _| {
                     done.push(p);
                     Ok(())
                 },
@@ -309,6 +345,36 @@ mod tests {
             clock > Duration::from_secs_f64(4.5) && clock < Duration::from_secs(8),
             "{clock:?}"
         );
+    }
+
+    /// The first draws of the generator of one phase.
+    fn first_draws(seed: u64, placement: Placement, n: usize, streams: Streams) -> [u64; 2] {
+        let mut r = phase_rng(seed, placement, n, streams);
+        [r.next_u64(), r.next_u64()]
+    }
+
+    #[test]
+    fn no_two_phases_share_their_draws_whatever_their_seeds_points_and_placements() {
+        // Tags XOR-ed into the seed made seed 1's computations in parallel at 4 cores draw
+        // seed 3's computations alone (1 ^ 3 = 3 ^ 1), and seed 1 at 4 cores seed 257 at 5
+        // (4 << 8 ^ 5 << 8 = 256): the same relative errors, correlation 1.0.
+        let mut seen = std::collections::HashMap::new();
+        for seed in [0, 1, 2, 3, 256, 257, 258, 259] {
+            for (comp_numa, comm_numa) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                let at = Placement {
+                    comp_numa,
+                    comm_numa,
+                };
+                for n in 1..=8 {
+                    for streams in [Streams::Comp, Streams::Comm, Streams::Both] {
+                        let key = (seed, comp_numa, comm_numa, n, streams);
+                        if let Some(was) = seen.insert(first_draws(seed, at, n, streams), key) {
+                            panic!("{key:?} draws what {was:?} draws");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
