@@ -110,6 +110,9 @@ pub enum Command {
             standard output (each node's trace goes to $CONTENTION_RESULTS/HOST/)")),
         mut_arg("graph", |a| a.hide(true)),
         mut_arg("ranks", |a| a.hide(true)),
+        // A survey measures real nodes only (it refuses them): not offered in its help.
+        mut_arg("simulate", |a| a.hide(true)),
+        mut_arg("seed", |a| a.hide(true)),
     )]
     Survey(SurveyArgs),
     /// Fit the model's parameters to measurements (traces of `contention measure`, or tidy
@@ -653,7 +656,8 @@ Figures (each one file in DIR, named after the machine or the trace):
 
 Measurements are trace JSON files written by `contention measure` or tidy CSV files
 (comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,comm_parallel; repeated rows are
-aggregated by median). The kind is told from the content. All bandwidths are MB/s.
+aggregated by median): .json is a trace and .csv a tidy CSV; any other name (or -) is told
+from its content. All bandwidths are MB/s.
 
 The font (DejaVu Sans) is built into the binary: figures render the same on a headless node
 with no fonts installed. PNG files are 300 dpi, laid out for 6-8 pt text at that size.

@@ -186,6 +186,17 @@ fn placement_errors_name_the_valid_nodes() {
 
 #[test]
 fn help_teaches_units_and_examples() {
+    // Issue 37: survey --help offered --simulate and --seed, which a survey always refuses.
+    let survey = stdout(&contention(&["survey", "--help"]));
+    for refused in ["--simulate", "--seed"] {
+        assert!(!survey.contains(refused), "survey --help offers {refused}");
+    }
+    // ... and plot --help said every input's kind was told from its content.
+    let plot = stdout(&contention(&["plot", "--help"]));
+    assert!(
+        plot.contains(".json is a trace and .csv a tidy CSV"),
+        "{plot}"
+    );
     let o = contention(&["predict", "--help"]);
     let help = stdout(&o);
     for needle in [

@@ -255,6 +255,12 @@ fn on_a_16_core_socket_the_default_sweep_leaves_the_sender_its_own_core() {
     // 15 (sharing 15 starved the communications of a real 16-core node to 12 MB/s).
     let plan = dry(&[]);
     assert!(plan.contains("communic.   1 thread on core 15"), "{plan}");
+    // Issue 37: a saved topology does not say its CPU's instruction set (this host's was
+    // printed as the node's).
+    assert!(
+        plan.contains("(the node CPU's best non-temporal stores for nt-store)"),
+        "{plan}"
+    );
     assert!(
         plan.contains("sender      rank 1 on core 14 (PU P#14"),
         "{plan}"

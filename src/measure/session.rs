@@ -161,6 +161,9 @@ pub struct Placed {
     pub trace: PathBuf,
 }
 
+/// What a plan for another machine (`--topology`) says of its store instructions.
+const OTHER_NODES_STORES: &str = "the node CPU's best";
+
 /// The one way from options to a placement: load the machine (this one, or the hwloc XML
 /// `xml` of another, whose free memory is then unknown), lay it out, and [`resolve`] the
 /// options on it; with `previous`, against the trace `--resume` continues on its host.
@@ -187,7 +190,12 @@ pub fn place(
     } else {
         None
     };
-    let resolved = resolve(a, &layout, sysfs, previous.as_ref(), rank1_here)?;
+    let mut resolved = resolve(a, &layout, sysfs, previous.as_ref(), rank1_here)?;
+    if xml.is_some() {
+        // The store instructions are the node's CPU's, which its hwloc XML does not say
+        // (this host's would be a guess); `--topology` only ever plans (`--dry-run`).
+        resolved.config.kernel = OTHER_NODES_STORES.into();
+    }
     Ok(Placed {
         topology,
         layout,
