@@ -479,8 +479,9 @@ pub struct MeasureArgs {
     )]
     pub(crate) precision: f64,
 
-    /// With --adaptive: stop before the next point would take the measuring time past this:
-    /// `90s`, `20m`, `2h`, or seconds.
+    /// With --adaptive: stop before the next point would take the measuring time (a resumed
+    /// trace's points included) past this: `90s`, `20m`, `2h`, or seconds; at least 1 s. The
+    /// first grid is measured whatever the budget.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "adaptive")]
     pub(crate) budget: Option<std::time::Duration>,
 

@@ -412,7 +412,7 @@ pub(crate) fn decide(f: &Fitted, measured: &[u32], precision: f64) -> Decision {
                 .map(|n| gain[n as usize - 1])
                 .sum::<f64>()
                 .max(f64::MIN_POSITIVE);
-            // Ties (no refits, or refits that agree where they could be moved) go to where
+            // Ties (refits that agree where they could be moved) go to where
             // they disagree most.
             let best = (1..=f.cores_per_socket)
                 .filter(|&n| unmeasured(n))
@@ -880,7 +880,8 @@ pub(crate) fn describe(a: &AdaptiveOptions, candidates: &[u32]) -> String {
     }
     let budget = a.budget.map_or(String::new(), |b| {
         format!(
-            " or once the next point would take the measuring time past {}",
+            " or once the next point would take the measuring time (a resumed trace's points \
+             included) past {} (the first grid is measured whatever the budget)",
             crate::units::human_seconds(b.as_secs_f64())
         )
     });
