@@ -4,7 +4,7 @@
 //! from these definitions, so they never drift from `--help`.
 
 use crate::cores::CoreList;
-use crate::measure::adaptive::AdaptiveOptions;
+use crate::measure::adaptive::{AdaptiveOptions, MIN_BUDGET_SECONDS, SHORT_BUDGET};
 pub(crate) use crate::measure::choices::{CommPattern, ComputeKernel, Launcher};
 use crate::measure::options::MeasureOptions;
 use crate::sensitivity::builtin::Builtin;
@@ -506,8 +506,9 @@ pub struct MeasureArgs {
     )]
     pub(crate) precision: f64,
 
-    /// With --adaptive: stop before the next point would take the measuring time past this:
-    /// `90s`, `20m`, `2h`, or seconds.
+    /// With --adaptive: stop before the next point would take the measuring time (a resumed
+    /// trace's points included) past this: `90s`, `20m`, `2h`, or seconds; at least 1 s. The
+    /// first grid is measured whatever the budget.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "adaptive")]
     pub(crate) budget: Option<std::time::Duration>,
 
@@ -523,8 +524,9 @@ pub struct MeasureArgs {
     pub(crate) defaulted: Vec<&'static str>,
 }
 
-/// `--budget`: `90s`, `20m`, `2h`, or a number of seconds; positive, finite and under 1e9
-/// seconds (what `Duration::from_secs_f64` and the simulated clock take without overflow).
+/// `--budget`: `90s`, `20m`, `2h`, or a number of seconds; finite, at least
+/// the adaptive sweep's `MIN_BUDGET_SECONDS` (1 s: a shorter one is a slip) and under
+/// 1e9 seconds (what `Duration::from_secs_f64` and the simulated clock take without overflow).
 /// The unit is the trailing letters only, so an exponent (`1e3s`) stays part of the number.
 fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     let t = text.trim();
@@ -540,6 +542,10 @@ fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
         _ => return Err(format!("`{text}`: the unit is s, m or h (`20m`)")),
     };
     match number.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v * scale < MIN_BUDGET_SECONDS => Err(format!(
+            "`{text}` is {:e} seconds: {SHORT_BUDGET}",
+            v * scale
+        )),
         Ok(v) if v.is_finite() && v > 0.0 && v * scale < 1e9 => {
             Ok(std::time::Duration::from_secs_f64(v * scale))
         }
@@ -1553,6 +1559,15 @@ mod tests {
         assert!(parse_duration("20x").unwrap_err().contains("the unit is"));
         assert!(parse_duration("0").unwrap_err().contains("positive"));
         assert!(parse_duration("-5s").unwrap_err().contains("positive"));
+        // Positive but shorter than any point: refused, naming the minimum.
+        for tiny in ["5e-324s", "1e-9", "0.0004", "0.5s"] {
+            let e = parse_duration(tiny).unwrap_err();
+            assert!(
+                e.starts_with(&format!("`{tiny}` is ")) && e.contains("at least 1 s"),
+                "{e}"
+            );
+        }
+        assert_eq!(parse_duration("1s"), Ok(Duration::from_secs(1)));
     }
 
     #[test]

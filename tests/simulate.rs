@@ -251,13 +251,48 @@ fn an_adaptive_sweep_says_why_each_point_and_resume_continues_it() {
         err.contains("adaptive: first 1,5,9,12,16 (the ends and a coarse grid)"),
         "{err}"
     );
+    // The grid alone is expected past the budget: said before it is measured, and the end
+    // says by how much it went past.
     assert!(
-        err.contains("past the budget of 1 s; still uncertain: n_par_max"),
+        err.contains("the fit needs them, so they are measured whatever the budget"),
+        "{err}"
+    );
+    assert!(
+        err.contains("is already past the budget of 1 s, by ")
+            && err.contains("; still uncertain: n_par_max"),
         "{err}"
     );
     let cores = |t: &contention::trace::Trace| t.points.iter().map(|p| p.cores).collect::<Vec<_>>();
     assert_eq!(cores(&t), [1, 5, 9, 12, 16]);
     assert!(t.complete, "the points chosen so far are all measured");
+    // Resumed with a budget the trace has already spent: nothing more is measured, and the
+    // line says by how much the budget is past.
+    let (err, again) = run(&["--resume", "--budget", "1s", "--precision", "0.2"]);
+    assert_eq!(cores(&again), cores(&t), "{err}");
+    assert!(
+        err.contains("adaptive: stopped: the measuring time, ")
+            && err.contains("is already past the budget of 1 s, by "),
+        "{err}"
+    );
+    // Resumed without --adaptive (with or without --cores), the sweep would measure points
+    // its record does not list: refused, with the way to go on.
+    for extra in [&["--cores", "1..4"][..], &[]] {
+        let mut args = vec![
+            "measure",
+            "--simulate",
+            "realistic:dahu",
+            "-o",
+            s(&out),
+            "--resume",
+        ];
+        args.extend_from_slice(extra);
+        let e = refused(&args);
+        assert!(
+            e.contains("is an adaptive sweep") && e.contains("resume it with --adaptive"),
+            "{e}"
+        );
+    }
+    assert_eq!(cores(&trace_file::read(&out).unwrap()), cores(&t));
     // --resume goes on from the fit of those points, with a tighter precision.
     let (err, t) = run(&["--resume", "--precision", "0.2"]);
     assert!(!err.contains("adaptive: first"), "{err}");

@@ -49,6 +49,27 @@ pub struct AdaptiveOptions {
 /// settle to a few tenths of their width, few enough to refit in well under a second per step.
 pub(crate) const RESAMPLES: u32 = 40;
 
+/// The fewest successful refits a precision is claimed on: below 20 values the 2.5 and
+/// 97.5 percentiles are the extremes or interpolated against them (`0.025 * (20 - 1)` is
+/// under one step), and with more than half of [`RESAMPLES`] failed the refits left are
+/// those the perturbation did not defeat, not the fit's scatter. With fewer, [`decide`]
+/// claims nothing and measures on in order.
+pub(crate) const MIN_REFITS: usize = 20;
+
+/// The shortest `--budget`, in seconds. The budget counts whole points, each a second or
+/// more at the default `--max-phase` (three phases of 1.5 s at most, and at least 30 rounds
+/// each), so a shorter one can only stop the sweep after its first grid, which
+/// `--budget 1s` already asks; below it, a value such as `0.0004` or `5e-324` is a slip.
+pub(crate) const MIN_BUDGET_SECONDS: f64 = 1.0;
+
+/// Why a budget under [`MIN_BUDGET_SECONDS`] is refused, and the fix: the end of the
+/// message both the command line and [`crate::measure::options::MeasureOptions::check`]
+/// give.
+pub(crate) const SHORT_BUDGET: &str = "a budget is at least 1 s (it counts whole points, \
+     each a second or more at the default --max-phase, so a shorter one could only stop the \
+     sweep after its first grid); give e.g. `90s`, `20m` or `2h`, or `1s` to measure the first \
+     grid only";
+
 /// Points of the first grid, the ends included.
 const GRID: u32 = 5;
 
@@ -81,6 +102,9 @@ pub fn evenly_spaced(cores_per_socket: u32, k: u32) -> Vec<u32> {
 pub(crate) struct Fitted {
     pub(crate) params: Params,
     pub(crate) refits: Vec<Params>,
+    /// Why each refit that failed did (the perturbed points defeated the fit): said with
+    /// every decision, since the refits that remain are the spread it rests on.
+    pub(crate) failed: Vec<String>,
     pub(crate) cores_per_socket: u32,
     /// How far one measured point's bandwidths are off the fit, relative (root mean square
     /// of the residuals): what a new point's measurement is worth against the refits'
@@ -115,12 +139,17 @@ pub(crate) fn fit(trace: &Trace, seed: u64) -> Result<Fitted> {
     let params = fit_params(&t)?;
     let noise = residual_noise(&params, &t);
     let mut rng = crate::simulate::Rng::new(seed);
-    let refits = (0..RESAMPLES)
-        .filter_map(|_| fit_params(&perturbed(&t, noise, &mut rng)).ok())
-        .collect();
+    let (mut refits, mut failed) = (Vec::new(), Vec::new());
+    for _ in 0..RESAMPLES {
+        match fit_params(&perturbed(&t, noise, &mut rng)) {
+            Ok(p) => refits.push(p),
+            Err(e) => failed.push(e.to_string()),
+        }
+    }
     Ok(Fitted {
         params,
         refits,
+        failed,
         cores_per_socket: t.machine.cores_per_socket,
         noise,
     })
@@ -343,8 +372,21 @@ pub(crate) enum Decision {
 /// measured, the refits agree within `precision` (measuring there could not narrow anything
 /// beyond it), or when every core count is measured.
 pub(crate) fn decide(f: &Fitted, measured: &[u32], precision: f64) -> Decision {
-    let all = spreads(f);
     let unmeasured = |n: u32| !measured.contains(&n);
+    if f.refits.len() < MIN_REFITS {
+        return match (1..=f.cores_per_socket).find(|&n| unmeasured(n)) {
+            None => Decision::Done("every core count of the socket is measured".into()),
+            Some(cores) => Decision::Measure {
+                cores,
+                why: format!(
+                    "the fit has only {} (fewer than the {MIN_REFITS} a 95% range needs), so \
+                     the precision is not known yet: the next core count of the full sweep",
+                    refits_said(f)
+                ),
+            },
+        };
+    }
+    let all = spreads(f);
     let worst =
         all.iter()
             .filter(|s| unmeasured(s.cores))
@@ -355,9 +397,10 @@ pub(crate) fn decide(f: &Fitted, measured: &[u32], precision: f64) -> Decision {
     match worst {
         None => Decision::Done("every core count of the socket is measured".into()),
         Some(s) if s.half_width <= precision => Decision::Done(format!(
-            "every predicted bandwidth is within +-{:.2}% (95% of the refits) where nothing is \
+            "every predicted bandwidth is within +-{:.2}% (95% of {}) where nothing is \
              measured, at most +-{:.2}% at {} cores; --precision is +-{:.2}%",
             100.0 * s.half_width,
+            refits_said(f),
             100.0 * s.half_width,
             s.cores,
             100.0 * precision
@@ -369,7 +412,7 @@ pub(crate) fn decide(f: &Fitted, measured: &[u32], precision: f64) -> Decision {
                 .map(|n| gain[n as usize - 1])
                 .sum::<f64>()
                 .max(f64::MIN_POSITIVE);
-            // Ties (no refits, or refits that agree where they could be moved) go to where
+            // Ties (refits that agree where they could be moved) go to where
             // they disagree most.
             let best = (1..=f.cores_per_socket)
                 .filter(|&n| unmeasured(n))
@@ -387,22 +430,37 @@ pub(crate) fn decide(f: &Fitted, measured: &[u32], precision: f64) -> Decision {
                 why: format!(
                     "measuring it narrows the refits' disagreement over the whole socket most \
                      ({:.0}% of what all unmeasured core counts would); there {} +-{:.2}% (95% \
-                     of {} refits)",
+                     of {})",
                     100.0 * best.1 / total,
                     at.quantity,
                     100.0 * at.half_width,
-                    f.refits.len()
+                    refits_said(f)
                 ),
             }
         }
     }
 }
 
+/// The refits a decision rests on, for its line: `40 refits`, or with failures
+/// `38 of 40 refits, 2 failed: WHY` (the first failure's reason).
+fn refits_said(f: &Fitted) -> String {
+    let ok = f.refits.len();
+    match f.failed.first() {
+        None => format!("{ok} refits"),
+        Some(why) => format!(
+            "{ok} of {} refits, {} failed: {why}",
+            ok + f.failed.len(),
+            f.failed.len()
+        ),
+    }
+}
+
 /// What is still uncertain, for the progress line: the breakpoints as core ranges, and the
-/// parameters whose 95 % range is widest relative to their value.
+/// parameters whose 95 % range is widest relative to their value; unknown with fewer than
+/// [`MIN_REFITS`] refits.
 pub(crate) fn uncertain(f: &Fitted) -> String {
-    if f.refits.is_empty() {
-        return "no refits".into();
+    if f.refits.len() < MIN_REFITS {
+        return format!("unknown, the fit has only {}", refits_said(f));
     }
     let range = |get: Parameter| {
         let mut v: Vec<f64> = f.refits.iter().map(get).collect();
@@ -450,25 +508,60 @@ pub(crate) fn first_points(trace: &Trace, candidates: &[u32]) -> Vec<u32> {
     trace.missing_cores(&grid)
 }
 
+/// What the points of `trace` took to measure, in seconds, as far as the trace tells: each
+/// point's samples end no earlier than its last phase's steady window, on one clock from the
+/// point's start, so their latest end is what the point took (less its last few
+/// iterations); a simulated trace also records its own measuring time, and the larger is
+/// taken. A point without samples counts as the plan's longest point
+/// ([`crate::measure::session::point_seconds`]), not as free.
+pub(crate) fn measured_seconds(trace: &Trace) -> f64 {
+    let unknown = crate::measure::session::point_seconds(&trace.config);
+    let from_points: f64 = trace
+        .points
+        .iter()
+        .map(|p| {
+            let end = p
+                .phases()
+                .iter()
+                .flat_map(|phase| phase.samples.iter().map(|s| s.end))
+                .filter(|e| e.is_finite())
+                .fold(0.0, f64::max);
+            if end > 0.0 {
+                end
+            } else {
+                unknown
+            }
+        })
+        .sum();
+    let recorded = trace
+        .simulation
+        .as_ref()
+        .map_or(0.0, |s| s.measuring_seconds);
+    from_points.max(recorded)
+}
+
 /// Why the first points are measured, for the trace.
 pub(crate) const FIRST_WHY: &str = "the ends and a coarse grid";
 
 /// What an adaptive sweep does after its first points, from what `trace` holds: the one
-/// decision both the simulated and the real sweep take. `spent` is the measuring time of the
-/// `points` measured so far in this run, whose mean is what the next point is expected to
-/// take against `--budget`; `fit` fits the trace's points ([`fit`], or a fake in the tests).
+/// decision both the simulated and the real sweep take. `spent` is the measuring time so far
+/// (what the trace held when the sweep began, [`measured_seconds`], and each point since)
+/// and `per_point` what the next point is expected to take, both against `--budget`; `fit`
+/// fits the trace's points ([`fit`], or a fake in the tests). Every ending it gives says
+/// whether the measuring time went past the budget, and by how much.
 fn next_step(
     trace: &Trace,
     candidates: &[u32],
     a: &AdaptiveOptions,
-    spent: Duration,
-    points: usize,
+    spent: f64,
+    per_point: f64,
     fit: impl FnOnce(&Trace) -> Result<Fitted>,
 ) -> Decision {
     let measured: Vec<u32> = trace.points.iter().map(|p| p.cores).collect();
     let left = trace.missing_cores(candidates);
+    let overrun = over_budget(a, spent);
     let Some(&next_in_order) = left.first() else {
-        return Decision::Done(if candidates.len() <= GRID as usize {
+        let why = if candidates.len() <= GRID as usize {
             format!(
                 "done: every core count of the sweep is measured: {} are no more than the first \
                      grid, so the adaptive sweep is the full sweep here",
@@ -476,54 +569,87 @@ fn next_step(
             )
         } else {
             "done: every core count of the sweep is measured".into()
+        };
+        return Decision::Done(match overrun {
+            Some(o) => format!("{why}; {o}"),
+            None => why,
         });
     };
-    let fitted = match fit(trace) {
-        Ok(f) => f,
+    let (decision, still) = match fit(trace) {
+        Ok(fitted) => {
+            // Core counts outside the sweep are never chosen.
+            let mut excluded = measured;
+            excluded.extend((1..=fitted.cores_per_socket).filter(|n| !candidates.contains(n)));
+            (
+                decide(&fitted, &excluded, a.precision),
+                format!("still uncertain: {}", uncertain(&fitted)),
+            )
+        }
         // Noisy or odd points can defeat the fit; the sweep goes on in order rather than
         // stop with a model it cannot trust.
-        Err(e) => {
-            return Decision::Measure {
+        Err(e) => (
+            Decision::Measure {
                 cores: next_in_order,
                 why: format!(
                     "the fit of the points so far failed ({e}): the next core count of the \
                      full sweep"
                 ),
-            }
-        }
+            },
+            "nothing is known of the fit yet".into(),
+        ),
     };
-    // Core counts outside the sweep are never chosen.
-    let mut excluded = measured;
-    excluded.extend((1..=fitted.cores_per_socket).filter(|n| !candidates.contains(n)));
-    match decide(&fitted, &excluded, a.precision) {
+    match decision {
         // The first grid is measured whatever the budget (the fit needs it), and a point can
         // take longer than the mean: say so rather than let `done` read as within budget.
-        Decision::Done(why) => match a.budget {
+        Decision::Done(why) => Decision::Done(match overrun {
+            Some(o) => format!("done: {why}; {o}"),
+            None => format!("done: {why}"),
+        }),
+        Decision::Measure { cores, why } => match a.budget.map(|b| b.as_secs_f64()) {
             Some(b) if spent > b => Decision::Done(format!(
-                "done: {why}; the measuring time, {}, went past the budget of {} (the first \
-                 grid is always measured)",
-                crate::units::human_seconds(spent.as_secs_f64()),
-                crate::units::human_seconds(b.as_secs_f64())
+                "stopped: the measuring time, {}, is already past the budget of {}, by {}; \
+                 {still}",
+                seconds(spent),
+                seconds(b),
+                seconds(spent - b)
             )),
-            _ => Decision::Done(format!("done: {why}")),
+            Some(b) if spent + per_point > b => Decision::Done(format!(
+                "stopped: the next point ({cores} cores, about {}) would take the measuring \
+                 time, {}, past the budget of {}; {still}",
+                seconds(per_point),
+                seconds(spent),
+                seconds(b)
+            )),
+            _ => Decision::Measure {
+                cores,
+                why: format!("{why}; {still}"),
+            },
         },
-        Decision::Measure { cores, why } => {
-            let per_point = spent.as_secs_f64() / points.max(1) as f64;
-            match a.budget {
-                Some(b) if spent.as_secs_f64() + per_point > b.as_secs_f64() => {
-                    Decision::Done(format!(
-                        "stopped: the next point ({cores} cores) would take the measuring \
-                         time past the budget of {}; still uncertain: {}",
-                        crate::units::human_seconds(b.as_secs_f64()),
-                        uncertain(&fitted)
-                    ))
-                }
-                _ => Decision::Measure {
-                    cores,
-                    why: format!("{why}; still uncertain: {}", uncertain(&fitted)),
-                },
-            }
-        }
+    }
+}
+
+/// How far the measuring time `spent` went past `a`'s budget, for an ending line; `None`
+/// within it or without one.
+fn over_budget(a: &AdaptiveOptions, spent: f64) -> Option<String> {
+    let b = a.budget?.as_secs_f64();
+    (spent > b).then(|| {
+        format!(
+            "the measuring time, {}, went past the budget of {} by {}",
+            seconds(spent),
+            seconds(b),
+            seconds(spent - b)
+        )
+    })
+}
+
+/// A measuring time or budget for the adaptive sweep's lines: to the tenth under 10 s, where
+/// a second is much of a point (`0.7 s`, `3.5 s`, `3 s`), else as [`crate::units::human_seconds`].
+fn seconds(s: f64) -> String {
+    let tenths = (s * 10.0).round() / 10.0;
+    if tenths < 10.0 && tenths.fract() != 0.0 {
+        format!("{tenths:.1} s")
+    } else {
+        crate::units::human_seconds(s)
     }
 }
 
@@ -554,6 +680,24 @@ pub(crate) fn start_log(trace: &mut Trace, a: &AdaptiveOptions) {
         choices,
         ended: None,
     });
+}
+
+/// Refuses to resume an adaptive trace (`old`, at `path`) in a run without `--adaptive`:
+/// such a run measures core counts of its own (`--cores`, or every one without it) beside
+/// those the sweep chose, and the trace's `adaptive` record, which lists every point with
+/// why it was measured and why the sweep ended, would no longer be true of its points.
+pub(crate) fn refuse_resume_without_adaptive(old: &Trace, path: &std::path::Path) -> Result<()> {
+    match &old.adaptive {
+        Some(_) => Err(Error::Input(format!(
+            "--resume: `{}` is an adaptive sweep (its `adaptive` record lists every point it \
+             measured and why), and without --adaptive this run would measure core counts \
+             outside that record (--cores, or every core count without it): resume it with \
+             --adaptive (a smaller --precision or a larger --budget measures more points), or \
+             measure other core counts into a new trace with -o",
+            crate::error::escape(&path.display().to_string())
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Records that `cores` is measured next, and why; the trace now asks for it.
@@ -588,8 +732,13 @@ pub(crate) struct Chooser {
     /// How the points are fitted: [`fit`], a fake in the unit tests.
     fit: fn(&Trace, u64) -> Result<Fitted>,
     first: std::collections::VecDeque<u32>,
-    spent: Duration,
+    /// Seconds of measuring so far: what the trace held when the sweep began (a resumed
+    /// trace's points count against the budget too) and each point since.
+    spent: f64,
+    /// The points `spent` is of.
     points: usize,
+    /// What a point is expected to take before any is measured: the plan's longest.
+    unknown: f64,
 }
 
 impl Chooser {
@@ -611,22 +760,69 @@ impl Chooser {
         cores.sort_unstable();
         cores.dedup();
         trace.config.cores = cores;
-        let line = (!first.is_empty()).then(|| {
-            format!(
-                "first {} ({FIRST_WHY})",
-                crate::cores::CoreList::from_counts(&first)
-            )
-        });
         let chooser = Chooser {
             options,
             candidates,
             seed,
             fit,
             first: first.into(),
-            spent: Duration::ZERO,
-            points: 0,
+            spent: measured_seconds(trace),
+            points: trace.points.len(),
+            unknown: crate::measure::session::point_seconds(&trace.config),
         };
+        let line = chooser.first_line();
         (chooser, line)
+    }
+
+    /// What a point is expected to take: the mean of those measured, or the plan's longest
+    /// before any is.
+    fn per_point(&self) -> f64 {
+        if self.points == 0 {
+            self.unknown
+        } else {
+            self.spent / self.points as f64
+        }
+    }
+
+    /// The line that says which points come first, if any, and, when they are expected to
+    /// take the measuring time past the budget, that they are measured all the same (the fit
+    /// needs them) and how far past it they may take it: said before, not only after.
+    fn first_line(&self) -> Option<String> {
+        if self.first.is_empty() {
+            return None;
+        }
+        let first: Vec<u32> = self.first.iter().copied().collect();
+        let mut line = format!(
+            "first {} ({FIRST_WHY})",
+            crate::cores::CoreList::from_counts(&first)
+        );
+        let Some(b) = self.options.budget.map(|b| b.as_secs_f64()) else {
+            return Some(line);
+        };
+        let each = self.per_point();
+        let expected = self.spent + each * first.len() as f64;
+        let grid = "the fit needs them, so they are measured whatever the budget";
+        if self.spent > b {
+            line += &format!(
+                "; {grid}, though the trace's measuring time, {}, is already past the budget \
+                 of {}",
+                seconds(self.spent),
+                seconds(b)
+            );
+        } else if expected > b {
+            let estimate = if self.points == 0 {
+                format!("up to {} each, the plan's longest point", seconds(each))
+            } else {
+                format!("about {} each, as the trace's points", seconds(each))
+            };
+            line += &format!(
+                "; {grid}, and they may take the measuring time to {} ({estimate}), past the \
+                 budget of {}",
+                seconds(expected),
+                seconds(b)
+            );
+        }
+        Some(line)
     }
 
     /// The next core count, recorded in `trace` with why, and the line that says why (none
@@ -643,7 +839,7 @@ impl Chooser {
             &self.candidates,
             &self.options,
             self.spent,
-            self.points,
+            self.per_point(),
             |t| fit(t, seed),
         );
         match step {
@@ -660,7 +856,7 @@ impl Chooser {
 
     /// The point just chosen took `took` to measure.
     pub(crate) fn measured(&mut self, took: Duration) {
-        self.spent += took;
+        self.spent += took.as_secs_f64();
         self.points += 1;
     }
 }
@@ -684,7 +880,8 @@ pub(crate) fn describe(a: &AdaptiveOptions, candidates: &[u32]) -> String {
     }
     let budget = a.budget.map_or(String::new(), |b| {
         format!(
-            " or once the next point would take the measuring time past {}",
+            " or once the next point would take the measuring time (a resumed trace's points \
+             included) past {} (the first grid is measured whatever the budget)",
             crate::units::human_seconds(b.as_secs_f64())
         )
     });
@@ -750,6 +947,7 @@ mod tests {
         Fitted {
             params: p,
             refits,
+            failed: Vec::new(),
             cores_per_socket: 18,
             noise: 0.004,
         }
@@ -993,6 +1191,121 @@ mod tests {
         assert_eq!(
             first.as_deref(),
             Some("first 5,10,14 (the ends and a coarse grid)")
+        );
+    }
+
+    #[test]
+    fn a_resumed_sweep_counts_what_the_trace_already_spent_against_its_budget() {
+        // The first grid is measured; each point's samples span a fraction of a second.
+        let grid = [1, 5, 10, 14, 18];
+        let all: Vec<u32> = (1..=18).collect();
+        let mut t = trace_at(&grid);
+        let took = measured_seconds(&t);
+        assert!(took > 1.0, "{took}");
+        let (mut c, first) = Chooser::start(&mut t, options(0.01, Some(1)), all.clone(), 1);
+        assert_eq!(first, None);
+        c.fit = |_, _| Ok(fitted(false));
+        let (next, line) = c.next(&mut t);
+        assert_eq!(next, None, "{line:?}");
+        let ended = t.adaptive.unwrap().ended.unwrap();
+        assert!(
+            ended.starts_with("stopped: the measuring time, ")
+                && ended.contains("is already past the budget of 1 s, by "),
+            "{ended}"
+        );
+
+        // Points whose samples say nothing of their time are taken at the plan's estimate
+        // of a point, not as free.
+        let mut t = trace_at(&grid);
+        for p in &mut t.points {
+            for phase in p.phases_mut() {
+                phase.samples.clear();
+            }
+        }
+        let each = crate::measure::session::point_seconds(&t.config);
+        let budget = (5.0 * each) as u64 - 1;
+        let (mut c, _) = Chooser::start(&mut t, options(0.01, Some(budget)), all, 1);
+        c.fit = |_, _| Ok(fitted(false));
+        assert_eq!(c.next(&mut t).0, None);
+        let ended = t.adaptive.unwrap().ended.unwrap();
+        assert!(ended.contains("already past the budget"), "{ended}");
+    }
+
+    #[test]
+    fn a_first_grid_past_the_budget_is_said_up_front_and_every_end_says_by_how_much() {
+        let all: Vec<u32> = (1..=18).collect();
+        let mut t = trace_at(&[]);
+        let (mut c, first) = Chooser::start(&mut t, options(0.01, Some(3)), all, 1);
+        let first = first.unwrap();
+        assert!(
+            first.starts_with("first 1,5,10,14,18 (the ends and a coarse grid); ")
+                && first.contains("whatever the budget")
+                && first.contains("past the budget of 3 s"),
+            "{first}"
+        );
+        c.fit = |_, _| Ok(fitted(false));
+        let said = drive(&mut c, &mut t);
+        assert_eq!(t.points.len(), 5);
+        assert!(
+            said.last()
+                .unwrap()
+                .contains("10 s, is already past the budget of 3 s, by 7 s"),
+            "{said:?}"
+        );
+
+        // A sweep that measures every core count past its budget says so too.
+        let mut t = trace_at(&[]);
+        let (mut c, _) = Chooser::start(&mut t, options(0.01, Some(1)), vec![1, 2], 1);
+        c.fit = |_, _| panic!("nothing to fit: the grid is every point");
+        drive(&mut c, &mut t);
+        let ended = t.adaptive.unwrap().ended.unwrap();
+        assert!(
+            ended.starts_with("done: every core count")
+                && ended.ends_with("; the measuring time, 4 s, went past the budget of 1 s by 3 s"),
+            "{ended}"
+        );
+    }
+
+    #[test]
+    fn no_precision_is_claimed_without_enough_refits() {
+        let measured = initial_points(18);
+        for refits in [0, 1, 19] {
+            let f = Fitted {
+                refits: vec![henri(); refits],
+                ..fitted(true)
+            };
+            match decide(&f, &measured, 0.01) {
+                Decision::Measure { cores, why } => {
+                    assert_eq!(cores, 2, "the next core count in order");
+                    assert!(
+                        why.contains(&format!("only {refits} refits"))
+                            && why.contains("precision is not known"),
+                        "{why}"
+                    );
+                }
+                d => panic!("{refits} refits: {d:?}"),
+            }
+        }
+        // Failed refits are counted and named, whether or not enough are left.
+        let failed = |ok: usize| Fitted {
+            refits: fitted(false).refits.into_iter().cycle().take(ok).collect(),
+            failed: vec!["the fit diverged".into(); 40 - ok],
+            ..fitted(false)
+        };
+        let Decision::Measure { why, .. } = decide(&failed(3), &measured, 0.01) else {
+            panic!("3 refits claim nothing")
+        };
+        assert!(
+            why.contains("only 3 of 40 refits, 37 failed: the fit diverged"),
+            "{why}"
+        );
+        assert!(uncertain(&failed(3)).starts_with("unknown"));
+        let Decision::Measure { why, .. } = decide(&failed(30), &measured, 0.01) else {
+            panic!("the refits disagree")
+        };
+        assert!(
+            why.contains("(95% of 30 of 40 refits, 10 failed: the fit diverged)"),
+            "{why}"
         );
     }
 

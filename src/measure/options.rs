@@ -5,7 +5,7 @@
 //! arguments (`cli::MeasureArgs::measure_options`) and check it; a program using the
 //! library builds one directly. The session ([`super::session`]) takes only this type, never the command line.
 
-use super::adaptive::AdaptiveOptions;
+use super::adaptive::{AdaptiveOptions, MIN_BUDGET_SECONDS, SHORT_BUDGET};
 use super::choices::{CommPattern, ComputeKernel};
 use crate::cores::CoreList;
 use crate::error::{Error, Result};
@@ -207,14 +207,21 @@ impl MeasureOptions {
         Ok(())
     }
 
-    /// `--adaptive`'s own checks: a precision in (0, 100] percent, no `--cores`, a sample
-    /// placement.
+    /// `--adaptive`'s own checks: a precision in (0, 100] percent, a budget of at least
+    /// [`MIN_BUDGET_SECONDS`] (the command line refuses a shorter one while parsing; a program
+    /// may not), no `--cores`, a sample placement.
     fn check_adaptive(&self, a: &AdaptiveOptions) -> Result<()> {
         let p = 100.0 * a.precision;
         if !(p.is_finite() && p > 0.0 && p <= 100.0) {
             return Err(Error::Input(format!(
                 "--precision {}: give a percentage in (0, 100], e.g. `--precision 1`",
                 crate::units::short_number(p)
+            )));
+        }
+        if let Some(b) = a.budget.filter(|b| b.as_secs_f64() < MIN_BUDGET_SECONDS) {
+            return Err(Error::Input(format!(
+                "--budget {:e} s: {SHORT_BUDGET}",
+                b.as_secs_f64()
             )));
         }
         if self.cores.is_some() {
@@ -305,6 +312,18 @@ mod tests {
         assert!(m.starts_with("--precision 1e12: give a percentage"), "{m}");
         let m = refused(at(-0.01));
         assert!(m.starts_with("--precision -1: give a percentage"), "{m}");
+        // A program may give a budget the command line would refuse.
+        let m = refused(MeasureOptions {
+            adaptive: Some(crate::measure::adaptive::AdaptiveOptions {
+                precision: 0.01,
+                budget: Some(std::time::Duration::from_nanos(1)),
+            }),
+            ..MeasureOptions::default()
+        });
+        assert!(
+            m.starts_with("--budget 1e-9 s:") && m.contains("at least 1 s"),
+            "{m}"
+        );
     }
 
     #[test]

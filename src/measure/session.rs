@@ -92,7 +92,8 @@ fn refuse_simulated(old: &Trace, path: &Path) -> Result<()> {
     }
 }
 
-/// Refuses to overwrite a trace without `--force`, or to resume one that is not there.
+/// Refuses to overwrite a trace without `--force`, to resume one that is not there, or to
+/// resume an adaptive sweep without `--adaptive` (its record would no longer list every point).
 pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
     let exists = path.exists();
     if a.resume && !exists {
@@ -128,6 +129,9 @@ pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
         .prefix(".contention-write-test-")
         .tempfile_in(dir)
         .map_err(|e| Error::io(IoAction::Write("in directory"), dir, e))?;
+    if a.resume && a.adaptive.is_none() {
+        adaptive::refuse_resume_without_adaptive(&trace_file::read(path)?, path)?;
+    }
     Ok(())
 }
 
@@ -436,11 +440,14 @@ pub(crate) fn estimated_seconds(c: &MeasureConfig) -> (f64, f64) {
         3.0
     };
     let bytes = c.buffer_bytes_per_core as f64 * max + c.message_size_bytes as f64 * slots * rings;
+    (points * point_seconds(c), bytes / sizing::TOUCH_BANDWIDTH)
+}
+
+/// The longest one point of `c` takes, in seconds: its 3 phases as [`estimated_seconds`]
+/// counts them. What the adaptive sweep expects of a point it knows nothing else of.
+pub(crate) fn point_seconds(c: &MeasureConfig) -> f64 {
     let stretched = f64::from(PHASE_STRETCH) * c.max_phase_seconds;
-    (
-        points * (c.max_phase_seconds + 2.0 * stretched + 3.0 * 0.3),
-        bytes / sizing::TOUCH_BANDWIDTH,
-    )
+    c.max_phase_seconds + 2.0 * stretched + 3.0 * 0.3
 }
 
 /// The plan as a person reads it before spending cluster time: the machine, its settings
