@@ -18,7 +18,11 @@ use std::path::{Path, PathBuf};
 pub fn run(args: &PlotArgs) -> Result<()> {
     let defaulted = args.model.is_none();
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
-    let (model, uncertainty) = model_file::load_with_uncertainty(&model_arg)?;
+    let model_file::Loaded {
+        model,
+        uncertainty,
+        origin,
+    } = model_file::load_all(&model_arg)?;
     // With no model named, draw this host's own results, as `calibrate` did.
     let traces = match (defaulted, args.traces.is_empty()) {
         (true, true) => crate::results::default_traces()?,
@@ -35,6 +39,13 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         .iter()
         .map(|p| read_input(p, &model))
         .collect::<Result<Vec<_>>>()?;
+    crate::dataset::same_origin_as_model(
+        &model_arg,
+        origin.as_deref(),
+        inputs
+            .iter()
+            .map(|i| (crate::error::shown_path(&i.path), i.simulated.as_deref())),
+    )?;
     for input in &inputs {
         crate::report::print_notes(&input.notes);
     }

@@ -43,21 +43,23 @@ pub fn load(spec: &str) -> Result<Model> {
     parse(&text_of(spec)?, spec)
 }
 
-/// Loads `spec` as [`load`] does, with its bootstrap intervals (the optional `uncertainty`
-/// object written by `calibrate --bootstrap N`; `None` for a file without them or a built-in
-/// model), from one read: standard input can be read only once.
-pub(crate) fn load_with_uncertainty(
-    spec: &str,
-) -> Result<(Model, Option<crate::model::Uncertainty>)> {
-    let text = text_of(spec)?;
-    Ok((parse(&text, spec)?, uncertainty(&text, spec)?))
+/// A model file with what else it says beside the model, for the commands that use it.
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    pub(crate) model: Model,
+    /// Its bootstrap intervals (the optional `uncertainty` object written by `calibrate
+    /// --bootstrap N`); `None` for a file without them or a built-in model.
+    pub(crate) uncertainty: Option<crate::model::Uncertainty>,
+    /// The simulated machine its calibration's measurements were drawn from
+    /// (`calibration.measured_machine.simulated`, written when `calibrate` read measurements
+    /// of `measure --simulate`); `None` for a model of real measurements, a hand-typed file
+    /// or a built-in model (the paper measured real machines).
+    pub(crate) origin: Option<String>,
 }
 
-/// Loads `spec` as [`load`] does, with the simulated machine its calibration's traces were
-/// drawn from (`calibration.measured_machine.simulated`, written when `calibrate` read
-/// traces of `measure --simulate`); `None` for a model of real measurements, a hand-typed
-/// file or a built-in model. One read: standard input can be read only once.
-pub(crate) fn load_with_origin(spec: &str) -> Result<(Model, Option<String>)> {
+/// Loads `spec` as [`load`] does, with its intervals and origin ([`Loaded`]), from one read:
+/// standard input can be read only once.
+pub(crate) fn load_all(spec: &str) -> Result<Loaded> {
     #[derive(serde::Deserialize)]
     struct Machine {
         simulated: Option<String>,
@@ -76,7 +78,11 @@ pub(crate) fn load_with_origin(spec: &str) -> Result<(Model, Option<String>)> {
     let origin = serde_json::from_str::<Only>(&text)
         .ok()
         .and_then(|o| o.calibration?.measured_machine?.simulated);
-    Ok((model, origin))
+    Ok(Loaded {
+        model,
+        uncertainty: uncertainty(&text, spec)?,
+        origin,
+    })
 }
 
 /// The MPI stacks of the traces a calibrated model file came from
