@@ -409,6 +409,23 @@ fn the_csv_of_a_simulated_run_says_so_and_never_calibrates_with_a_real_trace() {
         m["calibration"]["measured_machine"]["simulated"],
         "paper:henri"
     );
+    // A model of the CSVs alone (no trace, so no measured machine) still says where its
+    // measurements came from: it is never compared with real ones.
+    let csv_model = dir.join("csv-model.json");
+    let remote_csv = dir.join("remote.csv");
+    let o = contention(&[
+        "calibrate",
+        s(&csv),
+        s(&remote_csv),
+        "--numa-per-socket",
+        "1",
+        "-o",
+        s(&csv_model),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let real_csv = real_trace().with_extension("csv");
+    let e = refused(&["evaluate", "-m", s(&csv_model), s(&real_csv)]);
+    assert!(e.contains("is a model of simulated (paper:henri)"), "{e}");
 }
 
 #[test]
