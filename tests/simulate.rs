@@ -488,8 +488,31 @@ fn evaluate_and_plot_compare_measurements_only_with_a_model_of_their_origin() {
     // The model's own machine is compared as usual.
     let o = contention(&["evaluate", "-m", s(&model), s(&local)]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = contention(&["plot", "-m", s(&model), s(&local), "-o", s(&figures)]);
+    let o = contention(&[
+        "plot",
+        "-m",
+        s(&model),
+        s(&local),
+        "--csv",
+        "-o",
+        s(&figures),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // The measured points plot writes back as tidy CSV, and the model's, keep the mark.
+    for kind in ["measured", "model"] {
+        let csv = std::fs::read_dir(&figures)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| s(p).ends_with(&format!("-grid-{kind}.csv")))
+            .unwrap_or_else(|| panic!("no grid-{kind}.csv in {}", figures.display()));
+        let read = contention::io::tidy_csv::read(&csv).unwrap();
+        assert_eq!(
+            read.simulated.as_deref(),
+            Some("paper:henri"),
+            "{}",
+            csv.display()
+        );
+    }
 }
 
 #[test]

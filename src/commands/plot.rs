@@ -73,14 +73,17 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         }
         let name = format!("{machine}-grid");
         out.figure(&name, &grid)?;
+        // Tidy CSV travels without the model: it keeps the mark of a simulated machine (the
+        // measurements are of the model's origin, checked above).
+        let simulated = origin.as_deref();
         out.csv(
             &format!("{name}-model"),
-            &tidy_csv::to_string(&grid.model_rows()),
+            &tidy_csv::marked(&grid.model_rows(), simulated),
         )?;
         if grid.has_measurements() {
             out.csv(
                 &format!("{name}-measured"),
-                &tidy_csv::to_string(&grid.measured_rows()),
+                &tidy_csv::marked(&grid.measured_rows(), simulated),
             )?;
         }
     }
