@@ -66,6 +66,10 @@ pub struct Input {
     pub(crate) transport: Option<TransportKind>,
     /// The MPI stack the messages crossed (`mpi.stack.summary`), for traces that record it.
     pub(crate) stack: Option<String>,
+    /// The simulated machine the measurements were drawn from (`paper:henri`), `None` for
+    /// real ones: a trace's marks as [`Trace::simulated`] reads them, or a CSV's column
+    /// (`crate::io::tidy_csv`).
+    pub(crate) simulated: Option<String>,
     pub(crate) observations: Vec<Observation>,
     /// Per observation, in [`QUANTITIES`] order, the samples of each phase scaled so that
     /// their median is the phase's bandwidth (a trace's samples of computations are per
@@ -198,12 +202,25 @@ pub enum DatasetError {
     },
     /// Two traces of different hardware given together.
     DifferentMachines(Box<MachineMismatch>),
-    /// A simulated trace given with a real measurement (or with another simulated
+    /// A simulated trace or CSV given with a real measurement (or with another simulated
     /// machine's): `sources[0]` is simulated as `machines[0]`, `sources[1]` is `machines[1]`
-    /// (`None`: real, or a CSV, whose origin is unknown).
+    /// (`None`: real).
     SimulatedAndReal {
         sources: [String; 2],
         machines: [Option<String>; 2],
+    },
+    /// Measurements (`source`, drawn from `drawn`) of another origin than the model they are
+    /// compared with (`model`, of `origin`); `None`: real.
+    ModelOrigin {
+        model: String,
+        origin: Option<String>,
+        source: String,
+        drawn: Option<String>,
+    },
+    /// A trace whose two marks of origin disagree ([`Trace::simulated`]).
+    Marks {
+        source: String,
+        marks: crate::trace::MarksDisagree,
     },
 }
 
@@ -288,6 +305,22 @@ impl std::fmt::Display for DatasetError {
                 simulated_and_real(f, sources, machines)
             }
             DatasetError::DifferentMachines(m) => m.fmt(f),
+            DatasetError::Marks { source, marks } => write!(f, "{source}: {marks}"),
+            DatasetError::ModelOrigin {
+                model,
+                origin,
+                source,
+                drawn,
+            } => write!(
+                f,
+                "{source} is {}, and model `{}` is a model of {}: a simulated machine is never \
+                 compared with a real one, nor with another simulated machine; compare \
+                 measurements with a model calibrated on measurements of the same machine, \
+                 simulated or real",
+                origin_words(drawn.as_deref()),
+                crate::error::escape(model),
+                origin_words(origin.as_deref())
+            ),
         }
     }
 }
@@ -311,16 +344,21 @@ impl std::fmt::Display for MachineMismatch {
     }
 }
 
+/// What measurements of `origin` are, as every refusal of mixed origins words it.
+fn origin_words(origin: Option<&str>) -> String {
+    match origin {
+        Some(spec) => format!("simulated ({})", crate::error::escape(spec)),
+        None => "a real measurement (not marked simulated)".to_string(),
+    }
+}
+
 /// [`DatasetError::SimulatedAndReal`]'s message: what each of the two sources is.
 fn simulated_and_real(
     f: &mut std::fmt::Formatter<'_>,
     sources: &[String; 2],
     machines: &[Option<String>; 2],
 ) -> std::fmt::Result {
-    let what = |m: &Option<String>| match m {
-        Some(spec) => format!("simulated ({})", crate::error::escape(spec)),
-        None => "a real measurement (or a CSV, which does not say)".to_string(),
-    };
+    let what = |m: &Option<String>| origin_words(m.as_deref());
     write!(
         f,
         "{} is {} and {} is {}: a simulated trace is never used as a real one, nor with \
@@ -348,6 +386,10 @@ impl Input {
     /// The observations of a trace, one per point, refusing a point whose phase has no valid
     /// bandwidth (a phase not measured, or one that failed).
     pub fn from_trace(trace: &Trace, source: &str) -> Result<Input, DatasetError> {
+        let simulated = trace.simulated().map_err(|marks| DatasetError::Marks {
+            source: source.into(),
+            marks,
+        })?;
         let placement = placement_of(trace);
         check_trace(trace, placement, source)?;
         let mut observations = Vec::with_capacity(trace.points.len());
@@ -371,6 +413,7 @@ impl Input {
             machine: Some(trace.machine.clone()),
             transport: trace.transport.as_ref().map(|t| t.kind),
             stack: trace.mpi.stack.as_ref().map(|s| s.summary.clone()),
+            simulated: simulated.map(|s| s.machine.clone()),
             observations,
             samples,
             notes,
@@ -416,6 +459,7 @@ impl Input {
             machine: None,
             transport: None,
             stack: None,
+            simulated: None,
             observations: rows
                 .iter()
                 .map(|r| Observation {
@@ -601,15 +645,36 @@ pub(crate) fn common_machine(
     Ok((Some(first), notes))
 }
 
-/// The simulated machine an input was drawn from (`measure --simulate`), `None` for a real
-/// trace or a CSV.
+/// The simulated machine an input was drawn from (`measure --simulate`), `None` for real
+/// measurements.
 pub(crate) fn simulated(input: &Input) -> Option<&str> {
-    input.machine.as_ref()?.simulated.as_deref()
+    input.simulated.as_deref()
 }
 
-/// Refuses inputs that mix a simulated trace with anything but traces of the same simulated
-/// machine: a model fitted to both would describe neither, and a CSV does not say where its
-/// rows came from.
+/// Refuses to compare measurements with a model of another origin: simulated measurements
+/// with a model of real ones (the paper's tables included) or of another simulated machine,
+/// real ones with a model of simulated ones. `origin` is the simulated machine the model
+/// (`model`, as named) was calibrated on, `None` for a real or hand-typed one; `inputs` are
+/// each file's name and origin. The one rule of `check`, `evaluate` and `plot`: an error
+/// measured against a model of another machine says nothing about either.
+pub(crate) fn same_origin_as_model<'a, S: Into<String>>(
+    model: &str,
+    origin: Option<&str>,
+    inputs: impl IntoIterator<Item = (S, Option<&'a str>)>,
+) -> Result<(), DatasetError> {
+    match inputs.into_iter().find(|&(_, drawn)| drawn != origin) {
+        None => Ok(()),
+        Some((source, drawn)) => Err(DatasetError::ModelOrigin {
+            model: model.into(),
+            origin: origin.map(str::to_string),
+            source: source.into(),
+            drawn: drawn.map(str::to_string),
+        }),
+    }
+}
+
+/// Refuses inputs that mix a simulated trace or CSV with anything but measurements of the
+/// same simulated machine: a model fitted to both would describe neither.
 fn refuse_simulated_with_real(inputs: &[Input]) -> Result<(), DatasetError> {
     let Some(sim) = inputs.iter().find(|i| simulated(i).is_some()) else {
         return Ok(());
@@ -831,9 +896,14 @@ pub(crate) mod tests {
         };
         let input = |name: &str, simulated: Option<&str>| Input {
             machine: Some(machine(simulated)),
+            simulated: simulated.map(str::to_string),
             ..Input::from_rows(&[row(0, 0, 1, 1.0)], name)
         };
         let csv = Input::from_rows(&[row(0, 0, 1, 1.0)], "c.csv");
+        let sim_csv = Input {
+            simulated: Some("paper:henri".into()),
+            ..Input::from_rows(&[row(0, 0, 1, 1.0)], "s.csv")
+        };
         let (sim, sim2) = (
             input("a.json", Some("paper:henri")),
             input("b.json", Some("paper:henri")),
@@ -842,7 +912,7 @@ pub(crate) mod tests {
             input("r.json", None),
             input("o.json", Some("realistic:henri")),
         );
-        assert!(common_machine(&[sim.clone(), sim2.clone()]).is_ok());
+        assert!(common_machine(&[sim.clone(), sim2.clone(), sim_csv.clone()]).is_ok());
         assert!(common_machine(&[real.clone(), csv.clone()]).is_ok());
         for (inputs, want) in [
             (
@@ -851,9 +921,10 @@ pub(crate) mod tests {
             ),
             (vec![real, sim.clone()], "a.json is simulated (paper:henri)"),
             (
-                vec![csv, sim.clone()],
-                "c.csv is a real measurement (or a CSV",
+                vec![csv.clone(), sim.clone()],
+                "c.csv is a real measurement",
             ),
+            (vec![csv, sim_csv], "s.csv is simulated (paper:henri)"),
             (
                 vec![sim, sim2, other],
                 "o.json is simulated (realistic:henri)",

@@ -40,9 +40,9 @@ pub struct Trace {
     /// Where the pages of rank 0's buffers lay after allocation, read back from the kernel.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub buffers: Vec<BufferPages>,
-    /// How a simulated run was drawn (`measure --simulate`): absent in a real trace. The
-    /// mark readers check is [`MachineInfo::simulated`], which travels with the machine into
-    /// model files.
+    /// How a simulated run was drawn (`measure --simulate`): absent in a real trace. With
+    /// [`MachineInfo::simulated`] (which travels with the machine into model files) it is one
+    /// of the two marks [`Trace::simulated`] reads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulation: Option<Simulation>,
     /// How an adaptive sweep (`measure --adaptive`) chose its points: absent after a full
@@ -184,7 +184,8 @@ pub struct MachineInfo {
     pub nics: Vec<NicInfo>,
     pub hwloc_version: String,
     /// The simulated machine this trace was drawn from (`paper:henri`), absent for a real
-    /// one: `calibrate`, `evaluate`, `check` and `survey` never mix the two.
+    /// one: `calibrate`, `evaluate`, `plot`, `check` and `survey` never mix the two. Read
+    /// through [`Trace::simulated`], which checks it against [`Trace::simulation`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulated: Option<String>,
 }
@@ -449,7 +450,61 @@ pub struct Sample {
     pub mbps: f64,
 }
 
+/// A trace whose two marks of origin disagree: `machine.simulated` and `simulation.machine`
+/// (`None` where absent). A simulated run writes both and a real one neither, so the file
+/// was edited or is corrupt, and no reader may guess which mark to believe: one guess let
+/// a simulated trace pass for a real one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarksDisagree {
+    pub machine: Option<String>,
+    pub simulation: Option<String>,
+}
+
+impl std::fmt::Display for MarksDisagree {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let said = |m: &Option<String>| match m {
+            Some(spec) => format!("`{}`", crate::error::escape(spec)),
+            None => "absent".to_string(),
+        };
+        let spec = self.simulation.as_ref().or(self.machine.as_ref());
+        write!(
+            f,
+            "its marks of origin disagree: machine.simulated is {} and simulation.machine is \
+             {}; a simulated trace carries both, naming one machine, and a real one neither, so \
+             the file was edited or is corrupt: measure it again{}",
+            said(&self.machine),
+            said(&self.simulation),
+            match spec {
+                Some(s) => format!(
+                    " (with `--simulate {}` if it was simulated)",
+                    crate::error::escape(s)
+                ),
+                None => String::new(),
+            }
+        )
+    }
+}
+
+impl std::error::Error for MarksDisagree {}
+
 impl Trace {
+    /// Where the points came from: the simulated run (its machine, `paper:henri`, and seed)
+    /// for a trace of `measure --simulate`, `None` for a real measurement. The one rule
+    /// every reader applies (calibrate, evaluate, plot, check, a fleet, `measure --resume`):
+    /// both marks, [`MachineInfo::simulated`] and [`Trace::simulation`], must say the same,
+    /// else the trace is refused rather than taken on either mark's word.
+    pub fn simulated(&self) -> Result<Option<&Simulation>, MarksDisagree> {
+        let machine = self.machine.simulated.as_deref();
+        match &self.simulation {
+            Some(s) if Some(s.machine.as_str()) == machine => Ok(Some(s)),
+            None if machine.is_none() => Ok(None),
+            _ => Err(MarksDisagree {
+                machine: machine.map(str::to_string),
+                simulation: self.simulation.as_ref().map(|s| s.machine.clone()),
+            }),
+        }
+    }
+
     /// What a reader of this trace (named `source`) should know whatever it does with it: that
     /// it is incomplete, or that its placement was asked for but not enforced (`--no-bind`).
     pub(crate) fn notes(&self, source: &str) -> Vec<String> {

@@ -74,7 +74,9 @@ fn predict_csv_is_tidy_and_written_to_file() {
     assert_eq!(lines.count(), 16 * 4);
     // The tidy columns come first: the file is a tidy CSV that calibrate and evaluate read,
     // the loss ratios being extra columns, alone / parallel.
-    let rows = contention::io::tidy_csv::parse(&text, "pred.csv").unwrap();
+    let rows = contention::io::tidy_csv::parse(&text, "pred.csv")
+        .unwrap()
+        .rows;
     assert_eq!(rows.len(), 16 * 4);
     let last: Vec<f64> = text
         .lines()

@@ -214,7 +214,13 @@ fn a_simulated_trace_never_stands_for_a_node() {
     let root = fleet("fleet-simulated");
     let path = root.join("node2/trace-numa0-0-nt-store-pong.json");
     let mut t: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    // Both marks, as `measure --simulate` writes them (one alone is a corrupt trace).
     t["machine"]["simulated"] = Value::from("paper:henri");
+    t["simulation"] = serde_json::json!({
+        "machine": "paper:henri",
+        "seed": 1,
+        "measuring_seconds": 10.0
+    });
     std::fs::write(&path, serde_json::to_string(&t).unwrap()).unwrap();
     let r = fleet::report(&root, &outcomes(), &FleetOptions::default()).unwrap();
     let node2 = r.nodes.iter().find(|n| n.host == "node2").unwrap();

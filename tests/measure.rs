@@ -152,7 +152,7 @@ fn a_real_run_on_node_0_gives_a_complete_trace() {
     assert!(t.settings.is_some());
 
     let csv = std::fs::read_to_string(out.with_extension("csv")).unwrap();
-    let rows = contention::io::tidy_csv::parse(&csv, "t.csv").unwrap();
+    let rows = contention::io::tidy_csv::parse(&csv, "t.csv").unwrap().rows;
     assert_eq!(
         rows,
         t.tidy_rows().iter().map(|r| round(*r)).collect::<Vec<_>>()

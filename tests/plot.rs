@@ -325,7 +325,9 @@ fn traces_give_measured_points_stacked_measurements_and_sweeps() {
         .map(|p| trace_file::read(p).unwrap())
         .collect();
     let rows: Vec<_> = loaded.iter().flat_map(|t| t.tidy_rows()).collect();
-    let measured = tidy_csv::read(&figures.join("henri-subnuma-grid-measured.csv")).unwrap();
+    let measured = tidy_csv::read(&figures.join("henri-subnuma-grid-measured.csv"))
+        .unwrap()
+        .rows;
     let expected = Measurements::from_rows(&rows).rows();
     assert_eq!(measured.len(), expected.len());
     for (a, b) in measured.iter().zip(&expected) {
@@ -335,7 +337,9 @@ fn traces_give_measured_points_stacked_measurements_and_sweeps() {
         );
         assert!((a.comm_parallel - b.comm_parallel).abs() < 0.06);
     }
-    let model_rows = tidy_csv::read(&figures.join("henri-subnuma-grid-model.csv")).unwrap();
+    let model_rows = tidy_csv::read(&figures.join("henri-subnuma-grid-model.csv"))
+        .unwrap()
+        .rows;
     assert_eq!(model_rows.len(), 16 * 18);
 
     // Measured markers: a circle per stream and core count measured alone.

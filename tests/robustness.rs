@@ -232,7 +232,7 @@ fn mutated_traces_models_and_csvs_never_panic() {
         Ok(())
     });
     tried += fuzz("csv", CSV, 3, |t| {
-        let rows = tidy_csv::parse(t, "fuzz.csv")?;
+        let rows = tidy_csv::parse(t, "fuzz.csv")?.rows;
         let opts = Options {
             numa_per_socket: Some(1),
             ..Options::default()
@@ -648,7 +648,7 @@ fn non_finite_in_debug(debug: &str) -> bool {
 }
 
 fn run_csv(text: &str) -> Outcome {
-    let Ok(rows) = tidy_csv::parse(text, "fuzz.csv") else {
+    let Ok(tidy_csv::TidyCsv { rows, .. }) = tidy_csv::parse(text, "fuzz.csv") else {
         return Refused;
     };
     let opts = Options {

@@ -211,10 +211,16 @@ fn calibrate_evaluate_check_and_survey_never_mix_simulated_and_real() {
     // check: simulated measurements against a model of real ones (the paper's tables, here)
     // and real ones against a model of simulated ones.
     let e = refused(&["check", "--model", "paper:henri", s(&local), s(&remote)]);
-    assert!(e.contains("measurements are simulated paper:henri"), "{e}");
+    assert!(
+        e.contains(&format!("{} is simulated (paper:henri), and model `paper:henri` is a model of a real measurement", s(&local))),
+        "{e}"
+    );
     let e = refused(&["check", "--model", s(&model), s(&real)]);
     assert!(
-        e.contains("`") && e.contains("is simulated paper:henri"),
+        e.contains(&format!(
+            "model `{}` is a model of simulated (paper:henri)",
+            s(&model)
+        )),
         "{e}"
     );
     // ... and the same origin is checked as usual.
@@ -522,4 +528,193 @@ fn launch_options_a_simulated_machine_does_not_use_are_refused_naming_them() {
     let o = contention(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(trace_file::read(&out).unwrap().config.timeout_seconds, 30.0);
+}
+
+#[test]
+fn the_csv_of_a_simulated_run_says_so_and_never_calibrates_with_a_real_trace() {
+    let dir = temp_dir("simulate-csv");
+    let (local, remote) = (dir.join("local.json"), dir.join("remote.json"));
+    for (numa, out) in [("0,0", &local), ("1,1", &remote)] {
+        let o = simulate("paper:henri", numa, out, &["-q", "--max-phase", "0.05"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    // A real trace of a socket the simulated points fit on.
+    let real =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/real-16core/trace-13cores-shm.json");
+    let csv = dir.join("local.csv");
+    // Either order, the message names both files, what each is and what to give instead.
+    for args in [
+        vec!["calibrate", s(&real), s(&csv)],
+        vec!["calibrate", s(&csv), s(&real)],
+    ] {
+        let e = refused(&args);
+        assert!(
+            e.contains(s(&csv))
+                && e.contains(s(&real))
+                && e.contains("simulated (paper:henri)")
+                && e.contains("a real measurement")
+                && e.contains("give the traces of one simulated machine together"),
+            "{args:?}: {e}"
+        );
+    }
+    // With the other traces of its simulated machine, the CSV is one of them, and the model
+    // says where its measurements came from.
+    let model = dir.join("model.json");
+    let o = contention(&["calibrate", s(&csv), s(&remote), "-o", s(&model)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = crate::common::run::json(&model);
+    assert_eq!(
+        m["calibration"]["measured_machine"]["simulated"],
+        "paper:henri"
+    );
+    // A model of the CSVs alone (no trace, so no measured machine) still says where its
+    // measurements came from: it is never compared with real ones.
+    let csv_model = dir.join("csv-model.json");
+    let remote_csv = dir.join("remote.csv");
+    let o = contention(&[
+        "calibrate",
+        s(&csv),
+        s(&remote_csv),
+        "--numa-per-socket",
+        "1",
+        "-o",
+        s(&csv_model),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let real_csv = real_trace().with_extension("csv");
+    let e = refused(&["evaluate", "-m", s(&csv_model), s(&real_csv)]);
+    assert!(e.contains("is a model of simulated (paper:henri)"), "{e}");
+}
+
+#[test]
+fn evaluate_and_plot_compare_measurements_only_with_a_model_of_their_origin() {
+    let dir = temp_dir("simulate-evaluate-plot");
+    let (local, remote, realistic) = (
+        dir.join("local.json"),
+        dir.join("remote.json"),
+        dir.join("realistic.json"),
+    );
+    for (spec, numa, out) in [
+        ("paper:henri", "0,0", &local),
+        ("paper:henri", "1,1", &remote),
+        ("realistic:henri", "0,0", &realistic),
+    ] {
+        let o = simulate(spec, numa, out, &["-q", "--max-phase", "0.05"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let model = dir.join("model.json");
+    let o = contention(&["calibrate", s(&local), s(&remote), "-o", s(&model)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A real CSV: it carries no machine for the model's to differ from.
+    let real = real_trace().with_extension("csv");
+    let figures = dir.join("figures");
+    // A model of simulated traces against a real trace, or against another simulated
+    // machine's; and the paper's model (a real machine's) against simulated traces: refused
+    // as `check` refuses them, naming the model, the file and both origins.
+    for (m, data, theirs, ours) in [
+        (
+            s(&model),
+            s(&real),
+            "a real measurement",
+            "simulated (paper:henri)",
+        ),
+        (
+            s(&model),
+            s(&realistic),
+            "simulated (realistic:henri)",
+            "simulated (paper:henri)",
+        ),
+        (
+            "paper:henri",
+            s(&local),
+            "simulated (paper:henri)",
+            "a real measurement",
+        ),
+    ] {
+        for args in [
+            vec!["evaluate", "-m", m, data],
+            vec!["plot", "-m", m, data, "-o", s(&figures)],
+        ] {
+            let e = refused(&args);
+            assert!(
+                e.contains(m) && e.contains(data) && e.contains(theirs) && e.contains(ours),
+                "{args:?}: {e}"
+            );
+        }
+    }
+    assert!(!figures.exists(), "nothing drawn");
+    // The model's own machine is compared as usual.
+    let o = contention(&["evaluate", "-m", s(&model), s(&local)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = contention(&[
+        "plot",
+        "-m",
+        s(&model),
+        s(&local),
+        "--csv",
+        "-o",
+        s(&figures),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The measured points plot writes back as tidy CSV, and the model's, keep the mark.
+    for kind in ["measured", "model"] {
+        let csv = std::fs::read_dir(&figures)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| s(p).ends_with(&format!("-grid-{kind}.csv")))
+            .unwrap_or_else(|| panic!("no grid-{kind}.csv in {}", figures.display()));
+        let read = contention::io::tidy_csv::read(&csv).unwrap();
+        assert_eq!(
+            read.simulated.as_deref(),
+            Some("paper:henri"),
+            "{}",
+            csv.display()
+        );
+    }
+}
+
+#[test]
+fn a_trace_whose_simulated_marks_disagree_is_refused_by_every_reader() {
+    let dir = temp_dir("simulate-marks");
+    let out = dir.join("t.json");
+    let o = simulate("paper:henri", "0,0", &out, &["-q", "--max-phase", "0.05"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let simulated = crate::common::run::json(&out);
+    // Only `machine.simulated` gone, only `simulation` gone, and two different machines.
+    let mut no_machine_mark = simulated.clone();
+    no_machine_mark["machine"]
+        .as_object_mut()
+        .unwrap()
+        .remove("simulated");
+    let mut no_simulation = simulated.clone();
+    no_simulation.as_object_mut().unwrap().remove("simulation");
+    let mut two_machines = simulated.clone();
+    two_machines["simulation"]["machine"] = "realistic:henri".into();
+    for (name, trace) in [
+        ("no-machine-mark", no_machine_mark),
+        ("no-simulation", no_simulation),
+        ("two-machines", two_machines),
+    ] {
+        let path = dir.join(format!("{name}.json"));
+        std::fs::write(&path, serde_json::to_string(&trace).unwrap()).unwrap();
+        let p = s(&path);
+        let figures = dir.join(format!("{name}-figures"));
+        for args in [
+            vec!["calibrate", p, "--local-only"],
+            vec!["evaluate", "-m", "paper:henri", p],
+            vec!["plot", "-m", "paper:henri", p, "-o", s(&figures)],
+            vec!["check", "-m", "paper:henri", p],
+            vec!["measure", "--simulate", "paper:henri", "-o", p, "--resume"],
+            vec!["measure", "-o", p, "--resume", "--cores", "1..2"],
+        ] {
+            let e = refused(&args);
+            assert!(
+                e.contains(p)
+                    && e.contains("machine.simulated")
+                    && e.contains("simulation.machine")
+                    && e.contains("the file was edited or is corrupt"),
+                "{name}: {args:?}: {e}"
+            );
+        }
+    }
 }

@@ -184,6 +184,11 @@ pub(crate) struct InputRecord {
     /// change of it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) stack: Option<String>,
+    /// The simulated machine its measurements were drawn from, absent for real ones: a model
+    /// of simulated CSVs alone has no measured machine to carry it, and must still never be
+    /// compared with real measurements (`crate::io::model_file::Loaded::origin`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) simulated: Option<String>,
 }
 
 /// One side of the model and its fit to the sweep it came from.
@@ -578,6 +583,7 @@ fn record(input: &Input) -> InputRecord {
         host: input.machine.as_ref().map(|m| m.hostname.clone()),
         placements,
         stack: input.stack.clone(),
+        simulated: input.simulated.clone(),
     }
 }
 

@@ -15,33 +15,6 @@ use crate::calibrate::{CalibratedModel, Options, SideFit};
 use crate::model::{self, Model};
 use serde::Serialize;
 
-/// Refuses to judge measurements against an expected model of another origin: simulated
-/// traces against a model of real ones (or of another simulated machine), or real traces
-/// against a model of simulated ones. `origin` is the simulated machine the expected model
-/// (`model`, as named) was calibrated on, `None` for a real or hand-typed one.
-pub(crate) fn same_origin(
-    model: &str,
-    origin: Option<&str>,
-    data: &[crate::dataset::Input],
-) -> crate::Result<()> {
-    let drawn = data.iter().find_map(crate::dataset::simulated);
-    if origin == drawn {
-        return Ok(());
-    }
-    let what = |o: Option<&str>| match o {
-        Some(spec) => format!("simulated {}", crate::error::escape(spec)),
-        None => "real (or not marked simulated)".to_string(),
-    };
-    Err(crate::Error::Input(format!(
-        "check: the expected model `{}` is {} and the measurements are {}: a simulated \
-         machine is never compared with a real one; check simulated traces against a model \
-         calibrated on traces of the same simulated machine",
-        crate::error::escape(model),
-        what(origin),
-        what(drawn)
-    )))
-}
-
 /// One parameter that differs between the expected and the new model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct ParamChange {

@@ -29,9 +29,18 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     }
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
     let input_paths = crate::results::inputs_or_default(&args.inputs)?;
-    let (expected, origin) = model_file::load_with_origin(&model_arg)?;
+    let model_file::Loaded {
+        model: expected,
+        origin,
+        ..
+    } = model_file::load_all(&model_arg)?;
     let data = inputs::read_all(&input_paths)?;
-    check::same_origin(&model_arg, origin.as_deref(), &data)?;
+    crate::dataset::same_origin_as_model(
+        &model_arg,
+        origin.as_deref(),
+        data.iter()
+            .map(|i| (i.source.as_str(), crate::dataset::simulated(i))),
+    )?;
     let opts = check::refit_options(&expected, &super::calibrate::options(&args.topology));
     let (fitted, mut notes) = calibrate::calibrate(&data, &opts)?;
     notes.extend(check::variant_note(&expected, &data));

@@ -9,8 +9,15 @@ use crate::report;
 
 pub fn run(args: &EvaluateArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
-    let model = model_file::load(&model_arg)?;
+    let model_file::Loaded { model, origin, .. } = model_file::load_all(&model_arg)?;
     let inputs = inputs::read_all(&crate::results::inputs_or_default(&args.inputs)?)?;
+    crate::dataset::same_origin_as_model(
+        &model_arg,
+        origin.as_deref(),
+        inputs
+            .iter()
+            .map(|i| (i.source.as_str(), crate::dataset::simulated(i))),
+    )?;
     let mut e = evaluate::evaluate(&model, &model_arg, &inputs)?;
     match calibrate::validate::of_inputs(&model, &inputs, args.tolerance) {
         Ok(cv) => {

@@ -18,7 +18,11 @@ use std::path::{Path, PathBuf};
 pub fn run(args: &PlotArgs) -> Result<()> {
     let defaulted = args.model.is_none();
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
-    let (model, uncertainty) = model_file::load_with_uncertainty(&model_arg)?;
+    let model_file::Loaded {
+        model,
+        uncertainty,
+        origin,
+    } = model_file::load_all(&model_arg)?;
     // With no model named, draw this host's own results, as `calibrate` did.
     let traces = match (defaulted, args.traces.is_empty()) {
         (true, true) => crate::results::default_traces()?,
@@ -35,6 +39,13 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         .iter()
         .map(|p| read_input(p, &model))
         .collect::<Result<Vec<_>>>()?;
+    crate::dataset::same_origin_as_model(
+        &model_arg,
+        origin.as_deref(),
+        inputs
+            .iter()
+            .map(|i| (crate::error::shown_path(&i.path), i.simulated.as_deref())),
+    )?;
     for input in &inputs {
         crate::report::print_notes(&input.notes);
     }
@@ -62,14 +73,17 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         }
         let name = format!("{machine}-grid");
         out.figure(&name, &grid)?;
+        // Tidy CSV travels without the model: it keeps the mark of a simulated machine (the
+        // measurements are of the model's origin, checked above).
+        let simulated = origin.as_deref();
         out.csv(
             &format!("{name}-model"),
-            &tidy_csv::to_string(&grid.model_rows()),
+            &tidy_csv::marked(&grid.model_rows(), simulated),
         )?;
         if grid.has_measurements() {
             out.csv(
                 &format!("{name}-measured"),
-                &tidy_csv::to_string(&grid.measured_rows()),
+                &tidy_csv::marked(&grid.measured_rows(), simulated),
             )?;
         }
     }

@@ -12,7 +12,9 @@ use crate::report::{self, PredictReport, Report};
 
 pub fn run(args: &PredictArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
-    let (model, uncertainty) = model_file::load_with_uncertainty(&model_arg)?;
+    let model_file::Loaded {
+        model, uncertainty, ..
+    } = model_file::load_all(&model_arg)?;
     let mut report = build_report(&model, &model_arg, args.ncores.as_ref(), args.placement)?;
     if args.intervals {
         let u = uncertainty.ok_or_else(|| {

@@ -51,18 +51,16 @@ pub(crate) fn fit(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
         .collect::<Result<_>>()?;
     // A fleet compares real nodes: a simulated trace in a node's directory (copied there, or
     // measured with --simulate into the results) must never stand for the node.
-    if let Some((t, p)) = traces
-        .iter()
-        .zip(&paths)
-        .find(|(t, _)| t.machine.simulated.is_some())
-    {
-        return Err(crate::Error::Input(format!(
-            "{}: a simulated trace ({}), not a measurement of this node: a fleet compares real \
-             nodes; move it out of {} and measure the node",
-            crate::error::shown_path(p),
-            crate::error::escape(t.machine.simulated.as_deref().unwrap_or_default()),
-            crate::error::shown_path(dir)
-        )));
+    for (t, p) in traces.iter().zip(&paths) {
+        if let Some(s) = trace_file::simulated(t, &crate::error::shown_path(p))? {
+            return Err(crate::Error::Input(format!(
+                "{}: a simulated trace ({}), not a measurement of this node: a fleet compares \
+                 real nodes; move it out of {} and measure the node",
+                crate::error::shown_path(p),
+                crate::error::escape(&s.machine),
+                crate::error::shown_path(dir)
+            )));
+        }
     }
     let inputs: Vec<Input> = traces
         .iter()

@@ -27,6 +27,10 @@ pub(crate) struct MeasurementFile {
     pub(crate) rows: Vec<TidyRow>,
     /// What the user should know about the file, for the caller to print.
     pub(crate) notes: Vec<String>,
+    /// The simulated machine the measurements were drawn from (`paper:henri`), `None` for
+    /// real ones: a trace's marks ([`trace_file::simulated`]) or a CSV's column
+    /// ([`tidy_csv::SIMULATED`]).
+    pub(crate) simulated: Option<String>,
 }
 
 impl MeasurementFile {
@@ -37,7 +41,10 @@ impl MeasurementFile {
         let source = crate::error::shown_path(&self.path);
         match &self.trace {
             Some(trace) => Ok(Input::from_trace(trace, &source)?),
-            None => Ok(Input::from_rows(&self.rows, &source)),
+            None => Ok(Input {
+                simulated: self.simulated.clone(),
+                ..Input::from_rows(&self.rows, &source)
+            }),
         }
     }
 }
@@ -67,23 +74,30 @@ pub(crate) fn load(path: &Path) -> Result<MeasurementFile> {
 pub(crate) fn parse_file(path: &Path, text: &str) -> Result<MeasurementFile> {
     let source = crate::error::shown_path(path);
     let kind = kind(path, text);
-    let (rows, notes, trace) = match kind {
+    let (rows, notes, simulated, trace) = match kind {
         InputKind::Trace => {
             let trace = trace_file::parse(text, &source)
                 .map_err(|e| explain(e.into(), path, kind, text))?;
-            (trace.tidy_rows(), trace.notes(&source), Some(trace))
+            let simulated = trace_file::simulated(&trace, &source)?.map(|s| s.machine.clone());
+            (
+                trace.tidy_rows(),
+                trace.notes(&source),
+                simulated,
+                Some(trace),
+            )
         }
-        InputKind::Csv => (
-            tidy_csv::parse(text, &source).map_err(|e| explain(e.into(), path, kind, text))?,
-            Vec::new(),
-            None,
-        ),
+        InputKind::Csv => {
+            let csv =
+                tidy_csv::parse(text, &source).map_err(|e| explain(e.into(), path, kind, text))?;
+            (csv.rows, Vec::new(), csv.simulated, None)
+        }
     };
     Ok(MeasurementFile {
         path: path.to_path_buf(),
         trace,
         rows,
         notes,
+        simulated,
     })
 }
 
@@ -197,7 +211,7 @@ mod tests {
         let f = parse_file(Path::new("h.csv"), &text).unwrap();
         assert!(f.trace.is_none(), "read as CSV");
         assert!(f.trace.is_none());
-        assert_eq!(f.rows, tidy_csv::parse(&text, "h.csv").unwrap());
+        assert_eq!(f.rows, tidy_csv::parse(&text, "h.csv").unwrap().rows);
         assert!(!f.rows.is_empty());
         assert_eq!(f.to_input().unwrap().kind, InputKind::Csv);
     }

@@ -43,40 +43,74 @@ pub fn load(spec: &str) -> Result<Model> {
     parse(&text_of(spec)?, spec)
 }
 
-/// Loads `spec` as [`load`] does, with its bootstrap intervals (the optional `uncertainty`
-/// object written by `calibrate --bootstrap N`; `None` for a file without them or a built-in
-/// model), from one read: standard input can be read only once.
-pub(crate) fn load_with_uncertainty(
-    spec: &str,
-) -> Result<(Model, Option<crate::model::Uncertainty>)> {
-    let text = text_of(spec)?;
-    Ok((parse(&text, spec)?, uncertainty(&text, spec)?))
+/// A model file with what else it says beside the model, for the commands that use it.
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    pub(crate) model: Model,
+    /// Its bootstrap intervals (the optional `uncertainty` object written by `calibrate
+    /// --bootstrap N`); `None` for a file without them or a built-in model.
+    pub(crate) uncertainty: Option<crate::model::Uncertainty>,
+    /// The simulated machine its calibration's measurements were drawn from, as
+    /// `calibration.measured_machine.simulated` (when `calibrate` read a trace) or
+    /// `calibration.inputs[].simulated` (every input, CSVs included) name it; `None` for a
+    /// model of real measurements, a hand-typed file or a built-in model (the paper measured
+    /// real machines).
+    pub(crate) origin: Option<String>,
 }
 
-/// Loads `spec` as [`load`] does, with the simulated machine its calibration's traces were
-/// drawn from (`calibration.measured_machine.simulated`, written when `calibrate` read
-/// traces of `measure --simulate`); `None` for a model of real measurements, a hand-typed
-/// file or a built-in model. One read: standard input can be read only once.
-pub(crate) fn load_with_origin(spec: &str) -> Result<(Model, Option<String>)> {
+/// Loads `spec` as [`load`] does, with its intervals and origin ([`Loaded`]), from one read:
+/// standard input can be read only once. Refuses a file whose marks of origin name two
+/// machines.
+pub(crate) fn load_all(spec: &str) -> Result<Loaded> {
+    let text = text_of(spec)?;
+    let model = parse(&text, spec)?;
+    Ok(Loaded {
+        model,
+        uncertainty: uncertainty(&text, spec)?,
+        origin: origin(&text, spec)?,
+    })
+}
+
+/// The simulated machine a model file's `calibration` names ([`Loaded::origin`]); a file
+/// whose marks name two machines was edited or is corrupt, and is refused rather than read
+/// on one mark's word.
+fn origin(text: &str, spec: &str) -> Result<Option<String>> {
     #[derive(serde::Deserialize)]
-    struct Machine {
+    struct Marked {
         simulated: Option<String>,
     }
     #[derive(serde::Deserialize)]
     struct Calibration {
-        measured_machine: Option<Machine>,
+        measured_machine: Option<Marked>,
+        #[serde(default)]
+        inputs: Vec<Marked>,
     }
     #[derive(serde::Deserialize)]
     struct Only {
         calibration: Option<Calibration>,
     }
-    let text = text_of(spec)?;
-    let model = parse(&text, spec)?;
     // The model parsed: a calibration block that does not is no origin to speak of.
-    let origin = serde_json::from_str::<Only>(&text)
+    let Some(c) = serde_json::from_str::<Only>(text)
         .ok()
-        .and_then(|o| o.calibration?.measured_machine?.simulated);
-    Ok((model, origin))
+        .and_then(|o| o.calibration)
+    else {
+        return Ok(None);
+    };
+    let mut marks = c.measured_machine.into_iter().chain(c.inputs);
+    let Some(first) = marks.find_map(|m| m.simulated) else {
+        return Ok(None);
+    };
+    match marks.find_map(|m| m.simulated.filter(|s| *s != first)) {
+        None => Ok(Some(first)),
+        Some(other) => Err(Error::Input(format!(
+            "model file `{}`: its calibration names two simulated machines, `{}` and `{}`; \
+             one model describes one machine, so the file was edited or is corrupt: \
+             calibrate it again",
+            crate::error::escape(spec),
+            crate::error::escape(&first),
+            crate::error::escape(&other)
+        ))),
+    }
 }
 
 /// The MPI stacks of the traces a calibrated model file came from
@@ -202,6 +236,29 @@ mod tests {
         let invalid = err.downcast_ref::<InvalidModel>().expect("an InvalidModel");
         assert_eq!(invalid.source, "m.json");
         invalid.problems.iter().map(|p| p.to_string()).collect()
+    }
+
+    /// A model's origin is what any of its marks names (a model of simulated CSVs alone has
+    /// no measured machine); two marks naming different machines are refused.
+    #[test]
+    fn the_origin_is_any_mark_and_two_machines_are_refused() {
+        let with =
+            |calibration: &str| origin(&format!("{{\"calibration\": {calibration}}}"), "m.json");
+        assert_eq!(with("{}").unwrap(), None);
+        assert_eq!(origin(HENRI, "paper:henri").unwrap(), None);
+        let csv_only = r#"{"measured_machine": null, "inputs": [{"simulated": "paper:henri"}]}"#;
+        assert_eq!(with(csv_only).unwrap().as_deref(), Some("paper:henri"));
+        let trace = r#"{"measured_machine": {"simulated": "paper:henri"}, "inputs": [{}]}"#;
+        assert_eq!(with(trace).unwrap().as_deref(), Some("paper:henri"));
+        let two = r#"{"measured_machine": {"simulated": "paper:henri"},
+                      "inputs": [{"simulated": "paper:henri"}, {"simulated": "realistic:henri"}]}"#;
+        let e = with(two).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(
+            e.to_string()
+                .contains("names two simulated machines, `paper:henri` and `realistic:henri`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,6 +1,10 @@
 //! The tidy CSV (README, "File formats"): `comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,
 //! comm_parallel`, one row per placement and core count, MB/s. `measure` and `predict` write
 //! it; `calibrate` and `evaluate` read it, so measurements from other tools can be used.
+//!
+//! The CSV of a simulated run (`measure --simulate`) has one more column, `simulated`, naming
+//! the machine on every row: a CSV travels without its trace, and its rows must never pass
+//! for a real machine's. A file without the column (older files, other tools) is real.
 
 use crate::error::Result;
 use crate::model::constraints::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES};
@@ -18,31 +22,54 @@ pub(crate) const HEADER: [&str; 7] = [
     "comm_parallel",
 ];
 
+/// The column that marks the rows of a simulated run with the machine they were drawn from.
+pub const SIMULATED: &str = "simulated";
+
+/// A tidy CSV as read: its rows, and the simulated machine they were drawn from (`None`: a
+/// real measurement, or a file that does not say, as every CSV before the mark).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TidyCsv {
+    pub rows: Vec<TidyRow>,
+    pub simulated: Option<String>,
+}
+
 /// The rows as CSV text, header first, bandwidths with one decimal (0.1 MB/s is far below any
 /// measurement's noise).
 pub fn to_string(rows: &[TidyRow]) -> String {
+    marked(rows, None)
+}
+
+/// [`to_string`], with the [`SIMULATED`] column naming `simulated` on every row when the rows
+/// were drawn from a simulated machine.
+pub fn marked(rows: &[TidyRow], simulated: Option<&str>) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     // Writing into a Vec cannot fail.
-    w.write_record(HEADER).expect("in-memory CSV");
+    let mark: Vec<&str> = simulated.iter().map(|_| SIMULATED).collect();
+    w.write_record(HEADER.iter().chain(&mark))
+        .expect("in-memory CSV");
     for r in rows {
-        w.write_record([
-            r.comp_numa.to_string(),
-            r.comm_numa.to_string(),
-            r.cores.to_string(),
-            format!("{:.1}", r.comp_alone),
-            format!("{:.1}", r.comm_alone),
-            format!("{:.1}", r.comp_parallel),
-            format!("{:.1}", r.comm_parallel),
-        ])
+        w.write_record(
+            [
+                r.comp_numa.to_string(),
+                r.comm_numa.to_string(),
+                r.cores.to_string(),
+                format!("{:.1}", r.comp_alone),
+                format!("{:.1}", r.comm_alone),
+                format!("{:.1}", r.comp_parallel),
+                format!("{:.1}", r.comm_parallel),
+            ]
+            .into_iter()
+            .chain(simulated.map(str::to_string)),
+        )
         .expect("in-memory CSV");
     }
-    String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("ASCII is UTF-8")
+    String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("a spec is UTF-8")
 }
 
 /// Reads a tidy CSV file. Columns may come in any order and extra columns are ignored; a
 /// missing column, a bad number, a core count of 0 or a bandwidth that is not a finite number
 /// > 0 is refused naming the file, the line and the column.
-pub fn read(path: &Path) -> Result<Vec<TidyRow>> {
+pub fn read(path: &Path) -> Result<TidyCsv> {
     let text = super::read::text(path, "CSV file")?;
     Ok(parse(&text, &path.display().to_string())?)
 }
@@ -83,6 +110,14 @@ pub(crate) enum CsvProblem {
     Implausible { line: usize, why: String },
     /// A header and nothing else.
     NoRows,
+    /// A [`SIMULATED`] cell that names no simulated machine.
+    NotSimulated { line: usize, why: String },
+    /// A row whose [`SIMULATED`] cell differs from the first row's (`None`: empty, real).
+    MixedOrigin {
+        line: usize,
+        first: Option<String>,
+        this: Option<String>,
+    },
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
@@ -119,6 +154,26 @@ impl std::fmt::Display for TidyCsvError {
             ),
             CsvProblem::Implausible { line, why } => write!(f, "{source}: line {line}: {why}"),
             CsvProblem::NoRows => write!(f, "{source}: no data rows after the header"),
+            CsvProblem::NotSimulated { line, why } => write!(
+                f,
+                "{source}: line {line}, column {SIMULATED}: {why}; the column names the \
+                 simulated machine of `measure --simulate` rows (empty for real ones): rename \
+                 a column of your own"
+            ),
+            CsvProblem::MixedOrigin { line, first, this } => {
+                let what = |m: &Option<String>| match m {
+                    Some(spec) => format!("simulated {}", crate::error::escape(spec)),
+                    None => "real (empty)".to_string(),
+                };
+                write!(
+                    f,
+                    "{source}: line {line}, column {SIMULATED}: the row is {} and the first \
+                     row {}: one file holds the rows of one machine, simulated or real; split \
+                     the file by machine",
+                    what(this),
+                    what(first)
+                )
+            }
         }
     }
 }
@@ -133,7 +188,7 @@ impl std::error::Error for TidyCsvError {
 }
 
 /// Parses tidy CSV text; `source` names it in errors.
-pub fn parse(text: &str, source: &str) -> Result<Vec<TidyRow>, TidyCsvError> {
+pub fn parse(text: &str, source: &str) -> Result<TidyCsv, TidyCsvError> {
     let bad = |problem: CsvProblem| TidyCsvError {
         source: source.to_string(),
         problem,
@@ -149,7 +204,9 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<TidyRow>, TidyCsvError> {
             .position(|h| h == *name)
             .ok_or_else(|| bad(CsvProblem::MissingColumn(name)))?;
     }
+    let mark = headers.iter().position(|h| h == SIMULATED);
     let mut rows = Vec::new();
+    let mut origin: Option<Option<String>> = None;
     for (n, record) in r.records().enumerate() {
         let line = n + 2;
         let record = record.map_err(|e| bad(CsvProblem::Record { line, err: e }))?;
@@ -203,12 +260,39 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<TidyRow>, TidyCsvError> {
         if let Some(why) = crate::dataset::implausible(&bw) {
             return Err(bad(CsvProblem::Implausible { line, why }));
         }
+        let this = simulated(mark.and_then(|i| record.get(i)))
+            .map_err(|why| bad(CsvProblem::NotSimulated { line, why }))?;
+        match &origin {
+            None => origin = Some(this),
+            Some(first) if *first != this => {
+                return Err(bad(CsvProblem::MixedOrigin {
+                    line,
+                    first: first.clone(),
+                    this,
+                }))
+            }
+            Some(_) => {}
+        }
         rows.push(row);
     }
     if rows.is_empty() {
         return Err(bad(CsvProblem::NoRows));
     }
-    Ok(rows)
+    Ok(TidyCsv {
+        rows,
+        simulated: origin.flatten(),
+    })
+}
+
+/// The simulated machine a [`SIMULATED`] cell names (`None` when it is empty or absent), in
+/// the canonical spelling of `measure --simulate`; why not, when it names none.
+fn simulated(cell: Option<&str>) -> Result<Option<String>, String> {
+    match cell.filter(|c| !c.is_empty()) {
+        None => Ok(None),
+        Some(spec) => crate::simulate::truth::Truth::parse(spec)
+            .map(|t| Some(t.spec()))
+            .map_err(|e| e.to_string()),
+    }
 }
 
 #[cfg(test)]
@@ -230,7 +314,50 @@ mod tests {
     #[test]
     fn round_trips() {
         let rows = vec![row(1), row(2)];
-        assert_eq!(parse(&to_string(&rows), "x.csv").unwrap(), rows);
+        assert_eq!(parse(&to_string(&rows), "x.csv").unwrap().rows, rows);
+    }
+
+    #[test]
+    fn a_simulated_run_marks_every_row_and_the_mark_is_read_back() {
+        let rows = vec![row(1), row(2)];
+        let text = marked(&rows, Some("paper:henri"));
+        assert!(
+            text.starts_with(&format!("{},simulated\n", HEADER.join(","))),
+            "{text}"
+        );
+        let read = parse(&text, "x.csv").unwrap();
+        assert_eq!(
+            (read.rows, read.simulated.as_deref()),
+            (rows.clone(), Some("paper:henri"))
+        );
+        // A file without the column (every CSV before it, other tools') is real.
+        assert_eq!(parse(&to_string(&rows), "x.csv").unwrap().simulated, None);
+    }
+
+    #[test]
+    fn a_mark_that_names_no_machine_or_differs_between_rows_is_refused() {
+        let err = |t: &str| parse(t, "x.csv").unwrap_err().to_string();
+        let head = format!("{},simulated", HEADER.join(","));
+        let e = err(&format!("{head}\n0,0,1,1,1,1,1,true\n"));
+        assert!(
+            e.starts_with("x.csv: line 2, column simulated: simulated machine `true`")
+                && e.contains("rename a column of your own"),
+            "{e}"
+        );
+        let e = err(&format!(
+            "{head}\n0,0,1,1,1,1,1,paper:henri\n0,0,2,1,1,1,1,\n"
+        ));
+        assert!(
+            e.starts_with(
+                "x.csv: line 3, column simulated: the row is real (empty) and the first row \
+                 simulated paper:henri"
+            ),
+            "{e}"
+        );
+        let e = err(&format!(
+            "{head}\n0,0,1,1,1,1,1,paper:henri\n0,0,2,1,1,1,1,realistic:henri\n"
+        ));
+        assert!(e.contains("the row is simulated realistic:henri"), "{e}");
     }
 
     #[test]
@@ -238,7 +365,7 @@ mod tests {
         let text =
             "cores,note,comm_numa,comp_numa,comp_alone,comm_alone,comp_parallel,comm_parallel\n\
                     2, a ,1,0,4455.4,11481.1,4400,11000\n";
-        assert_eq!(parse(text, "x.csv").unwrap(), vec![row(2)]);
+        assert_eq!(parse(text, "x.csv").unwrap().rows, vec![row(2)]);
     }
 
     #[test]

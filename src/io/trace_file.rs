@@ -1,7 +1,7 @@
 //! Reading and writing trace JSON files ([`crate::trace::Trace`]).
 
 use crate::error::Result;
-use crate::trace::{Trace, TRACE_SCHEMA_VERSION};
+use crate::trace::{MarksDisagree, Simulation, Trace, TRACE_SCHEMA_VERSION};
 use std::path::Path;
 
 /// Writes the trace atomically: a run killed mid-write leaves the previous complete file.
@@ -44,6 +44,12 @@ pub enum TraceFileError {
         source: String,
         err: serde_json::Error,
     },
+    /// Its two marks of origin disagree ([`Trace::simulated`]): refused here, so that no
+    /// reader ever holds a trace of unknown origin.
+    Marks {
+        source: String,
+        marks: MarksDisagree,
+    },
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
@@ -72,6 +78,7 @@ impl std::fmt::Display for TraceFileError {
                 write!(f, "{source}: field `{field}`: {err}")
             }
             TraceFileError::Malformed { source, err } => write!(f, "{source}: {err}"),
+            TraceFileError::Marks { source, marks } => write!(f, "{source}: {marks}"),
         }
     }
 }
@@ -82,6 +89,7 @@ impl std::error::Error for TraceFileError {
             TraceFileError::NotJson { err, .. }
             | TraceFileError::Field { err, .. }
             | TraceFileError::Malformed { err, .. } => Some(err),
+            TraceFileError::Marks { marks, .. } => Some(marks),
             TraceFileError::Newer { .. }
             | TraceFileError::Older { .. }
             | TraceFileError::NoVersion { .. } => None,
@@ -89,6 +97,8 @@ impl std::error::Error for TraceFileError {
     }
 }
 
+/// Parses a trace's text (`source` names it in errors), refusing other schema versions, a
+/// field that breaks the layout, and marks of origin that disagree ([`simulated`]).
 pub fn parse(text: &str, source: &str) -> Result<Trace, TraceFileError> {
     /// The version alone, read first so that a newer layout is refused with that reason
     /// rather than with whatever field it changed. Serde skips the rest without building it.
@@ -121,7 +131,7 @@ pub fn parse(text: &str, source: &str) -> Result<Trace, TraceFileError> {
     // Straight from the text: a trace holds hundreds of thousands of samples, and going
     // through a `serde_json::Value` (or tracking the path of every value) costs several
     // times the parse. Only a file that fails is parsed again to name the bad field.
-    serde_json::from_str(text).map_err(|plain| {
+    let trace: Trace = serde_json::from_str(text).map_err(|plain| {
         let de = &mut serde_json::Deserializer::from_str(text);
         match serde_path_to_error::deserialize::<_, Trace>(de) {
             Err(e) => TraceFileError::Field {
@@ -134,12 +144,78 @@ pub fn parse(text: &str, source: &str) -> Result<Trace, TraceFileError> {
                 err: plain,
             },
         }
+    })?;
+    simulated(&trace, &source())?;
+    Ok(trace)
+}
+
+/// [`Trace::simulated`], its refusal naming the file (`source`): what every reader of a
+/// trace's origin calls. [`parse`] already refused a file whose marks disagree; a trace built
+/// or edited in memory is checked the same way.
+pub fn simulated<'t>(
+    trace: &'t Trace,
+    source: &str,
+) -> Result<Option<&'t Simulation>, TraceFileError> {
+    trace.simulated().map_err(|marks| TraceFileError::Marks {
+        source: source.to_string(),
+        marks,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Either mark alone, or two that name different machines, is a trace of unknown origin:
+    /// refused naming the file and both marks, never read on one mark's word.
+    #[test]
+    fn a_trace_is_simulated_by_both_marks_or_by_neither() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/traces/vm-local.json"
+        );
+        let real = read(Path::new(path)).unwrap();
+        assert_eq!(real.simulated().unwrap(), None);
+        let mark = |machine: Option<&str>, simulation: Option<&str>| {
+            let mut t = real.clone();
+            t.machine.simulated = machine.map(str::to_string);
+            t.simulation = simulation.map(|m| Simulation {
+                machine: m.into(),
+                seed: 3,
+                measuring_seconds: 1.0,
+            });
+            parse(&crate::io::output::pretty_json(&t), "t.json")
+        };
+        let t = mark(Some("paper:henri"), Some("paper:henri")).unwrap();
+        assert_eq!(t.simulated().unwrap().map(|s| s.seed), Some(3));
+        for (machine, simulation, said) in [
+            (
+                Some("paper:henri"),
+                None,
+                "machine.simulated is `paper:henri` and simulation.machine is absent",
+            ),
+            (
+                None,
+                Some("paper:henri"),
+                "machine.simulated is absent and simulation.machine is `paper:henri`",
+            ),
+            (
+                Some("paper:henri"),
+                Some("paper:dahu"),
+                "machine.simulated is `paper:henri` and simulation.machine is `paper:dahu`",
+            ),
+        ] {
+            let e = crate::Error::from(mark(machine, simulation).unwrap_err());
+            assert_eq!(e.exit_code(), 2);
+            let e = e.to_string();
+            assert!(
+                e.starts_with("t.json: its marks of origin disagree: ")
+                    && e.contains(said)
+                    && e.contains("the file was edited or is corrupt"),
+                "{e}"
+            );
+        }
+    }
 
     #[test]
     fn refusals_say_why() {

@@ -78,7 +78,7 @@ pub fn check_before_launch(a: &MeasureOptions, rank0_here: bool, rank1_here: boo
 /// Said before the MPI job starts (an input error, exit 2), with the command that does
 /// continue it, rather than as a list of differing options from inside the job.
 fn refuse_simulated(old: &Trace, path: &Path) -> Result<()> {
-    match &old.simulation {
+    match trace_file::simulated(old, &crate::error::shown_path(path))? {
         Some(s) => Err(Error::Input(format!(
             "--resume: `{}` is simulated {} (seed {}), and this run measures this machine; \
              continue it with `--simulate {} --seed {} --resume`, or start a real trace with -o",
@@ -1262,10 +1262,12 @@ pub(crate) fn save(path: &Path, trace: &mut Trace) -> Result<()> {
     trace.points.sort_by_key(|p| p.cores);
     trace.complete = trace.missing_cores(&trace.config.cores).is_empty();
     trace.updated_at = crate::timestamp::now();
+    // The CSV travels without its trace: it carries the trace's origin itself.
+    let simulated = trace_file::simulated(trace, &crate::error::shown_path(path))?;
     trace_file::write(path, trace)?;
     atomic::write(
         &csv_path(path),
-        tidy_csv::to_string(&trace.tidy_rows()).as_bytes(),
+        tidy_csv::marked(&trace.tidy_rows(), simulated.map(|s| s.machine.as_str())).as_bytes(),
     )
 }
 

@@ -169,7 +169,7 @@ pub(crate) fn layout(o: &MeasureOptions, sim: &SimulateOptions) -> Result<Layout
 }
 
 /// The machine a simulated trace describes: the model's sockets, cores and NUMA nodes, and
-/// its spec as `machine.simulated` (what every reader checks).
+/// its spec as `machine.simulated` (with `simulation`, the marks every reader checks).
 fn machine_info(truth: &Truth) -> MachineInfo {
     let spec = truth.spec();
     let m = truth.machine();
@@ -371,11 +371,11 @@ impl<'a> Campaign<'a> {
 
 /// The trace `--resume` continues, checked to be the same simulated experiment.
 fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
-    let was = old.simulation.as_ref().map(|s| (s.machine.clone(), s.seed));
-    let now = fresh
-        .simulation
-        .as_ref()
-        .map(|s| (s.machine.clone(), s.seed));
+    let source = crate::error::shown_path(path);
+    let origin = |t: &Trace| -> Result<Option<(String, u64)>> {
+        Ok(trace_file::simulated(t, &source)?.map(|s| (s.machine.clone(), s.seed)))
+    };
+    let (was, now) = (origin(&old)?, origin(&fresh)?);
     let same_placement = (old.config.comp_numa, old.config.comm_numa)
         == (fresh.config.comp_numa, fresh.config.comm_numa);
     let same_sampling = old.config.message_size_bytes == fresh.config.message_size_bytes
