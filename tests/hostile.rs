@@ -807,3 +807,72 @@ fn a_huge_trace_marked_complete_is_refused_quickly_and_briefly() {
     assert!(err.len() < 2000, "{} bytes of error", err.len());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 35, item 5: an `uncertainty` block upside down or empty was accepted, and `predict
+/// --intervals` printed a 309-digit core range, or `NaN..NaN` for no replicate.
+#[test]
+fn a_model_s_uncertainty_block_is_validated_before_use() {
+    let dir = temp_dir("hostile-uncertainty");
+    let with = |name: &str, local_n_par: serde_json::Value, replicates: serde_json::Value| {
+        model_with(&dir, name, |v| {
+            let point = |side: &serde_json::Value| {
+                let mut o = serde_json::Map::new();
+                for (k, x) in side.as_object().unwrap() {
+                    o.insert(k.clone(), serde_json::json!([x, x]));
+                }
+                serde_json::Value::Object(o)
+            };
+            let mut local = point(&v["local"]);
+            local["n_par_max"] = local_n_par.clone();
+            let reps = if replicates.is_null() {
+                serde_json::json!([{"local": v["local"], "remote": v["remote"]}])
+            } else {
+                replicates.clone()
+            };
+            v["uncertainty"] = serde_json::json!({
+                "method": "bootstrap", "resamples": 1, "seed": 1, "level": 0.95,
+                "local": local, "remote": point(&v["remote"]), "replicates": reps,
+            });
+        })
+    };
+    let good = with(
+        "good.json",
+        serde_json::json!([16, 17]),
+        serde_json::Value::Null,
+    );
+    let out = contention(&["predict", "-m", &good, "--intervals", "-n", "1,17"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let huge = with(
+        "huge.json",
+        serde_json::json!([1e308, -1e308]),
+        serde_json::Value::Null,
+    );
+    let empty = with(
+        "empty.json",
+        serde_json::json!([16, 17]),
+        serde_json::json!([]),
+    );
+    for (m, field) in [
+        (&huge, "uncertainty.local.n_par_max = [1e308, -1e308]"),
+        (&empty, "uncertainty.replicates"),
+    ] {
+        let out = contention(&["predict", "-m", m, "--intervals", "-f", "json"]);
+        assert_eq!(out.status.code(), Some(2), "{m}: {}", stdout(&out));
+        assert!(stderr(&out).contains(field), "{}", stderr(&out));
+        assert!(stderr(&out).len() < 2000, "{}", stderr(&out));
+        let plots = dir.join("plots");
+        let out = contention(&[
+            "plot",
+            "-m",
+            m,
+            "tests/data/henri-sweep.csv",
+            "--figure",
+            "stacked",
+            "-o",
+            plots.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{m}: {}", stderr(&out));
+        assert!(stderr(&out).contains(field), "{}", stderr(&out));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
