@@ -112,16 +112,17 @@ fn dry_run(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         .topology
         .is_none()
         .then(|| settings::read_settings(Path::new("/"), Some(layout.numa_per_socket())));
+    // The machine's names come from hwloc (or a topology file): escaped for the terminal.
     print!(
         "{}",
-        session::describe_plan(
+        crate::error::escape(&session::describe_plan(
             &layout,
             &resolved,
             &session::transport(&hosts),
             settings.as_ref()
-        )
+        ))
     );
-    print!("{launch_text}");
+    print!("{}", crate::error::escape(&launch_text));
     Ok(())
 }
 
