@@ -147,7 +147,7 @@ fn planned_launch(args: &Options, hosts: Option<&[String]>) -> String {
         library.name,
         crate::measure::job::stack::planned(&library.name)
     );
-    let planned = driver::plan_own(args.launcher, &shape(args, hosts), Some("--dry-run"));
+    let planned = driver::plan_own(args.launcher, &shape(args, hosts), true);
     match planned {
         Ok((choice, line)) => {
             out += &format!("launcher    {}\n", choice.why);
@@ -171,7 +171,7 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         hosts.is_none() && !elsewhere,
         hosts.is_none(),
     )?;
-    let (choice, line) = driver::plan_own(args.launcher, &shape, None)?;
+    let (choice, line) = driver::plan_own(args.launcher, &shape, false)?;
     let mode = progress::Mode::from_env_or_terminal(None, args.quiet);
     if mode != progress::Mode::Quiet {
         eprintln!("measure: launcher: {}", choice.why);

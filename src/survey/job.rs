@@ -56,7 +56,7 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     let (choice, line) = driver::plan_own(
         o.launcher,
         &plan::shape(&job_hosts, launch::is_root()),
-        Some("--dry-run"),
+        true,
     )?;
     m.job += 1;
     m.job_hosts = job_hosts;
