@@ -94,10 +94,34 @@ pub(crate) fn load_with_origin(spec: &str) -> Result<(Model, Option<String>)> {
 /// (`calibration.inputs[].stack`), sorted and each once; empty for a hand-typed file, one
 /// calibrated from CSV or from traces that do not record their stack, or `paper:NAME`.
 pub(crate) fn input_stacks(spec: &str) -> Vec<String> {
-    #[derive(serde::Deserialize)]
-    struct InputRecord {
-        stack: Option<String>,
-    }
+    let mut stacks: Vec<String> = calibration_inputs(spec)
+        .into_iter()
+        .filter_map(|i| i.stack)
+        .collect();
+    stacks.sort();
+    stacks.dedup();
+    stacks
+}
+
+/// The files a calibrated model file was fitted to (`calibration.inputs[].path`, as the
+/// `calibrate` command line named them); empty for a hand-typed file or `paper:NAME`.
+pub(crate) fn input_paths(spec: &str) -> Vec<String> {
+    calibration_inputs(spec)
+        .into_iter()
+        .filter_map(|i| i.path)
+        .collect()
+}
+
+/// What a model file records of one input of its calibration.
+#[derive(serde::Deserialize)]
+struct InputRecord {
+    path: Option<String>,
+    stack: Option<String>,
+}
+
+/// `calibration.inputs` of the model file `spec`; empty when it has none or cannot be read
+/// (the model itself is read, and refused, by [`load`]).
+fn calibration_inputs(spec: &str) -> Vec<InputRecord> {
     #[derive(serde::Deserialize)]
     struct Calibration {
         #[serde(default)]
@@ -110,14 +134,11 @@ pub(crate) fn input_stacks(spec: &str) -> Vec<String> {
     let Ok(text) = text_of(spec) else {
         return Vec::new();
     };
-    let mut stacks: Vec<String> = serde_json::from_str::<Only>(&text)
+    serde_json::from_str::<Only>(&text)
         .ok()
         .and_then(|o| o.calibration)
-        .map(|c| c.inputs.into_iter().filter_map(|i| i.stack).collect())
-        .unwrap_or_default();
-    stacks.sort();
-    stacks.dedup();
-    stacks
+        .map(|c| c.inputs)
+        .unwrap_or_default()
 }
 
 /// The JSON of `spec`: a built-in model's, or the file's (read with the input bounds of
