@@ -367,3 +367,35 @@ fn the_dry_runs_print_a_command_that_runs_as_printed() {
         }
     }
 }
+
+/// Issue 35, item 15: `--max-phase 1e308` and `check --tolerance 1e308` were refused with
+/// the value written out in 309 digits.
+#[test]
+fn huge_option_values_are_named_as_typed() {
+    for args in [
+        vec!["measure", "--dry-run", "--max-phase", "1e308"],
+        vec!["measure", "--dry-run", "--timeout", "1e300"],
+        vec![
+            "check",
+            "-m",
+            "paper:henri",
+            "tests/data/henri-sweep.csv",
+            "--tolerance",
+            "1e308",
+        ],
+        vec![
+            "check",
+            "-m",
+            "paper:henri",
+            "tests/data/henri-sweep.csv",
+            "--max-mape",
+            "1e308",
+        ],
+    ] {
+        let out = contention(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let e = stderr(&out);
+        assert!(e.contains(" 1e30"), "{args:?}: {e}");
+        assert!(!e.contains("0000000000"), "{args:?}: {e}");
+    }
+}
