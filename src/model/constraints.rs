@@ -314,6 +314,21 @@ fn side_problems(side: &str, iv: &ParamIntervals, p: &Params, cores: u32) -> Vec
     out
 }
 
+impl ParamKind {
+    /// The value nearest `v` that a continuous parameter of this kind may hold (an `alpha`
+    /// floor of 1e-6, as the fit's): what an interval widened past the range is cut back to,
+    /// so that the intervals the tool writes meet the rules it reads them with. Core counts
+    /// are returned as they are: their bound is the socket's, which the caller knows.
+    pub(crate) fn nearest_valid(self, v: f64) -> f64 {
+        match self {
+            ParamKind::Bandwidth => v.clamp(MIN_BANDWIDTH, MAX_BANDWIDTH),
+            ParamKind::Slope => v.clamp(-MAX_BANDWIDTH, MAX_BANDWIDTH),
+            ParamKind::CommShare => v.clamp(1e-6, 1.0),
+            ParamKind::Cores => v,
+        }
+    }
+}
+
 /// Why `v` is out of the range of its kind on a socket of `cores` cores, `None` when in it.
 fn out_of_range(kind: ParamKind, v: f64, cores: u32) -> Option<String> {
     match kind {
