@@ -145,10 +145,15 @@ pub struct EvaluateReport {
     pub(crate) alone: PhaseErrors,
     pub(crate) placements: Vec<PlacementErrors>,
     /// Leave-one-placement-out error of the global fit on these measurements, beside the
-    /// model's in-sample error, when three or more placements are measured (`evaluate` adds it
-    /// after [`evaluate`]).
+    /// model's error at each placement held out, when three or more placements are measured
+    /// (`evaluate` adds it after [`evaluate`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) cross_validation: Option<crate::calibrate::validate::CrossValidation>,
+    /// With `cross_validation`: whether the model was calibrated on these files, so that
+    /// its error at each held-out placement (`in_sample_mape_percent`) is in sample; false
+    /// for a model fitted elsewhere, hand-typed or built in, which the figure only compares.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cross_validation_in_sample: Option<bool>,
     /// Why there is no `cross_validation`, when `evaluate` could not compute it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) cross_validation_unavailable: Option<String>,
@@ -385,6 +390,7 @@ pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<E
         alone: phase_errors(&points, Phase::Alone),
         placements,
         cross_validation: None,
+        cross_validation_in_sample: None,
         cross_validation_unavailable: None,
         points,
     })

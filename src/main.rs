@@ -14,8 +14,11 @@ fn main() {
         p.version, p.git_commit, p.rustc, p.target, p.profile
     )
     .leak();
-    let matches = Cli::command().version(version).get_matches();
-    let cli = Cli::from_matches(&matches).unwrap_or_else(|e| e.exit());
+    let matches = Cli::command()
+        .version(version)
+        .try_get_matches()
+        .unwrap_or_else(|e| usage_error(e));
+    let cli = Cli::from_matches(&matches).unwrap_or_else(|e| usage_error(e));
     let result = match &cli.command {
         Command::Check(args) => commands::check::run(args),
         // `measure --graph` is `network --run` under another name.
@@ -42,4 +45,20 @@ fn main() {
         }
         std::process::exit(e.exit_code());
     }
+}
+
+/// Exits on clap's error (or `--help`, `--version`) as `Error::exit` does, except that clap
+/// quotes a refused value as typed: when the command line holds a control character (ESC,
+/// or the C1 CSI U+009B that some terminals obey alone) the message goes out as plain text,
+/// escaped, so that an argument cannot drive the user's terminal.
+fn usage_error(e: clap::Error) -> ! {
+    let hostile = std::env::args_os().any(|a| {
+        let a = a.to_string_lossy();
+        contention::error::escape(&a) != a
+    });
+    if !e.use_stderr() || !hostile {
+        e.exit()
+    }
+    eprint!("{}", contention::error::escape(&e.render().to_string()));
+    std::process::exit(e.exit_code())
 }

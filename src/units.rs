@@ -27,6 +27,18 @@ pub(crate) fn short_number(v: f64) -> String {
     }
 }
 
+/// `v` rounded up to two significant digits (`0.2833` -> `0.29`, `1234` -> `1300`): a limit
+/// to suggest, which must not fall below the value it was computed as. A relative margin of
+/// 1e-12 keeps a value already on the grid (`0.3`, whose product with 100 is
+/// 30.000000000000004) from being pushed to the next step.
+pub(crate) fn round_up(v: f64) -> f64 {
+    if !(v.is_finite() && v > 0.0) {
+        return v;
+    }
+    let scale = 10f64.powi(1 - v.log10().floor() as i32);
+    (v * scale * (1.0 - 1e-12)).ceil() / scale
+}
+
 /// The units of a report's numbers, spelled out in every JSON report (and in the model file's
 /// `calibration`) so that a script never has to guess whether a size is binary or a
 /// bandwidth decimal: one struct, so every report says it the same way.
@@ -120,6 +132,15 @@ impl fmt::Display for ByteSize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_suggested_limit_is_rounded_up_never_down() {
+        assert_eq!(round_up(0.3), 0.3);
+        assert_eq!(round_up(0.2833), 0.29);
+        assert_eq!(round_up(0.5100001), 0.52);
+        assert_eq!(round_up(1234.0), 1300.0);
+        assert_eq!(round_up(7.0), 7.0);
+    }
 
     #[test]
     fn parses_units_and_round_trips() {

@@ -131,10 +131,34 @@ fn csv_calibrate_predict_evaluate() {
         "{table}"
     );
     assert!(
-        table.contains("leave-one-placement-out (global fit without each non-sample placement)")
-            && table.contains("0,1        held out comp_parallel"),
+        table.contains(
+            "leave-one-placement-out (the global fit of these measurements without each \
+             non-sample placement)"
+        ) && table.contains("0,1        held out comp_parallel"),
         "{table}"
     );
+    // Issue 35, item 14: this model was calibrated on this file, so its error there is in
+    // sample; the paper's henri never saw it, and its error is not called so.
+    assert!(
+        table.contains("for this model in sample (its calibration read these files)")
+            && table.contains("; in sample"),
+        "{table}"
+    );
+    assert_eq!(e["cross_validation_in_sample"], true, "{e}");
+    let o = contention(&["evaluate", "--model", "paper:henri", s(&csv)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for text in [stdout(&o), stderr(&o)] {
+        assert!(!text.contains("in sample ("), "{text}");
+        assert!(!text.contains("; in sample"), "{text}");
+    }
+    assert!(
+        stdout(&o).contains("for this model (not in sample:")
+            && stdout(&o).contains("; this model"),
+        "{}",
+        stdout(&o)
+    );
+    let o = contention(&["evaluate", "-m", "paper:henri", s(&csv), "-f", "json"]);
+    assert_eq!(json(&o)["cross_validation_in_sample"], false);
 
     let out = dir.join("errors.csv");
     let o = contention(&[

@@ -325,3 +325,90 @@ fn man_into_a_file_fails_naming_it() {
     assert!(err.contains("not a directory"), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
 }
+
+/// The `contention ...` part of a dry run's `command` line, as its words (the test's paths
+/// hold no blanks or quotes).
+fn printed_command(out: &std::process::Output) -> Vec<String> {
+    let text = stdout(out);
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("command     "))
+        .unwrap_or_else(|| panic!("no command line in:\n{text}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let exe = words
+        .iter()
+        .position(|w| w.ends_with("/contention"))
+        .unwrap_or_else(|| panic!("no contention in {line}"));
+    words[exe..].iter().map(|w| w.to_string()).collect()
+}
+
+/// Issue 35, item 13: `measure --dry-run --topology t.xml` printed a command that kept
+/// `--topology` without `--dry-run`, which clap refuses (`--topology` requires it).
+#[test]
+fn the_dry_runs_print_a_command_that_runs_as_printed() {
+    use clap::Parser;
+    let topology = "tests/data/topologies/24em64t-2n6c2t-pci.xml";
+    let joined = format!("--topology={topology}");
+    for args in [
+        vec![
+            "measure",
+            "--dry-run",
+            "--topology",
+            topology,
+            "--cores",
+            "1,2",
+        ],
+        vec!["measure", &joined, "--dry-run"],
+        vec![
+            "survey",
+            "--dry-run",
+            "--hosts",
+            "localhost,127.0.0.2",
+            "--topology",
+            topology,
+        ],
+    ] {
+        let out = contention(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let printed = printed_command(&out);
+        assert!(
+            !printed.iter().any(|w| w == "--dry-run"),
+            "{args:?}: {printed:?}"
+        );
+        if let Err(e) = contention::cli::Cli::try_parse_from(&printed) {
+            panic!("{args:?}: the printed {printed:?} is refused: {e}");
+        }
+    }
+}
+
+/// Issue 35, item 15: `--max-phase 1e308` and `check --tolerance 1e308` were refused with
+/// the value written out in 309 digits.
+#[test]
+fn huge_option_values_are_named_as_typed() {
+    for args in [
+        vec!["measure", "--dry-run", "--max-phase", "1e308"],
+        vec!["measure", "--dry-run", "--timeout", "1e300"],
+        vec![
+            "check",
+            "-m",
+            "paper:henri",
+            "tests/data/henri-sweep.csv",
+            "--tolerance",
+            "1e308",
+        ],
+        vec![
+            "check",
+            "-m",
+            "paper:henri",
+            "tests/data/henri-sweep.csv",
+            "--max-mape",
+            "1e308",
+        ],
+    ] {
+        let out = contention(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let e = stderr(&out);
+        assert!(e.contains(" 1e30"), "{args:?}: {e}");
+        assert!(!e.contains("0000000000"), "{args:?}: {e}");
+    }
+}

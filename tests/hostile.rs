@@ -807,3 +807,177 @@ fn a_huge_trace_marked_complete_is_refused_quickly_and_briefly() {
     assert!(err.len() < 2000, "{} bytes of error", err.len());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 35, item 5: an `uncertainty` block upside down or empty was accepted, and `predict
+/// --intervals` printed a 309-digit core range, or `NaN..NaN` for no replicate.
+#[test]
+fn a_model_s_uncertainty_block_is_validated_before_use() {
+    let dir = temp_dir("hostile-uncertainty");
+    let with = |name: &str, local_n_par: serde_json::Value, replicates: serde_json::Value| {
+        model_with(&dir, name, |v| {
+            let point = |side: &serde_json::Value| {
+                let mut o = serde_json::Map::new();
+                for (k, x) in side.as_object().unwrap() {
+                    o.insert(k.clone(), serde_json::json!([x, x]));
+                }
+                serde_json::Value::Object(o)
+            };
+            let mut local = point(&v["local"]);
+            local["n_par_max"] = local_n_par.clone();
+            let reps = if replicates.is_null() {
+                serde_json::json!([{"local": v["local"], "remote": v["remote"]}])
+            } else {
+                replicates.clone()
+            };
+            v["uncertainty"] = serde_json::json!({
+                "method": "bootstrap", "resamples": 1, "seed": 1, "level": 0.95,
+                "local": local, "remote": point(&v["remote"]), "replicates": reps,
+            });
+        })
+    };
+    let good = with(
+        "good.json",
+        serde_json::json!([16, 17]),
+        serde_json::Value::Null,
+    );
+    let out = contention(&["predict", "-m", &good, "--intervals", "-n", "1,17"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let huge = with(
+        "huge.json",
+        serde_json::json!([1e308, -1e308]),
+        serde_json::Value::Null,
+    );
+    let empty = with(
+        "empty.json",
+        serde_json::json!([16, 17]),
+        serde_json::json!([]),
+    );
+    for (m, field) in [
+        (&huge, "uncertainty.local.n_par_max = [1e308, -1e308]"),
+        (&empty, "uncertainty.replicates"),
+    ] {
+        let out = contention(&["predict", "-m", m, "--intervals", "-f", "json"]);
+        assert_eq!(out.status.code(), Some(2), "{m}: {}", stdout(&out));
+        assert!(stderr(&out).contains(field), "{}", stderr(&out));
+        assert!(stderr(&out).len() < 2000, "{}", stderr(&out));
+        let plots = dir.join("plots");
+        let out = contention(&[
+            "plot",
+            "-m",
+            m,
+            "tests/data/henri-sweep.csv",
+            "--figure",
+            "stacked",
+            "-o",
+            plots.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{m}: {}", stderr(&out));
+        assert!(stderr(&out).contains(field), "{}", stderr(&out));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Whether `text` holds a control character other than newline and tab: one that would
+/// drive the terminal (ESC, or the C1 CSI U+009B, which some terminals obey alone).
+fn raw_control(text: &str) -> Option<char> {
+    text.chars()
+        .find(|&c| c.is_control() && c != '\n' && c != '\t')
+}
+
+/// Issue 35, item 12: file names holding ESC and the C1 CSI (U+009B) reached the terminal
+/// raw: `measure --simulate`'s "trace in", the dry runs' `command` line, `calibrate` and
+/// `plot`'s "wrote", the "# model" header, `check`'s list of files, and `--hosts`' error.
+#[test]
+fn file_names_with_escape_codes_never_reach_the_terminal_raw() {
+    let dir = temp_dir("hostile-escape-names");
+    let evil = "x\x1b[31m\u{9b}2J";
+    let path = |stem: &str| {
+        dir.join(format!("{stem}{evil}"))
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    let trace = path("trace") + ".json";
+    let model = path("model") + ".json";
+    let plots = path("plots");
+    let checked = dir.join("checked");
+    std::fs::create_dir_all(&checked).unwrap();
+    let topology = "tests/data/topologies/24em64t-2n6c2t-pci.xml";
+    let s = |a: &[&str]| a.iter().map(|x| x.to_string()).collect::<Vec<String>>();
+    let fleet = path("fleet");
+    let checked_s = checked.to_str().unwrap();
+    let steps: Vec<(&str, Vec<String>)> = vec![
+        (
+            "measure --simulate",
+            s(&[
+                "measure",
+                "--simulate",
+                "paper:henri",
+                "--cores",
+                "1..2",
+                "-o",
+                &trace,
+            ]),
+        ),
+        (
+            "measure --dry-run",
+            s(&["measure", "--dry-run", "--topology", topology, "-o", &trace]),
+        ),
+        (
+            "survey --dry-run",
+            s(&[
+                "survey",
+                "--dry-run",
+                "--hosts",
+                "localhost,127.0.0.2",
+                "-o",
+                &fleet,
+            ]),
+        ),
+        (
+            "calibrate -o",
+            s(&["calibrate", &trace, "--local-only", "-o", &model]),
+        ),
+        ("plot -o", s(&["plot", "-m", &model, &trace, "-o", &plots])),
+        ("predict -m", s(&["predict", "-m", &model, "-n", "1"])),
+        ("evaluate -m", s(&["evaluate", "-m", &model, &trace])),
+        (
+            "advise -m",
+            s(&[
+                "advise",
+                "-m",
+                &model,
+                "--comp-bytes",
+                "1GB",
+                "--comm-bytes",
+                "1GB",
+            ]),
+        ),
+        ("check -m M dir/", s(&["check", "-m", &model, checked_s])),
+    ];
+    for (what, args) in steps {
+        if what.starts_with("check") {
+            std::fs::copy(&trace, checked.join(format!("t{evil}.json"))).unwrap();
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = contention(&args);
+        let (o, e) = (stdout(&out), stderr(&out));
+        assert_eq!(raw_control(&o), None, "{what}: stdout {o:?}");
+        assert_eq!(raw_control(&e), None, "{what}: stderr {e:?}");
+        // The name was printed, escaped (or, in a command line to copy, shell-quoted as
+        // `$'...\xc2\x9b...'`): the test saw what it is about.
+        let shown = |t: &str| t.contains("\\u{9b}") || t.contains("\\xc2\\x9b");
+        assert!(
+            shown(&o) || shown(&e),
+            "{what}: the name is not shown: {o:?} {e:?}"
+        );
+        if !what.starts_with("check") {
+            assert!(out.status.success(), "{what}: {e}");
+        }
+    }
+    let out = contention(&["measure", "--dry-run", "--hosts", "a\u{9b}31m,b"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(raw_control(&stderr(&out)), None, "{:?}", stderr(&out));
+    assert!(stderr(&out).contains("--hosts"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -4,7 +4,7 @@
 //! prediction, [`crate::model::predict`]). Pure; `predict --intervals` and `plot` print and draw them.
 
 use super::bootstrap::percentile_interval;
-use crate::model::{self, Interval, Machine, Model, Placement, Uncertainty, SCHEMA_VERSION};
+use crate::model::{self, Interval, Machine, Placement, Uncertainty};
 use serde::Serialize;
 
 /// The intervals of one placement's prediction.
@@ -63,13 +63,7 @@ pub(crate) fn intervals(
         .replicates
         .iter()
         .filter_map(|r| {
-            let m = Model {
-                schema_version: SCHEMA_VERSION,
-                machine: machine.clone(),
-                variant: model::Variant::of(&r.local),
-                local: r.local,
-                remote: r.remote,
-            };
+            let m = r.model(machine);
             if !m.problems().is_empty() {
                 return None;
             }

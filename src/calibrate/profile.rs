@@ -254,7 +254,7 @@ fn profile_in<const N: usize>(
 /// breakpoint's range with its profile range, each other parameter's with its bootstrap
 /// interval moved to the value the fit takes at every kept position (the bootstrap's spread
 /// at the full fit's breakpoints stands in for its spread at the others, which were not
-/// resampled).
+/// resampled), cut back to the parameter's range, as model files are read with.
 pub(crate) fn widen(intervals: ParamIntervals, best: &Params, profile: &Profile) -> ParamIntervals {
     let fitted = best.values();
     let mut out = intervals.as_array();
@@ -269,13 +269,15 @@ pub(crate) fn widen(intervals: ParamIntervals, best: &Params, profile: &Profile)
                 *lo = lo.min(f64::from(a));
                 *hi = hi.max(f64::from(b));
             }
-            _ => {
+            kind => {
                 let (below, above) = ((fitted[i] - *lo).max(0.0), (*hi - fitted[i]).max(0.0));
                 for set in &profile.sets {
                     let v = set.values()[i];
                     *lo = lo.min(v - below);
                     *hi = hi.max(v + above);
                 }
+                // Moved to another position, the spread may pass the parameter's range.
+                (*lo, *hi) = (kind.nearest_valid(*lo), kind.nearest_valid(*hi));
             }
         }
     }
@@ -287,7 +289,8 @@ pub(crate) fn widen(intervals: ParamIntervals, best: &Params, profile: &Profile)
                 lo = lo.min(v - below);
                 hi = hi.max(v + above);
             }
-            Some([lo, hi])
+            let valid = |k: f64| k.clamp(f64::MIN_POSITIVE, crate::model::constraints::MAX_KAPPA);
+            Some([valid(lo), valid(hi)])
         }
         (k, _) => k,
     };
@@ -341,6 +344,32 @@ mod tests {
         let a = Admissible::new(&low, &groups, &medians, 0.01);
         assert!((a.t_par_max - 73e3 * 1.03).abs() < 1e-6, "{a:?}");
         assert!(a.admits(&low) && a.admits(&best) && !a.admits(&high));
+    }
+
+    /// Issue 35, item 5: model files now refuse intervals beyond a parameter's range; the
+    /// widening moved the bootstrap's spread to the other kept positions without bound, so
+    /// an `alpha` near 1 got an interval past 1, which predict would then refuse.
+    #[test]
+    fn widening_keeps_every_interval_within_its_parameter_s_range() {
+        let best = crate::io::model_file::load("paper:henri").unwrap().local;
+        let mut boot = best.values().map(|v| [v, v]);
+        boot[5] = [best.alpha - 0.05, best.alpha + 0.05];
+        boot[8] = [best.b_seq_comp - 4000.0, best.b_seq_comp];
+        let other = Params {
+            alpha: 1.0,
+            b_seq_comp: 100.0,
+            ..best
+        };
+        let profile = Profile {
+            n_par: [17, 17],
+            n_seq: [18, 18],
+            sets: vec![best, other],
+        };
+        let wide = widen(ParamIntervals::new(boot, None), &best, &profile);
+        let [_, hi] = wide.get("alpha").unwrap();
+        assert!(hi <= 1.0, "alpha's interval ends at {hi}");
+        let [lo, _] = wide.get("b_seq_comp").unwrap();
+        assert!(lo > 0.0, "b_seq_comp's interval starts at {lo}");
     }
 
     #[test]

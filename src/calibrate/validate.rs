@@ -93,8 +93,8 @@ pub(crate) fn leave_one_placement_out(
 /// Leave-one-placement-out validation of the measurements in `inputs` for `evaluate`: the
 /// global fit from the paper's rules on the sample placements (read with `tolerance`, as
 /// `calibrate --tolerance` reads them, and repaired as `calibrate` repairs them:
-/// `rules::feasible`), without each other placement in turn, against `model`'s in-sample
-/// error there. Else why it cannot be computed, in words for the report: fewer than three
+/// `rules::feasible`), without each other placement in turn, against `model`'s error there
+/// (in sample only when `model` was calibrated on these inputs, which the caller knows). Else why it cannot be computed, in words for the report: fewer than three
 /// placements measured, a sample placement missing or unreadable by the rules.
 pub(crate) fn of_inputs(
     model: &Model,

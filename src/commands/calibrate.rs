@@ -32,7 +32,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     };
     report::emit_with_summary(&calibrated, out.as_deref())?;
     if let Some(path) = &out {
-        eprintln!("wrote {}", path.display());
+        eprintln!("wrote {}", crate::error::shown_path(path));
     }
     Ok(())
 }

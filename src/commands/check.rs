@@ -18,6 +18,7 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         ("--max-mape", args.max_mape),
     ] {
         if let Some(v) = v.filter(|v| !(v.is_finite() && *v > 0.0 && *v <= 100.0)) {
+            let v = crate::units::short_number(v);
             return Err(Error::Input(format!(
                 "{name} {v}: must be a percentage in (0, 100], e.g. `{name} 5`; beyond 100 % \
                  the check could not fail"

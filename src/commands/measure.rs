@@ -137,16 +137,17 @@ fn dry_run(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         .topology
         .is_none()
         .then(|| settings::read_settings(Path::new("/"), Some(layout.numa_per_socket())));
+    // The machine's names come from hwloc (or a topology file): escaped for the terminal.
     print!(
         "{}",
-        session::describe_plan(
+        crate::error::escape(&session::describe_plan(
             &layout,
             &resolved,
             &session::transport(&hosts),
             settings.as_ref()
-        )
+        ))
     );
-    print!("{launch_text}");
+    print!("{}", crate::error::escape(&launch_text));
     Ok(())
 }
 
@@ -171,7 +172,7 @@ fn planned_launch(args: &Options, hosts: Option<&[String]>) -> String {
         library.name,
         crate::measure::job::stack::planned(&library.name)
     );
-    let planned = driver::plan_own(args.launcher, &shape(args, hosts), Some("--dry-run"));
+    let planned = driver::plan_own(args.launcher, &shape(args, hosts), true);
     match planned {
         Ok((choice, line)) => {
             out += &format!("launcher    {}\n", choice.why);
@@ -195,7 +196,7 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         hosts.is_none() && !elsewhere,
         hosts.is_none(),
     )?;
-    let (choice, line) = driver::plan_own(args.launcher, &shape, None)?;
+    let (choice, line) = driver::plan_own(args.launcher, &shape, false)?;
     let mode = progress::Mode::from_env_or_terminal(None, args.quiet);
     if mode != progress::Mode::Quiet {
         eprintln!("measure: launcher: {}", choice.why);

@@ -140,7 +140,7 @@ fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
         as_root: launch::is_root(),
         forward: &[],
     };
-    let (_, line) = driver::plan_own(args.launcher, &shape, None)?;
+    let (_, line) = driver::plan_own(args.launcher, &shape, false)?;
     eprintln!("network: starting {}", line.shown());
     let ended = driver::run(
         &line,

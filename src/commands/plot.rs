@@ -228,7 +228,7 @@ impl Output<'_> {
 
     fn write(&self, path: &Path, bytes: &[u8]) -> Result<()> {
         atomic::write(path, bytes)?;
-        eprintln!("wrote {}", path.display());
+        eprintln!("wrote {}", crate::error::shown_path(path));
         Ok(())
     }
 }

@@ -27,7 +27,19 @@ impl fmt::Display for InvalidModel {
             f,
             "\nA model file holds schema_version, machine and the ten parameters of `local` \
              (and `remote`); see `contention predict --help`."
-        )
+        )?;
+        if self
+            .problems
+            .iter()
+            .any(|p| p.field.starts_with("uncertainty"))
+        {
+            write!(
+                f,
+                "\nIts optional `uncertainty` block is what `contention calibrate --bootstrap N` \
+                 writes: compute it again, or remove it to use the model without intervals."
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -63,10 +75,10 @@ pub(crate) struct Loaded {
 /// machines.
 pub(crate) fn load_all(spec: &str) -> Result<Loaded> {
     let text = text_of(spec)?;
-    let model = parse(&text, spec)?;
+    let (model, uncertainty) = parse_with_uncertainty(&text, spec)?;
     Ok(Loaded {
         model,
-        uncertainty: uncertainty(&text, spec)?,
+        uncertainty,
         origin: origin(&text, spec)?,
     })
 }
@@ -117,10 +129,34 @@ fn origin(text: &str, spec: &str) -> Result<Option<String>> {
 /// (`calibration.inputs[].stack`), sorted and each once; empty for a hand-typed file, one
 /// calibrated from CSV or from traces that do not record their stack, or `paper:NAME`.
 pub(crate) fn input_stacks(spec: &str) -> Vec<String> {
-    #[derive(serde::Deserialize)]
-    struct InputRecord {
-        stack: Option<String>,
-    }
+    let mut stacks: Vec<String> = calibration_inputs(spec)
+        .into_iter()
+        .filter_map(|i| i.stack)
+        .collect();
+    stacks.sort();
+    stacks.dedup();
+    stacks
+}
+
+/// The files a calibrated model file was fitted to (`calibration.inputs[].path`, as the
+/// `calibrate` command line named them); empty for a hand-typed file or `paper:NAME`.
+pub(crate) fn input_paths(spec: &str) -> Vec<String> {
+    calibration_inputs(spec)
+        .into_iter()
+        .filter_map(|i| i.path)
+        .collect()
+}
+
+/// What a model file records of one input of its calibration.
+#[derive(serde::Deserialize)]
+struct InputRecord {
+    path: Option<String>,
+    stack: Option<String>,
+}
+
+/// `calibration.inputs` of the model file `spec`; empty when it has none or cannot be read
+/// (the model itself is read, and refused, by [`load`]).
+fn calibration_inputs(spec: &str) -> Vec<InputRecord> {
     #[derive(serde::Deserialize)]
     struct Calibration {
         #[serde(default)]
@@ -133,14 +169,11 @@ pub(crate) fn input_stacks(spec: &str) -> Vec<String> {
     let Ok(text) = text_of(spec) else {
         return Vec::new();
     };
-    let mut stacks: Vec<String> = serde_json::from_str::<Only>(&text)
+    serde_json::from_str::<Only>(&text)
         .ok()
         .and_then(|o| o.calibration)
-        .map(|c| c.inputs.into_iter().filter_map(|i| i.stack).collect())
-        .unwrap_or_default();
-    stacks.sort();
-    stacks.dedup();
-    stacks
+        .map(|c| c.inputs)
+        .unwrap_or_default()
 }
 
 /// The JSON of `spec`: a built-in model's, or the file's (read with the input bounds of
@@ -178,14 +211,30 @@ fn uncertainty(text: &str, spec: &str) -> Result<Option<crate::model::Uncertaint
 
 /// Parses and validates model-file JSON; `source` names it in errors.
 pub fn parse(text: &str, source: &str) -> Result<Model> {
+    Ok(parse_with_uncertainty(text, source)?.0)
+}
+
+/// Parses and validates model-file JSON and its optional `uncertainty` block: a file whose
+/// intervals break their rules is refused whichever command reads it, as one whose
+/// parameters do.
+fn parse_with_uncertainty(
+    text: &str,
+    source: &str,
+) -> Result<(Model, Option<crate::model::Uncertainty>)> {
     let de = &mut serde_json::Deserializer::from_str(text);
     let model: Model = serde_path_to_error::deserialize(de).map_err(|e| InvalidModel {
         source: source.to_string(),
         problems: vec![schema_problem(&e)],
     })?;
-    let problems = model.problems();
+    let uncertainty = uncertainty(text, source)?;
+    let mut problems = model.problems();
+    // The intervals are checked against a model that meets its rules (its machine bounds
+    // the core counts).
+    if let (true, Some(u)) = (problems.is_empty(), &uncertainty) {
+        problems = u.problems(&model);
+    }
     if problems.is_empty() {
-        Ok(model)
+        Ok((model, uncertainty))
     } else {
         Err(InvalidModel {
             source: source.to_string(),
@@ -259,6 +308,148 @@ mod tests {
                 .contains("names two simulated machines, `paper:henri` and `realistic:henri`"),
             "{e}"
         );
+    }
+
+    /// henri with an `uncertainty` block (its values as zero-width intervals, itself as the
+    /// one replicate), then `edit` applied to the JSON.
+    fn with_uncertainty(edit: impl Fn(&mut serde_json::Value)) -> String {
+        use crate::model::{ParamIntervals, Replicate, Uncertainty};
+        let m = paper::model("henri");
+        let u = Uncertainty {
+            method: "bootstrap".into(),
+            resamples: 1,
+            kept_full_fit: Some(0),
+            seed: 1,
+            level: 0.95,
+            local: ParamIntervals::point(&m.local),
+            remote: m.remote.as_ref().map(ParamIntervals::point),
+            replicates: vec![Replicate {
+                local: m.local,
+                remote: m.remote,
+            }],
+        };
+        let mut v: serde_json::Value = serde_json::from_str(HENRI).unwrap();
+        v["uncertainty"] = serde_json::to_value(&u).unwrap();
+        edit(&mut v);
+        v.to_string()
+    }
+
+    /// Issue 35, item 5: intervals upside down, beyond the socket or the parameter's range, a
+    /// level of -1, no resample and no replicate were all accepted, and `predict --intervals`
+    /// printed a 309-digit core range or `NaN..NaN`.
+    #[test]
+    fn the_uncertainty_block_is_validated_naming_field_value_and_fix() {
+        use serde_json::json;
+        assert!(parse(&with_uncertainty(|_| {}), "m.json").is_ok());
+        let set = |pointer: &'static str, value: serde_json::Value| {
+            move |v: &mut serde_json::Value| *v.pointer_mut(pointer).unwrap() = value.clone()
+        };
+        let n_par = "/uncertainty/local/n_par_max";
+        type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+        let cases: Vec<(Edit, &str, &str)> = vec![
+            (
+                Box::new(set(n_par, json!([1e308, -1e308]))),
+                "uncertainty.local.n_par_max = [1e308, -1e308]",
+                "low <= high",
+            ),
+            (
+                Box::new(set(n_par, json!([18, 1]))),
+                "n_par_max = [18, 1]",
+                "low <= high",
+            ),
+            (
+                Box::new(set(n_par, json!([-1, -1]))),
+                "n_par_max = [-1, -1]",
+                ">= 1",
+            ),
+            (
+                Box::new(set(n_par, json!([0.5, 0.7]))),
+                "n_par_max = [0.5, 0.7]",
+                ">= 1",
+            ),
+            (
+                Box::new(set(n_par, json!([1, 19]))),
+                "n_par_max = [1, 19]",
+                "(18)",
+            ),
+            (
+                Box::new(set(n_par, json!([1.5, 3]))),
+                "n_par_max = [1.5, 3]",
+                "whole",
+            ),
+            (
+                Box::new(set("/uncertainty/remote/n_seq_max", json!([0, 3]))),
+                "uncertainty.remote.n_seq_max",
+                ">= 1",
+            ),
+            (
+                Box::new(set("/uncertainty/local/t_par_max", json!([-5.0, 1e5]))),
+                "uncertainty.local.t_par_max = [-5, 100000]",
+                "> 0",
+            ),
+            (
+                Box::new(set("/uncertainty/local/alpha", json!([0.5, 1.5]))),
+                "uncertainty.local.alpha",
+                "(0, 1]",
+            ),
+            (
+                Box::new(set("/uncertainty/local/delta_r", json!([-1e300, 1.0]))),
+                "uncertainty.local.delta_r = [-1e300, 1]",
+                "finite",
+            ),
+            (
+                Box::new(set("/uncertainty/level", json!(-1))),
+                "uncertainty.level = -1",
+                "(0, 1)",
+            ),
+            (
+                Box::new(set("/uncertainty/level", json!(1))),
+                "uncertainty.level = 1",
+                "(0, 1)",
+            ),
+            (
+                Box::new(set("/uncertainty/resamples", json!(0))),
+                "uncertainty.resamples = 0",
+                "calibrate --bootstrap",
+            ),
+            (
+                Box::new(set("/uncertainty/kept_full_fit", json!(2))),
+                "uncertainty.kept_full_fit = 2",
+                "resamples (1)",
+            ),
+            (
+                Box::new(set("/uncertainty/replicates", json!([]))),
+                "uncertainty.replicates",
+                "calibrate --bootstrap",
+            ),
+            (
+                Box::new(set("/uncertainty/replicates/0/local/alpha", json!(5.0))),
+                "uncertainty.replicates",
+                "none of the 1",
+            ),
+            (
+                Box::new(|v: &mut serde_json::Value| {
+                    v["uncertainty"]["local"]["kappa"] = json!([0.1, 0.2]);
+                }),
+                "uncertainty.local.kappa = [0.1, 0.2]",
+                "no kappa",
+            ),
+            (
+                Box::new(|v: &mut serde_json::Value| {
+                    v.as_object_mut().unwrap().remove("remote");
+                }),
+                "uncertainty.remote",
+                "no `remote`",
+            ),
+        ];
+        for (edit, field, rule) in cases {
+            let p = problems(&with_uncertainty(edit));
+            assert!(
+                p.iter().any(|p| p.contains(field) && p.contains(rule)),
+                "{field} ({rule}) not named in {p:?}"
+            );
+            assert!(p.iter().all(|p| p.len() < 400), "{p:?}");
+        }
     }
 
     #[test]

@@ -167,6 +167,7 @@ impl MeasureOptions {
             ("--stable-within", self.stable_within, 0.01, 100.0),
         ] {
             if !(v.is_finite() && v >= lo && v <= hi) {
+                let v = crate::units::short_number(v);
                 return bad(format!("{name} {v}: must be between {lo} and {hi}"));
             }
         }

@@ -1192,13 +1192,19 @@ fn few_messages(p: &TracePoint, c: &MeasureConfig) -> Option<String> {
     }
     let mbps = p.comm_alone.summary.median;
     let per_message = c.message_size_bytes as f64 / (mbps * 1e6);
+    let wanted = (min + 4) as f64;
+    // At the median bandwidth, and at the pace the phase showed (`got` messages in the
+    // stretched phase): a median above the phase's pace (a slow start) alone would ask for
+    // no more than was given.
+    let at_median = per_message * wanted / f64::from(PHASE_STRETCH);
+    let at_pace = c.max_phase_seconds * wanted / got.max(1) as f64;
     Some(format!(
         "communications alone got {got} messages of {} within {PHASE_STRETCH}x --max-phase {} \
          ({mbps:.0} MB/s): a stable phase needs {min}, so the communication phases will be \
-         flagged unstable; raise --max-phase to {:.1} or lower --message-size",
+         flagged unstable; raise --max-phase to {} or lower --message-size",
         human_bytes(c.message_size_bytes),
         c.max_phase_seconds,
-        (per_message * (min + 4) as f64 / f64::from(PHASE_STRETCH)).max(c.max_phase_seconds)
+        crate::units::round_up(at_median.max(at_pace))
     ))
 }
 
@@ -1363,6 +1369,34 @@ mod tests {
         assert_eq!(ok.config.pattern, "pingpong");
         assert_eq!(ok.config.compute_kernel, "copy");
         assert_eq!((ok.config.comp_numa, ok.config.comm_numa), (2, 2));
+    }
+
+    /// Issue 35, item 15: with `--max-phase 0.3`, 20 messages and a median fast enough that
+    /// 34 would fit, the warning said "raise --max-phase to 0.3", the value given.
+    #[test]
+    fn the_few_messages_warning_asks_for_more_than_was_given() {
+        let mut trace = crate::io::trace_file::parse(
+            include_str!("../../tests/data/traces/vm-local.json"),
+            "vm-local.json",
+        )
+        .unwrap();
+        let c = &mut trace.config;
+        c.max_phase_seconds = 0.3;
+        c.message_size_bytes = 64 * MIB;
+        let mut p = trace.points[0].clone();
+        p.comm_alone = phase(10_000.0, None, true);
+        let one = trace.points[0].comm_alone.samples[0];
+        p.comm_alone.samples = vec![one; 20];
+        let w = few_messages(&p, &trace.config).expect("20 messages are too few");
+        let raise: f64 = w
+            .split("raise --max-phase to ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no value to raise to in {w}"));
+        assert!(raise > 0.3, "{w}");
+        // Enough at the pace the phase showed: 20 messages in 4 x 0.3 s, 34 wanted.
+        assert!(raise >= 0.3 * 34.0 / 20.0, "{w}");
     }
 
     const MIB: u64 = 1 << 20;

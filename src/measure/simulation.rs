@@ -364,7 +364,7 @@ impl<'a> Campaign<'a> {
             wall.as_secs_f64(),
             crate::units::human_seconds(measuring),
             touch,
-            self.path.display()
+            crate::error::shown_path(&self.path)
         )
     }
 }

@@ -12,6 +12,9 @@
 
 use super::bandwidth::{curve, total};
 use super::params::{Model, ParamKind, Params, Variant, SCHEMA_VERSION};
+use super::uncertainty::{ParamIntervals, Uncertainty};
+use crate::units::short_number;
+use std::cmp::Ordering;
 use std::fmt;
 
 /// Relative slack allowed where a rule compares two measured bandwidths.
@@ -177,6 +180,152 @@ impl Params {
             out = meaning(self, side, cores_per_socket);
         }
         out
+    }
+}
+
+impl Uncertainty {
+    /// Every rule the bootstrap's account breaks for `model` (which meets its own rules),
+    /// fields prefixed with `uncertainty.`: each interval `[low, high]` ordered and within
+    /// its parameter's range (a breakpoint's a range of whole core counts on the socket), a
+    /// level in (0, 1), at least one resample and, since `predict --intervals` and `plot` draw
+    /// from them, one refit per resample of which at least one meets the model's rules.
+    ///
+    /// The fitted value itself may lie outside its interval (a percentile interval of the
+    /// refits need not hold the full fit), so that is not a rule.
+    pub(crate) fn problems(&self, model: &Model) -> Vec<Problem> {
+        let mut out = Vec::new();
+        if !(self.level > 0.0 && self.level < 1.0) {
+            out.push(problem(
+                "uncertainty.level".into(),
+                short_number(self.level),
+                "must be in (0, 1): the intervals' coverage as a fraction (0.95 for 95 %)",
+            ));
+        }
+        let resamples = self.resamples;
+        if resamples == 0 {
+            out.push(problem(
+                "uncertainty.resamples".into(),
+                0,
+                "must be >= 1: the intervals come from the bootstrap's resamples (`contention \
+                 calibrate --bootstrap N`)",
+            ));
+        }
+        if let Some(k) = self.kept_full_fit.filter(|&k| k > resamples) {
+            out.push(problem(
+                "uncertainty.kept_full_fit".into(),
+                k,
+                &format!("must not exceed resamples ({resamples}): it counts some of them"),
+            ));
+        }
+        out.extend(self.replicates_problem(model, resamples));
+        let cores = model.machine.cores_per_socket;
+        for (side, iv, params) in [
+            ("local", Some(&self.local), Some(&model.local)),
+            ("remote", self.remote.as_ref(), model.remote.as_ref()),
+        ] {
+            match (iv, params) {
+                (Some(_), None) => out.push(problem(
+                    format!("uncertainty.{side}"),
+                    "",
+                    &format!("the model has no `{side}` parameters for these intervals to bound"),
+                )),
+                (Some(iv), Some(p)) => out.extend(side_problems(side, iv, p, cores)),
+                (None, _) => {}
+            }
+        }
+        out
+    }
+
+    /// Why the refits cannot give intervals: none, not one per resample, or none a model
+    /// (`predict --intervals` would print `NaN..NaN`).
+    fn replicates_problem(&self, model: &Model, resamples: u32) -> Option<Problem> {
+        let n = self.replicates.len();
+        let field = || "uncertainty.replicates".to_string();
+        if n == 0 {
+            return Some(problem(
+                field(),
+                "[]",
+                "must hold the refitted parameter sets (`contention calibrate --bootstrap N` \
+                 writes them): `predict --intervals` and `plot` draw their intervals from them",
+            ));
+        }
+        if n != resamples as usize {
+            return Some(problem(
+                field(),
+                format!("{n} refits"),
+                &format!("must hold one refit per resample (resamples = {resamples})"),
+            ));
+        }
+        let mut first = None;
+        for r in &self.replicates {
+            match r.model(&model.machine).problems().into_iter().next() {
+                None => return None,
+                Some(p) => {
+                    first.get_or_insert(p);
+                }
+            }
+        }
+        let first = first.map_or_else(String::new, |p| p.to_string());
+        Some(problem(
+            field(),
+            format!("{n} refits"),
+            &format!(
+                "none of the {n} refits meets the model's rules (the first: {first}), so none \
+                 can give an interval"
+            ),
+        ))
+    }
+}
+
+/// Every interval of one side (`local`/`remote`) that is not `[low, high]` with both ends in
+/// the range of its parameter's kind on a socket of `cores` cores.
+fn side_problems(side: &str, iv: &ParamIntervals, p: &Params, cores: u32) -> Vec<Problem> {
+    // `kappa` has no kind: its range is its own.
+    let named = Params::FIELDS
+        .iter()
+        .zip(iv.as_array())
+        .map(|(&(name, kind), v)| (name, Some(kind), v))
+        .chain(iv.kappa().map(|v| ("kappa", None, v)));
+    let mut out = Vec::new();
+    for (name, kind, [lo, hi]) in named {
+        let rule = match (kind, lo.partial_cmp(&hi)) {
+            (None, _) if p.kappa.is_none() => Some(
+                "the model has no kappa (it is not a cpu-copy model) for this interval to bound"
+                    .to_string(),
+            ),
+            (_, Some(Ordering::Greater) | None) => {
+                Some("an interval is [low, high] with low <= high: swap its two ends".to_string())
+            }
+            (Some(kind), _) => out_of_range(kind, lo, cores)
+                .or_else(|| out_of_range(kind, hi, cores))
+                .or_else(|| {
+                    (kind == ParamKind::Cores && (lo.fract() != 0.0 || hi.fract() != 0.0))
+                        .then(|| "a breakpoint's interval is a range of whole core counts".into())
+                })
+                .map(|rule| format!("each end: {rule}")),
+            (None, _) => (!(lo > 0.0 && hi <= MAX_KAPPA))
+                .then(|| format!("each end must be in (0, {MAX_KAPPA}], as kappa itself")),
+        };
+        if let Some(rule) = rule {
+            let shown = format!("[{}, {}]", short_number(lo), short_number(hi));
+            out.push(problem(format!("uncertainty.{side}.{name}"), shown, &rule));
+        }
+    }
+    out
+}
+
+impl ParamKind {
+    /// The value nearest `v` that a continuous parameter of this kind may hold (an `alpha`
+    /// floor of 1e-6, as the fit's): what an interval widened past the range is cut back to,
+    /// so that the intervals the tool writes meet the rules it reads them with. Core counts
+    /// are returned as they are: their bound is the socket's, which the caller knows.
+    pub(crate) fn nearest_valid(self, v: f64) -> f64 {
+        match self {
+            ParamKind::Bandwidth => v.clamp(MIN_BANDWIDTH, MAX_BANDWIDTH),
+            ParamKind::Slope => v.clamp(-MAX_BANDWIDTH, MAX_BANDWIDTH),
+            ParamKind::CommShare => v.clamp(1e-6, 1.0),
+            ParamKind::Cores => v,
+        }
     }
 }
 

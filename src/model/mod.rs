@@ -4,7 +4,7 @@
 //! - `params`: the ten parameters of section 3.1 per side, their one list of names, the
 //!   machine.
 //! - [`constraints`]: every rule a model must meet: ranges, the machine's shape, the model's
-//!   meaning.
+//!   meaning, and the rules of the intervals a model file may hold.
 //! - [`bandwidth`]: equations 1-6, one parameter set over core counts (Algorithms 1-2).
 //! - [`cpu_copy`]: the variant for communications done by CPU cores (copies between two
 //!   ranks of one host): equation 4 replaced by a loaded-latency law.

@@ -40,6 +40,20 @@ pub(crate) struct Replicate {
     pub(crate) remote: Option<Params>,
 }
 
+impl Replicate {
+    /// The refit as a model of `machine`, to predict with or to check against the model's
+    /// rules (a refit may break them: `predict --intervals` leaves those out).
+    pub(crate) fn model(&self, machine: &super::Machine) -> super::Model {
+        super::Model {
+            schema_version: super::SCHEMA_VERSION,
+            machine: machine.clone(),
+            variant: super::Variant::of(&self.local),
+            local: self.local,
+            remote: self.remote,
+        }
+    }
+}
+
 /// The interval of each parameter of one side, in the order of [`Params::NAMES`], and of
 /// the cpu-copy variant's `kappa` when the side has one. In the model file an object named
 /// like the parameters (`"alpha": [0.91, 0.93]`), written and read through [`Params::NAMES`],

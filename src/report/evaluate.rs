@@ -136,14 +136,16 @@ fn table(e: &EvaluateReport) -> String {
     out.push('\n');
     match (&e.cross_validation, &e.cross_validation_unavailable) {
         (Some(cv), _) => {
-            let _ = writeln!(out, "{}:", cross_validation_line(cv));
+            let in_sample = e.cross_validation_in_sample == Some(true);
+            let _ = writeln!(out, "{}:", cross_validation_line(cv, in_sample));
             for h in &cv.placements {
                 let _ = writeln!(
                     out,
-                    "  {:<10} held out comp_parallel {:>8} comm_parallel {:>8}; in sample {:>8} {:>8}",
+                    "  {:<10} held out comp_parallel {:>8} comm_parallel {:>8}; {} {:>8} {:>8}",
                     h.placement,
                     pct(Some(h.held_out_mape_percent.comp_parallel)),
                     pct(Some(h.held_out_mape_percent.comm_parallel)),
+                    if in_sample { "in sample" } else { "this model" },
                     pct(Some(h.in_sample_mape_percent.comp_parallel)),
                     pct(Some(h.in_sample_mape_percent.comm_parallel)),
                 );
@@ -188,11 +190,20 @@ pub(crate) fn no_cross_validation_line(why: &str) -> String {
 }
 
 /// The leave-one-placement-out error, one line that `evaluate` prints on standard error
-/// whatever the format, before the report.
-pub(crate) fn cross_validation_line(cv: &CrossValidation) -> String {
+/// whatever the format, before the report: what each figure is. The held-out one is the
+/// global fit of these measurements (from the paper's rules) refitted without each
+/// placement, not the model evaluated; the model's own error there is in sample only when
+/// it was calibrated on these files (`in_sample`).
+pub(crate) fn cross_validation_line(cv: &CrossValidation, in_sample: bool) -> String {
+    let model = if in_sample {
+        "in sample (its calibration read these files)"
+    } else {
+        "(not in sample: the model file records no calibration on these files)"
+    };
     format!(
-        "leave-one-placement-out (global fit without each non-sample placement), MAPE in \
-         parallel: {:.2} % held out, {:.2} % for this model in sample",
+        "leave-one-placement-out (the global fit of these measurements without each \
+         non-sample placement), MAPE in parallel: {:.2} % held out, {:.2} % for this model \
+         {model}",
         cv.held_out_parallel_mape_percent, cv.in_sample_parallel_mape_percent
     )
 }

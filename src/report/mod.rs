@@ -73,10 +73,12 @@ pub trait Report: Serialize {
     }
 }
 
-/// The report in `format`; CSV of a report without a CSV form is refused.
+/// The report in `format` (a table with its control characters escaped, as every text for a
+/// terminal); CSV of a report without a CSV form is refused.
 pub(crate) fn render<R: Report>(report: &R, format: Format) -> Result<String> {
     match format {
-        Format::Table => Ok(report.table()),
+        // A table is for a terminal, and quotes file and machine names: escaped whole.
+        Format::Table => Ok(crate::error::escape(&report.table())),
         Format::Json => Ok(crate::io::output::pretty_json(report)),
         Format::Csv => report.csv().ok_or_else(|| {
             Error::Input(
@@ -101,14 +103,14 @@ pub(crate) fn emit<R: Report>(report: &R, format: Format, output: Option<&Path>)
 pub(crate) fn emit_with_summary<R: Report>(report: &R, output: Option<&Path>) -> Result<()> {
     let json = render(report, Format::Json)?;
     print_notes(report.notes());
-    eprint!("{}", report.table());
+    eprint!("{}", crate::error::escape(&report.table()));
     crate::io::output::emit(output, &json)
 }
 
 /// Prints each note on standard error as `note: TEXT`, the one spelling every command uses.
 pub(crate) fn print_notes(notes: &[String]) {
     for note in notes {
-        eprintln!("note: {note}");
+        eprintln!("note: {}", crate::error::escape(note));
     }
 }
 

@@ -56,7 +56,7 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     let (choice, line) = driver::plan_own(
         o.launcher,
         &plan::shape(&job_hosts, launch::is_root()),
-        Some("--dry-run"),
+        true,
     )?;
     m.job += 1;
     m.job_hosts = job_hosts;
@@ -69,7 +69,13 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     if o.dry_run {
         print!(
             "{}",
-            plan::describe(&m, sweep, adaptive.as_deref(), &choice.why, &line.shown())
+            crate::error::escape(&plan::describe(
+                &m,
+                sweep,
+                adaptive.as_deref(),
+                &choice.why,
+                &line.shown()
+            ))
         );
         return Ok(None);
     }
@@ -79,7 +85,13 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     if !quiet {
         eprint!(
             "{}",
-            plan::describe(&m, sweep, adaptive.as_deref(), &choice.why, &line.shown())
+            crate::error::escape(&plan::describe(
+                &m,
+                sweep,
+                adaptive.as_deref(),
+                &choice.why,
+                &line.shown()
+            ))
         );
     }
     let started = Instant::now();

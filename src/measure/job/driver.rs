@@ -12,6 +12,7 @@ use super::launch::{self, JobLine, Launcher, Running, Shape};
 use super::{mpi, signals};
 use crate::error::{Error, Result};
 use crate::measure::sweep::progress;
+use std::ffi::OsString;
 
 /// Whether this process runs under a launcher, as a rank of the job, by its environment.
 pub(crate) fn in_job() -> bool {
@@ -19,19 +20,35 @@ pub(crate) fn in_job() -> bool {
 }
 
 /// The launcher chosen for `shape` and its line that starts this binary again with its own
-/// arguments (less `dropped`, an argument the ranks must not see, such as `--dry-run` when a
-/// dry run shows the line it would run).
+/// arguments (with `dry_run`, less the dry run's own options: the line it shows is the one a
+/// real run would start).
 pub(crate) fn plan_own(
     launcher: Launcher,
     shape: &Shape<'_>,
-    dropped: Option<&str>,
+    dry_run: bool,
 ) -> Result<(Choice, JobLine)> {
     let (exe, argv) = launch::own_command()?;
-    let argv: Vec<_> = argv
-        .into_iter()
-        .filter(|a| dropped.is_none_or(|d| a != d))
-        .collect();
+    let argv = if dry_run { without_dry_run(argv) } else { argv };
     launch::plan_launch(launcher, &mpi::library(), shape, &exe, &argv)
+}
+
+/// `argv` without the options of a dry run: `--dry-run`, and `--topology FILE` (or
+/// `--topology=FILE`), which plans for another machine and which the command line accepts
+/// only with `--dry-run`. What is left is the job the dry run plans, and runs as printed.
+fn without_dry_run(argv: Vec<OsString>) -> Vec<OsString> {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut args = argv.into_iter();
+    while let Some(a) = args.next() {
+        match a.to_str() {
+            Some("--dry-run") => {}
+            Some("--topology") => {
+                args.next();
+            }
+            Some(s) if s.starts_with("--topology=") => {}
+            _ => out.push(a),
+        }
+    }
+    out
 }
 
 /// What a stop signal (Ctrl-C, SIGTERM, SIGHUP) to the launching process does to its job.

@@ -464,12 +464,45 @@ pub fn own_command() -> Result<(std::path::PathBuf, Vec<OsString>)> {
     Ok((exe, std::env::args_os().skip(1).collect()))
 }
 
-/// A command line as the log shows it (`measure: starting ...`), arguments joined by spaces.
+/// A command line as the log shows it (`measure: starting ...`) and a dry run prints it to
+/// be copied: each argument as a POSIX shell reads it back ([`shell_word`]), joined by
+/// spaces.
 pub(crate) fn shown(cmd: &[OsString]) -> String {
     cmd.iter()
-        .map(|s| s.to_string_lossy())
+        .map(|a| shell_word(a.as_os_str()))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// `arg` as a shell word that reads back as `arg`: as it is when it holds only characters no
+/// shell treats specially, in single quotes when it holds others, and in bash's `$'...'`
+/// with `\xNN` escapes when it holds a control character or bytes that are not UTF-8, which
+/// must neither reach the terminal raw nor be lost.
+fn shell_word(arg: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = arg.as_bytes();
+    let plain = |b: &u8| b.is_ascii_alphanumeric() || b"%+,-./:=@_".contains(b);
+    if !bytes.is_empty() && bytes.iter().all(plain) {
+        return arg.to_string_lossy().into_owned();
+    }
+    match arg.to_str() {
+        Some(s) if !s.chars().any(char::is_control) => format!("'{}'", s.replace('\'', r"'\''")),
+        _ => {
+            let mut out = String::from("$'");
+            for &b in bytes {
+                match b {
+                    b'\\' | b'\'' => {
+                        out.push('\\');
+                        out.push(char::from(b));
+                    }
+                    0x20..=0x7e => out.push(char::from(b)),
+                    _ => out += &format!("\\x{b:02x}"),
+                }
+            }
+            out.push('\'');
+            out
+        }
+    }
 }
 
 /// The launcher (`mpirun`, `mpiexec`, `srun`) could not be started: not on `PATH` any more.
@@ -620,6 +653,20 @@ pub(crate) fn stop(job: &mut Running, grace: std::time::Duration) -> Result<i32>
 mod tests {
     use super::super::flavour::vars;
     use super::*;
+
+    /// Issue 35, item 12: a dry run's command line printed file names raw, escape codes
+    /// included, and unquoted; each word now reads back as itself in a shell.
+    #[test]
+    fn a_shown_command_line_quotes_what_a_shell_would_read_otherwise() {
+        let argv: Vec<OsString> = ["mpirun", "-o", "a b", "it's", "x\x1b[31m\u{9b}.json", ""]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert_eq!(
+            shown(&argv),
+            r"mpirun -o 'a b' 'it'\''s' $'x\x1b[31m\xc2\x9b.json' ''"
+        );
+    }
 
     fn strings(v: &[OsString]) -> Vec<String> {
         v.iter().map(|s| s.to_string_lossy().into_owned()).collect()

@@ -93,8 +93,8 @@ fn rank0(
             if mode != progress::Mode::Quiet {
                 eprintln!(
                     "measure: trace written to {} (CSV: {})",
-                    path.display(),
-                    session::csv_path(&path).display()
+                    crate::error::shown_path(&path),
+                    crate::error::shown_path(&session::csv_path(&path))
                 );
             }
             Ok(())

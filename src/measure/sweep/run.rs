@@ -239,7 +239,7 @@ impl Bench<'_> {
                 eprintln!(
                     "error: stalled: {why}; finished points are saved in {}; continue with \
                      --resume",
-                    self.saved_to.display()
+                    crate::error::shown_path(self.saved_to)
                 );
                 std::process::exit(crate::error::EXIT_FAILURE);
             }
