@@ -9,7 +9,8 @@
 //!
 //! - **independent repetitions**: 5 CSV repetitions of the sweep, each bandwidth off by up to
 //!   1 % (uniform), as `tests/calibrate_fit.rs` draws them;
-//! - **correlated rounds**: one trace per trial whose phases are 60 rounds drawn by the
+//! - **correlated rounds**: one trace per trial whose phases are 60 rounds (7 batches; a phase
+//!   that stops at 30 rounds has 5) drawn by the
 //!   simulated machine (`contention::simulate`, `Noise::TYPICAL`: samples within a few
 //!   percent, a per-round factor shared by the threads and correlated with the previous
 //!   round's, AR(1) 0.7). Drawn once without the per-run jitter and the outliers (the noise
@@ -21,8 +22,11 @@
 //!
 //! Minutes in a release build, so a bench rather than a test:
 //! `cargo bench --bench coverage` (`COVERAGE_TRIALS`, default 200, and `COVERAGE_RESAMPLES`,
-//! default 200, set the sizes). It prints the coverage of each parameter and how many refits
-//! kept the full fit; it asserts nothing, the figures are for reading.
+//! default 200, set the sizes; `COVERAGE_ROUNDS`, default 60, the rounds of each simulated
+//! phase, and so its batches, `contention::stats::batch_count`: 30 rounds give 5;
+//! `COVERAGE_DATA`, default `independent,correlated,jitter`, which kinds of data to draw,
+//! since each takes a third of the time). It prints the coverage of each parameter and how
+//! many refits kept the full fit; it asserts nothing, the figures are for reading.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -34,8 +38,6 @@ use contention::io::model_file;
 use contention::model::{Machine, Model, Params};
 use contention::simulate::{Noise, Rng, Stream};
 use contention::trace::{Phase, Sample, Summary, Trace};
-
-const ROUNDS: usize = 60;
 
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -125,14 +127,14 @@ impl Tally {
     }
 }
 
-/// A phase of `threads` threads moving `bandwidth` MB/s together, `ROUNDS` rounds drawn by
+/// A phase of `threads` threads moving `bandwidth` MB/s together, `rounds` rounds drawn by
 /// the simulated machine: its samples per thread and round, its summary over the rounds'
 /// totals, as the benchmark writes them.
-fn simulated_phase(bandwidth: f64, threads: u32, noise: Noise, rng: Rng) -> Phase {
+fn simulated_phase(bandwidth: f64, threads: u32, noise: Noise, rng: Rng, rounds: usize) -> Phase {
     let mut stream = Stream::new(bandwidth, threads as usize, noise, rng);
     let mut samples = Vec::new();
-    let mut totals = Vec::with_capacity(ROUNDS);
-    for k in 0..ROUNDS {
+    let mut totals = Vec::with_capacity(rounds);
+    for k in 0..rounds {
         let round = stream.next_round();
         totals.push(round.iter().sum::<f64>());
         for (t, &mbps) in round.iter().enumerate() {
@@ -144,8 +146,8 @@ fn simulated_phase(bandwidth: f64, threads: u32, noise: Noise, rng: Rng) -> Phas
             });
         }
     }
-    let mean = totals.iter().sum::<f64>() / ROUNDS as f64;
-    let var = totals.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (ROUNDS - 1) as f64;
+    let mean = totals.iter().sum::<f64>() / rounds as f64;
+    let var = totals.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (rounds - 1) as f64;
     Phase {
         summary: Summary {
             median: contention::stats::median(&totals).unwrap(),
@@ -153,9 +155,9 @@ fn simulated_phase(bandwidth: f64, threads: u32, noise: Noise, rng: Rng) -> Phas
             stddev: var.sqrt(),
             min: totals.iter().copied().fold(f64::INFINITY, f64::min),
             max: totals.iter().copied().fold(0.0, f64::max),
-            count: ROUNDS as u64,
+            count: rounds as u64,
         },
-        sampling: format!("{ROUNDS} simulated rounds"),
+        sampling: format!("{rounds} simulated rounds"),
         samples,
         ci95: None,
         unstable: false,
@@ -163,7 +165,7 @@ fn simulated_phase(bandwidth: f64, threads: u32, noise: Noise, rng: Rng) -> Phas
 }
 
 /// A trace of the truth's local sweep whose every phase is drawn by the simulated machine.
-fn simulated_trace(m: &Model, noise: Noise, seed: u64) -> Trace {
+fn simulated_trace(m: &Model, noise: Noise, seed: u64, rounds: usize) -> Trace {
     let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
     let rows = predicted_rows(m, placement(0, 0), &cores);
     let mut t = trace(
@@ -176,10 +178,10 @@ fn simulated_trace(m: &Model, noise: Noise, seed: u64) -> Trace {
     let mut rng = Rng::new(seed);
     for (p, r) in t.points.iter_mut().zip(&rows) {
         let n = r.cores;
-        p.comp_alone = simulated_phase(r.comp_alone, n, noise, rng.fork(1));
-        p.comm_alone = simulated_phase(r.comm_alone, 1, noise, rng.fork(2));
-        p.comp_parallel = simulated_phase(r.comp_parallel, n, noise, rng.fork(3));
-        p.comm_parallel = simulated_phase(r.comm_parallel, 1, noise, rng.fork(4));
+        p.comp_alone = simulated_phase(r.comp_alone, n, noise, rng.fork(1), rounds);
+        p.comm_alone = simulated_phase(r.comm_alone, 1, noise, rng.fork(2), rounds);
+        p.comp_parallel = simulated_phase(r.comp_parallel, n, noise, rng.fork(3), rounds);
+        p.comm_parallel = simulated_phase(r.comm_parallel, 1, noise, rng.fork(4), rounds);
     }
     t
 }
@@ -187,9 +189,17 @@ fn simulated_trace(m: &Model, noise: Noise, seed: u64) -> Trace {
 fn main() {
     let trials = env("COVERAGE_TRIALS", 200);
     let resamples = env("COVERAGE_RESAMPLES", 200) as u32;
+    let rounds = env("COVERAGE_ROUNDS", 60).max(4) as usize;
+    let data =
+        std::env::var("COVERAGE_DATA").unwrap_or_else(|_| "independent,correlated,jitter".into());
+    let wanted = |kind: &str| data.split(',').any(|d| d.trim() == kind);
     let name = std::env::var("COVERAGE_MACHINE").unwrap_or_else(|_| "henri".into());
     let m = truth(&name);
     println!("truth: paper:{name}'s local side, {:?}", m.local);
+    println!(
+        "{trials} trials, {resamples} resamples, simulated phases of {rounds} rounds ({} batches)",
+        contention::stats::batch_count(rounds)
+    );
     let cps = m.machine.cores_per_socket;
     let options = |seed: u64| Options {
         numa_per_socket: Some(1),
@@ -201,28 +211,30 @@ fn main() {
     };
     let started = std::time::Instant::now();
 
-    let mut independent = Tally::new(
-        "independent repetitions (5 CSV copies, 1 % uniform noise)",
-        &m.local,
-    );
-    let cores: Vec<u32> = (1..=cps).collect();
-    let exact = predicted_rows(&m, placement(0, 0), &cores);
-    for t in 0..trials {
-        let mut rng = SplitMix64(0xC0FE_0000 + t);
-        let mut rows = Vec::new();
-        for _ in 0..5 {
-            let mut r = exact.clone();
-            add_noise(&mut r, 0.01, &mut rng);
-            rows.extend(r);
-        }
-        independent.add(
-            &[Input::from_rows(&rows, "coverage.csv")],
-            &options(t),
+    if wanted("independent") {
+        let mut independent = Tally::new(
+            "independent repetitions (5 CSV copies, 1 % uniform noise)",
             &m.local,
         );
+        let cores: Vec<u32> = (1..=cps).collect();
+        let exact = predicted_rows(&m, placement(0, 0), &cores);
+        for t in 0..trials {
+            let mut rng = SplitMix64(0xC0FE_0000 + t);
+            let mut rows = Vec::new();
+            for _ in 0..5 {
+                let mut r = exact.clone();
+                add_noise(&mut r, 0.01, &mut rng);
+                rows.extend(r);
+            }
+            independent.add(
+                &[Input::from_rows(&rows, "coverage.csv")],
+                &options(t),
+                &m.local,
+            );
+        }
+        independent.print();
+        eprintln!("({:.0} s)", started.elapsed().as_secs_f64());
     }
-    independent.print();
-    eprintln!("({:.0} s)", started.elapsed().as_secs_f64());
 
     // A trace carries its machine: two sockets of one node each, the local side only.
     let traced = |seed: u64| Options {
@@ -232,8 +244,9 @@ fn main() {
         local_only: true,
         ..options(seed)
     };
-    for (name, noise) in [
+    for (kind, name, noise) in [
         (
+            "correlated",
             "correlated rounds (simulated: Noise::TYPICAL without per-run jitter and outliers)",
             Noise {
                 jitter: 0.0,
@@ -242,13 +255,17 @@ fn main() {
             },
         ),
         (
+            "jitter",
             "correlated rounds with per-run jitter and outliers (simulated: Noise::TYPICAL)",
             Noise::TYPICAL,
         ),
     ] {
+        if !wanted(kind) {
+            continue;
+        }
         let mut tally = Tally::new(name, &m.local);
         for t in 0..trials {
-            let trace = simulated_trace(&m, noise, 0xB10C_0000 + t);
+            let trace = simulated_trace(&m, noise, 0xB10C_0000 + t, rounds);
             let input = Input::from_trace(&trace, "coverage.json").unwrap();
             tally.add(&[input], &traced(t), &m.local);
         }

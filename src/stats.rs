@@ -40,7 +40,7 @@ pub(crate) fn median_in_place(values: &mut [f64]) -> Option<f64> {
 /// analysis of simulation output", Operations Research 30(3), 1982): the benchmark's stopping
 /// rule reads the interval of a phase's median from these batches, and the calibration's
 /// bootstrap resamples them whole, so that both see the same correlation.
-pub(crate) fn batch_count(rounds: usize) -> usize {
+pub fn batch_count(rounds: usize) -> usize {
     ((rounds as f64).sqrt() as usize)
         .clamp(4, 20)
         .min(rounds / 2)
