@@ -66,33 +66,22 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
         .iter()
         .map(|s| s.to_string_lossy().into_owned())
         .collect();
+    let described = crate::error::escape(&plan::describe(
+        &m,
+        sweep,
+        adaptive.as_deref(),
+        &choice.why,
+        &line.shown(),
+    ));
     if o.dry_run {
-        print!(
-            "{}",
-            crate::error::escape(&plan::describe(
-                &m,
-                sweep,
-                adaptive.as_deref(),
-                &choice.why,
-                &line.shown()
-            ))
-        );
+        print!("{described}");
         return Ok(None);
     }
     crate::results::ensure_parent(&path)?;
     m.save(&path)?;
     let quiet = o.quiet;
     if !quiet {
-        eprint!(
-            "{}",
-            crate::error::escape(&plan::describe(
-                &m,
-                sweep,
-                adaptive.as_deref(),
-                &choice.why,
-                &line.shown()
-            ))
-        );
+        eprint!("{described}");
     }
     let started = Instant::now();
     let ended = watch(&line, &m, &path, quiet)?;
