@@ -90,6 +90,7 @@ pub(crate) struct Point {
     pub(crate) fom: f64,
     /// `fom` relative to the best (see [`threshold::relative`]).
     pub(crate) relative: f64,
+    /// The FOM of every repetition, in the order run (`fom` is their median).
     pub(crate) foms: Vec<f64>,
     /// Bandit: the store bandwidth the bandit took (MB/s, median); `_mb_per_s` like the
     /// trace's samples, as `mbps` could be read as megabits.
