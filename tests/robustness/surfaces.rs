@@ -381,7 +381,7 @@ impl Surfaces {
         match r.next_u64() % 6 {
             0 => {
                 let s = [-5.0, 1e308, -0.0, 1e-300, f64::MAX][pick(r, 5)];
-                must_refuse = s < 0.0 || s > 1e12;
+                must_refuse = !(0.0..=1e12).contains(&s);
                 t["simulation"]["measuring_seconds"] = json!(s);
             }
             1 => {
