@@ -20,9 +20,14 @@
 //! not write outside that directory. Survey manifests, mutated and edited in structure (nodes
 //! cut short, reordered, hostile host names), go through what `survey --resume` and
 //! `--report-only` do with them and must neither panic nor write outside their results
-//! directory. It counts panics, hangs (10 s), out-of-memory aborts (1 GiB) and nonsense
-//! accepted (a write outside the results directory among it); all four must be 0. CI runs a short
-//! mode in-process; `cargo test --release --test integration robustness:: -- --ignored` runs
+//! directory. The surfaces of issue 35 go through the binary (`surfaces`): a model's
+//! `uncertainty` block edited, simulated traces and CSVs with their marks of origin deleted,
+//! changed or disagreeing, given with real measurements or a model of another origin, and
+//! simulated or adaptive traces edited for `measure --resume`, with ESC, U+009B and BEL in
+//! file names, host names and marks. It counts panics, hangs (10 s), out-of-memory aborts
+//! (1 GiB), nonsense accepted (a write outside the results directory among it), raw control
+//! characters reaching the terminal, and simulated measurements accepted by a path for real
+//! ones; all six must be 0. CI runs a short mode in-process; `cargo test --release --test integration robustness:: -- --ignored` runs
 //! the long mode, 100,000 inputs in child processes under `prlimit --as=1GiB`, restarted past
 //! any input that kills or stalls them (set CONTENTION_FUZZ_INPUTS for another count).
 
@@ -36,6 +41,7 @@ use std::io::{BufRead, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use surfaces::Surfaces;
 
 const TRACE: &str = include_str!("data/traces/vm-local.json");
 const MODEL: &str = include_str!("../src/model/paper/paper-henri.json");
@@ -255,9 +261,22 @@ enum Outcome {
     Refused,
     /// Accepted although it breaks a rule, or gave an unphysical result: the message says how.
     Nonsense(String),
+    /// Simulated measurements accepted by a path for real ones (mixed with real inputs, or
+    /// compared with a model of real ones), or a real run started for a simulated trace.
+    Simulated(String),
+    /// A raw control character (ESC, U+009B, BEL...) reached the terminal.
+    Control(String),
+    /// A command run by the input panicked (exit status 101).
+    Panicked(String),
+    /// A command run by the input was killed by a signal (the memory cap, or a crash).
+    Crashed(String),
+    /// A command run by the input ran past the hang limit and was killed.
+    Hung(String),
 }
 
-use Outcome::{Accepted, Nonsense, Refused};
+use Outcome::{Accepted, Control, Crashed, Hung, Nonsense, Panicked, Refused, Simulated};
+
+mod surfaces;
 
 /// A semantic mutation: the JSON edit and what it breaks.
 type JsonEdit = (&'static str, fn(&mut serde_json::Value, &mut SplitMix64));
@@ -893,7 +912,7 @@ impl Surveyed {
 
 /// Input `i` of the semantic loop: which kind, which mutation, and whether it must be
 /// refused. Deterministic in `i`, so the long mode can restart past any input.
-fn run_input(i: u64, hostile: &Hostile, surveyed: &Surveyed) -> Outcome {
+fn run_input(i: u64, hostile: &Hostile, surveyed: &Surveyed, surfaces: &Surfaces) -> Outcome {
     // CONTENTION_FUZZ_SELFTEST=1 makes inputs 5, 7 and 9 misbehave, to check that the long
     // mode counts an out-of-memory abort, a hang and a panic (each must then be 1).
     if std::env::var_os("CONTENTION_FUZZ_SELFTEST").is_some() {
@@ -909,7 +928,7 @@ fn run_input(i: u64, hostile: &Hostile, surveyed: &Surveyed) -> Outcome {
     }
     let mut r = SplitMix64(i.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x15);
     let semantic = !r.next_u64().is_multiple_of(3);
-    let (outcome, must_refuse) = match i % 8 {
+    let (outcome, must_refuse) = match i % 10 {
         0 if semantic => {
             let (_, e) = MODEL_BREAKS[(r.next_u64() % MODEL_BREAKS.len() as u64) as usize];
             (run_model(&edit_json(MODEL, e, &mut r)), true)
@@ -958,6 +977,12 @@ fn run_input(i: u64, hostile: &Hostile, surveyed: &Surveyed) -> Outcome {
             (surveyed.run(&edit_json(MANIFEST, e, &mut r)), false)
         }
         6 => (surveyed.run(&mutate(MANIFEST, &mut r)), false),
+        // Issue 35's surfaces, through the binary: they say themselves what must be refused.
+        // A process start each: in the short mode (a debug build, in-process) only the first
+        // thousand inputs run them, to keep it to seconds.
+        9 if i < 1000 || std::env::var_os("CONTENTION_FUZZ_WORKER").is_some() => {
+            (surfaces.run(&mut r), false)
+        }
         _ => (hostile.run(&mut r), true),
     };
     match outcome {
@@ -975,21 +1000,31 @@ struct Counts {
     hangs: Vec<u64>,
     out_of_memory: Vec<u64>,
     nonsense: Vec<(u64, String)>,
+    control: Vec<(u64, String)>,
+    simulated: Vec<(u64, String)>,
 }
 
 /// Runs inputs `range` in this process (panics caught), calling `done` after each.
 fn run_range(range: std::ops::Range<u64>, mut done: impl FnMut(u64, &str)) {
     let hostile = Hostile::new();
     let surveyed = Surveyed::new();
+    let surfaces = Surfaces::new();
+    let one_line = |why: String| why.replace(['\n', '\r'], " ");
     for i in range {
-        let line = match caught(|| run_input(i, &hostile, &surveyed)) {
+        let line = match caught(|| run_input(i, &hostile, &surveyed, &surfaces)) {
             Ok(Accepted) => "accepted".to_string(),
             Ok(Refused) => "refused".to_string(),
-            Ok(Nonsense(why)) => format!("nonsense {}", why.replace('\n', " ")),
+            Ok(Nonsense(why)) => format!("nonsense {}", one_line(why)),
+            Ok(Simulated(why)) => format!("simulated {}", one_line(why)),
+            Ok(Control(why)) => format!("control {}", one_line(why)),
+            Ok(Panicked(why)) => format!("panic {}", one_line(why)),
+            Ok(Crashed(why)) => format!("crash {}", one_line(why)),
+            Ok(Hung(why)) => format!("hang {}", one_line(why)),
             Err(_) => "panic".to_string(),
         };
         done(i, &line);
     }
+    surfaces.remove();
     let _ = std::fs::remove_dir_all(&hostile.dir);
     let _ = std::fs::remove_dir_all(&surveyed.outside);
 }
@@ -998,35 +1033,51 @@ fn tally(c: &mut Counts, i: u64, line: &str) {
     c.inputs += 1;
     if line == "refused" {
         c.refused += 1;
-    } else if line == "panic" {
+    } else if line == "panic" || line.starts_with("panic ") {
         c.panics.push(i);
+    } else if line.starts_with("crash ") {
+        c.out_of_memory.push(i);
+    } else if line.starts_with("hang ") {
+        c.hangs.push(i);
     } else if let Some(why) = line.strip_prefix("nonsense ") {
         c.nonsense.push((i, why.to_string()));
+    } else if let Some(why) = line.strip_prefix("simulated ") {
+        c.simulated.push((i, why.to_string()));
+    } else if let Some(why) = line.strip_prefix("control ") {
+        c.control.push((i, why.to_string()));
     }
 }
 
 fn assert_clean(c: &Counts, took: Duration) {
     eprintln!(
         "robustness (semantic): {} inputs in {:.1} s: {} refused, {} panics, {} hangs, {} \
-         out-of-memory aborts, {} nonsense accepted",
+         out-of-memory aborts, {} nonsense accepted, {} raw control characters, {} simulated \
+         accepted as real",
         c.inputs,
         took.as_secs_f64(),
         c.refused,
         c.panics.len(),
         c.hangs.len(),
         c.out_of_memory.len(),
-        c.nonsense.len()
+        c.nonsense.len(),
+        c.control.len(),
+        c.simulated.len()
     );
     assert!(
         c.panics.is_empty()
             && c.hangs.is_empty()
             && c.out_of_memory.is_empty()
-            && c.nonsense.is_empty(),
-        "panics {:?}, hangs {:?}, out of memory {:?}, nonsense {:?}",
+            && c.nonsense.is_empty()
+            && c.control.is_empty()
+            && c.simulated.is_empty(),
+        "panics {:?}, hangs {:?}, out of memory {:?}, nonsense {:?}, control {:?}, \
+         simulated {:?}",
         c.panics,
         c.hangs,
         c.out_of_memory,
-        &c.nonsense[..c.nonsense.len().min(10)]
+        &c.nonsense[..c.nonsense.len().min(10)],
+        &c.control[..c.control.len().min(10)],
+        &c.simulated[..c.simulated.len().min(10)]
     );
 }
 

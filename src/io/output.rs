@@ -25,7 +25,36 @@ pub(crate) fn emit(path: Option<&Path>, text: &str) -> Result<()> {
 /// written.
 pub fn pretty_json<T: Serialize>(value: &T) -> String {
     // Serializing plain structs of numbers and strings cannot fail.
-    let mut s = serde_json::to_string_pretty(value).expect("report serializes");
-    s.push('\n');
-    s
+    let s = serde_json::to_string_pretty(value).expect("report serializes");
+    // serde_json escapes the C0 controls (ESC, BEL) but leaves the C1 ones (U+0080 to
+    // U+009F) raw, and some terminals obey the C1 CSI (U+009B) alone: a file name in a report
+    // printed to the terminal could drive it. Outside strings JSON holds only ASCII, so each
+    // is inside a string, where its `\u` escape is the same text.
+    let mut out = String::with_capacity(s.len() + 1);
+    for c in s.chars() {
+        match c {
+            '\u{80}'..='\u{9f}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            _ => out.push(c),
+        }
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fuzz of issue 35 found `predict -f json` printing a model path's C1 CSI (U+009B)
+    /// raw: serde_json escapes ESC and BEL, not the C1 controls, which some terminals obey.
+    #[test]
+    fn json_never_holds_a_raw_control_character_and_means_the_same() {
+        let name = "model\x1b[31m\u{9b}2J\x07\u{85}.json";
+        let text = pretty_json(&serde_json::json!({ "model": name, name: 1 }));
+        let raw = text.chars().find(|&c| c.is_control() && c != '\n');
+        assert_eq!(raw, None, "{text:?}");
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["model"], name);
+        assert_eq!(back[name], 1);
+    }
 }
