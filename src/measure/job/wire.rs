@@ -3,8 +3,8 @@
 //! tag (MPI never lets a message overtake an earlier one between the same two ranks on the
 //! same communicator and tag, so the two arrive in order).
 //!
-//! Why not rsmpi's `receive_vec`: it probes and receives the message it matched (`MPI_Mprobe`
-//! and `MPI_Mrecv`), and Open MPI's cm PML over libfabric (the OFI MTL: HPE Slingshot, AWS
+//! Why not rsmpi's receive into a vector it allocates: it probes and receives the message it
+//! matched (`MPI_Mprobe` and `MPI_Mrecv`), and Open MPI's cm PML over libfabric (the OFI MTL: HPE Slingshot, AWS
 //! EFA, Omni-Path) fails `MPI_Mrecv` with `MPI_ERR_OTHER` even for 1 KiB, where `MPI_Recv`
 //! of the same message works (Open MPI 4.1.4, libfabric 1.17). A site whose Open MPI has no
 //! `openmpi-mca-params.conf` picks that stack by itself wherever libfabric is present. No
