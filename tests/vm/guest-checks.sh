@@ -25,8 +25,10 @@ rm -f done steps.txt
 export HOME=$out/home
 mkdir -p "$HOME"
 # Bandwidths inside TCG mean nothing: one or two core counts, small messages and buffers,
-# short phases.
-tiny=(--message-size 1MiB --buffer-size 16MiB --message-buffers 2 --max-phase 0.3 --stable-within 5)
+# short phases (`phases`, which a placement's later runs replace: clap refuses an option twice).
+sizes=(--message-size 1MiB --buffer-size 16MiB --message-buffers 2)
+phases=(--max-phase 0.3 --stable-within 5)
+tiny=("${sizes[@]}" "${phases[@]}")
 
 step() {
     local name=$1
@@ -74,24 +76,36 @@ snapshot_threads() {
 }
 
 # Runs a tiny measure of placement C,M (measure_once), again with longer phases when the
-# snapshots missed a thread: a guest emulated on a loaded host can poll /proc more slowly than
-# a tiny run's phases last (each ends once stable, so a whole sweep may last a second), and
-# what is checked is where the threads ran, not how fast the guest is. `attempts-C-M.txt`
-# says how many runs it took. A thread that never runs is still missing after the last.
+# snapshots missed a thread or the measure failed: a guest emulated on a loaded host can poll
+# /proc more slowly than a tiny run's phases last (each ends once stable, so a whole sweep may
+# last a second), and its emulated shared-memory copies can fall under the tool's starvation
+# threshold (22 MB/s seen once under TCG on a busy 2-core host, where a real node copies at
+# GB/s); what is checked here is where the threads ran and where the pages lie, not how fast
+# the guest is. `attempts-C-M.txt` says how many runs it took, and `failures-C-M.txt` why the
+# failed ones failed (the error line of their log). A thread that never runs, or a measure
+# that fails every time, is still missing after the last, and the step fails with the last
+# run's exit status.
 measure_placement() {
-    local c=$1 m=$2 attempt=1 longer=()
+    local c=$1 m=$2 attempt=1 timing=("${phases[@]}") rc
+    : >"failures-$c-$m.txt"
     while :; do
-        measure_once "$c" "$m" "${longer[@]}"
-        [[ -n ${threads[communication]:-} && -n ${threads[compute-0]:-} ]] && break
+        rc=0
+        measure_once "$c" "$m" "${timing[@]}" || rc=$?
+        ((rc == 0)) && [[ -n ${threads[communication]:-} && -n ${threads[compute-0]:-} ]] && break
+        if ((rc != 0)); then
+            echo "attempt $attempt: exit $rc: $(grep -m1 '^error' "place-$c-$m.log")" \
+                >>"failures-$c-$m.txt"
+        fi
         ((attempt < 3)) || break
         attempt=$((attempt + 1))
         # Phases that never count as stable last --max-phase each.
-        longer=(--max-phase $((2 * attempt)) --stable-within 0.01)
+        timing=(--max-phase $((2 * attempt)) --stable-within 0.01)
     done
     echo "$attempt" >"attempts-$c-$m.txt"
+    return "$rc"
 }
 
-# One tiny measure of placement C,M (extra measure options after C and M), keeping, while it
+# One tiny measure of placement C,M (its phase options after C and M), keeping, while it
 # runs, the latest of the snapshots of rank 0's numa_maps with the most regions bound by the
 # tool (policy `bind:N`), and its threads' CPUs.
 measure_once() {
@@ -99,7 +113,7 @@ measure_once() {
     shift 2
     threads=()
     rm -f "numa_maps-$c-$m.txt"
-    "$bin" measure --numa "$c,$m" --cores 1 "${tiny[@]}" "$@" --force \
+    "$bin" measure --numa "$c,$m" --cores 1 "${sizes[@]}" "$@" --force \
         -o "place-$c-$m.json" >"place-$c-$m.log" 2>&1 &
     job=$!
     while kill -0 "$job" 2>/dev/null; do
