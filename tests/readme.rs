@@ -2,8 +2,8 @@
 //! a clone, and every output a document shows is what the command prints. The documents are
 //! README.md, docs/*.md, CONTRIBUTING.md and benches/README.md; each one's fenced `sh` blocks
 //! are run by bash (`-e -o pipefail`) in a scratch directory of its own that holds the clone's
-//! `tests/` (the data the examples name), with the `contention` built for these tests first on
-//! `PATH`. A `text` block right after an `sh` block shows that block's output (standard output
+//! `tests/` and `docs/` (the data and figures the examples name), with the `contention` built
+//! for these tests first on `PATH`. A `text` block right after an `sh` block shows that block's output (standard output
 //! and standard error as a terminal interleaves them) and is compared with the run, numbers
 //! masked: a cut must be marked by a line `...` (or `...` within a line), and a shown line the
 //! run does not print fails. A block may be marked as needing what a test machine does not
@@ -90,10 +90,13 @@ fn documents() -> Vec<String> {
     all
 }
 
-/// A scratch clone: `tests/` linked in, nothing else, no results directory.
+/// A scratch clone: `tests/` and `docs/` linked in (the data and figures the examples
+/// name), nothing else, no results directory.
 fn scratch(name: &str) -> PathBuf {
     let d = temp_dir(&format!("readme-{name}"));
-    std::os::unix::fs::symlink(repo().join("tests"), d.join("tests")).unwrap();
+    for linked in ["tests", "docs"] {
+        std::os::unix::fs::symlink(repo().join(linked), d.join(linked)).unwrap();
+    }
     d
 }
 
