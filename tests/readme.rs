@@ -620,3 +620,20 @@ fn every_link_between_documents_resolves() {
         "contention-survey-every-node-of-an-allocation"
     );
 }
+
+/// CONTRIBUTING.md documents the markers a block may carry: its table lists exactly
+/// [`MARKERS`], so a marker added here is explained there.
+#[test]
+fn contributing_lists_every_marker() {
+    let text = std::fs::read_to_string(repo().join("CONTRIBUTING.md")).unwrap();
+    let mut listed: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .filter(|m| m.starts_with("needs-") || *m == "slow")
+        .collect();
+    listed.sort_unstable();
+    let mut known = MARKERS.to_vec();
+    known.sort_unstable();
+    assert_eq!(listed, known, "CONTRIBUTING.md's table of markers");
+}
