@@ -17,7 +17,7 @@
 //!   within a run, around the truth, is all a bootstrap of one run's samples can see) and
 //!   once with them (each phase's level off by 0.4 %, as two runs of one point disagree, and
 //!   one sample in a hundred up to 30 % slow, which moves every median a little below the
-//!   truth): the second is what the README warns of, an interval that does not cover
+//!   truth): the second is what docs/methodology.md warns of, an interval that does not cover
 //!   run-to-run changes nor a bias of the measurement.
 //!
 //! Minutes in a release build, so a bench rather than a test:

@@ -8,7 +8,7 @@
 #
 # Needs the set-up of the tests (`bash .ci/setup-tests`: Open MPI and MPICH). Builds the
 # bench in release mode against Open MPI (target/) and against MPICH (target/mpich, as the
-# README builds the MPICH flavour). The target: the thread within 5 % of the plain loop.
+# docs/guide.md builds the MPICH flavour). The target: the thread within 5 % of the plain loop.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mib=${1:-64}

@@ -739,7 +739,7 @@ pub(crate) enum FigureKind {
 pub(crate) enum Format {
     /// Aligned columns, one block per placement, for a terminal.
     Table,
-    /// JSON, with machine and tool provenance (README, "File formats").
+    /// JSON, with machine and tool provenance (docs/formats.md).
     Json,
     /// CSV for tools, one row per point (the command's --help lists the columns).
     Csv,

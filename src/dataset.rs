@@ -2,7 +2,7 @@
 //! placement, a sweep over core counts of the four bandwidths of section 4.1.1 (computations
 //! alone, communications alone, both in parallel), with how precisely each is known.
 //!
-//! A `measure` trace and a tidy CSV (README, "File formats") become the same [`Input`]; repetitions of a
+//! A `measure` trace and a tidy CSV (docs/formats.md) become the same [`Input`]; repetitions of a
 //! placement and core count, within one file or across files, are aggregated by median
 //! (`sweeps`). No I/O here: [`crate::io::inputs`] reads the files.
 
@@ -542,8 +542,8 @@ impl Sweep {
 }
 
 /// Groups every observation of `inputs` by placement (ordered by computation node, then
-/// communication node) and core count, aggregating repetitions by median (README, "Tidy
-/// CSV").
+/// communication node) and core count, aggregating repetitions by median (docs/formats.md,
+/// "Tidy CSV").
 pub(crate) fn sweeps(inputs: &[Input]) -> Vec<Sweep> {
     type ByCores<'a> = BTreeMap<u32, Vec<&'a Observation>>;
     let mut groups: BTreeMap<(u32, u32), (Vec<String>, ByCores)> = BTreeMap::new();

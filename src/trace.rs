@@ -559,7 +559,7 @@ impl Trace {
     }
 }
 
-/// One row of the tidy CSV (README, "File formats"): a placement, a core count and its four bandwidths.
+/// One row of the tidy CSV (docs/formats.md, "Tidy CSV"): a placement, a core count and its four bandwidths.
 /// Repeated rows are repetitions, aggregated by median.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TidyRow {

@@ -1,4 +1,4 @@
-//! The tool built against MPICH (`tests/common/mpich.rs` builds it as README says) and run
+//! The tool built against MPICH (`tests/common/mpich.rs` builds it as docs/guide.md says) and run
 //! where Open MPI is installed too, as on Debian with both: started from a shell it finds
 //! MPICH's own launcher (Hydra's `mpiexec`), not the default `mpirun`, which is Open MPI's;
 //! one host, two namespace hosts (`tests/vm/two-hosts.sh`, Hydra's proxies started through

@@ -195,7 +195,7 @@ fn bad_files_are_refused_naming_file_and_field() {
     assert!(stderr(&o).contains("no-such-graph.json"));
 }
 
-/// The shape of `figure3.json` (README): the InfiniBand model gives the figure's penalties
+/// The shape of `figure3.json` (docs/guide.md): the InfiniBand model gives the figure's penalties
 /// except 1.43 instead of 1.5 for `f` in the first step.
 #[test]
 fn infiniband_on_the_figure_3_shape() {

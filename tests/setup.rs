@@ -57,7 +57,7 @@ fn list(script: &str) -> Listing {
     l
 }
 
-/// What building and running the tool needs (README, Quick start).
+/// What building and running the tool needs (README, Install).
 const MAIN_PACKAGES: [&str; 7] = [
     "libopenmpi-dev",
     "openmpi-bin",

@@ -117,7 +117,7 @@ fn a_launcher_killed_by_sigkill_takes_the_job_with_it() {
     std::fs::remove_dir_all(d).unwrap();
 }
 
-/// Item 8: killing rank 1 gave exit 137 and no `--resume` hint; the README promises exit 1.
+/// Item 8: killing rank 1 gave exit 137 and no `--resume` hint; docs/guide.md promises exit 1.
 #[test]
 fn a_killed_rank_gives_exit_1_and_the_resume_hint() {
     let _one = one_job();

@@ -38,7 +38,7 @@ fn data(rel: &str) -> String {
 fn measure_calibrate_predict_check_with_no_file_names() {
     let _one = one_job();
     let dir = temp_dir("workflow");
-    // The first command of the README, as written (the defaults are what is under test).
+    // The whole loop of docs/guide.md, as written (the defaults are what is under test).
     let o = run_in(&dir, &["measure", "--numa", "0,0"]);
     ok(&o, "measure --numa 0,0");
     let o = run_in(&dir, &["calibrate"]);

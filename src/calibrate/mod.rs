@@ -75,7 +75,7 @@ pub enum Method {
     Paper,
 }
 
-/// The model file `calibrate` writes: the fields of the model file (README, "File formats"), which `predict` reads, and
+/// The model file `calibrate` writes: the fields of the model file (docs/formats.md, "Model file"), which `predict` reads, and
 /// beside them where they came from. `calibration` is optional for readers: a model file
 /// without it is still a model ([`crate::io::model_file`] ignores it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

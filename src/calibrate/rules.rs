@@ -1,4 +1,4 @@
-//! The extraction rules of section 3.1 (README, "contention calibrate"): the ten parameters of
+//! The extraction rules of section 3.1 (docs/methodology.md, "The tie rule"): the ten parameters of
 //! one side of the model from one placement's sweep over core counts.
 //!
 //! # Maxima and minima under noise: the tie rule

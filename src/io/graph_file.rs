@@ -1,5 +1,5 @@
-//! Reading contention graph files and explicit penalty files (README, "Network contention
-//! graphs") into validated [`Graph`] and [`Explicit`] values.
+//! Reading contention graph files and explicit penalty files (docs/formats.md,
+//! "Contention graph"; docs/guide.md, "contention network") into validated [`Graph`] and [`Explicit`] values.
 //!
 //! Every refusal names the file and the field (`communications[2].dst`) and exits 2.
 

@@ -1,8 +1,8 @@
 //! The one reader of measurement files, for every command that takes them (`calibrate`,
 //! `evaluate`, `check`, `plot`).
 //!
-//! A measurement file is a trace JSON written by `contention measure` or a tidy CSV (README,
-//! "File formats"). Which one is decided by one rule: the extension first (`.json` is a trace,
+//! A measurement file is a trace JSON written by `contention measure` or a tidy CSV (docs/formats.md,
+//! "Trace", "Tidy CSV"). Which one is decided by one rule: the extension first (`.json` is a trace,
 //! `.csv` tidy CSV, in any case), and for any other name (`-` for standard input, `.dat`, none)
 //! the content: a trace starts with `{` after blanks, anything else is read as CSV. A file is
 //! read within the bounds of `super::read::text` and parsed as its kind says, or refused

@@ -1,4 +1,4 @@
-//! Reading a model file (README, "File formats") into a validated [`Model`].
+//! Reading a model file (docs/formats.md, "Model file") into a validated [`Model`].
 //!
 //! Every refusal names the file, the field (`local.alpha`) and the rule, so a user fixing a
 //! hand-typed file knows where to look.

@@ -1,4 +1,4 @@
-//! The tidy CSV (README, "File formats"): `comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,
+//! The tidy CSV (docs/formats.md, "Tidy CSV"): `comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,
 //! comm_parallel`, one row per placement and core count, MB/s. `measure` and `predict` write
 //! it; `calibrate` and `evaluate` read it, so measurements from other tools can be used.
 //!

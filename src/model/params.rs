@@ -1,4 +1,4 @@
-//! The model's typed parameters, as the model file stores them (README, "File formats"), and
+//! The model's typed parameters, as the model file stores them (docs/formats.md, "Model file"), and
 //! the one list of their names: [`Params::NAMES`], [`Params::named`] and [`Params::COUNT`] are
 //! what calibration, the bootstrap, `check` and the fleet report iterate over, so a parameter
 //! added here reaches them all. The rules a parameter set must obey are in

@@ -38,8 +38,8 @@ pub enum Source {
     LocalWithRemoteComm,
 }
 
-/// One point of a placement's prediction (MB/s), the fields of the prediction JSON (README,
-/// "File formats"); the JSON adds the loss ratios `Point::comp_loss`, `Point::comm_loss`.
+/// One point of a placement's prediction (MB/s), the fields of the prediction JSON
+/// (docs/formats.md, "Prediction"); the JSON adds the loss ratios `Point::comp_loss`, `Point::comm_loss`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(into = "PointJson")]
 pub struct Point {

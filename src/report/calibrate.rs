@@ -11,7 +11,7 @@ use crate::model::{ParamKind, Params, Uncertainty};
 use std::fmt::Write;
 
 impl Report for CalibratedModel {
-    /// The model file's layout version (README, "File formats").
+    /// The model file's layout version (docs/formats.md, "Model file").
     const SCHEMA_VERSION: u32 = crate::model::SCHEMA_VERSION;
 
     /// What calibration noticed in the inputs, as recorded in the file's `calibration`.

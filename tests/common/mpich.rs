@@ -1,6 +1,6 @@
 //! The MPICH build of the tool, for the tests that run it (`mpich`, `slurm`): the same
 //! sources built against Debian's MPICH (`MPICC=mpicc.mpich`), in a target directory of its
-//! own (`target/mpich`) so that the two builds never rebuild each other, as README says to
+//! own (`target/mpich`) so that the two builds never rebuild each other, as docs/guide.md says to
 //! build it. Built once per test process, by the first test that asks.
 
 use super::gate;

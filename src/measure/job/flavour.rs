@@ -256,7 +256,7 @@ impl std::fmt::Display for ChoiceError {
                 write!(
                     f,
                     ": {install} or put its directory first on PATH, rebuild against the MPI at \
-                     hand (README, \"Building for Open MPI or MPICH\"), or inside a Slurm \
+                     hand (docs/guide.md, \"Building for Open MPI or MPICH\"), or inside a Slurm \
                      allocation use --launcher srun"
                 )
             }
@@ -559,7 +559,7 @@ pub(crate) fn foreign_launcher(library: &Library, started: &StartedBy) -> Option
         Error::Input(format!(
             "this binary is built against {} but was started by {}, which starts {}'s ranks: \
              each rank would come up alone. Start it without a launcher (it finds {} by \
-             itself) or with that launcher (`{}`), or use a build for {} (README, \"Building \
+             itself) or with that launcher (`{}`), or use a build for {} (docs/guide.md, \"Building \
              for Open MPI or MPICH\")",
             library.name,
             theirs.own_launcher(),

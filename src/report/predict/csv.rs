@@ -1,5 +1,5 @@
 //! The prediction as tidy CSV, the same columns `measure` writes and `calibrate` reads
-//! (README, "File formats"), so predictions and measurements can be joined.
+//! (docs/formats.md, "Tidy CSV"), so predictions and measurements can be joined.
 
 use super::PredictReport;
 use crate::calibrate::bands::PointIntervals;

@@ -1,6 +1,6 @@
 //! The typed result of `predict` and its [`Report`] impl: the table is `table`, the CSV
-//! `csv` (tidy columns, so predictions join measurements), the JSON its fields (README,
-//! "File formats").
+//! `csv` (tidy columns, so predictions join measurements), the JSON its fields (docs/formats.md,
+//! "Prediction").
 
 mod csv;
 mod table;
