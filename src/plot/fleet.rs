@@ -253,7 +253,8 @@ impl Fleet {
             draw_strip(root, &plot, reach, y, s)?;
         }
         let step = sigma_step(reach);
-        let n = (reach / step).floor() as i32;
+        // At most four a side by `sigma_step`; bounded here too, as the count of a vector.
+        let n = ((reach / step).floor() as i32).clamp(0, 4);
         let ticks: Vec<f64> = (-n..=n).map(|i| f64::from(i) * step).collect();
         plot.x_ticks(root, &ticks, true, |v| {
             if v == 0.0 {
