@@ -221,15 +221,24 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// `text` with control characters (other than newline and tab) written as `\u{..}` escapes:
 /// a file name or machine name read from a file must not drive the user's terminal.
 pub fn escape(text: &str) -> String {
-    if !text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
+    escape_but(text, &['\n', '\t'])
+}
+
+/// [`escape`] for a text that must stay on one line (a host name in a table, where a newline
+/// would start a line that looks like the table's own): newline and tab escaped too.
+pub fn escape_line(text: &str) -> String {
+    escape_but(text, &[])
+}
+
+/// `text` with every control character but those of `kept` written as a `\u{..}` escape.
+fn escape_but(text: &str, kept: &[char]) -> String {
+    let escaped = |c: char| c.is_control() && !kept.contains(&c);
+    if !text.chars().any(escaped) {
         return text.to_string();
     }
     text.chars()
         .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
+            if escaped(c) {
                 c.escape_unicode().to_string()
             } else {
                 c.to_string()

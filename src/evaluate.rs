@@ -210,6 +210,17 @@ fn phase_errors(points: &[PointError], phase: Phase) -> PhaseErrors {
     }
 }
 
+/// Refuses `inputs` that `model` (named `model_source`) cannot be evaluated on: traces of
+/// another machine ([`check_topology`]), placements on NUMA nodes or core counts its
+/// machine lacks. `check` and `check --fleet` hold a model to these before comparing.
+pub(crate) fn check_machine(model: &Model, model_source: &str, inputs: &[Input]) -> Result<()> {
+    check_topology(inputs, model, model_source)?;
+    for sweep in dataset::sweeps(inputs) {
+        predictable(model, &sweep, &mut Vec::new())?;
+    }
+    Ok(())
+}
+
 /// Refuses traces of another machine than the model's: the placements would not mean the
 /// same NUMA nodes.
 fn check_topology(inputs: &[Input], model: &Model, model_source: &str) -> Result<Vec<String>> {

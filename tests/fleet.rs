@@ -345,6 +345,61 @@ fn check_of_a_fleet_passes_against_itself_and_fails_naming_the_node_that_moved()
     std::fs::remove_dir_all(&new).unwrap();
 }
 
+/// `check --fleet` applies `check -m`'s guards to every saved model: one of another machine
+/// (a paper model of 2 NUMA nodes against the CI machine's trace) or of a simulated machine
+/// against real measurements is refused (exit 2); both gave "FAIL: prediction drift 147.70 %",
+/// exit 1. A saved report that lists one host twice is refused: the last one was kept.
+#[test]
+fn check_of_a_fleet_refuses_a_model_of_another_machine_or_origin_and_a_host_listed_twice() {
+    let saved = fleet("fleet-guard-saved");
+    let r = fleet::report(&saved, &outcomes(), &FleetOptions::default()).unwrap();
+    let new = fleet("fleet-guard-new");
+    let (s, n) = (saved.to_str().unwrap(), new.to_str().unwrap());
+    let model = saved.join("node1/model.json");
+    let calibrated = std::fs::read_to_string(&model).unwrap();
+    let paper = contention::io::model_file::load("paper:henri").unwrap();
+    std::fs::write(&model, contention::io::output::pretty_json(&paper)).unwrap();
+    let o = contention(&["check", "--fleet", s, n]);
+    assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("describes machine `henri`"),
+        "{}",
+        stderr(&o)
+    );
+    let mut simulated: Value = serde_json::from_str(&calibrated).unwrap();
+    simulated["calibration"]["measured_machine"]["simulated"] = Value::from("paper:henri");
+    std::fs::write(&model, simulated.to_string()).unwrap();
+    let o = contention(&["check", "--fleet", s, n]);
+    assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("a simulated machine is never compared with a real one"),
+        "{}",
+        stderr(&o)
+    );
+    // The same two as a saved report's nodes.
+    let mut report: Value = serde_json::from_str(&contention::io::output::pretty_json(&r)).unwrap();
+    report["nodes"][0]["model"] = serde_json::to_value(&paper).unwrap();
+    let saved_json = saved.join("fleet.json");
+    std::fs::write(&saved_json, report.to_string()).unwrap();
+    let o = contention(&["check", "--fleet", saved_json.to_str().unwrap(), n]);
+    assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("describes machine `henri`"),
+        "{}",
+        stderr(&o)
+    );
+    // One host listed twice.
+    let mut report: Value = serde_json::from_str(&contention::io::output::pretty_json(&r)).unwrap();
+    let second = report["nodes"][1].clone();
+    report["nodes"].as_array_mut().unwrap().push(second);
+    std::fs::write(&saved_json, report.to_string()).unwrap();
+    let o = contention(&["check", "--fleet", saved_json.to_str().unwrap(), n]);
+    assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
+    assert!(stderr(&o).contains("`node2` twice"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&saved).unwrap();
+    std::fs::remove_dir_all(&new).unwrap();
+}
+
 #[test]
 fn a_node_within_the_band_whose_machine_differs_is_listed_apart() {
     let root = fleet("fleet-cpuset");

@@ -97,15 +97,33 @@ struct SavedNode {
     model: Option<serde_json::Value>,
 }
 
+/// A saved node's model, with where it was read (for errors) and the simulated machine its
+/// calibration's measurements came from (`None`: real ones), for [`super::guard`].
+pub(crate) struct SavedModel {
+    pub(crate) model: Model,
+    pub(crate) source: String,
+    pub(crate) origin: Option<String>,
+}
+
 /// The saved models by host. A host whose model cannot be read is an error naming it: the
-/// reference of a check must be sound.
-pub(crate) fn saved_models(saved: &Path) -> Result<BTreeMap<String, Model>> {
+/// reference of a check must be sound; so is a report that lists one host twice (which of
+/// its models is the reference?).
+pub(crate) fn saved_models(saved: &Path) -> Result<BTreeMap<String, SavedModel>> {
     let mut out = BTreeMap::new();
     if saved.is_dir() {
         for n in hosts_in(saved)? {
             let path = saved.join(&n.host).join(crate::results::MODEL_FILE);
             if path.is_file() {
-                out.insert(n.host, model_file::load(&path.display().to_string())?);
+                let source = path.display().to_string();
+                let l = model_file::load_all(&source)?;
+                out.insert(
+                    n.host,
+                    SavedModel {
+                        model: l.model,
+                        source,
+                        origin: l.origin,
+                    },
+                );
             }
         }
         if out.is_empty() {
@@ -113,7 +131,7 @@ pub(crate) fn saved_models(saved: &Path) -> Result<BTreeMap<String, Model>> {
                 "`{}` holds no HOST/model.json: a saved fleet is a results directory whose \
                  hosts were calibrated (as `contention survey` leaves it) or a fleet report's \
                  JSON",
-                saved.display()
+                crate::error::shown_path(saved)
             )));
         }
         return Ok(out);
@@ -123,13 +141,30 @@ pub(crate) fn saved_models(saved: &Path) -> Result<BTreeMap<String, Model>> {
         Error::Input(format!(
             "{}: not a fleet report ({e}); a saved fleet is a fleet report's JSON or a \
              results directory with HOST/model.json",
-            saved.display()
+            crate::error::shown_path(saved)
         ))
     })?;
+    if let Some(host) = crate::survey::plan::repeated(report.nodes.iter().map(|n| n.host.as_str()))
+    {
+        return Err(Error::Input(format!(
+            "{}: the saved fleet lists the host `{}` twice; a fleet report names each node \
+             once, so it was edited: keep one entry of `{0}` (or save the report again)",
+            crate::error::shown_path(saved),
+            crate::error::escape_line(&host)
+        )));
+    }
     for n in report.nodes {
         if let Some(m) = n.model.filter(|m| !m.is_null()) {
             let source = format!("{} (node {})", saved.display(), n.host);
-            out.insert(n.host, model_file::parse(&m.to_string(), &source)?);
+            let l = model_file::parse_all(&m.to_string(), &source)?;
+            out.insert(
+                n.host,
+                SavedModel {
+                    model: l.model,
+                    source,
+                    origin: l.origin,
+                },
+            );
         }
     }
     if out.is_empty() {
@@ -189,11 +224,22 @@ pub(crate) fn check(
             drift: None,
             error: None,
         };
-        let Some(model) = expected.get(&n.host) else {
+        let Some(saved) = expected.get(&n.host) else {
             nodes.push(blank(Verdict::MissingInSaved));
             continue;
         };
-        match crate::fleet::calibrate::fit(&new.join(&n.host), &super::refit_options(model, opts)) {
+        let model = &saved.model;
+        let dir = new.join(&n.host);
+        // `check`'s guards first: a saved model of another machine or origin is the wrong
+        // reference (exit 2), not a node that drifted.
+        let fitted = match crate::fleet::calibrate::read(&dir) {
+            Err(e) => Err(e),
+            Ok(t) => {
+                super::guard(model, &saved.source, saved.origin.as_deref(), &t.inputs)?;
+                crate::fleet::calibrate::fit_traces(&dir, t, &super::refit_options(model, opts))
+            }
+        };
+        match fitted {
             Err(e) => nodes.push(NodeCheck {
                 error: Some(e.to_string()),
                 ..blank(Verdict::NotCalibrated)
@@ -230,12 +276,16 @@ pub(crate) fn check(
     let mut failures: Vec<String> = nodes
         .iter()
         .filter(|n| n.verdict.fails())
-        .map(|n| match (&n.drift, n.drift_limit_percent) {
-            (Some(d), Some(l)) => format!(
-                "{}: predictions moved by up to {:.2} % (limit {l:.2} %)",
-                n.host, d.max_drift_percent
-            ),
-            _ => format!("{}: {}", n.host, n.verdict.words()),
+        .map(|n| {
+            // A saved report's host is any text: one line, in the table and the error.
+            let host = crate::error::escape_line(&n.host);
+            match (&n.drift, n.drift_limit_percent) {
+                (Some(d), Some(l)) => format!(
+                    "{host}: predictions moved by up to {:.2} % (limit {l:.2} %)",
+                    d.max_drift_percent
+                ),
+                _ => format!("{host}: {}", n.verdict.words()),
+            }
         })
         .collect();
     failures.extend(nothing_compared(&nodes));

@@ -234,6 +234,28 @@ pub(crate) fn variant_note(expected: &Model, data: &[crate::dataset::Input]) -> 
     })
 }
 
+/// The guards `check` and `check --fleet` hold `expected` (named `source`, calibrated from
+/// measurements of the simulated machine `origin`, `None` for real ones) to before comparing
+/// it with `data`: measurements of the same origin ([`crate::dataset::same_origin_as_model`]:
+/// a simulated machine is never compared with a real one) and of its machine
+/// ([`crate::evaluate::check_machine`]: the placements must mean the same NUMA nodes). Either
+/// refusal is bad input (exit 2); compared anyway, a paper model against a one-node machine
+/// read as a 147 % drift, as if the machine had changed.
+pub(crate) fn guard(
+    expected: &Model,
+    source: &str,
+    origin: Option<&str>,
+    data: &[crate::dataset::Input],
+) -> crate::error::Result<()> {
+    crate::dataset::same_origin_as_model(
+        source,
+        origin,
+        data.iter()
+            .map(|i| (i.source.as_str(), crate::dataset::simulated(i))),
+    )?;
+    crate::evaluate::check_machine(expected, source, data)
+}
+
 /// The outcome of the drift rule: the limit applied, where it came from, and the comparison.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Judgement {

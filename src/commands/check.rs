@@ -36,12 +36,7 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         ..
     } = model_file::load_all(&model_arg)?;
     let data = inputs::read_all(&input_paths)?;
-    crate::dataset::same_origin_as_model(
-        &model_arg,
-        origin.as_deref(),
-        data.iter()
-            .map(|i| (i.source.as_str(), crate::dataset::simulated(i))),
-    )?;
+    check::guard(&expected, &model_arg, origin.as_deref(), &data)?;
     let opts = check::refit_options(&expected, &super::calibrate::options(&args.topology));
     let (fitted, mut notes) = calibrate::calibrate(&data, &opts)?;
     notes.extend(check::variant_note(&expected, &data));

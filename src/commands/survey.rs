@@ -22,14 +22,15 @@ pub(crate) struct ReportOptions {
     /// `--figure DIR`; `None`: the results directory.
     pub figure: Option<PathBuf>,
     pub figure_format: ImageFormat,
-    /// `--outlier-k`: the band's width in robust standard deviations (> 0).
+    /// `--outlier-k`: the band's width in robust standard deviations (`(0, 100]`:
+    /// [`fleet::valid_k`]).
     pub outlier_k: f64,
 }
 
 /// The one place a survey's arguments are checked: `measure`'s checks (the same
 /// [`MeasureOptions::check`](crate::measure::options::MeasureOptions::check)), but for `--hosts`, which a survey takes in any number (the pairing
 /// checks them), `-o`, which names the report's file (each node's trace goes to its results
-/// directory), and `--graph`, which does not apply; and `--outlier-k` (> 0).
+/// directory), and `--graph`, which does not apply; and `--outlier-k` (in `(0, 100]`).
 pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> {
     let m = &a.measure;
     if m.graph.is_some() {
@@ -41,7 +42,7 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
         }
         .into());
     }
-    if !(a.outlier_k.is_finite() && a.outlier_k > 0.0) {
+    if !fleet::valid_k(a.outlier_k) {
         return Err(SurveyError::OutlierK { k: a.outlier_k }.into());
     }
     let mut measure = MeasureArgs {
@@ -98,7 +99,10 @@ pub fn run(args: &SurveyArgs) -> Result<()> {
         // Lost nodes decide the exit status; a report that could not be made is said first.
         (Some(lost), reported) => {
             if let Err(e) = reported {
-                eprintln!("survey: no fleet report: {e}");
+                eprintln!(
+                    "survey: no fleet report: {}",
+                    crate::error::escape(&e.to_string())
+                );
             }
             Err(lost.into())
         }
@@ -257,18 +261,19 @@ mod tests {
     }
 
     #[test]
-    fn outlier_k_must_be_positive_naming_the_value() {
-        for k in ["0", "-2", "NaN", "inf"] {
+    fn outlier_k_must_be_in_its_range_naming_the_value() {
+        // 1e30 aborted the report (the figure's ticks: 34 GB), 1e25 drew a 62 MB figure.
+        for k in ["0", "-2", "NaN", "inf", "1e30", "1e25", "101"] {
             let e = options(&args(&[&format!("--outlier-k={k}")])).unwrap_err();
             assert_eq!(e.exit_code(), 2, "{k}: {e}");
-            assert!(
-                e.to_string()
-                    .contains(&format!("--outlier-k {}", k.parse::<f64>().unwrap())),
-                "{e}"
-            );
+            let msg = e.to_string();
+            assert!(msg.contains(&format!("--outlier-k {k}")), "{msg}");
+            assert!(msg.contains("(0, 100]"), "{msg}");
         }
-        let (_, r) = options(&args(&["--outlier-k", "2.5"])).unwrap();
-        assert_eq!(r.outlier_k, 2.5);
+        for k in [2.5, 100.0] {
+            let (_, r) = options(&args(&["--outlier-k", &k.to_string()])).unwrap();
+            assert_eq!(r.outlier_k, k);
+        }
     }
 
     #[test]

@@ -44,6 +44,21 @@ pub(crate) fn node(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
 /// Calibrates the node whose results are in `dir`, writing nothing (`check` of a fleet
 /// compares without replacing the saved models).
 pub(crate) fn fit(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
+    fit_traces(dir, read(dir)?, opts)
+}
+
+/// A node's traces, read and checked for a fit: what `check` of a fleet holds against the
+/// saved model's guards before fitting them.
+pub(crate) struct NodeTraces {
+    traces: Vec<Trace>,
+    paths: Vec<PathBuf>,
+    /// The traces as the fit reads them.
+    pub(crate) inputs: Vec<Input>,
+}
+
+/// The traces of the node whose results are in `dir` (`calibrate`'s selection), refusing a
+/// simulated one.
+pub(crate) fn read(dir: &Path) -> Result<NodeTraces> {
     let (_variant, paths, _others) = crate::results::traces_in(dir)?;
     let traces: Vec<Trace> = paths
         .iter()
@@ -67,6 +82,21 @@ pub(crate) fn fit(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
         .zip(&paths)
         .map(|(t, p)| Input::from_trace(t, &p.display().to_string()))
         .collect::<std::result::Result<_, _>>()?;
+    Ok(NodeTraces {
+        traces,
+        paths,
+        inputs,
+    })
+}
+
+/// Calibrates the node whose results are in `dir` from its traces `t` ([`read`]), writing
+/// nothing.
+pub(crate) fn fit_traces(dir: &Path, t: NodeTraces, opts: &Options) -> Result<NodeCalibration> {
+    let NodeTraces {
+        traces,
+        paths,
+        inputs,
+    } = t;
     let (calibrated, _notes) = calibrate::calibrate(&inputs, opts)?;
     let model_path = dir.join(crate::results::MODEL_FILE);
     // Every trace of a node describes the same machine (calibrate refused otherwise); the

@@ -35,6 +35,19 @@ pub(crate) const FLEET_SCHEMA_VERSION: u32 = 1;
 /// The default `k` of the band: three robust standard deviations.
 pub(crate) const DEFAULT_K: f64 = 3.0;
 
+/// The widest band, in robust standard deviations: `1 / DEFAULT_RELATIVE_FLOOR`. The band's
+/// scale is never below the floor, 1 % of the median, so at `k = 100` it reaches at least
+/// 100 % of the median on either side: no positive parameter (a bandwidth, a core count) can
+/// fall below it, and a wider band flags nothing a user would call close. Values past it are
+/// typing accidents, and drew absurd figures (`--outlier-k 1e25`: 62 MB of ticks; `1e30`
+/// aborted the report for want of 34 GB).
+pub(crate) const MAX_K: f64 = 1.0 / DEFAULT_RELATIVE_FLOOR;
+
+/// Whether `k` is a band's width this report draws: a number in `(0, MAX_K]`.
+pub(crate) fn valid_k(k: f64) -> bool {
+    k > 0.0 && k <= MAX_K
+}
+
 /// The default floor of the band's scale, as a fraction of the median: 1 %, the floor of the
 /// calibration's own tie tolerance (two runs of one quiet node differ by that much).
 pub(crate) const DEFAULT_RELATIVE_FLOOR: f64 = 0.01;
@@ -233,11 +246,11 @@ pub fn hosts_in(root: &Path) -> Result<Vec<NodeOutcome>> {
 
 /// Checks the options, naming the bad value and the fix.
 pub(crate) fn validate(opts: &FleetOptions) -> Result<()> {
-    if !(opts.k.is_finite() && opts.k > 0.0) {
+    if !valid_k(opts.k) {
         return Err(Error::Input(format!(
-            "k = {}: the band's width must be a positive number of robust standard deviations, \
-             e.g. 3 (the default)",
-            opts.k
+            "k = {}: the band's width must be a number of robust standard deviations in \
+             (0, {MAX_K}], e.g. 3 (the default)",
+            crate::units::short_number(opts.k)
         )));
     }
     if !(opts.relative_floor.is_finite() && (0.0..1.0).contains(&opts.relative_floor)) {
@@ -685,7 +698,7 @@ pub(crate) mod tests {
             ..FleetOptions::default()
         };
         assert!(build(Path::new("r"), nodes(), &k10).outliers.is_empty());
-        for bad in [0.0, -1.0, f64::NAN] {
+        for bad in [0.0, -1.0, f64::NAN, 1e30, 100.5] {
             let o = FleetOptions {
                 k: bad,
                 ..FleetOptions::default()

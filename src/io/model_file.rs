@@ -74,12 +74,17 @@ pub(crate) struct Loaded {
 /// standard input can be read only once. Refuses a file whose marks of origin name two
 /// machines.
 pub(crate) fn load_all(spec: &str) -> Result<Loaded> {
-    let text = text_of(spec)?;
-    let (model, uncertainty) = parse_with_uncertainty(&text, spec)?;
+    parse_all(&text_of(spec)?, spec)
+}
+
+/// Parses model-file JSON as [`load_all`] reads a file (a fleet report's `nodes[].model`);
+/// `source` names it in errors.
+pub(crate) fn parse_all(text: &str, source: &str) -> Result<Loaded> {
+    let (model, uncertainty) = parse_with_uncertainty(text, source)?;
     Ok(Loaded {
         model,
         uncertainty,
-        origin: origin(&text, spec)?,
+        origin: origin(text, source)?,
     })
 }
 

@@ -230,7 +230,7 @@ impl Fleet {
             .flat_map(|s| s.points.iter().map(|p| p.score.abs()))
             .filter(|s| s.is_finite())
             .fold(self.k + 1.0, f64::max);
-        let reach = (worst * 1.1).ceil();
+        let reach = (worst * 1.1).ceil().min(MAX_REACH);
         let rows = (height / ROW).max(1);
         let plot = Plot {
             left,
@@ -253,7 +253,8 @@ impl Fleet {
             draw_strip(root, &plot, reach, y, s)?;
         }
         let step = sigma_step(reach);
-        let n = (reach / step).floor() as i32;
+        // At most four a side by `sigma_step`; bounded here too, as the count of a vector.
+        let n = ((reach / step).floor() as i32).clamp(0, 4);
         let ticks: Vec<f64> = (-n..=n).map(|i| f64::from(i) * step).collect();
         plot.x_ticks(root, &ticks, true, |v| {
             if v == 0.0 {
@@ -371,10 +372,18 @@ fn x_label<DB: DrawingBackend>(
 }
 
 /// The tick step of the distance axis: the first of 1, 2, 5, 10, 20, 50, ... sigmas that
-/// gives at most four ticks on either side of 0.
+/// gives at most four ticks on either side of 0, whatever the reach (the ladder used to stop
+/// after 60 steps, at 1e20: a reach of 1e30 then asked for 2e10 ticks and 34 GB). The
+/// ladder climbs a decade every three steps, so it ends within about 925 steps for any
+/// finite reach; a reach that is not finite is taken as the largest that is.
 fn sigma_step(reach: f64) -> f64 {
+    let reach = if reach.is_nan() {
+        1.0
+    } else {
+        reach.min(f64::MAX)
+    };
     let mut step = 1.0;
-    for m in [2.0, 2.5, 2.0].iter().cycle().take(60) {
+    for m in [2.0, 2.5, 2.0].iter().cycle() {
         if reach / step <= 4.0 {
             break;
         }
@@ -382,6 +391,11 @@ fn sigma_step(reach: f64) -> f64 {
     }
     step
 }
+
+/// The widest the distance axis gets, in robust standard deviations: a node farther out
+/// (a parameter with a median and a floor near 0 can lie 1e300 sigmas off) is drawn at its
+/// edge, as any point past the reach is, and its host named there.
+const MAX_REACH: f64 = 1e6;
 
 /// Writes the fleet's figure as `dir/fleet.svg` or `dir/fleet.png` (atomically) and returns
 /// its path.
@@ -444,4 +458,47 @@ fn draw_strip<DB: DrawingBackend>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--outlier-k 1e30` gave a reach of 1.1e30 and a step of 1e20 (the ladder stopped after
+    /// 60 steps): 2e10 ticks, 34 GB, and the report aborted.
+    #[test]
+    fn the_distance_axis_has_at_most_four_ticks_a_side_whatever_its_reach() {
+        for reach in [1.0, 4.0, 5.0, 12.0, 1e3, 1e25, 1.1e30, 1e300, f64::MAX] {
+            let step = sigma_step(reach);
+            assert!(step.is_finite() && step > 0.0, "{reach}: {step}");
+            assert!(reach / step <= 4.0, "{reach}: step {step}");
+        }
+        assert_eq!(sigma_step(4.0), 1.0);
+        assert_eq!(sigma_step(10.0), 5.0);
+        assert_eq!(sigma_step(f64::INFINITY), sigma_step(f64::MAX));
+    }
+
+    /// A node 1e300 sigmas off (a floor near 0) stretched the axis past any tick count; it
+    /// is drawn at the edge of an axis of at most `MAX_REACH`.
+    #[test]
+    fn a_node_far_off_is_drawn_at_the_edge_of_a_bounded_axis() {
+        let strip = |score| Strip {
+            parameter: "local.delta_l".into(),
+            points: vec![StripPoint {
+                host: "far".into(),
+                score,
+                outside: true,
+            }],
+        };
+        let fleet = Fleet {
+            title: "t".into(),
+            subtitle: "s".into(),
+            k: 3.0,
+            strips: vec![strip(1e300), strip(-f64::MAX)],
+            curves: Vec::new(),
+        };
+        let svg = crate::plot::render(&fleet, crate::plot::ImageFormat::Svg).unwrap();
+        assert!(svg.len() < 1 << 20, "{} bytes", svg.len());
+        assert!(String::from_utf8_lossy(&svg).contains("+1000000"));
+    }
 }

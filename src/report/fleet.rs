@@ -2,8 +2,9 @@
 //! per parameter, the outlying nodes with the facts that differ on them, the nodes without a
 //! model; CSV of every node's parameters against the band; JSON the [`FleetReport`] as it is.
 
+use crate::error::escape_line;
 use crate::fleet::{value, FleetReport, NodeReport, NodeStatus, FLEET_SCHEMA_VERSION};
-use crate::report::Report;
+use crate::report::{indented, Report};
 use std::fmt::Write;
 
 /// A parameter's value as the table prints it: core counts whole, `alpha` to 3 places,
@@ -55,7 +56,7 @@ impl FleetReport {
             let outside = if p.outliers.is_empty() {
                 "-".to_string()
             } else {
-                p.outliers.join(", ")
+                escape_line(&p.outliers.join(", "))
             };
             let _ = writeln!(
                 out,
@@ -113,7 +114,7 @@ impl FleetReport {
             let _ = writeln!(
                 out,
                 "  {:<8} {:<18} {:>10} (median {}, {:+.1} %): within its own noise (+-{})",
-                o.host,
+                escape_line(&o.host),
                 o.parameter,
                 show(&o.parameter, o.value),
                 show(&o.parameter, o.median),
@@ -136,7 +137,7 @@ impl FleetReport {
                 "\nnodes within the band whose machine differs from the fleet's:"
             );
             for n in others {
-                let _ = writeln!(out, "  {}:", n.host);
+                let _ = writeln!(out, "  {}:", escape_line(&n.host));
                 write_facts(out, n, "    ");
             }
         }
@@ -155,7 +156,7 @@ impl FleetReport {
                         None => s.name().to_string(),
                     },
                 };
-                let _ = writeln!(out, "  {}: {why}", named(n));
+                let _ = writeln!(out, "  {}: {}", named(n), indented(&why, "    "));
             }
         }
     }
@@ -233,11 +234,12 @@ impl Report for FleetReport {
 }
 
 /// A node as the table names it: its host name, and the name the survey was given for it
-/// when that differs (`node-1 (given as 10.0.0.1)`).
+/// when that differs (`node-1 (given as 10.0.0.1)`), each on one line whatever
+/// `survey.json` says ([`escape_line`]).
 fn named(n: &NodeReport) -> String {
     match &n.given {
-        Some(g) => format!("{} (given as {g})", n.host),
-        None => n.host.clone(),
+        Some(g) => format!("{} (given as {})", escape_line(&n.host), escape_line(g)),
+        None => escape_line(&n.host),
     }
 }
 
@@ -264,6 +266,7 @@ fn write_facts(out: &mut String, n: &NodeReport, indent: &str) {
 mod tests {
     use super::*;
     use crate::fleet::{build, tests::node, FleetOptions};
+    use crate::report::{render, Format};
     use std::path::Path;
 
     #[test]
@@ -287,5 +290,30 @@ mod tests {
         assert!(row("d", "local,delta_r").ends_with(",true"));
         assert!(row("e", "remote,b_seq_comm").ends_with(",true"));
         assert!(row("a", "local,delta_r").ends_with(",false"));
+    }
+
+    /// Host names and a node's error come from `survey.json` or the traces (any text): in
+    /// the table each stays on its own line, and no format prints a control character raw.
+    #[test]
+    fn hosts_and_errors_read_from_files_cannot_drive_the_terminal_or_forge_lines() {
+        let mut lost = node("evil\nFORGED-HOST", |_| {});
+        lost.calibrated = false;
+        lost.model = None;
+        lost.error = Some("boom\nFORGED-ERROR \u{1b}[2J".into());
+        let nodes = vec![
+            node("a\u{1b}[31m", |_| {}),
+            node("b", |_| {}),
+            node("c\u{9b}2J", |_| {}),
+            lost,
+        ];
+        let r = build(Path::new("r"), nodes, &FleetOptions::default());
+        for format in [Format::Table, Format::Csv, Format::Json] {
+            let text = render(&r, format).unwrap();
+            let raw = text.chars().find(|&c| c.is_control() && c != '\n');
+            assert_eq!(raw, None, "{format:?}:\n{text}");
+        }
+        let table = render(&r, Format::Table).unwrap();
+        assert!(!table.lines().any(|l| l.starts_with("FORGED")), "{table}");
+        assert!(table.contains("boom"), "{table}");
     }
 }

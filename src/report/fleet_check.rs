@@ -3,7 +3,8 @@
 //! the [`FleetCheck`] as it is.
 
 use crate::check::fleet::{FleetCheck, FLEET_CHECK_SCHEMA_VERSION};
-use crate::report::Report;
+use crate::error::escape_line;
+use crate::report::{indented, Report};
 use std::fmt::Write;
 
 /// Goes out through [`crate::report::emit`]; no notes: the failures end the command's
@@ -18,10 +19,11 @@ impl Report for FleetCheck {
         let _ = writeln!(
             out,
             "check of the fleet in {} against the saved fleet {}, node by node",
-            self.new, self.saved
+            escape_line(&self.new),
+            escape_line(&self.saved)
         );
         for n in &self.nodes {
-            let _ = write!(out, "\n{}: {}", n.host, n.verdict.words());
+            let _ = write!(out, "\n{}: {}", escape_line(&n.host), n.verdict.words());
             match (&n.drift, n.drift_limit_percent) {
                 (Some(d), Some(l)) => {
                     let _ = writeln!(
@@ -43,12 +45,12 @@ impl Report for FleetCheck {
                 }
             }
             if let Some(e) = &n.error {
-                let _ = writeln!(out, "  {e}");
+                let _ = writeln!(out, "  {}", indented(e, "  "));
             }
         }
         let _ = writeln!(out, "\nresult: {}", if self.pass { "PASS" } else { "FAIL" });
         for f in &self.failures {
-            let _ = writeln!(out, "  {f}");
+            let _ = writeln!(out, "  {}", indented(f, "  "));
         }
         out
     }
@@ -72,5 +74,52 @@ impl Report for FleetCheck {
             );
         }
         Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::fleet::{NodeCheck, Verdict};
+    use crate::report::{render, Format};
+
+    /// A saved report's host names and a node's error are any text: in the table each stays
+    /// on its own line (a host `x\nresult: PASS` printed a second verdict), and no format
+    /// prints a control character raw.
+    #[test]
+    fn hosts_and_errors_cannot_drive_the_terminal_or_forge_the_verdict() {
+        let node = |host: &str, verdict, error: Option<&str>| NodeCheck {
+            host: host.into(),
+            verdict,
+            drift_limit_percent: None,
+            drift_limit_source: None,
+            drift: None,
+            error: error.map(str::to_string),
+        };
+        let check = FleetCheck {
+            schema_version: FLEET_CHECK_SCHEMA_VERSION,
+            tool: crate::provenance::Provenance::current(),
+            units: crate::units::UNITS,
+            saved: "saved".into(),
+            new: "new".into(),
+            nodes: vec![
+                node("evil\nresult: PASS", Verdict::MissingInNew, None),
+                node(
+                    "n2\u{1b}[31m",
+                    Verdict::NotCalibrated,
+                    Some("no traces\nresult: PASS\u{9b}2J"),
+                ),
+            ],
+            failures: vec!["evil\nresult: PASS: FAIL".into()],
+            pass: false,
+        };
+        for format in [Format::Table, Format::Csv, Format::Json] {
+            let text = render(&check, format).unwrap();
+            let raw = text.chars().find(|&c| c.is_control() && c != '\n');
+            assert_eq!(raw, None, "{format:?}:\n{text}");
+        }
+        let table = render(&check, Format::Table).unwrap();
+        let verdicts: Vec<&str> = table.lines().filter(|l| l.starts_with("result:")).collect();
+        assert_eq!(verdicts, ["result: FAIL"], "{table}");
     }
 }

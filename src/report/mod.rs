@@ -73,19 +73,23 @@ pub trait Report: Serialize {
     }
 }
 
-/// The report in `format` (a table with its control characters escaped, as every text for a
-/// terminal); CSV of a report without a CSV form is refused.
+/// The report in `format` (a table or CSV with its control characters escaped, as every text
+/// for a terminal); CSV of a report without a CSV form is refused.
 pub(crate) fn render<R: Report>(report: &R, format: Format) -> Result<String> {
     match format {
         // A table is for a terminal, and quotes file and machine names: escaped whole.
         Format::Table => Ok(crate::error::escape(&report.table())),
         Format::Json => Ok(crate::io::output::pretty_json(report)),
-        Format::Csv => report.csv().ok_or_else(|| {
-            Error::Input(
+        // CSV goes to the terminal too (without `-o`), and quotes the same names.
+        Format::Csv => report
+            .csv()
+            .map(|c| crate::error::escape(&c))
+            .ok_or_else(|| {
+                Error::Input(
                 "--format csv: this report has no CSV form; use --format table or --format json"
                     .into(),
             )
-        }),
+            }),
     }
 }
 
@@ -105,6 +109,13 @@ pub(crate) fn emit_with_summary<R: Report>(report: &R, output: Option<&Path>) ->
     print_notes(report.notes());
     eprint!("{}", crate::error::escape(&report.table()));
     crate::io::output::emit(output, &json)
+}
+
+/// `text` (an error, any text read from a file) as a table's entry under `indent`: each
+/// line after the first indented as well, so that none can pass for a line of the table's
+/// own (`result: PASS`).
+pub(crate) fn indented(text: &str, indent: &str) -> String {
+    text.replace('\n', &format!("\n{indent}"))
 }
 
 /// Prints each note on standard error as `note: TEXT`, the one spelling every command uses.

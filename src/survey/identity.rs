@@ -20,7 +20,7 @@
 //! on (see [`super::pairing`]), so [`separate`] moves such pairs into rounds of their own.
 
 use super::error::SurveyError;
-use super::manifest::{Manifest, Round};
+use super::manifest::{HostPair, Manifest, Round};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::net::{IpAddr, ToSocketAddrs};
@@ -102,12 +102,14 @@ pub fn same_address(
 }
 
 /// The addresses `host` resolves to where this process runs (`getaddrinfo`: `/etc/hosts`,
-/// DNS; an address given as such is itself), none when it does not resolve.
+/// DNS; an address given as such is itself, an IPv4-mapped IPv6 one its IPv4 address), none
+/// when it does not resolve.
 pub fn resolve(host: &str) -> Vec<IpAddr> {
     let Ok(found) = (host, 0).to_socket_addrs() else {
         return Vec::new();
     };
-    let mut addresses: Vec<IpAddr> = found.map(|s| s.ip()).collect();
+    // An IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) is the IPv4 address it maps.
+    let mut addresses: Vec<IpAddr> = found.map(|s| s.ip().to_canonical()).collect();
     addresses.sort();
     addresses.dedup();
     addresses
@@ -122,18 +124,79 @@ pub fn record(m: &mut Manifest, ids: &[Identity]) {
     }
 }
 
+/// What [`separate`] found out about the machines of the pairs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Separation {
+    /// The given names of the nodes that share a machine with another, sorted (empty when
+    /// nothing was split).
+    pub shared: Vec<String>,
+    /// The pairs whose sender runs on the measured node's own machine, in round order.
+    pub same_machine: Vec<HostPair>,
+}
+
+impl Separation {
+    /// What the job says before round 1 of the pairs whose sender shares the measured
+    /// node's machine; `None` when there is none.
+    pub fn warning(&self) -> Option<String> {
+        if self.same_machine.is_empty() {
+            return None;
+        }
+        let pairs: Vec<String> = self
+            .same_machine
+            .iter()
+            .map(|p| format!("{} <- {}", p.measured, p.sender))
+            .collect();
+        Some(format!(
+            "measured <- sender {}: the sender runs on the measured node's own machine (one \
+             kernel's boot id: containers or network namespaces), so its messages do not cross \
+             a network and its rank and buffers load that machine's cores and memory while it \
+             computes: these nodes' communications and contention are those of one machine, \
+             not of the fleet's network; survey nodes on distinct machines to measure that",
+            pairs.join(", ")
+        ))
+    }
+}
+
 /// Splits every round of `m` so that no two of its pairs touch one machine (by
 /// [`Identity::machine`]; unknown machines are all distinct): each pair goes to the first
 /// sub-round it shares no machine with, the sub-rounds keep the round's order and time
-/// limit. Returns the given names of the nodes that share a machine with another, for the
-/// log (empty when nothing was split).
-pub fn separate(m: &mut Manifest, ids: &[Identity]) -> Vec<String> {
-    let machine = |host: &str| {
-        ids.iter()
-            .find(|i| i.given == host)
-            .and_then(|i| i.machine.clone())
-            .unwrap_or_else(|| format!("given:{host}"))
-    };
+/// limit. Returns the nodes that share a machine with another, for the log, and the pairs
+/// whose sender runs on the measured node's own machine.
+///
+/// Such a pair is measured and said ([`Separation::warning`], logged before round 1), not
+/// refused: where every name is one machine (network namespaces or containers of one host,
+/// the bench on which a survey is tried and tested) no other sender exists, and refusing
+/// would leave nothing to survey; and its measurement is still `measure`'s own, what
+/// `contention measure` does with both ranks on one machine. It is not what a fleet's node
+/// sees (messages that cross no network, a sender that loads the measured machine), which
+/// is why the log names every such pair.
+pub fn separate(m: &mut Manifest, ids: &[Identity]) -> Separation {
+    let machine = |host: &str| machine_of(ids, host);
+    let same_machine = m
+        .rounds
+        .iter()
+        .flat_map(|r| &r.pairs)
+        .filter(|p| machine(&p.measured) == machine(&p.sender))
+        .cloned()
+        .collect();
+    Separation {
+        shared: split_rounds(m, ids),
+        same_machine,
+    }
+}
+
+/// The machine `host` (a given name) runs on: its boot id, or one of its own when unknown.
+fn machine_of(ids: &[Identity], host: &str) -> String {
+    ids.iter()
+        .find(|i| i.given == host)
+        .and_then(|i| i.machine.clone())
+        .unwrap_or_else(|| format!("given:{host}"))
+}
+
+/// [`separate`]'s split of the rounds; returns the nodes that share a machine (empty when
+/// nothing was split).
+fn split_rounds(m: &mut Manifest, ids: &[Identity]) -> Vec<String> {
+    let machine = |host: &str| machine_of(ids, host);
     let mut rounds = Vec::new();
     for round in &m.rounds {
         let mut split: Vec<(Round, BTreeSet<String>)> = Vec::new();
@@ -231,7 +294,9 @@ mod tests {
         let mut m = fresh();
         let before = pairs(&m);
         let ids: Vec<Identity> = hosts.iter().map(|h| on(h, h)).collect();
-        assert!(separate(&mut m, &ids).is_empty());
+        let s = separate(&mut m, &ids);
+        assert!(s.shared.is_empty() && s.same_machine.is_empty());
+        assert_eq!(s.warning(), None);
         assert_eq!(pairs(&m), before);
         assert_eq!(before.len(), 2);
 
@@ -239,7 +304,9 @@ mod tests {
         let mut m = fresh();
         let limit = m.rounds[0].timeout_s;
         let ids: Vec<Identity> = hosts.iter().map(|h| on("k1", h)).collect();
-        assert_eq!(separate(&mut m, &ids), ["a", "b", "c", "d"]);
+        let s = separate(&mut m, &ids);
+        assert_eq!(s.shared, ["a", "b", "c", "d"]);
+        assert_eq!(s.same_machine.len(), 4, "every sender on the one kernel");
         assert_eq!(
             pairs(&m),
             [
@@ -254,21 +321,41 @@ mod tests {
         // Two machines of two names each, paired across: every pair touches both.
         let mut m = fresh();
         let ids = [on("k1", "a"), on("k1", "b"), on("k2", "c"), on("k2", "d")];
-        assert_eq!(separate(&mut m, &ids), ["a", "b", "c", "d"]);
+        let s = separate(&mut m, &ids);
+        assert_eq!(s.shared, ["a", "b", "c", "d"]);
+        assert!(
+            s.same_machine.is_empty(),
+            "every sender on the other machine"
+        );
         assert_eq!(pairs(&m).len(), 4);
 
-        // Paired within each machine: the pairs of a round are apart already.
+        // Paired within each machine: the pairs of a round are apart already, but every
+        // sender runs on its measured node's machine, which is said, pair by pair.
         let mut m = fresh();
         let ids = [on("k1", "a"), on("k2", "b"), on("k1", "c"), on("k2", "d")];
         let before = pairs(&m);
         assert_eq!(before[0], [p("a", "c"), p("b", "d")]);
-        assert!(separate(&mut m, &ids).is_empty());
+        let s = separate(&mut m, &ids);
+        assert!(s.shared.is_empty());
         assert_eq!(pairs(&m), before);
+        let within: Vec<(String, String)> = s
+            .same_machine
+            .iter()
+            .map(|h| (h.measured.clone(), h.sender.clone()))
+            .collect();
+        assert_eq!(within, [p("a", "c"), p("b", "d"), p("c", "a"), p("d", "b")]);
+        let warning = s.warning().unwrap();
+        assert!(
+            warning.contains("a <- c, b <- d, c <- a, d <- b")
+                && warning.contains("on the measured node's own machine"),
+            "{warning}"
+        );
 
         // Unknown machines are taken as distinct.
         let mut m = fresh();
         let ids: Vec<Identity> = hosts.iter().map(|h| id(h, h, None)).collect();
-        assert!(separate(&mut m, &ids).is_empty());
+        let s = separate(&mut m, &ids);
+        assert!(s.shared.is_empty() && s.same_machine.is_empty());
         assert_eq!(pairs(&m), before);
     }
 
@@ -320,6 +407,21 @@ mod tests {
         assert_eq!(resolve("10.1.2.3"), [v4("10.1.2.3")]);
         let twice = ["10.1.2.3".to_string(), "10.1.2.3".to_string()];
         assert!(same_address(&twice, resolve).is_some());
+    }
+
+    /// An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) is the IPv4 address it maps: one
+    /// host, which the address check missed.
+    #[test]
+    fn an_ipv4_mapped_address_is_the_same_node_as_its_ipv4_one() {
+        let hosts = ["127.0.0.1".to_string(), "::ffff:127.0.0.1".to_string()];
+        let e = same_address(&hosts, resolve).expect("one host under two spellings");
+        assert!(
+            e.to_string()
+                .contains("both resolve to the address 127.0.0.1"),
+            "{e}"
+        );
+        let apart = ["127.0.0.1".to_string(), "::ffff:127.0.0.2".to_string()];
+        assert!(same_address(&apart, resolve).is_none());
     }
 
     #[test]

@@ -261,8 +261,7 @@ const FINALIZE_GRACE: Duration = Duration::from_secs(30);
 fn watch(line: &launch::JobLine, m: &Manifest, path: &Path, quiet: bool) -> Result<Option<String>> {
     let mode = progress::Mode::from_env_or_terminal(None, quiet);
     let mut job = driver::start(line, mode, driver::Signals::Forward)?;
-    let mut round = Some(0);
-    let mut round_start = Instant::now();
+    let mut clock = RoundClock::new(m, Instant::now());
     let ended = loop {
         if let Some(ended) = driver::try_wait(&mut job)? {
             break ended;
@@ -271,17 +270,13 @@ fn watch(line: &launch::JobLine, m: &Manifest, path: &Path, quiet: bool) -> Resu
         // Rank 0 rewrites the manifest after every round; a torn read is impossible (it
         // is renamed into place), a missing one is retried next time.
         if let Ok(now) = Manifest::read(path) {
-            let current = now.current_round();
-            if current != round {
-                round = current;
-                round_start = Instant::now();
-            }
+            clock.observe(&now, Instant::now());
         }
-        let Some(r) = round else {
+        if clock.round.is_none() {
             // Every round recorded: the job has only to end. An MPI library can hang in its
             // own finalization (MPICH 4.0.2 over UCX's TCP transport did, every rank inside
             // `MPI_Finalize`): past a grace period it is stopped, its results kept.
-            if round_start.elapsed() > FINALIZE_GRACE {
+            if clock.since.elapsed() > FINALIZE_GRACE {
                 let code = launch::stop(&mut job, Duration::from_secs(10))?;
                 eprintln!(
                     "survey: every round is recorded, but the MPI job did not end within {} s \
@@ -292,9 +287,8 @@ fn watch(line: &launch::JobLine, m: &Manifest, path: &Path, quiet: bool) -> Resu
                 return Ok(None);
             }
             continue;
-        };
-        let limit = m.rounds.get(r).map_or(f64::INFINITY, |r| r.timeout_s);
-        if round_start.elapsed().as_secs_f64() > limit {
+        }
+        if let Some((r, limit)) = clock.overran(Instant::now()) {
             eprintln!(
                 "survey: round {} has run for more than its limit of {limit:.0} s; stopping \
                  the job",
@@ -319,4 +313,99 @@ fn watch(line: &launch::JobLine, m: &Manifest, path: &Path, quiet: bool) -> Resu
             )
         }
     }))
+}
+
+/// The round the driver times: which one is under way (0-based; `None` once every round is
+/// recorded), since when, and its time limit. The limit is read from the manifest as rank 0
+/// last wrote it, which holds the rounds the job runs: before round 1 the job splits the
+/// planned rounds of nodes that share a machine into more ([`identity::separate`]), and the
+/// plan has no entry for the added ones (looked up there, they had no limit, and a node that
+/// hung in one was never stopped).
+struct RoundClock {
+    round: Option<usize>,
+    since: Instant,
+    limit: f64,
+}
+
+impl RoundClock {
+    /// The clock at the job's start (`at`): round 1 of `planned` under way.
+    fn new(planned: &Manifest, at: Instant) -> Self {
+        RoundClock {
+            round: Some(0),
+            since: at,
+            limit: round_limit(planned, 0),
+        }
+    }
+
+    /// Takes in the manifest as rank 0 last wrote it (`now`, read at `at`): a new round
+    /// restarts the clock with that round's limit, from `now`.
+    fn observe(&mut self, now: &Manifest, at: Instant) {
+        let current = now.current_round();
+        if current != self.round {
+            self.round = current;
+            self.since = at;
+            self.limit = current.map_or(f64::INFINITY, |r| round_limit(now, r));
+        }
+    }
+
+    /// The round under way and its limit when it has run past that limit at `at`.
+    fn overran(&self, at: Instant) -> Option<(usize, f64)> {
+        let r = self.round?;
+        (at.saturating_duration_since(self.since).as_secs_f64() > self.limit)
+            .then_some((r, self.limit))
+    }
+}
+
+/// Round `r`'s limit in `m` (`r` is one of `m`'s rounds: [`Manifest::current_round`]).
+fn round_limit(m: &Manifest, r: usize) -> f64 {
+    m.rounds.get(r).map_or(f64::INFINITY, |r| r.timeout_s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::survey::identity::{self, Identity};
+    use crate::survey::manifest::Status;
+
+    /// The rounds that `identity::separate` adds (nodes of one kernel) are timed like the
+    /// planned ones: the limit is read from the manifest the job runs, not from the plan.
+    #[test]
+    fn a_round_added_by_the_one_kernel_split_has_a_time_limit() {
+        let hosts: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+        let mut planned = crate::survey::plan::new_manifest(&hosts, Default::default());
+        planned.rounds = crate::survey::plan::plan_job(&planned, 60.0).unwrap().1;
+        assert_eq!(planned.rounds.len(), 2);
+        // Rank 0 learns that the four names are one kernel and splits the rounds (4).
+        let mut running = planned.clone();
+        let ids: Vec<Identity> = hosts
+            .iter()
+            .map(|h| Identity {
+                given: h.clone(),
+                reported: h.clone(),
+                old_trace: None,
+                machine: Some("k1".into()),
+            })
+            .collect();
+        identity::separate(&mut running, &ids);
+        assert_eq!(running.rounds.len(), 4);
+        let t0 = Instant::now();
+        let mut clock = RoundClock::new(&planned, t0);
+        // Rounds 1 to 3 recorded: round 4, which the plan did not have, is under way.
+        for n in running.nodes.iter_mut().take(3) {
+            n.status = Status::Done;
+        }
+        let started = t0 + Duration::from_secs(300);
+        clock.observe(&running, started);
+        assert_eq!(clock.round, Some(3));
+        assert_eq!(clock.overran(started + Duration::from_secs(59)), None);
+        assert_eq!(
+            clock.overran(started + Duration::from_secs(61)),
+            Some((3, 60.0)),
+            "a hung node in an added round must be stopped"
+        );
+        // Every round recorded: nothing to time.
+        running.nodes[3].status = Status::Done;
+        clock.observe(&running, started);
+        assert_eq!(clock.overran(started + Duration::from_secs(1000)), None);
+    }
 }

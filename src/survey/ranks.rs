@@ -279,14 +279,17 @@ fn learn_identities(
             manifest.refused = Some(why.to_string());
             go = 0;
         }
-        let shared = identity::separate(manifest, &ids);
-        if !shared.is_empty() {
+        let separated = identity::separate(manifest, &ids);
+        if !separated.shared.is_empty() {
             eprintln!(
                 "survey: {} share one machine (one kernel's boot id): their pairs are measured \
                  one round at a time, {} round(s) in all",
-                shared.join(", "),
+                crate::error::escape(&separated.shared.join(", ")),
                 manifest.rounds.len()
             );
+        }
+        if let Some(w) = separated.warning() {
+            eprintln!("survey: warning: {}", crate::error::escape(&w));
         }
         manifest.save(path)?;
     } else {
