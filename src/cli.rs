@@ -113,6 +113,8 @@ pub enum Command {
         // A survey measures real nodes only (it refuses them): not offered in its help.
         mut_arg("simulate", |a| a.hide(true)),
         mut_arg("seed", |a| a.hide(true)),
+        // Each node is measured once per round (it refuses more).
+        mut_arg("runs", |a| a.hide(true)),
     )]
     Survey(SurveyArgs),
     /// Fit the model's parameters to measurements (traces of `contention measure`, or tidy

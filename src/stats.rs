@@ -152,7 +152,7 @@ pub(crate) fn student_t975(nu: f64) -> f64 {
 /// Logarithms, because run-to-run changes are ratios (a slower page placement, a busier
 /// neighbour) and the interval of a bandwidth must stay above zero. `None` with fewer than
 /// two values or one that is not a positive bandwidth.
-pub(crate) fn run_interval95(values: &[f64]) -> Option<(f64, f64)> {
+pub fn run_interval95(values: &[f64]) -> Option<(f64, f64)> {
     let r = values.len();
     if r < 2 || values.iter().any(|v| !(v.is_finite() && *v > 0.0)) {
         return None;
