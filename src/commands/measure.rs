@@ -240,11 +240,7 @@ fn launches(args: &Options, trace_here: Option<&Path>) -> u32 {
             let done = if t.runs.is_empty() {
                 u32::from(t.complete)
             } else {
-                let cores = &t.config.cores;
-                t.runs
-                    .iter()
-                    .filter(|r| cores.iter().all(|n| r.points.iter().any(|p| p.cores == *n)))
-                    .count() as u32
+                crate::measure::runs::finished(&t) as u32
             };
             runs.saturating_sub(done).max(1)
         }
