@@ -546,11 +546,22 @@ impl Trace {
     pub(crate) fn notes(&self, source: &str) -> Vec<String> {
         let mut notes = Vec::new();
         if !self.complete {
+            // A trace of runs may hold every core count in some run and still miss runs.
+            let measured = if self.runs.is_empty() {
+                format!(
+                    "{} of {} core counts measured",
+                    self.points.len(),
+                    self.config.cores.len()
+                )
+            } else {
+                format!(
+                    "{} of {} runs complete",
+                    self.finished_runs(),
+                    self.config.runs
+                )
+            };
             notes.push(format!(
-                "{source} is incomplete ({} of {} core counts measured); \
-                 `contention measure --resume` completes it",
-                self.points.len(),
-                self.config.cores.len()
+                "{source} is incomplete ({measured}); `contention measure --resume` completes it"
             ));
         }
         if !self.config.bind {
@@ -587,6 +598,15 @@ impl Trace {
         } else {
             self.runs.iter().map(|r| r.points.as_slice()).collect()
         }
+    }
+
+    /// How many of [`Trace::runs`] hold every core count of `config.cores`.
+    pub fn finished_runs(&self) -> usize {
+        let cores = &self.config.cores;
+        self.runs
+            .iter()
+            .filter(|r| cores.iter().all(|n| r.points.iter().any(|p| p.cores == *n)))
+            .count()
     }
 
     /// The core counts of `cores` this trace has no point for: what `--resume` still has to

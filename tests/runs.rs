@@ -192,3 +192,24 @@ fn calibrate_predict_and_check_read_the_runs_and_one_run_alone_claims_less() {
     };
     assert!(limit(&check3) > limit(&check1), "{check3}\n{check1}");
 }
+
+#[test]
+fn a_trace_stopped_in_a_run_says_how_many_runs_are_complete() {
+    let dir = temp_dir("runs-incomplete");
+    let (whole, cut) = (dir.join("whole.json"), dir.join("cut.json"));
+    simulate(&whole, &["--runs", "3"]);
+    let mut j = json(&whole);
+    let runs = j["runs"].as_array_mut().unwrap();
+    runs.truncate(2);
+    runs[1]["points"].as_array_mut().unwrap().truncate(2);
+    j["complete"] = false.into();
+    std::fs::write(&cut, serde_json::to_string(&j).unwrap()).unwrap();
+    let o = contention(&["calibrate", "--local-only", s(&cut), "-o", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Every core count has a point in some run: the count that tells is the runs'.
+    let said = stderr(&o);
+    assert!(
+        said.contains("is incomplete (1 of 3 runs complete"),
+        "{said}"
+    );
+}

@@ -240,7 +240,7 @@ fn launches(args: &Options, trace_here: Option<&Path>) -> u32 {
             let done = if t.runs.is_empty() {
                 u32::from(t.complete)
             } else {
-                crate::measure::runs::finished(&t) as u32
+                t.finished_runs() as u32
             };
             runs.saturating_sub(done).max(1)
         }

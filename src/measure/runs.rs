@@ -98,17 +98,7 @@ pub fn current(trace: &mut Trace, seed: u64, now: &str) -> Option<usize> {
 
 /// Whether every run of `trace` asked for is there and complete (a trace of runs).
 pub fn complete(trace: &Trace) -> bool {
-    trace.runs.len() >= trace.config.runs as usize && finished(trace) == trace.runs.len()
-}
-
-/// How many runs of `trace` hold every core count of `config.cores`.
-pub fn finished(trace: &Trace) -> usize {
-    let cores = &trace.config.cores;
-    trace
-        .runs
-        .iter()
-        .filter(|r| cores.iter().all(|n| r.points.iter().any(|p| p.cores == *n)))
-        .count()
+    trace.runs.len() >= trace.config.runs as usize && trace.finished_runs() == trace.runs.len()
 }
 
 /// The points of a trace of runs: per core count measured in any run, each phase's median
