@@ -600,12 +600,17 @@ impl Trace {
         }
     }
 
-    /// How many of [`Trace::runs`] hold every core count of `config.cores`.
+    /// How many of [`Trace::runs`] hold every core count of `config.cores` (linear, as
+    /// [`Trace::missing_cores`], for the same reason).
     pub fn finished_runs(&self) -> usize {
         let cores = &self.config.cores;
         self.runs
             .iter()
-            .filter(|r| cores.iter().all(|n| r.points.iter().any(|p| p.cores == *n)))
+            .filter(|r| {
+                let measured: std::collections::HashSet<u32> =
+                    r.points.iter().map(|p| p.cores).collect();
+                cores.iter().all(|n| measured.contains(n))
+            })
             .count()
     }
 

@@ -213,3 +213,33 @@ fn a_trace_stopped_in_a_run_says_how_many_runs_are_complete() {
         "{said}"
     );
 }
+
+#[test]
+fn resume_refuses_a_trace_edited_to_ask_for_more_runs_than_any_command_line() {
+    let dir = temp_dir("runs-edited");
+    let out = dir.join("t.json");
+    simulate(&out, &["--runs", "2"]);
+    let mut j = json(&out);
+    j["config"]["runs"] = 4_000_000_000u64.into();
+    j["complete"] = false.into();
+    std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
+    // It measured run after run without end.
+    let o = contention(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--cores",
+        "1..6",
+        "-o",
+        s(&out),
+        "--resume",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("4000000000 runs in config.runs"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(trace_file::read(&out).unwrap().runs.len(), 2);
+}

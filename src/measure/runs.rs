@@ -56,6 +56,20 @@ pub fn todo(run: &Run) -> Vec<u32> {
         .collect()
 }
 
+/// Refuses a trace to resume (at `path`) whose `config.runs` no command line could give:
+/// an edited file asking for billions of runs would be measured run after run without end.
+pub fn check_recorded(trace: &Trace, path: &std::path::Path) -> crate::Result<()> {
+    let runs = trace.config.runs;
+    if (1..=MAX_RUNS).contains(&runs) {
+        return Ok(());
+    }
+    Err(crate::error::Error::Input(format!(
+        "--resume: `{}` asks for {runs} runs in config.runs, and a trace holds 1 to \
+         {MAX_RUNS}; the trace was edited: start a new trace with -o",
+        crate::error::escape(&path.display().to_string())
+    )))
+}
+
 /// The index of the run a launch of `trace` measures: the first run with core counts left,
 /// else a new run (started at `now`, its order from `seed`) while fewer than
 /// `config.runs` exist; `None` when every run is complete. A one-run trace with points
@@ -73,12 +87,11 @@ pub fn current(trace: &mut Trace, seed: u64, now: &str) -> Option<usize> {
         trace.runs.push(first);
     }
     for (i, r) in trace.runs.iter_mut().enumerate() {
-        // Core counts added on resume join each unfinished run at its end.
-        for n in &cores {
-            if !r.order.contains(n) {
-                r.order.push(*n);
-            }
-        }
+        // Core counts added on resume join each unfinished run at its end (linear: an
+        // edited trace may hold millions of counts).
+        let ordered: std::collections::HashSet<u32> = r.order.iter().copied().collect();
+        r.order
+            .extend(cores.iter().copied().filter(|n| !ordered.contains(n)));
         if !todo(r).is_empty() {
             return Some(i);
         }

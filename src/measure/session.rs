@@ -67,6 +67,7 @@ pub fn check_before_launch(
         if a.resume {
             let old = trace_file::read(&trace_path)?;
             refuse_simulated(&old, &trace_path)?;
+            runs::check_recorded(&old, &trace_path)?;
             // What can differ before the job starts is refused here (an input error, exit
             // 2); the stack and the transport are known inside the job only.
             refuse_differences(&old, &measured_here(&old, &resolved, &layout), &trace_path)?;
@@ -1052,6 +1053,7 @@ impl Rank0<'_> {
         }
         let old = trace_file::read(path)?;
         refuse_simulated(&old, path)?;
+        runs::check_recorded(&old, path)?;
         refuse_differences(&old, &fresh, path)?;
         let mut cores = old.config.cores.clone();
         cores.extend(&fresh.config.cores);

@@ -465,6 +465,7 @@ const MAX_MEASURING_SECONDS: f64 = 1e8;
 /// that is negative, not finite or beyond [`MAX_MEASURING_SECONDS`] (the closing line would
 /// add this run's to it and print nonsense).
 fn check_resumable(old: &Trace, fresh: &Trace, path: &Path) -> Result<()> {
+    runs::check_recorded(old, path)?;
     let cps = fresh.machine.cores_per_socket;
     let outside = |n: u32| n == 0 || n > cps;
     let points = old.run_points().into_iter().flatten();
