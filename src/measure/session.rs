@@ -1059,7 +1059,13 @@ impl Rank0<'_> {
         cores.extend(&fresh.config.cores);
         cores.sort_unstable();
         cores.dedup();
-        let points = possible_points(old.points, &fresh, path);
+        // A trace of runs keeps its points in its runs; its own combine them, made again
+        // at every save.
+        let points = if old.runs.is_empty() {
+            possible_points(old.points, &fresh, path)
+        } else {
+            Vec::new()
+        };
         let runs: Vec<crate::trace::Run> = old
             .runs
             .into_iter()
