@@ -113,6 +113,8 @@ pub enum Command {
         // A survey measures real nodes only (it refuses them): not offered in its help.
         mut_arg("simulate", |a| a.hide(true)),
         mut_arg("seed", |a| a.hide(true)),
+        // Each node is measured once per round (it refuses more).
+        mut_arg("runs", |a| a.hide(true)),
     )]
     Survey(SurveyArgs),
     /// Fit the model's parameters to measurements (traces of `contention measure`, or tidy
@@ -481,10 +483,21 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "MACHINE")]
     pub(crate) simulate: Option<String>,
 
-    /// Seed of the simulated machine's noise (--simulate): the same seed draws the same
-    /// trace.
-    #[arg(long, value_name = "N", default_value_t = 1, requires = "simulate")]
+    /// Seed of the simulated machine's noise (--simulate) and of the order each run measures
+    /// its core counts in (--runs): the same seed draws the same trace and the same orders.
+    #[arg(long, value_name = "N", default_value_t = 1)]
     pub(crate) seed: u64,
+
+    /// Repeat the sweep R times, each run a separate MPI launch with the core counts in a
+    /// shuffled order of its own (seeded by --seed, recorded in the trace): what varies from
+    /// one run to the next (where the pages land, which thread the scheduler favours) is
+    /// fixed within a launch, so only runs tell how far another run's median will be. With
+    /// R >= 2 each phase's +- is the 95 % interval another run's median falls in (Student's
+    /// prediction interval on the runs' medians); with 1 it is within the run only. R times
+    /// the time of one sweep (--dry-run shows it). --resume continues the run it stopped in.
+    #[arg(long, value_name = "R", default_value_t = crate::measure::runs::DEFAULT_RUNS,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::measure::runs::MAX_RUNS)))]
+    pub(crate) runs: u32,
 
     /// Choose the core counts instead of sweeping them all: the ends and a coarse grid
     /// first, then, after each fit (the global fit, refitted on perturbed points), the core
@@ -589,6 +602,8 @@ impl MeasureArgs {
                 precision: self.precision / 100.0,
                 budget: self.budget,
             }),
+            runs: self.runs,
+            seed: self.seed,
             defaulted: self.defaulted.clone(),
         }
     }

@@ -394,7 +394,9 @@ impl Input {
         check_trace(trace, placement, source)?;
         let mut observations = Vec::with_capacity(trace.points.len());
         let mut samples = Vec::with_capacity(trace.points.len());
-        for p in &trace.points {
+        // Every run's points, each its own observation: repetitions, aggregated by median
+        // (`sweeps`), and the runs the fit's bootstrap resamples (`crate::calibrate::fit`).
+        for p in trace.run_points().into_iter().flatten() {
             let (observation, point_samples) = observation(p, placement, source)?;
             observations.push(observation);
             samples.push(point_samples);

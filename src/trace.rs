@@ -25,8 +25,17 @@ pub struct Trace {
     /// Whether every core count of `config.cores` has its point (false after Ctrl-C, a fault
     /// or while running; `measure --resume` completes it).
     pub complete: bool,
-    /// One point per measured core count, ascending.
+    /// One point per measured core count, ascending. With [`Trace::runs`], their
+    /// combination: each phase's median is the median of the runs' medians, its interval the
+    /// one another run's median falls in ([`crate::stats::run_interval95`]), its samples
+    /// left in the runs.
     pub points: Vec<TracePoint>,
+    /// Every run of a repeated measurement (`measure --runs R`, `R >= 2`), first measured
+    /// first: each a separate MPI launch with its own order of core counts, because what
+    /// varies between runs (where the pages land, which thread the scheduler favours) is
+    /// fixed for the length of one launch. Empty for one run: `points` are that run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<Run>,
     /// How the messages travelled: intra-node copies or a network. `None` in traces older
     /// than the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,6 +58,22 @@ pub struct Trace {
     /// sweep. `points` are kept ascending; this keeps the order they were measured in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adaptive: Option<AdaptiveLog>,
+}
+
+/// One run of a repeated measurement: one MPI launch over the sweep's core counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// The core counts in the order this run measures them: `config.cores` shuffled by the
+    /// ChaCha8 stream of `seed` and the run's index, so that a drift over the campaign's
+    /// time (a neighbour's job starting, the machine warming) does not pass for an effect
+    /// of the core count.
+    pub order: Vec<u32>,
+    /// The seed of `order` (`measure --seed`).
+    pub seed: u64,
+    /// When the run started (RFC 3339, UTC).
+    pub started_at: String,
+    /// Its points, ascending, as a one-run trace's `points`.
+    pub points: Vec<TracePoint>,
 }
 
 /// An adaptive sweep's record: what it was asked, each point in the order it was measured
@@ -294,6 +319,9 @@ pub struct MeasureConfig {
     /// False when the user passed `--no-bind`: threads and memory were not bound and the
     /// placement columns are only what was asked, not what was enforced.
     pub bind: bool,
+    /// Runs of the sweep asked for (`measure --runs`); 1, and absent from the file, for one.
+    #[serde(default = "one_run", skip_serializing_if = "is_one_run")]
+    pub runs: u32,
     /// How the buffers were sized and timed (absent in traces made before chunked sampling,
     /// where a sample was one pass over the whole buffer and one receive buffer was reused).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -321,6 +349,14 @@ pub struct Sizing {
     /// Where the sizing fell short (cache rule missed, too few messages per phase).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) warnings: Vec<String>,
+}
+
+fn one_run() -> u32 {
+    1
+}
+
+fn is_one_run(runs: &u32) -> bool {
+    *runs == 1
 }
 
 fn default_compute_kernel() -> String {
@@ -510,11 +546,22 @@ impl Trace {
     pub(crate) fn notes(&self, source: &str) -> Vec<String> {
         let mut notes = Vec::new();
         if !self.complete {
+            // A trace of runs may hold every core count in some run and still miss runs.
+            let measured = if self.runs.is_empty() {
+                format!(
+                    "{} of {} core counts measured",
+                    self.points.len(),
+                    self.config.cores.len()
+                )
+            } else {
+                format!(
+                    "{} of {} runs complete",
+                    self.finished_runs(),
+                    self.config.runs
+                )
+            };
             notes.push(format!(
-                "{source} is incomplete ({} of {} core counts measured); \
-                 `contention measure --resume` completes it",
-                self.points.len(),
-                self.config.cores.len()
+                "{source} is incomplete ({measured}); `contention measure --resume` completes it"
             ));
         }
         if !self.config.bind {
@@ -541,6 +588,30 @@ impl Trace {
                 comm_parallel: p.comm_parallel.summary.median,
             })
             .collect()
+    }
+
+    /// The points of each run, first run first: [`Trace::runs`]' points, or `points` for a
+    /// trace of one run. What a reader that needs the samples, or the runs apart, reads.
+    pub fn run_points(&self) -> Vec<&[TracePoint]> {
+        if self.runs.is_empty() {
+            vec![self.points.as_slice()]
+        } else {
+            self.runs.iter().map(|r| r.points.as_slice()).collect()
+        }
+    }
+
+    /// How many of [`Trace::runs`] hold every core count of `config.cores` (linear, as
+    /// [`Trace::missing_cores`], for the same reason).
+    pub fn finished_runs(&self) -> usize {
+        let cores = &self.config.cores;
+        self.runs
+            .iter()
+            .filter(|r| {
+                let measured: std::collections::HashSet<u32> =
+                    r.points.iter().map(|p| p.cores).collect();
+                cores.iter().all(|n| measured.contains(n))
+            })
+            .count()
     }
 
     /// The core counts of `cores` this trace has no point for: what `--resume` still has to

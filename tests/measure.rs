@@ -706,3 +706,46 @@ fn an_adaptive_run_keeps_its_choices_through_ctrl_c_and_resume() {
     assert_eq!(trace_file::read(&out).unwrap().points.len(), measured.len());
     std::fs::remove_dir_all(d).unwrap();
 }
+
+#[test]
+fn runs_are_separate_launches_and_resume_adds_the_runs_asked_for() {
+    let _one = one_job();
+    let d = temp_dir("measure-runs");
+    let out = d.join("t.json");
+    let o = run(&mut measure_cmd(
+        &out,
+        &["--max-phase", "0.2", "--runs", "2"],
+    ));
+    assert!(o.status.success(), "{}", text(&o));
+    let said = text(&o);
+    // Two MPI jobs, each measuring one run, then the runs combined.
+    assert_eq!(said.matches("measure: starting ").count(), 2, "{said}");
+    assert!(
+        said.contains("launch 2 of 2") && said.contains("across 2 run(s)"),
+        "{said}"
+    );
+    let t: Trace = trace_file::read(&out).unwrap();
+    assert!(t.complete);
+    assert_eq!((t.config.runs, t.runs.len()), (2, 2));
+    for r in &t.runs {
+        assert_eq!(r.order, [1]);
+        check_phase("a run's computations alone", &r.points[0].comp_alone);
+    }
+    assert_eq!(t.points[0].comp_alone.summary.count, 2);
+    assert!(t.points[0].comp_alone.ci95.is_some());
+    // More runs asked of the complete trace: one launch adds the third.
+    let o = run(&mut measure_cmd(
+        &out,
+        &["--max-phase", "0.2", "--runs", "3", "--resume"],
+    ));
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(
+        text(&o).matches("measure: starting ").count(),
+        1,
+        "{}",
+        text(&o)
+    );
+    let t: Trace = trace_file::read(&out).unwrap();
+    assert!(t.complete);
+    assert_eq!((t.config.runs, t.runs.len()), (3, 3));
+}

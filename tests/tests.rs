@@ -41,6 +41,7 @@ mod readme;
 mod real_traces;
 mod regression;
 mod robustness;
+mod runs;
 mod sensitivity;
 mod setup;
 mod signals;

@@ -62,8 +62,27 @@ pub struct Group {
     /// The same samples as the bootstrap resamples them, whole: a batch of consecutive rounds
     /// of a trace phase ([`crate::dataset::Batches`]), or one CSV repetition alone.
     pub(crate) blocks: Vec<Vec<f64>>,
-    /// Their median: what the model must predict.
+    /// The blocks of each run, as ranges of `blocks`: one run per observation (a trace's
+    /// run, each file's own, a CSV row), which the bootstrap resamples first, then the
+    /// batches within each run drawn.
+    pub(crate) runs: Vec<std::ops::Range<usize>>,
+    /// What the model must predict: the median of the samples, or with several runs of
+    /// batches the median of the runs' medians, so each run weighs the same however many
+    /// samples it kept.
     pub median: f64,
+}
+
+impl Group {
+    /// Whether the bootstrap resamples this group's runs (several runs, some of batches of
+    /// samples) rather than its samples or batches alone.
+    pub(crate) fn of_runs(&self) -> bool {
+        self.runs.len() >= 2 && self.blocks.iter().any(|b| b.len() > 1)
+    }
+}
+
+/// The median of the samples of `blocks` (all of them pooled).
+pub(crate) fn pooled_median(blocks: &[Vec<f64>]) -> Option<f64> {
+    crate::stats::median_in_place(&mut blocks.concat())
 }
 
 /// What the model must predict for a group, without its samples: the fit works on these, so
@@ -91,7 +110,8 @@ pub fn keys(groups: &[Group]) -> Vec<Key> {
 /// core count and phase.
 pub fn groups(inputs: &[Input], keep: impl Fn(Placement) -> bool) -> Vec<Group> {
     type Key = (u32, u32, u32, usize);
-    let mut by_key: BTreeMap<Key, Vec<Vec<f64>>> = BTreeMap::new();
+    // Per key, each observation's blocks: one run each.
+    let mut by_key: BTreeMap<Key, Vec<Vec<Vec<f64>>>> = BTreeMap::new();
     for input in inputs {
         for (i, o) in input.observations.iter().enumerate() {
             if !keep(o.placement) {
@@ -99,21 +119,30 @@ pub fn groups(inputs: &[Input], keep: impl Fn(Placement) -> bool) -> Vec<Group> 
             }
             for q in 0..4 {
                 let key = (o.placement.comp_numa, o.placement.comm_numa, o.cores, q);
-                let blocks = by_key.entry(key).or_default();
+                let runs = by_key.entry(key).or_default();
                 match input.samples.get(i).map(|s| &s[q]) {
-                    Some(s) if !s.is_empty() => blocks.extend(s.iter().cloned()),
-                    _ => blocks.push(vec![o.bw[q].value]),
+                    Some(s) if !s.is_empty() => runs.push(s.clone()),
+                    _ => runs.push(vec![vec![o.bw[q].value]]),
                 }
             }
         }
     }
     by_key
         .into_iter()
-        .map(|((comp_numa, comm_numa, cores, quantity), blocks)| {
+        .map(|((comp_numa, comm_numa, cores, quantity), runs_blocks)| {
+            let mut at = 0;
+            let runs: Vec<std::ops::Range<usize>> = runs_blocks
+                .iter()
+                .map(|r| {
+                    at += r.len();
+                    at - r.len()..at
+                })
+                .collect();
+            let blocks: Vec<Vec<f64>> = runs_blocks.concat();
             let mut sorted: Vec<f64> = blocks.concat();
             sorted.sort_unstable_by(f64::total_cmp);
-            let median = stats::median(&sorted).unwrap_or(f64::NAN);
-            Group {
+            let mut g = Group {
+                runs,
                 placement: Placement {
                     comp_numa,
                     comm_numa,
@@ -122,8 +151,19 @@ pub fn groups(inputs: &[Input], keep: impl Fn(Placement) -> bool) -> Vec<Group> 
                 quantity,
                 sorted,
                 blocks,
-                median,
+                median: f64::NAN,
+            };
+            g.median = if g.of_runs() {
+                let medians: Vec<f64> = runs_blocks
+                    .iter()
+                    .filter_map(|r| pooled_median(r))
+                    .collect();
+                stats::median(&medians)
+            } else {
+                stats::median(&g.sorted)
             }
+            .unwrap_or(f64::NAN);
+            g
         })
         .collect()
 }

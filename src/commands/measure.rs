@@ -191,20 +191,65 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         launch::slurm_single_node(var).is_some_and(|n| var("SLURMD_NODENAME") != Some(n));
     let shape = shape(args, hosts);
     // Bad requests are refused before MPI starts.
-    session::check_before_launch(
+    let trace_here = session::check_before_launch(
         &args.measure,
         hosts.is_none() && !elsewhere,
         hosts.is_none(),
     )?;
-    let (choice, line) = driver::plan_own(args.launcher, &shape, false)?;
     let mode = progress::Mode::from_env_or_terminal(None, args.quiet);
-    if mode != progress::Mode::Quiet {
-        eprintln!("measure: launcher: {}", choice.why);
-        eprintln!("measure: starting {}", line.shown());
+    let launches = launches(args, trace_here.as_deref());
+    for launch in 0..launches {
+        // The first launch starts (or resumes) the trace; each later one adds the next run.
+        let (choice, line) = if launch == 0 {
+            driver::plan_own(args.launcher, &shape, false)?
+        } else {
+            driver::plan_next_run(args.launcher, &shape)?
+        };
+        if mode != progress::Mode::Quiet {
+            if launches > 1 {
+                eprintln!(
+                    "measure: launch {} of {} (one run each, --runs {})",
+                    launch + 1,
+                    launches,
+                    args.measure.runs
+                );
+            }
+            eprintln!("measure: launcher: {}", choice.why);
+            eprintln!("measure: starting {}", line.shown());
+        }
+        // Ctrl-C, SIGTERM and SIGHUP to this process are forwarded to the job; this
+        // process waits for it to save and exit.
+        job_ended(args, driver::run(&line, mode, driver::Signals::Forward)?)?;
     }
-    // Ctrl-C, SIGTERM and SIGHUP to this process are forwarded to the job; this process
-    // waits for it to save and exit.
-    let ended = driver::run(&line, mode, driver::Signals::Forward)?;
+    Ok(())
+}
+
+/// How many MPI launches `measure` starts: one per run of `--runs`, less the runs a resumed
+/// trace (readable here, `trace_here`) already completed; at least one, which says when
+/// there is nothing left to measure.
+fn launches(args: &Options, trace_here: Option<&Path>) -> u32 {
+    let o = &args.measure;
+    let asked = o.runs;
+    let Some(path) = trace_here.filter(|_| o.resume) else {
+        return asked;
+    };
+    match crate::io::trace_file::read(path) {
+        Ok(t) => {
+            let runs = t.config.runs.max(asked);
+            // A complete trace of one run is the first run of more.
+            let done = if t.runs.is_empty() {
+                u32::from(t.complete)
+            } else {
+                t.finished_runs() as u32
+            };
+            runs.saturating_sub(done).max(1)
+        }
+        Err(_) => asked,
+    }
+}
+
+/// The end of one launch: its exit status as this command's.
+fn job_ended(args: &Options, ended: driver::Ended) -> Result<()> {
     let code = ended.code;
     let trace = args
         .measure

@@ -42,6 +42,10 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
         }
         .into());
     }
+    // A survey launches each round once; repeating rounds is the survey's own matter.
+    if m.runs > 1 {
+        return Err(SurveyError::NotForSurvey { option: "--runs" }.into());
+    }
     if !fleet::valid_k(a.outlier_k) {
         return Err(SurveyError::OutlierK { k: a.outlier_k }.into());
     }
@@ -219,6 +223,16 @@ mod tests {
             unreachable!()
         };
         a
+    }
+
+    #[test]
+    fn runs_of_measure_are_refused_by_a_survey_which_measures_each_node_once() {
+        let Err(e) = options(&args(&["--hosts", "a,b", "--runs", "3"])) else {
+            panic!("--runs 3 accepted by a survey");
+        };
+        let e = e.to_string();
+        assert!(e.contains("--runs does not apply to a survey"), "{e}");
+        assert!(options(&args(&["--hosts", "a,b"])).is_ok());
     }
 
     #[test]

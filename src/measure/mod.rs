@@ -17,6 +17,8 @@
 //!   the trace on disk. [`session`] takes the options, never the command line.
 //! - [`adaptive`]: which core count to measure next, from the fit's bootstrap
 //!   (`--adaptive`).
+//! - [`runs`]: repeated runs of a sweep (`--runs`): each run's shuffled order, which run a
+//!   launch measures, and the points that combine them with intervals across runs.
 //! - [`simulation`]: the same session on a simulated machine (`--simulate`): no MPI, no
 //!   binding, a simulated clock.
 
@@ -25,6 +27,7 @@ pub mod choices;
 pub mod job;
 pub mod machine;
 pub mod options;
+pub mod runs;
 pub mod session;
 pub mod simulation;
 pub mod sweep;

@@ -66,6 +66,10 @@ pub struct MeasureOptions {
     /// `--adaptive`: choose the core counts one by one instead of sweeping `cores`
     /// ([`super::adaptive`]); `None`: the full sweep.
     pub adaptive: Option<AdaptiveOptions>,
+    /// Runs of the sweep, each a separate MPI launch (`--runs`, [`super::runs`]).
+    pub runs: u32,
+    /// Seed of the runs' shuffled orders (and of a simulated machine's noise).
+    pub seed: u64,
     /// The flags among [`RESUMED_FROM_TRACE`] that the command line left at their default:
     /// `--resume` takes their values from the trace instead ([`Self::keeping`]). Empty when
     /// not built from a command line (every value then counts as given).
@@ -110,6 +114,8 @@ impl Default for MeasureOptions {
             force: false,
             no_bind: false,
             adaptive: None,
+            runs: super::runs::DEFAULT_RUNS,
+            seed: 1,
             defaulted: Vec::new(),
         }
     }
@@ -181,6 +187,19 @@ impl MeasureOptions {
                  declares a phase stalled when no sample ends for that long; lower --max-phase \
                  or raise --timeout above {sample:.0}",
                 self.max_phase, self.timeout
+            ));
+        }
+        if !(1..=super::runs::MAX_RUNS).contains(&self.runs) {
+            return bad(format!(
+                "--runs {}: give 1 to {} (each run is a whole sweep)",
+                self.runs,
+                super::runs::MAX_RUNS
+            ));
+        }
+        if self.runs > 1 && self.adaptive.is_some() {
+            return bad(format!(
+                "--runs {} with --adaptive: an adaptive sweep chooses its points from the                  ones measured, one run; drop --runs, or --adaptive and give --cores",
+                self.runs
             ));
         }
         // The command line refuses these while parsing; a program may not.

@@ -5,6 +5,7 @@
 use super::adaptive::{self, AdaptiveOptions};
 use super::choices::CommPattern;
 use super::options::{MeasureOptions, MIN_BUFFER};
+use super::runs;
 use crate::error::{Error, IoAction, Result};
 use crate::io::{atomic, tidy_csv, trace_file};
 use crate::measure::machine::memory::{self, human_bytes};
@@ -46,7 +47,13 @@ pub fn previous(a: &MeasureOptions, path: &Path) -> Result<Option<MeasureConfig>
 /// `rank1_here`), the trace's directory, overwriting or resuming it, and another run holding
 /// it (rank 0 takes the lock for the run). Otherwise only `-o` naming a device, a FIFO or a
 /// directory.
-pub fn check_before_launch(a: &MeasureOptions, rank0_here: bool, rank1_here: bool) -> Result<()> {
+///
+/// Returns the trace's path when rank 0 runs here.
+pub fn check_before_launch(
+    a: &MeasureOptions,
+    rank0_here: bool,
+    rank1_here: bool,
+) -> Result<Option<PathBuf>> {
     if rank0_here {
         let Placed {
             layout,
@@ -60,6 +67,7 @@ pub fn check_before_launch(a: &MeasureOptions, rank0_here: bool, rank1_here: boo
         if a.resume {
             let old = trace_file::read(&trace_path)?;
             refuse_simulated(&old, &trace_path)?;
+            runs::check_recorded(&old, &trace_path)?;
             // What can differ before the job starts is refused here (an input error, exit
             // 2); the stack and the transport are known inside the job only.
             refuse_differences(&old, &measured_here(&old, &resolved, &layout), &trace_path)?;
@@ -68,10 +76,11 @@ pub fn check_before_launch(a: &MeasureOptions, rank0_here: bool, rank1_here: boo
             &trace_path,
             &crate::measure::sweep::lock::holder(&layout.hostname),
         )?);
+        return Ok(Some(trace_path));
     } else if let Some(out) = &a.output {
         atomic::check_target(out)?;
     }
-    Ok(())
+    Ok(None)
 }
 
 /// A real run never continues a simulated trace: its points would pass for this machine's.
@@ -417,6 +426,7 @@ fn config(a: &MeasureOptions, planned: &Planned, buffer: u64, sizing: Sizing) ->
         pattern: a.pattern.name().to_string(),
         ranks: a.job_ranks(),
         bind: !a.no_bind,
+        runs: a.runs,
         sizing: Some(sizing),
     }
 }
@@ -667,8 +677,9 @@ fn describe_sweep(c: &MeasureConfig) -> String {
     let typical = c.cores.len() as f64 * (3.0 * c.max_phase_seconds + 3.0 * 0.3);
     format!(
         "{}duration    at most {sweep:.0} s (+{touch:.0} s to touch the buffers); about \
-         {typical:.0} s when no phase runs past --max-phase\n",
-        sweep_line(c)
+         {typical:.0} s when no phase runs past --max-phase\n{}",
+        sweep_line(c),
+        runs::plan_line(c.runs, sweep, touch)
     )
 }
 
@@ -767,7 +778,14 @@ impl Rank0<'_> {
         )
         .map_err(Stop::Refused)?;
         let mut trace = self.start_trace(&path).map_err(Stop::Refused)?;
-        let todo = trace.missing_cores(&self.resolved.config.cores);
+        // A trace of runs: this launch measures one run, the first one unfinished.
+        let run = (trace.config.runs > 1)
+            .then(|| runs::current(&mut trace, self.options.seed, &crate::timestamp::now()));
+        let (todo, run) = match run {
+            None => (trace.missing_cores(&self.resolved.config.cores), None),
+            Some(None) => (Vec::new(), None),
+            Some(Some(i)) => (runs::todo(&trace.runs[i]), Some(i)),
+        };
         let chooser = self.resolved.adaptive.map(|a| {
             let candidates = self.resolved.config.cores.clone();
             let (chooser, first) = adaptive::Chooser::start(&mut trace, a, candidates, SEED);
@@ -800,7 +818,16 @@ impl Rank0<'_> {
         {
             return Err(Stop::Aborted(Abort::Failed(e.to_string()), path));
         }
-        self.sweep(&todo, chooser, buffers, &mut trace, &path)
+        if self.progress != progress::Mode::Quiet {
+            if let Some(i) = run {
+                eprintln!(
+                    "measure: {}",
+                    runs::start_line(i, trace.config.runs, &todo, trace.runs[i].seed)
+                );
+            }
+            eprintln!("measure: {}", runs::point_scope(trace.config.runs));
+        }
+        self.sweep(&todo, chooser, buffers, &mut trace, &path, run)
             .map(|()| path.clone())
             .map_err(|a| Stop::Aborted(a, path))
     }
@@ -934,6 +961,7 @@ impl Rank0<'_> {
         buffers: Buffers<'_>,
         trace: &mut Trace,
         path: &Path,
+        run: Option<usize>,
     ) -> std::result::Result<(), Abort> {
         let adaptive = chooser.is_some();
         let c = &self.resolved.config;
@@ -981,10 +1009,16 @@ impl Rank0<'_> {
                     c.measured(started.get().elapsed());
                 }
                 let mut t = trace.borrow_mut();
-                t.points.push(point);
+                match run {
+                    Some(i) => t.runs[i].points.push(point),
+                    None => t.points.push(point),
+                }
                 save(path, &mut t)
             },
         );
+        if let (Some(_), Ok(()), false) = (run, &result, self.progress == progress::Mode::Quiet) {
+            eprint!("{}", runs_summary(&trace.borrow()));
+        }
         if adaptive && result.is_ok() {
             // Why the sweep ended, recorded by the chooser after the last point.
             save(path, &mut trace.borrow_mut()).map_err(|e| Abort::Failed(e.to_string()))?;
@@ -1006,6 +1040,7 @@ impl Rank0<'_> {
             updated_at: now,
             complete: false,
             points: Vec::new(),
+            runs: Vec::new(),
             transport: Some(self.transport.clone()),
             sender: self.sender.clone(),
             settings: self.settings.clone(),
@@ -1018,18 +1053,36 @@ impl Rank0<'_> {
         }
         let old = trace_file::read(path)?;
         refuse_simulated(&old, path)?;
+        runs::check_recorded(&old, path)?;
         refuse_differences(&old, &fresh, path)?;
         let mut cores = old.config.cores.clone();
         cores.extend(&fresh.config.cores);
         cores.sort_unstable();
         cores.dedup();
-        let points = possible_points(old.points, &fresh, path);
+        // A trace of runs keeps its points in its runs; its own combine them, made again
+        // at every save.
+        let points = if old.runs.is_empty() {
+            possible_points(old.points, &fresh, path)
+        } else {
+            Vec::new()
+        };
+        let runs: Vec<crate::trace::Run> = old
+            .runs
+            .into_iter()
+            .map(|r| crate::trace::Run {
+                points: possible_points(r.points, &fresh, path),
+                ..r
+            })
+            .collect();
         Ok(Trace {
             config: MeasureConfig {
                 cores,
+                // A trace's runs are kept; more may be asked for.
+                runs: old.config.runs.max(fresh.config.runs),
                 ..fresh.config
             },
             points,
+            runs,
             started_at: old.started_at,
             adaptive: old.adaptive,
             ..fresh
@@ -1253,6 +1306,21 @@ pub(crate) fn point_line(p: &TracePoint, stable_within: f64) -> String {
     )
 }
 
+/// The closing lines of a run of a trace of runs: every core count measured so far, its
+/// phases combined across the runs ([`runs::combine`]), with what their `+-` means.
+pub(crate) fn runs_summary(trace: &Trace) -> String {
+    let mut out = format!(
+        "measure: across {} run(s) ({}):\n",
+        trace.runs.len(),
+        runs::interval_scope(trace.runs.len() as u32)
+    );
+    for p in &trace.points {
+        out += &point_line(p, trace.config.stable_within);
+        out.push('\n');
+    }
+    out
+}
+
 /// `+-0.4%`: the phase's 95% interval as a relative half-width, `+-?` without one.
 fn half_width(p: &crate::trace::Phase) -> String {
     match p.ci95 {
@@ -1265,8 +1333,16 @@ fn half_width(p: &crate::trace::Phase) -> String {
 
 /// Writes the trace and its CSV, atomically, marking it complete when no core count is left.
 pub(crate) fn save(path: &Path, trace: &mut Trace) -> Result<()> {
-    trace.points.sort_by_key(|p| p.cores);
-    trace.complete = trace.missing_cores(&trace.config.cores).is_empty();
+    if trace.runs.is_empty() {
+        trace.points.sort_by_key(|p| p.cores);
+        trace.complete = trace.missing_cores(&trace.config.cores).is_empty();
+    } else {
+        for r in &mut trace.runs {
+            r.points.sort_by_key(|p| p.cores);
+        }
+        trace.points = runs::combine(&trace.runs);
+        trace.complete = runs::complete(trace);
+    }
     trace.updated_at = crate::timestamp::now();
     // The CSV travels without its trace: it carries the trace's origin itself.
     let simulated = trace_file::simulated(trace, &crate::error::shown_path(path))?;

@@ -8,6 +8,7 @@
 use super::adaptive::{self, AdaptiveOptions};
 use super::choices::{CommPattern, ComputeKernel};
 use super::options::MeasureOptions;
+use super::runs;
 use super::session;
 use super::sweep::progress::{self, Progress};
 use super::sweep::run::{Abort, Sampling};
@@ -147,6 +148,7 @@ pub(crate) fn layout(o: &MeasureOptions, sim: &SimulateOptions) -> Result<Layout
         pattern: CommPattern::Pong.name().into(),
         ranks: 2,
         bind: true,
+        runs: o.runs,
         sizing: Some(Sizing {
             chunk_bytes: sizing::chunk_bytes(o.max_phase, buffer),
             sample_seconds: sizing::sample_seconds(o.max_phase),
@@ -207,7 +209,7 @@ pub(crate) fn describe(l: &Layout, sim: &SimulateOptions) -> String {
          placement   computation data on node {}, communication data on node {}\n\
          {}\
          duration    a real node: at most {:.0} s (+{:.0} s to touch the buffers); simulated \
-         in seconds\n",
+         in seconds\n{}",
         sim.machine.spec(),
         sim.seed,
         m.sockets,
@@ -218,7 +220,8 @@ pub(crate) fn describe(l: &Layout, sim: &SimulateOptions) -> String {
         c.comm_numa,
         session::sweep_line(c),
         sweep,
-        touch
+        touch,
+        runs::plan_line(c.runs, sweep, touch)
     )
 }
 
@@ -264,6 +267,7 @@ impl<'a> Campaign<'a> {
             updated_at: now,
             complete: false,
             points: Vec::new(),
+            runs: Vec::new(),
             transport: None,
             sender: None,
             settings: None,
@@ -293,6 +297,31 @@ impl<'a> Campaign<'a> {
     /// Measures `points` (core counts) in order, saving the trace after each; returns the
     /// simulated time their phases took.
     pub(crate) fn measure(&mut self, points: &[u32]) -> Result<Duration> {
+        self.measure_run(points, None)
+    }
+
+    /// Every run of a trace of runs not yet complete, one after the other (each a launch of
+    /// its own: its own draws and levels, [`SimulatedBench::run`]), its core counts in its
+    /// order, with the runs combined on standard error after each unless quiet.
+    fn measure_runs(&mut self, o: &MeasureOptions) -> Result<()> {
+        while let Some(i) = runs::current(&mut self.trace, o.seed, &crate::timestamp::now()) {
+            let todo = runs::todo(&self.trace.runs[i]);
+            if self.mode != progress::Mode::Quiet {
+                eprintln!(
+                    "measure: {}",
+                    runs::start_line(i, self.trace.config.runs, &todo, o.seed)
+                );
+            }
+            self.measure_run(&todo, Some(i))?;
+            if self.mode != progress::Mode::Quiet {
+                eprint!("{}", session::runs_summary(&self.trace));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Campaign::measure`] into run `run` of a trace of runs, or into its points.
+    fn measure_run(&mut self, points: &[u32], run: Option<usize>) -> Result<Duration> {
         let c = self.trace.config.clone();
         for n in points {
             if !self.trace.config.cores.contains(n) {
@@ -316,6 +345,7 @@ impl<'a> Campaign<'a> {
             message_bytes: c.message_size_bytes,
             noise: self.sim.noise,
             seed: self.sim.seed,
+            run: run.map_or(0, |i| i as u32),
             interrupted: self.interrupted,
         };
         let progress = std::cell::RefCell::new(Progress::new(self.mode, points.len()));
@@ -327,7 +357,10 @@ impl<'a> Campaign<'a> {
                 progress
                     .borrow_mut()
                     .point_done(&session::point_line(&point, c.stable_within));
-                trace.points.push(point);
+                match run {
+                    Some(i) => trace.runs[i].points.push(point),
+                    None => trace.points.push(point),
+                }
                 if let Some(s) = trace.simulation.as_mut() {
                     s.measuring_seconds += took.as_secs_f64();
                 }
@@ -407,9 +440,11 @@ fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
     Ok(Trace {
         config: MeasureConfig {
             cores,
+            runs: old.config.runs.max(fresh.config.runs),
             ..fresh.config
         },
         points: old.points,
+        runs: old.runs,
         started_at: old.started_at,
         simulation: old.simulation,
         adaptive: old.adaptive,
@@ -430,9 +465,11 @@ const MAX_MEASURING_SECONDS: f64 = 1e8;
 /// that is negative, not finite or beyond [`MAX_MEASURING_SECONDS`] (the closing line would
 /// add this run's to it and print nonsense).
 fn check_resumable(old: &Trace, fresh: &Trace, path: &Path) -> Result<()> {
+    runs::check_recorded(old, path)?;
     let cps = fresh.machine.cores_per_socket;
     let outside = |n: u32| n == 0 || n > cps;
-    if let Some(p) = old.points.iter().find(|p| outside(p.cores)) {
+    let points = old.run_points().into_iter().flatten();
+    if let Some(p) = points.into_iter().find(|p| outside(p.cores)) {
         return Err(Error::Input(format!(
             "--resume: `{}` has a point at {} cores, and the simulated socket has 1..{cps}; \
              the trace was edited or is not this machine's: start a new trace with -o",
@@ -484,8 +521,12 @@ pub fn run(
     }
     let started = std::time::Instant::now();
     let mut campaign = Campaign::start(o, sim, mode, interrupted)?;
+    if mode != progress::Mode::Quiet {
+        eprintln!("measure: {}", runs::point_scope(campaign.trace.config.runs));
+    }
     match &o.adaptive {
         Some(a) => adaptive_sweep(&mut campaign, a)?,
+        None if campaign.trace.config.runs > 1 => campaign.measure_runs(o)?,
         None => {
             let todo = campaign.trace.missing_cores(&campaign.trace.config.cores);
             campaign.measure(&todo)?;

@@ -222,6 +222,7 @@ pub fn trace(
             pattern: "pong".into(),
             ranks: 2,
             bind: true,
+            runs: 1,
             sizing: None,
         },
         plan: Plan {
@@ -247,6 +248,7 @@ pub fn trace(
         updated_at: "2026-01-01T00:10:00Z".into(),
         complete: true,
         points,
+        runs: Vec::new(),
         transport: None,
         sender: None,
         settings: None,

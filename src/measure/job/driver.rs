@@ -32,6 +32,23 @@ pub(crate) fn plan_own(
     launch::plan_launch(launcher, &mpi::library(), shape, &exe, &argv)
 }
 
+/// The job of a later run of `measure --runs` (the second and after): this command with
+/// `--resume` and without `--force`, so that rank 0 continues the trace the first launch
+/// started with the next run ([`crate::measure::runs::current`]) instead of overwriting it.
+pub(crate) fn plan_next_run(launcher: Launcher, shape: &Shape<'_>) -> Result<(Choice, JobLine)> {
+    let (exe, argv) = launch::own_command()?;
+    launch::plan_launch(launcher, &mpi::library(), shape, &exe, &as_resume(argv))
+}
+
+/// `argv` resuming its trace: `--force` dropped, `--resume` added unless there.
+fn as_resume(argv: Vec<OsString>) -> Vec<OsString> {
+    let mut out: Vec<OsString> = argv.into_iter().filter(|a| a != "--force").collect();
+    if !out.iter().any(|a| a == "--resume") {
+        out.push("--resume".into());
+    }
+    out
+}
+
 /// `argv` without the options of a dry run: `--dry-run`, and `--topology FILE` (or
 /// `--topology=FILE`), which plans for another machine and which the command line accepts
 /// only with `--dry-run`. What is left is the job the dry run plans, and runs as printed.
@@ -106,4 +123,22 @@ fn ended(status: std::process::ExitStatus) -> Ended {
 
 fn cannot_wait(e: std::io::Error) -> Error {
     Error::Failed(format!("cannot wait for the MPI job: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_later_run_resumes_the_trace_the_first_one_started() {
+        let argv = |words: &[&str]| -> Vec<OsString> { words.iter().map(OsString::from).collect() };
+        assert_eq!(
+            as_resume(argv(&["measure", "--runs", "3", "--force", "-o", "t.json"])),
+            argv(&["measure", "--runs", "3", "-o", "t.json", "--resume"])
+        );
+        assert_eq!(
+            as_resume(argv(&["measure", "--resume", "--runs", "2"])),
+            argv(&["measure", "--resume", "--runs", "2"])
+        );
+    }
 }

@@ -33,6 +33,9 @@ pub(crate) struct SimulatedBench<'a> {
     /// The draws of a point depend only on this seed, the placement and the core count, so
     /// a resumed or reordered campaign draws the same points.
     pub seed: u64,
+    /// The run (MPI launch) of a trace of runs, from 0: each run draws its own numbers, and
+    /// its own level of each phase ([`Noise::launch_comp`], [`Noise::launch_comm`]).
+    pub run: u32,
     pub interrupted: &'a AtomicBool,
 }
 
@@ -90,10 +93,31 @@ struct Simulated<'b, 'a> {
 /// from the keys [`Rng::new`] makes (0 there).
 const PHASE_KEY: u64 = 1;
 
+/// The last word of a launch level's key: apart from the phases' (1), the runs' orders'
+/// (2, `measure::runs`) and [`Rng::new`]'s (0).
+const LAUNCH_KEY: u64 = 3;
+
 /// The generator of one phase of one point: the campaign's seed and the placement are its
 /// key, the core count and the phase its stream, so every phase of every point of every seed
-/// draws numbers of its own (see [`crate::simulate::rng`]).
-fn phase_rng(seed: u64, placement: Placement, n: usize, streams: Streams) -> Rng {
+/// draws numbers of its own (see [`crate::simulate::rng`]); run 0's phases draw what a trace
+/// of one run always drew, a later run's its own (the run in the key's last word, above the
+/// kinds of key).
+fn phase_rng(seed: u64, placement: Placement, n: usize, streams: Streams, run: u32) -> Rng {
+    keyed(seed, placement, n, streams, PHASE_KEY, run)
+}
+
+/// The level of a phase's computations and communications in run `run`: one factor each
+/// (log-normal, [`Noise::launch_comp`], [`Noise::launch_comm`]) per run, core count and
+/// phase, from a generator of its own so the phase's samples draw what they drew without it.
+fn launch_levels(b: &SimulatedBench<'_>, n: usize, streams: Streams) -> (f64, f64) {
+    let mut rng = keyed(b.seed, b.placement, n, streams, LAUNCH_KEY, b.run);
+    let comp = (b.noise.launch_comp * rng.normal()).exp();
+    let comm = (b.noise.launch_comm * rng.normal()).exp();
+    (comp, comm)
+}
+
+/// Stream `n`, `streams` of the key of `seed`, the placement, the kind of key and the run.
+fn keyed(seed: u64, placement: Placement, n: usize, streams: Streams, kind: u64, run: u32) -> Rng {
     let which = match streams {
         Streams::Comp => 0,
         Streams::Comm => 1,
@@ -103,7 +127,7 @@ fn phase_rng(seed: u64, placement: Placement, n: usize, streams: Streams) -> Rng
         seed,
         u64::from(placement.comp_numa),
         u64::from(placement.comm_numa),
-        PHASE_KEY,
+        kind | (u64::from(run) << 8),
     ];
     // n is a core count (at most u32::MAX): shifted by two bits it stays within 64.
     Rng::keyed(key, ((n as u64) << 2) | which)
@@ -198,7 +222,8 @@ impl Executor for Simulated<'_, '_> {
             .truth
             .point(b.placement, n as u32)
             .map_err(|e| Abort::Failed(format!("simulated {}: {e}", b.truth.spec())))?;
-        let mut rng = phase_rng(b.seed, b.placement, n, streams);
+        let mut rng = phase_rng(b.seed, b.placement, n, streams, b.run);
+        let (comp_level, comm_level) = launch_levels(b, n, streams);
         let both = streams == Streams::Both;
         let begin = self.point_at;
         let mut comp = (streams != Streams::Comm).then(|| {
@@ -208,7 +233,7 @@ impl Executor for Simulated<'_, '_> {
                 exact.comp_alone
             };
             Computing {
-                stream: Stream::new(bw, n, b.noise, rng.fork(1)),
+                stream: Stream::new(bw * comp_level, n, b.noise, rng.fork(1)),
                 threads: vec![Timings::new(); n],
                 start: begin,
                 sample: b.sample_seconds,
@@ -221,7 +246,7 @@ impl Executor for Simulated<'_, '_> {
                 exact.comm_alone
             };
             Messages {
-                stream: Stream::new(bw, 1, b.noise, rng.fork(2)),
+                stream: Stream::new(bw * comm_level, 1, b.noise, rng.fork(2)),
                 done: Timings::new(),
                 next: begin,
                 bytes: b.message_bytes,
@@ -286,6 +311,10 @@ mod tests {
     }
 
     fn sweep(noise: Noise, points: &[u32]) -> (Vec<TracePoint>, Duration) {
+        sweep_run(noise, points, 0)
+    }
+
+    fn sweep_run(noise: Noise, points: &[u32], run: u32) -> (Vec<TracePoint>, Duration) {
         let truth = Truth::parse("paper:henri").unwrap();
         assert_eq!(truth.shape(), Shape::Paper);
         let (plan, stop) = (plan(), AtomicBool::new(false));
@@ -305,6 +334,7 @@ mod tests {
             message_bytes: 64 << 20,
             noise,
             seed: 9,
+            run,
             interrupted: &stop,
         };
         let mut done = Vec::new();
@@ -349,7 +379,7 @@ mod tests {
 
     /// The first draws of the generator of one phase.
     fn first_draws(seed: u64, placement: Placement, n: usize, streams: Streams) -> [u64; 2] {
-        let mut r = phase_rng(seed, placement, n, streams);
+        let mut r = phase_rng(seed, placement, n, streams, 0);
         [r.next_u64(), r.next_u64()]
     }
 
@@ -387,5 +417,30 @@ mod tests {
         // Point 8 drawn alone is point 8 drawn after point 4.
         let (alone, _) = sweep(Noise::TYPICAL, &[8]);
         assert_eq!(alone[0].comp_parallel, noisy[1].comp_parallel);
+    }
+
+    #[test]
+    fn each_run_is_a_launch_of_its_own_that_moves_its_phases_as_a_real_nodes_do() {
+        // The medians of 12 runs of one point: runs differ (their own draws and level), and
+        // their spread is the launch noise's (communications 10 %, computations 4 %), far
+        // beyond what one run's samples scatter by (its within-run interval).
+        let medians: Vec<[f64; 4]> = (0..12)
+            .map(|r| {
+                let (p, _) = sweep_run(Noise::TYPICAL, &[4], r);
+                p[0].phases().map(|ph| ph.summary.median)
+            })
+            .collect();
+        assert_ne!(medians[0], medians[1]);
+        let spread = |q: usize| {
+            let logs: Vec<f64> = medians.iter().map(|m| m[q].ln()).collect();
+            let mean = logs.iter().sum::<f64>() / logs.len() as f64;
+            (logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (logs.len() - 1) as f64).sqrt()
+        };
+        let (comp, comm) = (spread(0), spread(1));
+        assert!((0.02..0.08).contains(&comp), "computations alone: {comp}");
+        assert!((0.05..0.18).contains(&comm), "communications alone: {comm}");
+        // Run 0 draws its samples as a one-run trace always did, at its own level.
+        let (one, _) = sweep(Noise::TYPICAL, &[4]);
+        assert_eq!(one[0].comp_alone.summary.median, medians[0][0]);
     }
 }

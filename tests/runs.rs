@@ -1,0 +1,245 @@
+//! `measure --runs R`: the sweep repeated as separate launches in shuffled orders, kept in
+//! the trace, resumed in the run it stopped in; and `calibrate`, `predict --intervals` and
+//! `check` reading the runs (on a simulated machine, whose runs differ as a real node's do).
+
+use crate::common::run::{contention, stderr, temp_dir};
+use contention::io::trace_file;
+use std::path::Path;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `measure --simulate paper:henri --cores 1..6` into `out`, quietly, with `extra`.
+fn simulate(out: &Path, extra: &[&str]) {
+    let mut args = vec![
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--cores",
+        "1..6",
+        "-o",
+        s(out),
+        "-q",
+    ];
+    args.extend_from_slice(extra);
+    let o = contention(&args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+}
+
+fn json(p: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+#[test]
+fn runs_are_launches_in_shuffled_orders_kept_in_the_trace_and_one_run_keeps_the_old_layout() {
+    let dir = temp_dir("runs-layout");
+    let (three, one) = (dir.join("three.json"), dir.join("one.json"));
+    simulate(&three, &["--runs", "3"]);
+    simulate(&one, &[]);
+    let t = trace_file::read(&three).unwrap();
+    assert!(t.complete);
+    assert_eq!((t.config.runs, t.runs.len()), (3, 3));
+    let orders: Vec<&Vec<u32>> = t.runs.iter().map(|r| &r.order).collect();
+    for o in &orders {
+        let mut sorted = (*o).clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, [1, 2, 3, 4, 5, 6], "{orders:?}");
+    }
+    assert!(
+        orders[0] != orders[1] && orders[1] != orders[2],
+        "{orders:?}"
+    );
+    // The runs differ as launches do, and the trace's points combine them: the median of
+    // the runs' medians, with the interval another run's median falls in.
+    let medians: Vec<f64> = t
+        .runs
+        .iter()
+        .map(|r| r.points[0].comm_alone.summary.median)
+        .collect();
+    assert!(
+        medians[0] != medians[1] && medians[1] != medians[2],
+        "{medians:?}"
+    );
+    let p = &t.points[0].comm_alone;
+    assert_eq!(p.summary.count, 3);
+    let (lo, hi) = p.ci95.unwrap();
+    assert!(
+        medians.iter().all(|m| lo < *m && *m < hi),
+        "{lo} {hi} {medians:?}"
+    );
+    assert!(p.samples.is_empty() && !t.runs[0].points[0].comm_alone.samples.is_empty());
+    // One run: the layout of every trace before runs, no `runs` anywhere.
+    let j = json(&one);
+    assert!(
+        j.get("runs").is_none() && j["config"].get("runs").is_none(),
+        "{j}"
+    );
+    assert_eq!(trace_file::read(&one).unwrap().points.len(), 6);
+}
+
+#[test]
+fn a_trace_stopped_in_its_second_run_resumes_that_run_in_its_order() {
+    let dir = temp_dir("runs-resume");
+    let (whole, cut) = (dir.join("whole.json"), dir.join("cut.json"));
+    simulate(&whole, &["--runs", "3"]);
+    // As a stop in run 2 leaves it: run 1 whole, run 2 with the first two core counts of
+    // its order, no run 3.
+    let mut j = json(&whole);
+    let order: Vec<u64> = j["runs"][1]["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    let runs = j["runs"].as_array_mut().unwrap();
+    runs.truncate(2);
+    runs[1]["points"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|p| order[..2].contains(&p["cores"].as_u64().unwrap()));
+    j["complete"] = false.into();
+    std::fs::write(&cut, serde_json::to_string(&j).unwrap()).unwrap();
+    let o = contention(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--cores",
+        "1..6",
+        "-o",
+        s(&cut),
+        "--resume",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = stderr(&o);
+    let rest: Vec<String> = order[2..].iter().map(u64::to_string).collect();
+    assert!(
+        said.contains(&format!(
+            "run 2 of 3, core counts in the order {}",
+            rest.join(",")
+        )),
+        "{said}"
+    );
+    assert!(said.contains("run 3 of 3"), "{said}");
+    // Every run drew what the uninterrupted campaign drew.
+    let (a, b) = (
+        trace_file::read(&whole).unwrap(),
+        trace_file::read(&cut).unwrap(),
+    );
+    assert!(b.complete);
+    for (x, y) in a.runs.iter().zip(&b.runs) {
+        assert_eq!((&x.order, &x.points), (&y.order, &y.points));
+    }
+    assert_eq!(a.points, b.points);
+}
+
+#[test]
+fn calibrate_predict_and_check_read_the_runs_and_one_run_alone_claims_less() {
+    let dir = temp_dir("runs-calibrate");
+    let three = dir.join("three.json");
+    simulate(&three, &["--runs", "3"]);
+    // The first run alone, as a trace of one run.
+    let mut j = json(&three);
+    j["points"] = j["runs"][0]["points"].clone();
+    j.as_object_mut().unwrap().remove("runs");
+    j["config"].as_object_mut().unwrap().remove("runs");
+    let one = dir.join("one.json");
+    std::fs::write(&one, serde_json::to_string(&j).unwrap()).unwrap();
+    let width = |trace: &Path, name: &str| {
+        let model = dir.join(name);
+        let o = contention(&[
+            "calibrate",
+            "--local-only",
+            "--bootstrap",
+            "60",
+            s(trace),
+            "-o",
+            s(&model),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let o = contention(&[
+            "predict",
+            "--model",
+            s(&model),
+            "--ncores",
+            "1",
+            "--intervals",
+            "-f",
+            "json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let p: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let iv = &p["intervals"][0]["points"][0]["comm_alone"];
+        let (lo, hi) = (iv[0].as_f64().unwrap(), iv[1].as_f64().unwrap());
+        // And check's drift limit, from the same model against its own trace.
+        let o = contention(&["check", "-m", s(&model), s(trace)]);
+        let said = String::from_utf8_lossy(&o.stdout).into_owned() + &stderr(&o);
+        (hi / lo - 1.0, said)
+    };
+    let (w3, check3) = width(&three, "m3.json");
+    let (w1, check1) = width(&one, "m1.json");
+    // Communications move 10 % between the simulated launches: three runs say so, one run
+    // knows only its own samples.
+    assert!(w3 > 3.0 * w1, "three runs {w3}, one run {w1}");
+    let limit = |said: &str| -> f64 {
+        let at = said.find("limit ").unwrap_or_else(|| panic!("{said}")) + 6;
+        said[at..]
+            .split(|c: char| c != '.' && !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(limit(&check3) > limit(&check1), "{check3}\n{check1}");
+}
+
+#[test]
+fn a_trace_stopped_in_a_run_says_how_many_runs_are_complete() {
+    let dir = temp_dir("runs-incomplete");
+    let (whole, cut) = (dir.join("whole.json"), dir.join("cut.json"));
+    simulate(&whole, &["--runs", "3"]);
+    let mut j = json(&whole);
+    let runs = j["runs"].as_array_mut().unwrap();
+    runs.truncate(2);
+    runs[1]["points"].as_array_mut().unwrap().truncate(2);
+    j["complete"] = false.into();
+    std::fs::write(&cut, serde_json::to_string(&j).unwrap()).unwrap();
+    let o = contention(&["calibrate", "--local-only", s(&cut), "-o", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Every core count has a point in some run: the count that tells is the runs'.
+    let said = stderr(&o);
+    assert!(
+        said.contains("is incomplete (1 of 3 runs complete"),
+        "{said}"
+    );
+}
+
+#[test]
+fn resume_refuses_a_trace_edited_to_ask_for_more_runs_than_any_command_line() {
+    let dir = temp_dir("runs-edited");
+    let out = dir.join("t.json");
+    simulate(&out, &["--runs", "2"]);
+    let mut j = json(&out);
+    j["config"]["runs"] = 4_000_000_000u64.into();
+    j["complete"] = false.into();
+    std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
+    // It measured run after run without end.
+    let o = contention(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--cores",
+        "1..6",
+        "-o",
+        s(&out),
+        "--resume",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("4000000000 runs in config.runs"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(trace_file::read(&out).unwrap().runs.len(), 2);
+}
