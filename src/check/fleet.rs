@@ -76,6 +76,10 @@ pub(crate) struct FleetCheck {
     pub(crate) schema_version: u32,
     pub(crate) tool: Provenance,
     pub(crate) units: crate::units::Units,
+    /// A simulated fleet's description (both fleets simulated: `survey --simulate`);
+    /// absent for real nodes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) simulated: Option<String>,
     /// The saved fleet and the new results, as named.
     pub(crate) saved: String,
     pub(crate) new: String,
@@ -88,6 +92,53 @@ pub(crate) struct FleetCheck {
 #[derive(Deserialize)]
 struct SavedReport {
     nodes: Vec<SavedNode>,
+}
+
+/// A saved fleet report's origin: `simulated` where it is a simulated fleet's.
+#[derive(Deserialize)]
+struct SavedOrigin {
+    #[serde(default)]
+    simulated: Option<String>,
+}
+
+/// The simulated fleet a results root holds (its `survey.json` says so, as `survey
+/// --simulate` writes it), `None` for a real fleet or a root without a manifest.
+pub(crate) fn simulated_root(root: &Path) -> Result<Option<String>> {
+    let path = crate::survey::manifest::Manifest::path(root);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    Ok(crate::survey::manifest::Manifest::read(&path)?.simulated)
+}
+
+/// The saved fleet's origin: a directory's manifest, a report's `simulated`.
+fn saved_simulated(saved: &Path) -> Result<Option<String>> {
+    if saved.is_dir() {
+        return simulated_root(saved);
+    }
+    let text = crate::io::read::text(saved, "saved fleet")?;
+    Ok(serde_json::from_str::<SavedOrigin>(&text)
+        .map(|o| o.simulated)
+        .unwrap_or(None))
+}
+
+/// Refuses to compare a simulated fleet with a real one, either way: a drift between them
+/// would say nothing of either (exit 2).
+fn same_origin(saved: &Path, new: &Path) -> Result<Option<String>> {
+    let (was, now) = (saved_simulated(saved)?, simulated_root(new)?);
+    let word = |s: &Option<String>| if s.is_some() { "a simulated" } else { "a real" };
+    if was.is_some() != now.is_some() {
+        return Err(Error::Input(format!(
+            "--fleet {}: {} fleet, but {} holds {} fleet; a simulated fleet (`survey \
+             --simulate`) is only compared with another simulated one, a real one with a real \
+             one: name a saved fleet of the same origin",
+            crate::error::shown_path(saved),
+            word(&was),
+            crate::error::shown_path(new),
+            word(&now)
+        )));
+    }
+    Ok(now)
 }
 
 #[derive(Deserialize)]
@@ -177,6 +228,7 @@ pub(crate) fn check(
     tolerance: Option<f64>,
     opts: &crate::calibrate::Options,
 ) -> Result<FleetCheck> {
+    let simulated = same_origin(saved, new)?;
     let expected = saved_models(saved)?;
     let new_hosts = hosts_in(new)?;
     let mut nodes = Vec::new();
@@ -193,7 +245,8 @@ pub(crate) fn check(
             nodes.push(blank(Verdict::MissingInSaved));
             continue;
         };
-        match crate::fleet::calibrate::fit(&new.join(&n.host), &super::refit_options(model, opts)) {
+        let refit = super::refit_options(model, opts);
+        match crate::fleet::calibrate::fit(&new.join(&n.host), &refit, simulated.is_some()) {
             Err(e) => nodes.push(NodeCheck {
                 error: Some(e.to_string()),
                 ..blank(Verdict::NotCalibrated)
@@ -243,6 +296,7 @@ pub(crate) fn check(
         schema_version: FLEET_CHECK_SCHEMA_VERSION,
         tool: Provenance::current(),
         units: crate::units::UNITS,
+        simulated,
         saved: saved.display().to_string(),
         new: new.display().to_string(),
         pass: failures.is_empty(),

@@ -9,6 +9,7 @@ use crate::plot::ImageFormat;
 use crate::report;
 use crate::survey::error::SurveyError;
 use crate::survey::manifest::{self, Manifest};
+use crate::survey::simulated::{self, SimulatedFleet};
 use crate::survey::SurveyOptions;
 use std::path::{Path, PathBuf};
 
@@ -24,6 +25,8 @@ pub(crate) struct ReportOptions {
     pub figure_format: ImageFormat,
     /// `--outlier-k`: the band's width in robust standard deviations (> 0).
     pub outlier_k: f64,
+    /// `--method`: how each node is calibrated.
+    pub method: crate::calibrate::Method,
 }
 
 /// The one place a survey's arguments are checked: `measure`'s checks (the same
@@ -35,11 +38,19 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
     if m.graph.is_some() {
         return Err(SurveyError::NotForSurvey { option: "--graph" }.into());
     }
-    if m.simulate.is_some() {
-        return Err(SurveyError::NotForSurvey {
-            option: "--simulate",
-        }
-        .into());
+    if m.simulate.is_none() && a.runs != 1 {
+        return Err(crate::Error::Input(format!(
+            "--runs {}: a survey of real nodes measures each node once for now; --runs 2 \
+             runs with --simulate (a simulated fleet), or repeat the survey into another \
+             results directory",
+            a.runs
+        )));
+    }
+    if !(1..=2).contains(&a.runs) {
+        return Err(crate::Error::Input(format!(
+            "--runs {}: a node is measured once or twice (1 or 2)",
+            a.runs
+        )));
     }
     if !(a.outlier_k.is_finite() && a.outlier_k > 0.0) {
         return Err(SurveyError::OutlierK { k: a.outlier_k }.into());
@@ -52,12 +63,18 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
     .measure_options();
     measure.check()?;
     measure.hosts = m.hosts.clone();
+    let simulated = m
+        .simulate
+        .as_deref()
+        .map(|spec| simulated_fleet(a, spec))
+        .transpose()?;
     let survey = SurveyOptions {
         measure,
         launcher: m.launcher,
         dry_run: m.dry_run,
         topology: m.topology.clone(),
         quiet: m.quiet,
+        simulated,
     };
     let report = ReportOptions {
         format: a.format.into(),
@@ -68,14 +85,47 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
             PlotFormat::Png => ImageFormat::Png,
         },
         outlier_k: a.outlier_k,
+        method: a.method.into(),
     };
     Ok((survey, report))
 }
 
+/// The simulated fleet `--simulate SPEC` asks for: at least two nodes (a sender needs
+/// another), the slow ones among them.
+fn simulated_fleet(a: &SurveyArgs, spec: &str) -> Result<SimulatedFleet> {
+    if a.nodes < 2 {
+        return Err(crate::Error::Input(format!(
+            "--nodes {}: a survey needs at least 2 nodes (each node's sender is another), \
+             e.g. --nodes 16",
+            a.nodes
+        )));
+    }
+    let names = simulated::node_names(a.nodes);
+    let slow_spec = a.slow.clone().unwrap_or_default();
+    Ok(SimulatedFleet {
+        machine: crate::simulate::Truth::parse(spec)?,
+        nodes: a.nodes,
+        slow: crate::simulate::fleet::parse_slow(&slow_spec, &names)?,
+        slow_spec,
+        seed: a.measure.seed,
+        runs: a.runs,
+        run_noise: crate::simulate::fleet::RunNoise::REAL_16_CORE,
+    })
+}
+
 pub fn run(args: &SurveyArgs) -> Result<()> {
     let (survey, out) = options(args)?;
+    let root = match &survey.simulated {
+        Some(_) => crate::results::root().join(simulated::DIR),
+        None => crate::results::root(),
+    };
     let path = if args.report_only {
-        Manifest::path(&crate::results::root())
+        Manifest::path(&root)
+    } else if let Some(f) = &survey.simulated {
+        match simulated::run(f, &survey.measure, survey.dry_run, survey.quiet)? {
+            Some(path) => path,
+            None => return Ok(()),
+        }
     } else {
         match crate::survey::job::run(&survey)? {
             Some(path) => path,
@@ -185,9 +235,15 @@ fn fleet_report(
     quiet: bool,
 ) -> Result<fleet::FleetReport> {
     let root = path.parent().unwrap_or(Path::new("."));
+    let defaults = FleetOptions::default();
     let opts = FleetOptions {
         k: out.outlier_k,
-        ..FleetOptions::default()
+        simulated: m.simulated.clone(),
+        calibration: crate::calibrate::Options {
+            method: out.method,
+            ..defaults.calibration.clone()
+        },
+        ..defaults
     };
     let dir = out.figure.as_deref().unwrap_or(root);
     check_outputs(dir, out)?;

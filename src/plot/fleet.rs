@@ -119,7 +119,15 @@ impl Fleet {
             .collect();
         let calibrated = r.nodes.iter().filter(|n| n.calibrated).count();
         Fleet {
-            title: format!("Fleet of {} node(s): model parameters and local curves", r.nodes.len()),
+            title: format!(
+                "{} of {} node(s): model parameters and local curves",
+                if r.simulated.is_some() {
+                    "SIMULATED fleet"
+                } else {
+                    "Fleet"
+                },
+                r.nodes.len()
+            ),
             subtitle: format!(
                 "{calibrated} calibrated; band |x \u{2212} median| \u{2264} {} \u{d7} max(1.4826 \u{d7} MAD, floor); \
                  {} outlying value(s) on {} node(s)",
