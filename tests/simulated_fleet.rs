@@ -238,3 +238,47 @@ fn a_simulated_fleet_refuses_a_real_trace_and_bad_options_by_name() {
     );
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+#[test]
+fn check_of_a_fleet_refits_with_the_method_its_report_was_calibrated_with() {
+    let root = temp_dir("simulated-fleet-method");
+    let report = root.join("fleet.json");
+    let o = run(
+        &root,
+        &[
+            "survey",
+            "--simulate",
+            "paper:henri",
+            "--nodes",
+            "4",
+            "--method",
+            "paper",
+            "-q",
+            "-f",
+            "json",
+            "-o",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(json(&report)["calibration_method"], "paper");
+    let fleet = root.join("simulated-survey");
+    // The same measurements refitted with the paper's rules: no drift at all.
+    let o = run(
+        &root,
+        &[
+            "check",
+            "--fleet",
+            report.to_str().unwrap(),
+            fleet.to_str().unwrap(),
+            "-f",
+            "json",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let c: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for n in c["nodes"].as_array().unwrap() {
+        assert_eq!(n["drift"]["max_drift_percent"], 0.0, "{n}");
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}

@@ -188,6 +188,9 @@ pub struct FleetReport {
     pub(crate) units: crate::units::Units,
     pub(crate) k: f64,
     pub(crate) relative_floor: f64,
+    /// How each node was calibrated (`survey --method`): `check --fleet` refits the new
+    /// measurements the same way.
+    pub(crate) calibration_method: crate::calibrate::Method,
     /// How the band is drawn, in words.
     pub(crate) band_rule: String,
     pub nodes: Vec<NodeReport>,
@@ -492,6 +495,7 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
         units: crate::units::UNITS,
         k: opts.k,
         relative_floor: opts.relative_floor,
+        calibration_method: opts.calibration.method,
         band_rule: band_rule(opts, nodes.iter().filter(|n| n.other_run.is_some()).count()),
         nodes,
         parameters,
