@@ -111,7 +111,8 @@ fn saved_method(saved: &Path) -> Option<crate::calibrate::Method> {
     if saved.is_dir() {
         let host = hosts_in(saved).ok()?.into_iter().next()?;
         let path = saved.join(&host.host).join(crate::results::MODEL_FILE);
-        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
         return serde_json::from_value(v["calibration"]["method"].clone()).ok();
     }
     let text = std::fs::read_to_string(saved).ok()?;

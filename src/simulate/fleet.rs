@@ -181,7 +181,8 @@ pub fn draw_run(
     noise: Noise,
     (seed, node, run): (u64, u64, u64),
 ) -> std::result::Result<Vec<TracePoint>, crate::model::PredictError> {
-    let key = [seed, node, run, 0x666c_6565_74];
+    // "fleet" in ASCII: keys apart from every other draw of the simulation.
+    let key = [seed, node, run, 0x0066_6c65_6574];
     let max = cores.iter().copied().max().unwrap_or(1);
     let mut level = Rng::keyed(key, 0);
     // Each stream's level, in standard deviations: scaled at each point by that point's.
