@@ -115,7 +115,8 @@ fn saved_method(saved: &Path) -> Option<crate::calibrate::Method> {
             serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
         return serde_json::from_value(v["calibration"]["method"].clone()).ok();
     }
-    let text = std::fs::read_to_string(saved).ok()?;
+    let text =
+        crate::io::read::text_up_to(saved, "saved fleet", crate::io::read::MAX_FLEET_BYTES).ok()?;
     serde_json::from_str::<SavedOrigin>(&text)
         .ok()?
         .calibration_method
@@ -136,7 +137,7 @@ fn saved_simulated(saved: &Path) -> Result<Option<String>> {
     if saved.is_dir() {
         return simulated_root(saved);
     }
-    let text = crate::io::read::text(saved, "saved fleet")?;
+    let text = crate::io::read::text_up_to(saved, "saved fleet", crate::io::read::MAX_FLEET_BYTES)?;
     Ok(serde_json::from_str::<SavedOrigin>(&text)
         .map(|o| o.simulated)
         .unwrap_or(None))
@@ -189,7 +190,7 @@ pub(crate) fn saved_models(saved: &Path) -> Result<BTreeMap<String, Model>> {
         }
         return Ok(out);
     }
-    let text = crate::io::read::text(saved, "saved fleet")?;
+    let text = crate::io::read::text_up_to(saved, "saved fleet", crate::io::read::MAX_FLEET_BYTES)?;
     let report: SavedReport = serde_json::from_str(&text).map_err(|e| {
         Error::Input(format!(
             "{}: not a fleet report ({e}); a saved fleet is a fleet report's JSON or a \
@@ -329,4 +330,27 @@ pub(crate) fn check(
         nodes,
         failures,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_fleet_report_of_ten_thousand_nodes_is_read() {
+        // 10,000 nodes write about 70 MB of report, past the 64 MiB of other inputs: one
+        // node's model padded with white space to 65 MiB stands for it.
+        let model = crate::io::model_file::load("paper:henri").unwrap();
+        let node = serde_json::json!({"host": "n1", "model": model}).to_string();
+        let mut text = format!("{{\"nodes\": [{node}]");
+        text.push_str(&" ".repeat((65 << 20) - text.len()));
+        text.push('}');
+        let dir = std::env::temp_dir().join(format!("contention-fleet-big-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("fleet.json");
+        std::fs::write(&path, text).unwrap();
+        let saved = saved_models(&path);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(saved.unwrap().len(), 1);
+    }
 }
