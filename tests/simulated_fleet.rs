@@ -220,7 +220,10 @@ fn a_simulated_fleet_refuses_a_real_trace_and_bad_options_by_name() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(
-        r["band_rule"].as_str().unwrap().contains("no node was measured twice"),
+        r["band_rule"]
+            .as_str()
+            .unwrap()
+            .contains("no node was measured twice"),
         "{r}"
     );
     let node2 = r["nodes"]
