@@ -314,7 +314,9 @@ Examples:
   Continue after a lost node or the job's time limit:
     contention survey --resume
   The fleet report again, as JSON, without measuring:
-    contention survey --report-only --format json -o fleet.json";
+    contention survey --report-only --format json -o fleet.json
+  A simulated fleet of 16 nodes, each measured twice, node7's memory at 0.9x:
+    contention survey --simulate paper:henri --nodes 16 --runs 2 --slow node7=mem:0.9";
 
 /// `contention survey`: `measure`'s options, applied to every node, and the fleet report's.
 #[derive(Debug, Args)]
