@@ -191,7 +191,14 @@ fn help_teaches_units_and_examples() {
     // Issue 37: survey --help offered --simulate and --seed, which a survey then refused;
     // issue 34 made them a simulated fleet's, whose help says the size of its noise.
     let survey = stdout(&contention(&["survey", "--help"]));
-    for offered in ["--simulate", "--seed", "--nodes", "--slow", "--runs", "1.5 %"] {
+    for offered in [
+        "--simulate",
+        "--seed",
+        "--nodes",
+        "--slow",
+        "--runs",
+        "1.5 %",
+    ] {
         assert!(survey.contains(offered), "survey --help lacks {offered}");
     }
     // ... and plot --help said every input's kind was told from its content.
