@@ -188,10 +188,18 @@ fn placement_errors_name_the_valid_nodes() {
 
 #[test]
 fn help_teaches_units_and_examples() {
-    // Issue 37: survey --help offered --simulate and --seed, which a survey always refuses.
+    // Issue 37: survey --help offered --simulate and --seed, which a survey then refused;
+    // issue 34 made them a simulated fleet's, whose help says the size of its noise.
     let survey = stdout(&contention(&["survey", "--help"]));
-    for refused in ["--simulate", "--seed"] {
-        assert!(!survey.contains(refused), "survey --help offers {refused}");
+    for offered in [
+        "--simulate",
+        "--seed",
+        "--nodes",
+        "--slow",
+        "--runs",
+        "1.5 %",
+    ] {
+        assert!(survey.contains(offered), "survey --help lacks {offered}");
     }
     // ... and plot --help said every input's kind was told from its content.
     let plot = stdout(&contention(&["plot", "--help"]));

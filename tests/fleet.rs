@@ -180,18 +180,18 @@ fn the_odd_host_and_its_differing_facts_are_named_in_table_and_json() {
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(
         rows[0],
-        "host,side,parameter,value,median,mad,min,max,low,high,own_noise,outlier"
+        "host,side,parameter,value,median,mad,min,max,low,high,own_noise,outlier,simulated"
     );
     assert_eq!(rows.len(), 1 + 5 * 10);
     let row = rows
         .iter()
         .find(|l| l.starts_with("node5,local,b_seq_comp,"))
         .unwrap();
-    assert!(row.ends_with(",true"), "{row}");
+    assert!(row.ends_with(",true,"), "{row}");
     assert!(rows
         .iter()
         .filter(|l| l.starts_with("node1,"))
-        .all(|l| l.ends_with(",false")));
+        .all(|l| l.ends_with(",false,")));
     // The figure, in both formats: the outlier is labelled in the strips and the curves.
     let figures = root.join("figures");
     let svg = contention::plot::fleet::write_figure(&r, &figures, ImageFormat::Svg).unwrap();

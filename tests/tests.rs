@@ -46,6 +46,7 @@ mod sensitivity;
 mod setup;
 mod signals;
 mod simulate;
+mod simulated_fleet;
 mod slurm;
 mod survey;
 mod transports;

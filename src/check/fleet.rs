@@ -76,6 +76,10 @@ pub(crate) struct FleetCheck {
     pub(crate) schema_version: u32,
     pub(crate) tool: Provenance,
     pub(crate) units: crate::units::Units,
+    /// A simulated fleet's description (both fleets simulated: `survey --simulate`);
+    /// absent for real nodes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) simulated: Option<String>,
     /// The saved fleet and the new results, as named.
     pub(crate) saved: String,
     pub(crate) new: String,
@@ -88,6 +92,74 @@ pub(crate) struct FleetCheck {
 #[derive(Deserialize)]
 struct SavedReport {
     nodes: Vec<SavedNode>,
+}
+
+/// A saved fleet report's origin: `simulated` where it is a simulated fleet's, and how its
+/// nodes were calibrated (absent from older reports: the default fit).
+#[derive(Deserialize)]
+struct SavedOrigin {
+    #[serde(default)]
+    simulated: Option<String>,
+    #[serde(default)]
+    calibration_method: Option<crate::calibrate::Method>,
+}
+
+/// How a saved fleet's nodes were calibrated: its report's `calibration_method`, or a
+/// saved directory's first `HOST/model.json`'s `calibration.method`; `None` where neither
+/// says (the default fit).
+fn saved_method(saved: &Path) -> Option<crate::calibrate::Method> {
+    if saved.is_dir() {
+        let host = hosts_in(saved).ok()?.into_iter().next()?;
+        let path = saved.join(&host.host).join(crate::results::MODEL_FILE);
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+        return serde_json::from_value(v["calibration"]["method"].clone()).ok();
+    }
+    let text =
+        crate::io::read::text_up_to(saved, "saved fleet", crate::io::read::MAX_FLEET_BYTES).ok()?;
+    serde_json::from_str::<SavedOrigin>(&text)
+        .ok()?
+        .calibration_method
+}
+
+/// The simulated fleet a results root holds (its `survey.json` says so, as `survey
+/// --simulate` writes it), `None` for a real fleet or a root without a manifest.
+pub(crate) fn simulated_root(root: &Path) -> Result<Option<String>> {
+    let path = crate::survey::manifest::Manifest::path(root);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    Ok(crate::survey::manifest::Manifest::read(&path)?.simulated)
+}
+
+/// The saved fleet's origin: a directory's manifest, a report's `simulated`.
+fn saved_simulated(saved: &Path) -> Result<Option<String>> {
+    if saved.is_dir() {
+        return simulated_root(saved);
+    }
+    let text = crate::io::read::text_up_to(saved, "saved fleet", crate::io::read::MAX_FLEET_BYTES)?;
+    Ok(serde_json::from_str::<SavedOrigin>(&text)
+        .map(|o| o.simulated)
+        .unwrap_or(None))
+}
+
+/// Refuses to compare a simulated fleet with a real one, either way: a drift between them
+/// would say nothing of either (exit 2).
+fn same_origin(saved: &Path, new: &Path) -> Result<Option<String>> {
+    let (was, now) = (saved_simulated(saved)?, simulated_root(new)?);
+    let word = |s: &Option<String>| if s.is_some() { "a simulated" } else { "a real" };
+    if was.is_some() != now.is_some() {
+        return Err(Error::Input(format!(
+            "--fleet {}: {} fleet, but {} holds {} fleet; a simulated fleet (`survey \
+             --simulate`) is only compared with another simulated one, a real one with a real \
+             one: name a saved fleet of the same origin",
+            crate::error::shown_path(saved),
+            word(&was),
+            crate::error::shown_path(new),
+            word(&now)
+        )));
+    }
+    Ok(now)
 }
 
 #[derive(Deserialize)]
@@ -136,7 +208,7 @@ pub(crate) fn saved_models(saved: &Path) -> Result<BTreeMap<String, SavedModel>>
         }
         return Ok(out);
     }
-    let text = crate::io::read::text(saved, "saved fleet")?;
+    let text = crate::io::read::text_up_to(saved, "saved fleet", crate::io::read::MAX_FLEET_BYTES)?;
     let report: SavedReport = serde_json::from_str(&text).map_err(|e| {
         Error::Input(format!(
             "{}: not a fleet report ({e}); a saved fleet is a fleet report's JSON or a \
@@ -212,7 +284,14 @@ pub(crate) fn check(
     tolerance: Option<f64>,
     opts: &crate::calibrate::Options,
 ) -> Result<FleetCheck> {
+    let simulated = same_origin(saved, new)?;
     let expected = saved_models(saved)?;
+    // Refitted as the saved models were fitted: the paper's rules and the fit read the
+    // same points differently, which would pass for a drift.
+    let opts = &crate::calibrate::Options {
+        method: saved_method(saved).unwrap_or(opts.method),
+        ..opts.clone()
+    };
     let new_hosts = hosts_in(new)?;
     let mut nodes = Vec::new();
     for n in new_hosts.iter().filter(|n| n.status == NodeStatus::Done) {
@@ -232,7 +311,7 @@ pub(crate) fn check(
         let dir = new.join(&n.host);
         // `check`'s guards first: a saved model of another machine or origin is the wrong
         // reference (exit 2), not a node that drifted.
-        let fitted = match crate::fleet::calibrate::read(&dir) {
+        let fitted = match crate::fleet::calibrate::read(&dir, simulated.is_some()) {
             Err(e) => Err(e),
             Ok(t) => {
                 super::guard(model, &saved.source, saved.origin.as_deref(), &t.inputs)?;
@@ -293,10 +372,34 @@ pub(crate) fn check(
         schema_version: FLEET_CHECK_SCHEMA_VERSION,
         tool: Provenance::current(),
         units: crate::units::UNITS,
+        simulated,
         saved: saved.display().to_string(),
         new: new.display().to_string(),
         pass: failures.is_empty(),
         nodes,
         failures,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_fleet_report_of_ten_thousand_nodes_is_read() {
+        // 10,000 nodes write about 70 MB of report, past the 64 MiB of other inputs: one
+        // node's model padded with white space to 65 MiB stands for it.
+        let model = crate::io::model_file::load("paper:henri").unwrap();
+        let node = serde_json::json!({"host": "n1", "model": model}).to_string();
+        let mut text = format!("{{\"nodes\": [{node}]");
+        text.push_str(&" ".repeat((65 << 20) - text.len()));
+        text.push('}');
+        let dir = std::env::temp_dir().join(format!("contention-fleet-big-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("fleet.json");
+        std::fs::write(&path, text).unwrap();
+        let saved = saved_models(&path);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(saved.unwrap().len(), 1);
+    }
 }

@@ -2,7 +2,7 @@
 //! what was used and how well it fits, write the model file.
 
 use crate::calibrate::{self, Options};
-use crate::cli::{CalibrateArgs, CalibrationMethod, CsvTopology};
+use crate::cli::{CalibrateArgs, CsvTopology};
 use crate::error::Result;
 use crate::io::inputs;
 use crate::report;
@@ -14,10 +14,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         name: args.name.clone(),
         tolerance: args.tolerance,
         local_only: args.local_only,
-        method: match args.method {
-            CalibrationMethod::Fit => calibrate::Method::Fit,
-            CalibrationMethod::Paper => calibrate::Method::Paper,
-        },
+        method: args.method.into(),
         bootstrap: args.bootstrap,
         seed: args.seed,
         model: args.model.map(Into::into),

@@ -9,6 +9,7 @@ use crate::plot::ImageFormat;
 use crate::report;
 use crate::survey::error::SurveyError;
 use crate::survey::manifest::{self, Manifest};
+use crate::survey::simulated::{self, SimulatedFleet};
 use crate::survey::SurveyOptions;
 use std::path::{Path, PathBuf};
 
@@ -25,6 +26,8 @@ pub(crate) struct ReportOptions {
     /// `--outlier-k`: the band's width in robust standard deviations (`(0, 100]`:
     /// [`fleet::valid_k`]).
     pub outlier_k: f64,
+    /// `--method`: how each node is calibrated.
+    pub method: crate::calibrate::Method,
 }
 
 /// The one place a survey's arguments are checked: `measure`'s checks (the same
@@ -36,15 +39,19 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
     if m.graph.is_some() {
         return Err(SurveyError::NotForSurvey { option: "--graph" }.into());
     }
-    if m.simulate.is_some() {
-        return Err(SurveyError::NotForSurvey {
-            option: "--simulate",
-        }
-        .into());
+    if m.simulate.is_none() && m.runs != 1 {
+        return Err(crate::Error::Input(format!(
+            "--runs {}: a survey of real nodes measures each node once for now; --runs 2 \
+             runs with --simulate (a simulated fleet), or repeat the survey into another \
+             results directory",
+            m.runs
+        )));
     }
-    // A survey launches each round once; repeating rounds is the survey's own matter.
-    if m.runs > 1 {
-        return Err(SurveyError::NotForSurvey { option: "--runs" }.into());
+    if !(1..=2).contains(&m.runs) {
+        return Err(crate::Error::Input(format!(
+            "--runs {}: a node is measured once or twice (1 or 2)",
+            m.runs
+        )));
     }
     if !fleet::valid_k(a.outlier_k) {
         return Err(SurveyError::OutlierK { k: a.outlier_k }.into());
@@ -55,14 +62,23 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
         ..m.clone()
     }
     .measure_options();
+    // `--runs` is the survey's (rounds that measure each node again), not a node's own
+    // repeated launches: each node's measure is one run.
+    measure.runs = 1;
     measure.check()?;
     measure.hosts = m.hosts.clone();
+    let simulated = m
+        .simulate
+        .as_deref()
+        .map(|spec| simulated_fleet(a, spec))
+        .transpose()?;
     let survey = SurveyOptions {
         measure,
         launcher: m.launcher,
         dry_run: m.dry_run,
         topology: m.topology.clone(),
         quiet: m.quiet,
+        simulated,
     };
     let report = ReportOptions {
         format: a.format.into(),
@@ -73,14 +89,47 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
             PlotFormat::Png => ImageFormat::Png,
         },
         outlier_k: a.outlier_k,
+        method: a.method.into(),
     };
     Ok((survey, report))
 }
 
+/// The simulated fleet `--simulate SPEC` asks for: at least two nodes (a sender needs
+/// another), the slow ones among them.
+fn simulated_fleet(a: &SurveyArgs, spec: &str) -> Result<SimulatedFleet> {
+    if a.nodes < 2 {
+        return Err(crate::Error::Input(format!(
+            "--nodes {}: a survey needs at least 2 nodes (each node's sender is another), \
+             e.g. --nodes 16",
+            a.nodes
+        )));
+    }
+    let names = simulated::node_names(a.nodes);
+    let slow_spec = a.slow.clone().unwrap_or_default();
+    Ok(SimulatedFleet {
+        machine: crate::simulate::Truth::parse(spec)?,
+        nodes: a.nodes,
+        slow: crate::simulate::fleet::parse_slow(&slow_spec, &names)?,
+        slow_spec,
+        seed: a.measure.seed,
+        runs: a.measure.runs,
+        run_noise: crate::simulate::fleet::RunNoise::REAL_16_CORE,
+    })
+}
+
 pub fn run(args: &SurveyArgs) -> Result<()> {
     let (survey, out) = options(args)?;
+    let root = match &survey.simulated {
+        Some(_) => crate::results::root().join(simulated::DIR),
+        None => crate::results::root(),
+    };
     let path = if args.report_only {
-        Manifest::path(&crate::results::root())
+        Manifest::path(&root)
+    } else if let Some(f) = &survey.simulated {
+        match simulated::run(f, &survey.measure, survey.dry_run, survey.quiet)? {
+            Some(path) => path,
+            None => return Ok(()),
+        }
     } else {
         match crate::survey::job::run(&survey)? {
             Some(path) => path,
@@ -193,9 +242,15 @@ fn fleet_report(
     quiet: bool,
 ) -> Result<fleet::FleetReport> {
     let root = path.parent().unwrap_or(Path::new("."));
+    let defaults = FleetOptions::default();
     let opts = FleetOptions {
         k: out.outlier_k,
-        ..FleetOptions::default()
+        simulated: m.simulated.clone(),
+        calibration: crate::calibrate::Options {
+            method: out.method,
+            ..defaults.calibration.clone()
+        },
+        ..defaults
     };
     let dir = out.figure.as_deref().unwrap_or(root);
     check_outputs(dir, out)?;
@@ -226,13 +281,21 @@ mod tests {
     }
 
     #[test]
-    fn runs_of_measure_are_refused_by_a_survey_which_measures_each_node_once() {
+    fn a_survey_of_real_nodes_measures_each_once_and_its_runs_are_rounds() {
         let Err(e) = options(&args(&["--hosts", "a,b", "--runs", "3"])) else {
             panic!("--runs 3 accepted by a survey");
         };
         let e = e.to_string();
-        assert!(e.contains("--runs does not apply to a survey"), "{e}");
-        assert!(options(&args(&["--hosts", "a,b"])).is_ok());
+        assert!(e.contains("--runs 3: a survey of real nodes"), "{e}");
+        let (s, _) = options(&args(&["--hosts", "a,b"])).unwrap();
+        assert_eq!(s.measure.runs, 1);
+        let Err(e) = options(&args(&["--simulate", "paper:henri", "--runs", "3"])) else {
+            panic!("--runs 3 accepted by a simulated survey");
+        };
+        assert!(e.to_string().contains("once or twice (1 or 2)"), "{e}");
+        // A node's own measure is one run whatever the survey's rounds.
+        let (s, _) = options(&args(&["--simulate", "paper:henri", "--runs", "2"])).unwrap();
+        assert_eq!((s.measure.runs, s.simulated.unwrap().runs), (1, 2));
     }
 
     #[test]

@@ -31,9 +31,10 @@ pub(crate) struct NodeCalibration {
 }
 
 /// Calibrates the node whose results are in `dir` and writes `dir/model.json`, as
-/// `contention calibrate` there would. The options are `calibrate`'s.
-pub(crate) fn node(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
-    let c = fit(dir, opts)?;
+/// `contention calibrate` there would. The options are `calibrate`'s; `simulated`: the node
+/// belongs to a simulated fleet (see [`fit`]).
+pub(crate) fn node(dir: &Path, opts: &Options, simulated: bool) -> Result<NodeCalibration> {
+    let c = fit(dir, opts, simulated)?;
     atomic::write(
         &c.model_path,
         crate::io::output::pretty_json(&c.calibrated).as_bytes(),
@@ -42,9 +43,10 @@ pub(crate) fn node(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
 }
 
 /// Calibrates the node whose results are in `dir`, writing nothing (`check` of a fleet
-/// compares without replacing the saved models).
-pub(crate) fn fit(dir: &Path, opts: &Options) -> Result<NodeCalibration> {
-    fit_traces(dir, read(dir)?, opts)
+/// compares without replacing the saved models). A real fleet's node (`simulated` false)
+/// takes no simulated trace, and a simulated fleet's no real one: the two never mix.
+pub(crate) fn fit(dir: &Path, opts: &Options, simulated: bool) -> Result<NodeCalibration> {
+    fit_traces(dir, read(dir, simulated)?, opts)
 }
 
 /// A node's traces, read and checked for a fit: what `check` of a fleet holds against the
@@ -57,8 +59,8 @@ pub(crate) struct NodeTraces {
 }
 
 /// The traces of the node whose results are in `dir` (`calibrate`'s selection), refusing a
-/// simulated one.
-pub(crate) fn read(dir: &Path) -> Result<NodeTraces> {
+/// simulated one in a real fleet and a real one in a simulated fleet (`simulated`).
+pub(crate) fn read(dir: &Path, simulated: bool) -> Result<NodeTraces> {
     let (_variant, paths, _others) = crate::results::traces_in(dir)?;
     let traces: Vec<Trace> = paths
         .iter()
@@ -67,7 +69,16 @@ pub(crate) fn read(dir: &Path) -> Result<NodeTraces> {
     // A fleet compares real nodes: a simulated trace in a node's directory (copied there, or
     // measured with --simulate into the results) must never stand for the node.
     for (t, p) in traces.iter().zip(&paths) {
-        if let Some(s) = trace_file::simulated(t, &crate::error::shown_path(p))? {
+        let origin = trace_file::simulated(t, &crate::error::shown_path(p))?;
+        if simulated && origin.is_none() {
+            return Err(crate::Error::Input(format!(
+                "{}: a real trace in a simulated fleet: a simulated fleet's nodes are drawn by \
+                 `survey --simulate`, never measured; move it out of {}",
+                crate::error::shown_path(p),
+                crate::error::shown_path(dir)
+            )));
+        }
+        if let (false, Some(s)) = (simulated, origin) {
             return Err(crate::Error::Input(format!(
                 "{}: a simulated trace ({}), not a measurement of this node: a fleet compares \
                  real nodes; move it out of {} and measure the node",
@@ -97,7 +108,19 @@ pub(crate) fn fit_traces(dir: &Path, t: NodeTraces, opts: &Options) -> Result<No
         paths,
         inputs,
     } = t;
-    let (calibrated, _notes) = calibrate::calibrate(&inputs, opts)?;
+    // A survey measures one placement per node (`--numa`, 0,0 by default): on a node of
+    // several sockets nothing then says what the `remote` side does (it is calibrated on
+    // the first node of the second socket, section 4.1.2), so the fleet compares the local
+    // side (`calibrate --local-only`) rather than fail every node.
+    let second_socket = traces[0].machine.numa_per_socket;
+    let measured_remote = traces
+        .iter()
+        .any(|t| (t.config.comp_numa, t.config.comm_numa) == (second_socket, second_socket));
+    let local_only = Options {
+        local_only: opts.local_only || !measured_remote,
+        ..opts.clone()
+    };
+    let (calibrated, _notes) = calibrate::calibrate(&inputs, &local_only)?;
     let model_path = dir.join(crate::results::MODEL_FILE);
     // Every trace of a node describes the same machine (calibrate refused otherwise); the
     // settings are those of the first trace that recorded them.

@@ -7,6 +7,8 @@
 //! - `facts`: the machine facts, and those that differ from the fleet's majority;
 //! - `noise`: each node's own measurement noise around its parameters: a node outside the
 //!   band but within its own noise is not an outlier.
+//! - `runs`: the noise between runs (`survey --runs 2`): each node's own, the fleet's
+//!   pooled; the band is never narrower, and a second run must confirm an outlier.
 //!
 //! A fleet compared with a saved one, node by node, is `crate::check::fleet`.
 //!
@@ -18,6 +20,7 @@ pub(crate) mod calibrate;
 pub(crate) mod facts;
 pub(crate) mod noise;
 pub(crate) mod outliers;
+pub(crate) mod runs;
 
 use crate::error::{Error, IoAction, Result};
 use crate::model::{Model, ParamKind, Params};
@@ -96,6 +99,9 @@ pub struct FleetOptions {
     pub relative_floor: f64,
     /// The options of each node's calibration (`calibrate`'s).
     pub calibration: crate::calibrate::Options,
+    /// A simulated fleet (`survey --simulate`: its manifest's description): every trace
+    /// must then be simulated, where a real fleet's must all be real.
+    pub simulated: Option<String>,
 }
 
 impl Default for FleetOptions {
@@ -107,6 +113,7 @@ impl Default for FleetOptions {
                 date: crate::timestamp::now(),
                 ..Default::default()
             },
+            simulated: None,
         }
     }
 }
@@ -142,6 +149,12 @@ pub struct NodeReport {
     pub(crate) own_noise: BTreeMap<String, f64>,
     /// The measured medians of placement 0,0, as drawn in the figure.
     pub(crate) local_measured: Vec<TidyRow>,
+    /// The model of its second run (`survey --runs 2`), calibrated without writing.
+    pub(crate) other_run: Option<Model>,
+    /// Where its run-to-run noise came from ([`runs`]).
+    pub(crate) run_noise_source: runs::Source,
+    /// Its run-to-run standard deviation of each parameter, by name; empty without one.
+    pub(crate) run_noise: BTreeMap<String, f64>,
 }
 
 /// One parameter across the fleet.
@@ -180,11 +193,17 @@ pub struct FleetReport {
     pub(crate) tool: Provenance,
     /// The results root surveyed.
     pub(crate) root: String,
+    /// A simulated fleet's description (`survey --simulate`); absent for real nodes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) simulated: Option<String>,
     /// The fleet's machine: the value most nodes have of every fact.
     pub(crate) machine: BTreeMap<&'static str, String>,
     pub(crate) units: crate::units::Units,
     pub(crate) k: f64,
     pub(crate) relative_floor: f64,
+    /// How each node was calibrated (`survey --method`): `check --fleet` refits the new
+    /// measurements the same way.
+    pub(crate) calibration_method: crate::calibrate::Method,
     /// How the band is drawn, in words.
     pub(crate) band_rule: String,
     pub nodes: Vec<NodeReport>,
@@ -215,14 +234,15 @@ fn side<'a>(m: &'a Model, side: &str) -> Option<&'a Params> {
     }
 }
 
-/// The hosts of a results root: every subdirectory, sorted, each taken as measured. For a
-/// saved results directory that has no survey manifest.
+/// The hosts of a results root: every subdirectory, sorted, each taken as measured, but a
+/// simulated fleet's (`survey --simulate` keeps its own under the root, never one of the
+/// real hosts). For a saved results directory that has no survey manifest.
 pub fn hosts_in(root: &Path) -> Result<Vec<NodeOutcome>> {
     let entries = std::fs::read_dir(root)
         .map_err(|e| Error::io(IoAction::List("the results directory"), root, e))?;
     let mut hosts: Vec<String> = entries
         .flatten()
-        .filter(|e| e.path().is_dir())
+        .filter(|e| e.path().is_dir() && e.file_name() != crate::survey::simulated::DIR)
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     hosts.sort();
@@ -294,6 +314,9 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
         within_noise_parameters: Vec::new(),
         own_noise: BTreeMap::new(),
         local_measured: Vec::new(),
+        other_run: None,
+        run_noise_source: runs::Source::WithinRun,
+        run_noise: BTreeMap::new(),
     };
     if n.status != NodeStatus::Done {
         return r;
@@ -301,7 +324,7 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
     let dir: PathBuf = root.join(crate::results::dir_name(&n.host));
     let mut cal_opts = opts.calibration.clone();
     cal_opts.name.get_or_insert_with(|| n.host.clone());
-    match calibrate::node(&dir, &cal_opts) {
+    match calibrate::node(&dir, &cal_opts, opts.simulated.is_some()) {
         Ok(c) => {
             r.calibrated = true;
             r.model_file = Some(c.model_path.display().to_string());
@@ -310,6 +333,14 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
             r.model = Some(c.calibrated.model);
             r.facts = Some(c.facts);
             r.local_measured = c.local_measured;
+            // Its second run, where the survey measured it twice; one that cannot be
+            // calibrated leaves the node judged on the fleet's pooled spread.
+            let second = crate::survey::simulated::run_dir(&dir, 2);
+            if second.is_dir() {
+                r.other_run = calibrate::fit(&second, &cal_opts, opts.simulated.is_some())
+                    .ok()
+                    .map(|c| c.calibrated.model);
+            }
         }
         Err(e) => r.error = Some(e.to_string()),
     }
@@ -407,23 +438,51 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
                 continue;
             };
             let parameter = format!("{side_name}.{name}");
+            // Each node's second run's value of this parameter, where it has one.
+            let second: Vec<Option<f64>> = per_node
+                .iter()
+                .map(|(i, _)| {
+                    let m = nodes[*i].other_run.as_ref()?;
+                    side(m, side_name).map(|p| p.values()[j])
+                })
+                .collect();
+            let differences: Vec<f64> = per_node
+                .iter()
+                .zip(&second)
+                .filter_map(|((_, v), s)| s.map(|s| v[j] - s))
+                .collect();
+            let pooled = runs::pooled(&differences);
             let mut out_hosts = Vec::new();
-            for (i, v) in &per_node {
+            for ((i, v), second) in per_node.iter().zip(&second) {
                 let x = v[j];
-                if !band.outside(x) {
+                let n = &mut nodes[*i];
+                let sigma = runs::node_sigma(second.map(|s| x - s), pooled);
+                n.run_noise_source = match (second, pooled) {
+                    (Some(_), _) => runs::Source::OwnRuns,
+                    (None, Some(_)) => runs::Source::FleetPooled,
+                    (None, None) => runs::Source::WithinRun,
+                };
+                if let Some(s) = sigma {
+                    n.run_noise.insert(parameter.clone(), s);
+                }
+                // The band, never narrower than this node's noise between runs.
+                let half_width = opts.k * band.sigma.max(sigma.unwrap_or(0.0));
+                if (x - band.median).abs() <= half_width {
                     continue;
                 }
-                let own_noise = nodes[*i].own_noise.get(&parameter).copied().unwrap_or(0.0);
-                let o = outlier(&nodes[*i].host, &parameter, x, &band, own_noise);
-                // Beyond the fleet's spread but not beyond the node's own noise: the
-                // measurement cannot tell it from the median.
-                if (x - band.median).abs() <= own_noise {
-                    nodes[*i].within_noise_parameters.push(parameter.clone());
+                let own_noise = n.own_noise.get(&parameter).copied().unwrap_or(0.0);
+                let o = outlier(&n.host, &parameter, x, &band, own_noise);
+                // Beyond the fleet's spread but not beyond the node's own noise, or not
+                // in its second run: the measurement cannot tell it from the median.
+                let unconfirmed =
+                    second.is_some_and(|s| !runs::confirmed(x, s, band.median, half_width));
+                if (x - band.median).abs() <= own_noise || unconfirmed {
+                    n.within_noise_parameters.push(parameter.clone());
                     within_noise.push(o);
                     continue;
                 }
-                out_hosts.push(nodes[*i].host.clone());
-                nodes[*i].outlier_parameters.push(parameter.clone());
+                out_hosts.push(n.host.clone());
+                n.outlier_parameters.push(parameter.clone());
                 outliers.push(o);
             }
             parameters.push(ParameterSpread {
@@ -444,11 +503,13 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
         schema_version: FLEET_SCHEMA_VERSION,
         tool: Provenance::current(),
         root: root.display().to_string(),
+        simulated: opts.simulated.clone(),
         machine: fleet_facts,
         units: crate::units::UNITS,
         k: opts.k,
         relative_floor: opts.relative_floor,
-        band_rule: band_rule(opts),
+        calibration_method: opts.calibration.method,
+        band_rule: band_rule(opts, nodes.iter().filter(|n| n.other_run.is_some()).count()),
         nodes,
         parameters,
         outliers,
@@ -501,8 +562,21 @@ fn notes(nodes: &[NodeReport], calibrated: usize) -> Vec<String> {
     notes
 }
 
-fn band_rule(opts: &FleetOptions) -> String {
-    format!(
+/// The band's rule in words, with where the noise between runs came from: `twice` nodes
+/// were measured twice.
+fn band_rule(opts: &FleetOptions, twice: usize) -> String {
+    let between_runs = if twice > 0 {
+        format!(
+            "; sigma is also at least the node's noise between runs ({twice} node(s) measured \
+             twice: their own two runs, the fleet's pooled run-to-run spread for the others), \
+             and a node measured twice is an outlier only if its second run is outside too"
+        )
+    } else {
+        "; no node was measured twice (survey --runs 2), so the band knows the noise within \
+         each run only, not between runs"
+            .to_string()
+    };
+    let rule = format!(
         "outside when |x - median| > k x sigma, k = {}, sigma = max(1.4826 x MAD, floor); \
          floor = {} % of the median (for delta_l and delta_r at least that of T_par^max / \
          N_seq^max), and at least 1/k core for core counts (a plateau read one core apart \
@@ -511,7 +585,8 @@ fn band_rule(opts: &FleetOptions) -> String {
          noise",
         opts.k,
         100.0 * opts.relative_floor
-    )
+    );
+    rule + &between_runs
 }
 
 #[cfg(test)]
@@ -539,6 +614,9 @@ pub(crate) mod tests {
             within_noise_parameters: Vec::new(),
             own_noise: BTreeMap::new(),
             local_measured: Vec::new(),
+            other_run: None,
+            run_noise_source: runs::Source::WithinRun,
+            run_noise: BTreeMap::new(),
         }
     }
 
@@ -650,6 +728,60 @@ pub(crate) mod tests {
         assert_eq!(noisy.nodes[3].within_noise_parameters, ["local.b_seq_comp"]);
         assert_eq!(noisy.within_noise[0].host, "d");
         assert!(noisy.parameters.iter().all(|p| p.outliers.is_empty()));
+    }
+
+    #[test]
+    fn a_second_run_decides_and_the_fleets_run_to_run_spread_widens_the_band() {
+        // Six nodes alike; node e is 4 % low on B_seq^comp in its first run only, node f in
+        // both: beyond the band's 1 % floor x 3 either way.
+        let fleet = |second_runs: bool, spread: f64| {
+            let mut v: Vec<NodeReport> = ["a", "b", "c", "d", "e", "f"]
+                .iter()
+                .map(|h| node(h, |_| {}))
+                .collect();
+            for n in v.iter_mut().skip(4) {
+                n.model.as_mut().unwrap().local.b_seq_comp *= 0.96;
+            }
+            if second_runs {
+                for (i, n) in v.iter_mut().enumerate() {
+                    let mut m = n.model.clone().unwrap();
+                    m.local.b_seq_comp = node("x", |_| {}).model.unwrap().local.b_seq_comp
+                        * match i {
+                            5 => 0.96,
+                            // Runs of a, b differ by `spread`: the fleet's noise between runs.
+                            0 | 1 => 1.0 + spread,
+                            _ => 1.0,
+                        };
+                    n.other_run = Some(m);
+                }
+            }
+            build(Path::new("r"), v, &FleetOptions::default())
+        };
+        let once = fleet(false, 0.0);
+        assert_eq!(
+            flagged(&once),
+            [
+                ("e".into(), "local.b_seq_comp".into()),
+                ("f".into(), "local.b_seq_comp".into())
+            ]
+        );
+        assert_eq!(once.nodes[4].run_noise_source, runs::Source::WithinRun);
+        let twice = fleet(true, 0.0);
+        assert_eq!(flagged(&twice), [("f".into(), "local.b_seq_comp".into())]);
+        // e's two runs differ by 4 %: a run-to-run sigma of 2.8 %, a band of +-8.5 % for it.
+        let e = &twice.nodes[4];
+        assert_eq!(e.run_noise_source, runs::Source::OwnRuns);
+        let b = node("x", |_| {}).model.unwrap().local.b_seq_comp;
+        let sigma = e.run_noise["local.b_seq_comp"];
+        assert!((sigma - 0.04 * b / 2f64.sqrt()).abs() < 1e-6 * b, "{sigma}");
+        // The other nodes' spread is pooled: (0.04 b)^2 / (2 x 6).
+        let a = &twice.nodes[0].run_noise["local.b_seq_comp"];
+        assert!((a - 0.04 * b / 12f64.sqrt()).abs() < 1e-6 * b, "{a}");
+        // Two nodes whose runs differ by 9 %: a run-to-run sigma of sqrt(2 x 0.09^2 / 12)
+        // = 3.7 % over the six, a band of +-11 %: nothing is an outlier.
+        let noisy = fleet(true, 0.09);
+        assert!(noisy.outliers.is_empty(), "{:?}", flagged(&noisy));
+        assert!(noisy.band_rule.contains("run"), "{}", noisy.band_rule);
     }
 
     #[test]

@@ -15,12 +15,22 @@ pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 /// The input name that means standard input.
 pub(crate) const STDIN: &str = "-";
 
+/// The largest fleet report the tool reads back (`check --fleet`): 512 MiB. A report
+/// holds every node's model, facts and measured medians, about 7 kB a node: 10,000 nodes
+/// write 70 MB, past [`MAX_INPUT_BYTES`].
+pub(crate) const MAX_FLEET_BYTES: u64 = 512 << 20;
+
 /// Reads `path` as UTF-8 text; `what` is the kind of file named in errors ("model file").
 pub(crate) fn text(path: &Path, what: &'static str) -> Result<String> {
+    text_up_to(path, what, MAX_INPUT_BYTES)
+}
+
+/// [`text`] with another bound than [`MAX_INPUT_BYTES`]: `limit` bytes.
+pub(crate) fn text_up_to(path: &Path, what: &'static str, limit: u64) -> Result<String> {
     let shown = || crate::error::shown_path(path);
     let action = IoAction::Read(what);
     let bytes = if path.as_os_str() == STDIN {
-        bounded(std::io::stdin().lock(), what, "standard input")?
+        bounded(std::io::stdin().lock(), what, "standard input", limit)?
     } else {
         // Opening a FIFO for reading would block until a writer comes: look first.
         let meta = std::fs::metadata(path).map_err(|e| Error::io(action, path, e))?;
@@ -32,11 +42,11 @@ pub(crate) fn text(path: &Path, what: &'static str) -> Result<String> {
             }
             .into());
         }
-        if meta.len() > MAX_INPUT_BYTES {
-            return Err(too_big(what, &shown()));
+        if meta.len() > limit {
+            return Err(too_big(what, &shown(), limit));
         }
         let file = std::fs::File::open(path).map_err(|e| Error::io(action, path, e))?;
-        bounded(file, what, &shown())?
+        bounded(file, what, &shown(), limit)?
     };
     String::from_utf8(bytes).map_err(|err| {
         ReadError::NotUtf8 {
@@ -48,22 +58,23 @@ pub(crate) fn text(path: &Path, what: &'static str) -> Result<String> {
     })
 }
 
-/// Reads at most [`MAX_INPUT_BYTES`] (a file may grow after `metadata`).
-fn bounded(r: impl Read, what: &'static str, shown: &str) -> Result<Vec<u8>> {
+/// Reads at most `limit` bytes (a file may grow after `metadata`).
+fn bounded(r: impl Read, what: &'static str, shown: &str, limit: u64) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    r.take(MAX_INPUT_BYTES + 1)
+    r.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io(IoAction::Read(what), shown, e))?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(too_big(what, shown));
+    if bytes.len() as u64 > limit {
+        return Err(too_big(what, shown, limit));
     }
     Ok(bytes)
 }
 
-fn too_big(what: &'static str, shown: &str) -> Error {
+fn too_big(what: &'static str, shown: &str, limit: u64) -> Error {
     ReadError::TooBig {
         what,
         shown: shown.into(),
+        limit,
     }
     .into()
 }
@@ -78,8 +89,12 @@ pub(crate) enum ReadError {
         shown: String,
         kind: &'static str,
     },
-    /// Larger than [`MAX_INPUT_BYTES`].
-    TooBig { what: &'static str, shown: String },
+    /// Larger than `limit` bytes ([`MAX_INPUT_BYTES`] for most inputs).
+    TooBig {
+        what: &'static str,
+        shown: String,
+        limit: u64,
+    },
     /// Not UTF-8 text.
     NotUtf8 {
         what: &'static str,
@@ -98,11 +113,11 @@ impl std::fmt::Display for ReadError {
                 "{what} `{shown}` is {kind}, not a regular file; save it to a file first (or \
                  pass `-` to read standard input)"
             ),
-            ReadError::TooBig { what, shown } => write!(
+            ReadError::TooBig { what, shown, limit } => write!(
                 f,
                 "{what} `{shown}` is larger than {} MiB, the most the tool reads; is it the \
                  right file?",
-                MAX_INPUT_BYTES >> 20
+                limit >> 20
             ),
             ReadError::NotUtf8 { what, shown, err } => {
                 write!(f, "{what} `{shown}` is not UTF-8 text: {err}")

@@ -225,6 +225,43 @@ pub(crate) fn describe(l: &Layout, sim: &SimulateOptions) -> String {
     )
 }
 
+/// A new simulated trace of `layout`, no point measured yet, with both marks of origin
+/// (`machine.simulated` and `simulation`), as `measure --simulate` and a simulated fleet's
+/// nodes (`crate::survey::simulated`) start theirs.
+pub(crate) fn fresh_trace(layout: &Layout, sim: &SimulateOptions) -> Trace {
+    let now = crate::timestamp::now();
+    Trace {
+        schema_version: TRACE_SCHEMA_VERSION,
+        tool: Provenance::current(),
+        machine: layout.machine.clone(),
+        mpi: MpiInfo {
+            library_version: "none (simulated)".into(),
+            thread_level: "none (simulated)".into(),
+            hosts: vec![layout.machine.hostname.clone()],
+            library: None,
+            launcher: None,
+            stack: None,
+        },
+        config: layout.config.clone(),
+        plan: layout.plan.clone(),
+        started_at: now.clone(),
+        updated_at: now,
+        complete: false,
+        points: Vec::new(),
+        runs: Vec::new(),
+        transport: None,
+        sender: None,
+        settings: None,
+        buffers: Vec::new(),
+        simulation: Some(Simulation {
+            machine: sim.machine.spec(),
+            seed: sim.seed,
+            measuring_seconds: 0.0,
+        }),
+        adaptive: None,
+    }
+}
+
 /// A simulated campaign on disk: the trace, saved after every point.
 pub(crate) struct Campaign<'a> {
     pub(crate) sim: &'a SimulateOptions,
@@ -248,37 +285,7 @@ impl<'a> Campaign<'a> {
         let path = o.trace_path(&layout.machine.hostname);
         crate::results::ensure_parent(&path)?;
         session::check_output(o, &path)?;
-        let now = crate::timestamp::now();
-        let fresh = Trace {
-            schema_version: TRACE_SCHEMA_VERSION,
-            tool: Provenance::current(),
-            machine: layout.machine.clone(),
-            mpi: MpiInfo {
-                library_version: "none (simulated)".into(),
-                thread_level: "none (simulated)".into(),
-                hosts: vec![layout.machine.hostname.clone()],
-                library: None,
-                launcher: None,
-                stack: None,
-            },
-            config: layout.config.clone(),
-            plan: layout.plan.clone(),
-            started_at: now.clone(),
-            updated_at: now,
-            complete: false,
-            points: Vec::new(),
-            runs: Vec::new(),
-            transport: None,
-            sender: None,
-            settings: None,
-            buffers: Vec::new(),
-            simulation: Some(Simulation {
-                machine: sim.machine.spec(),
-                seed: sim.seed,
-                measuring_seconds: 0.0,
-            }),
-            adaptive: None,
-        };
+        let fresh = fresh_trace(&layout, sim);
         let trace = if o.resume {
             resumed(trace_file::read(&path)?, fresh, &path)?
         } else {

@@ -12,7 +12,7 @@ use super::style::{
     MARGIN, MUTED, SHADE, TICK, Y_TICKS,
 };
 use super::Figure;
-use crate::fleet::FleetReport;
+use crate::fleet::{FleetReport, NodeReport};
 use crate::model::{self, Placement};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -63,6 +63,33 @@ pub(crate) struct Fleet {
     pub(crate) curves: Vec<NodeCurves>,
 }
 
+/// The most nodes whose local curves the figure draws: past a few dozen they cover each
+/// other, and every one adds to the file (10,000 nodes drew a 106 MB SVG).
+const MAX_CURVES: usize = 100;
+
+/// The nodes (indices into `nodes`) whose curves are drawn: those with a model, all of them
+/// up to [`MAX_CURVES`]; beyond, the outliers first, then the others evenly spread over the
+/// fleet's order.
+fn curves_drawn(nodes: &[NodeReport]) -> Vec<usize> {
+    let with_model: Vec<usize> = (0..nodes.len())
+        .filter(|&i| nodes[i].model.is_some())
+        .collect();
+    if with_model.len() <= MAX_CURVES {
+        return with_model;
+    }
+    let (outliers, others): (Vec<usize>, Vec<usize>) = with_model
+        .into_iter()
+        .partition(|&i| !nodes[i].outlier_parameters.is_empty());
+    let mut out: Vec<usize> = outliers.into_iter().take(MAX_CURVES).collect();
+    let room = MAX_CURVES - out.len();
+    if room > 0 {
+        let step = others.len() as f64 / room as f64;
+        out.extend((0..room).map(|j| others[(j as f64 * step) as usize]));
+    }
+    out.sort_unstable();
+    out
+}
+
 impl Fleet {
     pub(crate) fn new(r: &FleetReport) -> Self {
         let strips = r
@@ -88,9 +115,11 @@ impl Fleet {
             comp_numa: 0,
             comm_numa: 0,
         };
-        let curves = r
-            .nodes
+        let chosen = curves_drawn(&r.nodes);
+        let with_model = r.nodes.iter().filter(|n| n.model.is_some()).count();
+        let curves: Vec<NodeCurves> = chosen
             .iter()
+            .map(|&i| &r.nodes[i])
             .filter_map(|n| {
                 let m = n.model.as_ref()?;
                 let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
@@ -119,7 +148,15 @@ impl Fleet {
             .collect();
         let calibrated = r.nodes.iter().filter(|n| n.calibrated).count();
         Fleet {
-            title: format!("Fleet of {} node(s): model parameters and local curves", r.nodes.len()),
+            title: format!(
+                "{} of {} node(s): model parameters and local curves",
+                if r.simulated.is_some() {
+                    "SIMULATED fleet"
+                } else {
+                    "Fleet"
+                },
+                r.nodes.len()
+            ),
             subtitle: format!(
                 "{calibrated} calibrated; band |x \u{2212} median| \u{2264} {} \u{d7} max(1.4826 \u{d7} MAD, floor); \
                  {} outlying value(s) on {} node(s)",
@@ -129,7 +166,14 @@ impl Fleet {
                     .iter()
                     .filter(|n| !n.outlier_parameters.is_empty())
                     .count()
-            ),
+            ) + &if chosen.len() < with_model {
+                format!(
+                    "; local curves of {} of the {with_model} nodes (outliers first)",
+                    chosen.len()
+                )
+            } else {
+                String::new()
+            },
             k: r.k,
             strips,
             curves,
@@ -463,6 +507,7 @@ fn draw_strip<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fleet::tests::node;
 
     /// `--outlier-k 1e30` gave a reach of 1.1e30 and a step of 1e20 (the ladder stopped after
     /// 60 steps): 2e10 ticks, 34 GB, and the report aborted.
@@ -500,5 +545,21 @@ mod tests {
         let svg = crate::plot::render(&fleet, crate::plot::ImageFormat::Svg).unwrap();
         assert!(svg.len() < 1 << 20, "{} bytes", svg.len());
         assert!(String::from_utf8_lossy(&svg).contains("+1000000"));
+    }
+
+    #[test]
+    fn a_large_fleet_draws_the_outliers_curves_and_a_spread_of_the_others() {
+        let mut nodes: Vec<NodeReport> = (0..1000)
+            .map(|i| node(&format!("n{i:04}"), |_| {}))
+            .collect();
+        nodes[7].outlier_parameters.push("local.b_seq_comp".into());
+        nodes[500].model = None;
+        let drawn = curves_drawn(&nodes);
+        assert_eq!(drawn.len(), MAX_CURVES);
+        assert!(drawn.contains(&7), "the outlier");
+        assert!(!drawn.contains(&500), "no model, no curve");
+        assert!(*drawn.last().unwrap() > 900, "spread to the end: {drawn:?}");
+        let small: Vec<NodeReport> = nodes.drain(..5).collect();
+        assert_eq!(curves_drawn(&small), [0, 1, 2, 3, 4]);
     }
 }

@@ -24,6 +24,13 @@ impl FleetReport {
     /// The tool, the fleet's counts, the band rule and the notes.
     fn write_header(&self, out: &mut String) {
         let _ = writeln!(out, "# {}", self.tool.summary());
+        if let Some(s) = &self.simulated {
+            let _ = writeln!(
+                out,
+                "# SIMULATED fleet, not measurements of real nodes: {}",
+                crate::error::escape(s)
+            );
+        }
         let count = |s: NodeStatus| self.nodes.iter().filter(|n| n.status == s).count();
         let _ = writeln!(
             out,
@@ -85,7 +92,12 @@ impl FleetReport {
             let _ = writeln!(out, "\noutliers:");
         }
         for n in &flagged {
-            let _ = writeln!(out, "  {}:", named(n));
+            let _ = writeln!(
+                out,
+                "  {}: (noise between runs: {})",
+                named(n),
+                n.run_noise_source.words()
+            );
             for o in self.outliers.iter().filter(|o| o.host == n.host) {
                 let _ = writeln!(
                     out,
@@ -106,8 +118,8 @@ impl FleetReport {
         if !self.within_noise.is_empty() {
             let _ = writeln!(
                 out,
-                "\noutside the band but within its own noise (not outliers: the node's \
-                 measurement cannot tell it from the median):"
+                "\noutside the band but within its own noise or not in its second run (not \
+                 outliers: the node's measurement cannot tell it from the median):"
             );
         }
         for o in &self.within_noise {
@@ -201,6 +213,7 @@ impl Report for FleetReport {
             "high",
             "own_noise",
             "outlier",
+            "simulated",
         ])
         .expect("in-memory CSV");
         for p in &self.parameters {
@@ -225,6 +238,7 @@ impl Report for FleetReport {
                         .get(&p.parameter)
                         .map_or(String::new(), ToString::to_string),
                     p.outliers.contains(&n.host).to_string(),
+                    self.simulated.clone().unwrap_or_default(),
                 ])
                 .expect("in-memory CSV");
             }
@@ -287,9 +301,9 @@ mod tests {
                 .unwrap_or_else(|| panic!("{host} {name} missing:\n{csv}"))
                 .to_string()
         };
-        assert!(row("d", "local,delta_r").ends_with(",true"));
-        assert!(row("e", "remote,b_seq_comm").ends_with(",true"));
-        assert!(row("a", "local,delta_r").ends_with(",false"));
+        assert!(row("d", "local,delta_r").ends_with(",true,"));
+        assert!(row("e", "remote,b_seq_comm").ends_with(",true,"));
+        assert!(row("a", "local,delta_r").ends_with(",false,"));
     }
 
     /// Host names and a node's error come from `survey.json` or the traces (any text): in

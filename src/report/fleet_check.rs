@@ -16,6 +16,13 @@ impl Report for FleetCheck {
     fn table(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "# {}", self.tool.summary());
+        if let Some(s) = &self.simulated {
+            let _ = writeln!(
+                out,
+                "# SIMULATED fleets, not measurements of real nodes: {}",
+                crate::error::escape(s)
+            );
+        }
         let _ = writeln!(
             out,
             "check of the fleet in {} against the saved fleet {}, node by node",
@@ -55,25 +62,37 @@ impl Report for FleetCheck {
         out
     }
 
-    /// One row per node: `host,verdict,max_drift_percent,limit_percent,pass`.
+    /// One row per node: `host,verdict,max_drift_percent,limit_percent,pass,simulated`
+    /// (`simulated`: the simulated fleet's description, empty for real nodes).
     fn csv(&self) -> Option<String> {
-        let mut out = String::from("host,verdict,max_drift_percent,limit_percent,pass\n");
+        let mut out = String::from("host,verdict,max_drift_percent,limit_percent,pass,simulated\n");
+        let simulated = self.simulated.clone().unwrap_or_default();
         for n in &self.nodes {
             let num = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
             let _ = writeln!(
                 out,
-                "{},{},{},{},{}",
-                n.host,
+                "{},{},{},{},{},{}",
+                csv_field(&n.host),
                 serde_json::to_value(n.verdict)
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_string))
                     .unwrap_or_default(),
                 num(n.drift.as_ref().map(|d| d.max_drift_percent)),
                 num(n.drift_limit_percent),
-                !n.verdict.fails()
+                !n.verdict.fails(),
+                csv_field(&simulated)
             );
         }
         Some(out)
+    }
+}
+
+/// A CSV field: quoted when it holds a comma, a quote or a line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
     }
 }
 
@@ -112,6 +131,7 @@ mod tests {
             ],
             failures: vec!["evil\nresult: PASS: FAIL".into()],
             pass: false,
+            simulated: None,
         };
         for format in [Format::Table, Format::Csv, Format::Json] {
             let text = render(&check, format).unwrap();

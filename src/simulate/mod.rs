@@ -10,6 +10,8 @@
 //! - [`noise`]: how samples scatter around it: per sample, per run, rounds correlated with
 //!   their neighbours.
 //! - [`rng`]: the seeded generator.
+//! - [`fleet`]: the nodes of a simulated fleet (`survey --simulate`): one machine, the noise
+//!   between runs that real nodes show, some nodes degraded on purpose.
 //!
 //! A campaign in three calls:
 //!
@@ -24,6 +26,7 @@
 //! assert!((measured.comp_alone / exact.comp_alone - 1.0).abs() < 0.05);
 //! ```
 
+pub mod fleet;
 pub mod noise;
 pub mod rng;
 pub mod truth;

@@ -42,6 +42,11 @@ pub struct Manifest {
     /// traces), as its rank 0 said it: the driver ends the survey with it (exit 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// A simulated fleet's machine and draws (`survey --simulate`), absent for a real
+    /// survey: the fleet report built from this manifest says simulated everywhere, and
+    /// takes only simulated traces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulated: Option<String>,
     pub started_at: String,
     pub updated_at: String,
 }
@@ -384,6 +389,7 @@ mod tests {
             ],
             nodes: ["a", "b", "c"].map(NodeStatus::pending).to_vec(),
             refused: None,
+            simulated: None,
             started_at: "t".into(),
             updated_at: "t".into(),
         }

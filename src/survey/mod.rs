@@ -9,6 +9,7 @@
 //! - [`job`]: the driver that starts the job and watches its rounds;
 //! - [`ranks`]: each rank's side of that job: the nodes' names learnt before round 1, a
 //!   communicator per pair, `measure`'s rank 0 and sender on it, the outcomes gathered;
+//! - [`simulated`]: the same path on a simulated fleet (`--simulate MACHINE --nodes N`);
 //! - [`error`]: what stops a survey, by kind.
 
 pub mod error;
@@ -18,6 +19,7 @@ pub mod manifest;
 pub mod pairing;
 pub mod plan;
 pub mod ranks;
+pub mod simulated;
 
 use crate::measure::job::launch::Launcher;
 use crate::measure::options::MeasureOptions;
@@ -37,4 +39,6 @@ pub struct SurveyOptions {
     pub topology: Option<PathBuf>,
     /// No progress output.
     pub quiet: bool,
+    /// `--simulate`: a simulated fleet instead of real nodes.
+    pub simulated: Option<simulated::SimulatedFleet>,
 }

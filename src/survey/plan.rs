@@ -112,6 +112,7 @@ pub fn new_manifest(
         rounds: Vec::new(),
         nodes: hosts.iter().map(|h| NodeStatus::pending(h)).collect(),
         refused: None,
+        simulated: None,
         started_at: now.clone(),
         updated_at: now,
     }

@@ -1,0 +1,214 @@
+//! `survey --simulate MACHINE --nodes N`: the survey's whole path on a fleet of simulated
+//! nodes (see [`crate::simulate::fleet`] for how they differ), where no allocation of that
+//! size is at hand: the same pairing into rounds, the same manifest recorded after every
+//! round, then (in `commands::survey`) the same per-node calibration, band, report and
+//! figure, and `check --fleet` on the result.
+//!
+//! Nothing of it mixes with real results: the fleet lives in a directory of its own under
+//! the results root ([`DIR`]), its manifest carries `simulated`, every node's trace carries
+//! both marks of a simulated trace (`machine.simulated`, `simulation`), and the fleet report
+//! built from it says simulated and takes no real trace.
+
+use super::error::SurveyError;
+use super::manifest::{self, Manifest, Status};
+use super::plan;
+use crate::error::Result;
+use crate::io::trace_file;
+use crate::measure::options::MeasureOptions;
+use crate::measure::simulation::{self, SimulateOptions};
+use crate::simulate::fleet::{self, Degradation, RunNoise};
+use crate::simulate::{Noise, Truth};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The simulated fleet's directory under the results root: its `survey.json` and one
+/// directory per node, apart from any real node's.
+pub const DIR: &str = "simulated-survey";
+
+/// The directory, under a node's, of its run `r` (2 and later); run 1 is the node's own
+/// directory, where a real survey leaves its trace.
+pub fn run_dir(node_dir: &Path, run: u32) -> PathBuf {
+    if run <= 1 {
+        node_dir.to_path_buf()
+    } else {
+        node_dir.join(format!("run{run}"))
+    }
+}
+
+/// What `survey --simulate` is asked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimulatedFleet {
+    pub machine: Truth,
+    pub nodes: usize,
+    /// `--slow`, parsed: the degraded nodes.
+    pub slow: Vec<(String, Degradation)>,
+    /// As given (`--slow`), for the manifest.
+    pub slow_spec: String,
+    pub seed: u64,
+    /// Runs per node (`--runs`), each in its own round.
+    pub runs: u32,
+    pub run_noise: RunNoise,
+}
+
+/// The names of a fleet of `n` nodes: `node1` .. `nodeN`.
+pub fn node_names(n: usize) -> Vec<String> {
+    (1..=n).map(|i| format!("node{i}")).collect()
+}
+
+/// The manifest's line on what was simulated: machine, seed, nodes degraded, noise.
+fn describe_fleet(f: &SimulatedFleet) -> String {
+    format!(
+        "{} x {}, seed {}, {} run(s) per node, noise between runs of a real 16-core node \
+         ({:.1} % computations, {:.0}-{:.0} % communications); slow: {}",
+        f.nodes,
+        f.machine.spec(),
+        f.seed,
+        f.runs,
+        100.0 * f.run_noise.computations,
+        100.0 * f.run_noise.communications,
+        100.0 * f.run_noise.communications_loaded,
+        if f.slow_spec.is_empty() {
+            "none"
+        } else {
+            &f.slow_spec
+        }
+    )
+}
+
+/// The rounds of `runs` runs: the survey's pairing, then for each further run the same
+/// rounds in reverse order, so that every node's runs fall in different rounds (a node of
+/// round 1 is measured again in the last round of run 2) and with different neighbours in
+/// time.
+fn rounds(m: &Manifest, runs: u32, timeout_s: f64) -> Result<Vec<(u32, manifest::Round)>> {
+    let (_hosts, first) = plan::plan_job(m, timeout_s)?;
+    let mut out: Vec<(u32, manifest::Round)> = first.iter().cloned().map(|r| (1, r)).collect();
+    for run in 2..=runs {
+        let mut again = first.clone();
+        if run % 2 == 0 {
+            again.reverse();
+        }
+        out.extend(again.into_iter().map(|r| (run, r)));
+    }
+    Ok(out)
+}
+
+/// Runs the simulated survey: returns the manifest's path, or `None` for a dry run (whose
+/// plan is printed).
+pub fn run(
+    f: &SimulatedFleet,
+    o: &MeasureOptions,
+    dry_run: bool,
+    quiet: bool,
+) -> Result<Option<PathBuf>> {
+    let sim = SimulateOptions {
+        machine: f.machine.clone(),
+        seed: f.seed,
+        noise: Noise::TYPICAL,
+    };
+    let layout = simulation::layout(o, &sim)?;
+    let root = crate::results::root().join(DIR);
+    let path = Manifest::path(&root);
+    let hosts = node_names(f.nodes);
+    let mut options = manifest::options_of(o);
+    options.insert("--simulate".into(), f.machine.spec());
+    options.insert("--seed".into(), f.seed.to_string());
+    options.insert("--slow".into(), f.slow_spec.clone());
+    options.insert("--runs".into(), f.runs.to_string());
+    let mut m = plan::new_manifest(&hosts, options);
+    m.simulated = Some(describe_fleet(f));
+    let (sweep, touch) = crate::measure::session::estimated_seconds(&layout.config);
+    let rounds = rounds(&m, f.runs, plan::round_timeout(sweep + touch))?;
+    m.job = 1;
+    m.job_hosts = hosts.clone();
+    m.command = std::env::args().collect();
+    m.rounds = rounds.iter().map(|(_, r)| r.clone()).collect();
+    if dry_run {
+        print!(
+            "{}",
+            crate::error::escape(&format!(
+                "simulated   {}\n{}",
+                describe_fleet(f),
+                plan::describe(&m, sweep + touch, None, "none (simulated)", "none")
+            ))
+        );
+        return Ok(None);
+    }
+    if path.exists() && !o.force {
+        return Err(SurveyError::ManifestExists { path }.into());
+    }
+    crate::results::ensure_parent(&path)?;
+    m.save(&path)?;
+    let slow: HashMap<&str, Degradation> = f.slow.iter().map(|(n, d)| (n.as_str(), *d)).collect();
+    let index: HashMap<String, usize> = hosts.iter().cloned().zip(0..).collect();
+    let name = crate::results::trace_name(
+        layout.config.comp_numa,
+        layout.config.comm_numa,
+        crate::results::PAPER_VARIANT,
+    );
+    for (r, (run, round)) in rounds.iter().enumerate() {
+        for pair in &round.pairs {
+            let i = index[&pair.measured];
+            let points = fleet::draw_run(
+                &f.machine,
+                layout.placement,
+                &layout.config.cores,
+                slow.get(pair.measured.as_str())
+                    .copied()
+                    .unwrap_or_default(),
+                f.run_noise,
+                Noise::TYPICAL,
+                (f.seed, i as u64 + 1, u64::from(*run)),
+            )
+            .map_err(|e| crate::Error::Failed(format!("simulated node {}: {e}", pair.measured)))?;
+            let mut trace = simulation::fresh_trace(&layout, &sim);
+            trace.machine.hostname = pair.measured.clone();
+            trace.mpi.hosts = vec![pair.measured.clone(), pair.sender.clone()];
+            trace.points = points;
+            trace.complete = true;
+            let file = run_dir(&root.join(&pair.measured), *run).join(&name);
+            crate::results::ensure_parent(&file)?;
+            trace_file::write(&file, &trace)?;
+            let n = &mut m.nodes[i];
+            // Done once its first run is; a later run only adds its trace.
+            n.status = Status::Done;
+            n.job = Some(1);
+            n.round.get_or_insert(r + 1);
+            n.sender.get_or_insert_with(|| pair.sender.clone());
+            n.traces.push(file);
+        }
+        m.save(&path)?;
+    }
+    if !quiet {
+        eprintln!(
+            "survey: {} simulated node(s) drawn in {} round(s); manifest {}",
+            f.nodes,
+            rounds.len(),
+            crate::error::shown_path(&path)
+        );
+    }
+    Ok(Some(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_node_is_measured_once_per_run_and_its_runs_fall_in_different_rounds() {
+        for n in [2, 3, 5, 16] {
+            let m = plan::new_manifest(&node_names(n), Default::default());
+            let r = rounds(&m, 2, 10.0).unwrap();
+            for host in node_names(n) {
+                let at: Vec<(u32, usize)> = r
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, round))| round.pairs.iter().any(|p| p.measured == host))
+                    .map(|(i, (run, _))| (*run, i))
+                    .collect();
+                assert_eq!(at.len(), 2, "{n} nodes, {host}: {at:?}");
+                assert_eq!((at[0].0, at[1].0), (1, 2), "{host}: {at:?}");
+                assert_ne!(at[0].1, at[1].1);
+            }
+        }
+    }
+}

@@ -1,0 +1,287 @@
+//! `survey --simulate MACHINE --nodes N`: the survey's whole path on a simulated fleet
+//! (rounds, manifest, per-node calibration, band, report, figure, `check --fleet`), every
+//! file it writes marked simulated and kept apart from real results.
+
+use crate::common::run::{command, json, text};
+use crate::common::temp_dir;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Output;
+
+/// `contention ARGS` with the results under `root`.
+fn run(root: &Path, args: &[&str]) -> Output {
+    command()
+        .env("CONTENTION_RESULTS", root)
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn outliers(report: &Value) -> Vec<(String, String)> {
+    report["outliers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["host"].as_str().unwrap().to_string(),
+                o["parameter"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_simulated_survey_flags_its_slow_node_and_says_simulated_everywhere() {
+    let root = temp_dir("simulated-fleet-path");
+    let report = root.join("fleet.json");
+    let o = run(
+        &root,
+        &[
+            "survey",
+            "--simulate",
+            "paper:henri",
+            "--nodes",
+            "8",
+            "--slow",
+            "node3=mem:0.7",
+            "--seed",
+            "5",
+            "--runs",
+            "2",
+            "-f",
+            "json",
+            "-o",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let fleet = root.join("simulated-survey");
+    // Nothing but the simulated fleet's directory and the report named on the command line.
+    let mut top: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    top.sort();
+    assert_eq!(top, ["fleet.json", "simulated-survey"]);
+    let m = json(&fleet.join("survey.json"));
+    assert!(
+        m["simulated"].as_str().unwrap().contains("paper:henri"),
+        "{m}"
+    );
+    assert_eq!(
+        m["rounds"].as_array().unwrap().len(),
+        4,
+        "8 nodes, 2 runs: 2 rounds each"
+    );
+    assert!(fleet
+        .join("node3/run2/trace-numa0-0-nt-store-pong.json")
+        .is_file());
+    assert!(m["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|n| n["status"] == "done"));
+    let t = json(&fleet.join("node3/trace-numa0-0-nt-store-pong.json"));
+    assert_eq!(t["machine"]["simulated"], "paper:henri");
+    assert_eq!(t["simulation"]["machine"], "paper:henri");
+    let r = json(&report);
+    assert!(r["simulated"].as_str().unwrap().contains("node3=mem:0.7"));
+    assert!(r["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|n| n["run_noise_source"] == "own_runs"));
+    let flagged = outliers(&r);
+    assert!(!flagged.is_empty(), "{r}");
+    assert!(
+        flagged.iter().all(|(h, _)| h == "node3"),
+        "only the slow node: {flagged:?}"
+    );
+    assert!(
+        flagged.iter().any(|(_, p)| p == "local.b_seq_comp"),
+        "on a parameter of the memory: {flagged:?}"
+    );
+    let svg = std::fs::read_to_string(fleet.join("fleet.svg")).unwrap();
+    assert!(svg.contains("SIMULATED fleet"), "the figure says simulated");
+    // The same seed draws the same fleet.
+    let again = root.join("again.json");
+    let o = run(
+        &root,
+        &[
+            "survey",
+            "--simulate",
+            "paper:henri",
+            "--nodes",
+            "8",
+            "--slow",
+            "node3=mem:0.7",
+            "--seed",
+            "5",
+            "--runs",
+            "2",
+            "--force",
+            "-f",
+            "json",
+            "-o",
+            again.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(outliers(&json(&again)), flagged);
+
+    // check --fleet of the simulated fleet against its own report passes, and says so.
+    let o = run(
+        &root,
+        &[
+            "check",
+            "--fleet",
+            report.to_str().unwrap(),
+            fleet.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("SIMULATED fleets"),
+        "{}",
+        text(&o)
+    );
+    // Against a real fleet's results it refuses, naming both origins.
+    let real = root.join("real");
+    std::fs::create_dir_all(real.join("vm")).unwrap();
+    std::fs::copy(
+        "tests/data/traces/vm-local.json",
+        real.join("vm/trace-numa0-0-nt-store-pong.json"),
+    )
+    .unwrap();
+    let o = run(
+        &root,
+        &[
+            "check",
+            "--fleet",
+            report.to_str().unwrap(),
+            real.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("a simulated fleet, but"),
+        "{}",
+        text(&o)
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_simulated_fleet_refuses_a_real_trace_and_bad_options_by_name() {
+    let root = temp_dir("simulated-fleet-refusals");
+    for (args, says) in [
+        (&["--nodes", "1"][..], "--nodes 1"),
+        (
+            &["--nodes", "8", "--slow", "node9=mem:0.9"][..],
+            "`node9` is not a node",
+        ),
+        (&["--runs", "3"][..], "--runs 3"),
+    ] {
+        let mut all = vec!["survey", "--simulate", "paper:henri"];
+        all.extend_from_slice(args);
+        let o = run(&root, &all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(says),
+            "{args:?}: {}",
+            text(&o)
+        );
+    }
+    let o = run(&root, &["survey", "--runs", "2", "--hosts", "a,b"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    // A real trace put into a simulated fleet is not one of its nodes.
+    let o = run(
+        &root,
+        &["survey", "--simulate", "paper:henri", "--nodes", "4", "-q"],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    std::fs::copy(
+        "tests/data/traces/vm-local.json",
+        root.join("simulated-survey/node2/trace-numa0-0-nt-store-pong.json"),
+    )
+    .unwrap();
+    let o = run(
+        &root,
+        &[
+            "survey",
+            "--simulate",
+            "paper:henri",
+            "--report-only",
+            "-f",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        r["band_rule"]
+            .as_str()
+            .unwrap()
+            .contains("no node was measured twice"),
+        "{r}"
+    );
+    let node2 = r["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["host"] == "node2")
+        .unwrap();
+    assert!(
+        node2["error"]
+            .as_str()
+            .unwrap()
+            .contains("a real trace in a simulated fleet"),
+        "{node2}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn check_of_a_fleet_refits_with_the_method_its_report_was_calibrated_with() {
+    let root = temp_dir("simulated-fleet-method");
+    let report = root.join("fleet.json");
+    let o = run(
+        &root,
+        &[
+            "survey",
+            "--simulate",
+            "paper:henri",
+            "--nodes",
+            "4",
+            "--method",
+            "paper",
+            "-q",
+            "-f",
+            "json",
+            "-o",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(json(&report)["calibration_method"], "paper");
+    let fleet = root.join("simulated-survey");
+    // The same measurements refitted with the paper's rules: no drift at all.
+    let o = run(
+        &root,
+        &[
+            "check",
+            "--fleet",
+            report.to_str().unwrap(),
+            fleet.to_str().unwrap(),
+            "-f",
+            "json",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let c: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for n in c["nodes"].as_array().unwrap() {
+        assert_eq!(n["drift"]["max_drift_percent"], 0.0, "{n}");
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
