@@ -167,6 +167,9 @@ struct SavedNode {
     host: String,
     #[serde(default)]
     model: Option<serde_json::Value>,
+    /// The simulated machine of a simulated fleet's node (absent: real, or an older report).
+    #[serde(default)]
+    origin: Option<String>,
 }
 
 /// A saved node's model, with where it was read (for errors) and the simulated machine its
@@ -234,7 +237,7 @@ pub(crate) fn saved_models(saved: &Path) -> Result<BTreeMap<String, SavedModel>>
                 SavedModel {
                     model: l.model,
                     source,
-                    origin: l.origin,
+                    origin: l.origin.or(n.origin),
                 },
             );
         }

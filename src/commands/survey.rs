@@ -95,8 +95,16 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
 }
 
 /// The simulated fleet `--simulate SPEC` asks for: at least two nodes (a sender needs
-/// another), the slow ones among them.
+/// another), the slow ones among them. Its nodes measure every core count: an adaptive
+/// sweep is refused rather than silently ignored (the plan said "no --adaptive").
 fn simulated_fleet(a: &SurveyArgs, spec: &str) -> Result<SimulatedFleet> {
+    if a.measure.adaptive {
+        return Err(crate::Error::Input(
+            "--adaptive with --simulate: a simulated fleet's nodes measure every core count; \
+             drop --adaptive (or give --cores to sweep fewer)"
+                .into(),
+        ));
+    }
     if a.nodes < 2 {
         return Err(crate::Error::Input(format!(
             "--nodes {}: a survey needs at least 2 nodes (each node's sender is another), \

@@ -136,6 +136,11 @@ pub struct NodeReport {
     pub(crate) model_file: Option<String>,
     pub(crate) traces: Vec<String>,
     pub(crate) model: Option<Model>,
+    /// The simulated machine its model's measurements were drawn from (a simulated fleet's
+    /// node), absent for a real one: `check --fleet` holds a saved report's models to the
+    /// same origin guard as a model file's, and `model` alone carries no calibration block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) origin: Option<String>,
     pub(crate) facts: Option<Facts>,
     /// The facts that differ from the fleet's majority.
     pub differing_facts: Vec<FactDiff>,
@@ -308,6 +313,7 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
         model_file: None,
         traces: Vec::new(),
         model: None,
+        origin: None,
         facts: None,
         differing_facts: Vec::new(),
         outlier_parameters: Vec::new(),
@@ -330,6 +336,12 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
             r.model_file = Some(c.model_path.display().to_string());
             r.traces = c.traces.iter().map(|p| p.display().to_string()).collect();
             r.own_noise = own_noise(&c);
+            r.origin = c
+                .calibrated
+                .calibration
+                .inputs
+                .iter()
+                .find_map(|i| i.simulated.clone());
             r.model = Some(c.calibrated.model);
             r.facts = Some(c.facts);
             r.local_measured = c.local_measured;
@@ -608,6 +620,7 @@ pub(crate) mod tests {
             model_file: None,
             traces: Vec::new(),
             model: Some(m),
+            origin: None,
             facts: Some(Facts::default()),
             differing_facts: Vec::new(),
             outlier_parameters: Vec::new(),

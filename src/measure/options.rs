@@ -198,7 +198,8 @@ impl MeasureOptions {
         }
         if self.runs > 1 && self.adaptive.is_some() {
             return bad(format!(
-                "--runs {} with --adaptive: an adaptive sweep chooses its points from the                  ones measured, one run; drop --runs, or --adaptive and give --cores",
+                "--runs {} with --adaptive: an adaptive sweep chooses its points from the \
+                 ones measured, one run; drop --runs, or --adaptive and give --cores",
                 self.runs
             ));
         }
@@ -344,6 +345,21 @@ mod tests {
             m.starts_with("--budget 1e-9 s:") && m.contains("at least 1 s"),
             "{m}"
         );
+    }
+
+    /// The refusal reads as one sentence (its source line once held a run of spaces).
+    #[test]
+    fn runs_with_an_adaptive_sweep_are_refused_in_one_sentence() {
+        let m = refused(MeasureOptions {
+            runs: 3,
+            adaptive: Some(crate::measure::adaptive::AdaptiveOptions {
+                precision: 0.05,
+                budget: None,
+            }),
+            ..MeasureOptions::default()
+        });
+        assert!(m.starts_with("--runs 3 with --adaptive:"), "{m}");
+        assert!(!m.contains("  "), "{m}");
     }
 
     #[test]
