@@ -105,6 +105,14 @@ fn simulated_fleet(a: &SurveyArgs, spec: &str) -> Result<SimulatedFleet> {
                 .into(),
         ));
     }
+    if a.nodes > simulated::MAX_NODES {
+        return Err(crate::Error::Input(format!(
+            "--nodes {}: a simulated fleet has at most {} nodes (10,000 take about a minute \
+             and 214 MB); give fewer",
+            a.nodes,
+            simulated::MAX_NODES
+        )));
+    }
     if a.nodes < 2 {
         return Err(crate::Error::Input(format!(
             "--nodes {}: a survey needs at least 2 nodes (each node's sender is another), \
@@ -286,6 +294,25 @@ mod tests {
             unreachable!()
         };
         a
+    }
+
+    /// `--nodes 99999999999` asked for 2.4 TB and aborted (exit 134).
+    #[test]
+    fn a_simulated_fleet_of_absurd_size_is_refused_naming_the_count() {
+        let Err(e) = options(&args(&[
+            "--simulate",
+            "paper:henri",
+            "--nodes",
+            "99999999999",
+        ])) else {
+            panic!("99999999999 nodes accepted");
+        };
+        assert!(
+            e.to_string()
+                .starts_with("--nodes 99999999999: a simulated fleet has at most 100000"),
+            "{e}"
+        );
+        assert!(options(&args(&["--simulate", "paper:henri", "--nodes", "100000"])).is_ok());
     }
 
     #[test]
