@@ -65,34 +65,33 @@ impl Report for FleetCheck {
     /// One row per node: `host,verdict,max_drift_percent,limit_percent,pass,simulated`
     /// (`simulated`: the simulated fleet's description, empty for real nodes).
     fn csv(&self) -> Option<String> {
-        let mut out = String::from("host,verdict,max_drift_percent,limit_percent,pass,simulated\n");
+        let mut w = ::csv::Writer::from_writer(Vec::new());
+        w.write_record([
+            "host",
+            "verdict",
+            "max_drift_percent",
+            "limit_percent",
+            "pass",
+            "simulated",
+        ])
+        .expect("in-memory CSV");
         let simulated = self.simulated.clone().unwrap_or_default();
         for n in &self.nodes {
             let num = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-            let _ = writeln!(
-                out,
-                "{},{},{},{},{},{}",
-                csv_field(&n.host),
+            w.write_record([
+                n.host.clone(),
                 serde_json::to_value(n.verdict)
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_string))
                     .unwrap_or_default(),
                 num(n.drift.as_ref().map(|d| d.max_drift_percent)),
                 num(n.drift_limit_percent),
-                !n.verdict.fails(),
-                csv_field(&simulated)
-            );
+                (!n.verdict.fails()).to_string(),
+                simulated.clone(),
+            ])
+            .expect("in-memory CSV");
         }
-        Some(out)
-    }
-}
-
-/// A CSV field: quoted when it holds a comma, a quote or a line break.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+        Some(String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV of UTF-8"))
     }
 }
 
