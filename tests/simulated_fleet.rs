@@ -193,8 +193,14 @@ fn a_simulated_fleet_refuses_a_real_trace_and_bad_options_by_name() {
             text(&o)
         );
     }
-    let o = run(&root, &["survey", "--runs", "2", "--hosts", "a,b"]);
+    // A real survey measures each node once or twice too.
+    let o = run(&root, &["survey", "--runs", "3", "--hosts", "a,b"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("--runs 3: a node is measured once or twice"),
+        "{}",
+        text(&o)
+    );
     // A real trace put into a simulated fleet is not one of its nodes.
     let o = run(
         &root,

@@ -215,6 +215,86 @@ fn four_hosts_are_each_measured_once() {
     }
 }
 
+#[test]
+fn two_runs_measure_every_node_twice_in_other_rounds_and_the_band_knows_it() {
+    let Some((_one, hosts, results)) = start(
+        "two_runs_measure_every_node_twice_in_other_rounds_and_the_band_knows_it",
+        'r',
+        2,
+        "runs",
+    ) else {
+        return;
+    };
+    let o = survey_command(
+        &hosts,
+        &results,
+        &[
+            &["--runs", "2", "--cores", "1..2", "--buffer-size", "8MiB"][..],
+            &["--message-buffers", "2"],
+            SHORT,
+        ]
+        .concat(),
+    )
+    .output()
+    .unwrap();
+    if !hosts_made("survey of 2 runs", &o) {
+        return;
+    }
+    measured_all(&o);
+    let m = json(&results.join("survey.json"));
+    assert_eq!(m["options"]["--runs"], "2", "{m:#}");
+    // Each node twice, once per run, its two runs in different rounds.
+    let rounds = m["rounds"].as_array().unwrap();
+    for h in &hosts {
+        let at: Vec<(u64, usize)> = rounds
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                r["pairs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|p| p["measured"] == h.as_str())
+            })
+            .map(|(i, r)| (r["run"].as_u64().unwrap_or(1), i))
+            .collect();
+        assert_eq!(at.len(), 2, "{h}: {m:#}");
+        assert_eq!((at[0].0, at[1].0), (1, 2), "{h}: {m:#}");
+    }
+    for (node, h) in m["nodes"].as_array().unwrap().iter().zip(&hosts) {
+        assert_eq!(
+            (&node["status"], &node["runs_done"]),
+            (&"done".into(), &2.into()),
+            "{node}"
+        );
+        for dir in [results.join(h), results.join(h).join("run2")] {
+            let trace = dir.join(TRACE);
+            assert!(
+                node["traces"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|t| t == trace.to_str().unwrap()),
+                "{node}"
+            );
+            let t = json(&trace);
+            assert_eq!(
+                (&t["complete"], &t["machine"]["hostname"]),
+                (&true.into(), &h.as_str().into())
+            );
+        }
+    }
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("finished (run 2 of 2: "), "{err}");
+    // The report: every calibrated node's band knows its own noise between runs.
+    let r = report_only_json(&results);
+    for n in r["nodes"].as_array().unwrap() {
+        if n["calibrated"] == true {
+            assert_eq!(n["run_noise_source"], "own_runs", "{n}");
+        }
+    }
+}
+
 /// `contention survey --hosts LIST` on `hosts`, LIST a shell word evaluated on the first
 /// host, where `$CONTENTION_HOSTS_ADDRESSES` holds the hosts' addresses (`tests/vm/hosts.sh`;
 /// the hosts' names resolve there with `resolve`).

@@ -39,14 +39,6 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
     if m.graph.is_some() {
         return Err(SurveyError::NotForSurvey { option: "--graph" }.into());
     }
-    if m.simulate.is_none() && m.runs != 1 {
-        return Err(crate::Error::Input(format!(
-            "--runs {}: a survey of real nodes measures each node once for now; --runs 2 \
-             runs with --simulate (a simulated fleet), or repeat the survey into another \
-             results directory",
-            m.runs
-        )));
-    }
     if !(1..=2).contains(&m.runs) {
         return Err(crate::Error::Input(format!(
             "--runs {}: a node is measured once or twice (1 or 2)",
@@ -78,6 +70,7 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
         dry_run: m.dry_run,
         topology: m.topology.clone(),
         quiet: m.quiet,
+        runs: m.runs,
         simulated,
     };
     let report = ReportOptions {
@@ -316,21 +309,20 @@ mod tests {
     }
 
     #[test]
-    fn a_survey_of_real_nodes_measures_each_once_and_its_runs_are_rounds() {
-        let Err(e) = options(&args(&["--hosts", "a,b", "--runs", "3"])) else {
-            panic!("--runs 3 accepted by a survey");
-        };
-        let e = e.to_string();
-        assert!(e.contains("--runs 3: a survey of real nodes"), "{e}");
-        let (s, _) = options(&args(&["--hosts", "a,b"])).unwrap();
-        assert_eq!(s.measure.runs, 1);
-        let Err(e) = options(&args(&["--simulate", "paper:henri", "--runs", "3"])) else {
-            panic!("--runs 3 accepted by a simulated survey");
-        };
-        assert!(e.to_string().contains("once or twice (1 or 2)"), "{e}");
-        // A node's own measure is one run whatever the survey's rounds.
+    fn a_survey_measures_each_node_once_or_twice_in_its_rounds_never_in_one_launch() {
+        for given in [&["--hosts", "a,b"][..], &["--simulate", "paper:henri"]] {
+            let Err(e) = options(&args(&[given, &["--runs", "3"]].concat())) else {
+                panic!("--runs 3 accepted by a survey {given:?}");
+            };
+            assert!(e.to_string().contains("once or twice (1 or 2)"), "{e}");
+            let (s, _) = options(&args(given)).unwrap();
+            assert_eq!((s.measure.runs, s.runs), (1, 1), "{given:?}");
+            // A node's own measure is one run whatever the survey's rounds.
+            let (s, _) = options(&args(&[given, &["--runs", "2"]].concat())).unwrap();
+            assert_eq!((s.measure.runs, s.runs), (1, 2), "{given:?}");
+        }
         let (s, _) = options(&args(&["--simulate", "paper:henri", "--runs", "2"])).unwrap();
-        assert_eq!((s.measure.runs, s.simulated.unwrap().runs), (1, 2));
+        assert_eq!(s.simulated.unwrap().runs, 2);
     }
 
     #[test]

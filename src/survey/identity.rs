@@ -213,6 +213,7 @@ fn split_rounds(m: &mut Manifest, ids: &[Identity]) -> Vec<String> {
                 None => {
                     let r = Round {
                         pairs: vec![p.clone()],
+                        run: round.run,
                         timeout_s: round.timeout_s,
                     };
                     split.push((r, touches));

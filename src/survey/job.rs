@@ -117,7 +117,11 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
 /// `--force`).
 fn manifest_to_run(o: &SurveyOptions, path: &Path, hosts: Vec<String>) -> Result<Manifest> {
     let args = &o.measure;
-    let options = manifest::options_of(args);
+    let mut options = manifest::options_of(args);
+    if o.runs > 1 {
+        // Recorded only when asked, so that a survey of one run keeps its manifest as it was.
+        options.insert("--runs".into(), o.runs.to_string());
+    }
     if args.resume {
         let mut m = Manifest::read_for(path, "--resume")?;
         m.check_options(&options, path)?;

@@ -54,9 +54,25 @@ pub struct Manifest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Round {
     pub pairs: Vec<HostPair>,
+    /// Which of a node's runs the round measures (`survey --runs 2`: 1 or 2; absent, and 1,
+    /// in a survey of one run and in manifests older than the field).
+    #[serde(default = "first_run", skip_serializing_if = "is_first_run")]
+    pub run: u32,
     /// After this long (from the round's start) the job is stopped and the round's
     /// unfinished nodes are recorded failed: twice `measure`'s estimate plus start-up.
     pub timeout_s: f64,
+}
+
+fn first_run() -> u32 {
+    1
+}
+
+fn is_first_run(run: &u32) -> bool {
+    *run == 1
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// `measured` receives from `sender` while it computes.
@@ -97,6 +113,11 @@ pub struct NodeStatus {
     /// The trace (JSON) and samples (CSV) written for this node, finished or partial.
     #[serde(default)]
     pub traces: Vec<PathBuf>,
+    /// Runs finished so far, in a survey that measures each node more than once (`--runs
+    /// 2`): the node stays pending between its runs. Absent when 0 (see
+    /// [`NodeStatus::runs_finished`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub runs_done: u32,
 }
 
 impl NodeStatus {
@@ -110,7 +131,24 @@ impl NodeStatus {
             sender: None,
             error: None,
             traces: Vec::new(),
+            runs_done: 0,
         }
+    }
+
+    /// How many of its runs the node has finished: a node done in a survey of one run (or in
+    /// a manifest older than `runs_done`) has finished its one.
+    pub fn runs_finished(&self) -> u32 {
+        if self.status == Status::Done {
+            self.runs_done.max(1)
+        } else {
+            self.runs_done
+        }
+    }
+
+    /// Whether the node still waits for its run `run` in this job: pending, with fewer runs
+    /// finished.
+    pub(crate) fn waits_for(&self, run: u32) -> bool {
+        self.status == Status::Pending && self.runs_finished() < run
     }
 
     /// The name of the node's results directory (`ROOT/HOST/`): the host name it reported,
@@ -305,39 +343,52 @@ impl Manifest {
     /// are failed with `why`; later rounds stay pending. Finished nodes are kept as they are.
     pub fn record_cut(&mut self, why: &str) {
         let job = self.job;
-        let Some(round) = self.rounds.iter().position(|r| {
-            r.pairs.iter().any(|p| {
-                self.nodes
-                    .iter()
-                    .any(|n| n.host == p.measured && n.status == Status::Pending)
-            })
-        }) else {
+        let Some(round) = self.current_round() else {
             return;
         };
-        let pairs = self.rounds[round].pairs.clone();
+        let Round { pairs, run, .. } = self.rounds[round].clone();
         for p in pairs {
             if let Some(n) = self.node_mut(&p.measured) {
-                if n.status == Status::Pending {
+                if n.waits_for(run) {
                     n.status = Status::Failed;
                     n.job = Some(job);
                     n.round = Some(round + 1);
                     n.sender = Some(p.sender.clone());
-                    n.error = Some(why.to_string());
+                    n.error = Some(run_error(run, why));
                 }
             }
         }
     }
 
     /// The first round not finished yet (0-based), from the nodes' status: what the driver
-    /// watches to apply each round's timeout.
+    /// watches to apply each round's timeout. A round of second runs is unfinished while a
+    /// node of it still waits for its second run.
     pub fn current_round(&self) -> Option<usize> {
         self.rounds.iter().position(|r| {
             r.pairs.iter().any(|p| {
                 self.nodes
                     .iter()
-                    .any(|n| n.host == p.measured && n.status == Status::Pending)
+                    .any(|n| n.host == p.measured && n.waits_for(r.run))
             })
         })
+    }
+
+    /// The runs per node this survey asks (`--runs`, recorded among its options when more
+    /// than one).
+    pub fn runs_asked(&self) -> u32 {
+        self.options
+            .get("--runs")
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(1)
+    }
+}
+
+/// A node's error in its run `run`: as it is for a first run, naming the run after.
+pub(crate) fn run_error(run: u32, why: &str) -> String {
+    if run <= 1 {
+        why.to_string()
+    } else {
+        format!("run {run}: {why}")
     }
 }
 
@@ -376,14 +427,17 @@ mod tests {
             rounds: vec![
                 Round {
                     pairs: vec![pair("a", "b")],
+                    run: 1,
                     timeout_s: 10.0,
                 },
                 Round {
                     pairs: vec![pair("b", "a")],
+                    run: 1,
                     timeout_s: 10.0,
                 },
                 Round {
                     pairs: vec![pair("c", "a")],
+                    run: 1,
                     timeout_s: 10.0,
                 },
             ],
@@ -407,6 +461,49 @@ mod tests {
         assert_eq!(m.nodes[1].round, Some(2));
         assert!(m.nodes[1].error.as_deref().unwrap().contains("137"));
         assert_eq!(m.nodes[2].status, Status::Pending);
+    }
+
+    #[test]
+    fn a_cut_in_the_second_runs_fails_the_node_waiting_for_it_naming_the_run() {
+        let mut m = sample();
+        m.options.insert("--runs".into(), "2".into());
+        assert_eq!(m.runs_asked(), 2);
+        // Run 2's rounds after run 1's: a and b finished run 1 (pending between runs).
+        m.rounds.truncate(2);
+        let second: Vec<Round> = m
+            .rounds
+            .iter()
+            .rev()
+            .map(|r| Round {
+                run: 2,
+                ..r.clone()
+            })
+            .collect();
+        m.rounds.extend(second);
+        m.nodes.truncate(2);
+        m.hosts.truncate(2);
+        for n in &mut m.nodes {
+            n.runs_done = 1;
+        }
+        // Both run-1 rounds are finished though a and b are pending: round 3 (b's run 2) is
+        // the current one.
+        assert_eq!(m.current_round(), Some(2));
+        m.record_cut("the MPI job ended with status 137");
+        assert_eq!(m.nodes[1].status, Status::Failed);
+        assert_eq!(
+            m.nodes[1].error.as_deref(),
+            Some("run 2: the MPI job ended with status 137")
+        );
+        assert_eq!(m.nodes[1].round, Some(3));
+        assert_eq!(
+            (m.nodes[0].status, m.nodes[0].runs_finished()),
+            (Status::Pending, 1)
+        );
+        assert_eq!(m.current_round(), Some(3));
+        // An old manifest's done node, without `runs_done`, finished its one run.
+        let old: NodeStatus = serde_json::from_str(r#"{"host":"a","status":"done"}"#).unwrap();
+        assert_eq!(old.runs_finished(), 1);
+        assert!(!old.waits_for(1));
     }
 
     #[test]

@@ -39,6 +39,9 @@ pub struct SurveyOptions {
     pub topology: Option<PathBuf>,
     /// No progress output.
     pub quiet: bool,
+    /// Runs per node (`--runs`, 1 or 2): a second run measures every node again, in
+    /// other rounds, so that the fleet report knows the noise between runs.
+    pub runs: u32,
     /// `--simulate`: a simulated fleet instead of real nodes.
     pub simulated: Option<simulated::SimulatedFleet>,
 }

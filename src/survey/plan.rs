@@ -59,38 +59,55 @@ pub(crate) fn repeated<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<S
 
 /// The job that measures the nodes of `manifest` not done yet: its hosts in rank order (the
 /// nodes left and the senders they need, in the order of `manifest.hosts`) and its rounds.
+///
+/// A survey of two runs (`--runs 2`) measures each node again after every node's first run:
+/// the second runs' rounds are the first ones in reverse order, so a node's two runs fall in
+/// different rounds (one of round 1 is measured again in the last round) with other
+/// neighbours in time: what the noise between runs is made of. A node cut in its second run
+/// is measured again in the second runs' rounds only.
 pub fn plan_job(
     manifest: &Manifest,
     round_timeout_s: f64,
 ) -> Result<(Vec<String>, Vec<Round>), SurveyError> {
     let n = manifest.hosts.len();
-    // A node with no status (a manifest cut short) is not done: `Manifest::read` refuses
-    // such a manifest, this keeps the plan total on any value.
-    let todo: Vec<usize> = (0..n)
-        .filter(|&i| manifest.nodes.get(i).map(|s| s.status) != Some(Status::Done))
-        .collect();
-    let rounds = pairing::rounds_for(n, &todo)?;
     let mut used = vec![false; n];
-    for p in rounds.iter().flatten() {
-        used[p.measured] = true;
-        used[p.sender] = true;
+    let mut rounds = Vec::new();
+    for run in 1..=manifest.runs_asked() {
+        // A node with no status (a manifest cut short) is not done: `Manifest::read`
+        // refuses such a manifest, this keeps the plan total on any value.
+        let todo: Vec<usize> = (0..n)
+            .filter(|&i| {
+                manifest
+                    .nodes
+                    .get(i)
+                    .is_none_or(|s| s.status != Status::Done && s.runs_finished() < run)
+            })
+            .collect();
+        let mut these = pairing::rounds_for(n, &todo)?;
+        if run % 2 == 0 {
+            these.reverse();
+        }
+        for pairs in these {
+            for p in &pairs {
+                used[p.measured] = true;
+                used[p.sender] = true;
+            }
+            rounds.push(Round {
+                pairs: pairs
+                    .into_iter()
+                    .map(|p| HostPair {
+                        measured: manifest.hosts[p.measured].clone(),
+                        sender: manifest.hosts[p.sender].clone(),
+                    })
+                    .collect(),
+                run,
+                timeout_s: round_timeout_s,
+            });
+        }
     }
     let job_hosts = (0..n)
         .filter(|&i| used[i])
         .map(|i| manifest.hosts[i].clone())
-        .collect();
-    let rounds = rounds
-        .into_iter()
-        .map(|pairs| Round {
-            pairs: pairs
-                .into_iter()
-                .map(|p| HostPair {
-                    measured: manifest.hosts[p.measured].clone(),
-                    sender: manifest.hosts[p.sender].clone(),
-                })
-                .collect(),
-            timeout_s: round_timeout_s,
-        })
         .collect();
     Ok((job_hosts, rounds))
 }
@@ -179,10 +196,24 @@ pub(crate) fn describe(
             .iter()
             .map(|p| format!("{} <- {}", p.measured, p.sender))
             .collect();
+        let run = if r.run > 1 {
+            format!(" (run {})", r.run)
+        } else {
+            String::new()
+        };
         out += &format!(
-            "round {:<5} measured <- sender: {}\n",
+            "round {:<5} measured <- sender: {}{run}\n",
             i + 1,
             pairs.join(", ")
+        );
+    }
+    if m.runs_asked() > 1 {
+        out += &format!(
+            "runs        {}: every node is measured again after every node's first run, in the \
+             rounds marked (run 2): the first rounds in reverse order, so a node's two runs fall \
+             in different rounds; the fleet report then knows the noise between runs (twice \
+             the time of one run)\n",
+            m.runs_asked()
         );
     }
     // Which names are one machine is learnt by the job's ranks, before round 1; the plan can
@@ -359,6 +390,7 @@ mod tests {
                     measured: "c".into(),
                     sender: "a".into()
                 }],
+                run: 1,
                 timeout_s: 100.0
             }]
         );
@@ -390,5 +422,81 @@ mod tests {
             "{text}"
         );
         assert_eq!(round_timeout(10.0), 80.0);
+    }
+
+    /// (run, measured) of every pair of `rounds`, in order.
+    fn runs_of(rounds: &[Round]) -> Vec<(u32, String)> {
+        rounds
+            .iter()
+            .flat_map(|r| r.pairs.iter().map(|p| (r.run, p.measured.clone())))
+            .collect()
+    }
+
+    #[test]
+    fn two_runs_measure_every_node_again_in_reverse_and_a_resume_only_what_is_left() {
+        let options = [("--runs".to_string(), "2".to_string())].into();
+        let mut m = new_manifest(&hosts(&["a", "b", "c", "d"]), options);
+        let (job_hosts, rounds) = plan_job(&m, 10.0).unwrap();
+        assert_eq!(job_hosts, hosts(&["a", "b", "c", "d"]));
+        let first: Vec<String> = rounds[..2]
+            .iter()
+            .flat_map(|r| r.pairs.iter().map(|p| p.measured.clone()))
+            .collect();
+        // Run 2: the same rounds, last first.
+        let mut again = rounds[..2].to_vec();
+        again.reverse();
+        for (r2, r1) in rounds[2..].iter().zip(&again) {
+            assert_eq!((r2.run, &r2.pairs), (2, &r1.pairs));
+        }
+        assert_eq!(first, hosts(&["a", "b", "c", "d"]));
+        assert!(rounds[..2].iter().all(|r| r.run == 1));
+        // Cut in run 2: a and b finished both runs, c its first, d none.
+        for (i, done) in [2, 2, 1, 0].into_iter().enumerate() {
+            m.nodes[i].runs_done = done;
+        }
+        m.nodes[0].status = Status::Done;
+        m.nodes[1].status = Status::Done;
+        m.nodes[3].status = Status::Failed;
+        m.reopen_failed();
+        let (_, rounds) = plan_job(&m, 10.0).unwrap();
+        let mut measured = runs_of(&rounds);
+        measured.sort();
+        assert_eq!(
+            measured,
+            [(1, "d".into()), (2, "c".into()), (2, "d".into())],
+            "{rounds:?}"
+        );
+        // A survey of one run plans no second runs, and a manifest older than `runs_done`
+        // counts a done node's run.
+        let mut one = new_manifest(&hosts(&["a", "b"]), Default::default());
+        one.nodes[0].status = Status::Done;
+        let (_, rounds) = plan_job(&one, 10.0).unwrap();
+        assert_eq!(runs_of(&rounds), [(1, "b".into())]);
+        let text = serde_json::to_string(&rounds[0]).unwrap();
+        assert!(!text.contains("run"), "{text}");
+    }
+
+    #[test]
+    fn the_dry_run_marks_the_second_runs_rounds_and_says_why() {
+        let options = [("--runs".to_string(), "2".to_string())].into();
+        let mut m = new_manifest(&hosts(&["a", "b"]), options);
+        m.rounds = plan_job(&m, 10.0).unwrap().1;
+        let text = describe(&m, 5.0, None, "why", "line");
+        assert!(
+            text.contains("round 3     measured <- sender: b <- a (run 2)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("runs        2: every node is measured again"),
+            "{text}"
+        );
+        assert!(text.contains("4 round(s) x 5 s"), "{text}");
+        m.options.clear();
+        m.rounds = plan_job(&m, 10.0).unwrap().1;
+        let text = describe(&m, 5.0, None, "why", "line");
+        assert!(
+            !text.contains("run 2") && !text.contains("\nruns "),
+            "{text}"
+        );
     }
 }

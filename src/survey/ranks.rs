@@ -71,7 +71,7 @@ pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
         let outcome = match (role, &pair) {
             (Some((i, 0)), Some(comm)) => {
                 let node = Node {
-                    args: node_args(args, &manifest, &host),
+                    args: node_args(args, &manifest, &host, round.run),
                     host: &host,
                     name: &name,
                     sender: &round.pairs[i].sender,
@@ -203,6 +203,7 @@ fn record_round(
     outcomes: impl Iterator<Item = Outcome>,
 ) {
     let job = manifest.job;
+    let asked = manifest.runs_asked();
     for o in outcomes {
         let sender = round
             .pairs
@@ -210,13 +211,24 @@ fn record_round(
             .find(|p| p.measured == o.host)
             .map(|p| p.sender.clone());
         if let Some(n) = manifest.node_mut(&o.host) {
-            n.status = if o.error.is_none() {
-                Status::Done
-            } else {
-                Status::Failed
+            n.status = match &o.error {
+                Some(_) => Status::Failed,
+                // Between its runs a node stays pending.
+                None if round.run < asked => Status::Pending,
+                None => Status::Done,
             };
-            n.error = o.error;
-            n.traces = o.traces;
+            if o.error.is_none() && asked > 1 {
+                n.runs_done = round.run;
+            }
+            n.error = o
+                .error
+                .map(|e| crate::survey::manifest::run_error(round.run, &e));
+            // Each run's traces are kept: a second run's join the first's.
+            n.traces.retain(|t| !o.traces.contains(t));
+            if round.run <= 1 {
+                n.traces.clear();
+            }
+            n.traces.extend(o.traces);
             n.job = Some(job);
             n.round = Some(r + 1);
             n.sender = sender;
@@ -224,9 +236,15 @@ fn record_round(
     }
 }
 
-/// Each measured node of `round` with its status, for the round's log line.
+/// Each measured node of `round` with its status, for the round's log line (a survey of
+/// two runs says which run the round measured).
 fn round_statuses(manifest: &Manifest, round: &Round) -> String {
-    round
+    let run = if manifest.runs_asked() > 1 {
+        format!("run {} of {}: ", round.run, manifest.runs_asked())
+    } else {
+        String::new()
+    };
+    run + &round
         .pairs
         .iter()
         .map(|p| {
@@ -235,9 +253,9 @@ fn round_statuses(manifest: &Manifest, round: &Round) -> String {
                 .iter()
                 .find(|n| n.host == p.measured)
                 .map_or("?", |n| match n.status {
-                    Status::Done => "done",
                     Status::Failed => "FAILED",
-                    Status::Pending => "pending",
+                    _ if !n.waits_for(round.run) => "done",
+                    _ => "pending",
                 });
             format!("{} {status}", p.measured)
         })
@@ -257,11 +275,14 @@ fn learn_identities(
     host: &str,
 ) -> Result<bool> {
     let reported = crate::results::this_host();
-    let trace = args.trace_path(&reported);
+    // Any run's trace left by an earlier survey counts (a second run's is in `run2/`).
+    let old_trace = (1..=manifest.runs_asked())
+        .map(|run| node_args(args, manifest, host, run).trace_path(&reported))
+        .find(|t| t.exists());
     let me = Identity {
         given: host.to_string(),
         reported,
-        old_trace: trace.exists().then_some(trace),
+        old_trace,
         machine: identity::this_machine(),
     };
     let root = world.process_at_rank(0);
@@ -304,17 +325,88 @@ fn learn_identities(
     Ok(go == 1)
 }
 
-/// `measure`'s options for the node `host`: as given, except that a node whose earlier
-/// attempt left a trace continues it (`--resume`) rather than stopping at it.
-fn node_args(args: &MeasureOptions, manifest: &Manifest, host: &str) -> MeasureOptions {
+/// `measure`'s options for the node `host` in its run `run`: as given, except that a node
+/// whose earlier attempt at this run left a trace continues it (`--resume`) rather than
+/// stopping at it, and that a second run writes its trace in the node's `run2/` (where the
+/// fleet report looks for it, [`crate::survey::simulated::run_dir`]).
+fn node_args(args: &MeasureOptions, manifest: &Manifest, host: &str, run: u32) -> MeasureOptions {
     let mut a = args.clone();
     // The pair's two ranks are the job: the survey's host list is not this measurement's.
     a.hosts = None;
+    let first = a.trace_path(&crate::results::this_host());
+    if run > 1 {
+        let name = first.file_name().map(PathBuf::from).unwrap_or_default();
+        let dir = first.parent().map(Path::to_path_buf).unwrap_or_default();
+        a.output = Some(crate::survey::simulated::run_dir(&dir, run).join(name));
+    }
     // A node tried by an earlier job (pending again for this one) continues its trace.
-    let tried = manifest.nodes.iter().any(|n| {
-        n.host == host && n.status != Status::Done && n.job.is_some_and(|j| j < manifest.job)
-    });
+    let tried = manifest
+        .nodes
+        .iter()
+        .any(|n| n.host == host && n.waits_for(run) && n.job.is_some_and(|j| j < manifest.job));
     let trace = a.trace_path(&crate::results::this_host());
     a.resume = tried && !a.force && trace.exists();
     a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::survey::manifest::HostPair;
+
+    #[test]
+    fn a_node_stays_pending_between_its_runs_and_keeps_both_runs_traces() {
+        let options = [("--runs".to_string(), "2".to_string())].into();
+        let mut m = crate::survey::plan::new_manifest(&["a".into(), "b".into()], options);
+        m.job = 1;
+        let round = |run| Round {
+            pairs: vec![HostPair {
+                measured: "a".into(),
+                sender: "b".into(),
+            }],
+            run,
+            timeout_s: 10.0,
+        };
+        let outcome = |trace: &str, error: Option<&str>| Outcome {
+            host: "a".into(),
+            error: error.map(str::to_string),
+            traces: vec![PathBuf::from(trace)],
+        };
+        record_round(
+            &mut m,
+            &round(1),
+            0,
+            [outcome("a/t.json", None)].into_iter(),
+        );
+        let a = &m.nodes[0];
+        assert_eq!((a.status, a.runs_done), (Status::Pending, 1));
+        assert!(!a.waits_for(1) && a.waits_for(2));
+        assert_eq!(round_statuses(&m, &round(1)), "run 1 of 2: a done");
+        record_round(
+            &mut m,
+            &round(2),
+            3,
+            [outcome("a/run2/t.json", Some("lost"))].into_iter(),
+        );
+        let a = &m.nodes[0];
+        assert_eq!((a.status, a.runs_done), (Status::Failed, 1));
+        assert_eq!(a.error.as_deref(), Some("run 2: lost"));
+        m.reopen_failed();
+        record_round(
+            &mut m,
+            &round(2),
+            3,
+            [outcome("a/run2/t.json", None)].into_iter(),
+        );
+        let a = &m.nodes[0];
+        assert_eq!(
+            (a.status, a.runs_done, a.error.as_deref()),
+            (Status::Done, 2, None)
+        );
+        assert_eq!(
+            a.traces,
+            [PathBuf::from("a/t.json"), PathBuf::from("a/run2/t.json")]
+        );
+        assert_eq!(round_statuses(&m, &round(2)), "run 2 of 2: a done");
+    }
 }

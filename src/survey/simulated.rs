@@ -81,23 +81,6 @@ fn describe_fleet(f: &SimulatedFleet) -> String {
     )
 }
 
-/// The rounds of `runs` runs: the survey's pairing, then for each further run the same
-/// rounds in reverse order, so that every node's runs fall in different rounds (a node of
-/// round 1 is measured again in the last round of run 2) and with different neighbours in
-/// time.
-fn rounds(m: &Manifest, runs: u32, timeout_s: f64) -> Result<Vec<(u32, manifest::Round)>> {
-    let (_hosts, first) = plan::plan_job(m, timeout_s)?;
-    let mut out: Vec<(u32, manifest::Round)> = first.iter().cloned().map(|r| (1, r)).collect();
-    for run in 2..=runs {
-        let mut again = first.clone();
-        if run % 2 == 0 {
-            again.reverse();
-        }
-        out.extend(again.into_iter().map(|r| (run, r)));
-    }
-    Ok(out)
-}
-
 /// Runs the simulated survey: returns the manifest's path, or `None` for a dry run (whose
 /// plan is printed).
 pub fn run(
@@ -123,11 +106,12 @@ pub fn run(
     let mut m = plan::new_manifest(&hosts, options);
     m.simulated = Some(describe_fleet(f));
     let (sweep, touch) = crate::measure::session::estimated_seconds(&layout.config);
-    let rounds = rounds(&m, f.runs, plan::round_timeout(sweep + touch))?;
+    // The real survey's rounds, second runs included (`plan::plan_job`).
+    let (_, rounds) = plan::plan_job(&m, plan::round_timeout(sweep + touch))?;
     m.job = 1;
     m.job_hosts = hosts.clone();
     m.command = std::env::args().collect();
-    m.rounds = rounds.iter().map(|(_, r)| r.clone()).collect();
+    m.rounds = rounds.clone();
     if dry_run {
         print!(
             "{}",
@@ -151,7 +135,8 @@ pub fn run(
         layout.config.comm_numa,
         crate::results::PAPER_VARIANT,
     );
-    for (r, (run, round)) in rounds.iter().enumerate() {
+    for (r, round) in rounds.iter().enumerate() {
+        let run = &round.run;
         for pair in &round.pairs {
             let i = index[&pair.measured];
             let points = fleet::draw_run(
@@ -175,8 +160,13 @@ pub fn run(
             crate::results::ensure_parent(&file)?;
             trace_file::write(&file, &trace)?;
             let n = &mut m.nodes[i];
-            // Done once its first run is; a later run only adds its trace.
-            n.status = Status::Done;
+            // Done once its last run is; each run adds its trace.
+            if f.runs > 1 {
+                n.runs_done = *run;
+            }
+            if *run == f.runs {
+                n.status = Status::Done;
+            }
             n.job = Some(1);
             n.round.get_or_insert(r + 1);
             n.sender.get_or_insert_with(|| pair.sender.clone());
@@ -202,14 +192,15 @@ mod tests {
     #[test]
     fn every_node_is_measured_once_per_run_and_its_runs_fall_in_different_rounds() {
         for n in [2, 3, 5, 16] {
-            let m = plan::new_manifest(&node_names(n), Default::default());
-            let r = rounds(&m, 2, 10.0).unwrap();
+            let options = [("--runs".to_string(), "2".to_string())].into();
+            let m = plan::new_manifest(&node_names(n), options);
+            let (_, r) = plan::plan_job(&m, 10.0).unwrap();
             for host in node_names(n) {
                 let at: Vec<(u32, usize)> = r
                     .iter()
                     .enumerate()
-                    .filter(|(_, (_, round))| round.pairs.iter().any(|p| p.measured == host))
-                    .map(|(i, (run, _))| (*run, i))
+                    .filter(|(_, round)| round.pairs.iter().any(|p| p.measured == host))
+                    .map(|(i, round)| (round.run, i))
                     .collect();
                 assert_eq!(at.len(), 2, "{n} nodes, {host}: {at:?}");
                 assert_eq!((at[0].0, at[1].0), (1, 2), "{host}: {at:?}");
