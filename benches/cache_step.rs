@@ -12,10 +12,10 @@
 //! the free memory), each written for about 0.6 s after a first untimed pass. Prints MB/s per
 //! size and the ratio to the largest size's.
 
-use contention::measure::choices::ComputeKernel;
-use contention::measure::machine::memory;
-use contention::measure::sweep::kernel::Kernel;
-use contention::measure::sweep::workload::Workload;
+use contention::kernels::stores::Kernel;
+use contention::kernels::workload::Workload;
+use contention::kernels::ComputeKernel;
+use contention::machine::memory;
 use hwlocality::cpu::binding::CpuBindingFlags;
 use hwlocality::cpu::cpuset::CpuSet;
 use hwlocality::object::attributes::ObjectAttributes;

@@ -8,9 +8,9 @@
 //! `benches/transports.sh` runs it over every stack). Target: the communication thread at
 //! >= 95% of the plain loop.
 
-use contention::measure::job::{driver, launch};
 use contention::measure::sweep::comm::{self, Pattern};
-use contention::measure::sweep::progress;
+use contention::mpi::progress;
+use contention::mpi::{driver, launch};
 use contention::stats;
 use mpi::environment::Threading;
 use mpi::point_to_point::{Destination, Source};
@@ -31,7 +31,7 @@ fn main() {
             as_root: launch::is_root(),
             forward: &[],
         };
-        let library = contention::measure::job::mpi::library();
+        let library = contention::mpi::world::library();
         let (_, line) = launch::plan_launch(launch::Launcher::Auto, &library, &shape, &exe, &args)
             .expect("a launcher for this MPI library");
         let ended = driver::run(&line, progress::Mode::Quiet, driver::Signals::Default)
@@ -93,13 +93,10 @@ fn main() {
     let thread_total =
         (ends.len() - 1) as f64 * size as f64 / (ends[ends.len() - 1] - ends[0]) / 1e6;
     comm::shutdown(&world);
-    let library = contention::measure::job::mpi::library();
-    let stack = contention::measure::job::stack::this_process(&library.version);
+    let library = contention::mpi::world::library();
+    let stack = contention::mpi::stack::this_process(&library.version);
     println!("{mib} MiB messages, {MESSAGES} each, two ranks on this host");
-    println!(
-        "stack: {}",
-        contention::measure::job::stack::describe(&stack)
-    );
+    println!("stack: {}", contention::mpi::stack::describe(&stack));
     println!("                       median MB/s   aggregate MB/s");
     println!("plain receive loop     {plain:>11.0}   {plain_total:>14.0}");
     println!("communication thread   {thread:>11.0}   {thread_total:>14.0}");

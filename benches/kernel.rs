@@ -13,8 +13,8 @@
 //! not run benchmarks). likwid-bench reads hardware counters through `/dev/cpu/*/msr` only
 //! for `likwid-perfctr`; the stream benchmarks run as any user.
 
-use contention::measure::machine::memory;
-use contention::measure::sweep::kernel::Kernel;
+use contention::kernels::stores::Kernel;
+use contention::machine::memory;
 use hwlocality::cpu::binding::CpuBindingFlags;
 use hwlocality::cpu::cpuset::CpuSet;
 use hwlocality::object::types::ObjectType;

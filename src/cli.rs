@@ -4,8 +4,9 @@
 //! from these definitions, so they never drift from `--help`.
 
 use crate::cores::CoreList;
+pub(crate) use crate::kernels::ComputeKernel;
 use crate::measure::adaptive::{AdaptiveOptions, MIN_BUDGET_SECONDS, SHORT_BUDGET};
-pub(crate) use crate::measure::choices::{CommPattern, ComputeKernel, Launcher};
+pub(crate) use crate::measure::choices::{CommPattern, Launcher};
 use crate::measure::options::MeasureOptions;
 use crate::sensitivity::builtin::Builtin;
 use crate::units::ByteSize;

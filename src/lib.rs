@@ -11,9 +11,11 @@
 //! - `survey`: every node of an allocation measured in one MPI job; [`fleet`]: the fleet
 //!   report of a survey: one model per node, the outliers named; [`check`]: the drift rule
 //!   of `contention check`, for one machine and for a fleet.
-//! - [`measure`]: the benchmark (threads, MPI, intrinsics live only there); `sys`: the OS
-//!   calls on where threads run (CPU sets, pinning, thread and user ids), for it and for
-//!   [`sensitivity`], an application's loss as its memory bandwidth shrinks.
+//! - [`measure`]: the benchmark; [`mpi`]: the MPI job around it, a survey's and `network
+//!   --run`'s; [`machine`]: the node as plain data (topology, settings, bound memory) and the
+//!   plan of which core does what; [`kernels`]: the compute kernels (with their intrinsics),
+//!   for it and for [`sensitivity`], an application's loss as its memory bandwidth shrinks;
+//!   `sys`: the OS calls on where threads run (CPU sets, pinning, thread and user ids).
 //! - [`dataset`], [`calibrate`], [`evaluate`]: measurements as sweeps per placement, the
 //!   parameters read off them (section 3.1), the model's error on them (section 4.2);
 //!   [`plausible`]: the measurements refused as impossible.
@@ -48,8 +50,11 @@ pub mod error;
 pub mod evaluate;
 pub mod fleet;
 pub mod io;
+pub mod kernels;
+pub mod machine;
 pub mod measure;
 pub mod model;
+pub mod mpi;
 pub mod network;
 pub(crate) mod overlap;
 pub mod plausible;

@@ -5,7 +5,7 @@
 //! runs `measure` on one host, `measure` on two namespace hosts and a `survey` of three
 //! (`tests/vm/hosts.sh`), one core count each, and each trace must record the stack its
 //! messages crossed (`mpi.stack`). The cm stack fails any matched probe (`MPI_Mrecv`), so
-//! these runs also fail if one comes back (`src/measure/job/wire.rs`).
+//! these runs also fail if one comes back (`src/mpi/wire.rs`).
 //!
 //! Runs are tiny: the tests check that each stack runs and what the traces record, never a
 //! bandwidth (`benches/transports.sh` compares the bandwidths).

@@ -2,13 +2,14 @@
 
 use crate::cli::MeasureArgs;
 use crate::error::{Error, Result};
-use crate::measure::job::mpi::{self, Threading};
-use crate::measure::job::{driver, launch, rank0, sender, signals};
-use crate::measure::machine::settings;
+use crate::machine::settings;
 use crate::measure::options::MeasureOptions;
 use crate::measure::session;
 use crate::measure::simulation::{self, SimulateOptions};
-use crate::measure::sweep::progress;
+use crate::measure::{rank0, sender};
+use crate::mpi::progress;
+use crate::mpi::world::{self, Threading};
+use crate::mpi::{driver, launch, signals};
 use crate::simulate::Truth;
 use std::path::{Path, PathBuf};
 
@@ -165,12 +166,12 @@ fn shape<'a>(args: &Options, hosts: Option<&'a [String]>) -> launch::Shape<'a> {
 /// The plan's lines on the launch: the library, the launcher chosen and why, its command
 /// line (or why none can start the job).
 fn planned_launch(args: &Options, hosts: Option<&[String]>) -> String {
-    let library = mpi::library();
+    let library = world::library();
     let mut out = format!(
         "mpi         {} (the library this binary is built against)\n\
          stack       {}\n",
         library.name,
-        crate::measure::job::stack::planned(&library.name)
+        crate::mpi::stack::planned(&library.name)
     );
     let planned = driver::plan_own(args.launcher, &shape(args, hosts), true);
     match planned {
@@ -276,7 +277,7 @@ fn as_rank(args: &Options) -> Result<()> {
     let interrupted = signals::install();
     let o = &args.measure;
     let want = o.job_ranks() as usize;
-    let job = mpi::join(Threading::Serialized, want, |got, own| {
+    let job = world::join(Threading::Serialized, want, |got, own| {
         Error::Input(format!(
             "measure --pattern {} needs exactly {want} MPI ranks, got {got}; start it without \
              a launcher (it starts itself) or with `{own}`",
@@ -369,7 +370,7 @@ mod tests {
         assert_eq!(m.cores.as_ref().unwrap().counts(), &[1, 2, 3]);
         assert_eq!(m.comm_core, Some(5));
         assert!(m.shared_comm_core && m.resume && m.no_bind && !m.force);
-        assert_eq!(m.kernel, crate::measure::choices::ComputeKernel::Triad);
+        assert_eq!(m.kernel, crate::kernels::ComputeKernel::Triad);
         assert_eq!(m.pattern, crate::measure::choices::CommPattern::Ring);
         assert_eq!((m.ranks, m.job_ranks()), (4, 4));
         assert_eq!(m.message_size.0, 8 << 20);

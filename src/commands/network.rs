@@ -5,10 +5,10 @@
 use crate::cli::{NetworkArgs, PenaltiesArg, TableOrJson};
 use crate::error::{Error, Result};
 use crate::io::{graph_file, model_file};
-use crate::measure::job::graph as measure_graph;
-use crate::measure::job::mpi::{self, Threading};
-use crate::measure::job::{driver, launch};
 use crate::model::{self, Placement};
+use crate::mpi::graph as measure_graph;
+use crate::mpi::world::{self, Threading};
+use crate::mpi::{driver, launch};
 use crate::network::{self, Explicit, FairShare, Graph, InfiniBand, PenaltyModel};
 use crate::provenance::Provenance;
 use crate::report::network::{CommunicationEnd, Measured, MemoryCap, NetworkReport};
@@ -144,7 +144,7 @@ fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
     eprintln!("network: starting {}", line.shown());
     let ended = driver::run(
         &line,
-        crate::measure::sweep::progress::Mode::Quiet,
+        crate::mpi::progress::Mode::Quiet,
         driver::Signals::Default,
     )?;
     match ended.code {
@@ -157,7 +157,7 @@ fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
 /// writes the report.
 fn as_rank(args: &Options, graph: &Graph) -> Result<()> {
     let want = measure_graph::ranks(graph);
-    let job = mpi::join(Threading::Single, want, |got, own| {
+    let job = world::join(Threading::Single, want, |got, own| {
         Error::Input(format!(
             "graph `{}` has {} communications and needs {want} MPI ranks (one per end), got \
              {got}; start it without a launcher (it starts itself) or with `{own}`",

@@ -915,7 +915,7 @@ pub(crate) fn check_placement(comp_numa: u32, comm_numa: u32) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::measure::adaptive::*;
 
     #[test]
     fn the_first_points_are_the_ends_and_a_coarse_grid() {

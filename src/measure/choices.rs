@@ -1,39 +1,8 @@
-//! The choices a measurement is asked to make, as plain enums: the computing kernel, the
-//! communication pattern and the MPI launcher. They are the library's own types, so that the
+//! The choices a measurement is asked to make, as plain enums: the communication pattern and
+//! the MPI launcher (the computing kernel is [`crate::kernels::ComputeKernel`]). They are the library's own types, so that the
 //! measurement can be driven without the command line; with the `cli` feature they are also
 //! the values of `measure --kernel`, `--pattern` and `--launcher` (their doc comments are the
-//! help text). The file depends on nothing else in the crate: the build script reads it with
-//! the command-line definition.
-
-/// `measure --kernel`: what each computing thread does per iteration (section 4.1.1 uses
-/// non-temporal stores; STREAM's copy and triad read as well as write).
-///
-/// The one list of the streaming kernels: `sensitivity --builtin` runs some of them too
-/// (`sensitivity::builtin::Builtin`), through the same loops (`sweep::workload`). A new kernel
-/// is a variant here, its loop and byte count in `sweep::workload`, and its `--builtin` help
-/// in `sensitivity::builtin`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum ComputeKernel {
-    /// Non-temporal stores (AVX-512, AVX2 or SSE2).
-    NtStore,
-    /// `a[i] = b[i]`.
-    Copy,
-    /// `a[i] = b[i] + s * c[i]`.
-    Triad,
-}
-
-impl ComputeKernel {
-    /// The name on the command line, in trace file names and in the trace's
-    /// `compute_kernel` variant.
-    pub fn name(self) -> &'static str {
-        match self {
-            ComputeKernel::NtStore => "nt-store",
-            ComputeKernel::Copy => "copy",
-            ComputeKernel::Triad => "triad",
-        }
-    }
-}
+//! help text).
 
 /// `measure --pattern`: the communication patterns of Langguth et al.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +43,8 @@ pub enum Launcher {
 
 #[cfg(all(test, feature = "cli"))]
 mod tests {
-    use super::*;
+    use crate::kernels::ComputeKernel;
+    use crate::measure::choices::*;
     use clap::ValueEnum;
 
     #[test]

@@ -1,16 +1,12 @@
-//! `contention measure`: the benchmark of section 4.1.1 of the paper. This is the only part of
-//! the crate with MPI and intrinsics; its threads are pinned through `crate::sys`, the OS
-//! calls it shares with `sensitivity`.
+//! `contention measure`: the benchmark of section 4.1.1 of the paper. Its threads are pinned
+//! through `crate::sys`, the OS calls it shares with `sensitivity`; the machine it runs on is
+//! described by [`crate::machine`], its kernels are [`crate::kernels`], and the MPI job around
+//! it is [`crate::mpi`]'s.
 //!
-//! Three rooms, each importing only those before it, and the request that ties them:
-//!
-//! - [`machine`]: the node as plain data (hwloc topology, OS settings, bound memory) and the
-//!   pure plan of which cores compute, which core communicates, which nodes hold the buffers.
-//! - [`sweep`]: the timed sweep on rank 0 (kernels, communication stream, sampling, sizing,
-//!   progress, the trace's lock).
-//! - [`job`]: the MPI job around the sweep: which MPI library and launcher, the launcher's
-//!   command line, joining the job, the ranks (rank 0, the senders, `network --run`'s
-//!   graph), signals.
+//! - [`sweep`]: the timed sweep on rank 0 (communication stream, sampling, sizing, the
+//!   trace's lock).
+//! - [`rank0`]: rank 0's measurement on a given communicator; [`sender`]: the ranks that
+//!   send.
 //! - [`choices`]: the enums a measurement chooses from (kernel, pattern, launcher);
 //!   [`options`]: what a measurement is asked to do, as plain values; [`session`]: those
 //!   options resolved against the machine, the `--dry-run` plan, and the sweep that keeps
@@ -24,10 +20,10 @@
 
 pub mod adaptive;
 pub mod choices;
-pub mod job;
-pub mod machine;
 pub mod options;
+pub mod rank0;
 pub mod runs;
+pub mod sender;
 pub mod session;
 pub mod simulation;
 pub mod sweep;

@@ -3,12 +3,13 @@
 //!
 //! `contention measure` and `contention survey` build a [`MeasureOptions`] from their
 //! arguments (`cli::MeasureArgs::measure_options`) and check it; a program using the
-//! library builds one directly. The session ([`super::session`]) takes only this type, never the command line.
+//! library builds one directly. The session ([`crate::measure::session`]) takes only this type, never the command line.
 
-use super::adaptive::{AdaptiveOptions, MIN_BUDGET_SECONDS, SHORT_BUDGET};
-use super::choices::{CommPattern, ComputeKernel};
 use crate::cores::CoreList;
 use crate::error::{Error, Result};
+use crate::kernels::ComputeKernel;
+use crate::measure::adaptive::{AdaptiveOptions, MIN_BUDGET_SECONDS, SHORT_BUDGET};
+use crate::measure::choices::CommPattern;
 use crate::measure::sweep::sizing::{CACHE_FACTOR, MAX_MESSAGE_BUFFERS};
 use crate::units::ByteSize;
 use std::path::PathBuf;
@@ -64,9 +65,9 @@ pub struct MeasureOptions {
     /// Do not bind threads or memory.
     pub no_bind: bool,
     /// `--adaptive`: choose the core counts one by one instead of sweeping `cores`
-    /// ([`super::adaptive`]); `None`: the full sweep.
+    /// ([`crate::measure::adaptive`]); `None`: the full sweep.
     pub adaptive: Option<AdaptiveOptions>,
-    /// Runs of the sweep, each a separate MPI launch (`--runs`, [`super::runs`]).
+    /// Runs of the sweep, each a separate MPI launch (`--runs`, [`crate::measure::runs`]).
     pub runs: u32,
     /// Seed of the runs' shuffled orders (and of a simulated machine's noise).
     pub seed: u64,
@@ -114,7 +115,7 @@ impl Default for MeasureOptions {
             force: false,
             no_bind: false,
             adaptive: None,
-            runs: super::runs::DEFAULT_RUNS,
+            runs: crate::measure::runs::DEFAULT_RUNS,
             seed: 1,
             defaulted: Vec::new(),
         }
@@ -189,11 +190,11 @@ impl MeasureOptions {
                 self.max_phase, self.timeout
             ));
         }
-        if !(1..=super::runs::MAX_RUNS).contains(&self.runs) {
+        if !(1..=crate::measure::runs::MAX_RUNS).contains(&self.runs) {
             return bad(format!(
                 "--runs {}: give 1 to {} (each run is a whole sweep)",
                 self.runs,
-                super::runs::MAX_RUNS
+                crate::measure::runs::MAX_RUNS
             ));
         }
         if self.runs > 1 && self.adaptive.is_some() {
@@ -252,7 +253,7 @@ impl MeasureOptions {
                     .into(),
             ));
         }
-        super::adaptive::check_placement(self.comp_numa, self.comm_numa)
+        crate::measure::adaptive::check_placement(self.comp_numa, self.comm_numa)
     }
 
     /// MPI ranks of the job: the ring's size, else 2.
@@ -281,7 +282,7 @@ impl MeasureOptions {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::measure::options::*;
 
     fn refused(o: MeasureOptions) -> String {
         match o.check() {

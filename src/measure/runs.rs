@@ -210,7 +210,7 @@ pub fn interval_scope(runs: u32) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::measure::runs::*;
     use crate::trace::Summary;
 
     fn point(cores: u32, median: f64) -> TracePoint {

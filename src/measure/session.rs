@@ -2,21 +2,21 @@
 //! plan (`--dry-run`), allocate the bound buffers, run the sweep and keep the trace on disk
 //! after every point.
 
-use super::adaptive::{self, AdaptiveOptions};
-use super::choices::CommPattern;
-use super::options::{MeasureOptions, MIN_BUFFER};
-use super::runs;
 use crate::error::{Error, IoAction, Result};
 use crate::io::{atomic, tidy_csv, trace_file};
-use crate::measure::machine::memory::{self, human_bytes};
-use crate::measure::machine::plan::{self, Planned, Request, SenderPlan};
-use crate::measure::machine::topology::{self, Layout};
-use crate::measure::sweep::kernel::Kernel;
-use crate::measure::sweep::progress::{self, Progress};
+use crate::kernels::stores::Kernel;
+use crate::kernels::workload::Workload;
+use crate::machine::memory::{self, human_bytes};
+use crate::machine::plan::{self, Planned, Request, SenderPlan};
+use crate::machine::topology::{self, Layout};
+use crate::measure::adaptive::{self, AdaptiveOptions};
+use crate::measure::choices::CommPattern;
+use crate::measure::options::{MeasureOptions, MIN_BUFFER};
+use crate::measure::runs;
 use crate::measure::sweep::run::{Abort, Bench, Sampling, Starvation};
 use crate::measure::sweep::sampling::{MIN_ROUNDS, PHASE_STRETCH};
 use crate::measure::sweep::sizing;
-use crate::measure::sweep::workload::Workload;
+use crate::mpi::progress::{self, Progress};
 use crate::provenance::Provenance;
 use crate::trace::{
     BufferPages, MachineSettings, MeasureConfig, MpiInfo, SenderPlacement, Sizing, Trace,
@@ -543,11 +543,8 @@ fn describe_machine(layout: &Layout, settings: Option<&MachineSettings>) -> Stri
         );
     }
     if let Some(s) = settings {
-        out += &format!(
-            "settings    {}\n",
-            crate::measure::machine::settings::describe(s)
-        );
-        for w in crate::measure::machine::settings::warnings(s) {
+        out += &format!("settings    {}\n", crate::machine::settings::describe(s));
+        for w in crate::machine::settings::warnings(s) {
             out += &format!("WARNING     {w}\n");
         }
     }
@@ -1355,8 +1352,8 @@ pub(crate) fn save(path: &Path, trace: &mut Trace) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::cores::CoreList;
+    use crate::measure::session::*;
     use crate::trace::Phase;
 
     fn phase(median: f64, ci95: Option<(f64, f64)>, unstable: bool) -> Phase {
@@ -1371,8 +1368,8 @@ mod tests {
 
     /// The plan of `options` on a synthetic hwloc machine, built without the command line.
     fn plan_text(synthetic: &str, a: MeasureOptions) -> String {
-        let layout = crate::measure::machine::topology::layout(
-            &crate::measure::machine::topology::load_synthetic(synthetic).unwrap(),
+        let layout = crate::machine::topology::layout(
+            &crate::machine::topology::load_synthetic(synthetic).unwrap(),
         );
         let r = resolve(&a, &layout, Path::new("/nonexistent"), None, true).unwrap();
         describe_plan(&layout, &r, &transport(&["a".into()]), None)
@@ -1405,9 +1402,8 @@ mod tests {
 
     #[test]
     fn options_built_without_the_command_line_are_checked_against_the_machine() {
-        let layout = crate::measure::machine::topology::layout(
-            &crate::measure::machine::topology::load_synthetic("pack:2 numa:2 core:4 pu:1")
-                .unwrap(),
+        let layout = crate::machine::topology::layout(
+            &crate::machine::topology::load_synthetic("pack:2 numa:2 core:4 pu:1").unwrap(),
         );
         let refused =
             |a: MeasureOptions| match resolve(&a, &layout, Path::new("/nonexistent"), None, true) {
@@ -1432,7 +1428,7 @@ mod tests {
             &MeasureOptions {
                 comp_numa: 2,
                 comm_numa: 2,
-                kernel: crate::measure::choices::ComputeKernel::Copy,
+                kernel: crate::kernels::ComputeKernel::Copy,
                 pattern: CommPattern::Pingpong,
                 ..MeasureOptions::default()
             },
@@ -1478,8 +1474,8 @@ mod tests {
     const MIB: u64 = 1 << 20;
 
     fn synthetic(description: &str) -> Layout {
-        crate::measure::machine::topology::layout(
-            &crate::measure::machine::topology::load_synthetic(description).unwrap(),
+        crate::machine::topology::layout(
+            &crate::machine::topology::load_synthetic(description).unwrap(),
         )
     }
 
@@ -1557,8 +1553,8 @@ mod tests {
             if path.extension().is_none_or(|e| e != "xml") {
                 continue;
             }
-            let layout = crate::measure::machine::topology::layout(
-                &crate::measure::machine::topology::load_xml(&path).unwrap(),
+            let layout = crate::machine::topology::layout(
+                &crate::machine::topology::load_xml(&path).unwrap(),
             );
             let r = resolve(
                 &MeasureOptions::default(),

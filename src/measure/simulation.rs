@@ -1,22 +1,23 @@
 //! A measurement session on a simulated machine (`measure --simulate paper:henri`): the
 //! plan from the model's machine (its cores and NUMA nodes stand in for hwloc's topology),
-//! the sweep of [`super::sweep::simulated`] with the same phase and stop rules as a real
+//! the sweep of [`crate::measure::sweep::simulated`] with the same phase and stop rules as a real
 //! run, and the trace kept on disk after every point, marked simulated
 //! ([`crate::trace::MachineInfo::simulated`]) so that no reader takes it for a real one.
 //! No MPI, no binding, no buffers.
 
-use super::adaptive::{self, AdaptiveOptions};
-use super::choices::{CommPattern, ComputeKernel};
-use super::options::MeasureOptions;
-use super::runs;
-use super::session;
-use super::sweep::progress::{self, Progress};
-use super::sweep::run::{Abort, Sampling};
-use super::sweep::simulated::SimulatedBench;
-use super::sweep::sizing;
 use crate::error::{Error, Result};
 use crate::io::trace_file;
+use crate::kernels::ComputeKernel;
+use crate::measure::adaptive::{self, AdaptiveOptions};
+use crate::measure::choices::CommPattern;
+use crate::measure::options::MeasureOptions;
+use crate::measure::runs;
+use crate::measure::session;
+use crate::measure::sweep::run::{Abort, Sampling};
+use crate::measure::sweep::simulated::SimulatedBench;
+use crate::measure::sweep::sizing;
 use crate::model::Placement;
+use crate::mpi::progress::{self, Progress};
 use crate::provenance::Provenance;
 use crate::simulate::{Noise, Truth};
 use crate::trace::{
@@ -571,7 +572,7 @@ fn adaptive_sweep(campaign: &mut Campaign<'_>, a: &AdaptiveOptions) -> Result<()
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::measure::simulation::*;
 
     #[test]
     fn a_sweep_stopped_early_keeps_the_measuring_time_of_the_points_it_saved() {

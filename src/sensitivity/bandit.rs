@@ -10,8 +10,8 @@
 //! would not under throttling. The bandit also needs cores of its own and heats the package.
 
 use crate::error::{Error, Result};
-use crate::measure::machine::memory;
-use crate::measure::sweep::kernel::Kernel;
+use crate::kernels::stores::Kernel;
+use crate::machine::memory;
 use crate::sys::bind_current_thread;
 use hwlocality::memory::binding::Bytes;
 use hwlocality::Topology;

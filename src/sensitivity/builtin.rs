@@ -2,8 +2,8 @@
 //! the project's non-temporal store stream and STREAM's triad (bandwidth-bound), and a random
 //! cyclic pointer chase (latency-bound), the two ends of the paper's Table I.
 
-use crate::measure::choices::ComputeKernel;
-use crate::measure::sweep::workload::Workload;
+use crate::kernels::workload::Workload;
+use crate::kernels::ComputeKernel;
 use std::time::Instant;
 
 /// A built-in kernel (`sensitivity --builtin`) and its figure of merit: one of `measure`'s

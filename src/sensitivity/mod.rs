@@ -21,7 +21,7 @@ pub(crate) mod runner;
 pub(crate) mod threshold;
 
 use crate::error::{Error, Result};
-use crate::measure::job::signals;
+use crate::mpi::signals;
 use crate::provenance::Provenance;
 use crate::stats::median;
 use crate::sys::{self, bind_current_thread};
@@ -48,7 +48,7 @@ impl Workload {
                 format!(
                     "builtin {} ({})",
                     kind.name(),
-                    crate::measure::machine::memory::human_bytes(*bytes as u64)
+                    crate::machine::memory::human_bytes(*bytes as u64)
                 )
             }
             Workload::Command(argv) => argv.join(" "),

@@ -14,10 +14,10 @@ use super::manifest::{self, Manifest, Status};
 use super::{plan, SurveyOptions};
 use crate::error::{Error, IoAction, Result};
 use crate::measure::choices::CommPattern;
-use crate::measure::job::{driver, launch, signals};
 use crate::measure::options::MeasureOptions;
 use crate::measure::session;
-use crate::measure::sweep::progress;
+use crate::mpi::progress;
+use crate::mpi::{driver, launch, signals};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

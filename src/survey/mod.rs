@@ -21,8 +21,8 @@ pub mod plan;
 pub mod ranks;
 pub mod simulated;
 
-use crate::measure::job::launch::Launcher;
 use crate::measure::options::MeasureOptions;
+use crate::mpi::launch::Launcher;
 use std::path::PathBuf;
 
 /// What a survey is asked to do, as plain values: `measure`'s options applied to every node

@@ -1,13 +1,13 @@
 //! A survey's plan before anything runs: which nodes (`--hosts` or the Slurm job's), the
 //! rounds of pairs ([`super::pairing`]), each round's time limit from `measure`'s own
 //! estimate, and the shape of the one MPI job, which `measure`'s launcher choice turns into
-//! a command line ([`crate::measure::job::launch::plan_launch`]). `--dry-run` prints it; the
+//! a command line ([`crate::mpi::launch::plan_launch`]). `--dry-run` prints it; the
 //! driver writes it into the manifest and runs it.
 
 use super::error::SurveyError;
 use super::manifest::{HostPair, Manifest, NodeStatus, Round, Status};
 use super::pairing;
-use crate::measure::job::launch;
+use crate::mpi::launch;
 
 /// Seconds added to every round's estimate: MPI start-up, topology discovery, touching the
 /// buffers and writing traces, which the sweep estimate leaves out.
@@ -246,7 +246,7 @@ pub(crate) fn describe(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::job::flavour::{vars, Dialect, Starter};
+    use crate::mpi::flavour::{vars, Dialect, Starter};
     use std::ffi::OsString;
     use std::path::Path;
 

@@ -11,9 +11,10 @@
 //! `crate::survey::job`).
 
 use crate::error::{Error, IoAction, Result};
-use crate::measure::job::mpi::{self, Threading, World};
-use crate::measure::job::{rank0, sender, signals, wire};
 use crate::measure::options::MeasureOptions;
+use crate::measure::{rank0, sender};
+use crate::mpi::world::{self, Threading, World};
+use crate::mpi::{signals, wire};
 use crate::survey::error::SurveyError;
 use crate::survey::identity::{self, Identity};
 use crate::survey::manifest::{Manifest, Round, Status};
@@ -38,7 +39,7 @@ const TAG_IDENTITY: i32 = 41;
 /// the others, so only rank 0's node needs to see the file).
 pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
     let interrupted = signals::install();
-    let mpi_job = mpi::init(Threading::Serialized)?;
+    let mpi_job = world::init(Threading::Serialized)?;
     let world = &mpi_job.world;
     let me = world.rank();
     let mut manifest = share_manifest(world, manifest_path)?;
@@ -79,7 +80,7 @@ pub(crate) fn run(args: &MeasureOptions, manifest_path: &Path) -> Result<()> {
                 Some(node.measure(&mpi_job, interrupted, comm))
             }
             (Some(_), Some(comm)) => {
-                mpi::gather_hosts(comm, &name);
+                world::gather_hosts(comm, &name);
                 sender::serve_rank(comm, &name, args.message_size.0 as usize, args.pattern);
                 None
             }
@@ -164,12 +165,12 @@ impl Node<'_> {
     /// Runs `measure`'s rank 0 on the pair's communicator and says how it ended.
     fn measure(
         &self,
-        mpi_job: &mpi::Job,
+        mpi_job: &world::Job,
         interrupted: &'static AtomicBool,
         comm: &World,
     ) -> Outcome {
         let (host, sender) = (self.host, self.sender);
-        let hosts = mpi::gather_hosts(comm, self.name).unwrap_or_default();
+        let hosts = world::gather_hosts(comm, self.name).unwrap_or_default();
         // Each node's sweep runs quietly: with many nodes measured at once their
         // plans and points would interleave on the job's one standard error; each
         // node's outcome gets one line instead, and everything else is in its trace.
@@ -268,7 +269,7 @@ fn round_statuses(manifest: &Manifest, round: &Round) -> String {
 /// the manifest and decides whether the job goes on ([`identity::refusal`]), which every
 /// rank learns. `false`: stop now, the reason saved in the manifest for the driver.
 fn learn_identities(
-    world: &mpi::World,
+    world: &world::World,
     manifest: &mut Manifest,
     path: &Path,
     args: &MeasureOptions,

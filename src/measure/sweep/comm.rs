@@ -18,8 +18,8 @@
 //! On rank 0 only the communication thread calls MPI while the sweep runs, and the main
 //! thread only before and after it: `MPI_THREAD_SERIALIZED` is enough.
 
-use super::sampling::{Span, Timings};
-use crate::measure::job::wire;
+use crate::measure::sweep::sampling::{Span, Timings};
+use crate::mpi::wire;
 use mpi::datatype::Equivalence;
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -151,7 +151,7 @@ pub(crate) fn report(world: &SimpleCommunicator, bytes: &[u8]) {
 /// The slots of a ring of message buffers, taken in turn: a message received (or sent) again
 /// and again from one buffer would stay in the last-level cache once the cache can hold it,
 /// and the stream would then measure the cache, not memory (the ring's size is
-/// [`super::sizing::message_ring`]). A buffer shorter than two messages is one slot.
+/// [`crate::measure::sweep::sizing::message_ring`]). A buffer shorter than two messages is one slot.
 #[derive(Debug, Clone)]
 pub(crate) struct Slots {
     message: usize,

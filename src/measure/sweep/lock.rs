@@ -144,7 +144,7 @@ impl Drop for TraceLock {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::measure::sweep::lock::*;
 
     #[test]
     fn a_second_holder_is_refused_naming_the_first() {

@@ -3,20 +3,15 @@
 //!
 //! - [`run`]: the sweep: phase order, stop rules, the threads that run a phase.
 //! - [`simulated`]: the same sweep on a simulated machine and clock (`measure --simulate`).
-//! - [`kernel`]: non-temporal stores (AVX-512, AVX2, SSE2); [`workload`]: what a computing
-//!   thread does per iteration (that kernel, copy or triad).
+//! - the kernels a computing thread runs are [`crate::kernels`]'.
 //! - [`comm`]: the communication stream and its patterns (pong, pingpong, ring).
 //! - [`sampling`]: from raw timings to steady-state samples.
 //! - [`sizing`]: buffer sizes and sample lengths from the caches, the cores and `--max-phase`.
-//! - [`progress`]: the progress bar or log lines on stderr.
 //! - [`lock`]: one run per trace, held while the sweep saves it after every point.
 
 pub mod comm;
-pub mod kernel;
 pub mod lock;
-pub mod progress;
 pub mod run;
 pub mod sampling;
 pub mod simulated;
 pub mod sizing;
-pub mod workload;

@@ -11,11 +11,11 @@
 //! (the threads above, MPI included) and in the unit tests a fake returning chosen timings, so
 //! the decisions are tested without threads, MPI or a clock.
 
-use super::comm::Pattern;
-use super::comm::{self, lock, Command};
-use super::sampling::{self, Span, Timings, MIN_ROUNDS, PHASE_STRETCH};
-use super::workload::Workload;
-use crate::measure::machine::memory;
+use crate::kernels::workload::Workload;
+use crate::machine::memory;
+use crate::measure::sweep::comm::Pattern;
+use crate::measure::sweep::comm::{self, lock, Command};
+use crate::measure::sweep::sampling::{self, Span, Timings, MIN_ROUNDS, PHASE_STRETCH};
 use crate::sys::{bind_current_thread, current_cpu};
 use crate::trace::{Phase, Plan, Sample, ThreadCpus, TracePoint};
 use hwlocality::memory::binding::Bytes;
@@ -65,10 +65,10 @@ pub(crate) struct Bench<'t> {
     pub workload: Workload,
     pub pattern: Pattern,
     /// Bytes a computing thread writes between two looks at the clock: its buffer is walked
-    /// in chunks of this size ([`super::sizing::chunk_bytes`]).
+    /// in chunks of this size ([`crate::measure::sweep::sizing::chunk_bytes`]).
     pub chunk_bytes: usize,
     /// A computing thread closes a sample at the first chunk boundary after this many
-    /// seconds ([`super::sizing::sample_seconds`]).
+    /// seconds ([`crate::measure::sweep::sizing::sample_seconds`]).
     pub sample_seconds: f64,
     /// Bytes of one received message (the receive buffer is a ring of such slots).
     pub message_bytes: usize,
@@ -78,7 +78,7 @@ pub(crate) struct Bench<'t> {
     /// Where finished points are saved, for the message if the run stalls.
     pub saved_to: &'t std::path::Path,
     /// The communicator of ranks 0 and 1 (the world for `measure`, a pair's for `survey`).
-    pub comm: super::comm::Handle,
+    pub comm: crate::measure::sweep::comm::Handle,
     /// What tells starved communications, and what to say of them.
     pub starvation: Starvation,
 }
@@ -854,7 +854,7 @@ fn observe(streams: Streams, comp: &[Timings], comm: &[Timings]) -> Option<Obser
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::measure::sweep::run::*;
 
     use crate::trace::CoreSlot;
 

@@ -8,7 +8,7 @@ use crate::stats;
 use crate::trace::{Phase, Sample};
 
 /// One timed iteration of one thread: a computing sample (the chunks of its buffer written
-/// since the last one, see [`super::sizing`]) or one message.
+/// since the last one, see [`crate::measure::sweep::sizing`]) or one message.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Span {
     /// Start and end, seconds on the point's clock.
@@ -24,13 +24,13 @@ pub(crate) type Timings = Vec<Span>;
 /// A phase is sampled until the 95% confidence interval of its median is this tight, or
 /// until its time limit; fewer rounds than this never count as stable. Thirty, so that a
 /// phase that stops early still spans most of `--max-phase` (samples are sized for about
-/// [`super::sizing::TARGET_ROUNDS`] of them) and its batch-median interval has five batches
+/// [`crate::measure::sweep::sizing::TARGET_ROUNDS`] of them) and its batch-median interval has five batches
 /// of six rounds.
 pub(crate) const MIN_ROUNDS: usize = 30;
 
 /// A phase whose running streams still hold fewer than [`MIN_ROUNDS`] rounds at `--max-phase`
 /// goes on, up to this many times `--max-phase`, until each holds them. Computing samples are
-/// sized to give about [`super::sizing::TARGET_ROUNDS`] rounds within `--max-phase` whatever
+/// sized to give about [`crate::measure::sweep::sizing::TARGET_ROUNDS`] rounds within `--max-phase` whatever
 /// the machine, but one message is one sample: 64 MiB messages at 1.3 GB/s fill only 30 in
 /// 1.5 s, and at 2 cores shared with the sender they got 19. Four times the limit holds 30
 /// messages down to a quarter of the bandwidth `--max-phase` needs, which the plan prints;
@@ -220,7 +220,7 @@ pub(crate) fn describe(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::measure::sweep::sampling::*;
 
     fn uniform(start: f64, dt: f64, n: usize) -> Timings {
         (0..n)

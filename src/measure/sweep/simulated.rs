@@ -4,8 +4,10 @@
 //! on a simulated clock instead of running threads and MPI. A campaign that takes an hour on
 //! a node runs in seconds, and says how long the node would have taken.
 
-use super::run::{Abort, Executor, Rules, Sampling, Snapshot, Starvation, Streams, Verdict};
-use super::sampling::{Span, Timings};
+use crate::measure::sweep::run::{
+    Abort, Executor, Rules, Sampling, Snapshot, Starvation, Streams, Verdict,
+};
+use crate::measure::sweep::sampling::{Span, Timings};
 use crate::model::Placement;
 use crate::simulate::{Noise, Rng, Stream, Truth};
 use crate::trace::{Plan, TracePoint};
@@ -25,7 +27,7 @@ pub(crate) struct SimulatedBench<'a> {
     pub placement: Placement,
     pub plan: &'a Plan,
     pub sampling: Sampling,
-    /// Seconds of one computing sample ([`super::sizing::sample_seconds`]).
+    /// Seconds of one computing sample ([`crate::measure::sweep::sizing::sample_seconds`]).
     pub sample_seconds: f64,
     /// Bytes of one message: one communication sample.
     pub message_bytes: u64,
@@ -40,7 +42,7 @@ pub(crate) struct SimulatedBench<'a> {
 }
 
 impl SimulatedBench<'_> {
-    /// Runs `points` in order as [`super::run::Bench::sweep`] does, calling `phase` when a
+    /// Runs `points` in order as [`crate::measure::sweep::run::Bench::sweep`] does, calling `phase` when a
     /// phase starts and `done` after each point with the simulated time its phases took (so
     /// a campaign stopped by Ctrl-C keeps the time of the points it saved); returns the
     /// simulated time of every phase.
@@ -290,7 +292,7 @@ impl Executor for Simulated<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::measure::sweep::simulated::*;
     use crate::simulate::Shape;
     use crate::trace::CoreSlot;
 
@@ -330,7 +332,7 @@ mod tests {
                 stable_within: 0.01,
                 timeout: Duration::from_secs(60),
             },
-            sample_seconds: super::super::sizing::sample_seconds(1.5),
+            sample_seconds: crate::measure::sweep::sizing::sample_seconds(1.5),
             message_bytes: 64 << 20,
             noise,
             seed: 9,

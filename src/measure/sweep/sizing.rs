@@ -16,10 +16,10 @@
 //! - **How finely it is timed** (`sample_seconds`, `chunk_bytes`): a computing thread
 //!   walks its buffer in chunks and closes a sample at the first chunk boundary after
 //!   `sample_seconds`, so a phase gets about `TARGET_ROUNDS` samples per thread within
-//!   `--max-phase` whatever the buffer size, and at least `super::sampling::MIN_ROUNDS`
+//!   `--max-phase` whatever the buffer size, and at least `crate::measure::sweep::sampling::MIN_ROUNDS`
 //!   even on the slowest core this is sized for.
 
-use crate::measure::machine::memory::human_bytes;
+use crate::machine::memory::human_bytes;
 
 /// The working set must be this many times the last-level cache it could live in.
 ///
@@ -53,7 +53,7 @@ pub(crate) const MIN_BUFFER_PER_CORE: u64 = 64 << 20;
 /// Rounds a phase aims for within `--max-phase` (sampling's [`MIN_ROUNDS`] plus a margin for
 /// samples that end late at a chunk boundary on a slow core).
 ///
-/// [`MIN_ROUNDS`]: super::sampling::MIN_ROUNDS
+/// [`MIN_ROUNDS`]: crate::measure::sweep::sampling::MIN_ROUNDS
 pub(crate) const TARGET_ROUNDS: usize = 40;
 
 /// Per-core bandwidth, bytes/s, of the slowest core the chunks are sized for: a loaded
@@ -227,8 +227,8 @@ pub(crate) fn warnings(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::measure::sweep::sampling::MIN_ROUNDS;
+    use crate::measure::sweep::sizing::*;
 
     const GIB: u64 = 1 << 30;
 

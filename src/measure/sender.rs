@@ -6,13 +6,13 @@
 //!
 //! [`serve_rank`] is the whole life of a rank other than 0; `place_ranks` is rank 0's side.
 
-use super::mpi::World;
 use crate::error::{Error, Result as CrateResult};
+use crate::machine::memory;
+use crate::machine::plan::SenderPlan;
+use crate::machine::topology;
 use crate::measure::choices::CommPattern;
-use crate::measure::machine::memory;
-use crate::measure::machine::plan::SenderPlan;
-use crate::measure::machine::topology;
 use crate::measure::sweep::comm;
+use crate::mpi::world::World;
 use crate::sys::{bind_current_thread, current_cpu};
 use crate::trace::{SenderPlacement, TransportKind};
 use hwlocality::memory::binding::Bytes;
@@ -158,7 +158,7 @@ pub(crate) fn place_ranks(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::measure::sender::*;
 
     #[test]
     fn places_itself_and_reports_what_the_kernel_says() {

@@ -6,8 +6,8 @@
 //! communication thread on a core no computing thread uses, computation buffers on one NUMA
 //! node and the communication buffer on one (possibly other) NUMA node.
 
-use super::topology::{Core, Layout};
 use crate::cores::CoreList;
+use crate::machine::topology::{Core, Layout};
 use crate::trace::{CoreSlot, Plan};
 
 /// What the user asked for.
@@ -386,8 +386,8 @@ fn choose_comm_core(layout: &Layout, asked: Option<u32>) -> Result<(CoreSlot, St
 
 #[cfg(test)]
 mod tests {
-    use super::super::topology::{layout, load_synthetic, load_xml};
-    use super::*;
+    use crate::machine::plan::*;
+    use crate::machine::topology::{layout, load_synthetic, load_xml};
     use std::path::PathBuf;
 
     fn reference(name: &str) -> Option<Layout> {

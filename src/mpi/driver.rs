@@ -7,11 +7,11 @@
 //! Each command keeps its own ranks' work and its own reading of the job's exit status (a
 //! measurement saves points, a survey records rounds); what they share is here, once.
 
-use super::flavour::Choice;
-use super::launch::{self, JobLine, Launcher, Running, Shape};
-use super::{mpi, signals};
 use crate::error::{Error, Result};
-use crate::measure::sweep::progress;
+use crate::mpi::flavour::Choice;
+use crate::mpi::launch::{self, JobLine, Launcher, Running, Shape};
+use crate::mpi::progress;
+use crate::mpi::{signals, world};
 use std::ffi::OsString;
 
 /// Whether this process runs under a launcher, as a rank of the job, by its environment.
@@ -29,7 +29,7 @@ pub(crate) fn plan_own(
 ) -> Result<(Choice, JobLine)> {
     let (exe, argv) = launch::own_command()?;
     let argv = if dry_run { without_dry_run(argv) } else { argv };
-    launch::plan_launch(launcher, &mpi::library(), shape, &exe, &argv)
+    launch::plan_launch(launcher, &world::library(), shape, &exe, &argv)
 }
 
 /// The job of a later run of `measure --runs` (the second and after): this command with
@@ -37,7 +37,7 @@ pub(crate) fn plan_own(
 /// started with the next run ([`crate::measure::runs::current`]) instead of overwriting it.
 pub(crate) fn plan_next_run(launcher: Launcher, shape: &Shape<'_>) -> Result<(Choice, JobLine)> {
     let (exe, argv) = launch::own_command()?;
-    launch::plan_launch(launcher, &mpi::library(), shape, &exe, &as_resume(argv))
+    launch::plan_launch(launcher, &world::library(), shape, &exe, &as_resume(argv))
 }
 
 /// `argv` resuming its trace: `--force` dropped, `--resume` added unless there.
@@ -127,7 +127,7 @@ fn cannot_wait(e: std::io::Error) -> Error {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::mpi::driver::*;
 
     #[test]
     fn a_later_run_resumes_the_trace_the_first_one_started() {

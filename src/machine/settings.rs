@@ -149,7 +149,7 @@ pub(crate) fn describe(s: &MachineSettings) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::machine::settings::*;
     use std::fs;
 
     fn tree(name: &str) -> std::path::PathBuf {

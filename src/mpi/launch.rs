@@ -2,7 +2,7 @@
 //! starts itself again under a launcher with the same arguments; run under a launcher, it
 //! measures.
 //!
-//! [`super::flavour`] picks the launcher that speaks the library's start-up protocol (Open
+//! [`crate::mpi::flavour`] picks the launcher that speaks the library's start-up protocol (Open
 //! MPI's `mpirun`, Hydra's `mpiexec`, or `srun` with its MPI plugin); `job_line` says the
 //! same plan in its dialect: one rank per entry of the host list in that order (or every
 //! rank on this host), no binding by the launcher (the tool pins its own threads, and Open
@@ -10,8 +10,8 @@
 //! asks for, and the variables the ranks need from this environment (Open MPI's mpirun
 //! passes only those named with `-x`; Hydra and srun pass the whole environment).
 
-use super::flavour::{Choice, Dialect, Library, Probe, Starter};
 use crate::error::{Error, IoAction, Result};
+use crate::mpi::flavour::{Choice, Dialect, Library, Probe, Starter};
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::Command;
@@ -271,7 +271,7 @@ pub fn plan_launch(
     args: &[OsString],
 ) -> Result<(Choice, JobLine)> {
     let var = |k: &str| std::env::var(k).ok();
-    let choice = super::flavour::choose(
+    let choice = crate::mpi::flavour::choose(
         requested,
         library,
         &Probe {
@@ -540,10 +540,10 @@ pub(crate) struct Running {
     _hostfile: Option<tempfile::TempPath>,
 }
 
-/// Starts the launcher without waiting (`super::driver` starts every job through it, and
+/// Starts the launcher without waiting (`crate::mpi::driver` starts every job through it, and
 /// `contention survey` stops one with [`stop`] when a round overruns its time).
 ///
-/// The job gets its own process group, to which [`super::signals`] forwards SIGINT, SIGTERM
+/// The job gets its own process group, to which [`crate::mpi::signals`] forwards SIGINT, SIGTERM
 /// and SIGHUP, and dies with this process (`PR_SET_PDEATHSIG`). Its standard input is
 /// closed: the job reads none, and a launcher outside the terminal's foreground group that
 /// read it would be stopped.
@@ -570,7 +570,7 @@ pub(crate) fn spawn(line: &JobLine, progress: &str) -> Result<Running> {
     // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
     // system calls (prctl, getppid, _exit).
     unsafe {
-        command.pre_exec(move || super::signals::die_with_parent(parent));
+        command.pre_exec(move || crate::mpi::signals::die_with_parent(parent));
     }
     let child = match command.spawn() {
         Ok(c) => c,
@@ -583,7 +583,7 @@ pub(crate) fn spawn(line: &JobLine, progress: &str) -> Result<Running> {
             .into());
         }
     };
-    super::signals::forward_to(child.id() as i32);
+    crate::mpi::signals::forward_to(child.id() as i32);
     Ok(Running {
         child,
         _hostfile: hostfile,
@@ -651,8 +651,8 @@ pub(crate) fn stop(job: &mut Running, grace: std::time::Duration) -> Result<i32>
 
 #[cfg(test)]
 mod tests {
-    use super::super::flavour::vars;
-    use super::*;
+    use crate::mpi::flavour::vars;
+    use crate::mpi::launch::*;
 
     /// Issue 35, item 12: a dry run's command line printed file names raw, escape codes
     /// included, and unquoted; each word now reads back as itself in a shell.

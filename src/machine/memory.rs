@@ -305,7 +305,7 @@ pub(crate) fn unverified(p: &BufferPages) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::machine::memory::*;
 
     #[test]
     fn free_memory_from_a_fake_sysfs_tree() {

@@ -207,7 +207,7 @@ mod x86 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::kernels::stores::*;
 
     #[test]
     fn every_supported_kernel_fills_exactly_the_written_bytes() {

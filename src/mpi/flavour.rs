@@ -12,7 +12,7 @@
 //! than measure alone or wait for a peer that never comes.
 //!
 //! Everything here is plain data and pure functions of what the environment, `--version` and
-//! `srun --mpi=list` say; [`super::launch`] runs the programs, [`super::mpi`] asks the
+//! `srun --mpi=list` say; [`crate::mpi::launch`] runs the programs, [`crate::mpi::world`] asks the
 //! library.
 
 use crate::error::Error;
@@ -611,7 +611,7 @@ pub(crate) fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::mpi::flavour::*;
 
     const OPEN_MPI: &str =
         "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022\0";

@@ -115,7 +115,7 @@ impl Progress {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::mpi::progress::*;
 
     #[test]
     fn mode_follows_the_launcher_variable() {

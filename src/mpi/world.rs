@@ -1,14 +1,14 @@
 //! Joining the MPI job a launcher started, for `measure` (two ranks, or a ring) and
 //! `network --run` (one rank per communication end): refuse a launcher of the other MPI
-//! library before `MPI_Init` (`super::flavour::foreign_launcher`), initialise MPI at the
+//! library before `MPI_Init` (`crate::mpi::flavour::foreign_launcher`), initialise MPI at the
 //! thread level the command needs, check that MPI sees the ranks the launcher started and as
 //! many as the command needs, and (for `measure`) the rank-0 handshake that tells rank 0 on
 //! which host each rank runs, recorded in the trace with the library and the launcher.
 //!
 //! MPI is finalised when the [`Job`] is dropped.
 
-use super::flavour::{self, Family, Library, StartedBy};
 use crate::error::{Error, Result};
+use crate::mpi::flavour::{self, Family, Library, StartedBy};
 use crate::trace::MpiInfo;
 use ::mpi::topology::Communicator;
 
@@ -120,12 +120,12 @@ const TAG_HOST: i32 = 50;
 /// order, its own first.
 pub fn gather_hosts(comm: &World, host: &str) -> Option<Vec<String>> {
     if comm.rank() != 0 {
-        super::wire::send(&comm.process_at_rank(0), TAG_HOST, host.as_bytes());
+        crate::mpi::wire::send(&comm.process_at_rank(0), TAG_HOST, host.as_bytes());
         return None;
     }
     let mut hosts = vec![host.to_string()];
     for r in 1..comm.size() {
-        let peer = super::wire::receive::<u8>(&comm.process_at_rank(r), TAG_HOST);
+        let peer = crate::mpi::wire::receive::<u8>(&comm.process_at_rank(r), TAG_HOST);
         hosts.push(String::from_utf8_lossy(&peer).into_owned());
     }
     Some(hosts)
@@ -152,7 +152,7 @@ impl Job {
             hosts,
             library: Some(self.library.name.clone()),
             launcher: Some(self.launcher.clone()),
-            stack: Some(super::stack::this_process(&self.library.version)),
+            stack: Some(crate::mpi::stack::this_process(&self.library.version)),
         }
     }
 }

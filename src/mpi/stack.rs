@@ -151,7 +151,7 @@ pub(crate) fn planned(library: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::mpi::stack::*;
 
     const OPEN_MPI: &str = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4";
 

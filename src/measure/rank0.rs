@@ -1,21 +1,23 @@
 //! Rank 0's whole part of one measurement, on the communicator it is given: the world of
 //! `contention measure`'s job, or the two-rank communicator of one pair of a `contention
 //! survey` round. Plans on this machine, places the senders (the other ranks of `comm`, which
-//! run [`super::sender::serve_rank`]), runs the sweep of section 4.1.1 and writes the trace;
+//! run [`crate::measure::sender::serve_rank`]), runs the sweep of section 4.1.1 and writes the trace;
 //! and whatever happens, even a panic, tells the senders to stop.
 
-use super::mpi::World;
-use super::{launch, sender};
 use crate::error::{Error, Result};
-use crate::measure::machine::settings;
+use crate::machine::settings;
 use crate::measure::options::MeasureOptions;
+use crate::measure::sender;
 use crate::measure::session::{self, Rank0, Stop};
-use crate::measure::sweep::{comm, progress, run::Abort};
+use crate::measure::sweep::{comm, run::Abort};
+use crate::mpi::launch;
+use crate::mpi::progress;
+use crate::mpi::world::World;
 use crate::trace::MpiInfo;
 use std::path::Path;
 
 /// Measures on `world` as its rank 0 (`mpi`: the job as the trace records it, from
-/// `super::mpi::Job::info`), then shuts the other ranks down. `quiet`: no plan and no
+/// `crate::mpi::world::Job::info`), then shuts the other ranks down. `quiet`: no plan and no
 /// progress on standard error.
 pub fn measure(
     options: &MeasureOptions,
@@ -65,7 +67,7 @@ fn rank0(
             session::describe_plan(&layout, &resolved, &transport, Some(&settings))
         );
         if let Some(s) = &mpi.stack {
-            eprintln!("stack       {}", super::stack::describe(s));
+            eprintln!("stack       {}", crate::mpi::stack::describe(s));
         }
     }
     let sender = sender::place_ranks(

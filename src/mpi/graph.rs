@@ -160,7 +160,7 @@ pub fn run(world: &SimpleCommunicator, graph: &Graph, repeat: usize) -> Option<G
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::mpi::graph::*;
     use crate::network::Communication;
 
     fn graph() -> Graph {

@@ -16,8 +16,8 @@
 //! These loops are the only ones: `sensitivity --builtin nt-store` and `--builtin triad` run
 //! them too, so both commands stress memory the same way.
 
-use super::kernel::Kernel;
-use crate::measure::choices::ComputeKernel;
+use crate::kernels::stores::Kernel;
+use crate::kernels::ComputeKernel;
 use std::mem::MaybeUninit;
 
 /// A computing kernel ([`ComputeKernel`], `measure --kernel`) ready to run on this CPU: for
@@ -106,7 +106,7 @@ fn copy_with_plain_stores(dst: &mut [f64], src: &[f64]) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::kernels::workload::*;
 
     #[test]
     fn each_workload_computes_what_it_says() {

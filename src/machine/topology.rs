@@ -1,5 +1,5 @@
 //! What `measure` needs to know of a machine, read from hwloc once and kept as plain data so
-//! the pinning decisions ([`super::plan`]) are pure and testable on machines this one is not
+//! the pinning decisions ([`crate::machine::plan`]) are pure and testable on machines this one is not
 //! (synthetic topologies, hwloc XML dumps).
 //!
 //! Numbering follows hwloc's conventions, as `lstopo` and `hwloc-bind` users expect: sockets,
@@ -477,7 +477,7 @@ impl Layout {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::machine::topology::*;
 
     #[test]
     fn a_bad_file_or_description_is_bad_input_naming_it_with_hwlocs_cause() {

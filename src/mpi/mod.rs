@@ -1,0 +1,26 @@
+//! The MPI job around a measurement, shared by `measure`, `survey` and `network --run`:
+//! started from a shell, `contention` starts itself again under a launcher; run under it,
+//! each rank joins the job and plays its part (the parts are the callers': `measure`'s rank 0
+//! and senders, a survey's pairs, a contention graph's communications).
+//!
+//! - [`driver`]: what they do alike: tell a rank from the command that starts the job, plan
+//!   the line that starts this command again, start it and wait for its exit status.
+//! - [`flavour`]: which MPI library the binary runs on and which launcher starts its ranks.
+//! - [`launch`]: that launcher's command line, and the process that runs it.
+//! - [`world`]: joining the MPI job; [`stack`]: which point-to-point stack (the fabric) the
+//!   library picked there.
+//! - [`graph`]: a contention graph run with MPI (`network --run`).
+//! - [`signals`]: stop, forward, die with the launcher; [`progress`]: the progress bar or
+//!   log lines on standard error.
+//! - [`wire`]: control messages of any length with plain receives (no matched probe, which
+//!   libfabric's stack of Open MPI fails).
+
+pub mod driver;
+pub mod flavour;
+pub mod graph;
+pub mod launch;
+pub mod progress;
+pub mod signals;
+pub mod stack;
+pub mod wire;
+pub mod world;
