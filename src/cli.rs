@@ -6,8 +6,9 @@
 use crate::cores::CoreList;
 pub(crate) use crate::kernels::ComputeKernel;
 use crate::measure::adaptive::{AdaptiveOptions, MIN_BUDGET_SECONDS, SHORT_BUDGET};
-pub(crate) use crate::measure::choices::{CommPattern, Launcher};
+pub(crate) use crate::measure::choices::CommPattern;
 use crate::measure::options::MeasureOptions;
+pub(crate) use crate::mpi::flavour::Launcher;
 use crate::sensitivity::builtin::Builtin;
 use crate::units::ByteSize;
 use clap::{Args, Parser, Subcommand, ValueEnum};

@@ -26,6 +26,20 @@ pub(crate) const MODEL_FILE: &str = "model.json";
 /// The variant of the paper's benchmark (section 4.1.1): non-temporal stores, one-way stream.
 pub(crate) const PAPER_VARIANT: &str = "nt-store-pong";
 
+/// The simulated fleet's directory under the results root (`survey --simulate`): its
+/// `survey.json` and one directory per node, apart from any real node's.
+pub const SIMULATED_SURVEY: &str = "simulated-survey";
+
+/// The directory, under a node's, of its run `r` (2 and later); run 1 is the node's own
+/// directory, where a survey of one run leaves its trace.
+pub fn run_dir(node_dir: &Path, run: u32) -> PathBuf {
+    if run <= 1 {
+        node_dir.to_path_buf()
+    } else {
+        node_dir.join(format!("run{run}"))
+    }
+}
+
 /// The results root: `$CONTENTION_RESULTS` if set and not empty, else `./contention-results`.
 pub(crate) fn root() -> PathBuf {
     root_from(std::env::var_os(ROOT_ENV))

@@ -208,6 +208,76 @@ impl SplitMix64 {
     }
 }
 
+/// Student's t quantile 0.975 for 1..=20 degrees of freedom.
+const T975: [f64; 20] = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+    2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+];
+
+/// For 4 to 20 batch medians, what turns the root mean square of their deviations from their
+/// median, the largest left out (divided by `b - 2`), into an unbiased estimate of their
+/// standard deviation when they are normal: the reciprocal of its mean, from 400,000
+/// simulated sets of each size (`numpy`, seed 12345; 1.677 at 4 batches, 1.132 at 20).
+const TRIMMED_SPREAD_FACTOR: [f64; 17] = [
+    1.677, 1.491, 1.415, 1.335, 1.305, 1.262, 1.245, 1.218, 1.206, 1.188, 1.180, 1.166, 1.160,
+    1.150, 1.145, 1.136, 1.132,
+];
+
+/// 95% confidence interval of the median of `rounds`, treating consecutive rounds as
+/// correlated: a memory controller's refresh, a page-table walk or a neighbour's burst slows
+/// several rounds in a row, and an interval that assumes independent rounds is then too
+/// narrow and stops a phase too early.
+///
+/// Non-overlapping batch means (Schmeiser, "Batch size effects in the analysis of simulation
+/// output", Operations Research 30(3), 1982; Law, *Simulation Modeling and Analysis*, 5th ed.,
+/// section 9.5.3), with batch medians for robustness: the rounds are cut into `b = sqrt(n)`
+/// batches (4 to 20, [`batch_count`]; the oldest leftover rounds dropped), and the
+/// half-width is `t(b-1) * s / sqrt(b)`. The spread `s` of the batch medians is their root
+/// mean square deviation from their own median leaving out the one farthest from it, times
+/// [`TRIMMED_SPREAD_FACTOR`], which makes it unbiased for normal batch medians. The interval
+/// is the wider of that one, centred on the median, and the distribution-free
+/// order-statistic interval of [`median_ci95`], which still catches a spread that
+/// batches average away (rounds alternating fast and slow).
+///
+/// Why one batch is left out: the phase reports the median of its rounds, which a dip of a
+/// few rounds hardly moves, while the standard deviation of the batch medians is pulled by
+/// the one batch caught in such a dip. On a real 16-core node (computations alone at 12
+/// cores: five batch medians within 156-163 GB/s and one at 111 GB/s, where the host held
+/// every thread back for 0.15 s) the standard deviation gave +-13.5 % around a median that
+/// such dips move by under 1 %; leaving that batch out gives +-1.8 %. Two slow batches of
+/// five (a change of regime, which does move the median) still widen it. Over simulated
+/// rounds (1,500 draws each of 30, 40 and 60 rounds; coverage of the true median by the 95 %
+/// interval, then the same with the plain standard deviation): independent noise 98.3-98.9 %
+/// and 98.4-98.9 %; AR(1) rounds of correlation 0.5, 94.2-94.9 % and 94.5-95.0 %, of 0.8,
+/// 84.3-87.9 % and 84.1-87.3 % (both short: 30-60 such rounds hold few independent ones);
+/// episodes of 3-5 rounds at 65 % speed, 15 % of the time, 96.3-97.1 % and 97.3-98.1 %,
+/// with intervals 1.6 to 1.8 times narrower.
+///
+/// `None` below `min_rounds` rounds (the sweep's `MIN_ROUNDS`; 4 at the least, one round a
+/// batch).
+pub(crate) fn batch_median_interval(rounds: &[f64], min_rounds: usize) -> Option<(f64, f64)> {
+    let n = rounds.len();
+    if n < min_rounds.max(4) {
+        return None;
+    }
+    let mid = median(rounds)?;
+    let (os_lo, os_hi) = median_ci95(rounds)?;
+    let b = batch_count(n);
+    let m = n / b;
+    let medians: Vec<f64> = rounds[n - b * m..]
+        .chunks_exact(m)
+        .filter_map(median)
+        .collect();
+    let centre = median(&medians)?;
+    let mut deviations: Vec<f64> = medians.iter().map(|x| (x - centre).abs()).collect();
+    deviations.sort_unstable_by(f64::total_cmp);
+    deviations.pop();
+    let square_sum: f64 = deviations.iter().map(|d| d * d).sum();
+    let spread = TRIMMED_SPREAD_FACTOR[b - 4] * (square_sum / (b - 2) as f64).sqrt();
+    let half = T975[b - 2] * spread / (b as f64).sqrt();
+    Some((os_lo.min(mid - half), os_hi.max(mid + half)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -219,7 +219,8 @@ pub(crate) fn saved_models(saved: &Path) -> Result<BTreeMap<String, SavedModel>>
             crate::error::shown_path(saved)
         ))
     })?;
-    if let Some(host) = crate::survey::plan::repeated(report.nodes.iter().map(|n| n.host.as_str()))
+    if let Some(host) =
+        crate::survey::manifest::repeated(report.nodes.iter().map(|n| n.host.as_str()))
     {
         return Err(Error::Input(format!(
             "{}: the saved fleet lists the host `{}` twice; a fleet report names each node \

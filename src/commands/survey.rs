@@ -46,7 +46,11 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
         )));
     }
     if !fleet::valid_k(a.outlier_k) {
-        return Err(SurveyError::OutlierK { k: a.outlier_k }.into());
+        return Err(SurveyError::OutlierK {
+            k: a.outlier_k,
+            max: fleet::MAX_K,
+        }
+        .into());
     }
     let mut measure = MeasureArgs {
         hosts: None,
@@ -129,7 +133,7 @@ fn simulated_fleet(a: &SurveyArgs, spec: &str) -> Result<SimulatedFleet> {
 pub fn run(args: &SurveyArgs) -> Result<()> {
     let (survey, out) = options(args)?;
     let root = match &survey.simulated {
-        Some(_) => crate::results::root().join(simulated::DIR),
+        Some(_) => crate::results::root().join(crate::results::SIMULATED_SURVEY),
         None => crate::results::root(),
     };
     let path = if args.report_only {

@@ -247,7 +247,7 @@ pub fn hosts_in(root: &Path) -> Result<Vec<NodeOutcome>> {
         .map_err(|e| Error::io(IoAction::List("the results directory"), root, e))?;
     let mut hosts: Vec<String> = entries
         .flatten()
-        .filter(|e| e.path().is_dir() && e.file_name() != crate::survey::simulated::DIR)
+        .filter(|e| e.path().is_dir() && e.file_name() != crate::results::SIMULATED_SURVEY)
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     hosts.sort();
@@ -347,7 +347,7 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
             r.local_measured = c.local_measured;
             // Its second run, where the survey measured it twice; one that cannot be
             // calibrated leaves the node judged on the fleet's pooled spread.
-            let second = crate::survey::simulated::run_dir(&dir, 2);
+            let second = crate::results::run_dir(&dir, 2);
             if second.is_dir() {
                 r.other_run = calibrate::fit(&second, &cal_opts, opts.simulated.is_some())
                     .ok()

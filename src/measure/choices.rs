@@ -1,5 +1,6 @@
-//! The choices a measurement is asked to make, as plain enums: the communication pattern and
-//! the MPI launcher (the computing kernel is [`crate::kernels::ComputeKernel`]). They are the library's own types, so that the
+//! The choice a measurement is asked to make of its communication pattern, as a plain enum
+//! (the computing kernel is [`crate::kernels::ComputeKernel`], the launcher
+//! [`crate::mpi::flavour::Launcher`]). All three are the library's own types, so that a
 //! measurement can be driven without the command line; with the `cli` feature they are also
 //! the values of `measure --kernel`, `--pattern` and `--launcher` (their doc comments are the
 //! help text).
@@ -25,20 +26,6 @@ impl CommPattern {
             CommPattern::Ring => "ring",
         }
     }
-}
-
-/// How `measure` starts its ranks from a shell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum Launcher {
-    /// The MPI library's own launcher; inside a Slurm allocation, mpirun for Open MPI and
-    /// srun for MPICH.
-    Auto,
-    /// The MPI library's own launcher: Open MPI's mpirun, MPICH's mpiexec (Hydra).
-    #[cfg_attr(feature = "cli", value(alias = "mpiexec"))]
-    Mpirun,
-    /// srun (Slurm), with the MPI plugin the library needs (--mpi).
-    Srun,
 }
 
 #[cfg(all(test, feature = "cli"))]

@@ -16,7 +16,6 @@
 //! library.
 
 use crate::error::Error;
-use crate::measure::choices::Launcher;
 
 /// The MPI families whose launchers differ. MVAPICH, Intel MPI and Cray MPICH are MPICH's
 /// (Hydra's `mpiexec`, PMI under srun).
@@ -600,6 +599,20 @@ pub(crate) fn size_mismatch(
 }
 
 /// An environment of `pairs`, as the functions here read one, for tests.
+/// How `measure` starts its ranks from a shell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum Launcher {
+    /// The MPI library's own launcher; inside a Slurm allocation, mpirun for Open MPI and
+    /// srun for MPICH.
+    Auto,
+    /// The MPI library's own launcher: Open MPI's mpirun, MPICH's mpiexec (Hydra).
+    #[cfg_attr(feature = "cli", value(alias = "mpiexec"))]
+    Mpirun,
+    /// srun (Slurm), with the MPI plugin the library needs (--mpi).
+    Srun,
+}
+
 #[cfg(test)]
 pub(crate) fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
     let pairs: Vec<(String, String)> = pairs

@@ -20,7 +20,7 @@ use std::process::Command;
 /// (rank 0's stderr is a pipe under the launcher even when the user's is a terminal).
 pub(crate) const PROGRESS_ENV: &str = "CONTENTION_PROGRESS";
 
-pub use crate::measure::choices::Launcher;
+pub use crate::mpi::flavour::Launcher;
 
 /// Whether this process was started by an MPI launcher, from the variables they set:
 /// Open MPI (`OMPI_COMM_WORLD_SIZE`), PMIx (`PMIX_RANK`), MPICH/Hydra and Intel MPI

@@ -235,7 +235,7 @@ fn phase(rounds: &[f64]) -> Phase {
             rounds.len()
         ),
         samples: Vec::new(),
-        ci95: crate::measure::sweep::sampling::median_interval(rounds),
+        ci95: crate::stats::batch_median_interval(rounds, 4),
         unstable: false,
     }
 }

@@ -10,7 +10,7 @@
 //! - per round: a factor shared by every thread of a round, an AR(1) process (Box, Jenkins
 //!   and Reinsel, *Time Series Analysis*, 4th ed., section 3.2.4), because a memory
 //!   controller's refresh or a neighbour's burst slows several rounds in a row: this is why
-//!   the sweep's interval uses batch medians (`measure::sweep::sampling::median_interval`);
+//!   the sweep's interval uses batch medians (`stats::batch_median_interval`);
 //! - per sample: each thread's own scatter, and now and then a slow sample (an interrupt, a
 //!   page-table walk), the heavy lower tail real traces show.
 

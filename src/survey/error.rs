@@ -2,7 +2,26 @@
 //! hosts, options, a manifest that cannot be resumed; nodes that failed (exit 1) are the
 //! system's, reported after the others' results.
 
+use std::net::IpAddr;
 use std::path::PathBuf;
+
+/// How two given names were found to be one node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sameness {
+    /// Both report this host name (found by the job).
+    ReportedName(String),
+    /// Both resolve to this address (found by the driver).
+    Address(IpAddr),
+}
+
+impl std::fmt::Display for Sameness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sameness::ReportedName(host) => write!(f, "both report the host name `{host}`"),
+            Sameness::Address(a) => write!(f, "both resolve to the address {a}"),
+        }
+    }
+}
 
 #[derive(Debug)]
 pub enum SurveyError {
@@ -17,7 +36,7 @@ pub enum SurveyError {
     SameNode {
         first: String,
         second: String,
-        because: super::identity::Sameness,
+        because: Sameness,
     },
     /// The job stopped before its first round, for the reason its rank 0 gave (a
     /// [`SurveyError::SameNode`] or [`SurveyError::OldTraces`] it found).
@@ -48,7 +67,7 @@ pub enum SurveyError {
     /// The job's ranks and the manifest's hosts do not match (started by hand).
     WrongRanks { ranks: usize, hosts: usize },
     /// `--outlier-k` outside `(0, 100]`: no band, or one too wide to flag anything.
-    OutlierK { k: f64 },
+    OutlierK { k: f64, max: f64 },
     /// Nodes that failed or were not reached; the others are measured and reported (exit 1).
     NodesFailed {
         /// `(host, why)`.
@@ -176,13 +195,13 @@ impl std::fmt::Display for SurveyError {
                 "the survey's job has {ranks} rank(s) but its manifest {hosts} host(s); start \
                  it with `contention survey` (it starts the job itself)"
             ),
-            SurveyError::OutlierK { k } => write!(
+            SurveyError::OutlierK { k, max } => write!(
                 f,
                 "--outlier-k {}: the band is K robust standard deviations wide, so K must be a \
                  number in (0, {}] (default 3; at 100 the band spans the median's whole value \
                  either side, and a wider one flags nothing)",
                 crate::units::short_number(*k),
-                crate::fleet::MAX_K
+                max
             ),
             SurveyError::NodesFailed { failed, pending } => nodes_failed(f, failed, pending),
             SurveyError::NotCalibrated {
@@ -269,7 +288,10 @@ mod tests {
                 .starts_with("1 of the 4 node(s) measured could not be calibrated: ha (no traces)"),
             "{none}"
         );
-        let k = SurveyError::OutlierK { k: -1.0 };
+        let k = SurveyError::OutlierK {
+            k: -1.0,
+            max: 100.0,
+        };
         assert_eq!(k.exit_code(), 2);
         assert!(k.to_string().contains("--outlier-k -1"), "{k}");
     }

@@ -19,30 +19,13 @@
 //! machine measured at once would disturb each other as a sender disturbs the node it sits
 //! on (see [`super::pairing`]), so [`separate`] moves such pairs into rounds of their own.
 
+use super::error::Sameness;
 use super::error::SurveyError;
 use super::manifest::{HostPair, Manifest, Round};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::net::{IpAddr, ToSocketAddrs};
 use std::path::PathBuf;
-
-/// How two given names were found to be one node.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Sameness {
-    /// Both report this host name (found by the job).
-    ReportedName(String),
-    /// Both resolve to this address (found by the driver).
-    Address(IpAddr),
-}
-
-impl std::fmt::Display for Sameness {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Sameness::ReportedName(host) => write!(f, "both report the host name `{host}`"),
-            Sameness::Address(a) => write!(f, "both resolve to the address {a}"),
-        }
-    }
-}
 
 /// What one rank of the job says of itself before round 1.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

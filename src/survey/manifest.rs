@@ -274,7 +274,7 @@ impl Manifest {
         if let Some(why) = self.mismatch() {
             return Some(why);
         }
-        let host = super::plan::repeated(self.hosts.iter().map(String::as_str))?;
+        let host = repeated(self.hosts.iter().map(String::as_str))?;
         Some(format!(
             "names the host `{host}` twice: each node is surveyed once (`--hosts {host},{host}` \
              is refused), so it was edited"
@@ -390,6 +390,16 @@ pub(crate) fn run_error(run: u32, why: &str) -> String {
     } else {
         format!("run {run}: {why}")
     }
+}
+
+/// The first name of `names` met a second time, in one pass (a survey of 10,000 nodes
+/// checks its list as fast as one of four).
+pub(crate) fn repeated<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut seen = std::collections::HashSet::new();
+    names
+        .into_iter()
+        .find(|n| !seen.insert(*n))
+        .map(str::to_string)
 }
 
 #[cfg(test)]

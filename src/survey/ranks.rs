@@ -329,7 +329,7 @@ fn learn_identities(
 /// `measure`'s options for the node `host` in its run `run`: as given, except that a node
 /// whose earlier attempt at this run left a trace continues it (`--resume`) rather than
 /// stopping at it, and that a second run writes its trace in the node's `run2/` (where the
-/// fleet report looks for it, [`crate::survey::simulated::run_dir`]).
+/// fleet report looks for it, [`crate::results::run_dir`]).
 fn node_args(args: &MeasureOptions, manifest: &Manifest, host: &str, run: u32) -> MeasureOptions {
     let mut a = args.clone();
     // The pair's two ranks are the job: the survey's host list is not this measurement's.
@@ -338,7 +338,7 @@ fn node_args(args: &MeasureOptions, manifest: &Manifest, host: &str, run: u32) -
     if run > 1 {
         let name = first.file_name().map(PathBuf::from).unwrap_or_default();
         let dir = first.parent().map(Path::to_path_buf).unwrap_or_default();
-        a.output = Some(crate::survey::simulated::run_dir(&dir, run).join(name));
+        a.output = Some(crate::results::run_dir(&dir, run).join(name));
     }
     // A node tried by an earlier job (pending again for this one) continues its trace.
     let tried = manifest

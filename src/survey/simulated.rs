@@ -5,7 +5,7 @@
 //! figure, and `check --fleet` on the result.
 //!
 //! Nothing of it mixes with real results: the fleet lives in a directory of its own under
-//! the results root ([`DIR`]), its manifest carries `simulated`, every node's trace carries
+//! the results root ([`crate::results::SIMULATED_SURVEY`]), its manifest carries `simulated`, every node's trace carries
 //! both marks of a simulated trace (`machine.simulated`, `simulation`), and the fleet report
 //! built from it says simulated and takes no real trace.
 
@@ -16,30 +16,17 @@ use crate::error::Result;
 use crate::io::trace_file;
 use crate::measure::options::MeasureOptions;
 use crate::measure::simulation::{self, SimulateOptions};
+use crate::results::{run_dir, SIMULATED_SURVEY as DIR};
 use crate::simulate::fleet::{self, Degradation, RunNoise};
 use crate::simulate::{Noise, Truth};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-
-/// The simulated fleet's directory under the results root: its `survey.json` and one
-/// directory per node, apart from any real node's.
-pub const DIR: &str = "simulated-survey";
+use std::path::PathBuf;
 
 /// The most nodes a simulated fleet may have: ten times the 10,000 nodes its whole path is
 /// measured at (214 MB and about a minute there, linear in the nodes), above the largest
 /// clusters surveyed in one run (CEA's `mpi_stream` checks more than 8,000); a larger count
 /// is a typo that would otherwise ask for terabytes.
 pub const MAX_NODES: usize = 100_000;
-
-/// The directory, under a node's, of its run `r` (2 and later); run 1 is the node's own
-/// directory, where a real survey leaves its trace.
-pub fn run_dir(node_dir: &Path, run: u32) -> PathBuf {
-    if run <= 1 {
-        node_dir.to_path_buf()
-    } else {
-        node_dir.join(format!("run{run}"))
-    }
-}
 
 /// What `survey --simulate` is asked.
 #[derive(Debug, Clone, PartialEq)]
