@@ -12,7 +12,7 @@
 //! the free memory), each written for about 0.6 s after a first untimed pass. Prints MB/s per
 //! size and the ratio to the largest size's.
 
-use contention::kernels::stores::Kernel;
+use contention::kernels::stores::StoreSet;
 use contention::kernels::workload::Workload;
 use contention::kernels::ComputeKernel;
 use contention::machine::memory;
@@ -122,7 +122,7 @@ fn main() {
                 .max(4 << 30)
                 .min(free().map_or(usize::MAX, |f| f / 2))
         });
-    let kernel = Kernel::detect();
+    let kernel = StoreSet::detect();
     println!(
         "last-level cache {} MiB, {cores} core(s), kernel {}; MB/s by total working set",
         llc / MIB,

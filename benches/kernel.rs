@@ -13,7 +13,7 @@
 //! not run benchmarks). likwid-bench reads hardware counters through `/dev/cpu/*/msr` only
 //! for `likwid-perfctr`; the stream benchmarks run as any user.
 
-use contention::kernels::stores::Kernel;
+use contention::kernels::stores::StoreSet;
 use contention::machine::memory;
 use hwlocality::cpu::binding::CpuBindingFlags;
 use hwlocality::cpu::cpuset::CpuSet;
@@ -22,7 +22,7 @@ use hwlocality::Topology;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn kernel_mbps(topology: &Topology, threads: usize, total: usize, kernel: Kernel) -> f64 {
+fn kernel_mbps(topology: &Topology, threads: usize, total: usize, kernel: StoreSet) -> f64 {
     let pus: Vec<usize> = topology
         .objects_with_type(ObjectType::Core)
         .filter_map(|c| c.normal_children().find_map(|pu| pu.os_index()))
@@ -56,7 +56,7 @@ fn kernel_mbps(topology: &Topology, threads: usize, total: usize, kernel: Kernel
                         passes += 1;
                     }
                     (
-                        passes as f64 * Kernel::written(buf.len()) as f64,
+                        passes as f64 * StoreSet::written(buf.len()) as f64,
                         start.elapsed(),
                     )
                 })
@@ -74,12 +74,12 @@ fn kernel_mbps(topology: &Topology, threads: usize, total: usize, kernel: Kernel
 }
 
 /// The likwid-bench test with the stores of `kernel`.
-fn likwid_test(kernel: Kernel) -> &'static str {
+fn likwid_test(kernel: StoreSet) -> &'static str {
     match kernel {
-        Kernel::Avx512 => "store_mem_avx512",
-        Kernel::Avx2 => "store_mem_avx",
-        Kernel::Sse2 => "store_mem_sse",
-        Kernel::Portable => "store_mem",
+        StoreSet::Avx512 => "store_mem_avx512",
+        StoreSet::Avx2 => "store_mem_avx",
+        StoreSet::Sse2 => "store_mem_sse",
+        StoreSet::Portable => "store_mem",
     }
 }
 
@@ -114,7 +114,7 @@ fn main() {
         .unwrap_or(2);
     let topology = Topology::new().expect("topology");
     let cores = topology.objects_with_type(ObjectType::Core).count();
-    let kernel = Kernel::detect();
+    let kernel = StoreSet::detect();
     let test = likwid_test(kernel);
     println!(
         "kernel {} vs likwid-bench {test}, working set {gib} GiB",

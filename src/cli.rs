@@ -767,6 +767,16 @@ pub(crate) enum PlotFormat {
     Png,
 }
 
+/// The one mapping from the command line's format to the figures'.
+impl From<PlotFormat> for crate::plot::ImageFormat {
+    fn from(f: PlotFormat) -> Self {
+        match f {
+            PlotFormat::Svg => crate::plot::ImageFormat::Svg,
+            PlotFormat::Png => crate::plot::ImageFormat::Png,
+        }
+    }
+}
+
 /// The figures `plot` can draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum FigureKind {

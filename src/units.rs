@@ -1,5 +1,6 @@
 //! The units of the tool's numbers: byte sizes as users type them (`64MiB`, `64M`, `1GiB`,
-//! `512k`, `1048576`), durations as people read them (`12 min 5 s`), and `Units`, the block
+//! `512k`, `1048576`) and as people read them (`64 MiB`), durations as people read them
+//! (`12 min 5 s`), and `Units`, the block
 //! that spells out every number's unit in each JSON the tool writes (reports, and the model
 //! file's `calibration`).
 
@@ -14,6 +15,22 @@ pub(crate) fn human_seconds(s: f64) -> String {
         0..=119 => format!("{s} s"),
         120..=7199 => format!("{} min {} s", s / 60, s % 60),
         _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
+/// A byte count as people read it: `1.5 GiB`, `64 MiB`, `512 KiB`.
+pub(crate) fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if v.fract() == 0.0 {
+        format!("{v:.0} {}", UNITS[u])
+    } else {
+        format!("{v:.1} {}", UNITS[u])
     }
 }
 

@@ -4,7 +4,7 @@
 //! prediction, [`crate::model::predict`]). Pure; `predict --intervals` and `plot` print and draw them.
 
 use super::bootstrap::percentile_interval;
-use crate::model::{self, Interval, Machine, Placement, Uncertainty};
+use crate::model::{self, Interval, Machine, Params, Placement, Uncertainty};
 use serde::Serialize;
 
 /// The intervals of one placement's prediction.
@@ -43,8 +43,8 @@ pub(crate) fn breakpoints(u: &Uncertainty) -> Vec<Breakpoints> {
             let iv = iv?;
             Some(Breakpoints {
                 side,
-                n_par_max: iv.get("n_par_max")?,
-                n_seq_max: iv.get("n_seq_max")?,
+                n_par_max: iv.get(Params::NAMES[Params::N_PAR_MAX])?,
+                n_seq_max: iv.get(Params::NAMES[Params::N_SEQ_MAX])?,
             })
         })
         .collect()

@@ -261,7 +261,7 @@ pub(crate) fn widen(intervals: ParamIntervals, best: &Params, profile: &Profile)
     for (i, [lo, hi]) in out.iter_mut().enumerate() {
         match Params::FIELDS[i].1 {
             ParamKind::Cores => {
-                let [a, b] = if Params::NAMES[i] == "n_par_max" {
+                let [a, b] = if i == Params::N_PAR_MAX {
                     profile.n_par
                 } else {
                     profile.n_seq

@@ -141,7 +141,7 @@ fn dry_run(args: &Options, hosts: Option<&[String]>) -> Result<()> {
     // The machine's names come from hwloc (or a topology file): escaped for the terminal.
     print!(
         "{}",
-        crate::error::escape(&session::describe_plan(
+        crate::error::escape(&crate::measure::describe::describe_plan(
             &layout,
             &resolved,
             &session::transport(&hosts),

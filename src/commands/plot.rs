@@ -2,7 +2,7 @@
 //! each file atomically (rendered in memory, then renamed into place), listing them on
 //! standard error.
 
-use crate::cli::{FigureKind, PlotArgs, PlotFormat};
+use crate::cli::{FigureKind, PlotArgs};
 use crate::error::{Error, IoAction, Result};
 use crate::io::inputs::{self, MeasurementFile};
 use crate::io::{atomic, model_file, tidy_csv};
@@ -50,10 +50,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         crate::report::print_notes(&input.notes);
     }
     let figures = chosen_figures(&args.figure, &inputs)?;
-    let format = match args.format {
-        PlotFormat::Svg => ImageFormat::Svg,
-        PlotFormat::Png => ImageFormat::Png,
-    };
+    let format = ImageFormat::from(args.format);
     std::fs::create_dir_all(&dir)
         .map_err(|e| Error::io(IoAction::Create("output directory"), &dir, e))?;
     let out = Output {

@@ -61,12 +61,10 @@ pub fn run(args: &SensitivityArgs) -> Result<()> {
 
 /// The image format from the extension of `--plot`, refused before any measurement.
 fn image_format(path: &std::path::Path) -> Result<ImageFormat> {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("svg") => Ok(ImageFormat::Svg),
-        Some("png") => Ok(ImageFormat::Png),
-        _ => Err(Error::Input(format!(
+    ImageFormat::of_path(path).ok_or_else(|| {
+        Error::Input(format!(
             "--plot {}: name the figure .svg or .png",
             path.display()
-        ))),
-    }
+        ))
+    })
 }

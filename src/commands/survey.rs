@@ -2,7 +2,7 @@
 //! (with `measure`'s own checks), runs the survey, then builds the fleet report
 //! ([`crate::fleet`]) over the manifest's nodes and writes it like every other report.
 
-use crate::cli::{MeasureArgs, PlotFormat, SurveyArgs};
+use crate::cli::{MeasureArgs, SurveyArgs};
 use crate::error::Result;
 use crate::fleet::{self, FleetOptions, NodeOutcome, NodeStatus};
 use crate::plot::ImageFormat;
@@ -81,10 +81,7 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
         format: a.format.into(),
         output: m.output.clone(),
         figure: a.figure.clone(),
-        figure_format: match a.figure_format {
-            PlotFormat::Svg => ImageFormat::Svg,
-            PlotFormat::Png => ImageFormat::Png,
-        },
+        figure_format: a.figure_format.into(),
         outlier_k: a.outlier_k,
         method: a.method.into(),
     };

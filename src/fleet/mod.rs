@@ -410,7 +410,10 @@ fn floor(
     match kind {
         ParamKind::Cores => (rel * median.abs()).max(1.0 / opts.k),
         ParamKind::Slope => {
-            let per_core = match (median_of("t_par_max"), median_of("n_seq_max")) {
+            let per_core = match (
+                median_of(Params::NAMES[Params::T_PAR_MAX]),
+                median_of(Params::NAMES[Params::N_SEQ_MAX]),
+            ) {
                 (Some(t), Some(n)) if n >= 1.0 => t / n,
                 (Some(t), _) => t,
                 _ => 0.0,

@@ -1,4 +1,5 @@
-//! The computation kernel: a non-temporal `memset` (section 4.1.1 and 2.3 of the paper).
+//! The store instruction sets of the computation kernel: a non-temporal `memset` (sections
+//! 4.1.1 and 2.3 of the paper).
 //!
 //! Non-temporal stores write to memory without allocating cache lines, so every byte the
 //! kernel writes crosses the memory bus exactly once and the last-level cache plays no part,
@@ -9,9 +10,9 @@
 
 use std::mem::MaybeUninit;
 
-/// A store kernel, widest first.
+/// A store instruction set for the non-temporal kernel, widest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kernel {
+pub enum StoreSet {
     /// 64-byte `vmovntdq` (`_mm512_stream_si512`).
     Avx512,
     /// 32-byte `vmovntdq` (`_mm256_stream_si256`).
@@ -24,35 +25,35 @@ pub enum Kernel {
     Portable,
 }
 
-impl Kernel {
-    /// The widest kernel this CPU supports.
+impl StoreSet {
+    /// The widest instruction set this CPU supports.
     pub fn detect() -> Self {
         #[cfg(target_arch = "x86_64")]
         {
             if is_x86_feature_detected!("avx512f") {
-                return Kernel::Avx512;
+                return StoreSet::Avx512;
             }
             if is_x86_feature_detected!("avx2") {
-                return Kernel::Avx2;
+                return StoreSet::Avx2;
             }
             // SSE2 is part of the x86-64 baseline.
-            Kernel::Sse2
+            StoreSet::Sse2
         }
         #[cfg(not(target_arch = "x86_64"))]
-        Kernel::Portable
+        StoreSet::Portable
     }
 
     /// Every kernel this CPU supports, widest first (for benchmarks and tests).
-    pub fn supported() -> Vec<Kernel> {
-        let mut all = vec![Kernel::Portable];
+    pub fn supported() -> Vec<StoreSet> {
+        let mut all = vec![StoreSet::Portable];
         #[cfg(target_arch = "x86_64")]
         {
-            all.insert(0, Kernel::Sse2);
+            all.insert(0, StoreSet::Sse2);
             if is_x86_feature_detected!("avx2") {
-                all.insert(0, Kernel::Avx2);
+                all.insert(0, StoreSet::Avx2);
             }
             if is_x86_feature_detected!("avx512f") {
-                all.insert(0, Kernel::Avx512);
+                all.insert(0, StoreSet::Avx512);
             }
         }
         all
@@ -60,40 +61,40 @@ impl Kernel {
 
     pub fn name(self) -> &'static str {
         match self {
-            Kernel::Avx512 => "avx512",
-            Kernel::Avx2 => "avx2",
-            Kernel::Sse2 => "sse2",
-            Kernel::Portable => "portable",
+            StoreSet::Avx512 => "avx512",
+            StoreSet::Avx2 => "avx2",
+            StoreSet::Sse2 => "sse2",
+            StoreSet::Portable => "portable",
         }
     }
 
-    /// Whether this CPU can run the kernel. A `Kernel` is a plain value anyone can name, so
-    /// [`Kernel::fill`] checks this before it runs wide instructions (a cached feature test:
+    /// Whether this CPU can run the kernel. A `StoreSet` is a plain value anyone can name, so
+    /// [`StoreSet::fill`] checks this before it runs wide instructions (a cached feature test:
     /// one load per pass over a buffer of megabytes).
     pub fn runs_here(self) -> bool {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => is_x86_feature_detected!("avx512f"),
+            StoreSet::Avx512 => is_x86_feature_detected!("avx512f"),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => is_x86_feature_detected!("avx2"),
+            StoreSet::Avx2 => is_x86_feature_detected!("avx2"),
             #[cfg(not(target_arch = "x86_64"))]
-            Kernel::Avx512 | Kernel::Avx2 | Kernel::Sse2 => false,
+            StoreSet::Avx512 | StoreSet::Avx2 | StoreSet::Sse2 => false,
             _ => true,
         }
     }
 
     /// Fills `buf` with `value`, bypassing the cache where the kernel can. Bytes past the
     /// largest multiple of 64 are left alone: buffers are page-sized multiples in practice,
-    /// and the bandwidth is computed from the bytes actually written ([`Kernel::written`]).
+    /// and the bandwidth is computed from the bytes actually written ([`StoreSet::written`]).
     ///
     /// # Panics
-    /// When the CPU lacks the kernel's instructions ([`Kernel::runs_here`]): running them
+    /// When the CPU lacks the kernel's instructions ([`StoreSet::runs_here`]): running them
     /// would be undefined behaviour, and falling back silently would record a kernel that did
-    /// not run. [`Kernel::detect`] never gives such a kernel.
+    /// not run. [`StoreSet::detect`] never gives such a kernel.
     pub fn fill(self, buf: &mut [MaybeUninit<u8>], value: u8) {
         assert!(
             self.runs_here(),
-            "the {} kernel needs instructions this CPU lacks; use Kernel::detect()",
+            "the {} kernel needs instructions this CPU lacks; use StoreSet::detect()",
             self.name()
         );
         let len = Self::written(buf.len());
@@ -102,18 +103,18 @@ impl Kernel {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `runs_here` (asserted above) confirmed AVX-512F on this CPU;
             // `ptr .. ptr+len` is inside `buf`, which we borrow mutably.
-            Kernel::Avx512 => unsafe { x86::stream_avx512(ptr, len, value) },
+            StoreSet::Avx512 => unsafe { x86::stream_avx512(ptr, len, value) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as above, with AVX2.
-            Kernel::Avx2 => unsafe { x86::stream_avx2(ptr, len, value) },
+            StoreSet::Avx2 => unsafe { x86::stream_avx2(ptr, len, value) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: SSE2 is baseline on x86-64; the range is inside `buf`.
-            Kernel::Sse2 => unsafe { x86::stream_sse2(ptr, len, value) },
+            StoreSet::Sse2 => unsafe { x86::stream_sse2(ptr, len, value) },
             _ => portable(buf, len, value),
         }
     }
 
-    /// Bytes one [`Kernel::fill`] of a `len`-byte buffer writes.
+    /// Bytes one [`StoreSet::fill`] of a `len`-byte buffer writes.
     pub fn written(len: usize) -> usize {
         len & !63
     }
@@ -211,13 +212,13 @@ mod tests {
 
     #[test]
     fn every_supported_kernel_fills_exactly_the_written_bytes() {
-        for k in Kernel::supported() {
+        for k in StoreSet::supported() {
             // Misaligned start and odd length exercise head, body and tail.
             let mut raw = vec![MaybeUninit::new(0u8); 4096 + 3];
             let buf = &mut raw[3..];
             let n = buf.len();
             k.fill(buf, 0xA5);
-            let written = Kernel::written(n);
+            let written = StoreSet::written(n);
             // SAFETY: every byte of `raw` was initialised by `vec!`.
             let bytes: Vec<u8> = raw.iter().map(|b| unsafe { b.assume_init() }).collect();
             assert!(
@@ -234,8 +235,13 @@ mod tests {
 
     #[test]
     fn a_kernel_the_cpu_lacks_panics_instead_of_running() {
-        for k in [Kernel::Avx512, Kernel::Avx2, Kernel::Sse2, Kernel::Portable] {
-            let supported = Kernel::supported().contains(&k);
+        for k in [
+            StoreSet::Avx512,
+            StoreSet::Avx2,
+            StoreSet::Sse2,
+            StoreSet::Portable,
+        ] {
+            let supported = StoreSet::supported().contains(&k);
             assert_eq!(k.runs_here(), supported, "{k:?}");
             let mut buf = vec![MaybeUninit::new(0u8); 256];
             let ran =
@@ -247,6 +253,6 @@ mod tests {
 
     #[test]
     fn detect_is_among_supported() {
-        assert_eq!(Kernel::supported()[0], Kernel::detect());
+        assert_eq!(StoreSet::supported()[0], StoreSet::detect());
     }
 }

@@ -16,7 +16,7 @@
 //! These loops are the only ones: `sensitivity --builtin nt-store` and `--builtin triad` run
 //! them too, so both commands stress memory the same way.
 
-use crate::kernels::stores::Kernel;
+use crate::kernels::stores::StoreSet;
 use crate::kernels::ComputeKernel;
 use std::mem::MaybeUninit;
 
@@ -26,24 +26,24 @@ use std::mem::MaybeUninit;
 pub struct Workload {
     pub kernel: ComputeKernel,
     /// The instructions of [`ComputeKernel::NtStore`] (the others use ordinary stores).
-    pub stores: Kernel,
+    pub stores: StoreSet,
 }
 
 impl Workload {
     /// `kernel` with the widest non-temporal stores this CPU has.
     pub fn detect(kernel: ComputeKernel) -> Workload {
-        Workload::with(kernel, Kernel::detect())
+        Workload::with(kernel, StoreSet::detect())
     }
 
     /// `kernel` with the given non-temporal stores (benchmarks compare them).
-    pub fn with(kernel: ComputeKernel, stores: Kernel) -> Workload {
+    pub fn with(kernel: ComputeKernel, stores: StoreSet) -> Workload {
         Workload { kernel, stores }
     }
 
     /// Whether the stream bypasses the cache by design: non-temporal stores wider than the
     /// portable fallback.
     pub(crate) fn bypasses_cache(self) -> bool {
-        self.kernel == ComputeKernel::NtStore && self.stores != Kernel::Portable
+        self.kernel == ComputeKernel::NtStore && self.stores != StoreSet::Portable
     }
 
     /// The name recorded in the trace: `nt-store`, `copy`, `triad`.
@@ -55,7 +55,7 @@ impl Workload {
     pub fn bytes_per_pass(self, len: usize) -> usize {
         let f = std::mem::size_of::<f64>();
         match self.kernel {
-            ComputeKernel::NtStore => Kernel::written(len),
+            ComputeKernel::NtStore => StoreSet::written(len),
             ComputeKernel::Copy => 2 * f * (len / f / 2),
             ComputeKernel::Triad => 3 * f * (len / f / 3),
         }
@@ -144,7 +144,7 @@ mod tests {
     #[test]
     fn bytes_are_counted_as_stream_does() {
         let len = 1 << 20;
-        let w = |k| Workload::with(k, Kernel::Sse2);
+        let w = |k| Workload::with(k, StoreSet::Sse2);
         assert_eq!(w(ComputeKernel::Copy).bytes_per_pass(len), len);
         assert_eq!(
             w(ComputeKernel::Triad).bytes_per_pass(3 * 8 * 1000),

@@ -6,6 +6,7 @@
 
 use crate::error::Result;
 use crate::trace::BufferPages;
+use crate::units::human_bytes;
 use hwlocality::memory::binding::{Bytes, MemoryBindingFlags, MemoryBindingPolicy};
 use hwlocality::memory::nodeset::NodeSet;
 use hwlocality::Topology;
@@ -140,22 +141,6 @@ pub(crate) fn check_fits(
             free,
         }),
         _ => Ok(()),
-    }
-}
-
-/// `1.5 GiB`, `64 MiB`, `512 KiB`.
-pub(crate) fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut v = b as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if v.fract() == 0.0 {
-        format!("{v:.0} {}", UNITS[u])
-    } else {
-        format!("{v:.1} {}", UNITS[u])
     }
 }
 

@@ -479,14 +479,14 @@ pub(crate) fn uncertain(f: &Fitted) -> String {
         }
     };
     let mut words = vec![
-        cores("n_par_max", |p| f64::from(p.n_par_max)),
-        cores("n_seq_max", |p| f64::from(p.n_seq_max)),
+        cores(Params::NAMES[Params::N_PAR_MAX], |p| f64::from(p.n_par_max)),
+        cores(Params::NAMES[Params::N_SEQ_MAX], |p| f64::from(p.n_seq_max)),
     ];
     let bandwidths: [(&str, Parameter); 4] = [
-        ("t_par_max", |p| p.t_par_max),
-        ("t_seq_max", |p| p.t_seq_max),
-        ("alpha", |p| p.alpha),
-        ("b_seq_comp", |p| p.b_seq_comp),
+        (Params::NAMES[Params::T_PAR_MAX], |p| p.t_par_max),
+        (Params::NAMES[Params::T_SEQ_MAX], |p| p.t_seq_max),
+        (Params::NAMES[Params::ALPHA], |p| p.alpha),
+        (Params::NAMES[Params::B_SEQ_COMP], |p| p.b_seq_comp),
     ];
     for (name, get) in bandwidths {
         let (lo, hi) = range(get);

@@ -7,10 +7,11 @@
 //!   trace's lock).
 //! - [`rank0`]: rank 0's measurement on a given communicator; [`sender`]: the ranks that
 //!   send.
-//! - [`choices`]: the enums a measurement chooses from (kernel, pattern, launcher);
-//!   [`options`]: what a measurement is asked to do, as plain values; [`session`]: those
-//!   options resolved against the machine, the `--dry-run` plan, and the sweep that keeps
-//!   the trace on disk. [`session`] takes the options, never the command line.
+//! - [`choices`]: the communication pattern a measurement chooses; [`options`]: what a
+//!   measurement is asked to do, as plain values; [`session`]: those options resolved
+//!   against the machine, and the sweep that keeps the trace on disk (it takes the options,
+//!   never the command line); [`describe`]: the `--dry-run` plan that says what the session
+//!   decided.
 //! - [`adaptive`]: which core count to measure next, from the fit's bootstrap
 //!   (`--adaptive`).
 //! - [`runs`]: repeated runs of a sweep (`--runs`): each run's shuffled order, which run a
@@ -20,6 +21,7 @@
 
 pub mod adaptive;
 pub mod choices;
+pub mod describe;
 pub mod options;
 pub mod rank0;
 pub mod runs;

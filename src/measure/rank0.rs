@@ -64,7 +64,12 @@ fn rank0(
     if mode != progress::Mode::Quiet {
         eprint!(
             "{}",
-            session::describe_plan(&layout, &resolved, &transport, Some(&settings))
+            crate::measure::describe::describe_plan(
+                &layout,
+                &resolved,
+                &transport,
+                Some(&settings)
+            )
         );
         if let Some(s) = &mpi.stack {
             eprintln!("stack       {}", crate::mpi::stack::describe(s));

@@ -219,7 +219,7 @@ pub(crate) fn describe(l: &Layout, sim: &SimulateOptions) -> String {
         m.numa_per_socket,
         c.comp_numa,
         c.comm_numa,
-        session::sweep_line(c),
+        crate::measure::describe::sweep_line(c),
         sweep,
         touch,
         runs::plan_line(c.runs, sweep, touch)

@@ -157,6 +157,25 @@ impl Params {
         names
     };
 
+    /// Positions in [`Params::NAMES`] of the parameters other code names one by one: a
+    /// name is always read from the one list, never spelt again.
+    pub(crate) const N_PAR_MAX: usize = 0;
+    pub(crate) const T_PAR_MAX: usize = 1;
+    pub(crate) const N_SEQ_MAX: usize = 2;
+    pub(crate) const T_SEQ_MAX: usize = 3;
+    pub(crate) const ALPHA: usize = 5;
+    pub(crate) const B_SEQ_COMP: usize = 8;
+
+    /// The kind of the parameter called `name` (as in a model file, or `local.NAME` /
+    /// `remote.NAME` as reports write it), if it is one.
+    pub(crate) fn kind_of(name: &str) -> Option<ParamKind> {
+        let bare = name.rsplit('.').next().unwrap_or(name);
+        Self::FIELDS
+            .iter()
+            .find(|(n, _)| *n == bare)
+            .map(|(_, k)| *k)
+    }
+
     /// The values in the order of [`Params::NAMES`], core counts as `f64`.
     pub(crate) fn values(&self) -> [f64; Self::COUNT] {
         [

@@ -46,6 +46,14 @@ impl ImageFormat {
             ImageFormat::Png => "png",
         }
     }
+
+    /// The format a file's extension names (`.svg`, `.png`), if either.
+    pub(crate) fn of_path(path: &std::path::Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?;
+        [ImageFormat::Svg, ImageFormat::Png]
+            .into_iter()
+            .find(|f| f.extension() == ext)
+    }
 }
 
 /// Resolution recorded in PNG files: figures are laid out so that at this resolution their

@@ -225,10 +225,10 @@ impl Stacked {
             let mut both = at(
                 T_PAR_MAX,
                 p.t_par_max,
-                "t_par_max",
+                Params::NAMES[Params::T_PAR_MAX],
                 N_PAR_MAX,
                 p.n_par_max,
-                "n_par_max",
+                Params::NAMES[Params::N_PAR_MAX],
             );
             both.label = vec![
                 Seg::Sym(T_PAR_MAX),
@@ -246,10 +246,10 @@ impl Stacked {
             at(
                 T_PAR_MAX,
                 p.t_par_max,
-                "t_par_max",
+                Params::NAMES[Params::T_PAR_MAX],
                 N_PAR_MAX,
                 p.n_par_max,
-                "n_par_max",
+                Params::NAMES[Params::N_PAR_MAX],
             ),
             t_seq,
             at(

@@ -4,19 +4,15 @@
 
 use crate::error::escape_line;
 use crate::fleet::{value, FleetReport, NodeReport, NodeStatus, FLEET_SCHEMA_VERSION};
+use crate::model::{ParamKind, Params};
 use crate::report::{indented, Report};
 use std::fmt::Write;
 
 /// A parameter's value as the table prints it: core counts whole, `alpha` to 3 places,
-/// bandwidths and slopes to 0.1 MB/s.
+/// bandwidths and slopes to 0.1 MB/s ([`ParamKind::decimals`]).
 fn show(parameter: &str, v: f64) -> String {
-    if parameter.ends_with("n_par_max") || parameter.ends_with("n_seq_max") {
-        format!("{v:.0}")
-    } else if parameter.ends_with("alpha") {
-        format!("{v:.3}")
-    } else {
-        format!("{v:.1}")
-    }
+    let decimals = Params::kind_of(parameter).map_or(1, ParamKind::decimals);
+    format!("{v:.decimals$}")
 }
 
 /// The sections of the fleet report's table, in the order `table` writes them.

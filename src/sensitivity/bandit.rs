@@ -10,7 +10,7 @@
 //! would not under throttling. The bandit also needs cores of its own and heats the package.
 
 use crate::error::{Error, Result};
-use crate::kernels::stores::Kernel;
+use crate::kernels::stores::StoreSet;
 use crate::machine::memory;
 use crate::sys::bind_current_thread;
 use hwlocality::memory::binding::Bytes;
@@ -27,7 +27,7 @@ const PERIOD: Duration = Duration::from_millis(20);
 /// Store threads with their bound, touched buffers, one per core.
 pub(crate) struct Bandit<'t> {
     topology: &'t Topology,
-    kernel: Kernel,
+    kernel: StoreSet,
     /// `(PU OS index, buffer)`.
     slots: Vec<(u32, Mutex<Bytes<'t>>)>,
 }
@@ -52,7 +52,7 @@ impl<'t> Bandit<'t> {
             .collect::<Result<Vec<_>>>()?;
         Ok(Bandit {
             topology,
-            kernel: Kernel::detect(),
+            kernel: StoreSet::detect(),
             slots,
         })
     }
@@ -109,7 +109,7 @@ pub(crate) fn duties(load: f64, threads: usize) -> Vec<f64> {
 }
 
 /// Stores over `buf` in chunks at `duty` until `stop`; returns bytes written and seconds.
-fn store_loop(kernel: Kernel, buf: &mut Bytes<'_>, duty: f64, stop: &AtomicBool) -> (u64, f64) {
+fn store_loop(kernel: StoreSet, buf: &mut Bytes<'_>, duty: f64, stop: &AtomicBool) -> (u64, f64) {
     let len = buf.len();
     let chunk = CHUNK.min(len);
     let on = PERIOD.mul_f64(duty);
@@ -121,7 +121,7 @@ fn store_loop(kernel: Kernel, buf: &mut Bytes<'_>, duty: f64, stop: &AtomicBool)
         while !stop.load(Ordering::Relaxed) && (duty >= 1.0 || period.elapsed() < on) {
             let end = (pos + chunk).min(len);
             kernel.fill(&mut buf[pos..end], 0x5A);
-            bytes += Kernel::written(end - pos) as u64;
+            bytes += StoreSet::written(end - pos) as u64;
             pos = if end == len { 0 } else { end };
         }
         if let Some(rest) = PERIOD.checked_sub(period.elapsed()) {

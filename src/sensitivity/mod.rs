@@ -48,7 +48,7 @@ impl Workload {
                 format!(
                     "builtin {} ({})",
                     kind.name(),
-                    crate::machine::memory::human_bytes(*bytes as u64)
+                    crate::units::human_bytes(*bytes as u64)
                 )
             }
             Workload::Command(argv) => argv.join(" "),

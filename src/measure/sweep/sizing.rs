@@ -19,7 +19,7 @@
 //!   `--max-phase` whatever the buffer size, and at least `crate::measure::sweep::sampling::MIN_ROUNDS`
 //!   even on the slowest core this is sized for.
 
-use crate::machine::memory::human_bytes;
+use crate::units::human_bytes;
 
 /// The working set must be this many times the last-level cache it could live in.
 ///
