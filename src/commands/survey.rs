@@ -327,6 +327,26 @@ mod tests {
     }
 
     #[test]
+    fn every_flag_a_survey_compares_is_a_flag_of_measure() {
+        use clap::CommandFactory;
+        let cli = crate::cli::Cli::command();
+        let measure = cli.find_subcommand("measure").unwrap();
+        let longs: Vec<String> = measure
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        let (s, _) = options(&args(&["--hosts", "a,b", "--max-phase", "0.2"])).unwrap();
+        let flags = s.measure.measured_flags();
+        assert_eq!(flags["--max-phase"], "0.2");
+        for flag in flags.keys() {
+            assert!(
+                longs.contains(flag),
+                "{flag} is no flag of measure: {longs:?}"
+            );
+        }
+    }
+
+    #[test]
     fn hosts_any_number_and_o_names_the_report() {
         let (s, r) = options(&args(&["--hosts", "a,b,c,d,e", "-o", "fleet.json"])).unwrap();
         assert_eq!(s.measure.hosts.as_ref().unwrap().len(), 5);

@@ -265,6 +265,73 @@ impl MeasureOptions {
         }
     }
 
+    /// The options that decide what a trace measures, by the flag a user writes for each
+    /// (`--max-phase` -> `0.2`; `(default)` where left out): what a survey records in its
+    /// manifest and compares between its jobs. The one place these flag names are spelt for
+    /// that: every field is named below, so a new option does not build until it is said
+    /// here whether it changes what is measured. Output and launch options (`-o`, `--hosts`,
+    /// `--resume`, `--force`) and those a survey sets itself (`--ranks`, `--runs`, `--seed`)
+    /// are not among them.
+    pub(crate) fn measured_flags(&self) -> std::collections::BTreeMap<String, String> {
+        let MeasureOptions {
+            comp_numa,
+            comm_numa,
+            cores,
+            comm_core,
+            shared_comm_core,
+            kernel,
+            pattern,
+            message_size,
+            buffer_size,
+            message_buffers,
+            max_phase,
+            stable_within,
+            timeout,
+            no_bind,
+            adaptive,
+            ranks: _,
+            runs: _,
+            seed: _,
+            hosts: _,
+            output: _,
+            resume: _,
+            force: _,
+            defaulted: _,
+        } = self;
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "(default)".into());
+        [
+            ("--numa", format!("{comp_numa},{comm_numa}")),
+            ("--cores", opt(cores.as_ref().map(ToString::to_string))),
+            ("--comm-core", opt(comm_core.map(|c| c.to_string()))),
+            ("--shared-comm-core", shared_comm_core.to_string()),
+            ("--kernel", kernel.name().to_string()),
+            ("--pattern", pattern.name().to_string()),
+            ("--message-size", message_size.to_string()),
+            ("--buffer-size", opt(buffer_size.map(|b| b.to_string()))),
+            (
+                "--message-buffers",
+                opt(message_buffers.map(|n| n.to_string())),
+            ),
+            ("--max-phase", max_phase.to_string()),
+            ("--stable-within", stable_within.to_string()),
+            ("--timeout", timeout.to_string()),
+            ("--no-bind", no_bind.to_string()),
+            // Absent from older manifests, which then read as the default (a full sweep).
+            (
+                "--adaptive",
+                opt(adaptive.map(|d| {
+                    let budget = d
+                        .budget
+                        .map_or(String::new(), |b| format!(" --budget {}s", b.as_secs_f64()));
+                    format!("--precision {}{budget}", 100.0 * d.precision)
+                })),
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    }
+
     /// The trace path: `output`, or this host's results directory
     /// (`contention-results/HOST/trace-numaC-M-KERNEL-PATTERN.json`, see `crate::results`).
     pub(crate) fn trace_path(&self, host: &str) -> PathBuf {

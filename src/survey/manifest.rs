@@ -158,41 +158,10 @@ impl NodeStatus {
     }
 }
 
-/// `measure`'s options that decide what a trace measures, as the user writes them. Output
-/// and launch options (`-o`, `--hosts`, `--launcher`, `--quiet`, ...) are not among them.
+/// `measure`'s options that decide what a trace measures, as the user writes them
+/// ([`MeasureOptions::measured_flags`], their one owner).
 pub(crate) fn options_of(a: &MeasureOptions) -> BTreeMap<String, String> {
-    let opt = |v: Option<String>| v.unwrap_or_else(|| "(default)".into());
-    [
-        ("--numa", format!("{},{}", a.comp_numa, a.comm_numa)),
-        ("--cores", opt(a.cores.as_ref().map(ToString::to_string))),
-        ("--comm-core", opt(a.comm_core.map(|c| c.to_string()))),
-        ("--shared-comm-core", a.shared_comm_core.to_string()),
-        ("--kernel", a.kernel.name().to_string()),
-        ("--pattern", a.pattern.name().to_string()),
-        ("--message-size", a.message_size.to_string()),
-        ("--buffer-size", opt(a.buffer_size.map(|b| b.to_string()))),
-        (
-            "--message-buffers",
-            opt(a.message_buffers.map(|n| n.to_string())),
-        ),
-        ("--max-phase", a.max_phase.to_string()),
-        ("--stable-within", a.stable_within.to_string()),
-        ("--timeout", a.timeout.to_string()),
-        ("--no-bind", a.no_bind.to_string()),
-        // Absent from older manifests, which then read as the default (a full sweep).
-        (
-            "--adaptive",
-            opt(a.adaptive.map(|d| {
-                let budget = d
-                    .budget
-                    .map_or(String::new(), |b| format!(" --budget {}s", b.as_secs_f64()));
-                format!("--precision {}{budget}", 100.0 * d.precision)
-            })),
-        ),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect()
+    a.measured_flags()
 }
 
 /// The options that differ, one phrase each (`--max-phase: 0.2 in the manifest, 1.5 now`).
