@@ -637,12 +637,12 @@ fn fit_side_in<const N: usize>(
 }
 
 /// `p` with `N_seq^max` moved up to `N_par^max` where it is below and the result keeps the
-/// model's rules (`model::bandwidth::seq_after_par`: the same predictions), else `p`: a fit,
+/// model's rules (`model::total::seq_after_par`: the same predictions), else `p`: a fit,
 /// a resample's refit and a profile position then name where the last piece of `T(n)`
 /// starts, and an `N_seq^max` below `N_par^max` (where it names no turn) never widens its
 /// interval.
 pub(super) fn in_order(p: Params, side: Side, cores: u32) -> Params {
-    let q = model::bandwidth::seq_after_par(&p);
+    let q = model::total::seq_after_par(&p);
     if q.problems(side.name(), cores).is_empty() {
         q
     } else {

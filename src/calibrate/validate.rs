@@ -5,7 +5,7 @@
 use super::fit::{self, Effort, Group, Side};
 use super::Bandwidths;
 use crate::dataset::COMM_PARALLEL;
-use crate::model::{bandwidth, Interval, Model, ParamKind, Params, Placement, Uncertainty};
+use crate::model::{Interval, Model, ParamKind, Params, Placement, Uncertainty};
 use crate::stats;
 use serde::{Deserialize, Serialize};
 
@@ -198,7 +198,8 @@ pub(crate) fn unidentified(
             g.quantity == COMM_PARALLEL
                 && g.placement.shares_node()
                 && model.is_local(g.placement.comp_numa) == (side == Side::Local)
-                && bandwidth::required(p, g.cores) >= bandwidth::total(p, g.cores)
+                && crate::model::total::required(p, g.cores)
+                    >= crate::model::total::total(p, g.cores)
         });
         if !contended {
             out.push(format!(

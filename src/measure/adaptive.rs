@@ -219,7 +219,7 @@ pub(crate) struct Spread {
 }
 
 /// One bandwidth of a point of a curve.
-type Bandwidth = fn(&crate::model::bandwidth::CurvePoint) -> f64;
+type Bandwidth = fn(&crate::model::total::CurvePoint) -> f64;
 /// One parameter of a set.
 type Parameter = fn(&Params) -> f64;
 

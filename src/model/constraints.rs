@@ -10,8 +10,9 @@
 //! [`TOLERANCE`] (the nine models of the paper's Appendix B meet every rule with it; the worst,
 //! billy's local side, predicts computations 0.4% faster in parallel than alone at 31 cores).
 
-use super::bandwidth::{curve, total};
+use super::bandwidth::curve;
 use super::params::{Model, ParamKind, Params, Variant, SCHEMA_VERSION};
+use super::total::total;
 use super::uncertainty::{ParamIntervals, Uncertainty};
 use crate::units::short_number;
 use std::cmp::Ordering;

@@ -47,8 +47,8 @@
 //! Equations 7 and 8 (placements) are unchanged: they choose which parameter set predicts
 //! what, and each set carries its own `kappa`.
 
-use super::bandwidth::{total, CurvePoint};
 use super::params::Params;
+use super::total::{total, CurvePoint};
 
 /// The computations' load on the memory at `n` cores: their request over the total both
 /// streams get, at most 1.

@@ -5,7 +5,8 @@
 //!   machine.
 //! - [`constraints`]: every rule a model must meet: ranges, the machine's shape, the model's
 //!   meaning, and the rules of the intervals a model file may hold.
-//! - [`bandwidth`]: equations 1-6, one parameter set over core counts (Algorithms 1-2).
+//! - [`total`]: equations 1-2, what the memory gives and what the cores ask (Algorithm 1);
+//!   [`bandwidth`]: equations 3-6, one parameter set over core counts (Algorithm 2).
 //! - [`cpu_copy`]: the variant for communications done by CPU cores (copies between two
 //!   ranks of one host): equation 4 replaced by a loaded-latency law.
 //! - [`placement`]: equations 7-8, every placement of the data on the NUMA nodes (Algorithms 3-4).
@@ -19,6 +20,7 @@ pub mod cpu_copy;
 pub mod paper;
 pub(crate) mod params;
 pub mod placement;
+pub mod total;
 pub(crate) mod uncertainty;
 
 pub use constraints::Problem;

@@ -2,8 +2,9 @@
 //! predicts each stream for a placement of the computation data on node `m_comp` and the
 //! communication data on node `m_comm`.
 
-use super::bandwidth::{curve, CurvePoint};
+use super::bandwidth::curve;
 use super::params::{Model, Params};
+use super::total::CurvePoint;
 use serde::Serialize;
 use std::fmt;
 

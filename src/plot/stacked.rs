@@ -17,7 +17,8 @@ use super::style::{
     Symbol, COMM, COMP, COMP_ALONE, INK, LABEL, MARGIN, MUTED, TICK, TITLE, Y_TICKS,
 };
 use super::Figure;
-use crate::model::bandwidth::{self, CurvePoint};
+use crate::model::bandwidth;
+use crate::model::total::CurvePoint;
 use crate::model::{Interval, Model, ParamIntervals, Params, Placement, Uncertainty};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -125,7 +126,7 @@ impl Stacked {
                     comp_parallel: r.comp_parallel,
                     comm_parallel: r.comm_parallel,
                     comp_alone: r.comp_alone,
-                    model_total: bandwidth::total(&params, r.cores),
+                    model_total: crate::model::total::total(&params, r.cores),
                 })
                 .collect();
             (DataSource::Measured, points)
@@ -876,7 +877,10 @@ mod tests {
         assert_eq!(s.source, DataSource::Measured);
         assert_eq!(s.points.len(), 2);
         assert_eq!(s.points[1].comp_parallel, 3600.0);
-        assert_eq!(s.points[1].model_total, bandwidth::total(&model.local, 4));
+        assert_eq!(
+            s.points[1].model_total,
+            crate::model::total::total(&model.local, 4)
+        );
         assert!(s.csv().contains("\n4,3600.0,10000.0,13600.0,4000.0,"));
     }
 
