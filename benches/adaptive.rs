@@ -196,6 +196,7 @@ fn main() {
         let adaptive = AdaptiveOptions {
             precision: precision / 100.0,
             budget: None,
+            design: &contention::design::adaptive::ADAPTIVE,
         };
         compare(&machines, seeds, adaptive, third, dir.path());
     }
@@ -445,7 +446,7 @@ fn oracle(machines: &[Truth], seeds: u64, dir: &Path) {
             })
             .sum::<f64>()
             / seeds as f64;
-        let even_cores = contention::measure::adaptive::evenly_spaced(cps, k as u32);
+        let even_cores = contention::design::adaptive::evenly_spaced(cps, k as u32);
         let bracket_cores = bracket(truth, k);
         let searched = search(truth, train, &reference, k);
         let designs = [

@@ -630,6 +630,7 @@ impl MeasureArgs {
             adaptive: self.adaptive.then_some(AdaptiveOptions {
                 precision: self.precision / 100.0,
                 budget: self.budget,
+                design: &crate::design::adaptive::ADAPTIVE,
             }),
             runs: self.runs,
             seed: self.seed,

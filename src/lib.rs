@@ -18,6 +18,7 @@
 //!   `sys`: the OS calls on where threads run (CPU sets, pinning, thread and user ids).
 //! - [`dataset`], [`calibrate`], [`evaluate`]: measurements as sweeps per placement, the
 //!   parameters read off them (section 3.1), the model's error on them (section 4.2);
+//!   [`design`]: which point to measure next, with that fit (`measure --adaptive`);
 //!   [`plausible`]: the measurements refused as impossible.
 //! - [`io`]: model files, traces, CSV, output files (everything that touches the file system);
 //!   [`trace`]: the measurement trace `measure` writes, as types; `results`: the default
@@ -46,6 +47,7 @@ pub mod cli;
 pub mod commands;
 pub mod cores;
 pub mod dataset;
+pub mod design;
 pub mod error;
 pub mod evaluate;
 pub mod fleet;

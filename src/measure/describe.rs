@@ -44,7 +44,7 @@ pub fn describe_plan(
     out += &describe_calibration(layout);
     out += &describe_sweep(&r.config);
     if let Some(a) = &r.adaptive {
-        out += &crate::measure::adaptive::describe(a, &r.config.cores);
+        out += &a.design.describe(a, &r.config.cores);
     }
     out
 }

@@ -12,8 +12,8 @@
 //!   against the machine, and the sweep that keeps the trace on disk (it takes the options,
 //!   never the command line); [`describe`]: the `--dry-run` plan that says what the session
 //!   decided.
-//! - [`adaptive`]: which core count to measure next, from the fit's bootstrap
-//!   (`--adaptive`).
+//! - [`adaptive`]: what `--adaptive` asks, and the traits through which the sweep asks an
+//!   experiment design (`crate::design`) which core count to measure next.
 //! - [`runs`]: repeated runs of a sweep (`--runs`): each run's shuffled order, which run a
 //!   launch measures, and the points that combine them with intervals across runs.
 //! - [`simulation`]: the same session on a simulated machine (`--simulate`): no MPI, no

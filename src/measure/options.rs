@@ -394,6 +394,7 @@ mod tests {
             adaptive: Some(crate::measure::adaptive::AdaptiveOptions {
                 precision,
                 budget: None,
+                design: &crate::measure::adaptive::Unasked,
             }),
             ..MeasureOptions::default()
         };
@@ -406,6 +407,7 @@ mod tests {
             adaptive: Some(crate::measure::adaptive::AdaptiveOptions {
                 precision: 0.01,
                 budget: Some(std::time::Duration::from_nanos(1)),
+                design: &crate::measure::adaptive::Unasked,
             }),
             ..MeasureOptions::default()
         });
@@ -423,6 +425,7 @@ mod tests {
             adaptive: Some(crate::measure::adaptive::AdaptiveOptions {
                 precision: 0.05,
                 budget: None,
+                design: &crate::measure::adaptive::Unasked,
             }),
             ..MeasureOptions::default()
         });

@@ -505,7 +505,7 @@ impl Rank0<'_> {
         };
         let chooser = self.resolved.adaptive.map(|a| {
             let candidates = self.resolved.config.cores.clone();
-            let (chooser, first) = adaptive::Chooser::start(&mut trace, a, candidates, SEED);
+            let (chooser, first) = a.design.start(&mut trace, a, candidates, SEED);
             self.say(first);
             chooser
         });
@@ -674,7 +674,7 @@ impl Rank0<'_> {
     fn sweep(
         &self,
         todo: &[u32],
-        chooser: Option<adaptive::Chooser>,
+        chooser: Option<Box<dyn adaptive::NextPoint>>,
         buffers: Buffers<'_>,
         trace: &mut Trace,
         path: &Path,

@@ -8,7 +8,7 @@
 use crate::error::{Error, Result};
 use crate::io::trace_file;
 use crate::kernels::ComputeKernel;
-use crate::measure::adaptive::{self, AdaptiveOptions};
+use crate::measure::adaptive::AdaptiveOptions;
 use crate::measure::choices::CommPattern;
 use crate::measure::options::MeasureOptions;
 use crate::measure::runs;
@@ -523,7 +523,7 @@ pub fn run(
         print!("{}", describe(&l, sim));
         if let Some(a) = &o.adaptive {
             let all: Vec<u32> = (1..=l.machine.cores_per_socket).collect();
-            print!("{}", adaptive::describe(a, &all));
+            print!("{}", a.design.describe(a, &all));
         }
         return Ok(());
     }
@@ -546,7 +546,7 @@ pub fn run(
     Ok(())
 }
 
-/// The adaptive sweep on `campaign`: the points [`adaptive::Chooser`] chooses, one at a
+/// The adaptive sweep on `campaign`: the points its design ([`crate::measure::adaptive::NextPoint`]) chooses, one at a
 /// time, each choice said on standard error and kept in the trace.
 fn adaptive_sweep(campaign: &mut Campaign<'_>, a: &AdaptiveOptions) -> Result<()> {
     let candidates: Vec<u32> = (1..=campaign.layout.machine.cores_per_socket).collect();
@@ -557,7 +557,8 @@ fn adaptive_sweep(campaign: &mut Campaign<'_>, a: &AdaptiveOptions) -> Result<()
         }
     };
     let (mut chooser, first) =
-        adaptive::Chooser::start(&mut campaign.trace, *a, candidates, campaign.sim.seed);
+        a.design
+            .start(&mut campaign.trace, *a, candidates, campaign.sim.seed);
     say(first);
     loop {
         let (next, line) = chooser.next(&mut campaign.trace);

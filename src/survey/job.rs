@@ -251,7 +251,7 @@ fn sweep_estimate(o: &SurveyOptions) -> Result<(f64, Option<String>)> {
     let adaptive = o
         .measure
         .adaptive
-        .map(|a| crate::measure::adaptive::describe(&a, &config.cores));
+        .map(|a| a.design.describe(&a, &config.cores));
     Ok((sweep + touch, adaptive))
 }
 

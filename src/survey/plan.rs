@@ -395,8 +395,9 @@ mod tests {
         let a = crate::measure::adaptive::AdaptiveOptions {
             precision: 0.02,
             budget: None,
+            design: &crate::design::adaptive::ADAPTIVE,
         };
-        let line = crate::measure::adaptive::describe(&a, &(1..=18).collect::<Vec<u32>>());
+        let line = crate::design::adaptive::describe(&a, &(1..=18).collect::<Vec<u32>>());
         let adaptive = describe(&m, 10.0, Some(&line), "`mpirun`", "mpirun ...");
         assert!(
             adaptive.contains("adaptive    on every node: first 1,5,10,14,18"),
