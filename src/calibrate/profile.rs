@@ -181,48 +181,15 @@ fn profile_in<const N: usize>(
         vec![(l0, x0, best.n_par_max, best.n_seq_max)];
     for walk_seq in [false, true] {
         for step in [-1i64, 1] {
-            let (mut x, mut n_par, mut n_seq) = (x0, best.n_par_max, best.n_seq_max);
-            let mut beyond = 0;
-            loop {
-                let moved = i64::from(if walk_seq { n_seq } else { n_par }) + step;
-                if !(1..=i64::from(cores)).contains(&moved) {
-                    break;
-                }
-                let moved = moved as u32;
-                let other = if walk_seq { n_par } else { n_seq };
-                let mut here: Option<([f64; N], f64, u32)> = None;
-                for o in [other, other.saturating_sub(1), other + 1] {
-                    if !(1..=cores).contains(&o) {
-                        continue;
-                    }
-                    let (p, s) = if walk_seq { (o, moved) } else { (moved, o) };
-                    let (xc, fc) = fit::nelder_mead(
-                        |x| objective(coding.decode(x, p, s)),
-                        x,
-                        0.02,
-                        EVALUATIONS,
-                    );
-                    if fc.is_finite() && here.as_ref().is_none_or(|h| fc < h.1) {
-                        here = Some((xc, fc, o));
-                    }
-                }
-                let Some((xc, fc, o)) = here else { break };
-                (x, n_par, n_seq) = if walk_seq {
-                    (xc, o, moved)
-                } else {
-                    (xc, moved, o)
-                };
-                visited.push((fc, x, n_par, n_seq));
-                let l_min = visited.iter().map(|v| v.0).fold(f64::INFINITY, f64::min);
-                beyond = if fc - l_min > THRESHOLD {
-                    beyond + 1
-                } else {
-                    0
-                };
-                if beyond >= 2 {
-                    break;
-                }
-            }
+            let start = (x0, best.n_par_max, best.n_seq_max);
+            walk(
+                &mut visited,
+                &mut objective,
+                &coding,
+                start,
+                (walk_seq, step),
+                cores,
+            );
         }
     }
     let l_min = visited.iter().map(|v| v.0).fold(f64::INFINITY, f64::min);
@@ -248,6 +215,59 @@ fn profile_in<const N: usize>(
     let n_par = range(|p| p.n_par_max);
     let n_seq = range(|p| p.n_seq_max);
     Some(Profile { n_par, n_seq, sets })
+}
+
+/// One walk of [`profile_in`] from the full fit (`start`: its continuous parameters and
+/// breakpoints): one breakpoint (`N_seq^max` when `walk_seq`, else `N_par^max`) moved a core
+/// at a time in the direction `step`, the other let move by one, the rest refitted at each
+/// position; every position is added to `visited`, until two in a row are past
+/// [`THRESHOLD`] or the socket ends.
+fn walk<const N: usize>(
+    visited: &mut Vec<(f64, [f64; N], u32, u32)>,
+    objective: &mut impl FnMut(Params) -> f64,
+    coding: &Coding<N>,
+    start: ([f64; N], u32, u32),
+    (walk_seq, step): (bool, i64),
+    cores: u32,
+) {
+    let (mut x, mut n_par, mut n_seq) = start;
+    let mut beyond = 0;
+    loop {
+        let moved = i64::from(if walk_seq { n_seq } else { n_par }) + step;
+        if !(1..=i64::from(cores)).contains(&moved) {
+            break;
+        }
+        let moved = moved as u32;
+        let other = if walk_seq { n_par } else { n_seq };
+        let mut here: Option<([f64; N], f64, u32)> = None;
+        for o in [other, other.saturating_sub(1), other + 1] {
+            if !(1..=cores).contains(&o) {
+                continue;
+            }
+            let (p, s) = if walk_seq { (o, moved) } else { (moved, o) };
+            let (xc, fc) =
+                fit::nelder_mead(|x| objective(coding.decode(x, p, s)), x, 0.02, EVALUATIONS);
+            if fc.is_finite() && here.as_ref().is_none_or(|h| fc < h.1) {
+                here = Some((xc, fc, o));
+            }
+        }
+        let Some((xc, fc, o)) = here else { break };
+        (x, n_par, n_seq) = if walk_seq {
+            (xc, o, moved)
+        } else {
+            (xc, moved, o)
+        };
+        visited.push((fc, x, n_par, n_seq));
+        let l_min = visited.iter().map(|v| v.0).fold(f64::INFINITY, f64::min);
+        beyond = if fc - l_min > THRESHOLD {
+            beyond + 1
+        } else {
+            0
+        };
+        if beyond >= 2 {
+            break;
+        }
+    }
 }
 
 /// `intervals` (the bootstrap's, around the full fit `best`) joined with the profile: each

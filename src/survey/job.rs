@@ -79,19 +79,27 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     }
     crate::results::ensure_parent(&path)?;
     m.save(&path)?;
-    let quiet = o.quiet;
-    if !quiet {
+    if !o.quiet {
         eprint!("{described}");
     }
+    run_watched(&line, &m, &path, o)?;
+    Ok(Some(path))
+}
+
+/// Runs the job of manifest `m` (saved at `path`) on `line` and watches its rounds; then
+/// records a job cut short, and says how many nodes are done. `Err` when the job was
+/// refused before round 1 or interrupted: both leave the manifest saying what finished.
+fn run_watched(line: &launch::JobLine, m: &Manifest, path: &Path, o: &SurveyOptions) -> Result<()> {
+    let quiet = o.quiet;
     let started = Instant::now();
-    let ended = watch(&line, &m, &path, quiet)?;
-    let mut m = Manifest::read(&path)?;
+    let ended = watch(line, m, path, quiet)?;
+    let mut m = Manifest::read(path)?;
     if let Some(why) = m.refused.take() {
-        return Err(forget_refused_job(m, &path, o.measure.resume, why));
+        return Err(forget_refused_job(m, path, o.measure.resume, why));
     }
     if let Some(why) = &ended {
         m.record_cut(why);
-        m.save(&path)?;
+        m.save(path)?;
     }
     if !quiet {
         eprintln!(
@@ -109,7 +117,7 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
             path.display()
         )));
     }
-    Ok(Some(path))
+    Ok(())
 }
 
 /// The manifest this run continues (`--resume`: the saved one, checked against the options

@@ -68,6 +68,47 @@ fn describe_fleet(f: &SimulatedFleet) -> String {
     )
 }
 
+/// The simulated fleet's manifest before its rounds: `measure`'s options and the fleet's
+/// own, and what was simulated.
+fn new_manifest(f: &SimulatedFleet, o: &MeasureOptions, hosts: &[String]) -> Manifest {
+    let mut options = manifest::options_of(o);
+    options.insert("--simulate".into(), f.machine.spec());
+    options.insert("--seed".into(), f.seed.to_string());
+    options.insert("--slow".into(), f.slow_spec.clone());
+    options.insert("--runs".into(), f.runs.to_string());
+    let mut m = plan::new_manifest(hosts, options);
+    m.simulated = Some(describe_fleet(f));
+    m
+}
+
+/// The trace of the measured node of `pair` (index `i` among the hosts) in its run `run`:
+/// drawn from the fleet's machine, degraded where `--slow` says, with the noise between runs
+/// seeded by the fleet's seed, the node and the run.
+fn node_trace(
+    f: &SimulatedFleet,
+    (layout, sim): (&simulation::Layout, &SimulateOptions),
+    pair: &manifest::HostPair,
+    (i, run): (usize, u32),
+    degraded: Option<Degradation>,
+) -> Result<crate::trace::Trace> {
+    let points = fleet::draw_run(
+        &f.machine,
+        layout.placement,
+        &layout.config.cores,
+        degraded.unwrap_or_default(),
+        f.run_noise,
+        Noise::TYPICAL,
+        (f.seed, i as u64 + 1, u64::from(run)),
+    )
+    .map_err(|e| crate::Error::Failed(format!("simulated node {}: {e}", pair.measured)))?;
+    let mut trace = simulation::fresh_trace(layout, sim);
+    trace.machine.hostname = pair.measured.clone();
+    trace.mpi.hosts = vec![pair.measured.clone(), pair.sender.clone()];
+    trace.points = points;
+    trace.complete = true;
+    Ok(trace)
+}
+
 /// Runs the simulated survey: returns the manifest's path, or `None` for a dry run (whose
 /// plan is printed).
 pub fn run(
@@ -85,13 +126,7 @@ pub fn run(
     let root = crate::results::root().join(DIR);
     let path = Manifest::path(&root);
     let hosts = node_names(f.nodes);
-    let mut options = manifest::options_of(o);
-    options.insert("--simulate".into(), f.machine.spec());
-    options.insert("--seed".into(), f.seed.to_string());
-    options.insert("--slow".into(), f.slow_spec.clone());
-    options.insert("--runs".into(), f.runs.to_string());
-    let mut m = plan::new_manifest(&hosts, options);
-    m.simulated = Some(describe_fleet(f));
+    let mut m = new_manifest(f, o, &hosts);
     let (sweep, touch) = crate::measure::session::estimated_seconds(&layout.config);
     // The real survey's rounds, second runs included (`plan::plan_job`).
     let (_, rounds) = plan::plan_job(&m, plan::round_timeout(sweep + touch))?;
@@ -126,23 +161,8 @@ pub fn run(
         let run = &round.run;
         for pair in &round.pairs {
             let i = index[&pair.measured];
-            let points = fleet::draw_run(
-                &f.machine,
-                layout.placement,
-                &layout.config.cores,
-                slow.get(pair.measured.as_str())
-                    .copied()
-                    .unwrap_or_default(),
-                f.run_noise,
-                Noise::TYPICAL,
-                (f.seed, i as u64 + 1, u64::from(*run)),
-            )
-            .map_err(|e| crate::Error::Failed(format!("simulated node {}: {e}", pair.measured)))?;
-            let mut trace = simulation::fresh_trace(&layout, &sim);
-            trace.machine.hostname = pair.measured.clone();
-            trace.mpi.hosts = vec![pair.measured.clone(), pair.sender.clone()];
-            trace.points = points;
-            trace.complete = true;
+            let degraded = slow.get(pair.measured.as_str()).copied();
+            let trace = node_trace(f, (&layout, &sim), pair, (i, *run), degraded)?;
             let file = run_dir(&root.join(&pair.measured), *run).join(&name);
             crate::results::ensure_parent(&file)?;
             trace_file::write(&file, &trace)?;
