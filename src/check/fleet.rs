@@ -104,22 +104,45 @@ struct SavedOrigin {
     calibration_method: Option<crate::calibrate::Method>,
 }
 
+/// A saved fleet as `check --fleet` reads it: a results directory, or a fleet report's JSON
+/// read once (10,000 nodes write about 70 MB), with its origin and method parsed once, for
+/// every step of the check.
+enum Saved<'a> {
+    Dir(&'a Path),
+    Report {
+        path: &'a Path,
+        text: String,
+        /// `None` where the text is no fleet report ([`saved_models`] then says so).
+        origin: Option<SavedOrigin>,
+    },
+}
+
+impl<'a> Saved<'a> {
+    fn open(path: &'a Path) -> Result<Self> {
+        if path.is_dir() {
+            return Ok(Saved::Dir(path));
+        }
+        let text =
+            crate::io::read::text_up_to(path, "saved fleet", crate::io::read::MAX_FLEET_BYTES)?;
+        let origin = serde_json::from_str(&text).ok();
+        Ok(Saved::Report { path, text, origin })
+    }
+}
+
 /// How a saved fleet's nodes were calibrated: its report's `calibration_method`, or a
 /// saved directory's first `HOST/model.json`'s `calibration.method`; `None` where neither
 /// says (the default fit).
-fn saved_method(saved: &Path) -> Option<crate::calibrate::Method> {
-    if saved.is_dir() {
-        let host = hosts_in(saved).ok()?.into_iter().next()?;
-        let path = saved.join(&host.host).join(crate::results::MODEL_FILE);
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-        return serde_json::from_value(v["calibration"]["method"].clone()).ok();
+fn saved_method(saved: &Saved) -> Option<crate::calibrate::Method> {
+    match saved {
+        Saved::Dir(dir) => {
+            let host = hosts_in(dir).ok()?.into_iter().next()?;
+            let path = dir.join(&host.host).join(crate::results::MODEL_FILE);
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+            serde_json::from_value(v["calibration"]["method"].clone()).ok()
+        }
+        Saved::Report { origin, .. } => origin.as_ref()?.calibration_method,
     }
-    let text =
-        crate::io::read::text_up_to(saved, "saved fleet", crate::io::read::MAX_FLEET_BYTES).ok()?;
-    serde_json::from_str::<SavedOrigin>(&text)
-        .ok()?
-        .calibration_method
 }
 
 /// The simulated fleet a results root holds (its `survey.json` says so, as `survey
@@ -133,19 +156,16 @@ pub(crate) fn simulated_root(root: &Path) -> Result<Option<String>> {
 }
 
 /// The saved fleet's origin: a directory's manifest, a report's `simulated`.
-fn saved_simulated(saved: &Path) -> Result<Option<String>> {
-    if saved.is_dir() {
-        return simulated_root(saved);
+fn saved_simulated(saved: &Saved) -> Result<Option<String>> {
+    match saved {
+        Saved::Dir(dir) => simulated_root(dir),
+        Saved::Report { origin, .. } => Ok(origin.as_ref().and_then(|o| o.simulated.clone())),
     }
-    let text = crate::io::read::text_up_to(saved, "saved fleet", crate::io::read::MAX_FLEET_BYTES)?;
-    Ok(serde_json::from_str::<SavedOrigin>(&text)
-        .map(|o| o.simulated)
-        .unwrap_or(None))
 }
 
 /// Refuses to compare a simulated fleet with a real one, either way: a drift between them
 /// would say nothing of either (exit 2).
-fn same_origin(saved: &Path, new: &Path) -> Result<Option<String>> {
+fn same_origin(saved: &Saved, path: &Path, new: &Path) -> Result<Option<String>> {
     let (was, now) = (saved_simulated(saved)?, simulated_root(new)?);
     let word = |s: &Option<String>| if s.is_some() { "a simulated" } else { "a real" };
     if was.is_some() != now.is_some() {
@@ -153,7 +173,7 @@ fn same_origin(saved: &Path, new: &Path) -> Result<Option<String>> {
             "--fleet {}: {} fleet, but {} holds {} fleet; a simulated fleet (`survey \
              --simulate`) is only compared with another simulated one, a real one with a real \
              one: name a saved fleet of the same origin",
-            crate::error::shown_path(saved),
+            crate::error::shown_path(path),
             word(&was),
             crate::error::shown_path(new),
             word(&now)
@@ -183,9 +203,13 @@ pub(crate) struct SavedModel {
 /// The saved models by host. A host whose model cannot be read is an error naming it: the
 /// reference of a check must be sound; so is a report that lists one host twice (which of
 /// its models is the reference?).
-pub(crate) fn saved_models(saved: &Path) -> Result<BTreeMap<String, SavedModel>> {
+fn saved_models(saved: &Saved) -> Result<BTreeMap<String, SavedModel>> {
     let mut out = BTreeMap::new();
-    if saved.is_dir() {
+    let (saved, text) = match saved {
+        Saved::Dir(dir) => (*dir, None),
+        Saved::Report { path, text, .. } => (*path, Some(text)),
+    };
+    let Some(text) = text else {
         for n in hosts_in(saved)? {
             let path = saved.join(&n.host).join(crate::results::MODEL_FILE);
             if path.is_file() {
@@ -210,9 +234,8 @@ pub(crate) fn saved_models(saved: &Path) -> Result<BTreeMap<String, SavedModel>>
             )));
         }
         return Ok(out);
-    }
-    let text = crate::io::read::text_up_to(saved, "saved fleet", crate::io::read::MAX_FLEET_BYTES)?;
-    let report: SavedReport = serde_json::from_str(&text).map_err(|e| {
+    };
+    let report: SavedReport = serde_json::from_str(text).map_err(|e| {
         Error::Input(format!(
             "{}: not a fleet report ({e}); a saved fleet is a fleet report's JSON or a \
              results directory with HOST/model.json",
@@ -288,12 +311,13 @@ pub(crate) fn check(
     tolerance: Option<f64>,
     opts: &crate::calibrate::Options,
 ) -> Result<FleetCheck> {
-    let simulated = same_origin(saved, new)?;
-    let expected = saved_models(saved)?;
+    let fleet = Saved::open(saved)?;
+    let simulated = same_origin(&fleet, saved, new)?;
+    let expected = saved_models(&fleet)?;
     // Refitted as the saved models were fitted: the paper's rules and the fit read the
     // same points differently, which would pass for a drift.
     let opts = &crate::calibrate::Options {
-        method: saved_method(saved).unwrap_or(opts.method),
+        method: saved_method(&fleet).unwrap_or(opts.method),
         ..opts.clone()
     };
     let new_hosts = hosts_in(new)?;
@@ -402,7 +426,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("fleet.json");
         std::fs::write(&path, text).unwrap();
-        let saved = saved_models(&path);
+        let saved = Saved::open(&path).and_then(|s| saved_models(&s));
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(saved.unwrap().len(), 1);
     }

@@ -372,11 +372,11 @@ mod tests {
             .expect("--adaptive reaches each node's measurement");
         assert_eq!(a.precision, 0.02);
         assert_eq!(a.budget, Some(std::time::Duration::from_secs(1200)));
-        let saved = crate::survey::manifest::options_of(&s.measure);
+        let saved = s.measure.measured_flags();
         assert_eq!(saved["--adaptive"], "--precision 2 --budget 1200s");
         // A full sweep's manifest (or an older one, without the key) differs from it.
         let (full, _) = options(&args(&[])).unwrap();
-        let before = crate::survey::manifest::options_of(&full.measure);
+        let before = full.measure.measured_flags();
         assert_eq!(before["--adaptive"], "(default)");
         let d = crate::survey::manifest::differences(&before, &saved);
         assert_eq!(d.len(), 1, "{d:?}");

@@ -10,7 +10,7 @@
 
 use super::error::SurveyError;
 use super::identity;
-use super::manifest::{self, Manifest, Status};
+use super::manifest::{Manifest, Status};
 use super::{plan, SurveyOptions};
 use crate::error::{Error, IoAction, Result};
 use crate::measure::choices::CommPattern;
@@ -125,7 +125,7 @@ fn run_watched(line: &launch::JobLine, m: &Manifest, path: &Path, o: &SurveyOpti
 /// `--force`).
 fn manifest_to_run(o: &SurveyOptions, path: &Path, hosts: Vec<String>) -> Result<Manifest> {
     let args = &o.measure;
-    let mut options = manifest::options_of(args);
+    let mut options = args.measured_flags();
     if o.runs > 1 {
         // Recorded only when asked, so that a survey of one run keeps its manifest as it was.
         options.insert("--runs".into(), o.runs.to_string());

@@ -5,7 +5,6 @@
 
 use super::error::SurveyError;
 use crate::error::{Error, Result};
-use crate::measure::options::MeasureOptions;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -156,12 +155,6 @@ impl NodeStatus {
     pub fn results_name(&self) -> &str {
         self.reported_host.as_deref().unwrap_or(&self.host)
     }
-}
-
-/// `measure`'s options that decide what a trace measures, as the user writes them
-/// ([`MeasureOptions::measured_flags`], their one owner).
-pub(crate) fn options_of(a: &MeasureOptions) -> BTreeMap<String, String> {
-    a.measured_flags()
 }
 
 /// The options that differ, one phrase each (`--max-phase: 0.2 in the manifest, 1.5 now`).

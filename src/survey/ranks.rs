@@ -225,9 +225,10 @@ fn record_round(
                 .error
                 .map(|e| crate::survey::manifest::run_error(round.run, &e));
             // Each run's traces are kept: a second run's join the first's.
-            n.traces.retain(|t| !o.traces.contains(t));
             if round.run <= 1 {
                 n.traces.clear();
+            } else {
+                n.traces.retain(|t| !o.traces.contains(t));
             }
             n.traces.extend(o.traces);
             n.job = Some(job);

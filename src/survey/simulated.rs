@@ -71,7 +71,7 @@ fn describe_fleet(f: &SimulatedFleet) -> String {
 /// The simulated fleet's manifest before its rounds: `measure`'s options and the fleet's
 /// own, and what was simulated.
 fn new_manifest(f: &SimulatedFleet, o: &MeasureOptions, hosts: &[String]) -> Manifest {
-    let mut options = manifest::options_of(o);
+    let mut options = o.measured_flags();
     options.insert("--simulate".into(), f.machine.spec());
     options.insert("--seed".into(), f.seed.to_string());
     options.insert("--slow".into(), f.slow_spec.clone());
