@@ -17,8 +17,7 @@
 
 use crate::dataset::{self, Input, Sweep, COMM_ALONE, COMM_PARALLEL, COMP_ALONE, COMP_PARALLEL};
 use crate::error::Result;
-use crate::model::{self, Machine, Model, Placement};
-use crate::provenance::Provenance;
+use crate::model::{self, Model, Placement};
 use crate::stats;
 use serde::Serialize;
 
@@ -124,16 +123,11 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// Everything `evaluate` reports: the model's error per phase, stream and placement.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EvaluateReport {
-    pub(crate) schema_version: u32,
-    pub(crate) tool: Provenance,
-    /// The model file as the user named it.
-    pub(crate) model: String,
-    pub(crate) machine: Machine,
-    /// Which model the file holds; written only when not the paper's.
-    #[serde(default, skip_serializing_if = "crate::model::Variant::is_paper")]
-    pub(crate) variant: crate::model::Variant,
-    /// What the numbers are in ([`crate::units::UNITS`]).
-    pub(crate) units: crate::units::Units,
+    #[serde(flatten)]
+    pub(crate) header: crate::header::Header,
+    /// Which model, which machine, in which units.
+    #[serde(flatten)]
+    pub(crate) about: crate::header::About,
     pub(crate) inputs: Vec<String>,
     pub(crate) points_counted: &'static str,
     /// The placements the model is calibrated on (`COMP,COMM`).
@@ -387,12 +381,8 @@ pub fn evaluate(model: &Model, model_source: &str, inputs: &[Input]) -> Result<E
         }
     }
     Ok(EvaluateReport {
-        units: crate::units::UNITS,
-        schema_version: SCHEMA_VERSION,
-        tool: Provenance::current(),
-        model: model_source.to_string(),
-        machine: model.machine.clone(),
-        variant: model.variant,
+        header: crate::header::Header::new(SCHEMA_VERSION),
+        about: crate::header::About::of(model, model_source),
         inputs: inputs.iter().map(|i| i.source.clone()).collect(),
         points_counted: POINTS_COUNTED,
         sample_placements: samples.iter().map(|p| p.to_string()).collect(),

@@ -31,6 +31,7 @@
 //! - [`units`]: the units of every number: byte sizes as typed, the `units` block of the JSON;
 //!   [`cores`]: core-count lists as users type them (`1..4,8`); [`stats`]: medians, spreads
 //!   and quantiles of noisy samples; [`provenance`]: the build that produced an output;
+//!   `header`: the fields every report opens with (which layout, build, model, machine);
 //!   [`timestamp`]: UTC timestamps in RFC 3339; [`error`]: the errors the user sees and
 //!   their exit status.
 
@@ -51,6 +52,7 @@ pub mod design;
 pub mod error;
 pub mod evaluate;
 pub mod fleet;
+pub(crate) mod header;
 pub mod io;
 pub mod kernels;
 pub mod machine;

@@ -494,22 +494,7 @@ fn global_fit(
         notes.push(format!("the data cannot pin down {u}"));
     }
     let cross_validation = validate::leave_one_placement_out(start, &model, &groups);
-    let other_fit = fit::fit(
-        other,
-        &fit::keys(&groups),
-        &medians,
-        fit::Effort::full(cores),
-    );
-    let other_model = OtherModel {
-        variant: other.variant,
-        mape_percent: mape_by_phase(&groups, &fit::predictions(&other_fit.model, &groups)),
-        loss: fit::loss(
-            &other_fit.model,
-            &fit::keys(&groups),
-            &medians,
-            fitted.scale,
-        ),
-    };
+    let other_model = other_model(other, &groups, &medians, fitted.scale);
     let report = FitReport {
         placements,
         groups: groups.len(),
@@ -527,6 +512,19 @@ fn global_fit(
         other_model: Some(other_model),
     };
     (model, Some(report), uncertainty)
+}
+
+/// The other model fitted the same way to the same medians, for comparison: its errors per
+/// phase and its robust loss at the chosen fit's noise `scale`.
+fn other_model(other: &Model, groups: &[fit::Group], medians: &[f64], scale: f64) -> OtherModel {
+    let keys = fit::keys(groups);
+    let effort = fit::Effort::full(other.machine.cores_per_socket);
+    let other_fit = fit::fit(other, &keys, medians, effort);
+    OtherModel {
+        variant: other.variant,
+        mape_percent: mape_by_phase(groups, &fit::predictions(&other_fit.model, groups)),
+        loss: fit::loss(&other_fit.model, &keys, medians, scale),
+    }
 }
 
 /// The fit's uncertainty: `opts.bootstrap` refits on resampled samples (seed `opts.seed`),

@@ -14,7 +14,6 @@ use crate::error::{Error, Result};
 use crate::fleet::{hosts_in, NodeStatus};
 use crate::io::model_file;
 use crate::model::Model;
-use crate::provenance::Provenance;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -73,8 +72,8 @@ pub(crate) struct NodeCheck {
 /// The fleet check's outcome.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct FleetCheck {
-    pub(crate) schema_version: u32,
-    pub(crate) tool: Provenance,
+    #[serde(flatten)]
+    pub(crate) header: crate::header::Header,
     pub(crate) units: crate::units::Units,
     /// A simulated fleet's description (both fleets simulated: `survey --simulate`);
     /// absent for real nodes.
@@ -303,6 +302,80 @@ fn nothing_compared(nodes: &[NodeCheck]) -> Option<String> {
     ))
 }
 
+/// One node of the new fleet, against its saved model (none: missing in the saved fleet).
+/// `Err` only for the wrong reference (exit 2): a saved model of another machine or origin;
+/// a node that does not calibrate is a verdict.
+fn check_node(
+    host: &str,
+    saved: Option<&SavedModel>,
+    new: &Path,
+    simulated: bool,
+    tolerance: Option<f64>,
+    opts: &crate::calibrate::Options,
+) -> Result<NodeCheck> {
+    let blank = |verdict| NodeCheck {
+        host: host.to_string(),
+        verdict,
+        drift_limit_percent: None,
+        drift_limit_source: None,
+        drift: None,
+        error: None,
+    };
+    let Some(saved) = saved else {
+        return Ok(blank(Verdict::MissingInSaved));
+    };
+    let model = &saved.model;
+    let dir = new.join(host);
+    // `check`'s guards first: a saved model of another machine or origin is the wrong
+    // reference (exit 2), not a node that drifted.
+    let fitted = match crate::fleet::calibrate::read(&dir, simulated) {
+        Err(e) => Err(e),
+        Ok(t) => {
+            super::guard(model, &saved.source, saved.origin.as_deref(), &t.inputs)?;
+            crate::fleet::calibrate::fit_traces(&dir, t, &super::refit_options(model, opts))
+        }
+    };
+    Ok(match fitted {
+        Err(e) => NodeCheck {
+            error: Some(e.to_string()),
+            ..blank(Verdict::NotCalibrated)
+        },
+        Ok(c) => {
+            let judged = super::judge(model, &c.calibrated, tolerance);
+            let verdict = if judged.drifted() {
+                Verdict::Fail
+            } else {
+                Verdict::Pass
+            };
+            NodeCheck {
+                drift_limit_percent: Some(judged.limit_percent),
+                drift_limit_source: Some(judged.limit_source),
+                drift: Some(judged.drift),
+                ..blank(verdict)
+            }
+        }
+    })
+}
+
+/// One line per failing node, for the table and the error.
+fn failures(nodes: &[NodeCheck]) -> Vec<String> {
+    nodes
+        .iter()
+        .filter(|n| n.verdict.fails())
+        .map(|n| {
+            // A saved report's host is any text: one line, in the table and the error.
+            let host = crate::error::escape_line(&n.host);
+            match (&n.drift, n.drift_limit_percent) {
+                (Some(d), Some(l)) => format!(
+                    "{host}: predictions moved by up to {:.2} % (limit {l:.2} %)",
+                    d.max_drift_percent
+                ),
+                _ => format!("{host}: {}", n.verdict.words()),
+            }
+        })
+        .collect()
+}
+
 /// Compares the fleet of results directory `new` with the `saved` one. `tolerance` fixes
 /// the drift limit (percent) instead of the noise; `opts` are the calibration's options.
 pub(crate) fn check(
@@ -323,49 +396,15 @@ pub(crate) fn check(
     let new_hosts = hosts_in(new)?;
     let mut nodes = Vec::new();
     for n in new_hosts.iter().filter(|n| n.status == NodeStatus::Done) {
-        let blank = |verdict| NodeCheck {
-            host: n.host.clone(),
-            verdict,
-            drift_limit_percent: None,
-            drift_limit_source: None,
-            drift: None,
-            error: None,
-        };
-        let Some(saved) = expected.get(&n.host) else {
-            nodes.push(blank(Verdict::MissingInSaved));
-            continue;
-        };
-        let model = &saved.model;
-        let dir = new.join(&n.host);
-        // `check`'s guards first: a saved model of another machine or origin is the wrong
-        // reference (exit 2), not a node that drifted.
-        let fitted = match crate::fleet::calibrate::read(&dir, simulated.is_some()) {
-            Err(e) => Err(e),
-            Ok(t) => {
-                super::guard(model, &saved.source, saved.origin.as_deref(), &t.inputs)?;
-                crate::fleet::calibrate::fit_traces(&dir, t, &super::refit_options(model, opts))
-            }
-        };
-        match fitted {
-            Err(e) => nodes.push(NodeCheck {
-                error: Some(e.to_string()),
-                ..blank(Verdict::NotCalibrated)
-            }),
-            Ok(c) => {
-                let judged = super::judge(model, &c.calibrated, tolerance);
-                let verdict = if judged.drifted() {
-                    Verdict::Fail
-                } else {
-                    Verdict::Pass
-                };
-                nodes.push(NodeCheck {
-                    drift_limit_percent: Some(judged.limit_percent),
-                    drift_limit_source: Some(judged.limit_source),
-                    drift: Some(judged.drift),
-                    ..blank(verdict)
-                });
-            }
-        }
+        let saved = expected.get(&n.host);
+        nodes.push(check_node(
+            &n.host,
+            saved,
+            new,
+            simulated.is_some(),
+            tolerance,
+            opts,
+        )?);
     }
     for host in expected.keys() {
         if !new_hosts.iter().any(|n| &n.host == host) {
@@ -380,25 +419,10 @@ pub(crate) fn check(
         }
     }
     nodes.sort_by(|a, b| a.host.cmp(&b.host));
-    let mut failures: Vec<String> = nodes
-        .iter()
-        .filter(|n| n.verdict.fails())
-        .map(|n| {
-            // A saved report's host is any text: one line, in the table and the error.
-            let host = crate::error::escape_line(&n.host);
-            match (&n.drift, n.drift_limit_percent) {
-                (Some(d), Some(l)) => format!(
-                    "{host}: predictions moved by up to {:.2} % (limit {l:.2} %)",
-                    d.max_drift_percent
-                ),
-                _ => format!("{host}: {}", n.verdict.words()),
-            }
-        })
-        .collect();
+    let mut failures = failures(&nodes);
     failures.extend(nothing_compared(&nodes));
     Ok(FleetCheck {
-        schema_version: FLEET_CHECK_SCHEMA_VERSION,
-        tool: Provenance::current(),
+        header: crate::header::Header::new(FLEET_CHECK_SCHEMA_VERSION),
         units: crate::units::UNITS,
         simulated,
         saved: saved.display().to_string(),

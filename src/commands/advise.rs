@@ -7,10 +7,8 @@ use crate::error::{Error, Result};
 use crate::io::model_file;
 use crate::model::{self, Model, Placement, Point};
 use crate::overlap;
-use crate::provenance::Provenance;
 use crate::report::advise::AdviseReport;
 use crate::report::{self, Report};
-use crate::units::UNITS;
 
 pub fn run(args: &AdviseArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
@@ -77,12 +75,8 @@ pub(crate) fn build_report(
         ));
     }
     Ok(AdviseReport {
-        schema_version: AdviseReport::SCHEMA_VERSION,
-        tool: Provenance::current(),
-        model: source.to_string(),
-        machine: model.machine.clone(),
-        variant: model.variant,
-        units: UNITS,
+        header: crate::header::Header::new(AdviseReport::SCHEMA_VERSION),
+        about: crate::header::About::of(model, source),
         comp_bytes,
         comm_bytes,
         notes,

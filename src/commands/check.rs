@@ -8,7 +8,6 @@ use crate::cli::CheckArgs;
 use crate::error::{Error, Result};
 use crate::evaluate;
 use crate::io::{inputs, model_file};
-use crate::provenance::Provenance;
 use crate::report::check::CheckReport;
 use crate::report::{self, Report};
 
@@ -68,11 +67,8 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         }
     }
     let report = CheckReport {
-        schema_version: CheckReport::SCHEMA_VERSION,
-        tool: Provenance::current(),
-        model: model_arg.clone(),
-        machine: expected.machine.clone(),
-        units: crate::units::UNITS,
+        header: crate::header::Header::new(CheckReport::SCHEMA_VERSION),
+        about: crate::header::About::of(&expected, &model_arg),
         inputs: input_paths
             .iter()
             .map(|p| p.display().to_string())

@@ -10,7 +10,6 @@ use crate::mpi::graph as measure_graph;
 use crate::mpi::world::{self, Threading};
 use crate::mpi::{driver, launch};
 use crate::network::{self, Explicit, FairShare, Graph, InfiniBand, PenaltyModel};
-use crate::provenance::Provenance;
 use crate::report::network::{CommunicationEnd, Measured, MemoryCap, NetworkReport};
 use crate::report::{self, Report};
 use crate::stats;
@@ -332,8 +331,7 @@ fn build_report(
         .collect();
     Ok(NetworkReport {
         units: crate::units::UNITS,
-        schema_version: NetworkReport::SCHEMA_VERSION,
-        tool: Provenance::current(),
+        header: crate::header::Header::new(NetworkReport::SCHEMA_VERSION),
         graph: args.graph.display().to_string(),
         penalties: name,
         alpha: graph.alpha,

@@ -4,7 +4,6 @@
 use crate::cli::OverlapArgs;
 use crate::error::{Error, Result};
 use crate::overlap::{Hetero, OverlapError, Step};
-use crate::provenance::Provenance;
 use crate::report::overlap::{Bound, HeteroReport, OverlapReport};
 use crate::report::{self, Report};
 
@@ -80,8 +79,7 @@ pub(crate) fn build_report(args: &OverlapArgs) -> Result<OverlapReport> {
     }
     Ok(OverlapReport {
         units: crate::units::UNITS_OF_INPUT_TIMES,
-        schema_version: OverlapReport::SCHEMA_VERSION,
-        tool: Provenance::current(),
+        header: crate::header::Header::new(OverlapReport::SCHEMA_VERSION),
         step,
         times,
         bound: Bound::of(&times),

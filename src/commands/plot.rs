@@ -23,18 +23,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         uncertainty,
         origin,
     } = model_file::load_all(&model_arg)?;
-    // With no model named, draw this host's own results, as `calibrate` did.
-    let traces = match (defaulted, args.traces.is_empty()) {
-        (true, true) => crate::results::default_traces()?,
-        (false, true) => Vec::new(),
-        // A directory stands for the traces in it, as for calibrate.
-        (_, false) => crate::results::inputs_or_default(&args.traces)?,
-    };
-    let dir = match &args.output {
-        Some(d) => d.clone(),
-        None if defaulted => crate::results::host_dir(&crate::results::this_host()).join("figures"),
-        None => PathBuf::from("."),
-    };
+    let (traces, dir) = sources(args, defaulted)?;
     let inputs = traces
         .iter()
         .map(|p| read_input(p, &model))
@@ -85,23 +74,60 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         }
     }
     if figures.contains(&FigureKind::Stacked) {
-        for mut stacked in Stacked::all(&model, &model_arg, &measured) {
-            if let Some(u) = &uncertainty {
-                stacked = stacked.with_intervals(u);
-            }
-            let name = format!("{machine}-stacked-{}", stacked.side_name());
-            out.figure(&name, &stacked)?;
-            out.csv(&name, &stacked.csv())?;
-        }
+        let source = (&model, model_arg.as_str());
+        draw_stacked(&out, source, &measured, uncertainty.as_ref(), &machine)?;
     }
     if figures.contains(&FigureKind::Sweep) {
-        for (input, stem) in inputs.iter().zip(sweep_stems(&inputs)) {
-            if let (Some(trace), Some(stem)) = (&input.trace, stem) {
-                let sweep = Sweep::new(trace, &display_name(&input.path));
-                let name = format!("{stem}-sweep");
-                out.figure(&name, &sweep)?;
-                out.csv(&name, &sweep.csv())?;
-            }
+        draw_sweeps(&out, &inputs)?;
+    }
+    Ok(())
+}
+
+/// The measurement files and the output directory: those named, or with no model named this
+/// host's own results and their `figures` directory (as `calibrate` reads them).
+fn sources(args: &PlotArgs, defaulted: bool) -> Result<(Vec<PathBuf>, PathBuf)> {
+    // With no model named, draw this host's own results, as `calibrate` did.
+    let traces = match (defaulted, args.traces.is_empty()) {
+        (true, true) => crate::results::default_traces()?,
+        (false, true) => Vec::new(),
+        // A directory stands for the traces in it, as for calibrate.
+        (_, false) => crate::results::inputs_or_default(&args.traces)?,
+    };
+    let dir = match &args.output {
+        Some(d) => d.clone(),
+        None if defaulted => crate::results::host_dir(&crate::results::this_host()).join("figures"),
+        None => PathBuf::from("."),
+    };
+    Ok((traces, dir))
+}
+
+/// One stacked figure per side of the model, with its intervals where it has them.
+fn draw_stacked(
+    out: &Output<'_>,
+    (model, model_arg): (&Model, &str),
+    measured: &Measurements,
+    uncertainty: Option<&crate::model::Uncertainty>,
+    machine: &str,
+) -> Result<()> {
+    for mut stacked in Stacked::all(model, model_arg, measured) {
+        if let Some(u) = uncertainty {
+            stacked = stacked.with_intervals(u);
+        }
+        let name = format!("{machine}-stacked-{}", stacked.side_name());
+        out.figure(&name, &stacked)?;
+        out.csv(&name, &stacked.csv())?;
+    }
+    Ok(())
+}
+
+/// One sweep figure per trace among the inputs (tidy CSV holds no samples).
+fn draw_sweeps(out: &Output<'_>, inputs: &[MeasurementFile]) -> Result<()> {
+    for (input, stem) in inputs.iter().zip(sweep_stems(inputs)) {
+        if let (Some(trace), Some(stem)) = (&input.trace, stem) {
+            let sweep = Sweep::new(trace, &display_name(&input.path));
+            let name = format!("{stem}-sweep");
+            out.figure(&name, &sweep)?;
+            out.csv(&name, &sweep.csv())?;
         }
     }
     Ok(())

@@ -7,7 +7,6 @@ use crate::cores::CoreList;
 use crate::error::{Error, Result};
 use crate::io::model_file;
 use crate::model::{self, Model, Placement};
-use crate::provenance::Provenance;
 use crate::report::{self, PredictReport, Report};
 
 pub fn run(args: &PredictArgs) -> Result<()> {
@@ -83,12 +82,8 @@ pub fn build_report(
     };
     let placements = model::predict(model, &placements, cores.counts())?;
     Ok(PredictReport {
-        units: crate::units::UNITS,
-        schema_version: PredictReport::SCHEMA_VERSION,
-        tool: Provenance::current(),
-        model: source.to_string(),
-        machine: model.machine.clone(),
-        variant: model.variant,
+        header: crate::header::Header::new(PredictReport::SCHEMA_VERSION),
+        about: crate::header::About::of(model, source),
         notes,
         placements,
         intervals: None,

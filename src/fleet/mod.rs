@@ -24,7 +24,6 @@ pub(crate) mod runs;
 
 use crate::error::{Error, IoAction, Result};
 use crate::model::{Model, ParamKind, Params};
-use crate::provenance::Provenance;
 use crate::trace::TidyRow;
 use facts::{FactDiff, Facts};
 use outliers::Band;
@@ -194,8 +193,8 @@ pub struct Outlier {
 /// The fleet report.
 #[derive(Debug, Clone, Serialize)]
 pub struct FleetReport {
-    pub(crate) schema_version: u32,
-    pub(crate) tool: Provenance,
+    #[serde(flatten)]
+    pub(crate) header: crate::header::Header,
     /// The results root surveyed.
     pub(crate) root: String,
     /// A simulated fleet's description (`survey --simulate`); absent for real nodes.
@@ -445,67 +444,25 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
         let medians: [Option<f64>; Params::COUNT] = std::array::from_fn(|j| {
             crate::stats::median(&per_node.iter().map(|(_, v)| v[j]).collect::<Vec<_>>())
         });
-        for (j, (name, kind)) in Params::FIELDS.into_iter().enumerate() {
+        for (j, (_, kind)) in Params::FIELDS.into_iter().enumerate() {
             let xs: Vec<f64> = per_node.iter().map(|(_, v)| v[j]).collect();
             let Some(median) = medians[j] else { continue };
             let Some(band) = outliers::band(&xs, opts.k, floor(kind, median, &medians, opts))
             else {
                 continue;
             };
-            let parameter = format!("{side_name}.{name}");
-            // Each node's second run's value of this parameter, where it has one.
-            let second: Vec<Option<f64>> = per_node
-                .iter()
-                .map(|(i, _)| {
-                    let m = nodes[*i].other_run.as_ref()?;
-                    side(m, side_name).map(|p| p.values()[j])
-                })
-                .collect();
-            let differences: Vec<f64> = per_node
-                .iter()
-                .zip(&second)
-                .filter_map(|((_, v), s)| s.map(|s| v[j] - s))
-                .collect();
-            let pooled = runs::pooled(&differences);
-            let mut out_hosts = Vec::new();
-            for ((i, v), second) in per_node.iter().zip(&second) {
-                let x = v[j];
-                let n = &mut nodes[*i];
-                let sigma = runs::node_sigma(second.map(|s| x - s), pooled);
-                n.run_noise_source = match (second, pooled) {
-                    (Some(_), _) => runs::Source::OwnRuns,
-                    (None, Some(_)) => runs::Source::FleetPooled,
-                    (None, None) => runs::Source::WithinRun,
-                };
-                if let Some(s) = sigma {
-                    n.run_noise.insert(parameter.clone(), s);
-                }
-                // The band, never narrower than this node's noise between runs.
-                let half_width = opts.k * band.sigma.max(sigma.unwrap_or(0.0));
-                if (x - band.median).abs() <= half_width {
-                    continue;
-                }
-                let own_noise = n.own_noise.get(&parameter).copied().unwrap_or(0.0);
-                let o = outlier(&n.host, &parameter, x, &band, own_noise);
-                // Beyond the fleet's spread but not beyond the node's own noise, or not
-                // in its second run: the measurement cannot tell it from the median.
-                let unconfirmed =
-                    second.is_some_and(|s| !runs::confirmed(x, s, band.median, half_width));
-                if (x - band.median).abs() <= own_noise || unconfirmed {
-                    n.within_noise_parameters.push(parameter.clone());
-                    within_noise.push(o);
-                    continue;
-                }
-                out_hosts.push(n.host.clone());
-                n.outlier_parameters.push(parameter.clone());
-                outliers.push(o);
-            }
-            parameters.push(ParameterSpread {
-                parameter,
-                nodes: per_node.len(),
+            let found = Judged {
+                outliers: &mut outliers,
+                within_noise: &mut within_noise,
+            };
+            parameters.push(judge(
+                &mut nodes,
+                &per_node,
+                (side_name, j),
                 band,
-                outliers: out_hosts,
-            });
+                opts,
+                found,
+            ));
         }
     }
     for n in nodes.iter_mut() {
@@ -515,8 +472,7 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
     }
     let notes = notes(&nodes, calibrated.len());
     FleetReport {
-        schema_version: FLEET_SCHEMA_VERSION,
-        tool: Provenance::current(),
+        header: crate::header::Header::new(FLEET_SCHEMA_VERSION),
         root: root.display().to_string(),
         simulated: opts.simulated.clone(),
         machine: fleet_facts,
@@ -530,6 +486,78 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
         outliers,
         within_noise,
         notes,
+    }
+}
+
+/// Where [`judge`] puts what it finds beyond the fleet's band.
+struct Judged<'a> {
+    outliers: &'a mut Vec<Outlier>,
+    within_noise: &'a mut Vec<Outlier>,
+}
+
+/// One parameter (index `j` of `side_name`) across the fleet: each node inside `band`, beyond
+/// it but within its own noise or unconfirmed by its second run, or an outlier. Records each
+/// node's noise between runs and what it is on the node's report.
+fn judge(
+    nodes: &mut [NodeReport],
+    per_node: &[(usize, [f64; Params::COUNT])],
+    (side_name, j): (&str, usize),
+    band: Band,
+    opts: &FleetOptions,
+    found: Judged<'_>,
+) -> ParameterSpread {
+    let parameter = format!("{side_name}.{}", Params::NAMES[j]);
+    // Each node's second run's value of this parameter, where it has one.
+    let second: Vec<Option<f64>> = per_node
+        .iter()
+        .map(|(i, _)| {
+            let m = nodes[*i].other_run.as_ref()?;
+            side(m, side_name).map(|p| p.values()[j])
+        })
+        .collect();
+    let differences: Vec<f64> = per_node
+        .iter()
+        .zip(&second)
+        .filter_map(|((_, v), s)| s.map(|s| v[j] - s))
+        .collect();
+    let pooled = runs::pooled(&differences);
+    let mut out_hosts = Vec::new();
+    for ((i, v), second) in per_node.iter().zip(&second) {
+        let x = v[j];
+        let n = &mut nodes[*i];
+        let sigma = runs::node_sigma(second.map(|s| x - s), pooled);
+        n.run_noise_source = match (second, pooled) {
+            (Some(_), _) => runs::Source::OwnRuns,
+            (None, Some(_)) => runs::Source::FleetPooled,
+            (None, None) => runs::Source::WithinRun,
+        };
+        if let Some(s) = sigma {
+            n.run_noise.insert(parameter.clone(), s);
+        }
+        // The band, never narrower than this node's noise between runs.
+        let half_width = opts.k * band.sigma.max(sigma.unwrap_or(0.0));
+        if (x - band.median).abs() <= half_width {
+            continue;
+        }
+        let own_noise = n.own_noise.get(&parameter).copied().unwrap_or(0.0);
+        let o = outlier(&n.host, &parameter, x, &band, own_noise);
+        // Beyond the fleet's spread but not beyond the node's own noise, or not
+        // in its second run: the measurement cannot tell it from the median.
+        let unconfirmed = second.is_some_and(|s| !runs::confirmed(x, s, band.median, half_width));
+        if (x - band.median).abs() <= own_noise || unconfirmed {
+            n.within_noise_parameters.push(parameter.clone());
+            found.within_noise.push(o);
+            continue;
+        }
+        out_hosts.push(n.host.clone());
+        n.outlier_parameters.push(parameter.clone());
+        found.outliers.push(o);
+    }
+    ParameterSpread {
+        parameter,
+        nodes: per_node.len(),
+        band,
+        outliers: out_hosts,
     }
 }
 

@@ -210,56 +210,7 @@ pub fn parse(text: &str, source: &str) -> Result<TidyCsv, TidyCsvError> {
     for (n, record) in r.records().enumerate() {
         let line = n + 2;
         let record = record.map_err(|e| bad(CsvProblem::Record { line, err: e }))?;
-        let field = |i: usize| record.get(col[i]).unwrap_or("");
-        let int = |i: usize| -> Result<u32, TidyCsvError> {
-            field(i).parse().map_err(|_| {
-                bad(CsvProblem::NotWhole {
-                    line,
-                    column: HEADER[i],
-                    text: field(i).to_string(),
-                })
-            })
-        };
-        let bw = |i: usize| -> Result<f64, TidyCsvError> {
-            match field(i).parse::<f64>() {
-                Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-                _ => Err(bad(CsvProblem::NotBandwidth {
-                    line,
-                    column: HEADER[i],
-                    text: field(i).to_string(),
-                })),
-            }
-        };
-        let row = TidyRow {
-            comp_numa: int(0)?,
-            comm_numa: int(1)?,
-            cores: int(2)?,
-            comp_alone: bw(3)?,
-            comm_alone: bw(4)?,
-            comp_parallel: bw(5)?,
-            comm_parallel: bw(6)?,
-        };
-        if row.cores == 0 || row.cores > MAX_CORES_PER_SOCKET {
-            return Err(bad(CsvProblem::CoreCount {
-                line,
-                cores: row.cores,
-            }));
-        }
-        if row.comp_numa.max(row.comm_numa) >= MAX_NUMA_NODES {
-            return Err(bad(CsvProblem::NumaNode {
-                line,
-                node: row.comp_numa.max(row.comm_numa),
-            }));
-        }
-        let bw = [
-            row.comp_alone,
-            row.comm_alone,
-            row.comp_parallel,
-            row.comm_parallel,
-        ];
-        if let Some(why) = crate::dataset::implausible(&bw) {
-            return Err(bad(CsvProblem::Implausible { line, why }));
-        }
+        let row = row(&record, &col, line).map_err(bad)?;
         let this = simulated(mark.and_then(|i| record.get(i)))
             .map_err(|why| bad(CsvProblem::NotSimulated { line, why }))?;
         match &origin {
@@ -282,6 +233,60 @@ pub fn parse(text: &str, source: &str) -> Result<TidyCsv, TidyCsvError> {
         rows,
         simulated: origin.flatten(),
     })
+}
+
+/// One data row at 1-based `line`: its seven columns (at the positions `col` of
+/// [`HEADER`]), with its core count, NUMA nodes and bandwidths checked.
+fn row(record: &csv::StringRecord, col: &[usize; 7], line: usize) -> Result<TidyRow, CsvProblem> {
+    let field = |i: usize| record.get(col[i]).unwrap_or("");
+    let int = |i: usize| -> Result<u32, CsvProblem> {
+        field(i).parse().map_err(|_| CsvProblem::NotWhole {
+            line,
+            column: HEADER[i],
+            text: field(i).to_string(),
+        })
+    };
+    let bw = |i: usize| -> Result<f64, CsvProblem> {
+        match field(i).parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+            _ => Err(CsvProblem::NotBandwidth {
+                line,
+                column: HEADER[i],
+                text: field(i).to_string(),
+            }),
+        }
+    };
+    let row = TidyRow {
+        comp_numa: int(0)?,
+        comm_numa: int(1)?,
+        cores: int(2)?,
+        comp_alone: bw(3)?,
+        comm_alone: bw(4)?,
+        comp_parallel: bw(5)?,
+        comm_parallel: bw(6)?,
+    };
+    if row.cores == 0 || row.cores > MAX_CORES_PER_SOCKET {
+        return Err(CsvProblem::CoreCount {
+            line,
+            cores: row.cores,
+        });
+    }
+    if row.comp_numa.max(row.comm_numa) >= MAX_NUMA_NODES {
+        return Err(CsvProblem::NumaNode {
+            line,
+            node: row.comp_numa.max(row.comm_numa),
+        });
+    }
+    let bw = [
+        row.comp_alone,
+        row.comm_alone,
+        row.comp_parallel,
+        row.comm_parallel,
+    ];
+    if let Some(why) = crate::dataset::implausible(&bw) {
+        return Err(CsvProblem::Implausible { line, why });
+    }
+    Ok(row)
 }
 
 /// The simulated machine a [`SIMULATED`] cell names (`None` when it is empty or absent), in

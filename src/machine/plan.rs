@@ -144,8 +144,8 @@ impl std::error::Error for PlanError {
     }
 }
 
-/// Decides the plan, or says which request cannot be met and what can.
-pub(crate) fn plan(layout: &Layout, req: &Request) -> Result<Planned, PlanError> {
+/// Both NUMA nodes of the request exist on the machine.
+fn check_nodes(layout: &Layout, req: &Request) -> Result<(), PlanError> {
     for (what, node) in [
         ("computation", req.comp_numa),
         ("communication", req.comm_numa),
@@ -159,6 +159,12 @@ pub(crate) fn plan(layout: &Layout, req: &Request) -> Result<Planned, PlanError>
             });
         }
     }
+    Ok(())
+}
+
+/// Decides the plan, or says which request cannot be met and what can.
+pub(crate) fn plan(layout: &Layout, req: &Request) -> Result<Planned, PlanError> {
+    check_nodes(layout, req)?;
     let first = layout
         .sockets
         .iter()
@@ -206,15 +212,12 @@ pub(crate) fn plan(layout: &Layout, req: &Request) -> Result<Planned, PlanError>
         None if kept_for_sender.is_some() => CoreList::up_to(free - 1),
         None => CoreList::up_to(free),
         Some(list) => {
-            list.check_max(
-                free,
-                &format!(
-                    "the {free} cores of socket {} left free by the communication thread \
-                     (core {})",
-                    first.logical, comm.core
-                ),
-            )
-            .map_err(|err| PlanError::Cores { err, shared: share })?;
+            let within = format!(
+                "the {free} cores of socket {} left free by the communication thread (core {})",
+                first.logical, comm.core
+            );
+            list.check_max(free, &within)
+                .map_err(|err| PlanError::Cores { err, shared: share })?;
             list.clone()
         }
     };

@@ -143,6 +143,39 @@ impl MeasureOptions {
     /// the message names the option, its value and the range it must be in.
     pub fn check(&self) -> Result<()> {
         let bad = |m: String| Err(Error::Input(m));
+        self.check_sizes()?;
+        for (name, v, lo, hi) in [
+            ("--max-phase", self.max_phase, 0.05, 3600.0),
+            ("--timeout", self.timeout, 1.0, 86_400.0),
+            ("--stable-within", self.stable_within, 0.01, 100.0),
+        ] {
+            if !(v.is_finite() && v >= lo && v <= hi) {
+                let v = crate::units::short_number(v);
+                return bad(format!("{name} {v}: must be between {lo} and {hi}"));
+            }
+        }
+        // A sample lasts max_phase / (TARGET_ROUNDS + 2); the stall watch sees progress only
+        // when one ends, so a sample as long as --timeout is a certain stall, said as one
+        // after a minute's wait ("is rank 1 alive?") instead of as the options it follows from.
+        let sample = crate::measure::sweep::sizing::sample_seconds(self.max_phase);
+        if sample >= self.timeout {
+            return bad(format!(
+                "--max-phase {}: each sample would last {sample:.0} s, and --timeout {} \
+                 declares a phase stalled when no sample ends for that long; lower --max-phase \
+                 or raise --timeout above {sample:.0}",
+                self.max_phase, self.timeout
+            ));
+        }
+        self.check_job()?;
+        if let Some(a) = &self.adaptive {
+            self.check_adaptive(a)?;
+        }
+        Ok(())
+    }
+
+    /// The message, buffer and ring sizes.
+    fn check_sizes(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Input(m));
         if self.message_size.0 > MAX_MESSAGE {
             return bad(format!(
                 "--message-size {}: MPI counts are 32-bit, so a message is at most 2GiB-1 \
@@ -168,28 +201,12 @@ impl MeasureOptions {
                 ));
             }
         }
-        for (name, v, lo, hi) in [
-            ("--max-phase", self.max_phase, 0.05, 3600.0),
-            ("--timeout", self.timeout, 1.0, 86_400.0),
-            ("--stable-within", self.stable_within, 0.01, 100.0),
-        ] {
-            if !(v.is_finite() && v >= lo && v <= hi) {
-                let v = crate::units::short_number(v);
-                return bad(format!("{name} {v}: must be between {lo} and {hi}"));
-            }
-        }
-        // A sample lasts max_phase / (TARGET_ROUNDS + 2); the stall watch sees progress only
-        // when one ends, so a sample as long as --timeout is a certain stall, said as one
-        // after a minute's wait ("is rank 1 alive?") instead of as the options it follows from.
-        let sample = crate::measure::sweep::sizing::sample_seconds(self.max_phase);
-        if sample >= self.timeout {
-            return bad(format!(
-                "--max-phase {}: each sample would last {sample:.0} s, and --timeout {} \
-                 declares a phase stalled when no sample ends for that long; lower --max-phase \
-                 or raise --timeout above {sample:.0}",
-                self.max_phase, self.timeout
-            ));
-        }
+        Ok(())
+    }
+
+    /// The runs, and the ranks and hosts of the job.
+    fn check_job(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Input(m));
         if !(1..=crate::measure::runs::MAX_RUNS).contains(&self.runs) {
             return bad(format!(
                 "--runs {}: give 1 to {} (each run is a whole sweep)",
@@ -222,9 +239,6 @@ impl MeasureOptions {
                     self.job_ranks()
                 ));
             }
-        }
-        if let Some(a) = &self.adaptive {
-            self.check_adaptive(a)?;
         }
         Ok(())
     }

@@ -299,18 +299,7 @@ pub fn resolve(
         (None, Some(c)) => c.buffer_bytes_per_core,
         (None, None) => sized.buffer,
     };
-    if buffer < MIN_BUFFER {
-        return Err(Error::Input(format!(
-            "NUMA node {} has too little free memory for {max_threads} computing buffers of \
-             at least 1MiB; free memory or sweep fewer cores",
-            a.comp_numa
-        )));
-    }
-    let comp_need = buffer * u64::from(max_threads) + if same_node { ring_bytes } else { 0 };
-    memory::check_fits("computation buffers", comp_need, a.comp_numa, comp_free)?;
-    if !same_node {
-        memory::check_fits("communication buffers", ring_bytes, a.comm_numa, comm_free)?;
-    }
+    check_memory(a, (buffer, max_threads), ring_bytes, (comp_free, comm_free))?;
     let computing = sizing::Computing { buffer, ..sized };
     let sizing = sizing_of(
         a,
@@ -327,6 +316,31 @@ pub fn resolve(
         sender,
         adaptive: a.adaptive,
     })
+}
+
+/// Both nodes have room: `max_threads` computing buffers of `buffer` bytes, at least
+/// [`MIN_BUFFER`] each, and the message rings of `ring_bytes` (on the computing node when
+/// the two are one).
+fn check_memory(
+    a: &MeasureOptions,
+    (buffer, max_threads): (u64, u32),
+    ring_bytes: u64,
+    (comp_free, comm_free): (Option<u64>, Option<u64>),
+) -> Result<()> {
+    let same_node = a.comp_numa == a.comm_numa;
+    if buffer < MIN_BUFFER {
+        return Err(Error::Input(format!(
+            "NUMA node {} has too little free memory for {max_threads} computing buffers of \
+             at least 1MiB; free memory or sweep fewer cores",
+            a.comp_numa
+        )));
+    }
+    let comp_need = buffer * u64::from(max_threads) + if same_node { ring_bytes } else { 0 };
+    memory::check_fits("computation buffers", comp_need, a.comp_numa, comp_free)?;
+    if !same_node {
+        memory::check_fits("communication buffers", ring_bytes, a.comm_numa, comm_free)?;
+    }
+    Ok(())
 }
 
 /// What the plan is asked: the nodes and cores of the options, and whether rank 1 shares
@@ -862,7 +876,9 @@ fn measured_here(old: &Trace, resolved: &Resolved, layout: &Layout) -> Trace {
 
 /// What makes `fresh` (this run's resolved trace) another experiment than `old`, one phrase
 /// each naming the option and both values. Sizes the tool chose itself are never among them:
-/// [`resolve`] takes them from the old trace.
+/// [`resolve`] takes them from the old trace. One comparison per setting, side by side: the
+/// function stays whole so that what is compared reads as one list, and a setting left out
+/// shows.
 fn resume_differences(old: &Trace, fresh: &Trace) -> Vec<String> {
     let (o, n) = (&old.config, &fresh.config);
     let mut out = Vec::new();

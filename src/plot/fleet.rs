@@ -90,6 +90,38 @@ fn curves_drawn(nodes: &[NodeReport]) -> Vec<usize> {
     out
 }
 
+/// A node's local curves, modelled at every core count of its socket, and as measured;
+/// none for a node without a model.
+fn curves_of(n: &NodeReport) -> Option<NodeCurves> {
+    let local = Placement {
+        comp_numa: 0,
+        comm_numa: 0,
+    };
+    let m = n.model.as_ref()?;
+    let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
+    let pred = model::predict(m, &[local], &cores).ok()?;
+    let pts = &pred.first()?.points;
+    let xy = |f: fn(&crate::model::Point) -> f64| {
+        pts.iter().map(|p| (f64::from(p.cores), f(p))).collect()
+    };
+    Some(NodeCurves {
+        host: n.host.clone(),
+        outlier: !n.outlier_parameters.is_empty(),
+        model_comp: xy(|p| p.comp_parallel),
+        model_comm: xy(|p| p.comm_parallel),
+        measured_comp: n
+            .local_measured
+            .iter()
+            .map(|r| (f64::from(r.cores), r.comp_parallel))
+            .collect(),
+        measured_comm: n
+            .local_measured
+            .iter()
+            .map(|r| (f64::from(r.cores), r.comm_parallel))
+            .collect(),
+    })
+}
+
 impl Fleet {
     pub(crate) fn new(r: &FleetReport) -> Self {
         let strips = r
@@ -111,40 +143,12 @@ impl Fleet {
                     .collect(),
             })
             .collect();
-        let local = Placement {
-            comp_numa: 0,
-            comm_numa: 0,
-        };
         let chosen = curves_drawn(&r.nodes);
         let with_model = r.nodes.iter().filter(|n| n.model.is_some()).count();
         let curves: Vec<NodeCurves> = chosen
             .iter()
             .map(|&i| &r.nodes[i])
-            .filter_map(|n| {
-                let m = n.model.as_ref()?;
-                let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
-                let pred = model::predict(m, &[local], &cores).ok()?;
-                let pts = &pred.first()?.points;
-                let xy = |f: fn(&crate::model::Point) -> f64| {
-                    pts.iter().map(|p| (f64::from(p.cores), f(p))).collect()
-                };
-                Some(NodeCurves {
-                    host: n.host.clone(),
-                    outlier: !n.outlier_parameters.is_empty(),
-                    model_comp: xy(|p| p.comp_parallel),
-                    model_comm: xy(|p| p.comm_parallel),
-                    measured_comp: n
-                        .local_measured
-                        .iter()
-                        .map(|r| (f64::from(r.cores), r.comp_parallel))
-                        .collect(),
-                    measured_comm: n
-                        .local_measured
-                        .iter()
-                        .map(|r| (f64::from(r.cores), r.comm_parallel))
-                        .collect(),
-                })
-            })
+            .filter_map(curves_of)
             .collect();
         let calibrated = r.nodes.iter().filter(|n| n.calibrated).count();
         Fleet {

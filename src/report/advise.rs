@@ -1,26 +1,19 @@
 //! The report of `contention advise` (every placement and core count ranked by the time of
 //! one overlapped step) as a [`Report`]: its table, and its fields as JSON.
 
-use crate::model::Machine;
 use crate::overlap::Candidate;
-use crate::provenance::Provenance;
 use crate::report::Report;
-use crate::units::Units;
 use serde::Serialize;
 use std::fmt::Write;
 
 /// Everything `advise` reports.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct AdviseReport {
-    pub(crate) schema_version: u32,
-    pub(crate) tool: Provenance,
-    /// The model file as the user named it.
-    pub(crate) model: String,
-    pub(crate) machine: Machine,
-    /// Which model the file holds; written only when not the paper's.
-    #[serde(skip_serializing_if = "crate::model::Variant::is_paper")]
-    pub(crate) variant: crate::model::Variant,
-    pub(crate) units: Units,
+    #[serde(flatten)]
+    pub(crate) header: crate::header::Header,
+    /// Which model, which machine, in which units.
+    #[serde(flatten)]
+    pub(crate) about: crate::header::About,
     /// `W_M`: bytes the computation streams per step.
     pub(crate) comp_bytes: u64,
     /// `W_N`: bytes received per step.
@@ -84,9 +77,9 @@ fn row(out: &mut String, rank: &str, c: &Candidate) {
 
 /// The table: the `table_rows` fastest configurations, the naive one, the verdict.
 fn table(r: &AdviseReport) -> String {
-    let m = &r.machine;
+    let _m = &r.about.machine;
     let mut out = String::new();
-    super::header(&mut out, &r.tool, &r.model, r.variant, m);
+    super::header(&mut out, &r.header, &r.about);
     let _ = writeln!(
         out,
         "# step: computation streams {} B, communication receives {} B; times in ms \

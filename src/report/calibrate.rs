@@ -6,6 +6,7 @@
 //! the file ([`super::emit_with_summary`]).
 
 use super::Report;
+use crate::calibrate::validate::CrossValidation;
 use crate::calibrate::{Bandwidths, CalibratedModel, FitReport, SideFit};
 use crate::model::{ParamKind, Params, Uncertainty};
 use std::fmt::Write;
@@ -90,52 +91,62 @@ fn fit_lines(out: &mut String, f: &FitReport, u: Option<&Uncertainty>) {
         let _ = writeln!(out, "  paper's rules, remote: {}", describe(r));
     }
     if let Some(u) = u {
-        let _ = writeln!(
-            out,
-            "  95 % intervals ({} bootstrap resamples, seed {}{}):",
-            u.resamples,
-            u.seed,
-            kept_full_fit(u)
-        );
-        for (side, iv) in [("local", Some(u.local)), ("remote", u.remote)] {
-            if let Some(iv) = iv {
-                let mut parts: Vec<String> = Params::FIELDS
-                    .iter()
-                    .zip(iv.as_array())
-                    .map(|(&(name, kind), [lo, hi])| match kind {
-                        ParamKind::Cores => format!("{name} {lo:.0}..{hi:.0} cores"),
-                        _ => format!("{name} [{lo:.4}, {hi:.4}]"),
-                    })
-                    .collect();
-                if let Some([lo, hi]) = iv.kappa() {
-                    parts.push(format!("kappa [{lo:.4}, {hi:.4}]"));
-                }
-                let _ = writeln!(out, "    {side}: {}", parts.join(" "));
-            }
-        }
+        interval_lines(out, u);
     }
     for u in &f.unidentified {
         let _ = writeln!(out, "  not pinned down: {u}");
     }
     if let Some(cv) = &f.cross_validation {
+        cross_validation_lines(out, cv);
+    }
+}
+
+/// The bootstrap's 95 % interval of each parameter, a line per side.
+fn interval_lines(out: &mut String, u: &Uncertainty) {
+    let _ = writeln!(
+        out,
+        "  95 % intervals ({} bootstrap resamples, seed {}{}):",
+        u.resamples,
+        u.seed,
+        kept_full_fit(u)
+    );
+    for (side, iv) in [("local", Some(u.local)), ("remote", u.remote)] {
+        if let Some(iv) = iv {
+            let mut parts: Vec<String> = Params::FIELDS
+                .iter()
+                .zip(iv.as_array())
+                .map(|(&(name, kind), [lo, hi])| match kind {
+                    ParamKind::Cores => format!("{name} {lo:.0}..{hi:.0} cores"),
+                    _ => format!("{name} [{lo:.4}, {hi:.4}]"),
+                })
+                .collect();
+            if let Some([lo, hi]) = iv.kappa() {
+                parts.push(format!("kappa [{lo:.4}, {hi:.4}]"));
+            }
+            let _ = writeln!(out, "    {side}: {}", parts.join(" "));
+        }
+    }
+}
+
+/// Leave-one-placement-out: held-out against in-sample error, overall and per placement.
+fn cross_validation_lines(out: &mut String, cv: &CrossValidation) {
+    let _ = writeln!(
+        out,
+        "  leave-one-placement-out, MAPE in parallel: {:.2} % held out vs {:.2} % in \
+         sample",
+        cv.held_out_parallel_mape_percent, cv.in_sample_parallel_mape_percent
+    );
+    for h in &cv.placements {
         let _ = writeln!(
             out,
-            "  leave-one-placement-out, MAPE in parallel: {:.2} % held out vs {:.2} % in \
-             sample",
-            cv.held_out_parallel_mape_percent, cv.in_sample_parallel_mape_percent
+            "    {}: held out comp_parallel {:.2} % comm_parallel {:.2} %; in sample \
+             {:.2} % {:.2} %",
+            h.placement,
+            h.held_out_mape_percent.comp_parallel,
+            h.held_out_mape_percent.comm_parallel,
+            h.in_sample_mape_percent.comp_parallel,
+            h.in_sample_mape_percent.comm_parallel
         );
-        for h in &cv.placements {
-            let _ = writeln!(
-                out,
-                "    {}: held out comp_parallel {:.2} % comm_parallel {:.2} %; in sample \
-                 {:.2} % {:.2} %",
-                h.placement,
-                h.held_out_mape_percent.comp_parallel,
-                h.held_out_mape_percent.comm_parallel,
-                h.in_sample_mape_percent.comp_parallel,
-                h.in_sample_mape_percent.comm_parallel
-            );
-        }
     }
 }
 

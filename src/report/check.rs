@@ -3,8 +3,6 @@
 //! drift per placement, and its fields as JSON for CI scripts.
 
 use crate::check::Drift;
-use crate::model::Machine;
-use crate::provenance::Provenance;
 use crate::report::Report;
 use serde::Serialize;
 use std::fmt::Write;
@@ -12,14 +10,11 @@ use std::fmt::Write;
 /// The check's outcome, as JSON for CI scripts.
 #[derive(Debug, Serialize)]
 pub(crate) struct CheckReport {
-    pub(crate) schema_version: u32,
-    pub(crate) tool: Provenance,
-    /// The expected model as named (`paper:NAME`, or a path).
-    pub(crate) model: String,
-    /// The machine the expected model describes, as in every other report.
-    pub(crate) machine: Machine,
-    /// What the numbers are in, as in every other report.
-    pub(crate) units: crate::units::Units,
+    #[serde(flatten)]
+    pub(crate) header: crate::header::Header,
+    /// The expected model, its machine and the units, as in every other report.
+    #[serde(flatten)]
+    pub(crate) about: crate::header::About,
     pub(crate) inputs: Vec<String>,
     /// The drift limit applied, percent, and where it came from: `noise` or `--tolerance`.
     pub(crate) drift_limit_percent: f64,
@@ -71,12 +66,12 @@ fn csv(r: &CheckReport) -> String {
 
 fn table(r: &CheckReport) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "# {}", r.tool.summary());
+    let _ = writeln!(out, "# {}", r.header.tool.summary());
     let _ = writeln!(
         out,
         "check of {} (machine {}) against {}",
-        r.model,
-        r.machine.name,
+        r.about.model,
+        r.about.machine.name,
         r.inputs.join(", ")
     );
     let _ = writeln!(

@@ -83,7 +83,7 @@ fn phase_block(out: &mut String, title: &str, e: &PhaseErrors) {
 
 fn table(e: &EvaluateReport) -> String {
     let mut out = String::new();
-    super::header(&mut out, &e.tool, &e.model, e.variant, &e.machine);
+    super::header(&mut out, &e.header, &e.about);
     let _ = writeln!(out, "# measurements: {}", e.inputs.join(", "));
     let _ = writeln!(
         out,

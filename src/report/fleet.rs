@@ -19,7 +19,7 @@ fn show(parameter: &str, v: f64) -> String {
 impl FleetReport {
     /// The tool, the fleet's counts, the band rule and the notes.
     fn write_header(&self, out: &mut String) {
-        let _ = writeln!(out, "# {}", self.tool.summary());
+        let _ = writeln!(out, "# {}", self.header.tool.summary());
         if let Some(s) = &self.simulated {
             let _ = writeln!(
                 out,

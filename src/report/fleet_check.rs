@@ -15,7 +15,7 @@ impl Report for FleetCheck {
     /// One block per node: its verdict, largest drift and the parameters that moved.
     fn table(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "# {}", self.tool.summary());
+        let _ = writeln!(out, "# {}", self.header.tool.summary());
         if let Some(s) = &self.simulated {
             let _ = writeln!(
                 out,
@@ -115,8 +115,7 @@ mod tests {
             error: error.map(str::to_string),
         };
         let check = FleetCheck {
-            schema_version: FLEET_CHECK_SCHEMA_VERSION,
-            tool: crate::provenance::Provenance::current(),
+            header: crate::header::Header::new(FLEET_CHECK_SCHEMA_VERSION),
             units: crate::units::UNITS,
             saved: "saved".into(),
             new: "new".into(),

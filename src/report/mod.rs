@@ -35,8 +35,7 @@ pub(crate) mod sensitivity;
 pub(crate) use predict::PredictReport;
 
 use crate::error::{Error, Result};
-use crate::model::Machine;
-use crate::provenance::Provenance;
+use crate::header::{About, Header};
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
@@ -128,16 +127,11 @@ pub(crate) fn print_notes(notes: &[String]) {
 /// The first lines of the table of every report on one model (`predict`, `evaluate`,
 /// `advise`): which build, which model file (and which model it holds, when not the
 /// paper's), which machine.
-pub(crate) fn header(
-    out: &mut String,
-    tool: &Provenance,
-    model: &str,
-    variant: crate::model::Variant,
-    m: &Machine,
-) {
+pub(crate) fn header(out: &mut String, h: &Header, about: &About) {
+    let (model, m) = (&about.model, &about.machine);
     // `write!` into a String cannot fail.
-    let _ = writeln!(out, "# {}", tool.summary());
-    let which = match variant {
+    let _ = writeln!(out, "# {}", h.tool.summary());
+    let which = match about.variant {
         crate::model::Variant::Paper => String::new(),
         v => format!(" ({} model: communications done by CPU cores)", v.name()),
     };

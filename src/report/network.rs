@@ -4,7 +4,6 @@
 //! [`Report`]: that table, and its fields as JSON.
 
 use crate::network::Step;
-use crate::provenance::Provenance;
 use crate::report::Report;
 use serde::Serialize;
 use std::fmt::Write;
@@ -38,8 +37,8 @@ pub(crate) struct CommunicationEnd {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct NetworkReport {
-    pub(crate) schema_version: u32,
-    pub(crate) tool: Provenance,
+    #[serde(flatten)]
+    pub(crate) header: crate::header::Header,
     /// What the numbers are in ([`crate::units::UNITS`]).
     pub(crate) units: crate::units::Units,
     /// The graph file as the user named it.

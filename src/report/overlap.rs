@@ -2,7 +2,6 @@
 //! [`Report`]: its table, and its fields as JSON.
 
 use crate::overlap::{Balance, Split, Step, StepTimes};
-use crate::provenance::Provenance;
 use crate::report::Report;
 use serde::Serialize;
 use std::fmt::Write;
@@ -43,8 +42,8 @@ pub(crate) struct HeteroReport {
 /// Everything `overlap` reports; times in the unit of the inputs.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct OverlapReport {
-    pub(crate) schema_version: u32,
-    pub(crate) tool: Provenance,
+    #[serde(flatten)]
+    pub(crate) header: crate::header::Header,
     /// Times are in the inputs' unit ([`crate::units::UNITS_OF_INPUT_TIMES`]).
     pub(crate) units: crate::units::Units,
     /// The inputs: `comp_time`, `comm_time`, `comp_loss`, `comm_loss`.
@@ -84,7 +83,7 @@ impl Report for OverlapReport {
 fn table(r: &OverlapReport) -> String {
     let (s, tm) = (&r.step, &r.times);
     let mut out = String::new();
-    let _ = writeln!(out, "# {}", r.tool.summary());
+    let _ = writeln!(out, "# {}", r.header.tool.summary());
     let _ = writeln!(
         out,
         "# Langguth, Cai, Sourouri 2018, section IV; times in the unit of the inputs"

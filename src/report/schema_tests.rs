@@ -6,7 +6,6 @@
 use super::{json_of, Report};
 use crate::io::model_file;
 use crate::model::Model;
-use crate::provenance::Provenance;
 use crate::units::{UNITS, UNITS_OF_INPUT_TIMES};
 
 fn henri() -> Model {
@@ -19,8 +18,7 @@ fn overlap_json_has_schema_version() {
     let step = crate::overlap::Step::new(1.0, 2.0, 1.5, 1.25).unwrap();
     let times = step.times();
     let r = OverlapReport {
-        schema_version: OverlapReport::SCHEMA_VERSION,
-        tool: Provenance::current(),
+        header: crate::header::Header::new(OverlapReport::SCHEMA_VERSION),
         units: UNITS_OF_INPUT_TIMES,
         step,
         bound: Bound::of(&times),
@@ -34,8 +32,7 @@ fn overlap_json_has_schema_version() {
 fn network_json_has_schema_version() {
     use crate::report::network::NetworkReport;
     let r = NetworkReport {
-        schema_version: NetworkReport::SCHEMA_VERSION,
-        tool: Provenance::current(),
+        header: crate::header::Header::new(NetworkReport::SCHEMA_VERSION),
         units: UNITS,
         graph: "g.json".into(),
         penalties: "infiniband".into(),
@@ -54,11 +51,8 @@ fn check_json_has_schema_version() {
     use crate::report::check::CheckReport;
     let m = henri();
     let r = CheckReport {
-        schema_version: CheckReport::SCHEMA_VERSION,
-        tool: Provenance::current(),
-        model: "paper:henri".into(),
-        machine: m.machine.clone(),
-        units: UNITS,
+        header: crate::header::Header::new(CheckReport::SCHEMA_VERSION),
+        about: crate::header::About::of(&m, "paper:henri"),
         inputs: vec!["t.json".into()],
         drift_limit_percent: 5.0,
         drift_limit_source: "--tolerance",

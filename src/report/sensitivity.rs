@@ -109,7 +109,6 @@ fn csv(r: &SensitivityReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provenance::Provenance;
     use crate::sensitivity::{threshold, Point};
 
     fn report() -> SensitivityReport {
@@ -126,8 +125,7 @@ mod tests {
             .collect();
         let curve: Vec<(f64, f64)> = points.iter().map(|p| (p.level, p.fom)).collect();
         SensitivityReport {
-            schema_version: SensitivityReport::SCHEMA_VERSION,
-            tool: Provenance::current(),
+            header: crate::header::Header::new(SensitivityReport::SCHEMA_VERSION),
             units: crate::units::UNITS,
             backend: "resctrl",
             level_meaning: "percent".into(),

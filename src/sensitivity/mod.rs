@@ -22,7 +22,6 @@ pub(crate) mod threshold;
 
 use crate::error::{Error, Result};
 use crate::mpi::signals;
-use crate::provenance::Provenance;
 use crate::stats::median;
 use crate::sys::{self, bind_current_thread};
 use error::SensitivityError;
@@ -103,8 +102,8 @@ pub(crate) const SCHEMA_VERSION: u32 = 1;
 /// The curve and its thresholds, with what produced them.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SensitivityReport {
-    pub(crate) schema_version: u32,
-    pub(crate) tool: Provenance,
+    #[serde(flatten)]
+    pub(crate) header: crate::header::Header,
     /// What the numbers are in ([`crate::units::UNITS`]).
     pub(crate) units: crate::units::Units,
     pub(crate) backend: &'static str,
@@ -180,8 +179,7 @@ pub(crate) fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport
     }
     Ok(SensitivityReport {
         units: crate::units::UNITS,
-        schema_version: SCHEMA_VERSION,
-        tool: Provenance::current(),
+        header: crate::header::Header::new(SCHEMA_VERSION),
         backend: backend_name,
         level_meaning,
         workload: opts.workload.describe(),

@@ -6,25 +6,17 @@ mod csv;
 mod table;
 
 use super::Report;
-use crate::model::{Machine, PlacementPrediction, Variant};
-use crate::provenance::Provenance;
+use crate::model::PlacementPrediction;
 use serde::Serialize;
 
 /// A prediction for some placements and core counts, with what produced it.
 #[derive(Debug, Clone, Serialize)]
 pub struct PredictReport {
-    pub(crate) schema_version: u32,
-    /// The build that computed it.
-    pub(crate) tool: Provenance,
-    /// The model file as the user named it (`paper:NAME` for a built-in one).
-    pub(crate) model: String,
-    /// The machine the model describes.
-    pub(crate) machine: Machine,
-    /// Which model the file holds; written only when not the paper's.
-    #[serde(default, skip_serializing_if = "Variant::is_paper")]
-    pub(crate) variant: Variant,
-    /// What the numbers are in ([`crate::units::UNITS`]).
-    pub(crate) units: crate::units::Units,
+    #[serde(flatten)]
+    pub(crate) header: crate::header::Header,
+    /// Which model, which machine, in which units.
+    #[serde(flatten)]
+    pub(crate) about: crate::header::About,
     /// Remarks the user should see (e.g. placements left out for want of `remote`).
     pub(crate) notes: Vec<String>,
     pub(crate) placements: Vec<PlacementPrediction>,

@@ -17,9 +17,9 @@ fn source_name(s: Source) -> &'static str {
 }
 
 pub(crate) fn render(report: &PredictReport) -> String {
-    let m = &report.machine;
+    let m = &report.about.machine;
     let mut out = String::new();
-    header(&mut out, &report.tool, &report.model, report.variant, m);
+    header(&mut out, &report.header, &report.about);
     let _ = writeln!(
         out,
         "# bandwidths in MB/s; loss = alone / parallel (1.00 = no loss, 2.00 = twice as slow); \

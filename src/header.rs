@@ -1,0 +1,58 @@
+//! The fields every report's JSON opens with, typed once and flattened into each report
+//! (docs/formats.md, "Reports"): [`Header`] (which layout, which build) in all of them, and
+//! [`About`] (which model, which machine, in which units) in those that read a model file.
+//! Flattening keeps the JSON as it was, each field at its place among the report's own; the
+//! reports only serialize, so none of serde's limits on reading flattened fields applies.
+
+use crate::model::{Machine, Model, Variant};
+use crate::provenance::Provenance;
+use crate::units::Units;
+use serde::Serialize;
+
+/// `schema_version` and `tool`, the first two fields of every report: a script checks the
+/// version before trusting the other keys, and a number can be traced to the build that
+/// computed it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Header {
+    /// The report's layout version: its `Report::SCHEMA_VERSION`.
+    pub(crate) schema_version: u32,
+    /// The build that wrote the report.
+    pub(crate) tool: Provenance,
+}
+
+impl Header {
+    /// The header of a report of layout `schema_version`, written by this build.
+    pub(crate) fn new(schema_version: u32) -> Self {
+        Header {
+            schema_version,
+            tool: Provenance::current(),
+        }
+    }
+}
+
+/// What a report computed from a model file is about: the file as the user named it, the
+/// machine it describes, which model it holds, and the units of the numbers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct About {
+    /// The model file as the user named it (`paper:NAME` for a built-in one).
+    pub(crate) model: String,
+    /// The machine the model describes.
+    pub(crate) machine: Machine,
+    /// Which model the file holds; written only when not the paper's.
+    #[serde(skip_serializing_if = "Variant::is_paper")]
+    pub(crate) variant: Variant,
+    /// What the numbers are in ([`crate::units::UNITS`]).
+    pub(crate) units: Units,
+}
+
+impl About {
+    /// `model`, read from the file the user named `source`, with the tool's units.
+    pub(crate) fn of(model: &Model, source: &str) -> Self {
+        About {
+            model: source.to_string(),
+            machine: model.machine.clone(),
+            variant: model.variant,
+            units: crate::units::UNITS,
+        }
+    }
+}
