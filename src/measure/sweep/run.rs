@@ -378,6 +378,28 @@ pub(super) struct Snapshot {
 /// abort the sweep.
 pub(super) type Verdict = Option<Result<String, Abort>>;
 
+/// Time between two looks of the watch: a phase stops within a look of its streams becoming
+/// stable, and copying the timings that often costs nothing beside the streams. The simulated
+/// clock looks as often, so a simulated phase stops where a real one would.
+pub(super) const LOOK: Duration = Duration::from_millis(20);
+
+/// The watch both executors run: `look(since)` gives the streams' progress [`LOOK`] after
+/// the previous look (`since` the phase began), until `watch` decides; the verdict comes back
+/// with the snapshot it was decided on.
+pub(super) fn watch_every_look(
+    mut look: impl FnMut(Duration) -> Snapshot,
+    watch: &mut dyn FnMut(&Snapshot) -> Verdict,
+) -> (Result<String, Abort>, Snapshot) {
+    let mut since = Duration::ZERO;
+    loop {
+        since += LOOK;
+        let snap = look(since);
+        if let Some(verdict) = watch(&snap) {
+            return (verdict, snap);
+        }
+    }
+}
+
 /// What runs the streams of a phase. [`Rules`] decides which phases run, when each stops and
 /// what is recorded; an executor only runs them and reports what they did.
 pub(super) trait Executor {
@@ -771,17 +793,16 @@ impl Executor for Threads<'_, '_, '_> {
                     })
                 })
             });
-            let verdict = loop {
-                std::thread::sleep(Duration::from_millis(20));
-                let snap = Snapshot {
+            // On the wall clock: each look waits for its time.
+            let look = |_| {
+                std::thread::sleep(LOOK);
+                Snapshot {
                     at: start.elapsed(),
                     comp: comp_timings.iter().map(|m| lock(m).clone()).collect(),
                     comm: lock(&comm_timings).clone(),
-                };
-                if let Some(v) = watch(&snap) {
-                    break v;
                 }
             };
+            let (verdict, _) = watch_every_look(look, watch);
             stop.store(true, Ordering::Relaxed);
             if let Some(h) = compute {
                 let _ = h.join();

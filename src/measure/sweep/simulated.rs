@@ -5,7 +5,7 @@
 //! a node runs in seconds, and says how long the node would have taken.
 
 use crate::measure::sweep::run::{
-    Abort, Executor, Rules, Sampling, Snapshot, Starvation, Streams, Verdict,
+    watch_every_look, Abort, Executor, Rules, Sampling, Snapshot, Starvation, Streams, Verdict,
 };
 use crate::measure::sweep::sampling::{Span, Timings};
 use crate::model::Placement;
@@ -15,8 +15,6 @@ use std::cell::Cell;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-/// Time between two looks of the watch, as the real executor sleeps between them.
-const LOOK: Duration = Duration::from_millis(20);
 /// Delay between two computing threads' starts, in seconds (a thread pool's wake-up).
 const THREAD_STAGGER: f64 = 50e-6;
 
@@ -255,10 +253,10 @@ impl Executor for Simulated<'_, '_> {
                 min_sample: b.sample_seconds * MESSAGE_SAMPLE_SHARE,
             }
         });
-        let mut since = LOOK;
-        loop {
+        // On the simulated clock: each look draws the samples that end before it.
+        let look = |since: Duration| {
             let at = begin + since.as_secs_f64();
-            let snap = Snapshot {
+            Snapshot {
                 at: since,
                 comp: comp.as_mut().map_or_else(Vec::new, |c| {
                     c.advance(at);
@@ -268,14 +266,12 @@ impl Executor for Simulated<'_, '_> {
                     m.advance(at);
                     finished(&m.done, at)
                 }),
-            };
-            if let Some(verdict) = watch(&snap) {
-                self.clock += since;
-                self.point_at = at;
-                return verdict.map(|why| (why, snap));
             }
-            since += LOOK;
-        }
+        };
+        let (verdict, snap) = watch_every_look(look, watch);
+        self.clock += snap.at;
+        self.point_at = begin + snap.at.as_secs_f64();
+        verdict.map(|why| (why, snap))
     }
 
     fn take_cpus(&mut self, n: usize) -> (Vec<Vec<u32>>, Vec<u32>) {
