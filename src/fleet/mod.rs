@@ -535,10 +535,11 @@ fn judge(
             n.run_noise.insert(parameter.clone(), s);
         }
         // The band, never narrower than this node's noise between runs.
-        let half_width = opts.k * band.sigma.max(sigma.unwrap_or(0.0));
-        if (x - band.median).abs() <= half_width {
+        let node_half_width = opts.k * sigma.unwrap_or(0.0);
+        if !band.outside(x, node_half_width) {
             continue;
         }
+        let half_width = band.half_width.max(node_half_width);
         let own_noise = n.own_noise.get(&parameter).copied().unwrap_or(0.0);
         let o = outlier(&n.host, &parameter, x, &band, own_noise);
         // Beyond the fleet's spread but not beyond the node's own noise, or not

@@ -35,9 +35,11 @@ pub(crate) struct Band {
 }
 
 impl Band {
-    /// Whether `x` lies outside the band: `|x - median| > k x sigma`.
-    pub(crate) fn outside(&self, x: f64) -> bool {
-        (x - self.median).abs() > self.half_width
+    /// Whether `x` lies outside the band, `|x - median| > k x sigma`, widened to
+    /// `node_half_width` when that is wider: `k` times the node's own noise between runs,
+    /// which a fleet's spread must not be narrower than (0 for none).
+    pub(crate) fn outside(&self, x: f64, node_half_width: f64) -> bool {
+        (x - self.median).abs() > self.half_width.max(node_half_width)
     }
 
     /// How far `x` lies from the median, in units of `sigma` (signed).
@@ -93,14 +95,14 @@ mod tests {
         assert!(!b.floored);
         assert!((b.half_width - 3.0 * 1.4826).abs() < 1e-12);
         assert_eq!((b.min, b.max), (8.0, 50.0));
-        assert!(b.outside(50.0));
-        assert!(!b.outside(8.0) && !b.outside(11.0));
+        assert!(b.outside(50.0, 0.0));
+        assert!(!b.outside(8.0, 0.0) && !b.outside(11.0, 0.0));
         // Just outside and just inside k = 3.
-        assert!(b.outside(10.0 + 4.45) && !b.outside(10.0 - 4.44));
+        assert!(b.outside(10.0 + 4.45, 0.0) && !b.outside(10.0 - 4.44, 0.0));
         assert!((b.score(50.0) - 40.0 / 1.4826).abs() < 1e-9);
         // A smaller k narrows the band: 8 is 1.35 sigma off, 11 is 0.67.
         let tight = band(&[8.0, 9.0, 10.0, 11.0, 50.0], 1.0, 1e-9).unwrap();
-        assert!(tight.outside(8.0) && !tight.outside(11.0));
+        assert!(tight.outside(8.0, 0.0) && !tight.outside(11.0, 0.0));
     }
 
     #[test]
@@ -110,18 +112,18 @@ mod tests {
         assert_eq!(b.mad, 0.0);
         assert!(b.floored);
         assert_eq!(b.sigma, 1.0);
-        assert!(b.outside(103.5), "3.5 > 3 x floor");
-        assert!(!b.outside(102.9));
+        assert!(b.outside(103.5, 0.0), "3.5 > 3 x floor");
+        assert!(!b.outside(102.9, 0.0));
         // Without a usable floor the band is not empty of meaning: equal values stay in.
         let b = band(&[5.0, 5.0, 5.0], 3.0, 0.0).unwrap();
-        assert!(!b.outside(5.0));
+        assert!(!b.outside(5.0, 0.0));
     }
 
     #[test]
     fn one_node_is_its_own_median_and_never_an_outlier() {
         let b = band(&[42.0], 3.0, 0.42).unwrap();
         assert_eq!((b.median, b.mad, b.min, b.max), (42.0, 0.0, 42.0, 42.0));
-        assert!(b.floored && !b.outside(42.0));
+        assert!(b.floored && !b.outside(42.0, 0.0));
         assert!(band(&[], 3.0, 1.0).is_none());
         assert!(band(&[f64::NAN], 3.0, 1.0).is_none());
     }
@@ -131,7 +133,10 @@ mod tests {
         for (a, b) in [(1.0, 2.0), (100.0, 1000.0), (-5.0, 7.0)] {
             let band = band(&[a, b], 3.0, 1e-6).unwrap();
             assert_eq!(band.median, (a + b) / 2.0);
-            assert!(!band.outside(a) && !band.outside(b), "{a} {b}: {band:?}");
+            assert!(
+                !band.outside(a, 0.0) && !band.outside(b, 0.0),
+                "{a} {b}: {band:?}"
+            );
         }
     }
 }

@@ -35,7 +35,10 @@ pub(crate) struct StripPoint {
     pub(crate) host: String,
     /// `(value - median) / sigma`.
     pub(crate) score: f64,
-    pub(crate) outside: bool,
+    /// The report names this value an outlier: outside the band and beyond the node's own
+    /// noise, and, for a node measured twice, outside in its second run too. A value past
+    /// the band but within that noise is drawn there, not named.
+    pub(crate) outlier: bool,
 }
 
 /// One parameter's strip.
@@ -137,7 +140,7 @@ impl Fleet {
                         Some(StripPoint {
                             host: n.host.clone(),
                             score: p.band.score(v),
-                            outside: p.band.outside(v),
+                            outlier: n.outlier_parameters.contains(&p.parameter),
                         })
                     })
                     .collect(),
@@ -212,7 +215,7 @@ impl Fleet {
                     color: OUTLIER,
                     dashed: false,
                 },
-                "node with a parameter outside the band",
+                "node with an outlying parameter",
             ),
         ]
     }
@@ -463,7 +466,7 @@ pub fn write_figure(
 }
 
 /// The row of strip `s` at height `y`: its parameter's name left of `plot`, a marker per
-/// node at its score (clamped to `reach`), and the host of each node outside the band.
+/// node at its score (clamped to `reach`), and the host of each outlier.
 fn draw_strip<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     plot: &Plot,
@@ -483,9 +486,9 @@ fn draw_strip<DB: DrawingBackend>(
             continue;
         }
         let x = plot.px_x(p.score.clamp(-reach, reach));
-        let color = if p.outside { OUTLIER } else { MUTED };
+        let color = if p.outlier { OUTLIER } else { MUTED };
         draw_marker(root, (x, y), Shape::Circle, color)?;
-        if p.outside {
+        if p.outlier {
             // Alternate above and below so two outliers of one row stay legible.
             let (dy, v) = if labelled % 2 == 0 {
                 (-10, VPos::Bottom)
@@ -536,7 +539,7 @@ mod tests {
             points: vec![StripPoint {
                 host: "far".into(),
                 score,
-                outside: true,
+                outlier: true,
             }],
         };
         let fleet = Fleet {
@@ -565,5 +568,43 @@ mod tests {
         assert!(*drawn.last().unwrap() > 900, "spread to the end: {drawn:?}");
         let small: Vec<NodeReport> = nodes.drain(..5).collect();
         assert_eq!(curves_drawn(&small), [0, 1, 2, 3, 4]);
+    }
+
+    /// The strips name the nodes the report names: a value past the band but within its
+    /// node's own noise was painted red and labelled, where the report lists it among the
+    /// values within noise, not the outliers.
+    #[test]
+    fn the_strips_name_the_outliers_of_the_report_and_no_other_node() {
+        let mut nodes: Vec<NodeReport> = ["a", "b", "c", "d"]
+            .iter()
+            .map(|h| node(h, |_| {}))
+            .collect();
+        nodes.push(node("noisy", |m| m.local.b_seq_comp *= 1.5));
+        nodes.push(node("off", |m| m.local.b_seq_comm *= 1.5));
+        let b_seq = nodes[4].model.as_ref().unwrap().local.b_seq_comp;
+        nodes[4].own_noise.insert("local.b_seq_comp".into(), b_seq);
+        let opts = crate::fleet::FleetOptions::default();
+        let r = crate::fleet::build(std::path::Path::new("r"), nodes, &opts);
+        let named = |r: &FleetReport| -> Vec<(String, String)> {
+            let f = Fleet::new(r);
+            let mut out = Vec::new();
+            for s in &f.strips {
+                for p in s.points.iter().filter(|p| p.outlier) {
+                    out.push((p.host.clone(), s.parameter.clone()));
+                }
+            }
+            out
+        };
+        let reported: Vec<(String, String)> = r
+            .outliers
+            .iter()
+            .map(|o| (o.host.clone(), o.parameter.clone()))
+            .collect();
+        assert_eq!(
+            reported,
+            [("off".to_string(), "local.b_seq_comm".to_string())]
+        );
+        assert_eq!(r.within_noise.len(), 1, "noisy: {:?}", r.within_noise);
+        assert_eq!(named(&r), reported);
     }
 }
