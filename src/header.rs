@@ -56,3 +56,64 @@ impl About {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report's JSON keeps its first keys in the order of docs/formats.md, flattened (no
+    /// `header` or `about` object), with `variant` only for a model other than the paper's.
+    #[test]
+    fn a_report_opens_with_the_header_and_about_fields_in_order() {
+        #[derive(Serialize)]
+        struct Report {
+            #[serde(flatten)]
+            header: Header,
+            #[serde(flatten)]
+            about: About,
+            inputs: Vec<String>,
+        }
+        let mut model = crate::io::model_file::load("paper:henri").unwrap();
+        let keys = |model: &Model| {
+            let r = Report {
+                header: Header::new(7),
+                about: About::of(model, "paper:henri"),
+                inputs: Vec::new(),
+            };
+            let json = serde_json::to_string(&r).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            let mut keys: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+            keys.sort_by_key(|k| json.find(&format!("\"{k}\":")).unwrap());
+            (keys, v)
+        };
+        let (paper, v) = keys(&model);
+        assert_eq!(
+            paper,
+            [
+                "schema_version",
+                "tool",
+                "model",
+                "machine",
+                "units",
+                "inputs"
+            ]
+        );
+        assert_eq!(v["schema_version"], 7);
+        assert_eq!(v["machine"]["name"], model.machine.name.as_str());
+        model.variant = Variant::CpuCopy;
+        let (cpu_copy, v) = keys(&model);
+        assert_eq!(
+            cpu_copy,
+            [
+                "schema_version",
+                "tool",
+                "model",
+                "machine",
+                "variant",
+                "units",
+                "inputs"
+            ]
+        );
+        assert_eq!(v["variant"], "cpu-copy");
+    }
+}
