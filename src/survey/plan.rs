@@ -152,6 +152,13 @@ pub(crate) fn shape(job_hosts: &[String], as_root: bool) -> launch::Shape<'_> {
     }
 }
 
+/// What the job does with nodes that share a kernel, as the dry run says it.
+const KERNELS: &str = "kernels     nodes that turn out to share a kernel (the same boot id: \
+    containers or network namespaces of one machine) disturb each other's pairs: the job, \
+    which learns this before round 1, measures their pairs in rounds of their own, added to \
+    those above (each as long), and names in a warning every pair whose sender runs on its \
+    measured node's own machine\n";
+
 /// The plan as `--dry-run` prints it: nodes, rounds with their pairs, what happens to nodes
 /// that share a kernel, how each node's sweep chooses its core counts (`adaptive`: the line
 /// of `measure`'s plan, when `--adaptive` is on), the duration, the launcher chosen and why,
@@ -207,21 +214,26 @@ pub(crate) fn describe(
         );
     }
     // Which names are one machine is learnt by the job's ranks, before round 1; the plan can
-    // only say what will then happen (`super::identity`).
-    out += "kernels     nodes that turn out to share a kernel (the same boot id: containers or \
-            network namespaces of one machine) disturb each other's pairs: the job, which \
-            learns this before round 1, measures their pairs in rounds of their own, added to \
-            those above (each as long), and names in a warning every pair whose sender runs on \
-            its measured node's own machine\n";
+    // only say what will then happen (`super::identity`). A simulated fleet has no kernels.
+    if m.simulated.is_none() {
+        out += KERNELS;
+    }
     match adaptive {
         Some(a) => out += &a.replacen("adaptive    ", "adaptive    on every node: ", 1),
         None => out += "sweep       every node measures every core count (no --adaptive)\n",
     }
     let rounds = m.rounds.len() as f64;
     let limit = m.rounds.first().map_or(0.0, |r| r.timeout_s);
+    // A simulated fleet is drawn in seconds; its plan says what the real nodes would take.
+    let real = if m.simulated.is_some() {
+        "simulated in seconds; on real nodes "
+    } else {
+        ""
+    };
     out += &format!(
-        "duration    at most about {:.0} s: {} round(s) x {:.0} s (measure's estimate of one \
-         full sweep on this node) + {:.0} s to start the job; a round is stopped after {:.0} s\n",
+        "duration    {real}at most about {:.0} s: {} round(s) x {:.0} s (measure's estimate of \
+         one full sweep on this node) + {:.0} s to start the job; a round is stopped after \
+         {:.0} s\n",
         rounds * sweep_estimate_s + JOB_START_S,
         m.rounds.len(),
         sweep_estimate_s,
@@ -488,6 +500,24 @@ mod tests {
         assert!(
             !text.contains("run 2") && !text.contains("\nruns "),
             "{text}"
+        );
+    }
+
+    /// A simulated fleet has no kernels to share and starts no job: its dry run says nothing
+    /// of shared kernels, and that the durations are those of real nodes.
+    #[test]
+    fn a_simulated_fleets_dry_run_speaks_of_no_kernels_and_of_real_nodes_durations() {
+        let mut m = new_manifest(&hosts(&["a", "b"]), Default::default());
+        m.rounds = plan_job(&m, 10.0).unwrap().1;
+        let real = describe(&m, 5.0, None, "why", "line");
+        assert!(real.contains("\nkernels     nodes that turn out"), "{real}");
+        assert!(real.contains("\nduration    at most about"), "{real}");
+        m.simulated = Some("2 x paper:henri".into());
+        let simulated = describe(&m, 5.0, None, "none (simulated)", "none");
+        assert!(!simulated.contains("kernel"), "{simulated}");
+        assert!(
+            simulated.contains("\nduration    simulated in seconds; on real nodes at most"),
+            "{simulated}"
         );
     }
 }
