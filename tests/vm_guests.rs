@@ -105,6 +105,14 @@ fn boot(layout: &str) -> Guest {
         "numa-guest.sh {layout} failed; see {}",
         out.display()
     );
+    // Main jobs stopped on starved communications and run again (see `main_job`).
+    let main = std::fs::read_to_string(out.join("main-attempts.txt")).unwrap_or_default();
+    if main.trim().parse::<u32>().is_ok_and(|n| n > 1) {
+        gate::say(&format!(
+            "guest {layout}: the main job took {} runs (starved communications)",
+            main.trim()
+        ));
+    }
     for line in steps.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
         assert_eq!(

@@ -13,7 +13,8 @@
 #                              while that run computes and receives
 #   threads-C-M.txt            rank 0's threads seen from outside: NAME ALLOWED_CPUS LAST_CPU
 #   attempts-C-M.txt           how many runs of that measure it took to see both threads
-#   main/ and main.log         the main job (.ci/main-job) with tiny measure options
+#   main/ and main.log         the main job (.ci/main-job) with tiny measure options;
+#                              main-attempts.txt, main-starved-N.log (see main_job)
 #   steps.txt                  one line per step: NAME EXIT_STATUS MILLISECONDS
 #   done                       written last: the checks ran to the end
 # Every step runs even when an earlier one failed; the test reads steps.txt.
@@ -150,6 +151,24 @@ for p in "0 0" "$m $m" "0 $m" "$m 0"; do
     # shellcheck disable=SC2086
     step "place-${p/ /-}" measure_placement $p
 done
-step main-job env RESULTS="$out/main" CONTENTION_BIN="$bin" MEASURE_ARGS="${tiny[*]}" \
-    bash "$repo/.ci/main-job" >main.log 2>&1
+# The main job, run again (at most 3 times) only when a measure stopped on starved
+# communications: the guest's emulated shared-memory copies fall under the threshold on a
+# busy host (16 MB/s seen under TCG while the 2-core host built the crate), as in
+# measure_placement; any other failure fails the step at once. Each starved run's log is
+# kept as main-starved-N.log, and main-attempts.txt says how many runs it took.
+main_job() {
+    local attempt=1 rc
+    while :; do
+        rc=0
+        env RESULTS="$out/main" CONTENTION_BIN="$bin" MEASURE_ARGS="${tiny[*]}" \
+            bash "$repo/.ci/main-job" >main.log 2>&1 || rc=$?
+        ((rc != 0)) && grep -q '^error: communications .* are starved' main.log || break
+        ((attempt < 3)) || break
+        cp main.log "main-starved-$attempt.log"
+        attempt=$((attempt + 1))
+    done
+    echo "$attempt" >main-attempts.txt
+    return "$rc"
+}
+step main-job main_job
 touch done
