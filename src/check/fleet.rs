@@ -69,6 +69,20 @@ pub(crate) struct NodeCheck {
     pub(crate) error: Option<String>,
 }
 
+impl NodeCheck {
+    /// `host` with `verdict` and nothing compared yet: no drift, no limit, no error.
+    fn blank(host: &str, verdict: Verdict) -> Self {
+        NodeCheck {
+            host: host.to_string(),
+            verdict,
+            drift_limit_percent: None,
+            drift_limit_source: None,
+            drift: None,
+            error: None,
+        }
+    }
+}
+
 /// The fleet check's outcome.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct FleetCheck {
@@ -313,14 +327,7 @@ fn check_node(
     tolerance: Option<f64>,
     opts: &crate::calibrate::Options,
 ) -> Result<NodeCheck> {
-    let blank = |verdict| NodeCheck {
-        host: host.to_string(),
-        verdict,
-        drift_limit_percent: None,
-        drift_limit_source: None,
-        drift: None,
-        error: None,
-    };
+    let blank = |verdict| NodeCheck::blank(host, verdict);
     let Some(saved) = saved else {
         return Ok(blank(Verdict::MissingInSaved));
     };
@@ -408,14 +415,7 @@ pub(crate) fn check(
     }
     for host in expected.keys() {
         if !new_hosts.iter().any(|n| &n.host == host) {
-            nodes.push(NodeCheck {
-                host: host.clone(),
-                verdict: Verdict::MissingInNew,
-                drift_limit_percent: None,
-                drift_limit_source: None,
-                drift: None,
-                error: None,
-            });
+            nodes.push(NodeCheck::blank(host, Verdict::MissingInNew));
         }
     }
     nodes.sort_by(|a, b| a.host.cmp(&b.host));

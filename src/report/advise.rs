@@ -77,7 +77,6 @@ fn row(out: &mut String, rank: &str, c: &Candidate) {
 
 /// The table: the `table_rows` fastest configurations, the naive one, the verdict.
 fn table(r: &AdviseReport) -> String {
-    let _m = &r.about.machine;
     let mut out = String::new();
     super::header(&mut out, &r.header, &r.about);
     let _ = writeln!(
