@@ -69,6 +69,7 @@ fn measure(
         machine: truth.clone(),
         seed,
         noise,
+        between: contention::simulate::RunNoise::REAL_16_CORE,
     };
     let nodes: Vec<u32> = if truth.model().remote.is_some() {
         vec![0, m]

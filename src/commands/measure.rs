@@ -43,6 +43,7 @@ impl Options {
                     machine,
                     seed: a.seed,
                     noise: crate::simulate::Noise::TYPICAL,
+                    between: crate::simulate::RunNoise::REAL_16_CORE,
                 })
             }
             None => None,

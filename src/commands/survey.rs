@@ -123,7 +123,7 @@ fn simulated_fleet(a: &SurveyArgs, spec: &str) -> Result<SimulatedFleet> {
         slow_spec,
         seed: a.measure.seed,
         runs: a.measure.runs,
-        run_noise: crate::simulate::fleet::RunNoise::REAL_16_CORE,
+        run_noise: crate::simulate::RunNoise::REAL_16_CORE,
     })
 }
 

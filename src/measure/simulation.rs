@@ -19,7 +19,7 @@ use crate::measure::sweep::sizing;
 use crate::model::Placement;
 use crate::mpi::progress::{self, Progress};
 use crate::provenance::Provenance;
-use crate::simulate::{Noise, Truth};
+use crate::simulate::{Noise, RunNoise, Truth};
 use crate::trace::{
     CoreSlot, MachineInfo, MeasureConfig, MpiInfo, NumaNodeInfo, Plan, Simulation, Sizing, Trace,
     TracePoint, TRACE_SCHEMA_VERSION,
@@ -36,6 +36,9 @@ pub struct SimulateOptions {
     /// How the samples scatter: [`Noise::TYPICAL`] from the command line; the benchmark
     /// turns a layer off to see what share of the fit's error it causes.
     pub noise: Noise,
+    /// How a phase's median moves from one run to the next: [`RunNoise::REAL_16_CORE`] from
+    /// the command line.
+    pub between: RunNoise,
 }
 
 /// Bytes each simulated computing core writes per pass when `--buffer-size` is not given:
@@ -352,6 +355,7 @@ impl<'a> Campaign<'a> {
             ),
             message_bytes: c.message_size_bytes,
             noise: self.sim.noise,
+            between: self.sim.between,
             seed: self.sim.seed,
             run: run.map_or(0, |i| i as u32),
             interrupted: self.interrupted,
@@ -582,6 +586,7 @@ mod tests {
             machine: Truth::parse("paper:henri").unwrap(),
             seed: 1,
             noise: Noise::TYPICAL,
+            between: RunNoise::REAL_16_CORE,
         };
         let stop = AtomicBool::new(false);
         let options = |name: &str| MeasureOptions {

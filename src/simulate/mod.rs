@@ -26,11 +26,13 @@
 //! assert!((measured.comp_alone / exact.comp_alone - 1.0).abs() < 0.05);
 //! ```
 
+pub mod between;
 pub mod fleet;
 pub mod noise;
 pub mod rng;
 pub mod truth;
 
+pub use between::{RunKey, RunNoise};
 pub use noise::{Noise, Stream};
 pub use rng::Rng;
 pub use truth::{Shape, SpecError, Truth};

@@ -31,12 +31,6 @@ pub struct Noise {
     /// Probability that a sample is slowed, and by up to what share.
     pub outlier_rate: f64,
     pub outlier_slowdown: f64,
-    /// Of a phase's level from one run (one MPI launch) to the next, computations and
-    /// communications: where the pages land and which thread the scheduler favours are
-    /// fixed for a launch. Drawn per launch, core count and phase by the simulated sweep
-    /// (`measure::sweep::simulated`), not by [`Stream`].
-    pub launch_comp: f64,
-    pub launch_comm: f64,
 }
 
 impl Noise {
@@ -48,29 +42,39 @@ impl Noise {
         correlation: 0.0,
         outlier_rate: 0.0,
         outlier_slowdown: 0.0,
-        launch_comp: 0.0,
-        launch_comm: 0.0,
     };
 
-    /// Noise of the size the traces of real nodes show: samples within a few percent, phases
-    /// a few tenths of a percent apart, rounds correlated over a handful of neighbours, one
-    /// sample in a hundred up to 30 % slow; and from one launch to the next, computations 4 %
-    /// and communications 10 % (log scale), so that two runs differ by a median of 5 % and
-    /// 13 % and at most (95th percentile) 11 % and 28 %: the 3-29 % by which a second run of
-    /// the same command moved a phase's median on a real 16-core node (most of the spread in
-    /// communications, which fell from 6.0-6.6 GB/s alone to 1.4-1.9 GB/s in parallel and
-    /// moved most between runs).
+    /// Noise of the size the traces of real nodes show within a run: samples within a few
+    /// percent, phases a few tenths of a percent apart, rounds correlated over a handful of
+    /// neighbours, one sample in a hundred up to 30 % slow. What moves from one run to the
+    /// next is [`super::RunNoise`]'s.
     pub const TYPICAL: Noise = Noise {
         sample: 0.02,
         jitter: 0.004,
-        rounds: 0.01,
+        rounds: 0.015,
         correlation: 0.7,
         outlier_rate: 0.01,
         outlier_slowdown: 0.3,
-        launch_comp: 0.04,
-        launch_comm: 0.10,
     };
 }
+
+impl Noise {
+    /// The noise of a communication stream: one thread whose every message is a sample, so
+    /// no average over threads calms it, and whose rounds a real node's traces show 1.5-2.5
+    /// times as wide as a computation's (within-run half-widths of the 16-core node: 1.5 %
+    /// alone, 2.5 % in parallel, against 1.3-1.6 % for computations): the rounds' shared
+    /// part is [`MESSAGE_ROUNDS`] times the computations'.
+    pub fn messages(self) -> Noise {
+        Noise {
+            rounds: self.rounds * MESSAGE_ROUNDS,
+            ..self
+        }
+    }
+}
+
+/// How much wider the rounds of a communication stream scatter than a computation's
+/// ([`Noise::messages`]).
+pub const MESSAGE_ROUNDS: f64 = 2.5;
 
 impl Default for Noise {
     fn default() -> Self {

@@ -17,7 +17,8 @@ use crate::io::trace_file;
 use crate::measure::options::MeasureOptions;
 use crate::measure::simulation::{self, SimulateOptions};
 use crate::results::{run_dir, SIMULATED_SURVEY as DIR};
-use crate::simulate::fleet::{self, Degradation, RunNoise};
+use crate::simulate::fleet::{self, Degradation};
+use crate::simulate::RunNoise;
 use crate::simulate::{Noise, Truth};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -57,9 +58,9 @@ fn describe_fleet(f: &SimulatedFleet) -> String {
         f.machine.spec(),
         f.seed,
         f.runs,
-        100.0 * f.run_noise.computations,
-        100.0 * f.run_noise.communications,
-        100.0 * f.run_noise.communications_loaded,
+        100.0 * f.run_noise.sigma(0, 1, 2),
+        100.0 * f.run_noise.sigma(1, 1, 2),
+        100.0 * f.run_noise.sigma(3, 2, 2),
         if f.slow_spec.is_empty() {
             "none"
         } else {
@@ -121,6 +122,7 @@ pub fn run(
         machine: f.machine.clone(),
         seed: f.seed,
         noise: Noise::TYPICAL,
+        between: f.run_noise,
     };
     let layout = simulation::layout(o, &sim)?;
     let root = crate::results::root().join(DIR);

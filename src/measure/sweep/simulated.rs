@@ -9,7 +9,7 @@ use crate::measure::sweep::run::{
 };
 use crate::measure::sweep::sampling::{Span, Timings};
 use crate::model::Placement;
-use crate::simulate::{Noise, Rng, Stream, Truth};
+use crate::simulate::{Noise, Rng, RunKey, RunNoise, Stream, Truth};
 use crate::trace::{Plan, TracePoint};
 use std::cell::Cell;
 use std::sync::atomic::AtomicBool;
@@ -30,11 +30,13 @@ pub(crate) struct SimulatedBench<'a> {
     /// Bytes of one message: one communication sample.
     pub message_bytes: u64,
     pub noise: Noise,
+    /// How a phase's median moves from one run to the next ([`RunNoise::factors`]).
+    pub between: RunNoise,
     /// The draws of a point depend only on this seed, the placement and the core count, so
     /// a resumed or reordered campaign draws the same points.
     pub seed: u64,
     /// The run (MPI launch) of a trace of runs, from 0: each run draws its own numbers, and
-    /// its own level of each phase ([`Noise::launch_comp`], [`Noise::launch_comm`]).
+    /// its own level of each phase ([`RunNoise::factors`]).
     pub run: u32,
     pub interrupted: &'a AtomicBool,
 }
@@ -93,10 +95,6 @@ struct Simulated<'b, 'a> {
 /// from the keys [`Rng::new`] makes (0 there).
 const PHASE_KEY: u64 = 1;
 
-/// The last word of a launch level's key: apart from the phases' (1), the runs' orders'
-/// (2, `measure::runs`) and [`Rng::new`]'s (0).
-const LAUNCH_KEY: u64 = 3;
-
 /// The generator of one phase of one point: the campaign's seed and the placement are its
 /// key, the core count and the phase its stream, so every phase of every point of every seed
 /// draws numbers of its own (see [`crate::simulate::rng`]); run 0's phases draw what a trace
@@ -106,14 +104,24 @@ fn phase_rng(seed: u64, placement: Placement, n: usize, streams: Streams, run: u
     keyed(seed, placement, n, streams, PHASE_KEY, run)
 }
 
-/// The level of a phase's computations and communications in run `run`: one factor each
-/// (log-normal, [`Noise::launch_comp`], [`Noise::launch_comm`]) per run, core count and
-/// phase, from a generator of its own so the phase's samples draw what they drew without it.
+/// The level of a phase's computations and communications in run `run`, drawn by the noise
+/// between runs ([`RunNoise::factors`]) from keys of its own, so the phase's samples draw
+/// what they drew without it: the day's level is the seed's, the run's is shared by every
+/// core count of the run (the placement is the unit measured), the point's by its phases
+/// alone and in parallel.
 fn launch_levels(b: &SimulatedBench<'_>, n: usize, streams: Streams) -> (f64, f64) {
-    let mut rng = keyed(b.seed, b.placement, n, streams, LAUNCH_KEY, b.run);
-    let comp = (b.noise.launch_comp * rng.normal()).exp();
-    let comm = (b.noise.launch_comm * rng.normal()).exp();
-    (comp, comm)
+    let key = RunKey {
+        seed: b.seed,
+        unit: (u64::from(b.placement.comp_numa) << 32) | u64::from(b.placement.comm_numa),
+        run: u64::from(b.run),
+    };
+    let max = b.plan.compute.len().max(1) as u32;
+    let f = b.between.factors(key, n as u32, max);
+    match streams {
+        Streams::Comp => (f[0], 1.0),
+        Streams::Comm => (1.0, f[1]),
+        Streams::Both => (f[2], f[3]),
+    }
 }
 
 /// Stream `n`, `streams` of the key of `seed`, the placement, the kind of key and the run.
@@ -246,7 +254,7 @@ impl Executor for Simulated<'_, '_> {
                 exact.comm_alone
             };
             Messages {
-                stream: Stream::new(bw * comm_level, 1, b.noise, rng.fork(2)),
+                stream: Stream::new(bw * comm_level, 1, b.noise.messages(), rng.fork(2)),
                 done: Timings::new(),
                 next: begin,
                 bytes: b.message_bytes,
@@ -331,6 +339,11 @@ mod tests {
             sample_seconds: crate::measure::sweep::sizing::sample_seconds(1.5),
             message_bytes: 64 << 20,
             noise,
+            between: if noise == Noise::NONE {
+                RunNoise::NONE
+            } else {
+                RunNoise::REAL_16_CORE
+            },
             seed: 9,
             run,
             interrupted: &stop,
@@ -420,7 +433,7 @@ mod tests {
     #[test]
     fn each_run_is_a_launch_of_its_own_that_moves_its_phases_as_a_real_nodes_do() {
         // The medians of 12 runs of one point: runs differ (their own draws and level), and
-        // their spread is the launch noise's (communications 10 %, computations 4 %), far
+        // their spread is the noise between runs' (communications 6 %, computations 4 %), far
         // beyond what one run's samples scatter by (its within-run interval).
         let medians: Vec<[f64; 4]> = (0..12)
             .map(|r| {
