@@ -30,12 +30,42 @@ impl std::error::Error for CoreListError {}
 /// reach it, see above): no count beyond it can be predicted or measured.
 pub(crate) const MAX_COUNT: u32 = 4096;
 
+/// The most core counts the default sweep measures ([`CoreList::default_sweep`]).
+pub(crate) const DENSE_SWEEP: u32 = 18;
+
+/// The counts a sparse default sweep measures every one of, from 1.
+const DENSE_HEAD: u32 = 6;
+
 const FORMS: &str = "write a count (`4`), an inclusive range (`1..18`) or a comma list (`1,2,4,8`)";
 
 impl CoreList {
     /// The list `1..=max`.
     pub(crate) fn up_to(max: u32) -> Self {
         CoreList((1..=max).collect())
+    }
+
+    /// The sweep `measure` makes when `--cores` is not given, on a socket of `max` free
+    /// cores: every count up to [`DENSE_SWEEP`] of them, and on a larger socket the first
+    /// [`DENSE_HEAD`] counts (where communications start to lose bandwidth, from the first
+    /// computing core on a real node) then counts spaced geometrically up to `max`, so that
+    /// the default's three runs stay within 15 minutes on a 128-core socket (18 counts x 3
+    /// runs x at most 14.4 s a point, with --max-phase 1.5) where every count would take 90.
+    /// A geometric grid puts as many counts between 8 and 16 cores as between 64 and 128:
+    /// the breakpoints of section 3.2 (`N_seq^max`, `N_par^max`) are read to within a
+    /// step of 12-25 %, and `--cores 1..N` measures every count.
+    pub(crate) fn default_sweep(max: u32) -> Self {
+        if max <= DENSE_SWEEP {
+            return CoreList::up_to(max);
+        }
+        let steps = DENSE_SWEEP - DENSE_HEAD;
+        let ratio = (f64::from(max) / f64::from(DENSE_HEAD)).powf(1.0 / f64::from(steps));
+        let mut counts: Vec<u32> = (1..=DENSE_HEAD).collect();
+        for i in 1..=steps {
+            let n = (f64::from(DENSE_HEAD) * ratio.powi(i as i32)).round() as u32;
+            counts.push(n.clamp(DENSE_HEAD + 1, max));
+        }
+        counts.push(max);
+        CoreList::from_counts(&counts)
     }
 
     /// The list of `counts` (any order, duplicates allowed).
@@ -147,6 +177,34 @@ mod tests {
         s.parse::<CoreList>()
             .map(|c| c.counts().to_vec())
             .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_default_sweep_is_every_count_up_to_18_and_18_counts_geometric_beyond() {
+        assert_eq!(
+            CoreList::default_sweep(14).counts(),
+            (1..=14).collect::<Vec<_>>()
+        );
+        assert_eq!(CoreList::default_sweep(18).counts().len(), 18);
+        for max in [19, 30, 62, 126, 254, 4096] {
+            let c = CoreList::default_sweep(max);
+            let v = c.counts();
+            assert!(v.len() <= DENSE_SWEEP as usize, "{max}: {v:?}");
+            assert_eq!(&v[..6], &[1, 2, 3, 4, 5, 6], "{max}");
+            assert_eq!(*v.last().unwrap(), max, "{max}: the last core is measured");
+            // Geometric: no step beyond the 6th more than 35 % of the count before it
+            // up to 126 cores (the ratio is (max / 6)^(1/12): 1.29 there).
+            for w in v[5..].windows(2) {
+                assert!(
+                    f64::from(w[1]) <= f64::from(w[0]) * 1.35 + 1.0 || max > 126,
+                    "{max}: {v:?}"
+                );
+            }
+        }
+        assert_eq!(
+            CoreList::default_sweep(126).counts(),
+            &[1, 2, 3, 4, 5, 6, 8, 10, 13, 17, 21, 27, 35, 46, 59, 76, 98, 126]
+        );
     }
 
     #[test]

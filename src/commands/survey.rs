@@ -39,10 +39,10 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
     if m.graph.is_some() {
         return Err(SurveyError::NotForSurvey { option: "--graph" }.into());
     }
-    if !(1..=2).contains(&m.runs) {
+    let runs = m.runs.unwrap_or(crate::survey::AUTO_RUNS);
+    if runs > 2 {
         return Err(crate::Error::Input(format!(
-            "--runs {}: a node is measured once or twice (1 or 2)",
-            m.runs
+            "--runs {runs}: a node is measured once or twice (auto, 1 or 2)"
         )));
     }
     if !fleet::valid_k(a.outlier_k) {
@@ -74,7 +74,7 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
         dry_run: m.dry_run,
         topology: m.topology.clone(),
         quiet: m.quiet,
-        runs: m.runs,
+        runs,
         simulated,
     };
     let report = ReportOptions {
@@ -122,7 +122,7 @@ fn simulated_fleet(a: &SurveyArgs, spec: &str) -> Result<SimulatedFleet> {
         slow: crate::simulate::fleet::parse_slow(&slow_spec, &names)?,
         slow_spec,
         seed: a.measure.seed,
-        runs: a.measure.runs,
+        runs: a.measure.runs.unwrap_or(crate::survey::AUTO_RUNS),
         run_noise: crate::simulate::RunNoise::REAL_16_CORE,
     })
 }
@@ -136,7 +136,15 @@ pub fn run(args: &SurveyArgs) -> Result<()> {
     let path = if args.report_only {
         Manifest::path(&root)
     } else if let Some(f) = &survey.simulated {
-        match simulated::run(f, &survey.measure, survey.dry_run, survey.quiet)? {
+        let choose = |root: &Path, m: &Manifest| -> Result<Vec<String>> {
+            let screen = FleetOptions {
+                k: out.outlier_k * fleet::second::SCREEN_K,
+                ..fleet_options(m, &out)
+            };
+            let first = fleet::report(root, &outcomes(m), &screen)?;
+            Ok(fleet::second::choose(&first, f.seed))
+        };
+        match simulated::run(f, &survey.measure, (survey.dry_run, survey.quiet), &choose)? {
             Some(path) => path,
             None => return Ok(()),
         }
@@ -245,15 +253,10 @@ fn check_outputs(dir: &Path, out: &ReportOptions) -> Result<()> {
 
 /// Calibrates every measured node of the survey in `path`'s directory, writes the figure and
 /// emits the report, which it returns.
-fn fleet_report(
-    m: &Manifest,
-    path: &Path,
-    out: &ReportOptions,
-    quiet: bool,
-) -> Result<fleet::FleetReport> {
-    let root = path.parent().unwrap_or(Path::new("."));
+/// The fleet report's options for the survey of `m`.
+fn fleet_options(m: &Manifest, out: &ReportOptions) -> FleetOptions {
     let defaults = FleetOptions::default();
-    let opts = FleetOptions {
+    FleetOptions {
         k: out.outlier_k,
         simulated: m.simulated.clone(),
         calibration: crate::calibrate::Options {
@@ -261,7 +264,17 @@ fn fleet_report(
             ..defaults.calibration.clone()
         },
         ..defaults
-    };
+    }
+}
+
+fn fleet_report(
+    m: &Manifest,
+    path: &Path,
+    out: &ReportOptions,
+    quiet: bool,
+) -> Result<fleet::FleetReport> {
+    let root = path.parent().unwrap_or(Path::new("."));
+    let opts = fleet_options(m, out);
     let dir = out.figure.as_deref().unwrap_or(root);
     check_outputs(dir, out)?;
     let r = fleet::report(root, &outcomes(m), &opts)?;
@@ -312,12 +325,17 @@ mod tests {
     #[test]
     fn a_survey_measures_each_node_once_or_twice_in_its_rounds_never_in_one_launch() {
         for given in [&["--hosts", "a,b"][..], &["--simulate", "paper:henri"]] {
-            let Err(e) = options(&args(&[given, &["--runs", "3"]].concat())) else {
+            let words = [&["contention", "survey"][..], given, &["--runs", "3"]].concat();
+            let Err(e) = crate::cli::Cli::try_parse_from(words) else {
                 panic!("--runs 3 accepted by a survey {given:?}");
             };
-            assert!(e.to_string().contains("once or twice (1 or 2)"), "{e}");
+            assert!(e.to_string().contains("`auto` (once,"), "{e}");
             let (s, _) = options(&args(given)).unwrap();
-            assert_eq!((s.measure.runs, s.runs), (1, 1), "{given:?}");
+            assert_eq!(
+                (s.measure.runs, s.runs),
+                (1, crate::survey::AUTO_RUNS),
+                "{given:?}"
+            );
             // A node's own measure is one run whatever the survey's rounds.
             let (s, _) = options(&args(&[given, &["--runs", "2"]].concat())).unwrap();
             assert_eq!((s.measure.runs, s.runs), (1, 2), "{given:?}");

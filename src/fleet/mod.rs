@@ -21,6 +21,7 @@ pub(crate) mod facts;
 pub(crate) mod noise;
 pub(crate) mod outliers;
 pub(crate) mod runs;
+pub mod second;
 
 use crate::error::{Error, IoAction, Result};
 use crate::model::{Model, ParamKind, Params};
@@ -188,6 +189,23 @@ pub struct Outlier {
     /// The node's own half-width around `value` ([`noise`]; 0 when its traces carry no
     /// interval).
     pub(crate) own_noise: f64,
+    /// Why a value outside the band is not an outlier (`within_noise` only): its own noise,
+    /// its second run inside the band, or no second run where the fleet had them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) not_named: Option<NotNamed>,
+}
+
+/// Why a value outside the fleet's band is not named an outlier.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "why", rename_all = "snake_case")]
+pub enum NotNamed {
+    /// Its deviation lies within the node's own noise (its traces' intervals).
+    OwnNoise,
+    /// Its second run (`value`) lies inside the band, or outside on the other side.
+    SecondRun { value: f64, half_width: f64 },
+    /// Other nodes were measured twice and this one was not (the second runs reached their
+    /// cap of half the fleet): one run cannot confirm it.
+    NoSecondRun,
 }
 
 /// The fleet report.
@@ -521,6 +539,8 @@ fn judge(
         .filter_map(|((_, v), s)| s.map(|s| v[j] - s))
         .collect();
     let pooled = runs::pooled(&differences);
+    // Where some nodes were measured twice, a verdict needs two runs.
+    let any_second = second.iter().any(Option::is_some);
     let mut out_hosts = Vec::new();
     for ((i, v), second) in per_node.iter().zip(&second) {
         let x = v[j];
@@ -541,11 +561,24 @@ fn judge(
         }
         let half_width = band.half_width.max(node_half_width);
         let own_noise = n.own_noise.get(&parameter).copied().unwrap_or(0.0);
-        let o = outlier(&n.host, &parameter, x, &band, own_noise);
-        // Beyond the fleet's spread but not beyond the node's own noise, or not
-        // in its second run: the measurement cannot tell it from the median.
-        let unconfirmed = second.is_some_and(|s| !runs::confirmed(x, s, band.median, half_width));
-        if (x - band.median).abs() <= own_noise || unconfirmed {
+        let mut o = outlier(&n.host, &parameter, x, &band, own_noise);
+        // Beyond the fleet's spread but not beyond the node's own noise, or not in its
+        // second run: the measurement cannot tell it from the median.
+        o.not_named = if (x - band.median).abs() <= own_noise {
+            Some(NotNamed::OwnNoise)
+        } else {
+            match second {
+                Some(s) if !runs::confirmed(x, *s, band.median, half_width) => {
+                    Some(NotNamed::SecondRun {
+                        value: *s,
+                        half_width,
+                    })
+                }
+                None if any_second => Some(NotNamed::NoSecondRun),
+                _ => None,
+            }
+        };
+        if o.not_named.is_some() {
             n.within_noise_parameters.push(parameter.clone());
             found.within_noise.push(o);
             continue;
@@ -577,6 +610,7 @@ fn outlier(host: &str, parameter: &str, x: f64, band: &Band, own_noise: f64) -> 
         },
         score: band.score(x),
         own_noise,
+        not_named: None,
     }
 }
 

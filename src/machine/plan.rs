@@ -209,8 +209,8 @@ pub(crate) fn plan(layout: &Layout, req: &Request) -> Result<Planned, PlanError>
         && compute.len() >= 3;
     let kept_for_sender = (keep && req.cores.is_none()).then(|| compute[compute.len() - 1].core);
     let sweep = match &req.cores {
-        None if kept_for_sender.is_some() => CoreList::up_to(free - 1),
-        None => CoreList::up_to(free),
+        None if kept_for_sender.is_some() => CoreList::default_sweep(free - 1),
+        None => CoreList::default_sweep(free),
         Some(list) => {
             let within = format!(
                 "the {free} cores of socket {} left free by the communication thread (core {})",

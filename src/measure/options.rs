@@ -410,6 +410,7 @@ mod tests {
                 budget: None,
                 design: &crate::measure::adaptive::Unasked,
             }),
+            runs: 1,
             ..MeasureOptions::default()
         };
         let m = refused(at(1e10));
@@ -423,6 +424,7 @@ mod tests {
                 budget: Some(std::time::Duration::from_nanos(1)),
                 design: &crate::measure::adaptive::Unasked,
             }),
+            runs: 1,
             ..MeasureOptions::default()
         });
         assert!(

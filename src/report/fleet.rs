@@ -3,7 +3,7 @@
 //! model; CSV of every node's parameters against the band; JSON the [`FleetReport`] as it is.
 
 use crate::error::escape_line;
-use crate::fleet::{value, FleetReport, NodeReport, NodeStatus, FLEET_SCHEMA_VERSION};
+use crate::fleet::{value, FleetReport, NodeReport, NodeStatus, NotNamed, FLEET_SCHEMA_VERSION};
 use crate::model::{ParamKind, Params};
 use crate::report::{indented, Report};
 use std::fmt::Write;
@@ -119,15 +119,31 @@ impl FleetReport {
             );
         }
         for o in &self.within_noise {
+            let why = match o.not_named {
+                Some(NotNamed::SecondRun { value, half_width }) => format!(
+                    "its second run, {}, is not outside the band on the same side (median \
+                     +-{})",
+                    show(&o.parameter, value),
+                    show(&o.parameter, half_width)
+                ),
+                Some(NotNamed::NoSecondRun) => {
+                    "not measured a second time (the second runs reached half the fleet): one \
+                     run cannot confirm it"
+                        .to_string()
+                }
+                _ => format!(
+                    "within its own noise (+-{})",
+                    show(&o.parameter, o.own_noise)
+                ),
+            };
             let _ = writeln!(
                 out,
-                "  {:<8} {:<18} {:>10} (median {}, {:+.1} %): within its own noise (+-{})",
+                "  {:<8} {:<18} {:>10} (median {}, {:+.1} %): {why}",
                 escape_line(&o.host),
                 o.parameter,
                 show(&o.parameter, o.value),
                 show(&o.parameter, o.median),
                 o.deviation_percent,
-                show(&o.parameter, o.own_noise)
             );
         }
     }

@@ -21,6 +21,23 @@ pub mod plan;
 pub mod ranks;
 pub mod simulated;
 
+/// `--runs auto`, as [`SurveyOptions::runs`] holds it.
+pub const AUTO_RUNS: u32 = 0;
+
+/// Parses a survey's `--runs`: `auto`, `1` or `2`.
+pub fn parse_runs(s: &str) -> Result<u32, String> {
+    match s.trim() {
+        "auto" => Ok(AUTO_RUNS),
+        "1" => Ok(1),
+        "2" => Ok(2),
+        other => Err(format!(
+            "`{}`: a survey measures each node `auto` (once, and again where a verdict \
+             needs it), `1` or `2` times",
+            crate::error::escape(other)
+        )),
+    }
+}
+
 use crate::measure::options::MeasureOptions;
 use crate::mpi::launch::Launcher;
 use std::path::PathBuf;
@@ -39,8 +56,10 @@ pub struct SurveyOptions {
     pub topology: Option<PathBuf>,
     /// No progress output.
     pub quiet: bool,
-    /// Runs per node (`--runs`, 1 or 2): a second run measures every node again, in
-    /// other rounds, so that the fleet report knows the noise between runs.
+    /// Runs per node (`--runs`): 1 or 2 for every node, or [`AUTO_RUNS`] (the default): a
+    /// second run for the suspects of the first runs and a sample
+    /// ([`crate::fleet::second`]), in other rounds, so that the fleet report knows the
+    /// noise between runs and names only what two runs agree on.
     pub runs: u32,
     /// `--simulate`: a simulated fleet instead of real nodes.
     pub simulated: Option<simulated::SimulatedFleet>,

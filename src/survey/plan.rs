@@ -102,6 +102,39 @@ pub fn plan_job(
     Ok((job_hosts, rounds))
 }
 
+/// The rounds of the second runs of `again` (host names) after every node's first run
+/// (`--runs auto`): the nodes paired as the first runs' rounds pair them, in reverse order
+/// as a second run of `--runs 2` is, each fed by a sender on another node.
+pub fn second_runs(
+    manifest: &Manifest,
+    again: &[String],
+    round_timeout_s: f64,
+) -> Result<Vec<Round>, SurveyError> {
+    let todo: Vec<usize> = again
+        .iter()
+        .filter_map(|h| manifest.hosts.iter().position(|x| x == h))
+        .collect();
+    if todo.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut rounds = pairing::rounds_for(manifest.hosts.len(), &todo)?;
+    rounds.reverse();
+    Ok(rounds
+        .into_iter()
+        .map(|pairs| Round {
+            pairs: pairs
+                .into_iter()
+                .map(|p| HostPair {
+                    measured: manifest.hosts[p.measured].clone(),
+                    sender: manifest.hosts[p.sender].clone(),
+                })
+                .collect(),
+            run: 2,
+            timeout_s: round_timeout_s,
+        })
+        .collect())
+}
+
 /// A new manifest for `hosts`, every node pending (rounds and job filled by `plan_job`).
 pub fn new_manifest(
     hosts: &[String],

@@ -76,7 +76,14 @@ fn new_manifest(f: &SimulatedFleet, o: &MeasureOptions, hosts: &[String]) -> Man
     options.insert("--simulate".into(), f.machine.spec());
     options.insert("--seed".into(), f.seed.to_string());
     options.insert("--slow".into(), f.slow_spec.clone());
-    options.insert("--runs".into(), f.runs.to_string());
+    options.insert(
+        "--runs".into(),
+        if f.runs == super::AUTO_RUNS {
+            "auto".into()
+        } else {
+            f.runs.to_string()
+        },
+    );
     let mut m = plan::new_manifest(hosts, options);
     m.simulated = Some(describe_fleet(f));
     m
@@ -110,13 +117,18 @@ fn node_trace(
     Ok(trace)
 }
 
+/// What `--runs auto` asks after the first runs: the nodes to measure again, from the
+/// report of the first runs (`commands::survey` builds it as the final one is built).
+pub type ChooseSecond<'a> = &'a dyn Fn(&std::path::Path, &Manifest) -> Result<Vec<String>>;
+
 /// Runs the simulated survey: returns the manifest's path, or `None` for a dry run (whose
-/// plan is printed).
+/// plan is printed). With `--runs auto` every node is drawn once, then `choose` names the
+/// nodes drawn a second time ([`crate::fleet::second`]).
 pub fn run(
     f: &SimulatedFleet,
     o: &MeasureOptions,
-    dry_run: bool,
-    quiet: bool,
+    (dry_run, quiet): (bool, bool),
+    choose: ChooseSecond<'_>,
 ) -> Result<Option<PathBuf>> {
     let sim = SimulateOptions {
         machine: f.machine.clone(),
@@ -152,46 +164,115 @@ pub fn run(
     }
     crate::results::ensure_parent(&path)?;
     m.save(&path)?;
-    let slow: HashMap<&str, Degradation> = f.slow.iter().map(|(n, d)| (n.as_str(), *d)).collect();
-    let index: HashMap<String, usize> = hosts.iter().cloned().zip(0..).collect();
+    forget_second_runs(&root, &hosts, &layout)?;
+    let drawn = Drawn {
+        fleet: f,
+        layout: &layout,
+        sim: &sim,
+        root: &root,
+        path: &path,
+    };
+    drawn.rounds(&mut m, &rounds, 0)?;
+    let mut count = rounds.len();
+    if f.runs == super::AUTO_RUNS {
+        let again = choose(&root, &m)?;
+        let second = plan::second_runs(&m, &again, plan::round_timeout(sweep + touch))?;
+        m.rounds.extend(second.iter().cloned());
+        drawn.rounds(&mut m, &second, count)?;
+        count += second.len();
+    }
+    if !quiet {
+        eprintln!(
+            "survey: {} simulated node(s) drawn in {count} round(s); manifest {}",
+            f.nodes,
+            crate::error::shown_path(&path)
+        );
+    }
+    Ok(Some(path))
+}
+
+/// Removes the second-run traces an earlier simulated survey left in `root` (`--force`):
+/// with `--runs auto` only some nodes are drawn twice, and a stale second run of another
+/// node would be read as this survey's (a fleet of identical nodes then named a node whose
+/// "second run" was drawn for another fleet).
+fn forget_second_runs(
+    root: &std::path::Path,
+    hosts: &[String],
+    layout: &simulation::Layout,
+) -> Result<()> {
     let name = crate::results::trace_name(
         layout.config.comp_numa,
         layout.config.comm_numa,
         crate::results::PAPER_VARIANT,
     );
-    for (r, round) in rounds.iter().enumerate() {
-        let run = &round.run;
-        for pair in &round.pairs {
-            let i = index[&pair.measured];
-            let degraded = slow.get(pair.measured.as_str()).copied();
-            let trace = node_trace(f, (&layout, &sim), pair, (i, *run), degraded)?;
-            let file = run_dir(&root.join(&pair.measured), *run).join(&name);
-            crate::results::ensure_parent(&file)?;
-            trace_file::write(&file, &trace)?;
-            let n = &mut m.nodes[i];
-            // Done once its last run is; each run adds its trace.
-            if f.runs > 1 {
-                n.runs_done = *run;
+    for host in hosts {
+        let stale = run_dir(&root.join(host), 2).join(&name);
+        match std::fs::remove_file(&stale) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(crate::Error::io(
+                    crate::error::IoAction::Write("stale second-run trace"),
+                    &stale,
+                    e,
+                ));
             }
-            if *run == f.runs {
-                n.status = Status::Done;
-            }
-            n.job = Some(1);
-            n.round.get_or_insert(r + 1);
-            n.sender.get_or_insert_with(|| pair.sender.clone());
-            n.traces.push(file);
+            _ => {}
         }
-        m.save(&path)?;
     }
-    if !quiet {
-        eprintln!(
-            "survey: {} simulated node(s) drawn in {} round(s); manifest {}",
-            f.nodes,
-            rounds.len(),
-            crate::error::shown_path(&path)
+    Ok(())
+}
+
+/// What drawing a simulated fleet's rounds needs.
+struct Drawn<'a> {
+    fleet: &'a SimulatedFleet,
+    layout: &'a simulation::Layout,
+    sim: &'a SimulateOptions,
+    root: &'a std::path::Path,
+    path: &'a std::path::Path,
+}
+
+impl Drawn<'_> {
+    /// Draws every pair of `rounds` (numbered from `first + 1`) into its node's trace and
+    /// records it in the manifest, saved after each round.
+    fn rounds(&self, m: &mut Manifest, rounds: &[manifest::Round], first: usize) -> Result<()> {
+        let f = self.fleet;
+        let slow: HashMap<&str, Degradation> =
+            f.slow.iter().map(|(n, d)| (n.as_str(), *d)).collect();
+        let index: HashMap<String, usize> = m.hosts.iter().cloned().zip(0..).collect();
+        let name = crate::results::trace_name(
+            self.layout.config.comp_numa,
+            self.layout.config.comm_numa,
+            crate::results::PAPER_VARIANT,
         );
+        for (r, round) in rounds.iter().enumerate() {
+            let run = &round.run;
+            for pair in &round.pairs {
+                let i = index[&pair.measured];
+                let degraded = slow.get(pair.measured.as_str()).copied();
+                let trace = node_trace(f, (self.layout, self.sim), pair, (i, *run), degraded)?;
+                let file = run_dir(&self.root.join(&pair.measured), *run).join(&name);
+                crate::results::ensure_parent(&file)?;
+                trace_file::write(&file, &trace)?;
+                let n = &mut m.nodes[i];
+                // Done once its last run is; each run adds its trace.
+                if f.runs != 1 {
+                    n.runs_done = *run;
+                }
+                n.status = Status::Done;
+                n.job = Some(1);
+                n.round.get_or_insert(first + r + 1);
+                n.sender.get_or_insert_with(|| pair.sender.clone());
+                n.traces.push(file);
+            }
+            if f.runs == 2 {
+                // With --runs 2 a node is done once both runs are.
+                for n in m.nodes.iter_mut().filter(|n| n.runs_done < 2) {
+                    n.status = Status::Pending;
+                }
+            }
+            m.save(self.path)?;
+        }
+        Ok(())
     }
-    Ok(Some(path))
 }
 
 #[cfg(test)]
