@@ -115,7 +115,7 @@ pub enum Command {
         mut_arg("simulate", |a| a.help("Survey a simulated fleet instead of real nodes: \
             --nodes N nodes of this machine (`paper:NAME` or `realistic:NAME`, as `measure \
             --simulate`), differing by the noise between runs that a real 16-core node shows \
-            (a phase's median 1.5 % apart for computations, 3-14 % for communications, from \
+            (a phase's median 3.7 % apart for computations, 6-16 % for communications, from \
             one run to the next), some degraded with --slow. Rounds, manifest, calibration, \
             report and figure as a real survey, all under \
             $CONTENTION_RESULTS/simulated-survey/ and marked simulated")),

@@ -19,6 +19,13 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The one marker of a `text` block: its numbers are claims, compared with the run's.
+const DIGITS: &str = "digits";
+
+/// How far a number of a `digits` block may lie from the one printed: 1 % (seeded simulated
+/// runs print the same digits on every machine; the slack is for a last digit's rounding).
+const DIGITS_TOLERANCE: f64 = 0.01;
+
 /// What a block may say it needs; anything else is a typo the test refuses.
 const MARKERS: [&str; 7] = [
     "needs-root",
@@ -151,6 +158,51 @@ fn masked(line: &str) -> String {
     out
 }
 
+/// The numbers of `line`, in order (a run of digits with its decimal part; a sign before it).
+fn numbers(line: &str) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        let starts = current.is_empty()
+            && (c == '-' || c == '+')
+            && chars.peek().is_some_and(|d| d.is_ascii_digit());
+        if c.is_ascii_digit() || starts || (c == '.' && !current.is_empty()) {
+            if c == '.' && !chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+                out.extend(current.parse::<f64>().ok());
+                current.clear();
+                continue;
+            }
+            current.push(c);
+        } else if !current.is_empty() {
+            out.extend(current.parse::<f64>().ok());
+            current.clear();
+        }
+    }
+    out.extend(current.parse::<f64>().ok());
+    out
+}
+
+/// A `digits` block's claim: every shown line without a cut is printed by the run with the
+/// same words and every number within [`DIGITS_TOLERANCE`] of the shown one. Err names the
+/// first shown line no printed line matches so.
+fn check_digits(shown: &str, output: &str) -> Result<(), String> {
+    let close = |a: f64, b: f64| (a - b).abs() <= DIGITS_TOLERANCE * a.abs().max(b.abs()).max(1e-9);
+    for s in shown.lines().filter(|l| !l.contains("...")) {
+        let (words, want) = (masked(s), numbers(s));
+        let found = output.lines().any(|o| {
+            let got = numbers(o);
+            masked(o) == words
+                && got.len() == want.len()
+                && got.iter().zip(&want).all(|(g, w)| close(*g, *w))
+        });
+        if !found {
+            return Err(format!("`{s}` (numbers within 1 %)"));
+        }
+    }
+    Ok(())
+}
+
 /// Whether a shown line (masked) stands for an output line (masked): equal, or, where the
 /// shown line cuts text with `...`, the pieces between the cuts in order, the first at the
 /// start and the last at the end.
@@ -230,7 +282,11 @@ fn run_document(doc: &str, tally: &mut Tally) {
     let all = blocks(&text);
     let mut last_output: Option<(usize, String)> = None;
     for (i, b) in all.iter().enumerate() {
-        for m in &b.markers {
+        for m in b
+            .markers
+            .iter()
+            .filter(|m| !(b.lang == "text" && *m == DIGITS))
+        {
             assert!(
                 MARKERS.contains(&m.as_str()),
                 "{doc} line {}: unknown marker `{m}`; known: {MARKERS:?}",
@@ -280,6 +336,15 @@ fn run_document(doc: &str, tally: &mut Tally) {
                              {line} prints: {why}\nshown:\n{}\nprinted:\n{output}",
                             b.line, b.text
                         );
+                    }
+                    if b.markers.iter().any(|m| m == DIGITS) {
+                        if let Err(why) = check_digits(&b.text, &output) {
+                            panic!(
+                                "{doc} line {}: a number shown is not what the block of line \
+                                 {line} prints: {why}\nprinted:\n{output}",
+                                b.line
+                            );
+                        }
                     }
                     tally.checked += 1;
                 }
@@ -623,6 +688,19 @@ fn every_link_between_documents_resolves() {
 
 /// CONTRIBUTING.md documents the markers a block may carry: its table lists exactly
 /// [`MARKERS`], so a marker added here is explained there.
+#[test]
+fn digits_are_compared_within_a_percent_where_a_block_claims_them() {
+    assert_eq!(
+        numbers("x 1.15, -3 +2% 1..13 4."),
+        vec![1.15, -3.0, 2.0, 1.0, 13.0, 4.0]
+    );
+    let out = "a 100.0 b 2\nc 3\n";
+    assert!(check_digits("a 100.5 b 2\n...\n", out).is_ok());
+    let e = check_digits("a 102 b 2\n", out).unwrap_err();
+    assert!(e.contains("a 102 b 2"), "{e}");
+    assert!(check_digits("c 3 d\n", out).is_err());
+}
+
 #[test]
 fn contributing_lists_every_marker() {
     let text = std::fs::read_to_string(repo().join("CONTRIBUTING.md")).unwrap();

@@ -36,7 +36,7 @@ fn runs_are_launches_in_shuffled_orders_kept_in_the_trace_and_one_run_keeps_the_
     let dir = temp_dir("runs-layout");
     let (three, one) = (dir.join("three.json"), dir.join("one.json"));
     simulate(&three, &["--runs", "3"]);
-    simulate(&one, &[]);
+    simulate(&one, &["--runs", "1"]);
     let t = trace_file::read(&three).unwrap();
     assert!(t.complete);
     assert_eq!((t.config.runs, t.runs.len()), (3, 3));

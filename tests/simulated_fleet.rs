@@ -181,7 +181,10 @@ fn a_simulated_fleet_refuses_a_real_trace_and_bad_options_by_name() {
             &["--nodes", "8", "--slow", "node9=mem:0.9"][..],
             "`node9` is not a node",
         ),
-        (&["--runs", "3"][..], "--runs 3"),
+        (
+            &["--runs", "3"][..],
+            "`3`: a survey measures each node `auto`",
+        ),
     ] {
         let mut all = vec!["survey", "--simulate", "paper:henri"];
         all.extend_from_slice(args);
