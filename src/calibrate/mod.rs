@@ -23,6 +23,7 @@ pub mod bootstrap;
 pub mod fit;
 pub(crate) mod profile;
 pub(crate) mod rules;
+pub mod spread;
 pub(crate) mod validate;
 pub(crate) mod variant;
 
@@ -151,6 +152,10 @@ pub struct Calibration {
     /// Which model was fitted and why (files from before the cpu-copy variant say none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) model: Option<ModelChoice>,
+    /// The noise between runs of the inputs ([`spread`]), when they hold several runs:
+    /// `check` takes its drift limit from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_spread: Option<spread::RunSpread>,
 }
 
 /// Which model `calibrate` fitted, and why: the inputs' transport, or `--model`.
@@ -311,6 +316,7 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
             variant: chosen,
             why,
         }),
+        run_spread: spread::of_inputs(inputs),
     };
     Ok((
         CalibratedModel {

@@ -348,7 +348,7 @@ fn check_node(
             ..blank(Verdict::NotCalibrated)
         },
         Ok(c) => {
-            let judged = super::judge(model, &c.calibrated, tolerance);
+            let judged = super::judge(model, None, &c.calibrated, tolerance);
             let verdict = if judged.drifted() {
                 Verdict::Fail
             } else {

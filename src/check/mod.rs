@@ -11,6 +11,7 @@
 
 pub(crate) mod fleet;
 
+use crate::calibrate::spread::{RunSpread, Spread};
 use crate::calibrate::{CalibratedModel, Options, SideFit};
 use crate::model::{self, Model};
 use serde::Serialize;
@@ -38,6 +39,16 @@ pub(crate) struct PlacementDrift {
     pub(crate) new: f64,
     /// `100 * |new - expected| / expected`.
     pub(crate) drift_percent: f64,
+    /// The drift limit of that bandwidth, percent: the placement's worst point is the one
+    /// farthest beyond (or least within) its own bandwidth's limit.
+    pub(crate) limit_percent: f64,
+}
+
+impl PlacementDrift {
+    /// Whether this placement moved beyond its limit.
+    pub(crate) fn drifted(&self) -> bool {
+        self.drift_percent > self.limit_percent
+    }
 }
 
 /// The comparison of two models over every placement both can predict and every core count of
@@ -113,9 +124,11 @@ fn noise_limit_percent(fits: &[&SideFit]) -> f64 {
 }
 
 /// Compares `new` with `expected` over the placements both can predict and the core counts
-/// of the expected machine's socket (capped at the new one's). Parameters that moved by more
-/// than `noise_percent` are listed.
-pub(crate) fn compare(expected: &Model, new: &Model, noise_percent: f64) -> Drift {
+/// of the expected machine's socket (capped at the new one's), each bandwidth against its own
+/// limit (`limits`, percent, in [`crate::dataset::QUANTITIES`] order). Parameters that moved
+/// by more than the smallest limit are listed.
+pub(crate) fn compare(expected: &Model, new: &Model, limits: [f64; 4]) -> Drift {
+    let noise_percent = limits.iter().copied().fold(f64::INFINITY, f64::min);
     let cores: Vec<u32> = (1..=expected
         .machine
         .cores_per_socket
@@ -145,14 +158,14 @@ pub(crate) fn compare(expected: &Model, new: &Model, noise_percent: f64) -> Drif
                 .zip(&pn.points)
                 .flat_map(|(a, b)| {
                     [
-                        ("comp_alone", a.comp_alone, b.comp_alone),
-                        ("comm_alone", a.comm_alone, b.comm_alone),
-                        ("comp_parallel", a.comp_parallel, b.comp_parallel),
-                        ("comm_parallel", a.comm_parallel, b.comm_parallel),
+                        ("comp_alone", a.comp_alone, b.comp_alone, limits[0]),
+                        ("comm_alone", a.comm_alone, b.comm_alone, limits[1]),
+                        ("comp_parallel", a.comp_parallel, b.comp_parallel, limits[2]),
+                        ("comm_parallel", a.comm_parallel, b.comm_parallel, limits[3]),
                     ]
-                    .map(|(bw, x, y)| (a.cores, bw, x, y))
+                    .map(|(bw, x, y, l)| (a.cores, bw, x, y, l))
                 })
-                .map(|(cores, bandwidth, expected, new)| PlacementDrift {
+                .map(|(cores, bandwidth, expected, new, limit)| PlacementDrift {
                     comp_numa: pe.comp_numa,
                     comm_numa: pe.comm_numa,
                     cores,
@@ -160,8 +173,12 @@ pub(crate) fn compare(expected: &Model, new: &Model, noise_percent: f64) -> Drif
                     expected,
                     new,
                     drift_percent: relative(expected, new),
+                    limit_percent: limit,
                 })
-                .max_by(|a, b| a.drift_percent.total_cmp(&b.drift_percent))
+                .max_by(|a, b| {
+                    (a.drift_percent / a.limit_percent)
+                        .total_cmp(&(b.drift_percent / b.limit_percent))
+                })
         })
         .collect();
     let max_drift_percent = placements
@@ -256,45 +273,161 @@ pub(crate) fn guard(
     crate::evaluate::check_machine(expected, source, data)
 }
 
-/// The outcome of the drift rule: the limit applied, where it came from, and the comparison.
+/// Each bandwidth's drift limit, percent, as the reports show them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub(crate) struct Limits {
+    pub(crate) comp_alone: f64,
+    pub(crate) comm_alone: f64,
+    pub(crate) comp_parallel: f64,
+    pub(crate) comm_parallel: f64,
+}
+
+impl From<[f64; 4]> for Limits {
+    fn from(l: [f64; 4]) -> Self {
+        Limits {
+            comp_alone: l[0],
+            comm_alone: l[1],
+            comp_parallel: l[2],
+            comm_parallel: l[3],
+        }
+    }
+}
+
+impl std::fmt::Display for Limits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "computations {:.1} % alone, {:.1} % in parallel; communications {:.1} % alone, \
+             {:.1} % in parallel",
+            self.comp_alone, self.comp_parallel, self.comm_alone, self.comm_parallel
+        )
+    }
+}
+
+/// The outcome of the drift rule: the limits applied, where they came from, and the
+/// comparison.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Judgement {
-    /// The drift limit, percent.
+    /// The drift limit of the placement that came nearest to (or went farthest past) its
+    /// own, percent: the one the verdict turns on.
     pub(crate) limit_percent: f64,
-    /// `noise` (from the refit's tie tolerances) or `--tolerance` (the user's).
+    /// Each bandwidth's limit, percent, in [`crate::dataset::QUANTITIES`] order.
+    pub(crate) limits_percent: [f64; 4],
+    /// What set the limits: `--tolerance`, or the noise (within the runs, and between runs
+    /// as measured or as assumed).
     pub(crate) limit_source: &'static str,
     pub(crate) drift: Drift,
 }
 
 impl Judgement {
-    /// Whether the predictions moved beyond the limit: the check fails.
+    /// Whether a placement's predictions moved beyond their bandwidth's limit: the check
+    /// fails.
     pub(crate) fn drifted(&self) -> bool {
-        self.drift.max_drift_percent > self.limit_percent
+        self.drift.placements.iter().any(PlacementDrift::drifted)
+            || !self.drift.max_drift_percent.is_finite()
+    }
+}
+
+/// How many standard deviations of two models' difference a drift may reach before it
+/// fails: 3, since a drift is the largest over every core count and bandwidth of a
+/// placement (a few dozen predictions, strongly correlated along a curve).
+pub(crate) const DRIFT_SIGMAS: f64 = 3.0;
+
+/// How many measured points a prediction of a fitted curve rests on, for the share of the
+/// noise between runs that averages out of it (the point's own; the run's level does not):
+/// a curve's segment is fitted to the points around it, a handful on a sweep of every core
+/// count. 4 counts few of them, so the limit errs wide.
+pub(crate) const POINTS_PER_PREDICTION: f64 = 4.0;
+
+/// The drift limit of each bandwidth from the noise between runs, percent: `DRIFT_SIGMAS`
+/// standard deviations of the difference of two models, each fitted to `runs` runs, each run
+/// moving a prediction by `sqrt(run^2 + point^2 / POINTS_PER_PREDICTION)`, plus the levels of
+/// the two days (each model's campaign draws its own: [`RunNoise::day`]). `new` and
+/// `expected` are the spreads the two calibrations measured; the one missing takes the
+/// other's, and with neither the noise model learned from a real 16-core node's runs
+/// ([`crate::simulate::RunNoise::REAL_16_CORE`]).
+pub(crate) fn run_limits_percent(
+    new: Option<&RunSpread>,
+    expected: Option<&RunSpread>,
+) -> ([f64; 4], &'static str) {
+    let learned = learned_spread();
+    let (source, measured) = match (new, expected) {
+        (Some(n), _) => ("the new runs' spread", n),
+        (None, Some(e)) => ("the saved model's runs' spread", e),
+        (None, None) => ("a real node's spread between runs, assumed", &learned),
+    };
+    let runs = |s: Option<&RunSpread>| f64::from(s.map_or(1, |s| s.runs.max(1)));
+    let (r_new, r_exp) = (runs(new), runs(expected));
+    let day = crate::simulate::RunNoise::REAL_16_CORE.day;
+    let limits = std::array::from_fn(|q| {
+        let s = measured.streams()[q];
+        let per_run = s.run.powi(2) + s.point.powi(2) / POINTS_PER_PREDICTION;
+        let days = 2.0 * day[q % 2].powi(2);
+        100.0 * DRIFT_SIGMAS * (per_run * (1.0 / r_new + 1.0 / r_exp) + days).sqrt()
+    });
+    (limits, source)
+}
+
+/// The noise between runs of the model learned from the real node, as a spread: the run's
+/// level, and the rest of a point's at the last core (communications in parallel their
+/// widest).
+fn learned_spread() -> RunSpread {
+    let n = crate::simulate::RunNoise::REAL_16_CORE;
+    let spread = |q: usize| {
+        let s = q % 2;
+        let loaded = if q == 3 { n.loaded } else { 0.0 };
+        Spread {
+            run: n.run[s],
+            point: (n.point[s].powi(2) + n.phase[s].powi(2) + loaded.powi(2)).sqrt(),
+        }
+    };
+    RunSpread {
+        runs: 1,
+        comp_alone: spread(0),
+        comm_alone: spread(1),
+        comp_parallel: spread(2),
+        comm_parallel: spread(3),
     }
 }
 
 /// The drift rule of `check` and `check --fleet`: `fitted` (new measurements refitted with
-/// [`refit_options`]) compared with `expected` ([`compare`]) under the drift limit, `tolerance`
-/// percent when the user gave one, else the limit the measurements' own noise allows (twice
-/// the largest tie tolerance of the refit). Parameters that moved by more than the limit are
+/// [`refit_options`]) compared with `expected` ([`compare`]) under each bandwidth's drift
+/// limit: `tolerance` percent when the user gave one, else the larger of what the noise
+/// within the runs allows (twice the largest tie tolerance of the refit) and what the noise
+/// between runs and days allows ([`run_limits_percent`], from `expected_spread`, the saved
+/// model's, and the refit's own). Parameters that moved by more than the smallest limit are
 /// listed.
 pub(crate) fn judge(
     expected: &Model,
+    expected_spread: Option<&RunSpread>,
     fitted: &CalibratedModel,
     tolerance: Option<f64>,
 ) -> Judgement {
-    let (limit_percent, limit_source) = match tolerance {
-        Some(t) => (t, "--tolerance"),
+    let (limits, limit_source) = match tolerance {
+        Some(t) => ([t; 4], "--tolerance"),
         None => {
             let c = &fitted.calibration;
             let fits: Vec<&SideFit> = std::iter::once(&c.local).chain(c.remote.as_ref()).collect();
-            (noise_limit_percent(&fits), "noise")
+            let within = noise_limit_percent(&fits);
+            let (between, source) = run_limits_percent(c.run_spread.as_ref(), expected_spread);
+            (between.map(|b| b.max(within)), source)
         }
     };
+    let drift = compare(expected, &fitted.model, limits);
+    let limit_percent = drift
+        .placements
+        .iter()
+        .max_by(|a, b| {
+            (a.drift_percent / a.limit_percent).total_cmp(&(b.drift_percent / b.limit_percent))
+        })
+        .map_or(limits.iter().copied().fold(0.0, f64::max), |p| {
+            p.limit_percent
+        });
     Judgement {
         limit_percent,
+        limits_percent: limits,
         limit_source,
-        drift: compare(expected, &fitted.model, limit_percent),
+        drift,
     }
 }
 
@@ -334,7 +467,7 @@ mod tests {
     #[test]
     fn a_model_does_not_drift_from_itself() {
         let m = model_file::load("paper:henri").unwrap();
-        let d = compare(&m, &m, 0.0);
+        let d = compare(&m, &m, [0.0; 4]);
         assert!(d.changed_params.is_empty());
         assert_eq!(d.max_drift_percent, 0.0);
         assert_eq!(d.placements.len(), 4);
@@ -345,7 +478,7 @@ mod tests {
         let m = model_file::load("paper:henri").unwrap();
         let mut n = m.clone();
         n.local.b_seq_comm *= 0.9;
-        let d = compare(&m, &n, 1.0);
+        let d = compare(&m, &n, [1.0; 4]);
         assert_eq!(d.changed_params.len(), 1);
         assert_eq!(d.changed_params[0].field, "local.b_seq_comm");
         assert!((d.changed_params[0].change_percent - 10.0).abs() < 1e-9);
@@ -364,8 +497,8 @@ mod tests {
         let m = model_file::load("paper:dahu").unwrap();
         let mut n = m.clone();
         n.local.t_par_max *= 1.001;
-        assert!(compare(&m, &n, 0.5).changed_params.is_empty());
-        assert_eq!(compare(&m, &n, 0.01).changed_params.len(), 1);
+        assert!(compare(&m, &n, [0.5; 4]).changed_params.is_empty());
+        assert_eq!(compare(&m, &n, [0.01; 4]).changed_params.len(), 1);
     }
 
     /// The recorded trace of the CI machine, refitted as `check` refits it against `expected`.
@@ -388,13 +521,16 @@ mod tests {
     fn the_limit_is_the_noise_unless_a_tolerance_is_given_and_drift_beyond_it_fails() {
         let mut expected = model_file::load("tests/data/expected/vm-local.model.json").unwrap();
         let fitted = refit(&expected);
-        let same = judge(&fitted.model, &fitted, None);
-        assert_eq!(same.limit_source, "noise");
+        let same = judge(&fitted.model, None, &fitted, None);
+        assert_eq!(
+            same.limit_source,
+            "a real node's spread between runs, assumed"
+        );
         assert!(same.limit_percent >= MIN_DRIFT_LIMIT_PERCENT, "{same:?}");
         assert!(!same.drifted(), "{same:?}");
         // 10 % less bandwidth for communications moves comm_alone by 10 %.
         expected.local.b_seq_comm *= 0.9;
-        let moved = judge(&expected, &fitted, Some(5.0));
+        let moved = judge(&expected, None, &fitted, Some(5.0));
         assert_eq!(
             (moved.limit_percent, moved.limit_source),
             (5.0, "--tolerance")
@@ -405,6 +541,62 @@ mod tests {
             .changed_params
             .iter()
             .any(|c| c.field == "local.b_seq_comm"));
-        assert!(!judge(&expected, &fitted, Some(20.0)).drifted());
+        assert!(!judge(&expected, None, &fitted, Some(20.0)).drifted());
+    }
+
+    #[test]
+    fn the_limits_follow_the_noise_between_runs_and_more_runs_narrow_them() {
+        let spread = |run: f64, point: f64, runs: u32| {
+            let s = Spread { run, point };
+            RunSpread {
+                runs,
+                comp_alone: s,
+                comm_alone: s,
+                comp_parallel: s,
+                comm_parallel: s,
+            }
+        };
+        let (three, src) = run_limits_percent(Some(&spread(0.02, 0.04, 3)), None);
+        assert_eq!(src, "the new runs' spread");
+        // 3 x sqrt((0.02^2 + 0.04^2 / 4) (1/3 + 1)... the saved model's runs unknown: one.
+        let day = crate::simulate::RunNoise::REAL_16_CORE.day;
+        let want = 300.0
+            * ((0.02f64.powi(2) + 0.04f64.powi(2) / 4.0) * (1.0 / 3.0 + 1.0)
+                + 2.0 * day[0].powi(2))
+            .sqrt();
+        assert!((three[0] - want).abs() < 1e-9, "{three:?} {want}");
+        // Both models of three runs: narrower; noisier runs: wider; communications carry
+        // a larger day's level than computations.
+        let both = run_limits_percent(Some(&spread(0.02, 0.04, 3)), Some(&spread(0.02, 0.04, 3))).0;
+        assert!(both[0] < three[0]);
+        let noisy = run_limits_percent(Some(&spread(0.08, 0.04, 3)), None).0;
+        assert!(noisy[0] > three[0]);
+        assert!(three[1] > three[0]);
+        // Nothing measured: the learned node's, communications in parallel the widest.
+        let (assumed, src) = run_limits_percent(None, None);
+        assert!(src.ends_with("assumed"));
+        assert!(
+            assumed[3] > assumed[1] && assumed[1] > assumed[0],
+            "{assumed:?}"
+        );
+    }
+
+    #[test]
+    fn each_bandwidth_is_held_to_its_own_limit() {
+        let m = model_file::load("paper:henri").unwrap();
+        let mut n = m.clone();
+        n.local.b_seq_comm *= 1.10;
+        // Communications 10 % off: within a 12 % limit of theirs, beyond a 5 % one even
+        // where computations' is wide.
+        let pass = compare(&m, &n, [5.0, 12.0, 5.0, 12.0]);
+        assert!(
+            !pass.placements.iter().any(PlacementDrift::drifted),
+            "{pass:?}"
+        );
+        let fail = compare(&m, &n, [50.0, 5.0, 50.0, 5.0]);
+        assert!(
+            fail.placements.iter().any(PlacementDrift::drifted),
+            "{fail:?}"
+        );
     }
 }

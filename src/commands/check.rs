@@ -44,7 +44,8 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         &data,
     ));
     report::print_notes(&notes);
-    let judged = check::judge(&expected, &fitted, args.tolerance);
+    let saved_spread = model_file::run_spread(&model_arg);
+    let judged = check::judge(&expected, saved_spread.as_ref(), &fitted, args.tolerance);
     let eval = evaluate::evaluate(&expected, &model_arg, &data)?;
     let (comm, comp) = (
         eval.parallel.comm.all_percent,
@@ -74,6 +75,7 @@ pub fn run(args: &CheckArgs) -> Result<()> {
             .map(|p| p.display().to_string())
             .collect(),
         drift_limit_percent: judged.limit_percent,
+        drift_limits_percent: judged.limits_percent.into(),
         drift_limit_source: judged.limit_source,
         max_mape_percent: args.max_mape,
         drift: judged.drift,

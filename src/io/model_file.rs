@@ -143,6 +143,24 @@ pub(crate) fn input_stacks(spec: &str) -> Vec<String> {
     stacks
 }
 
+/// The noise between runs a calibrated model file records (`calibration.run_spread`);
+/// `None` for a model of one run, a hand-typed file or `paper:NAME`.
+pub(crate) fn run_spread(spec: &str) -> Option<crate::calibrate::spread::RunSpread> {
+    #[derive(serde::Deserialize)]
+    struct Calibration {
+        run_spread: Option<crate::calibrate::spread::RunSpread>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Only {
+        calibration: Option<Calibration>,
+    }
+    let text = text_of(spec).ok()?;
+    serde_json::from_str::<Only>(&text)
+        .ok()?
+        .calibration?
+        .run_spread
+}
+
 /// The files a calibrated model file was fitted to (`calibration.inputs[].path`, as the
 /// `calibrate` command line named them); empty for a hand-typed file or `paper:NAME`.
 pub(crate) fn input_paths(spec: &str) -> Vec<String> {

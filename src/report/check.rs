@@ -16,8 +16,11 @@ pub(crate) struct CheckReport {
     #[serde(flatten)]
     pub(crate) about: crate::header::About,
     pub(crate) inputs: Vec<String>,
-    /// The drift limit applied, percent, and where it came from: `noise` or `--tolerance`.
+    /// The drift limit the verdict turned on, percent (the placement nearest to or farthest
+    /// past its bandwidth's limit), each bandwidth's limit, and where they came from:
+    /// `--tolerance`, or the noise within and between runs.
     pub(crate) drift_limit_percent: f64,
+    pub(crate) drift_limits_percent: crate::check::Limits,
     pub(crate) drift_limit_source: &'static str,
     /// The absolute error limit, percent, when `--max-mape` was given.
     pub(crate) max_mape_percent: Option<f64>,
@@ -57,8 +60,8 @@ fn csv(r: &CheckReport) -> String {
             p.expected,
             p.new,
             p.drift_percent,
-            r.drift_limit_percent,
-            p.drift_percent <= r.drift_limit_percent
+            p.limit_percent,
+            !p.drifted()
         );
     }
     out
@@ -77,26 +80,28 @@ fn table(r: &CheckReport) -> String {
     let _ = writeln!(
         out,
         "\nprediction drift of the model refitted to the new measurements: max {:.2} % \
-         (limit {:.2} %, {})",
+         (limits {}; from {})",
         r.drift.max_drift_percent,
-        r.drift_limit_percent,
-        if r.drift_limit_source == "noise" {
-            "from the measurements' noise"
-        } else {
+        r.drift_limits_percent,
+        if r.drift_limit_source == "--tolerance" {
             "--tolerance"
+        } else {
+            r.drift_limit_source
         }
     );
     for p in &r.drift.placements {
         let _ = writeln!(
             out,
-            "  placement {},{}: largest at {} cores, {}: {:.1} -> {:.1} MB/s ({:+.2} %)",
+            "  placement {},{}: nearest its limit at {} cores, {}: {:.1} -> {:.1} MB/s \
+             ({:+.2} %, limit {:.2} %)",
             p.comp_numa,
             p.comm_numa,
             p.cores,
             p.bandwidth,
             p.expected,
             p.new,
-            100.0 * (p.new - p.expected) / p.expected
+            100.0 * (p.new - p.expected) / p.expected,
+            p.limit_percent
         );
     }
     if r.drift.changed_params.is_empty() {
