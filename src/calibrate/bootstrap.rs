@@ -26,7 +26,9 @@
 //! launch, keyed by its index in its input, not by its position in the group; a group that
 //! lacks a drawn launch (a run stopped short) draws one of its own runs in its place, so that
 //! each group still draws its runs uniformly. Then each drawn run's batches are resampled, as
-//! above. Drawn group by group, the runs of one core count moved apart from those of the
+//! above, and the resample's deviation is the mean logarithm of the drawn runs' medians less
+//! that of the group's own runs (`run_shift`: the statistic Hesterberg's widening is made
+//! for), added to the group's median. Drawn group by group, the runs of one core count moved apart from those of the
 //! next, and a parameter fitted across core counts averaged the run levels away: its
 //! interval came out too narrow (issue 43, item 2).
 //!
@@ -206,6 +208,43 @@ fn run_widening(r: usize) -> f64 {
     (r / (r - 1.0)).sqrt() * t_over_z(r - 1.0)
 }
 
+/// How far the drawn runs' medians `drawn` lie from the group's runs, on the log scale: the
+/// mean log of the drawn minus the mean log of the runs' own medians; `None` where a median
+/// is not a positive bandwidth (then the group's median of the drawn is stretched instead).
+///
+/// Why a mean of logarithms, where the group's value is the median of its runs: the widening
+/// of [`run_widening`] (Hesterberg's) corrects the bootstrap distribution of a mean, and
+/// that of a median of 2 to 5 drawn runs is a few order statistics of them (of three runs,
+/// the drawn median is always one of the three: Hall and Martin, "Exact convergence rate of
+/// bootstrap quantile variance estimator", Probability Theory and Related Fields 80, 1988,
+/// on how slowly a median's bootstrap settles). Stretched, the median's percentile interval
+/// held the truth in 91.5 % of simulated groups of three runs and 97.6 % of five (3,000
+/// groups each, normal run levels); the mean of the logarithms in 94.8 % and 92.9 %, as
+/// [`crate::stats::run_interval95`] reads runs. With two runs both are the mean. The value
+/// the fit must predict stays the median of the runs: only the resample's spread is the
+/// mean's.
+fn run_shift(g: &Group, drawn: &[f64]) -> Option<f64> {
+    let mean_log = |values: &mut dyn Iterator<Item = f64>| {
+        let (mut sum, mut n) = (0.0, 0usize);
+        for v in values {
+            if !(v.is_finite() && v > 0.0) {
+                return None;
+            }
+            sum += v.ln();
+            n += 1;
+        }
+        (n > 0).then(|| sum / n as f64)
+    };
+    let own = mean_log(
+        &mut g
+            .runs
+            .iter()
+            .map(|run| super::fit::pooled_median(&g.blocks[run.clone()]).unwrap_or(f64::NAN)),
+    )?;
+    let shift = mean_log(&mut drawn.iter().copied())? - own;
+    (shift.is_finite() && g.median > 0.0).then_some(shift)
+}
+
 /// Student's 97.5 % quantile with `nu` degrees of freedom over the normal one (1.96)
 /// ([`crate::stats::student_t975`]).
 fn t_over_z(nu: f64) -> f64 {
@@ -292,7 +331,8 @@ impl Resampler {
     fn median(&self, g: &Group, launches: &LaunchDraw, rng: &mut SplitMix64) -> f64 {
         if g.of_runs() {
             // Runs first, each the run of the launch drawn in its launch's place, then the
-            // batches of each run drawn: the median of the drawn runs' medians.
+            // batches of each run drawn: the mean log of the drawn runs' medians, against
+            // the runs' own ([`run_shift`]).
             let r = g.runs.len();
             let mut medians: Vec<f64> = Vec::with_capacity(r);
             for &launch in &g.launches {
@@ -311,6 +351,9 @@ impl Resampler {
                     draw.extend_from_slice(&g.blocks[run.start + rng.below(run.len())]);
                 }
                 medians.extend(crate::stats::median_in_place(&mut draw));
+            }
+            if let Some(shift) = run_shift(g, &medians) {
+                return g.median * (run_widening(r) * shift).exp();
             }
             let drawn = crate::stats::median_in_place(&mut medians).unwrap_or(g.median);
             return stretch(g.median, drawn, run_widening(r));
@@ -857,5 +900,31 @@ mod tests {
             comp > 2.0 * comp_apart && comm > 2.0 * comm_apart,
             "b_seq_comp {comp} vs {comp_apart} apart, b_seq_comm {comm} vs {comm_apart} apart"
         );
+    }
+
+    /// The run-level interval of one group holds the truth in about 95 % of groups of three
+    /// runs whose levels scatter log-normally: the drawn runs' spread read as a mean's, which
+    /// Hesterberg's factor corrects ([`run_shift`]); read as their median's it held it in
+    /// about 91.5 %.
+    #[test]
+    fn the_interval_of_three_runs_holds_the_truth_in_95_percent() {
+        let mut rng = crate::simulate::Rng::new(3);
+        let mut boot = SplitMix64(4);
+        let trials = 1000;
+        let mut held = 0;
+        for _ in 0..trials {
+            let levels: Vec<f64> = (0..3)
+                .map(|_| 1000.0 * (0.05 * rng.normal()).exp())
+                .collect();
+            let g = runs_group(1, &levels, vec![0, 1, 2]);
+            let sampler = Resampler::new(std::slice::from_ref(&g));
+            let draws: Vec<f64> = (0..300)
+                .map(|_| sampler.draw(std::slice::from_ref(&g), &mut boot)[0])
+                .collect();
+            let [lo, hi] = percentile_interval(&draws).unwrap();
+            held += usize::from(lo <= 1000.0 && 1000.0 <= hi);
+        }
+        let share = held as f64 / f64::from(trials);
+        assert!((0.93..=0.97).contains(&share), "{share}");
     }
 }
