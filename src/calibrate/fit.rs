@@ -115,8 +115,9 @@ pub fn keys(groups: &[Group]) -> Vec<Key> {
 /// core count and phase.
 pub fn groups(inputs: &[Input], keep: impl Fn(Placement) -> bool) -> Vec<Group> {
     type Key = (u32, u32, u32, usize);
-    // Per key, each observation's blocks: one run each, with its launch.
-    let mut by_key: BTreeMap<Key, (Vec<Vec<Vec<f64>>>, Vec<usize>)> = BTreeMap::new();
+    /// Each observation's blocks (one run each), and each run's launch.
+    type Runs = (Vec<Vec<Vec<f64>>>, Vec<usize>);
+    let mut by_key: BTreeMap<Key, Runs> = BTreeMap::new();
     // Launches numbered in the order met: an input's run, whatever group it is first met in.
     let mut launch_ids: BTreeMap<(usize, usize), usize> = BTreeMap::new();
     for (f, input) in inputs.iter().enumerate() {
