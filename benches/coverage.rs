@@ -18,14 +18,24 @@
 //!   once with them (each phase's level off by 0.4 %, as two runs of one point disagree, and
 //!   one sample in a hundred up to 30 % slow, which moves every median a little below the
 //!   truth): the second is what docs/methodology.md warns of, an interval that does not cover
-//!   run-to-run changes nor a bias of the measurement.
+//!   run-to-run changes nor a bias of the measurement;
+//! - **runs with a shared level** (issue 43): one trace per trial of `COVERAGE_RUNS` runs
+//!   (default 3), each phase drawn as the correlated rounds above around the truth times the
+//!   run's level for that phase, common to every core count of the run (log-normal, standard
+//!   deviation `COVERAGE_RUN_SHARED_COMP`, default 0.03, for computations' phases and
+//!   `COVERAGE_RUN_SHARED_COMM`, default 0.08, for communications'), times a point's own part
+//!   (`COVERAGE_RUN_POINT`, default 0.02): what a launch's page placement and scheduling do to
+//!   a whole run, on the scale of the simulated fleet's noise between runs. The fit's
+//!   bootstrap resamples whole runs, and its intervals should hold the truth in 90 to 97.5 %.
+//!   These levels are the bench's own, so that the simulators' noise can change without
+//!   moving them.
 //!
 //! Minutes in a release build, so a bench rather than a test:
 //! `cargo bench --bench coverage` (`COVERAGE_TRIALS`, default 200, and `COVERAGE_RESAMPLES`,
 //! default 200, set the sizes; `COVERAGE_ROUNDS`, default 60, the rounds of each simulated
 //! phase, and so its batches, `contention::stats::batch_count`: 30 rounds give 5;
-//! `COVERAGE_DATA`, default `independent,correlated,jitter`, which kinds of data to draw,
-//! since each takes a third of the time). It prints the coverage of each parameter and how
+//! `COVERAGE_DATA`, default `independent,correlated,jitter,runs`, which kinds of data to
+//! draw, since each takes a share of the time). It prints the coverage of each parameter and how
 //! many refits kept the full fit; it asserts nothing, the figures are for reading.
 
 #[path = "../tests/common/mod.rs"]
@@ -37,7 +47,7 @@ use contention::dataset::Input;
 use contention::io::model_file;
 use contention::model::{Machine, Model, Params};
 use contention::simulate::{Noise, Rng, Stream};
-use contention::trace::{Phase, Sample, Summary, Trace};
+use contention::trace::{Phase, Run, Sample, Summary, Trace};
 
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -186,12 +196,59 @@ fn simulated_trace(m: &Model, noise: Noise, seed: u64, rounds: usize) -> Trace {
     t
 }
 
+/// A trace of `runs` runs of the truth's local sweep: every phase drawn by the simulated
+/// machine around the truth times its run's level for that phase (log-normal of standard
+/// deviation `shared[0]` for computations, `shared[1]` for communications, the same at every
+/// core count of the run) and the point's own part (`point`).
+fn simulated_runs_trace(
+    m: &Model,
+    noise: Noise,
+    seed: u64,
+    rounds: usize,
+    runs: usize,
+    shared: [f64; 2],
+    point: f64,
+) -> Trace {
+    let mut t = simulated_trace(m, Noise::NONE, seed, 4);
+    let rows = predicted_rows(m, placement(0, 0), &t.config.cores);
+    let mut rng = Rng::new(seed ^ 0x5EED_0043);
+    let all: Vec<Run> = (0..runs)
+        .map(|k| {
+            // Per phase, in the order comp_alone, comm_alone, comp_parallel, comm_parallel.
+            let sd = [shared[0], shared[1], shared[0], shared[1]];
+            let level: [f64; 4] = std::array::from_fn(|q| (sd[q] * rng.normal()).exp());
+            let mut points = t.points.clone();
+            for (p, r) in points.iter_mut().zip(&rows) {
+                let n = r.cores;
+                let mut at = |q: usize, truth: f64, threads: u32, salt: u64| {
+                    let bw = truth * level[q] * (point * rng.normal()).exp();
+                    simulated_phase(bw, threads, noise, rng.fork(salt), rounds)
+                };
+                p.comp_alone = at(0, r.comp_alone, n, 1);
+                p.comm_alone = at(1, r.comm_alone, 1, 2);
+                p.comp_parallel = at(2, r.comp_parallel, n, 3);
+                p.comm_parallel = at(3, r.comm_parallel, 1, 4);
+            }
+            Run {
+                order: t.config.cores.clone(),
+                seed,
+                started_at: format!("run {k}"),
+                points,
+            }
+        })
+        .collect();
+    t.points = contention::measure::runs::combine(&all);
+    t.config.runs = runs as u32;
+    t.runs = all;
+    t
+}
+
 fn main() {
     let trials = env("COVERAGE_TRIALS", 200);
     let resamples = env("COVERAGE_RESAMPLES", 200) as u32;
     let rounds = env("COVERAGE_ROUNDS", 60).max(4) as usize;
-    let data =
-        std::env::var("COVERAGE_DATA").unwrap_or_else(|_| "independent,correlated,jitter".into());
+    let data = std::env::var("COVERAGE_DATA")
+        .unwrap_or_else(|_| "independent,correlated,jitter,runs".into());
     let wanted = |kind: &str| data.split(',').any(|d| d.trim() == kind);
     let name = std::env::var("COVERAGE_MACHINE").unwrap_or_else(|_| "henri".into());
     let m = truth(&name);
@@ -266,6 +323,44 @@ fn main() {
         let mut tally = Tally::new(name, &m.local);
         for t in 0..trials {
             let trace = simulated_trace(&m, noise, 0xB10C_0000 + t, rounds);
+            let input = Input::from_trace(&trace, "coverage.json").unwrap();
+            tally.add(&[input], &traced(t), &m.local);
+        }
+        tally.print();
+        eprintln!("({:.0} s)", started.elapsed().as_secs_f64());
+    }
+
+    if wanted("runs") {
+        let runs = env("COVERAGE_RUNS", 3).max(2) as usize;
+        let fraction = |name: &str, default: f64| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or(default)
+        };
+        let shared = [
+            fraction("COVERAGE_RUN_SHARED_COMP", 0.03),
+            fraction("COVERAGE_RUN_SHARED_COMM", 0.08),
+        ];
+        let point = fraction("COVERAGE_RUN_POINT", 0.02);
+        let name = format!(
+            "{runs} runs, a level per run and phase shared by every core count (log-normal, \
+             {:.0} % computations, {:.0} % communications) and {:.0} % per point, over \
+             correlated rounds",
+            100.0 * shared[0],
+            100.0 * shared[1],
+            100.0 * point
+        );
+        let name: &'static str = Box::leak(name.into_boxed_str());
+        let noise = Noise {
+            jitter: 0.0,
+            outlier_rate: 0.0,
+            ..Noise::TYPICAL
+        };
+        let mut tally = Tally::new(name, &m.local);
+        for t in 0..trials {
+            let trace =
+                simulated_runs_trace(&m, noise, 0x5A4E_0000 + t, rounds, runs, shared, point);
             let input = Input::from_trace(&trace, "coverage.json").unwrap();
             tally.add(&[input], &traced(t), &m.local);
         }

@@ -51,6 +51,11 @@ pub(crate) struct Observation {
     pub(crate) cores: u32,
     /// In [`QUANTITIES`] order.
     pub(crate) bw: [Measured; 4],
+    /// The launch it was measured in, within its input: a trace's run index (0 for a trace
+    /// of one run), which every point and phase of that run shares; a CSV row's index, each
+    /// row its own (nothing says which rows one launch measured). The bootstrap resamples
+    /// whole launches (`crate::calibrate::bootstrap`).
+    pub(crate) run: usize,
 }
 
 /// One input file, read and checked.
@@ -398,10 +403,12 @@ impl Input {
         let mut samples = Vec::with_capacity(trace.points.len());
         // Every run's points, each its own observation: repetitions, aggregated by median
         // (`sweeps`), and the runs the fit's bootstrap resamples (`crate::calibrate::fit`).
-        for p in trace.run_points().into_iter().flatten() {
-            let (observation, point_samples) = observation(p, placement, source)?;
-            observations.push(observation);
-            samples.push(point_samples);
+        for (run, points) in trace.run_points().into_iter().enumerate() {
+            for p in points {
+                let (observation, point_samples) = observation(p, placement, source)?;
+                observations.push(Observation { run, ..observation });
+                samples.push(point_samples);
+            }
         }
         let mut notes: Vec<String> = observations
             .iter()
@@ -466,12 +473,14 @@ impl Input {
             simulated: None,
             observations: rows
                 .iter()
-                .map(|r| Observation {
+                .enumerate()
+                .map(|(i, r)| Observation {
                     placement: Placement {
                         comp_numa: r.comp_numa,
                         comm_numa: r.comm_numa,
                     },
                     cores: r.cores,
+                    run: i,
                     bw: [
                         exact(r.comp_alone),
                         exact(r.comm_alone),
@@ -797,6 +806,7 @@ fn observation(
             placement,
             cores: p.cores,
             bw,
+            run: 0,
         },
         phases.map(scaled_samples),
     ))

@@ -253,16 +253,18 @@ const TRIMMED_SPREAD_FACTOR: [f64; 17] = [
 /// episodes of 3-5 rounds at 65 % speed, 15 % of the time, 96.3-97.1 % and 97.3-98.1 %,
 /// with intervals 1.6 to 1.8 times narrower.
 ///
-/// `None` below `min_rounds` rounds (the sweep's `MIN_ROUNDS`; 4 at the least, one round a
-/// batch).
+/// `None` below `min_rounds` rounds (the sweep's `MIN_ROUNDS`), and below 8 rounds whatever
+/// `min_rounds` says: [`batch_count`] never makes batches of one round, so 4 to 7 rounds
+/// make only 2 or 3 batches, and the spread of so few, one of them left out, is no spread
+/// (the factor's table starts at 4 batches; issue 43, item 5).
 pub(crate) fn batch_median_interval(rounds: &[f64], min_rounds: usize) -> Option<(f64, f64)> {
     let n = rounds.len();
-    if n < min_rounds.max(4) {
+    let b = batch_count(n);
+    if n < min_rounds.max(4) || b < 4 {
         return None;
     }
     let mid = median(rounds)?;
     let (os_lo, os_hi) = median_ci95(rounds)?;
-    let b = batch_count(n);
     let m = n / b;
     let medians: Vec<f64> = rounds[n - b * m..]
         .chunks_exact(m)
@@ -394,5 +396,22 @@ mod tests {
         }
         assert_eq!(run_interval95(&[1000.0]), None);
         assert_eq!(run_interval95(&[1000.0, 0.0]), None);
+    }
+
+    /// Issue 43, item 5: 4 to 7 rounds make 2 or 3 batches ([`batch_count`] never makes
+    /// batches of one round), and the spread factor's table starts at 4 batches: the
+    /// interval indexed it at `b - 4` and panicked, where it is documented to give `None`.
+    #[test]
+    fn too_few_rounds_for_four_batches_give_no_interval_and_never_panic() {
+        for n in 4..=7usize {
+            let rounds: Vec<f64> = (0..n).map(|i| 1000.0 + i as f64).collect();
+            assert!(batch_count(n) < 4, "{n} rounds");
+            assert_eq!(batch_median_interval(&rounds, 4), None, "{n} rounds");
+            assert_eq!(batch_median_interval(&rounds, 0), None, "{n} rounds");
+        }
+        // Eight rounds make four batches of two: an interval, around the median.
+        let rounds: Vec<f64> = (0..8).map(|i| 1000.0 + f64::from(i)).collect();
+        let (lo, hi) = batch_median_interval(&rounds, 4).unwrap();
+        assert!(lo < 1003.5 && 1003.5 < hi, "{lo} {hi}");
     }
 }

@@ -578,6 +578,85 @@ fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
     assert!(stderr(&o).contains("--bootstrap"), "{}", stderr(&o));
 }
 
+/// Issue 43, item 4: `predict --intervals` evaluated a cpu-copy model's refits without
+/// `kappa` as the paper's model, and took its intervals without `kappa`'s. Both are refused
+/// when the file is read, exit 2, naming the file and what is missing.
+#[test]
+fn a_cpu_copy_model_without_kappa_in_its_intervals_or_refits_is_refused() {
+    let dir = temp_dir("cpu-copy-intervals");
+    let mut v: serde_json::Value =
+        serde_json::from_str(include_str!("../src/model/paper/paper-henri.json")).unwrap();
+    v["variant"] = "cpu-copy".into();
+    let mut intervals = serde_json::json!({});
+    for side in ["local", "remote"] {
+        v[side]["kappa"] = 0.3.into();
+        intervals[side] = serde_json::Value::Object(
+            v[side]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, x)| (k.clone(), serde_json::json!([x, x])))
+                .collect(),
+        );
+    }
+    v["uncertainty"] = serde_json::json!({
+        "method": "bootstrap", "resamples": 1, "seed": 1, "level": 0.95,
+        "local": intervals["local"], "remote": intervals["remote"],
+        "replicates": [{"local": v["local"], "remote": v["remote"]}],
+    });
+    let write = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut m = v.clone();
+        edit(&mut m);
+        let path = dir.join(name);
+        std::fs::write(&path, m.to_string()).unwrap();
+        path
+    };
+    let whole = write("whole.json", &|_| {});
+    let o = contention(&["predict", "-m", s(&whole), "--intervals", "-n", "4"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let drop = |pointers: &'static [&'static str]| {
+        move |m: &mut serde_json::Value| {
+            for pointer in pointers {
+                m.pointer_mut(pointer)
+                    .unwrap()
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("kappa");
+            }
+        }
+    };
+    for (name, pointers, needle) in [
+        // A refit without kappa on either side is a valid paper model: it was used as one.
+        (
+            "refits.json",
+            &[
+                "/uncertainty/replicates/0/local",
+                "/uncertainty/replicates/0/remote",
+            ][..],
+            "uncertainty.replicates = 1 of 1 refits: must be of the model's variant",
+        ),
+        (
+            "intervals.json",
+            &["/uncertainty/local"],
+            "uncertainty.local.kappa: missing",
+        ),
+    ] {
+        let path = write(name, &drop(pointers));
+        for args in [
+            &["predict", "-m", s(&path), "--intervals"][..],
+            &["predict", "-m", s(&path)],
+        ] {
+            let o = contention(args);
+            assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+            let err = stderr(&o);
+            assert!(
+                err.contains(s(&path)) && err.contains(needle) && err.contains("kappa"),
+                "{name}: {err}"
+            );
+        }
+    }
+}
+
 #[test]
 fn paper_bootstrap_is_refused_and_evaluate_says_why_it_has_no_cross_validation() {
     let dir = temp_dir("calibrate-paper-bootstrap");

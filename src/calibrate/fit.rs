@@ -66,6 +66,11 @@ pub struct Group {
     /// run, each file's own, a CSV row), which the bootstrap resamples first, then the
     /// batches within each run drawn.
     pub(crate) runs: Vec<std::ops::Range<usize>>,
+    /// Per run, the launch it was measured in: an index shared by every group of the fit's
+    /// inputs, so that run `k` of a trace is the same launch for every core count and phase
+    /// of it (its page placement and scheduling are the same), whichever runs a group lacks
+    /// (a run stopped short). The bootstrap draws whole launches once per resample.
+    pub(crate) launches: Vec<usize>,
     /// What the model must predict: the median of the samples, or with several runs of
     /// batches the median of the runs' medians, so each run weighs the same however many
     /// samples it kept.
@@ -110,16 +115,22 @@ pub fn keys(groups: &[Group]) -> Vec<Key> {
 /// core count and phase.
 pub fn groups(inputs: &[Input], keep: impl Fn(Placement) -> bool) -> Vec<Group> {
     type Key = (u32, u32, u32, usize);
-    // Per key, each observation's blocks: one run each.
-    let mut by_key: BTreeMap<Key, Vec<Vec<Vec<f64>>>> = BTreeMap::new();
-    for input in inputs {
+    /// Each observation's blocks (one run each), and each run's launch.
+    type Runs = (Vec<Vec<Vec<f64>>>, Vec<usize>);
+    let mut by_key: BTreeMap<Key, Runs> = BTreeMap::new();
+    // Launches numbered in the order met: an input's run, whatever group it is first met in.
+    let mut launch_ids: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for (f, input) in inputs.iter().enumerate() {
         for (i, o) in input.observations.iter().enumerate() {
             if !keep(o.placement) {
                 continue;
             }
+            let next = launch_ids.len();
+            let launch = *launch_ids.entry((f, o.run)).or_insert(next);
             for q in 0..4 {
                 let key = (o.placement.comp_numa, o.placement.comm_numa, o.cores, q);
-                let runs = by_key.entry(key).or_default();
+                let (runs, launches) = by_key.entry(key).or_default();
+                launches.push(launch);
                 match input.samples.get(i).map(|s| &s[q]) {
                     Some(s) if !s.is_empty() => runs.push(s.clone()),
                     _ => runs.push(vec![vec![o.bw[q].value]]),
@@ -129,42 +140,45 @@ pub fn groups(inputs: &[Input], keep: impl Fn(Placement) -> bool) -> Vec<Group> 
     }
     by_key
         .into_iter()
-        .map(|((comp_numa, comm_numa, cores, quantity), runs_blocks)| {
-            let mut at = 0;
-            let runs: Vec<std::ops::Range<usize>> = runs_blocks
-                .iter()
-                .map(|r| {
-                    at += r.len();
-                    at - r.len()..at
-                })
-                .collect();
-            let blocks: Vec<Vec<f64>> = runs_blocks.concat();
-            let mut sorted: Vec<f64> = blocks.concat();
-            sorted.sort_unstable_by(f64::total_cmp);
-            let mut g = Group {
-                runs,
-                placement: Placement {
-                    comp_numa,
-                    comm_numa,
-                },
-                cores,
-                quantity,
-                sorted,
-                blocks,
-                median: f64::NAN,
-            };
-            g.median = if g.of_runs() {
-                let medians: Vec<f64> = runs_blocks
+        .map(
+            |((comp_numa, comm_numa, cores, quantity), (runs_blocks, launches))| {
+                let mut at = 0;
+                let runs: Vec<std::ops::Range<usize>> = runs_blocks
                     .iter()
-                    .filter_map(|r| pooled_median(r))
+                    .map(|r| {
+                        at += r.len();
+                        at - r.len()..at
+                    })
                     .collect();
-                stats::median(&medians)
-            } else {
-                stats::median(&g.sorted)
-            }
-            .unwrap_or(f64::NAN);
-            g
-        })
+                let blocks: Vec<Vec<f64>> = runs_blocks.concat();
+                let mut sorted: Vec<f64> = blocks.concat();
+                sorted.sort_unstable_by(f64::total_cmp);
+                let mut g = Group {
+                    runs,
+                    launches,
+                    placement: Placement {
+                        comp_numa,
+                        comm_numa,
+                    },
+                    cores,
+                    quantity,
+                    sorted,
+                    blocks,
+                    median: f64::NAN,
+                };
+                g.median = if g.of_runs() {
+                    let medians: Vec<f64> = runs_blocks
+                        .iter()
+                        .filter_map(|r| pooled_median(r))
+                        .collect();
+                    stats::median(&medians)
+                } else {
+                    stats::median(&g.sorted)
+                }
+                .unwrap_or(f64::NAN);
+                g
+            },
+        )
         .collect()
 }
 

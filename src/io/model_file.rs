@@ -475,6 +475,72 @@ mod tests {
         }
     }
 
+    /// Issue 43, item 4: a cpu-copy model whose refits carry no `kappa` had them evaluated
+    /// as the paper's model by `predict --intervals` (an interval of communications in
+    /// parallel a third too wide), and its intervals without `kappa`'s validated.
+    #[test]
+    fn a_cpu_copy_model_s_intervals_and_refits_must_carry_kappa() {
+        let cpu_copy = |v: &mut serde_json::Value| {
+            v["variant"] = "cpu-copy".into();
+            for side in ["local", "remote"] {
+                v[side]["kappa"] = 0.3.into();
+                v["uncertainty"][side]["kappa"] = serde_json::json!([0.3, 0.3]);
+                v["uncertainty"]["replicates"][0][side]["kappa"] = 0.3.into();
+            }
+        };
+        assert!(parse(&with_uncertainty(cpu_copy), "m.json").is_ok());
+        let without = |pointer: &'static str| {
+            with_uncertainty(move |v| {
+                cpu_copy(v);
+                let (parent, key) = pointer.rsplit_once('/').unwrap();
+                v.pointer_mut(parent)
+                    .unwrap()
+                    .as_object_mut()
+                    .unwrap()
+                    .remove(key);
+            })
+        };
+        for side in ["local", "remote"] {
+            let p = problems(&without(match side {
+                "local" => "/uncertainty/local/kappa",
+                _ => "/uncertainty/remote/kappa",
+            }));
+            assert!(
+                p.iter().any(
+                    |p| p.starts_with(&format!("uncertainty.{side}.kappa: missing"))
+                        && p.contains("cpu-copy")
+                ),
+                "{side}: {p:?}"
+            );
+        }
+        // Refits without kappa on either side are valid paper models: they were used as such.
+        let p = problems(&with_uncertainty(|v| {
+            cpu_copy(v);
+            for side in ["local", "remote"] {
+                let r = &mut v["uncertainty"]["replicates"][0][side];
+                r.as_object_mut().unwrap().remove("kappa");
+            }
+        }));
+        assert!(
+            p.iter()
+                .any(|p| p.starts_with("uncertainty.replicates = 1 of 1 refits")
+                    && p.contains("kappa")
+                    && p.contains("cpu-copy")),
+            "{p:?}"
+        );
+        // The other way round: a paper model's refits with kappa would be evaluated as
+        // cpu-copy models.
+        let p = problems(&with_uncertainty(|v| {
+            v["uncertainty"]["replicates"][0]["local"]["kappa"] = 0.3.into();
+        }));
+        assert!(
+            p.iter()
+                .any(|p| p.starts_with("uncertainty.replicates = 1 of 1 refits")
+                    && p.contains("kappa")),
+            "{p:?}"
+        );
+    }
+
     #[test]
     fn paper_models_load() {
         for name in paper::names() {

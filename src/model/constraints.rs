@@ -230,15 +230,32 @@ impl Uncertainty {
                     "",
                     &format!("the model has no `{side}` parameters for these intervals to bound"),
                 )),
-                (Some(iv), Some(p)) => out.extend(side_problems(side, iv, p, cores)),
+                (Some(iv), Some(p)) => {
+                    if p.kappa.is_some() && iv.kappa().is_none() {
+                        out.push(problem(
+                            format!("uncertainty.{side}.kappa"),
+                            "",
+                            "missing: a cpu-copy model's intervals bound kappa too (`contention \
+                             calibrate --bootstrap N` writes it)",
+                        ));
+                    }
+                    out.extend(side_problems(side, iv, p, cores));
+                }
                 (None, _) => {}
             }
         }
         out
     }
 
-    /// Why the refits cannot give intervals: none, not one per resample, or none a model
-    /// (`predict --intervals` would print `NaN..NaN`).
+    /// Why the refits cannot give intervals: none, not one per resample, some not of the
+    /// model's variant, or none a model (`predict --intervals` would print `NaN..NaN`).
+    ///
+    /// A refit is evaluated as the variant its parameters make (`kappa` or not,
+    /// [`super::Variant::of`]): a cpu-copy model's refit without `kappa` would predict
+    /// communications in parallel by the paper's equation 4, and its interval would not be
+    /// the model's (issue 43, item 4: `7612.5..10048.0` for `7612.5..8915.6`). `calibrate
+    /// --bootstrap` refits the model's own variant, so every refit carries `kappa` on every
+    /// side exactly when the model does.
     fn replicates_problem(&self, model: &Model, resamples: u32) -> Option<Problem> {
         let n = self.replicates.len();
         let field = || "uncertainty.replicates".to_string();
@@ -256,6 +273,30 @@ impl Uncertainty {
                 format!("{n} refits"),
                 &format!("must hold one refit per resample (resamples = {resamples})"),
             ));
+        }
+        let has_kappa = |p: Option<&Params>| p.map(|p| p.kappa.is_some());
+        let (local, remote) = (
+            has_kappa(Some(&model.local)),
+            has_kappa(model.remote.as_ref()),
+        );
+        let other = self
+            .replicates
+            .iter()
+            .filter(|r| {
+                has_kappa(Some(&r.local)) != local
+                    || (remote.is_some() && has_kappa(r.remote.as_ref()) != remote)
+            })
+            .count();
+        if other > 0 {
+            let rule = if model.variant.is_paper() {
+                "must be of the model's variant: a refit of the paper's model has no kappa (with \
+                 it `predict --intervals` would evaluate it as a cpu-copy model)"
+            } else {
+                "must be of the model's variant: a refit of a cpu-copy model carries kappa on \
+                 every side (without it `predict --intervals` would evaluate it as the paper's \
+                 model); calibrate again with `--bootstrap N`"
+            };
+            return Some(problem(field(), format!("{other} of {n} refits"), rule));
         }
         let mut first = None;
         for r in &self.replicates {
