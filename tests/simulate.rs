@@ -725,3 +725,103 @@ fn a_trace_whose_simulated_marks_disagree_is_refused_by_every_reader() {
         }
     }
 }
+
+/// Per bandwidth, the median over core counts of the standard deviation of a phase's log
+/// median between the runs of `t` (core counts every run measured), and the median
+/// within-run half-width of its phases, relative.
+fn run_statistics(t: &contention::trace::Trace) -> ([f64; 4], [f64; 4]) {
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let cores: Vec<u32> = t.runs[0].points.iter().map(|p| p.cores).collect();
+    let sd = std::array::from_fn(|q| {
+        let per_core: Vec<f64> = cores
+            .iter()
+            .filter_map(|&n| {
+                let logs: Vec<f64> = t
+                    .runs
+                    .iter()
+                    .filter_map(|r| r.points.iter().find(|p| p.cores == n))
+                    .map(|p| p.phases()[q].summary.median.ln())
+                    .collect();
+                (logs.len() == t.runs.len()).then(|| {
+                    let m = logs.iter().sum::<f64>() / logs.len() as f64;
+                    (logs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (logs.len() - 1) as f64)
+                        .sqrt()
+                })
+            })
+            .collect();
+        median(per_core)
+    });
+    let width = std::array::from_fn(|q| {
+        median(
+            t.runs
+                .iter()
+                .flat_map(|r| &r.points)
+                .filter_map(|p| {
+                    let ph = &p.phases()[q];
+                    ph.ci95.map(|(lo, hi)| (hi - lo) / 2.0 / ph.summary.median)
+                })
+                .collect(),
+        )
+    });
+    (sd, width)
+}
+
+/// The simulators' noise is learned from the real 16-core node's three default runs: three
+/// simulated runs of 14 core counts show its run-to-run spread and within-run widths, per
+/// bandwidth, within a factor of two (the scatter of three runs' statistics; methodology.md
+/// has the table), where a simulation without noise between runs shows a tenth of it.
+#[test]
+fn simulated_runs_scatter_as_the_real_nodes_runs() {
+    let real = trace_file::read(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/real-16core/trace-default-14cores-3runs.json"
+    )))
+    .unwrap();
+    let (real_sd, real_width) = run_statistics(&real);
+    let dir = temp_dir("simulate-noise-model");
+    let mut sd = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    let mut width = sd.clone();
+    for seed in ["1", "2", "3"] {
+        let out = dir.join(format!("s{seed}.json"));
+        let o = contention(&[
+            "measure",
+            "--simulate",
+            "paper:henri",
+            "--cores",
+            "1..14",
+            "--runs",
+            "3",
+            "--seed",
+            seed,
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let (s, w) = run_statistics(&trace_file::read(&out).unwrap());
+        for q in 0..4 {
+            sd[q].push(s[q]);
+            width[q].push(w[q]);
+        }
+    }
+    let mid = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[1]
+    };
+    for q in 0..4 {
+        let (s, w) = (mid(&mut sd[q]), mid(&mut width[q]));
+        assert!(
+            (0.5..2.0).contains(&(s / real_sd[q])),
+            "bandwidth {q}: run-to-run {s:.4} simulated, {:.4} real",
+            real_sd[q]
+        );
+        assert!(
+            (0.4..2.5).contains(&(w / real_width[q])),
+            "bandwidth {q}: within-run half-width {w:.4} simulated, {:.4} real",
+            real_width[q]
+        );
+    }
+}

@@ -82,17 +82,7 @@ pub fn plan_job(
                 used[p.measured] = true;
                 used[p.sender] = true;
             }
-            rounds.push(Round {
-                pairs: pairs
-                    .into_iter()
-                    .map(|p| HostPair {
-                        measured: manifest.hosts[p.measured].clone(),
-                        sender: manifest.hosts[p.sender].clone(),
-                    })
-                    .collect(),
-                run,
-                timeout_s: round_timeout_s,
-            });
+            rounds.push(round(manifest, pairs, run, round_timeout_s));
         }
     }
     let job_hosts = (0..n)
@@ -121,18 +111,23 @@ pub fn second_runs(
     rounds.reverse();
     Ok(rounds
         .into_iter()
-        .map(|pairs| Round {
-            pairs: pairs
-                .into_iter()
-                .map(|p| HostPair {
-                    measured: manifest.hosts[p.measured].clone(),
-                    sender: manifest.hosts[p.sender].clone(),
-                })
-                .collect(),
-            run: 2,
-            timeout_s: round_timeout_s,
-        })
+        .map(|pairs| round(manifest, pairs, 2, round_timeout_s))
         .collect())
+}
+
+/// The round of `pairs` (indices into the manifest's hosts) in run `run`.
+fn round(manifest: &Manifest, pairs: Vec<pairing::Pair>, run: u32, timeout_s: f64) -> Round {
+    Round {
+        pairs: pairs
+            .into_iter()
+            .map(|p| HostPair {
+                measured: manifest.hosts[p.measured].clone(),
+                sender: manifest.hosts[p.sender].clone(),
+            })
+            .collect(),
+        run,
+        timeout_s,
+    }
 }
 
 /// A new manifest for `hosts`, every node pending (rounds and job filled by `plan_job`).
