@@ -70,6 +70,13 @@ pub fn check_recorded(trace: &Trace, path: &std::path::Path) -> crate::Result<()
     )))
 }
 
+/// Whether a launch of `trace` measures into its runs: when it asks for several, or already
+/// holds runs (a trace whose `config.runs` was edited down to 1: measured into `points`, its
+/// new points were dropped at the next save, which combines the runs).
+pub fn of_runs(trace: &Trace) -> bool {
+    trace.config.runs > 1 || !trace.runs.is_empty()
+}
+
 /// The index of the run a launch of `trace` measures: the first run with core counts left,
 /// else a new run (started at `now`, its order from `seed`) while fewer than
 /// `config.runs` exist; `None` when every run is complete. A one-run trace with points

@@ -510,7 +510,7 @@ impl Rank0<'_> {
         .map_err(Stop::Refused)?;
         let mut trace = self.start_trace(&path).map_err(Stop::Refused)?;
         // A trace of runs: this launch measures one run, the first one unfinished.
-        let run = (trace.config.runs > 1)
+        let run = runs::of_runs(&trace)
             .then(|| runs::current(&mut trace, self.options.seed, &crate::timestamp::now()));
         let (todo, run) = match run {
             None => (trace.missing_cores(&self.resolved.config.cores), None),

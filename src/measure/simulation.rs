@@ -534,7 +534,7 @@ pub fn run(
     }
     match &o.adaptive {
         Some(a) => adaptive_sweep(&mut campaign, a)?,
-        None if campaign.trace.config.runs > 1 => campaign.measure_runs(o)?,
+        None if runs::of_runs(&campaign.trace) => campaign.measure_runs(o)?,
         None => {
             let todo = campaign.trace.missing_cores(&campaign.trace.config.cores);
             campaign.measure(&todo)?;
