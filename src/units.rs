@@ -37,7 +37,8 @@ pub(crate) fn human_bytes(b: u64) -> String {
 /// A number as a user would type it, for an error that names it: `1e308`, not 309 digits
 /// (scientific notation from a million on; `NaN` and `inf` as they are).
 pub(crate) fn short_number(v: f64) -> String {
-    if v.abs() >= 1e6 {
+    // Plain notation beyond these prints hundreds of digits (`1e308`, `5e-324`).
+    if v.abs() >= 1e6 || (v != 0.0 && v.abs() < 1e-4) {
         format!("{v:e}")
     } else {
         v.to_string()

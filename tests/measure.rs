@@ -749,3 +749,23 @@ fn runs_are_separate_launches_and_resume_adds_the_runs_asked_for() {
     assert!(t.complete);
     assert_eq!((t.config.runs, t.runs.len()), (3, 3));
 }
+
+/// Issue 46, item 12: `--resume` of a complete trace started an MPI job (seconds), then said
+/// there was nothing to measure and rewrote the trace. It says so before launching
+/// anything, and leaves the file as it was.
+#[test]
+fn resume_of_a_complete_trace_launches_nothing_and_leaves_it_alone() {
+    let _one = one_job();
+    let d = temp_dir("measure-resume-complete");
+    let out = d.join("t.json");
+    let o = run(&mut measure_cmd(&out, &["--max-phase", "0.3", "--quiet"]));
+    assert!(o.status.success(), "{}", text(&o));
+    let before = std::fs::read(&out).unwrap();
+    let o = run(&mut measure_cmd(&out, &["--resume"]));
+    assert!(o.status.success(), "{}", text(&o));
+    let said = text(&o);
+    assert!(said.contains("no MPI job is started"), "{said}");
+    assert!(!said.contains("measure: starting"), "{said}");
+    assert_eq!(std::fs::read(&out).unwrap(), before, "{said}");
+    std::fs::remove_dir_all(d).unwrap();
+}

@@ -395,3 +395,42 @@ fn repeated_core_counts_and_copied_runs_are_refused_by_every_reader() {
         "runs[1] holds the same points as runs[0]",
     );
 }
+
+/// Issue 46, items 7 and 12: a core count beyond the simulated socket in an edited
+/// `runs[].order` failed once the others were measured (exit 1, with `predict`'s
+/// `--ncores` as the fix); a resume of a complete trace rewrote it.
+#[test]
+fn a_resume_refuses_an_order_beyond_the_trace_and_leaves_a_complete_one_alone() {
+    let dir = temp_dir("runs-order-beyond");
+    let out = dir.join("t.json");
+    simulate(&out, &["--runs", "2"]);
+    let before = std::fs::read(&out).unwrap();
+    let o = contention(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--cores",
+        "1..6",
+        "-o",
+        s(&out),
+        "--resume",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nothing to measure"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    for n in [0, 19] {
+        let mut j = json(&out);
+        j["runs"][1]["order"].as_array_mut().unwrap().push(n.into());
+        j["complete"] = false.into();
+        std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
+        let o = measure(&["--cores", "1..6", "-o", s(&out), "--resume"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("runs[1].order lists {n} cores")),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("--ncores"), "{}", stderr(&o));
+        std::fs::write(&out, &before).unwrap();
+    }
+}

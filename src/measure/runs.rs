@@ -116,6 +116,24 @@ pub fn current(trace: &mut Trace, seed: u64, now: &str) -> Option<usize> {
     Some(next)
 }
 
+/// Whether `--resume` of `trace` has nothing to measure: every core count of `cores` in each
+/// of the `runs` runs asked for (a one-run trace's points are its first run). Said before
+/// anything is launched, the trace left as it is.
+pub fn nothing_left(trace: &Trace, cores: &[u32], runs: u32) -> bool {
+    let runs = runs.max(trace.config.runs).max(1) as usize;
+    let points = trace.run_points();
+    let measured = if trace.runs.is_empty() && trace.points.is_empty() {
+        0
+    } else {
+        points.len()
+    };
+    measured >= runs
+        && points.iter().all(|p| {
+            let have: std::collections::HashSet<u32> = p.iter().map(|p| p.cores).collect();
+            cores.iter().all(|n| have.contains(n))
+        })
+}
+
 /// Whether every run of `trace` asked for is there and complete (a trace of runs).
 pub fn complete(trace: &Trace) -> bool {
     trace.runs.len() >= trace.config.runs as usize && trace.finished_runs() == trace.runs.len()

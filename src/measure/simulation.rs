@@ -135,6 +135,23 @@ pub(crate) fn layout(o: &MeasureOptions, sim: &SimulateOptions) -> Result<Layout
         comm_numa_os: o.comm_numa,
     };
     let buffer = o.buffer_size.map_or(SIMULATED_BUFFER, |b| b.0);
+    // The computing node holds a buffer per computing core: `--buffer-size 4096G` passed
+    // and planned a day of touching buffers on a node of 64 GiB.
+    let node_bytes = machine
+        .numa_nodes
+        .get(o.comp_numa as usize)
+        .map_or(0, |n| n.memory_bytes);
+    if buffer.saturating_mul(u64::from(cps)) > node_bytes {
+        return Err(Error::Input(format!(
+            "--buffer-size {}: {cps} computing cores of {spec} need {} of memory on NUMA \
+             node {}, which has {}; give at most {} (or leave --buffer-size out)",
+            crate::units::ByteSize(buffer),
+            crate::units::ByteSize(buffer.saturating_mul(u64::from(cps))),
+            o.comp_numa,
+            crate::units::ByteSize(node_bytes),
+            crate::units::ByteSize(node_bytes / u64::from(cps.max(1)))
+        )));
+    }
     let config = MeasureConfig {
         comp_numa: o.comp_numa,
         comm_numa: o.comm_numa,
@@ -529,6 +546,17 @@ pub fn run(
     }
     let started = std::time::Instant::now();
     let mut campaign = Campaign::start(o, sim, mode, interrupted)?;
+    let t = &campaign.trace;
+    if o.resume && o.adaptive.is_none() && runs::nothing_left(t, &t.config.cores, t.config.runs) {
+        if mode != progress::Mode::Quiet {
+            eprintln!(
+                "measure: {} already holds every asked core count and run; nothing to \
+                 measure, the trace is left as it is",
+                crate::error::shown_path(&campaign.path)
+            );
+        }
+        return Ok(());
+    }
     if mode != progress::Mode::Quiet {
         eprintln!("measure: {}", runs::point_scope(campaign.trace.config.runs));
     }
@@ -611,5 +639,25 @@ mod tests {
             (got - want).abs() <= 1e-9 * want,
             "{got} s saved, {want} s measured"
         );
+    }
+
+    /// Issue 46, item 9: `--buffer-size 4096G` passed on simulated nodes of 64 GiB and
+    /// planned "+79165 s to touch the buffers".
+    #[test]
+    fn buffers_beyond_the_simulated_node_are_refused() {
+        let sim = SimulateOptions {
+            machine: Truth::parse("paper:henri").unwrap(),
+            seed: 1,
+            noise: Noise::TYPICAL,
+        };
+        let with = |size: u64| MeasureOptions {
+            buffer_size: Some(crate::units::ByteSize(size)),
+            ..MeasureOptions::default()
+        };
+        let e = layout(&with(4096 << 30), &sim).err().unwrap();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().starts_with("--buffer-size 4"), "{e}");
+        assert!(e.to_string().contains("give at most"), "{e}");
+        assert!(layout(&with(1 << 30), &sim).is_ok());
     }
 }
