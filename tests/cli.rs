@@ -96,12 +96,22 @@ fn bad_core_lists_are_refused_with_status_2() {
         ("0..3", "start at 1"),
         ("5..2", "2..5"),
         ("x", "`x`"),
-        ("1..19", "18"),
+        ("19..20", "use counts in 1..18"),
     ] {
         let o = contention(&["predict", "--model", "paper:henri", "--ncores", arg]);
         assert_eq!(o.status.code(), Some(2), "{arg}");
         assert!(stderr(&o).contains(needle), "{arg}: {}", stderr(&o));
     }
+    // Issue 46, item 11: counts beyond the socket are left out and named, the others
+    // predicted (it was refused).
+    let o = contention(&["predict", "--model", "paper:henri", "--ncores", "1..20"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("19..20 left out, beyond the 18 cores per socket"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("18"), "{}", stdout(&o));
 }
 
 #[test]

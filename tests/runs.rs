@@ -434,3 +434,35 @@ fn a_resume_refuses_an_order_beyond_the_trace_and_leaves_a_complete_one_alone() 
         std::fs::write(&out, &before).unwrap();
     }
 }
+
+/// Issue 46, item 10: a simulated `--resume` refused a trace of `--max-phase 0.05` unless
+/// given again (its help says "kept unless given"), with a message that named the same
+/// machine and placement on both sides. It keeps the trace's value, and a value given that
+/// differs is named with both sides.
+#[test]
+fn a_simulated_resume_keeps_the_trace_max_phase_unless_given() {
+    let dir = temp_dir("runs-resume-max-phase");
+    let out = dir.join("t.json");
+    let o = measure(&["--cores", "1,2", "--max-phase", "0.05", "-o", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = measure(&["--cores", "1..3", "--resume", "-o", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = trace_file::read(&out).unwrap();
+    assert_eq!(t.points.len(), 3);
+    assert_eq!(t.config.max_phase_seconds, 0.05);
+    let o = measure(&[
+        "--cores",
+        "1..4",
+        "--max-phase",
+        "0.1",
+        "--resume",
+        "-o",
+        s(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--max-phase 0.05 in the trace, 0.1 now"),
+        "{}",
+        stderr(&o)
+    );
+}

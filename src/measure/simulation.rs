@@ -299,15 +299,19 @@ impl<'a> Campaign<'a> {
         mode: progress::Mode,
         interrupted: &'a AtomicBool,
     ) -> Result<Campaign<'a>> {
-        let layout = layout(o, sim)?;
+        let mut layout = layout(o, sim)?;
         let path = o.trace_path(&layout.machine.hostname);
         crate::results::ensure_parent(&path)?;
         session::check_output(o, &path)?;
-        let fresh = fresh_trace(&layout, sim);
         let trace = if o.resume {
-            resumed(trace_file::read(&path)?, fresh, &path)?
+            let old = trace_file::read(&path)?;
+            // As a real run: --message-size, --max-phase, --stable-within and --timeout are
+            // the trace's unless given (a trace of `--max-phase 0.05` was refused unless
+            // given again, against the option's help).
+            layout = self::layout(&o.keeping(&old.config), sim)?;
+            resumed(old, fresh_trace(&layout, sim), &path)?
         } else {
-            fresh
+            fresh_trace(&layout, sim)
         };
         Ok(Campaign {
             sim,
@@ -444,17 +448,43 @@ fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
             Some((m, seed)) => format!("simulated {m} with seed {seed}"),
             None => "a real measurement".into(),
         };
+        // Each difference named with both values: the message used to name the machine and
+        // placement on both sides even when only --max-phase differed.
+        let (o, n) = (&old.config, &fresh.config);
+        let mut differ = Vec::new();
+        let mut say = |option: &str, was: String, now: String| {
+            if was != now {
+                differ.push(format!("{option} {was} in the trace, {now} now"));
+            }
+        };
+        say("origin", what(&was), what(&now));
+        say(
+            "--numa",
+            format!("{},{}", o.comp_numa, o.comm_numa),
+            format!("{},{}", n.comp_numa, n.comm_numa),
+        );
+        let size = |b: u64| crate::units::ByteSize(b).to_string();
+        say(
+            "--message-size",
+            size(o.message_size_bytes),
+            size(n.message_size_bytes),
+        );
+        let num = crate::units::short_number;
+        say(
+            "--max-phase",
+            num(o.max_phase_seconds),
+            num(n.max_phase_seconds),
+        );
+        say(
+            "--stable-within",
+            num(100.0 * o.stable_within),
+            num(100.0 * n.stable_within),
+        );
         return Err(Error::Input(format!(
-            "--resume: `{}` is {} of placement {},{}, and this run is {} of placement {},{} \
-             (or its --message-size, --max-phase or --stable-within differ); resume with the \
-             trace's options, or start a new trace with -o",
-            path.display(),
-            what(&was),
-            old.config.comp_numa,
-            old.config.comm_numa,
-            what(&now),
-            fresh.config.comp_numa,
-            fresh.config.comm_numa
+            "--resume: `{}` was measured otherwise: {}; leave out the options that differ (the \
+             trace's values are kept) or give the trace's, or start a new trace with -o",
+            crate::error::shown_path(path),
+            differ.join("; ")
         )));
     }
     check_resumable(&old, &fresh, path)?;
