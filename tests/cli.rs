@@ -309,6 +309,18 @@ fn man_writes_one_page_per_subcommand() {
             &text[..text.len().min(300)]
         );
     }
+    // Issue 46, item 17: the SYNOPSIS read `contention-measure [--numa] [--cores]...`: the
+    // page's name for the command, and no value placeholders.
+    let measure = std::fs::read_to_string(dir.join("contention-measure.1")).unwrap();
+    let synopsis: String = measure
+        .lines()
+        .skip_while(|l| *l != ".SH SYNOPSIS")
+        .nth(1)
+        .unwrap()
+        .replace('\\', "");
+    assert!(synopsis.starts_with("contention measure "), "{synopsis}");
+    assert!(synopsis.contains("[--numa <COMP,COMM>]"), "{synopsis}");
+    assert!(synopsis.contains("[--output <FILE>]"), "{synopsis}");
     let top = std::fs::read_to_string(dir.join("contention.1")).unwrap();
     assert!(top.contains("predict"));
     // No link to a page that is never installed.

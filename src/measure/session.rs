@@ -762,7 +762,12 @@ impl Rank0<'_> {
             mut receive,
             mut send,
         } = buffers;
-        let progress = std::cell::RefCell::new(Progress::new(self.progress, todo.len()));
+        // An adaptive sweep chooses its points as it goes: `todo` is its candidates.
+        let progress = std::cell::RefCell::new(if adaptive {
+            Progress::open(self.progress, trace.points.len())
+        } else {
+            Progress::new(self.progress, todo.len())
+        });
         let mut warned = false;
         let trace = std::cell::RefCell::new(trace);
         let chooser = std::cell::RefCell::new(chooser);

@@ -288,6 +288,8 @@ pub(crate) struct Campaign<'a> {
     pub(crate) path: PathBuf,
     pub(crate) mode: progress::Mode,
     pub(crate) interrupted: &'a AtomicBool,
+    /// Measuring the points an adaptive sweep chooses one at a time.
+    chosen: bool,
 }
 
 impl<'a> Campaign<'a> {
@@ -320,6 +322,7 @@ impl<'a> Campaign<'a> {
             path,
             mode,
             interrupted,
+            chosen: false,
         })
     }
 
@@ -327,6 +330,13 @@ impl<'a> Campaign<'a> {
     /// simulated time their phases took.
     pub(crate) fn measure(&mut self, points: &[u32]) -> Result<Duration> {
         self.measure_run(points, None)
+    }
+
+    /// The point of `n` cores an adaptive sweep chose, counted after the trace's points (it
+    /// said "point 1/1" at every one).
+    fn measure_chosen(&mut self, n: u32) -> Result<Duration> {
+        self.chosen = true;
+        self.measure_run(&[n], None)
     }
 
     /// Every run of a trace of runs not yet complete, one after the other (each a launch of
@@ -377,7 +387,11 @@ impl<'a> Campaign<'a> {
             run: run.map_or(0, |i| i as u32),
             interrupted: self.interrupted,
         };
-        let progress = std::cell::RefCell::new(Progress::new(self.mode, points.len()));
+        let progress = std::cell::RefCell::new(if self.chosen {
+            Progress::open(self.mode, self.trace.points.len())
+        } else {
+            Progress::new(self.mode, points.len())
+        });
         let (trace, path) = (&mut self.trace, &self.path);
         let result = bench.sweep(
             points,
@@ -624,7 +638,7 @@ fn adaptive_sweep(campaign: &mut Campaign<'_>, a: &AdaptiveOptions) -> Result<()
         let Some(n) = next else {
             return session::save(&campaign.path, &mut campaign.trace);
         };
-        let took = campaign.measure(&[n])?;
+        let took = campaign.measure_chosen(n)?;
         chooser.measured(took);
     }
 }
