@@ -466,3 +466,57 @@ fn a_simulated_resume_keeps_the_trace_max_phase_unless_given() {
         stderr(&o)
     );
 }
+
+/// Issue 46, item 18: `contention show` reprints a saved trace's point lines as `measure`
+/// printed them, each run's and the runs combined, each block saying what its `+-`
+/// carries; a trace that is no regular file is refused naming it.
+#[test]
+fn show_reprints_the_lines_measure_printed_run_by_run() {
+    let dir = temp_dir("runs-show");
+    let out = dir.join("t.json");
+    // Off a terminal: the lines go to standard error as plain log lines.
+    let o = contention(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--cores",
+        "1..3",
+        "--runs",
+        "2",
+        "-o",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let printed = stderr(&o);
+    let o = contention(&["show", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let shown = crate::common::stdout(&o);
+    let points: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.contains(" cores: computations"))
+        .collect();
+    // Three core counts in each of two runs, then the two runs combined.
+    assert_eq!(points.len(), 9, "{shown}");
+    for line in &points {
+        assert!(
+            printed.lines().any(|p| p == *line),
+            "`{line}` was not printed by measure:\n{printed}"
+        );
+    }
+    assert!(
+        shown.contains("measure: run 1 of 2, core counts in the order"),
+        "{shown}"
+    );
+    assert!(shown.contains("within that run"), "{shown}");
+    assert!(
+        shown.contains("measure: across 2 run(s) (+-: where another run's median falls"),
+        "{shown}"
+    );
+    let o = contention(&["show", s(&out), "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_str(&crate::common::stdout(&o)).unwrap();
+    assert_eq!(j["traces"][0]["blocks"].as_array().unwrap().len(), 3);
+    // Read through the bounded reader: a directory is refused at once, naming it.
+    let o = contention(&["show", s(&dir)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+}
