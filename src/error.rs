@@ -234,7 +234,7 @@ pub fn escape_line(text: &str) -> String {
 const CLIP_CHARS: usize = 40;
 
 /// A value the user typed, as a message repeats it: on one line ([`escape_line`]) and at
-/// most [`CLIP_CHARS`] characters, cut with `...` (a factor of 1,000 digits printed a
+/// most 40 characters (`CLIP_CHARS`), cut with `...` (a factor of 1,000 digits printed a
 /// message 1,000 characters wide).
 pub fn clip(text: &str) -> String {
     let line = escape_line(text);
