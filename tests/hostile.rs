@@ -1057,3 +1057,22 @@ fn a_saved_fleet_whose_model_is_no_regular_file_is_refused() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 46: every file a command reads goes through the bounded reader; `--topology` was
+/// opened by hwloc directly, so a FIFO blocked the plan for ever.
+#[test]
+fn a_topology_that_is_no_regular_file_is_refused_at_once() {
+    let dir = temp_dir("hostile-topology-fifo");
+    let fifo = dir.join("topo.xml");
+    mkfifo(&fifo);
+    for topology in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let (out, _) = capped(&["measure", "--dry-run", "--topology", topology]);
+        assert_eq!(out.status.code(), Some(2), "{topology}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{topology}: {}",
+            stderr(&out)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
