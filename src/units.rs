@@ -151,6 +151,17 @@ impl fmt::Display for ByteSize {
 mod tests {
     use super::*;
 
+    /// Issue 46, item 9: `5e-324` printed with 324 digits, `1e308` with 309.
+    #[test]
+    fn numbers_in_messages_stay_short() {
+        assert_eq!(short_number(1e308), "1e308");
+        assert_eq!(short_number(5e-324), "5e-324");
+        assert_eq!(short_number(0.05), "0.05");
+        assert_eq!(short_number(0.0), "0");
+        assert_eq!(short_number(-2.0), "-2");
+        assert!(short_number(-1.234_567e-300).len() < 30);
+    }
+
     #[test]
     fn a_suggested_limit_is_rounded_up_never_down() {
         assert_eq!(round_up(0.3), 0.3);

@@ -286,7 +286,7 @@ pub(crate) fn validate(opts: &FleetOptions) -> Result<()> {
         return Err(Error::Input(format!(
             "relative floor {}: must be a fraction in [0, 1), e.g. 0.01 (1 % of the median, \
              the default)",
-            opts.relative_floor
+            crate::units::short_number(opts.relative_floor)
         )));
     }
     Ok(())
