@@ -40,6 +40,7 @@ The intended workflow, in any directory (results go to ./contention-results/HOST
     contention predict --ncores 1..18   # bandwidths for every placement and core count
     contention evaluate                 # the model's error on the traces (Table 2)
     contention plot                     # the paper's figures, in contention-results/HOST/figures/
+    contention show TRACE.json          # a trace's point lines again, as measure printed them
     contention check                    # CI: does a new measurement still match the model?
 
 Without measuring, one of the paper's machines:
@@ -151,6 +152,10 @@ pub enum Command {
     /// measurements, as SVG or PNG.
     #[command(long_about = PLOT_ABOUT, after_help = PLOT_EXAMPLES)]
     Plot(PlotArgs),
+    /// Reprint a saved trace's point lines as `measure` printed them, run by run and combined,
+    /// each block saying which interval its +- carries.
+    #[command(long_about = SHOW_ABOUT, after_help = SHOW_EXAMPLES)]
+    Show(ShowArgs),
     /// Check new measurements against an expected model: fails when the model fitted to them
     /// drifts beyond a tolerance, or when the expected model's error on them is too large.
     #[command(long_about = CHECK_ABOUT, after_help = CHECK_EXAMPLES)]
@@ -745,6 +750,39 @@ Examples:
 
   Only the grid, from a CSV made with another tool:
     contention plot --model model.json measurements.csv --figure grid";
+
+const SHOW_ABOUT: &str = "\
+Reprint the point lines of saved traces (of `contention measure`) as the measurement printed \
+them: per core count, each phase's median bandwidth with its +- and the loss ratios L_M and \
+L_N, UNSTABLE where a phase ended wider than --stable-within.
+
+The lines are made from what the file holds (each phase's stored 95 % interval), not \
+recomputed from the samples. Each block opens with what its +- carries: for a trace of one \
+run, the interval of the median within that run (another run of the same command may differ \
+by more); for a trace of `measure --runs R`, each run's lines (within that run), then the runs \
+combined, whose +- is where another run's median falls.";
+
+const SHOW_EXAMPLES: &str = "\
+Examples:
+  contention show contention-results/node1/trace-numa0-0-nt-store-pong.json
+  contention show runs.json --format json | jq '.traces[0].blocks[-1].lines'
+  contention show a.json b.json";
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Trace files of `contention measure` (JSON), shown in the order given.
+    #[arg(value_name = "TRACE", required = true)]
+    pub(crate) traces: Vec<PathBuf>,
+
+    /// Output format: the lines as `measure` printed them, or JSON (no CSV: the tidy CSV
+    /// `measure` writes beside each trace holds its medians).
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub(crate) format: Format,
+
+    /// Write the output to FILE (atomically) instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub(crate) output: Option<PathBuf>,
+}
 
 #[derive(Debug, Args)]
 pub struct PlotArgs {

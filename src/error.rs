@@ -230,6 +230,20 @@ pub fn escape_line(text: &str) -> String {
     escape_but(text, &[])
 }
 
+/// The most characters of a value the user typed that a message repeats.
+const CLIP_CHARS: usize = 40;
+
+/// A value the user typed, as a message repeats it: on one line ([`escape_line`]) and at
+/// most 40 characters (`CLIP_CHARS`), cut with `...` (a factor of 1,000 digits printed a
+/// message 1,000 characters wide).
+pub fn clip(text: &str) -> String {
+    let line = escape_line(text);
+    match line.char_indices().nth(CLIP_CHARS) {
+        Some((cut, _)) => format!("{}...", &line[..cut]),
+        None => line,
+    }
+}
+
 /// `text` with every control character but those of `kept` written as a `\u{..}` escape.
 fn escape_but(text: &str, kept: &[char]) -> String {
     let escaped = |c: char| c.is_control() && !kept.contains(&c);

@@ -31,6 +31,7 @@ fn main() {
         Command::Calibrate(args) => commands::calibrate::run(args),
         Command::Evaluate(args) => commands::evaluate::run(args),
         Command::Plot(args) => commands::plot::run(args),
+        Command::Show(args) => commands::show::run(args),
         Command::Network(args) => commands::network::run(args),
         Command::Overlap(args) => commands::overlap::run(args),
         Command::Advise(args) => commands::advise::run(args),

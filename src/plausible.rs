@@ -4,6 +4,7 @@
 
 use crate::model::constraints::MAX_BANDWIDTH;
 use crate::trace::Phase;
+use crate::units::short_number;
 
 /// How much faster than alone a stream may be measured while sharing the memory system
 /// before the point is refused: contention only slows (the paper's premise, section 2), so
@@ -27,7 +28,8 @@ pub(crate) fn phase(p: &Phase) -> Option<String> {
     ];
     if let Some((name, v)) = nums.iter().find(|(_, v)| v.is_finite() && *v < 0.0) {
         return Some(format!(
-            "{name} is {v}, below 0: a bandwidth cannot be negative"
+            "{name} is {}, below 0: a bandwidth cannot be negative",
+            short_number(*v)
         ));
     }
     if let Some((name, v)) = nums
@@ -35,20 +37,25 @@ pub(crate) fn phase(p: &Phase) -> Option<String> {
         .find(|(_, v)| v.is_finite() && *v > MAX_BANDWIDTH)
     {
         return Some(format!(
-            "{name} is {v} MB/s, beyond any memory ({MAX_BANDWIDTH:e} MB/s)"
+            "{name} is {} MB/s, beyond any memory ({MAX_BANDWIDTH:e} MB/s)",
+            short_number(*v)
         ));
     }
     if s.count == 0 && s.median.is_finite() && s.median > 0.0 {
         return Some(format!(
             "count is 0 but the median is {}: a median needs samples",
-            s.median
+            short_number(s.median)
         ));
     }
     if s.count > 0 && s.min.is_finite() && s.max.is_finite() {
         // The median is of the whole stream and min/max of single samples (one thread's
         // iteration), so the median may lie outside [min, max]; min > max cannot be.
         if s.min > s.max {
-            return Some(format!("min {} is above max {}", s.min, s.max));
+            return Some(format!(
+                "min {} is above max {}",
+                short_number(s.min),
+                short_number(s.max)
+            ));
         }
     }
     if let Some((i, x)) = p
@@ -60,7 +67,9 @@ pub(crate) fn phase(p: &Phase) -> Option<String> {
         return Some(format!(
             "samples[{i}] is impossible ({} MB/s from {} s to {} s): a sample's bandwidth is \
              0 to {MAX_BANDWIDTH:e} MB/s and it ends after it starts",
-            x.mbps, x.start, x.end
+            short_number(x.mbps),
+            short_number(x.start),
+            short_number(x.end)
         ));
     }
     None
@@ -71,10 +80,15 @@ pub(crate) fn phase(p: &Phase) -> Option<String> {
 pub(crate) fn speedup(what: &str, alone: f64, parallel: f64) -> Option<String> {
     (parallel > alone * MAX_SPEEDUP).then(|| {
         format!(
-            "{what} are {:.1}x faster in parallel ({parallel} MB/s) than alone ({alone} MB/s); \
-             contention only slows a stream, so beyond {MAX_SPEEDUP}x the measurement is wrong \
-             (columns swapped, or another machine's data?)",
-            parallel / alone
+            "{what} are {}x faster in parallel ({} MB/s) than alone ({} MB/s); contention \
+             only slows a stream, so beyond {MAX_SPEEDUP}x the measurement is wrong (columns \
+             swapped, or another machine's data?)",
+            match parallel / alone {
+                r if r < 1e6 => format!("{r:.1}"),
+                r => short_number(r),
+            },
+            short_number(parallel),
+            short_number(alone)
         )
     })
 }
@@ -92,8 +106,12 @@ pub(crate) fn suspicious(what: &str, alone: f64, parallel: f64) -> Option<String
 
 /// Why a bandwidth is beyond any machine, if it is.
 pub(crate) fn too_high(v: f64) -> Option<String> {
-    (v > MAX_BANDWIDTH)
-        .then(|| format!("{v} MB/s is beyond any memory system ({MAX_BANDWIDTH:e} MB/s)"))
+    (v > MAX_BANDWIDTH).then(|| {
+        format!(
+            "{} MB/s is beyond any memory system ({MAX_BANDWIDTH:e} MB/s)",
+            short_number(v)
+        )
+    })
 }
 
 #[cfg(test)]

@@ -600,6 +600,52 @@ impl Trace {
         }
     }
 
+    /// What makes [`Trace::runs`] a record no measurement leaves, if anything: more runs than
+    /// `config.runs` (copied runs narrowed the intervals of `calibrate --bootstrap` as if
+    /// measured), a core count twice in a run's order (measured again without end) or
+    /// points, a core count in an order that `config.cores` does not ask for, or two runs
+    /// with the same points (a run copied: no two launches measure the same numbers).
+    /// Linear in the runs' sizes but for the copies, compared run by run.
+    pub fn runs_problem(&self) -> Option<String> {
+        use std::collections::HashSet;
+        if self.runs.len() > self.config.runs.max(1) as usize {
+            return Some(format!(
+                "it holds {} runs and config.runs asks for {}",
+                self.runs.len(),
+                self.config.runs
+            ));
+        }
+        let asked: HashSet<u32> = self.config.cores.iter().copied().collect();
+        for (i, r) in self.runs.iter().enumerate() {
+            let mut seen = HashSet::new();
+            if let Some(n) = r.order.iter().find(|&&n| !seen.insert(n)) {
+                return Some(format!("runs[{i}].order lists {n} cores twice"));
+            }
+            if let Some(n) = r.order.iter().find(|n| !asked.contains(n)) {
+                return Some(format!(
+                    "runs[{i}].order lists {n} cores, which config.cores does not ask for"
+                ));
+            }
+            let mut seen = HashSet::new();
+            if let Some(p) = r.points.iter().find(|p| !seen.insert(p.cores)) {
+                return Some(format!("runs[{i}] holds two points at {} cores", p.cores));
+            }
+        }
+        let mut seen = HashSet::new();
+        if let Some(p) = self.points.iter().find(|p| !seen.insert(p.cores)) {
+            return Some(format!("points holds two points at {} cores", p.cores));
+        }
+        for (i, a) in self.runs.iter().enumerate() {
+            if a.points.is_empty() {
+                continue;
+            }
+            if let Some(j) = self.runs[..i].iter().position(|b| b.points == a.points) {
+                return Some(format!("runs[{i}] holds the same points as runs[{j}]"));
+            }
+        }
+        None
+    }
+
     /// How many of [`Trace::runs`] hold every core count of `config.cores` (linear, as
     /// [`Trace::missing_cores`], for the same reason).
     pub fn finished_runs(&self) -> usize {

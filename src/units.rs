@@ -37,7 +37,8 @@ pub(crate) fn human_bytes(b: u64) -> String {
 /// A number as a user would type it, for an error that names it: `1e308`, not 309 digits
 /// (scientific notation from a million on; `NaN` and `inf` as they are).
 pub(crate) fn short_number(v: f64) -> String {
-    if v.abs() >= 1e6 {
+    // Plain notation beyond these prints hundreds of digits (`1e308`, `5e-324`).
+    if v.abs() >= 1e6 || (v != 0.0 && v.abs() < 1e-4) {
         format!("{v:e}")
     } else {
         v.to_string()
@@ -149,6 +150,17 @@ impl fmt::Display for ByteSize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 46, item 9: `5e-324` printed with 324 digits, `1e308` with 309.
+    #[test]
+    fn numbers_in_messages_stay_short() {
+        assert_eq!(short_number(1e308), "1e308");
+        assert_eq!(short_number(5e-324), "5e-324");
+        assert_eq!(short_number(0.05), "0.05");
+        assert_eq!(short_number(0.0), "0");
+        assert_eq!(short_number(-2.0), "-2");
+        assert!(short_number(-1.234_567e-300).len() < 30);
+    }
 
     #[test]
     fn a_suggested_limit_is_rounded_up_never_down() {

@@ -96,12 +96,22 @@ fn bad_core_lists_are_refused_with_status_2() {
         ("0..3", "start at 1"),
         ("5..2", "2..5"),
         ("x", "`x`"),
-        ("1..19", "18"),
+        ("19..20", "use counts in 1..18"),
     ] {
         let o = contention(&["predict", "--model", "paper:henri", "--ncores", arg]);
         assert_eq!(o.status.code(), Some(2), "{arg}");
         assert!(stderr(&o).contains(needle), "{arg}: {}", stderr(&o));
     }
+    // Issue 46, item 11: counts beyond the socket are left out and named, the others
+    // predicted (it was refused).
+    let o = contention(&["predict", "--model", "paper:henri", "--ncores", "1..20"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("19..20 left out, beyond the 18 cores per socket"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("18"), "{}", stdout(&o));
 }
 
 #[test]
@@ -299,6 +309,18 @@ fn man_writes_one_page_per_subcommand() {
             &text[..text.len().min(300)]
         );
     }
+    // Issue 46, item 17: the SYNOPSIS read `contention-measure [--numa] [--cores]...`: the
+    // page's name for the command, and no value placeholders.
+    let measure = std::fs::read_to_string(dir.join("contention-measure.1")).unwrap();
+    let synopsis: String = measure
+        .lines()
+        .skip_while(|l| *l != ".SH SYNOPSIS")
+        .nth(1)
+        .unwrap()
+        .replace('\\', "");
+    assert!(synopsis.starts_with("contention measure "), "{synopsis}");
+    assert!(synopsis.contains("[--numa <COMP,COMM>]"), "{synopsis}");
+    assert!(synopsis.contains("[--output <FILE>]"), "{synopsis}");
     let top = std::fs::read_to_string(dir.join("contention.1")).unwrap();
     assert!(top.contains("predict"));
     // No link to a page that is never installed.
@@ -316,7 +338,7 @@ fn man_writes_one_page_per_subcommand() {
         .collect();
     names.sort();
     // The top page and one per subcommand (survey included).
-    assert_eq!(names.len(), 14, "{names:?}");
+    assert_eq!(names.len(), 15, "{names:?}");
     assert!(names
         .iter()
         .all(|n| n.starts_with("contention") && n.ends_with(".1")));

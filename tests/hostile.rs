@@ -981,3 +981,98 @@ fn file_names_with_escape_codes_never_reach_the_terminal_raw() {
     assert!(stderr(&out).contains("--hosts"), "{}", stderr(&out));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 46, items 1, 2 and 8: a saved fleet directory whose `HOST/model.json` is a FIFO
+/// blocked `check --fleet` for ever, `/dev/zero` was read until memory ran out, and a FIFO,
+/// device or directory on a node that was also measured anew made it "new, nothing to
+/// compare" and the check passed. Each is refused at once (exit 2), naming the path; so is a
+/// saved fleet report of an unknown schema version.
+#[test]
+fn a_saved_fleet_whose_model_is_no_regular_file_is_refused() {
+    let dir = temp_dir("hostile-fleet-fifo");
+    let root = one_node_results(&dir);
+    std::fs::create_dir_all(root.join("n2")).unwrap();
+    std::fs::copy(
+        root.join("n1/trace-numa0-0-nt-store-pong.json"),
+        root.join("n2/trace-numa0-0-nt-store-pong.json"),
+    )
+    .unwrap();
+    let model = dir.join("model.json");
+    let out = contention(&[
+        "calibrate",
+        root.join("n1/trace-numa0-0-nt-store-pong.json")
+            .to_str()
+            .unwrap(),
+        "-o",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for bad_host in ["a", "n2"] {
+        for kind in ["fifo", "device", "directory"] {
+            let saved = dir.join(format!("saved-{bad_host}-{kind}"));
+            std::fs::create_dir_all(saved.join("n1")).unwrap();
+            std::fs::copy(&model, saved.join("n1/model.json")).unwrap();
+            std::fs::create_dir_all(saved.join(bad_host)).unwrap();
+            let bad = saved.join(bad_host).join("model.json");
+            match kind {
+                "fifo" => mkfifo(&bad),
+                "device" => std::os::unix::fs::symlink("/dev/zero", &bad).unwrap(),
+                _ => std::fs::create_dir(&bad).unwrap(),
+            }
+            let (out, _) = capped(&[
+                "check",
+                "--fleet",
+                saved.to_str().unwrap(),
+                root.to_str().unwrap(),
+            ]);
+            let what = format!("{bad_host} {kind}: {}{}", stdout(&out), stderr(&out));
+            assert_eq!(out.status.code(), Some(2), "{what}");
+            assert!(stderr(&out).contains("not a regular file"), "{what}");
+            assert!(
+                stderr(&out).contains(&format!("{bad_host}/model.json")),
+                "{what}"
+            );
+            assert!(!stdout(&out).contains("PASS"), "{what}");
+        }
+    }
+    // A fleet report of a layout this build does not know.
+    let text = std::fs::read_to_string(&model).unwrap();
+    let report = dir.join("fleet-99.json");
+    std::fs::write(
+        &report,
+        format!(r#"{{"schema_version": 99, "nodes": [{{"host": "n1", "model": {text}}}]}}"#),
+    )
+    .unwrap();
+    let out = contention(&[
+        "check",
+        "--fleet",
+        report.to_str().unwrap(),
+        root.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("schema_version 99 is not supported"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 46: every file a command reads goes through the bounded reader; `--topology` was
+/// opened by hwloc directly, so a FIFO blocked the plan for ever.
+#[test]
+fn a_topology_that_is_no_regular_file_is_refused_at_once() {
+    let dir = temp_dir("hostile-topology-fifo");
+    let fifo = dir.join("topo.xml");
+    mkfifo(&fifo);
+    for topology in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let (out, _) = capped(&["measure", "--dry-run", "--topology", topology]);
+        assert_eq!(out.status.code(), Some(2), "{topology}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{topology}: {}",
+            stderr(&out)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -258,7 +258,7 @@ fn on_a_16_core_socket_the_default_sweep_leaves_the_sender_its_own_core() {
     // Issue 37: a saved topology does not say its CPU's instruction set (this host's was
     // printed as the node's).
     assert!(
-        plan.contains("(the node CPU's best non-temporal stores for nt-store)"),
+        plan.contains("(the node CPU's best non-temporal stores)"),
         "{plan}"
     );
     assert!(
@@ -748,4 +748,55 @@ fn runs_are_separate_launches_and_resume_adds_the_runs_asked_for() {
     let t: Trace = trace_file::read(&out).unwrap();
     assert!(t.complete);
     assert_eq!((t.config.runs, t.runs.len()), (3, 3));
+}
+
+/// Issue 46, item 12: `--resume` of a complete trace started an MPI job (seconds), then said
+/// there was nothing to measure and rewrote the trace. It says so before launching
+/// anything, and leaves the file as it was.
+#[test]
+fn resume_of_a_complete_trace_launches_nothing_and_leaves_it_alone() {
+    let _one = one_job();
+    let d = temp_dir("measure-resume-complete");
+    let out = d.join("t.json");
+    let o = run(&mut measure_cmd(&out, &["--max-phase", "0.3", "--quiet"]));
+    assert!(o.status.success(), "{}", text(&o));
+    let before = std::fs::read(&out).unwrap();
+    let o = run(&mut measure_cmd(&out, &["--resume"]));
+    assert!(o.status.success(), "{}", text(&o));
+    let said = text(&o);
+    assert!(said.contains("no MPI job is started"), "{said}");
+    assert!(!said.contains("measure: starting"), "{said}");
+    assert_eq!(std::fs::read(&out).unwrap(), before, "{said}");
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// Issue 46, items 13 and 15: the plan of `--kernel triad` said "avx512 non-temporal
+/// stores for nt-store", and its duration left out, without a word, the start of the MPI
+/// job (a first run of 7 s planned took 55 s).
+#[test]
+fn the_plan_names_the_kernel_run_and_what_its_duration_leaves_out() {
+    let plan = |kernel: &str| {
+        let o = run(command().args([
+            "measure",
+            "--dry-run",
+            "--kernel",
+            kernel,
+            "--topology",
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/data/topologies/24em64t-2n6c2t-pci.xml"
+            ),
+        ]));
+        assert!(o.status.success(), "{}", text(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let triad = plan("triad");
+    assert!(triad.contains("running triad over its own"), "{triad}");
+    assert!(triad.contains("STREAM triad"), "{triad}");
+    assert!(!triad.contains("non-temporal"), "{triad}");
+    assert!(plan("nt-store").contains("non-temporal stores)"));
+    assert!(
+        triad.contains("not counted: starting the MPI job"),
+        "{triad}"
+    );
 }

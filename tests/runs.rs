@@ -243,3 +243,280 @@ fn resume_refuses_a_trace_edited_to_ask_for_more_runs_than_any_command_line() {
     );
     assert_eq!(trace_file::read(&out).unwrap().runs.len(), 2);
 }
+
+/// `measure --simulate paper:henri` with `args`, quietly; its output.
+fn measure(args: &[&str]) -> std::process::Output {
+    let mut all = vec!["measure", "--simulate", "paper:henri", "-q"];
+    all.extend_from_slice(args);
+    contention(&all)
+}
+
+/// Issue 46, item 3: a trace of runs edited to `config.runs: 1` was resumed into its
+/// `points`, which the save then replaced by the runs' combination: the new points were
+/// measured and dropped, at every resume. A trace that holds runs is resumed into them, and
+/// one that holds more runs than it asks for is refused before anything runs.
+#[test]
+fn a_resume_never_drops_a_measured_point_whatever_config_runs_says() {
+    let dir = temp_dir("runs-resume-edited");
+    let out = dir.join("t.json");
+    let o = measure(&[
+        "--runs",
+        "3",
+        "--cores",
+        "1,2,3",
+        "--max-phase",
+        "0.05",
+        "--seed",
+        "3",
+        "-o",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // One run kept, config.runs edited to 1: the resume measures the other core counts
+    // into that run, and keeps them.
+    let mut j = json(&out);
+    j["runs"].as_array_mut().unwrap().truncate(1);
+    j["config"]["runs"] = 1.into();
+    j["complete"] = false.into();
+    std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
+    let o = measure(&[
+        "--max-phase",
+        "0.05",
+        "--seed",
+        "3",
+        "--cores",
+        "1..6",
+        "--resume",
+        "-o",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = trace_file::read(&out).unwrap();
+    let cores: Vec<u32> = t.points.iter().map(|p| p.cores).collect();
+    assert_eq!(cores, (1..=6).collect::<Vec<_>>(), "{}", stderr(&o));
+    assert_eq!(t.runs.len(), 1);
+    assert_eq!(t.runs[0].points.len(), 6);
+    assert!(t.complete);
+    // Three runs, config.runs edited to 1: refused, the file left as it was.
+    let o = measure(&[
+        "--runs",
+        "3",
+        "--cores",
+        "1,2,3",
+        "--max-phase",
+        "0.05",
+        "--seed",
+        "3",
+        "-o",
+        s(&out),
+        "--force",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut j = json(&out);
+    j["config"]["runs"] = 1.into();
+    let edited = serde_json::to_string(&j).unwrap();
+    std::fs::write(&out, &edited).unwrap();
+    let o = measure(&[
+        "--max-phase",
+        "0.05",
+        "--seed",
+        "3",
+        "--resume",
+        "-o",
+        s(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("holds 3 runs and config.runs asks for 1"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), edited);
+}
+
+/// Issue 46, items 4 and 5: a core count repeated in `runs[].order` was measured again and
+/// again (1,000 repeats planned 13,000 points), and copied runs narrowed `calibrate
+/// --bootstrap`'s intervals as if measured (`plot` said "50 of 3 runs complete"). Every
+/// reader of the trace refuses such runs, naming what was edited.
+#[test]
+fn repeated_core_counts_and_copied_runs_are_refused_by_every_reader() {
+    let dir = temp_dir("runs-copied");
+    let out = dir.join("t.json");
+    simulate(&out, &["--runs", "3"]);
+    let original = json(&out);
+    let edit = |f: &dyn Fn(&mut serde_json::Value), said: &str| {
+        let mut j = original.clone();
+        f(&mut j);
+        let path = dir.join("edited.json");
+        std::fs::write(&path, serde_json::to_string(&j).unwrap()).unwrap();
+        for args in [
+            vec!["calibrate", "--local-only", s(&path), "-o", "-"],
+            vec!["plot", "--model", "paper:henri", s(&path), "-o", s(&dir)],
+            vec![
+                "measure",
+                "--simulate",
+                "paper:henri",
+                "--cores",
+                "1..6",
+                "-o",
+                s(&path),
+                "--resume",
+                "-q",
+            ],
+        ] {
+            let o = contention(&args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains(said), "{args:?}: {}", stderr(&o));
+        }
+    };
+    edit(
+        &|j| {
+            let order = j["runs"][1]["order"].as_array().unwrap().clone();
+            let repeated: Vec<_> = (0..1000).flat_map(|_| order.clone()).collect();
+            j["runs"][1]["order"] = repeated.into();
+            j["complete"] = false.into();
+        },
+        "runs[1].order lists",
+    );
+    edit(
+        &|j| {
+            let runs = j["runs"].as_array().unwrap().clone();
+            j["runs"] = (0..10)
+                .flat_map(|_| runs.clone())
+                .collect::<Vec<_>>()
+                .into();
+        },
+        "holds 30 runs and config.runs asks for 3",
+    );
+    edit(
+        &|j| {
+            j["runs"][1] = j["runs"][0].clone();
+        },
+        "runs[1] holds the same points as runs[0]",
+    );
+}
+
+/// Issue 46, items 7 and 12: a core count beyond the simulated socket in an edited
+/// `runs[].order` failed once the others were measured (exit 1, with `predict`'s
+/// `--ncores` as the fix); a resume of a complete trace rewrote it.
+#[test]
+fn a_resume_refuses_an_order_beyond_the_trace_and_leaves_a_complete_one_alone() {
+    let dir = temp_dir("runs-order-beyond");
+    let out = dir.join("t.json");
+    simulate(&out, &["--runs", "2"]);
+    let before = std::fs::read(&out).unwrap();
+    let o = contention(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--cores",
+        "1..6",
+        "-o",
+        s(&out),
+        "--resume",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nothing to measure"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    for n in [0, 19] {
+        let mut j = json(&out);
+        j["runs"][1]["order"].as_array_mut().unwrap().push(n.into());
+        j["complete"] = false.into();
+        std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
+        let o = measure(&["--cores", "1..6", "-o", s(&out), "--resume"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("runs[1].order lists {n} cores")),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("--ncores"), "{}", stderr(&o));
+        std::fs::write(&out, &before).unwrap();
+    }
+}
+
+/// Issue 46, item 10: a simulated `--resume` refused a trace of `--max-phase 0.05` unless
+/// given again (its help says "kept unless given"), with a message that named the same
+/// machine and placement on both sides. It keeps the trace's value, and a value given that
+/// differs is named with both sides.
+#[test]
+fn a_simulated_resume_keeps_the_trace_max_phase_unless_given() {
+    let dir = temp_dir("runs-resume-max-phase");
+    let out = dir.join("t.json");
+    let o = measure(&["--cores", "1,2", "--max-phase", "0.05", "-o", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = measure(&["--cores", "1..3", "--resume", "-o", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = trace_file::read(&out).unwrap();
+    assert_eq!(t.points.len(), 3);
+    assert_eq!(t.config.max_phase_seconds, 0.05);
+    let o = measure(&[
+        "--cores",
+        "1..4",
+        "--max-phase",
+        "0.1",
+        "--resume",
+        "-o",
+        s(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--max-phase 0.05 in the trace, 0.1 now"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Issue 46, item 18: `contention show` reprints a saved trace's point lines as `measure`
+/// printed them, each run's and the runs combined, each block saying what its `+-`
+/// carries; a trace that is no regular file is refused naming it.
+#[test]
+fn show_reprints_the_lines_measure_printed_run_by_run() {
+    let dir = temp_dir("runs-show");
+    let out = dir.join("t.json");
+    // Off a terminal: the lines go to standard error as plain log lines.
+    let o = contention(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--cores",
+        "1..3",
+        "--runs",
+        "2",
+        "-o",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let printed = stderr(&o);
+    let o = contention(&["show", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let shown = crate::common::stdout(&o);
+    let points: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.contains(" cores: computations"))
+        .collect();
+    // Three core counts in each of two runs, then the two runs combined.
+    assert_eq!(points.len(), 9, "{shown}");
+    for line in &points {
+        assert!(
+            printed.lines().any(|p| p == *line),
+            "`{line}` was not printed by measure:\n{printed}"
+        );
+    }
+    assert!(
+        shown.contains("measure: run 1 of 2, core counts in the order"),
+        "{shown}"
+    );
+    assert!(shown.contains("within that run"), "{shown}");
+    assert!(
+        shown.contains("measure: across 2 run(s) (+-: where another run's median falls"),
+        "{shown}"
+    );
+    let o = contention(&["show", s(&out), "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_str(&crate::common::stdout(&o)).unwrap();
+    assert_eq!(j["traces"][0]["blocks"].as_array().unwrap().len(), 3);
+    // Read through the bounded reader: a directory is refused at once, naming it.
+    let o = contention(&["show", s(&dir)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+}

@@ -104,6 +104,11 @@ pub(crate) struct FleetCheck {
 /// A saved fleet report, read for its models only (the rest may change between versions).
 #[derive(Deserialize)]
 struct SavedReport {
+    /// Checked against [`crate::fleet::FLEET_SCHEMA_VERSION`]: a report of another layout
+    /// may mean other things by the same fields (absent: a report from before it was
+    /// written, read as version 1).
+    #[serde(default)]
+    schema_version: Option<u64>,
     nodes: Vec<SavedNode>,
 }
 
@@ -150,8 +155,10 @@ fn saved_method(saved: &Saved) -> Option<crate::calibrate::Method> {
         Saved::Dir(dir) => {
             let host = hosts_in(dir).ok()?.into_iter().next()?;
             let path = dir.join(&host.host).join(crate::results::MODEL_FILE);
-            let v: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+            // The bounded reader: a FIFO here blocked for ever, `/dev/zero` read without end.
+            // Its errors are [`saved_models`]' to report.
+            let text = crate::io::read::text(&path, "saved model file").ok()?;
+            let v: serde_json::Value = serde_json::from_str(&text).ok()?;
             serde_json::from_value(v["calibration"]["method"].clone()).ok()
         }
         Saved::Report { origin, .. } => origin.as_ref()?.calibration_method,
@@ -225,7 +232,10 @@ fn saved_models(saved: &Saved) -> Result<BTreeMap<String, SavedModel>> {
     let Some(text) = text else {
         for n in hosts_in(saved)? {
             let path = saved.join(&n.host).join(crate::results::MODEL_FILE);
-            if path.is_file() {
+            // Anything at the path is read, through the bounded reader: a FIFO, device or
+            // directory as `model.json` is refused (exit 2), not taken for a node without a
+            // model (which passed the check). A dangling link is no model either.
+            if std::fs::symlink_metadata(&path).is_ok() {
                 let source = path.display().to_string();
                 let l = model_file::load_all(&source)?;
                 out.insert(
@@ -255,6 +265,18 @@ fn saved_models(saved: &Saved) -> Result<BTreeMap<String, SavedModel>> {
             crate::error::shown_path(saved)
         ))
     })?;
+    if let Some(v) = report
+        .schema_version
+        .filter(|v| *v != u64::from(crate::fleet::FLEET_SCHEMA_VERSION))
+    {
+        return Err(Error::Input(format!(
+            "{}: fleet report schema_version {v} is not supported; this build reads version \
+             {}: save the fleet report again with this build (`contention survey \
+             --report-only`)",
+            crate::error::shown_path(saved),
+            crate::fleet::FLEET_SCHEMA_VERSION
+        )));
+    }
     if let Some(host) =
         crate::survey::manifest::repeated(report.nodes.iter().map(|n| n.host.as_str()))
     {

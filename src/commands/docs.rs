@@ -52,6 +52,46 @@ fn check_dir(dir: &Path) -> Result<()> {
     }
 }
 
+/// A subcommand's SYNOPSIS as typed (`full`: `contention measure`), each option with its
+/// value's placeholder: clap_mangen's own read `contention-measure [--numa] [--cores]...`,
+/// the page's name for the command and no values. Optional items in brackets, a repeated
+/// positional with `...`.
+fn synopsis(cmd: &clap::Command, full: &str) -> String {
+    let mut out = full.to_string();
+    let value = |a: &clap::Arg| match a.get_value_names() {
+        Some(names) => names
+            .iter()
+            .map(|n| format!("<{n}>"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        None => format!("<{}>", a.get_id().as_str().to_uppercase()),
+    };
+    for a in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+        let repeated = matches!(a.get_action(), clap::ArgAction::Append)
+            || a.get_num_args().is_some_and(|n| n.max_values() > 1);
+        let item = if a.is_positional() {
+            format!("{}{}", value(a), if repeated { "..." } else { "" })
+        } else {
+            let flag = match (a.get_long(), a.get_short()) {
+                (Some(long), _) => format!("--{long}"),
+                (None, Some(short)) => format!("-{short}"),
+                (None, None) => continue,
+            };
+            if a.get_action().takes_values() {
+                format!("{flag} {}", value(a))
+            } else {
+                flag
+            }
+        };
+        if a.is_required_set() {
+            out += &format!(" {item}");
+        } else {
+            out += &format!(" [{item}]");
+        }
+    }
+    out
+}
+
 /// Every page as (file name, roff text).
 fn pages() -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
     let cmd = Cli::command();
@@ -67,7 +107,8 @@ fn pages() -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
         // clap names a command with a `&'static str`; the dozen short names leaked here live
         // as long as this one-shot command anyway.
         let title: &'static str = name.clone().leak();
-        clap_mangen::Man::new(sub.clone().name(title)).render(&mut page)?;
+        let usage = synopsis(sub, &format!("{BIN} {}", sub.get_name()));
+        clap_mangen::Man::new(sub.clone().name(title).override_usage(usage)).render(&mut page)?;
         pages.push((PathBuf::from(format!("{name}.1")), page));
     }
     Ok(pages)

@@ -199,6 +199,17 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
         hosts.is_none(),
     )?;
     let mode = progress::Mode::from_env_or_terminal(None, args.quiet);
+    if let Some(here) = trace_here.as_ref().filter(|h| h.nothing_left) {
+        if mode != progress::Mode::Quiet {
+            eprintln!(
+                "measure: {} already holds every asked core count and run; nothing to \
+                 measure, so no MPI job is started and the trace is left as it is",
+                crate::error::shown_path(&here.trace)
+            );
+        }
+        return Ok(());
+    }
+    let trace_here = trace_here.map(|h| h.trace);
     let launches = launches(args, trace_here.as_deref());
     for launch in 0..launches {
         // The first launch starts (or resumes) the trace; each later one adds the next run.

@@ -3,7 +3,8 @@
 //!
 //! - [`measure`], [`survey`], [`network`] (with `--run`) and [`sensitivity`]: the commands that
 //!   run something on the machine.
-//! - [`calibrate`], [`evaluate`], [`check`], [`plot`]: the commands that read measurements.
+//! - [`calibrate`], [`evaluate`], [`check`], [`plot`], [`show`]: the commands that read
+//!   measurements.
 //! - [`predict`], [`advise`], [`overlap`], [`network`]: the commands that compute from a model.
 //! - [`docs`]: `completions` and `man`, generated from the same definition as `--help`.
 
@@ -18,4 +19,5 @@ pub mod overlap;
 pub mod plot;
 pub mod predict;
 pub mod sensitivity;
+pub mod show;
 pub mod survey;

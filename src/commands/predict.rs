@@ -49,19 +49,36 @@ pub fn build_report(
     placement: PlacementArg,
 ) -> Result<PredictReport> {
     let cores_per_socket = model.machine.cores_per_socket;
-    let cores = cores
+    let asked = cores
         .cloned()
         .unwrap_or_else(|| CoreList::up_to(cores_per_socket));
-    cores
-        .check_max(
-            cores_per_socket,
-            &format!(
-                "the cores per socket of machine `{}` in {source}",
-                model.machine.name
-            ),
-        )
-        .map_err(|e| Error::Input(format!("--ncores {cores}: {e}")))?;
     let mut notes = Vec::new();
+    // The counts the socket has are predicted, the others left out and named (the design
+    // card's `--ncores 1..18` on a 16-core node's model was refused, exit 2); only a list
+    // with none of them is refused.
+    let (within, beyond): (Vec<u32>, Vec<u32>) =
+        asked.counts().iter().partition(|&&n| n <= cores_per_socket);
+    if within.is_empty() {
+        asked
+            .check_max(
+                cores_per_socket,
+                &format!(
+                    "the cores per socket of machine `{}` in {source}",
+                    model.machine.name
+                ),
+            )
+            .map_err(|e| Error::Input(format!("--ncores {asked}: {e}")))?;
+    }
+    if !beyond.is_empty() {
+        notes.push(format!(
+            "--ncores {asked}: {} left out, beyond the {cores_per_socket} cores per socket of \
+             machine `{}` in {source}; predicted {}",
+            CoreList::from_counts(&beyond),
+            model.machine.name,
+            CoreList::from_counts(&within)
+        ));
+    }
+    let cores = CoreList::from_counts(&within);
     let placements = match placement {
         PlacementArg::One(pair) => vec![Placement {
             comp_numa: pair.comp,
@@ -102,5 +119,28 @@ mod tests {
         let cores = "1,2".parse::<CoreList>().unwrap();
         let r = build_report(&henri, "paper:henri", Some(&cores), PlacementArg::All).unwrap();
         assert_eq!(json_of(&r)["model"], "paper:henri");
+    }
+
+    /// Issue 46, item 11: the design card's `--ncores 1..18` on a 16-core node's model was
+    /// refused (exit 2): the counts the socket has are predicted, the others named.
+    #[test]
+    fn counts_beyond_the_socket_are_left_out_and_named() {
+        let mut m = model_file::load("paper:henri").unwrap();
+        m.machine.cores_per_socket = 16;
+        let cores = "1..18".parse::<CoreList>().unwrap();
+        let r = build_report(&m, "m.json", Some(&cores), PlacementArg::All).unwrap();
+        let counts: Vec<u32> = r.placements[0].points.iter().map(|p| p.cores).collect();
+        assert_eq!(counts, (1..=16).collect::<Vec<_>>());
+        assert!(
+            r.notes.iter().any(|n| n.contains("17..18 left out")
+                && n.contains("16 cores per socket")
+                && n.contains("predicted 1..16")),
+            "{:?}",
+            r.notes
+        );
+        let none = "17,18".parse::<CoreList>().unwrap();
+        let e = build_report(&m, "m.json", Some(&none), PlacementArg::All).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("use counts in 1..16"), "{e}");
     }
 }

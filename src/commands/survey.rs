@@ -23,7 +23,7 @@ pub(crate) struct ReportOptions {
     /// `--figure DIR`; `None`: the results directory.
     pub figure: Option<PathBuf>,
     pub figure_format: ImageFormat,
-    /// `--outlier-k`: the band's width in robust standard deviations (`(0, 100]`:
+    /// `--outlier-k`: the band's width in robust standard deviations (`[0.1, 100]`:
     /// [`fleet::valid_k`]).
     pub outlier_k: f64,
     /// `--method`: how each node is calibrated.
@@ -33,7 +33,7 @@ pub(crate) struct ReportOptions {
 /// The one place a survey's arguments are checked: `measure`'s checks (the same
 /// [`MeasureOptions::check`](crate::measure::options::MeasureOptions::check)), but for `--hosts`, which a survey takes in any number (the pairing
 /// checks them), `-o`, which names the report's file (each node's trace goes to its results
-/// directory), and `--graph`, which does not apply; and `--outlier-k` (in `(0, 100]`).
+/// directory), and `--graph`, which does not apply; and `--outlier-k` (in `[0.1, 100]`).
 pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> {
     let m = &a.measure;
     if m.graph.is_some() {
@@ -62,6 +62,7 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
     // repeated launches: each node's measure is one run.
     measure.runs = 1;
     measure.check()?;
+    calibratable(&measure, m.simulate.is_some())?;
     measure.hosts = m.hosts.clone();
     let simulated = m
         .simulate
@@ -86,6 +87,36 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
         method: a.method.into(),
     };
     Ok((survey, report))
+}
+
+/// Refuses what no node's calibration could use, before anything runs (it drew or measured
+/// every node, then failed every calibration, exit 1): a placement other than `0,0`, the
+/// local one the report's parameters are calibrated on, and for a simulated fleet one core
+/// count (the parameters are read off a curve). A real survey of one core count stays
+/// allowed: it is the quick check that every node measures (the test suite's surveys on
+/// namespace hosts), whose report then names each node not calibrated.
+fn calibratable(m: &crate::measure::options::MeasureOptions, simulated: bool) -> Result<()> {
+    if let Some(list) = m
+        .cores
+        .as_ref()
+        .filter(|l| simulated && l.counts().len() < 2)
+    {
+        return Err(crate::Error::Input(format!(
+            "--cores {}: a survey calibrates each node from its curve over the core counts, \
+             and one core count gives no curve; give two or more (e.g. --cores 1..4), or \
+             leave --cores out for every core count",
+            crate::error::clip(&list.to_string())
+        )));
+    }
+    if (m.comp_numa, m.comm_numa) != (0, 0) {
+        return Err(crate::Error::Input(format!(
+            "--numa {},{}: a survey calibrates each node's local parameters, measured at \
+             placement 0,0; leave --numa out (or give --numa 0,0), and compare other \
+             placements with `contention measure` on one node",
+            m.comp_numa, m.comm_numa
+        )));
+    }
+    Ok(())
 }
 
 /// The simulated fleet `--simulate SPEC` asks for: at least two nodes (a sender needs
@@ -303,6 +334,30 @@ mod tests {
         a
     }
 
+    /// Issue 46, item 7: one core count, or a placement other than 0,0, drew (or measured)
+    /// every node and failed every calibration, exit 1.
+    #[test]
+    fn what_no_calibration_can_use_is_refused_before_the_survey() {
+        for (extra, says, real_too) in [
+            (&["--cores", "1"][..], "--cores 1: a survey", false),
+            (&["--numa", "1,1"][..], "--numa 1,1: a survey", true),
+            (&["--numa", "0,1"][..], "--numa 0,1: a survey", true),
+        ] {
+            let real: &[&str] = &[];
+            for sim in [&["--simulate", "paper:henri", "--nodes", "2"][..], real] {
+                if sim.is_empty() && !real_too {
+                    assert!(options(&args(extra)).is_ok(), "{extra:?}");
+                    continue;
+                }
+                let all: Vec<&str> = sim.iter().chain(extra).copied().collect();
+                let e = options(&args(&all)).unwrap_err();
+                assert_eq!(e.exit_code(), 2, "{all:?}: {e}");
+                assert!(e.to_string().starts_with(says), "{all:?}: {e}");
+            }
+        }
+        assert!(options(&args(&["--cores", "1,4"])).is_ok());
+    }
+
     /// `--nodes 99999999999` asked for 2.4 TB and aborted (exit 134).
     #[test]
     fn a_simulated_fleet_of_absurd_size_is_refused_naming_the_count() {
@@ -406,12 +461,14 @@ mod tests {
     #[test]
     fn outlier_k_must_be_in_its_range_naming_the_value() {
         // 1e30 aborted the report (the figure's ticks: 34 GB), 1e25 drew a 62 MB figure.
-        for k in ["0", "-2", "NaN", "inf", "1e30", "1e25", "101"] {
+        for k in [
+            "0", "-2", "NaN", "inf", "1e30", "1e25", "101", "5e-324", "0.05",
+        ] {
             let e = options(&args(&[&format!("--outlier-k={k}")])).unwrap_err();
             assert_eq!(e.exit_code(), 2, "{k}: {e}");
             let msg = e.to_string();
             assert!(msg.contains(&format!("--outlier-k {k}")), "{msg}");
-            assert!(msg.contains("(0, 100]"), "{msg}");
+            assert!(msg.contains("[0.1, 100]"), "{msg}");
         }
         for k in [2.5, 100.0] {
             let (_, r) = options(&args(&["--outlier-k", &k.to_string()])).unwrap();

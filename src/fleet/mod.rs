@@ -46,9 +46,14 @@ pub(crate) const DEFAULT_K: f64 = 3.0;
 /// aborted the report for want of 34 GB).
 pub(crate) const MAX_K: f64 = 1.0 / DEFAULT_RELATIVE_FLOOR;
 
-/// Whether `k` is a band's width this report draws: a number in `(0, MAX_K]`.
+/// The narrowest band, in robust standard deviations: a tenth of one flags about nine
+/// nodes in ten already, and below it a width such as `5e-324` printed 1,000 characters
+/// wide in the report.
+pub(crate) const MIN_K: f64 = 0.1;
+
+/// Whether `k` is a band's width this report draws: a number in `[MIN_K, MAX_K]`.
 pub(crate) fn valid_k(k: f64) -> bool {
-    k > 0.0 && k <= MAX_K
+    (MIN_K..=MAX_K).contains(&k)
 }
 
 /// The default floor of the band's scale, as a fraction of the median: 1 %, the floor of the
@@ -291,7 +296,7 @@ pub(crate) fn validate(opts: &FleetOptions) -> Result<()> {
     if !valid_k(opts.k) {
         return Err(Error::Input(format!(
             "k = {}: the band's width must be a number of robust standard deviations in \
-             (0, {MAX_K}], e.g. 3 (the default)",
+             [{MIN_K}, {MAX_K}], e.g. 3 (the default)",
             crate::units::short_number(opts.k)
         )));
     }
@@ -299,7 +304,7 @@ pub(crate) fn validate(opts: &FleetOptions) -> Result<()> {
         return Err(Error::Input(format!(
             "relative floor {}: must be a fraction in [0, 1), e.g. 0.01 (1 % of the median, \
              the default)",
-            opts.relative_floor
+            crate::units::short_number(opts.relative_floor)
         )));
     }
     Ok(())

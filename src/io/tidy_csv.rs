@@ -7,7 +7,7 @@
 //! for a real machine's. A file without the column (older files, other tools) is real.
 
 use crate::error::Result;
-use crate::model::constraints::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES};
+use crate::model::constraints::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES, MIN_BANDWIDTH};
 use crate::trace::TidyRow;
 use std::path::Path;
 
@@ -88,6 +88,8 @@ pub(crate) enum CsvProblem {
     Header(csv::Error),
     /// A column of [`HEADER`] is missing.
     MissingColumn(&'static str),
+    /// A column of [`HEADER`] (or [`SIMULATED`]) named twice: which one holds the data?
+    RepeatedColumn(&'static str),
     /// A record cannot be read (unequal fields, bad quoting).
     Record { line: usize, err: csv::Error },
     /// A NUMA node or core count that is not a whole number.
@@ -96,7 +98,7 @@ pub(crate) enum CsvProblem {
         column: &'static str,
         text: String,
     },
-    /// A bandwidth that is not a finite number > 0.
+    /// A bandwidth that is not a finite number of at least [`MIN_BANDWIDTH`].
     NotBandwidth {
         line: usize,
         column: &'static str,
@@ -132,15 +134,22 @@ impl std::fmt::Display for TidyCsvError {
                 "{source}: column `{name}` is missing; a tidy CSV has the columns {}",
                 HEADER.join(",")
             ),
+            CsvProblem::RepeatedColumn(name) => write!(
+                f,
+                "{source}: column `{name}` is named twice in the header; keep one (rename \
+                 the other if it is a column of your own)"
+            ),
             CsvProblem::Record { line, err } => write!(f, "{source}: line {line}: {err}"),
             CsvProblem::NotWhole { line, column, text } => write!(
                 f,
-                "{source}: line {line}, column {column}: `{text}` is not a whole number"
+                "{source}: line {line}, column {column}: `{}` is not a whole number",
+                crate::error::clip(text)
             ),
             CsvProblem::NotBandwidth { line, column, text } => write!(
                 f,
-                "{source}: line {line}, column {column}: `{text}` is not a bandwidth (a finite \
-                 number > 0, MB/s)"
+                "{source}: line {line}, column {column}: `{}` is not a bandwidth (a finite \
+                 number of at least {MIN_BANDWIDTH} MB/s)",
+                crate::error::clip(text)
             ),
             CsvProblem::CoreCount { line, cores } => write!(
                 f,
@@ -197,6 +206,11 @@ pub fn parse(text: &str, source: &str) -> Result<TidyCsv, TidyCsvError> {
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
     let headers = r.headers().map_err(|e| bad(CsvProblem::Header(e)))?.clone();
+    for name in HEADER.iter().chain(&[SIMULATED]) {
+        if headers.iter().filter(|h| h == name).count() > 1 {
+            return Err(bad(CsvProblem::RepeatedColumn(name)));
+        }
+    }
     let mut col = [0usize; 7];
     for (i, name) in HEADER.iter().enumerate() {
         col[i] = headers
@@ -248,7 +262,9 @@ fn row(record: &csv::StringRecord, col: &[usize; 7], line: usize) -> Result<Tidy
     };
     let bw = |i: usize| -> Result<f64, CsvProblem> {
         match field(i).parse::<f64>() {
-            Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+            // The model's own range's floor (1 kB/s): `5e-324` was read as a bandwidth. Past
+            // the top, `implausible` names the bound.
+            Ok(v) if v.is_finite() && v >= MIN_BANDWIDTH => Ok(v),
             _ => Err(CsvProblem::NotBandwidth {
                 line,
                 column: HEADER[i],
@@ -398,6 +414,18 @@ mod tests {
             err(&format!("{head}\n0,0,0,1,1,1,1\n")),
             "x.csv: line 2, column cores: 0 is not a core count of one socket (1 to 4096)"
         );
+        // Issue 46: the smallest double was read as a bandwidth, a second `cores` column
+        // was ignored, and `1e308` was named with 309 digits.
+        let e = err(&format!("{head}\n0,0,1,1,5e-324,1,1\n"));
+        assert!(e.contains("column comm_alone: `5e-324`"), "{e}");
+        assert!(e.contains("at least 0.001 MB/s"), "{e}");
+        let e = err(&format!("{head},cores\n0,0,1,1,1,1,1,2\n"));
+        assert!(e.contains("column `cores` is named twice"), "{e}");
+        let e = err(&format!("{head}\n0,0,1,1e308,1,1,1\n"));
+        assert!(e.contains("1e308 MB/s is beyond"), "{e}");
+        assert!(e.len() < 300, "{e}");
+        let e = err(&format!("{head}\n0,0,1,1,1,1,{}\n", "9".repeat(500)));
+        assert!(e.len() < 300, "{e}");
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub enum TraceFileError {
         source: String,
         marks: MarksDisagree,
     },
+    /// Its runs (`runs[]`) are no record a measurement could have left
+    /// ([`Trace::runs_problem`]): more runs than `config.runs`, a core count twice in one
+    /// run, a run copied. Refused here, so that no reader counts a point twice or drops one.
+    Runs { source: String, why: String },
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
@@ -78,6 +82,11 @@ impl std::fmt::Display for TraceFileError {
                 write!(f, "{source}: field `{field}`: {err}")
             }
             TraceFileError::Malformed { source, err } => write!(f, "{source}: {err}"),
+            TraceFileError::Runs { source, why } => write!(
+                f,
+                "{source}: {why}; no measurement writes that, so the trace was edited: \
+                 restore its runs, or measure again"
+            ),
             TraceFileError::Marks { source, marks } => write!(f, "{source}: {marks}"),
         }
     }
@@ -92,7 +101,8 @@ impl std::error::Error for TraceFileError {
             TraceFileError::Marks { marks, .. } => Some(marks),
             TraceFileError::Newer { .. }
             | TraceFileError::Older { .. }
-            | TraceFileError::NoVersion { .. } => None,
+            | TraceFileError::NoVersion { .. }
+            | TraceFileError::Runs { .. } => None,
         }
     }
 }
@@ -146,6 +156,12 @@ pub fn parse(text: &str, source: &str) -> Result<Trace, TraceFileError> {
         }
     })?;
     simulated(&trace, &source())?;
+    if let Some(why) = trace.runs_problem() {
+        return Err(TraceFileError::Runs {
+            source: source(),
+            why: crate::error::escape(&why),
+        });
+    }
     Ok(trace)
 }
 

@@ -98,10 +98,12 @@ pub fn load_this_machine() -> Result<Topology, TopologyError> {
 
 /// Loads a saved topology (`lstopo file.xml`) to plan for another machine.
 pub fn load_xml(path: &Path) -> Result<Topology, TopologyError> {
-    // hwlocality 1.0.0-alpha panics ("unreachable") on a file hwloc cannot open: open it first.
-    std::fs::File::open(path).map_err(|e| TopologyError::Xml {
+    // hwlocality 1.0.0-alpha panics ("unreachable") on a file hwloc cannot open: read it
+    // first, through the bounded reader of every input (hwloc opening a FIFO blocked for ever,
+    // and `/dev/zero` would be read without end).
+    crate::io::read::text(path, "topology file").map_err(|e| TopologyError::Xml {
         path: path.into(),
-        err: e.into(),
+        err: e.to_string().into(),
     })?;
     let builder = Topology::builder()
         .from_xml_file(path)

@@ -120,6 +120,17 @@ fn describe_machine(layout: &Layout, settings: Option<&MachineSettings>) -> Stri
     out
 }
 
+/// What the computing kernel does, in the plan's words: the store instructions for
+/// nt-store, STREAM's loop for copy and triad (which use none of them: the plan of `--kernel
+/// triad` said "avx512 non-temporal stores for nt-store").
+fn kernel_text(c: &crate::trace::MeasureConfig) -> String {
+    match c.compute_kernel.as_str() {
+        "copy" => "STREAM copy, a[i] = b[i]: plain loads and stores".into(),
+        "triad" => "STREAM triad, a[i] = b[i] + s * c[i]: plain loads and stores".into(),
+        _ => format!("{} non-temporal stores", c.kernel),
+    }
+}
+
 /// The plan's computing lines: the threads, their kernel and buffers, the cache rule, and
 /// the cores in the order the sweep adds them.
 fn describe_computing(layout: &Layout, r: &Resolved) -> String {
@@ -131,12 +142,12 @@ fn describe_computing(layout: &Layout, r: &Resolved) -> String {
     let z = r.sizing();
     out += &format!(
         "computing   up to {max} thread(s), each on its own core, running {} over its own {} \
-         ({} non-temporal stores for nt-store), timed in chunks of {}: a sample every {:.0} ms\n\
+         ({}), timed in chunks of {}: a sample every {:.0} ms\n\
          \x20           data on NUMA node {}{}\n\
          \x20           {}\n",
         c.compute_kernel,
         human_bytes(c.buffer_bytes_per_core),
-        c.kernel,
+        kernel_text(c),
         human_bytes(z.chunk_bytes),
         1e3 * z.sample_seconds,
         node(c.comp_numa),
@@ -236,15 +247,23 @@ fn describe_calibration(layout: &Layout) -> String {
     }
 }
 
+/// What the plan's duration leaves out, said under it: a first run on a 2-core machine
+/// planned "at most 7 s (+5 s)" and took 55 s, most of it before the first phase.
+pub(crate) const NOT_COUNTED: &str = "            not counted: starting the MPI job and its \
+    processes, a few seconds (tens on a first run, while the program and the MPI libraries \
+    load from disk, or on a loaded machine)\n";
+
 /// The plan's sweep lines: the core counts, the stop rule and the estimated duration.
 fn describe_sweep(c: &MeasureConfig) -> String {
     let (sweep, touch) = estimated_seconds(c);
     // What a run takes when communications are fast enough that no phase runs on.
     let typical = c.cores.len() as f64 * (3.0 * c.max_phase_seconds + 3.0 * 0.3);
     format!(
-        "{}duration    at most {sweep:.0} s (+{touch:.0} s to touch the buffers); about \
-         {typical:.0} s when no phase runs past --max-phase\n{}",
+        "{}duration    at most {sweep:.0} s (+{touch:.0} s to touch the buffers at about {:.0} \
+         GB/s, slower on a loaded or virtual machine); about {typical:.0} s when no phase runs \
+         past --max-phase\n{NOT_COUNTED}{}",
         sweep_line(c),
+        sizing::TOUCH_BANDWIDTH / 1e9,
         runs::plan_line(c.runs, sweep, touch)
     )
 }

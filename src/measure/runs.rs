@@ -74,6 +74,13 @@ pub fn check_recorded(trace: &Trace, path: &std::path::Path) -> crate::Result<()
     )))
 }
 
+/// Whether a launch of `trace` measures into its runs: when it asks for several, or already
+/// holds runs (a trace whose `config.runs` was edited down to 1: measured into `points`, its
+/// new points were dropped at the next save, which combines the runs).
+pub fn of_runs(trace: &Trace) -> bool {
+    trace.config.runs > 1 || !trace.runs.is_empty()
+}
+
 /// The index of the run a launch of `trace` measures: the first run with core counts left,
 /// else a new run (started at `now`, its order from `seed`) while fewer than
 /// `config.runs` exist; `None` when every run is complete. A one-run trace with points
@@ -111,6 +118,24 @@ pub fn current(trace: &mut Trace, seed: u64, now: &str) -> Option<usize> {
         points: Vec::new(),
     });
     Some(next)
+}
+
+/// Whether `--resume` of `trace` has nothing to measure: every core count of `cores` in each
+/// of the `runs` runs asked for (a one-run trace's points are its first run). Said before
+/// anything is launched, the trace left as it is.
+pub fn nothing_left(trace: &Trace, cores: &[u32], runs: u32) -> bool {
+    let runs = runs.max(trace.config.runs).max(1) as usize;
+    let points = trace.run_points();
+    let measured = if trace.runs.is_empty() && trace.points.is_empty() {
+        0
+    } else {
+        points.len()
+    };
+    measured >= runs
+        && points.iter().all(|p| {
+            let have: std::collections::HashSet<u32> = p.iter().map(|p| p.cores).collect();
+            cores.iter().all(|n| have.contains(n))
+        })
 }
 
 /// Whether every run of `trace` asked for is there and complete (a trace of runs).

@@ -54,7 +54,7 @@ pub fn check_before_launch(
     a: &MeasureOptions,
     rank0_here: bool,
     rank1_here: bool,
-) -> Result<Option<PathBuf>> {
+) -> Result<Option<Here>> {
     if rank0_here {
         let Placed {
             layout,
@@ -72,16 +72,76 @@ pub fn check_before_launch(
             // What can differ before the job starts is refused here (an input error, exit
             // 2); the stack and the transport are known inside the job only.
             refuse_differences(&old, &measured_here(&old, &resolved, &layout), &trace_path)?;
+            refuse_beyond_machine(
+                &old,
+                resolved.planned.plan.compute.len() as u32,
+                &trace_path,
+            )?;
         }
+        let nothing_left = a.resume && a.adaptive.is_none() && {
+            let old = trace_file::read(&trace_path)?;
+            let mut cores = old.config.cores.clone();
+            cores.extend(&resolved.config.cores);
+            let runs = old.config.runs.max(a.runs);
+            // A point calibrate would refuse is dropped and measured again (`start_trace`).
+            let bare = Trace {
+                points: Vec::new(),
+                runs: Vec::new(),
+                ..old.clone()
+            };
+            let all_possible = old.run_points().into_iter().all(|points| {
+                let run = Trace {
+                    points: points.to_vec(),
+                    ..bare.clone()
+                };
+                crate::dataset::Input::refused_points(&run, &crate::error::shown_path(&trace_path))
+                    .is_empty()
+            });
+            all_possible && runs::nothing_left(&old, &cores, runs)
+        };
         drop(crate::measure::sweep::lock::acquire(
             &trace_path,
             &crate::measure::sweep::lock::holder(&layout.hostname),
         )?);
-        return Ok(Some(trace_path));
+        return Ok(Some(Here {
+            trace: trace_path,
+            nothing_left,
+        }));
     } else if let Some(out) = &a.output {
         atomic::check_target(out)?;
     }
     Ok(None)
+}
+
+/// What [`check_before_launch`] found where rank 0 runs on this host.
+pub struct Here {
+    /// The trace rank 0 writes.
+    pub trace: PathBuf,
+    /// `--resume` of a trace that already holds every core count (and run) asked for:
+    /// nothing to launch, and the trace is left as it is (it started an MPI job, then said
+    /// so and rewrote the file).
+    pub nothing_left: bool,
+}
+
+/// Refuses to resume a trace that asks for a core count this machine cannot run (0, or
+/// beyond the `free` computing cores): an edited trace failed only once the points before it
+/// were measured (exit 1), with `predict`'s hint.
+fn refuse_beyond_machine(old: &Trace, free: u32, path: &Path) -> Result<()> {
+    match old
+        .config
+        .cores
+        .iter()
+        .copied()
+        .find(|&n| n == 0 || n > free)
+    {
+        Some(n) => Err(Error::Input(format!(
+            "--resume: `{}` asks for {n} cores in config.cores, and this machine leaves \
+             1..{free} cores to compute; the trace was edited or is not this machine's: start \
+             a new trace with -o (and --cores within 1..{free})",
+            crate::error::shown_path(path)
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// A real run never continues a simulated trace: its points would pass for this machine's.
@@ -510,7 +570,7 @@ impl Rank0<'_> {
         .map_err(Stop::Refused)?;
         let mut trace = self.start_trace(&path).map_err(Stop::Refused)?;
         // A trace of runs: this launch measures one run, the first one unfinished.
-        let run = (trace.config.runs > 1)
+        let run = runs::of_runs(&trace)
             .then(|| runs::current(&mut trace, self.options.seed, &crate::timestamp::now()));
         let (todo, run) = match run {
             None => (trace.missing_cores(&self.resolved.config.cores), None),
@@ -702,7 +762,12 @@ impl Rank0<'_> {
             mut receive,
             mut send,
         } = buffers;
-        let progress = std::cell::RefCell::new(Progress::new(self.progress, todo.len()));
+        // An adaptive sweep chooses its points as it goes: `todo` is its candidates.
+        let progress = std::cell::RefCell::new(if adaptive {
+            Progress::open(self.progress, trace.points.len())
+        } else {
+            Progress::new(self.progress, todo.len())
+        });
         let mut warned = false;
         let trace = std::cell::RefCell::new(trace);
         let chooser = std::cell::RefCell::new(chooser);

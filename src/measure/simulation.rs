@@ -138,6 +138,23 @@ pub(crate) fn layout(o: &MeasureOptions, sim: &SimulateOptions) -> Result<Layout
         comm_numa_os: o.comm_numa,
     };
     let buffer = o.buffer_size.map_or(SIMULATED_BUFFER, |b| b.0);
+    // The computing node holds a buffer per computing core: `--buffer-size 4096G` passed
+    // and planned a day of touching buffers on a node of 64 GiB.
+    let node_bytes = machine
+        .numa_nodes
+        .get(o.comp_numa as usize)
+        .map_or(0, |n| n.memory_bytes);
+    if buffer.saturating_mul(u64::from(cps)) > node_bytes {
+        return Err(Error::Input(format!(
+            "--buffer-size {}: {cps} computing cores of {spec} need {} of memory on NUMA \
+             node {}, which has {}; give at most {} (or leave --buffer-size out)",
+            crate::units::ByteSize(buffer),
+            crate::units::ByteSize(buffer.saturating_mul(u64::from(cps))),
+            o.comp_numa,
+            crate::units::ByteSize(node_bytes),
+            crate::units::ByteSize(node_bytes / u64::from(cps.max(1)))
+        )));
+    }
     let config = MeasureConfig {
         comp_numa: o.comp_numa,
         comm_numa: o.comm_numa,
@@ -274,6 +291,8 @@ pub(crate) struct Campaign<'a> {
     pub(crate) path: PathBuf,
     pub(crate) mode: progress::Mode,
     pub(crate) interrupted: &'a AtomicBool,
+    /// Measuring the points an adaptive sweep chooses one at a time.
+    chosen: bool,
 }
 
 impl<'a> Campaign<'a> {
@@ -285,15 +304,19 @@ impl<'a> Campaign<'a> {
         mode: progress::Mode,
         interrupted: &'a AtomicBool,
     ) -> Result<Campaign<'a>> {
-        let layout = layout(o, sim)?;
+        let mut layout = layout(o, sim)?;
         let path = o.trace_path(&layout.machine.hostname);
         crate::results::ensure_parent(&path)?;
         session::check_output(o, &path)?;
-        let fresh = fresh_trace(&layout, sim);
         let trace = if o.resume {
-            resumed(trace_file::read(&path)?, fresh, &path)?
+            let old = trace_file::read(&path)?;
+            // As a real run: --message-size, --max-phase, --stable-within and --timeout are
+            // the trace's unless given (a trace of `--max-phase 0.05` was refused unless
+            // given again, against the option's help).
+            layout = self::layout(&o.keeping(&old.config), sim)?;
+            resumed(old, fresh_trace(&layout, sim), &path)?
         } else {
-            fresh
+            fresh_trace(&layout, sim)
         };
         Ok(Campaign {
             sim,
@@ -302,6 +325,7 @@ impl<'a> Campaign<'a> {
             path,
             mode,
             interrupted,
+            chosen: false,
         })
     }
 
@@ -309,6 +333,13 @@ impl<'a> Campaign<'a> {
     /// simulated time their phases took.
     pub(crate) fn measure(&mut self, points: &[u32]) -> Result<Duration> {
         self.measure_run(points, None)
+    }
+
+    /// The point of `n` cores an adaptive sweep chose, counted after the trace's points (it
+    /// said "point 1/1" at every one).
+    fn measure_chosen(&mut self, n: u32) -> Result<Duration> {
+        self.chosen = true;
+        self.measure_run(&[n], None)
     }
 
     /// Every run of a trace of runs not yet complete, one after the other (each a launch of
@@ -360,7 +391,11 @@ impl<'a> Campaign<'a> {
             run: run.map_or(0, |i| i as u32),
             interrupted: self.interrupted,
         };
-        let progress = std::cell::RefCell::new(Progress::new(self.mode, points.len()));
+        let progress = std::cell::RefCell::new(if self.chosen {
+            Progress::open(self.mode, self.trace.points.len())
+        } else {
+            Progress::new(self.mode, points.len())
+        });
         let (trace, path) = (&mut self.trace, &self.path);
         let result = bench.sweep(
             points,
@@ -431,17 +466,43 @@ fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
             Some((m, seed)) => format!("simulated {m} with seed {seed}"),
             None => "a real measurement".into(),
         };
+        // Each difference named with both values: the message used to name the machine and
+        // placement on both sides even when only --max-phase differed.
+        let (o, n) = (&old.config, &fresh.config);
+        let mut differ = Vec::new();
+        let mut say = |option: &str, was: String, now: String| {
+            if was != now {
+                differ.push(format!("{option} {was} in the trace, {now} now"));
+            }
+        };
+        say("origin", what(&was), what(&now));
+        say(
+            "--numa",
+            format!("{},{}", o.comp_numa, o.comm_numa),
+            format!("{},{}", n.comp_numa, n.comm_numa),
+        );
+        let size = |b: u64| crate::units::ByteSize(b).to_string();
+        say(
+            "--message-size",
+            size(o.message_size_bytes),
+            size(n.message_size_bytes),
+        );
+        let num = crate::units::short_number;
+        say(
+            "--max-phase",
+            num(o.max_phase_seconds),
+            num(n.max_phase_seconds),
+        );
+        say(
+            "--stable-within",
+            num(100.0 * o.stable_within),
+            num(100.0 * n.stable_within),
+        );
         return Err(Error::Input(format!(
-            "--resume: `{}` is {} of placement {},{}, and this run is {} of placement {},{} \
-             (or its --message-size, --max-phase or --stable-within differ); resume with the \
-             trace's options, or start a new trace with -o",
-            path.display(),
-            what(&was),
-            old.config.comp_numa,
-            old.config.comm_numa,
-            what(&now),
-            fresh.config.comp_numa,
-            fresh.config.comm_numa
+            "--resume: `{}` was measured otherwise: {}; leave out the options that differ (the \
+             trace's values are kept) or give the trace's, or start a new trace with -o",
+            crate::error::shown_path(path),
+            differ.join("; ")
         )));
     }
     check_resumable(&old, &fresh, path)?;
@@ -533,12 +594,23 @@ pub fn run(
     }
     let started = std::time::Instant::now();
     let mut campaign = Campaign::start(o, sim, mode, interrupted)?;
+    let t = &campaign.trace;
+    if o.resume && o.adaptive.is_none() && runs::nothing_left(t, &t.config.cores, t.config.runs) {
+        if mode != progress::Mode::Quiet {
+            eprintln!(
+                "measure: {} already holds every asked core count and run; nothing to \
+                 measure, the trace is left as it is",
+                crate::error::shown_path(&campaign.path)
+            );
+        }
+        return Ok(());
+    }
     if mode != progress::Mode::Quiet {
         eprintln!("measure: {}", runs::point_scope(campaign.trace.config.runs));
     }
     match &o.adaptive {
         Some(a) => adaptive_sweep(&mut campaign, a)?,
-        None if campaign.trace.config.runs > 1 => campaign.measure_runs(o)?,
+        None if runs::of_runs(&campaign.trace) => campaign.measure_runs(o)?,
         None => {
             let todo = campaign.trace.missing_cores(&campaign.trace.config.cores);
             campaign.measure(&todo)?;
@@ -570,7 +642,7 @@ fn adaptive_sweep(campaign: &mut Campaign<'_>, a: &AdaptiveOptions) -> Result<()
         let Some(n) = next else {
             return session::save(&campaign.path, &mut campaign.trace);
         };
-        let took = campaign.measure(&[n])?;
+        let took = campaign.measure_chosen(n)?;
         chooser.measured(took);
     }
 }
@@ -616,5 +688,25 @@ mod tests {
             (got - want).abs() <= 1e-9 * want,
             "{got} s saved, {want} s measured"
         );
+    }
+
+    /// Issue 46, item 9: `--buffer-size 4096G` passed on simulated nodes of 64 GiB and
+    /// planned "+79165 s to touch the buffers".
+    #[test]
+    fn buffers_beyond_the_simulated_node_are_refused() {
+        let sim = SimulateOptions {
+            machine: Truth::parse("paper:henri").unwrap(),
+            seed: 1,
+            noise: Noise::TYPICAL,
+        };
+        let with = |size: u64| MeasureOptions {
+            buffer_size: Some(crate::units::ByteSize(size)),
+            ..MeasureOptions::default()
+        };
+        let e = layout(&with(4096 << 30), &sim).err().unwrap();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().starts_with("--buffer-size 4"), "{e}");
+        assert!(e.to_string().contains("give at most"), "{e}");
+        assert!(layout(&with(1 << 30), &sim).is_ok());
     }
 }

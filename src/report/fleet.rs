@@ -24,7 +24,7 @@ impl FleetReport {
             let _ = writeln!(
                 out,
                 "# SIMULATED fleet, not measurements of real nodes: {}",
-                crate::error::escape(s)
+                escape_line(s)
             );
         }
         let count = |s: NodeStatus| self.nodes.iter().filter(|n| n.status == s).count();
@@ -283,7 +283,10 @@ fn write_facts(out: &mut String, n: &NodeReport, indent: &str) {
         let _ = writeln!(
             out,
             "{indent}  {:<22} {} (fleet: {})",
-            d.fact, d.node, d.fleet
+            d.fact,
+            // A trace's facts are any text (`mpi.stack.summary`): one line each.
+            escape_line(&d.node),
+            escape_line(&d.fleet)
         );
     }
 }
@@ -341,5 +344,33 @@ mod tests {
         let table = render(&r, Format::Table).unwrap();
         assert!(!table.lines().any(|l| l.starts_with("FORGED")), "{table}");
         assert!(table.contains("boom"), "{table}");
+    }
+
+    /// Issue 46, item 6: a trace's `mpi.stack.summary` holding `\nFAKE` printed a line of its
+    /// own among the machine facts, and the manifest's `simulated` split the header.
+    #[test]
+    fn machine_facts_and_the_simulated_header_stay_on_their_lines() {
+        let odd = |host: &str, stack: &str| {
+            let mut n = node(host, |_| {});
+            n.facts = Some(crate::fleet::facts::Facts {
+                mpi_stack: stack.into(),
+                ..Default::default()
+            });
+            n
+        };
+        let nodes = vec![
+            odd("a", "ob1"),
+            odd("b", "ob1"),
+            odd("c", "ob1"),
+            odd("d", "ob1\nFAKE fact"),
+        ];
+        let opts = FleetOptions {
+            simulated: Some("paper:henri\nFAKE header".into()),
+            ..FleetOptions::default()
+        };
+        let r = build(Path::new("r"), nodes, &opts);
+        let table = render(&r, Format::Table).unwrap();
+        assert!(table.contains("FAKE fact"), "{table}");
+        assert!(!table.lines().any(|l| l.starts_with("FAKE")), "{table}");
     }
 }

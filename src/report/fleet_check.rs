@@ -20,7 +20,7 @@ impl Report for FleetCheck {
             let _ = writeln!(
                 out,
                 "# SIMULATED fleets, not measurements of real nodes: {}",
-                crate::error::escape(s)
+                escape_line(s)
             );
         }
         let _ = writeln!(

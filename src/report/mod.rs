@@ -9,7 +9,7 @@
 //! One file per report holds its `impl Report` and its writers, with the format helpers only
 //! it uses: `predict` (its table and tidy CSV in `predict/`), `evaluate`, `advise`,
 //! `overlap`, `network`, `check`, `fleet_check` (`check --fleet`), `fleet`
-//! (`survey`), `sensitivity` and `calibrate`, whose JSON is the model file and whose table
+//! (`survey`), `sensitivity`, `show` (a trace's point lines again) and `calibrate`, whose JSON is the model file and whose table
 //! goes to standard error (`emit_with_summary`). A report whose content the library
 //! computes (a calibrated model, the errors of `evaluate`, a fleet, a sensitivity curve) is
 //! typed beside that computation, which knows nothing of this module; the others are typed
@@ -31,6 +31,7 @@ pub(crate) mod predict;
 #[cfg(test)]
 mod schema_tests;
 pub(crate) mod sensitivity;
+pub(crate) mod show;
 
 pub(crate) use predict::PredictReport;
 

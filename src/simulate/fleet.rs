@@ -40,19 +40,28 @@ impl Default for Degradation {
     }
 }
 
+/// The range of a `--slow` factor: a node at 1 % of the machine's bandwidth to ten times
+/// it. Below, a factor such as `5e-324` made parameters of about 300 digits.
+pub const SLOW_FACTORS: std::ops::RangeInclusive<f64> = 0.01..=10.0;
+
 /// `--slow NODE=KIND:FACTOR,...` parsed: the nodes degraded and how, in the order given.
 /// `KIND` is `mem` (computations' bandwidth) or `comm` (communications'); `FACTOR` in
-/// (0, 10]. A node may be named once per kind. `nodes` are the fleet's node names, which
+/// [`SLOW_FACTORS`]. A node may be named once per kind (a factor of 1 too). A control
+/// character is refused: the spec is printed in the fleet report's header. `nodes` are the fleet's node names, which
 /// the names given must be among.
 pub fn parse_slow(spec: &str, nodes: &[String]) -> Result<Vec<(String, Degradation)>> {
     let bad = |what: String| {
         Error::Input(format!(
             "--slow {}: {what}; write NODE=mem:FACTOR or NODE=comm:FACTOR, comma-separated, \
              e.g. --slow node7=mem:0.9,node3=comm:0.8",
-            crate::error::escape(spec)
+            crate::error::clip(spec)
         ))
     };
+    if spec.chars().any(char::is_control) {
+        return Err(bad("it holds a control character (a newline?)".into()));
+    }
     let mut out: Vec<(String, Degradation)> = Vec::new();
+    let mut named = std::collections::HashSet::new();
     for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let (node, rest) = item
             .split_once('=')
@@ -67,11 +76,13 @@ pub fn parse_slow(spec: &str, nodes: &[String]) -> Result<Vec<(String, Degradati
             .trim()
             .parse()
             .ok()
-            .filter(|f: &f64| f.is_finite() && *f > 0.0 && *f <= 10.0)
+            .filter(|f: &f64| SLOW_FACTORS.contains(f))
             .ok_or_else(|| {
                 bad(format!(
-                    "factor `{}` is not a number in (0, 10]",
-                    crate::error::escape(factor)
+                    "factor `{}` is not a number in [{}, {}]",
+                    crate::error::clip(factor.trim()),
+                    SLOW_FACTORS.start(),
+                    SLOW_FACTORS.end()
                 ))
             })?;
         let node = node.trim();
@@ -100,7 +111,7 @@ pub fn parse_slow(spec: &str, nodes: &[String]) -> Result<Vec<(String, Degradati
                 )))
             }
         };
-        if *slot != 1.0 {
+        if !named.insert((node.to_string(), kind.trim().to_string())) {
             return Err(bad(format!(
                 "{} is named twice for {}",
                 crate::error::escape(node),
@@ -226,12 +237,22 @@ mod tests {
             ("node1=mem:0", "factor `0`"),
             ("node1=mem:NaN", "factor `NaN`"),
             ("node1=mem:0.9,node1=mem:0.8", "named twice"),
+            // Issue 46: the check fired only when the first factor was not 1, a factor as
+            // small as the smallest double passed, and a newline split the report's header.
+            ("node1=mem:1,node1=mem:0.5", "named twice"),
+            ("node1=mem:5e-324", "not a number in [0.01, 10]"),
+            ("node1=mem:0.009", "not a number in [0.01, 10]"),
+            ("node1=mem:0.5,\n  ,node7=mem:0.9", "control character"),
         ] {
             let e = parse_slow(bad, &nodes).unwrap_err();
             assert_eq!(e.exit_code(), 2, "{bad}");
             assert!(e.to_string().contains(says), "{bad}: {e}");
             assert!(e.to_string().contains("node7=mem:0.9"), "the fix: {e}");
+            assert!(!e.to_string().contains('\n'), "{e:?}");
         }
+        let factor = "0.".to_string() + &"0".repeat(1000) + "1";
+        let e = parse_slow(&format!("node1=mem:{factor}"), &nodes).unwrap_err();
+        assert!(e.to_string().contains("..."), "{e}");
     }
 
     #[test]

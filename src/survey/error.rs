@@ -66,7 +66,7 @@ pub enum SurveyError {
     NoManifest { path: PathBuf, asked: &'static str },
     /// The job's ranks and the manifest's hosts do not match (started by hand).
     WrongRanks { ranks: usize, hosts: usize },
-    /// `--outlier-k` outside `(0, 100]`: no band, or one too wide to flag anything.
+    /// `--outlier-k` outside `[0.1, 100]`: no band, or one too wide to flag anything.
     OutlierK { k: f64, max: f64 },
     /// Nodes that failed or were not reached; the others are measured and reported (exit 1).
     NodesFailed {
@@ -198,9 +198,10 @@ impl std::fmt::Display for SurveyError {
             SurveyError::OutlierK { k, max } => write!(
                 f,
                 "--outlier-k {}: the band is K robust standard deviations wide, so K must be a \
-                 number in (0, {}] (default 3; at 100 the band spans the median's whole value \
+                 number in [{}, {}] (default 3; at 100 the band spans the median's whole value \
                  either side, and a wider one flags nothing)",
                 crate::units::short_number(*k),
+                crate::fleet::MIN_K,
                 max
             ),
             SurveyError::NodesFailed { failed, pending } => nodes_failed(f, failed, pending),

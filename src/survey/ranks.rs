@@ -10,7 +10,7 @@
 //! rounds already recorded stay, and the driver records the cut round (see
 //! `crate::survey::job`).
 
-use crate::error::{Error, IoAction, Result};
+use crate::error::{Error, Result};
 use crate::measure::options::MeasureOptions;
 use crate::measure::{rank0, sender};
 use crate::mpi::world::{self, Threading, World};
@@ -136,8 +136,9 @@ fn share_manifest(world: &World, manifest_path: &Path) -> Result<Manifest> {
     let me = world.rank();
     let root = world.process_at_rank(0);
     let mut text = if me == 0 {
-        std::fs::read(manifest_path)
-            .map_err(|e| Error::io(IoAction::Read("survey manifest"), manifest_path, e))?
+        // The bounded reader, as every input: the manifest may have been replaced since the
+        // survey read it before the job.
+        crate::io::read::text(manifest_path, "survey manifest")?.into_bytes()
     } else {
         Vec::new()
     };
