@@ -698,6 +698,7 @@ mod tests {
             machine: Truth::parse("paper:henri").unwrap(),
             seed: 1,
             noise: Noise::TYPICAL,
+            between: RunNoise::REAL_16_CORE,
         };
         let with = |size: u64| MeasureOptions {
             buffer_size: Some(crate::units::ByteSize(size)),
