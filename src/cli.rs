@@ -80,6 +80,11 @@ impl Cli {
                     m.value_source(&id) == Some(clap::parser::ValueSource::DefaultValue)
                 })
                 .collect();
+            // `--runs` has no clap default (it depends on --adaptive): not given, a resume
+            // keeps the trace's.
+            if m.value_source("runs").is_none() {
+                args.defaulted.push("--runs");
+            }
         }
         Ok(cli)
     }

@@ -207,7 +207,8 @@ fn help_teaches_units_and_examples() {
         "--nodes",
         "--slow",
         "--runs",
-        "1.5 %",
+        "3.7 %",
+        "auto",
     ] {
         assert!(survey.contains(offered), "survey --help lacks {offered}");
     }

@@ -178,19 +178,16 @@ fn calibrate_predict_and_check_read_the_runs_and_one_run_alone_claims_less() {
     };
     let (w3, check3) = width(&three, "m3.json");
     let (w1, check1) = width(&one, "m1.json");
-    // Communications move 10 % between the simulated launches: three runs say so, one run
+    // Communications move 6 % between the simulated launches: three runs say so, one run
     // knows only its own samples.
-    assert!(w3 > 3.0 * w1, "three runs {w3}, one run {w1}");
-    let limit = |said: &str| -> f64 {
-        let at = said.find("limit ").unwrap_or_else(|| panic!("{said}")) + 6;
-        said[at..]
-            .split(|c: char| c != '.' && !c.is_ascii_digit())
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
-    assert!(limit(&check3) > limit(&check1), "{check3}\n{check1}");
+    assert!(w3 > 2.0 * w1, "three runs {w3}, one run {w1}");
+    // check's limit: from the runs' spread where the trace has runs, and where it has one
+    // run, from a real node's spread between runs, said to be assumed.
+    assert!(check3.contains("from the new runs' spread"), "{check3}");
+    assert!(
+        check1.contains("from a real node's spread between runs, assumed"),
+        "{check1}"
+    );
 }
 
 #[test]

@@ -200,7 +200,7 @@ fn a_simulated_fleet_refuses_a_real_trace_and_bad_options_by_name() {
     let o = run(&root, &["survey", "--runs", "3", "--hosts", "a,b"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
-        text(&o).contains("--runs 3: a node is measured once or twice"),
+        text(&o).contains("`3`: a survey measures each node"),
         "{}",
         text(&o)
     );

@@ -17,6 +17,8 @@
 //!   down; [`bootstrap`]: the fit's uncertainty by resampling; `profile`: the breakpoints'
 //!   positions the fit's loss does not reject, joined with the bootstrap's intervals;
 //!   [`bands`]: the 95 % intervals of predictions that uncertainty gives.
+//! - [`spread`]: the noise between runs the inputs show, recorded in the model file for
+//!   `check`'s drift limit.
 
 pub mod bands;
 pub mod bootstrap;

@@ -248,7 +248,7 @@ fn launches(args: &Options, trace_here: Option<&Path>) -> u32 {
     };
     match crate::io::trace_file::read(path) {
         Ok(t) => {
-            let runs = t.config.runs.max(asked);
+            let runs = t.config.runs.max(o.keeping(&t.config).runs);
             // A complete trace of one run is the first run of more.
             let done = if t.runs.is_empty() {
                 u32::from(t.complete)

@@ -9,6 +9,7 @@
 //!   band but within its own noise is not an outlier.
 //! - `runs`: the noise between runs (`survey --runs 2`): each node's own, the fleet's
 //!   pooled; the band is never narrower, and a second run must confirm an outlier.
+//! - [`second`]: which nodes `survey --runs auto` measures a second time.
 //!
 //! A fleet compared with a saved one, node by node, is `crate::check::fleet`.
 //!

@@ -71,7 +71,8 @@ pub struct MeasureOptions {
     pub runs: u32,
     /// Seed of the runs' shuffled orders (and of a simulated machine's noise).
     pub seed: u64,
-    /// The flags among [`RESUMED_FROM_TRACE`] that the command line left at their default:
+    /// The flags among [`RESUMED_FROM_TRACE`] that the command line left at their default
+    /// (and `--runs` when not given):
     /// `--resume` takes their values from the trace instead ([`Self::keeping`]). Empty when
     /// not built from a command line (every value then counts as given).
     pub defaulted: Vec<&'static str>,
@@ -133,6 +134,9 @@ impl MeasureOptions {
                 "--max-phase" => a.max_phase = c.max_phase_seconds,
                 "--stable-within" => a.stable_within = 100.0 * c.stable_within,
                 "--timeout" => a.timeout = c.timeout_seconds,
+                // A resume continues the runs the trace asks for unless --runs is given (the
+                // default of three would add runs to a trace of one or two).
+                "--runs" => a.runs = c.runs.max(1),
                 _ => {}
             }
         }

@@ -82,7 +82,7 @@ pub fn check_before_launch(
             let old = trace_file::read(&trace_path)?;
             let mut cores = old.config.cores.clone();
             cores.extend(&resolved.config.cores);
-            let runs = old.config.runs.max(a.runs);
+            let runs = old.config.runs.max(a.keeping(&old.config).runs);
             // A point calibrate would refuse is dropped and measured again (`start_trace`).
             let bare = Trace {
                 points: Vec::new(),

@@ -7,8 +7,10 @@
 //! - [`truth`]: a machine's noise-free bandwidths for a placement and a core count: the
 //!   paper's model (equations 1-8 with Appendix B's parameters, `paper:NAME`) or a
 //!   realistic shape the piecewise model does not contain (`realistic:NAME`).
-//! - [`noise`]: how samples scatter around it: per sample, per run, rounds correlated with
-//!   their neighbours.
+//! - [`noise`]: how samples scatter around it within a run: per sample, per phase, rounds
+//!   correlated with their neighbours.
+//! - [`between`]: how a phase's median moves from one run to the next and one day to the
+//!   next, learned from a real node's runs: both simulators draw it.
 //! - [`rng`]: the seeded generator.
 //! - [`fleet`]: the nodes of a simulated fleet (`survey --simulate`): one machine, the noise
 //!   between runs that real nodes show, some nodes degraded on purpose.

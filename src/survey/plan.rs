@@ -240,6 +240,18 @@ pub(crate) fn describe(
              the time of one run)\n",
             m.runs_asked()
         );
+    } else if m.options.get("--runs").map(String::as_str) == Some("auto") {
+        let n = m.hosts.len();
+        let again = (n / 2).max(1);
+        out += &format!(
+            "runs        auto: every node once (the rounds below), then the nodes outside the \
+             first report's band and a sample of the others again (at least {} and {} % of \
+             the fleet, at most half: {again} of {n} node(s)), in rounds planned then; a node \
+             is named only when its second run confirms it: at most 1.5x the node time of one \
+             run per node, where --runs 2 takes 2x\n",
+            crate::fleet::second::MIN_SAMPLE,
+            100.0 * crate::fleet::second::SAMPLE_SHARE,
+        );
     }
     // Which names are one machine is learnt by the job's ranks, before round 1; the plan can
     // only say what will then happen (`super::identity`). A simulated fleet has no kernels.

@@ -52,12 +52,16 @@ pub fn node_names(n: usize) -> Vec<String> {
 /// The manifest's line on what was simulated: machine, seed, nodes degraded, noise.
 fn describe_fleet(f: &SimulatedFleet) -> String {
     format!(
-        "{} x {}, seed {}, {} run(s) per node, noise between runs of a real 16-core node \
+        "{} x {}, seed {}, {} per node, noise between runs of a real 16-core node \
          ({:.1} % computations, {:.0}-{:.0} % communications); slow: {}",
         f.nodes,
         f.machine.spec(),
         f.seed,
-        f.runs,
+        if f.runs == super::AUTO_RUNS {
+            "runs auto: one run, a second where a verdict needs it,".to_string()
+        } else {
+            format!("{} run(s)", f.runs)
+        },
         100.0 * f.run_noise.sigma(0, 1, 2),
         100.0 * f.run_noise.sigma(1, 1, 2),
         100.0 * f.run_noise.sigma(3, 2, 2),
