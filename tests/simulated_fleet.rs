@@ -207,7 +207,16 @@ fn a_simulated_fleet_refuses_a_real_trace_and_bad_options_by_name() {
     // A real trace put into a simulated fleet is not one of its nodes.
     let o = run(
         &root,
-        &["survey", "--simulate", "paper:henri", "--nodes", "4", "-q"],
+        &[
+            "survey",
+            "--simulate",
+            "paper:henri",
+            "--nodes",
+            "4",
+            "--runs",
+            "1",
+            "-q",
+        ],
     );
     assert!(o.status.success(), "{}", text(&o));
     std::fs::copy(
