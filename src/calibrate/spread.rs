@@ -36,7 +36,8 @@ pub struct RunSpread {
 }
 
 impl RunSpread {
-    /// The spreads in [`crate::dataset::QUANTITIES`] order.
+    /// The spreads in the tidy CSV's order: computations alone, communications alone,
+    /// computations in parallel, communications in parallel.
     pub fn streams(&self) -> [Spread; 4] {
         [
             self.comp_alone,

@@ -342,7 +342,7 @@ pub(crate) const POINTS_PER_PREDICTION: f64 = 4.0;
 /// The drift limit of each bandwidth from the noise between runs, percent: `DRIFT_SIGMAS`
 /// standard deviations of the difference of two models, each fitted to `runs` runs, each run
 /// moving a prediction by `sqrt(run^2 + point^2 / POINTS_PER_PREDICTION)`, plus the levels of
-/// the two days (each model's campaign draws its own: [`RunNoise::day`]). `new` and
+/// the two days (each model's campaign draws its own: [`crate::simulate::RunNoise::day`]). `new` and
 /// `expected` are the spreads the two calibrations measured; the one missing takes the
 /// other's, and with neither the noise model learned from a real 16-core node's runs
 /// ([`crate::simulate::RunNoise::REAL_16_CORE`]).

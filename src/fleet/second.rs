@@ -11,9 +11,9 @@
 //!   within its own noise), the farthest first: an outlier is named only when its second run
 //!   agrees (`runs::confirmed`), so each needs one;
 //! - **a sample** of the others, at least [`MIN_SAMPLE`] nodes and [`SAMPLE_SHARE`] of the
-//!   fleet, drawn by the fleet's seed: their two runs give the pooled run-to-run spread that
-//!   widens the band for every node (`runs::pooled`), without the suspects' selection
-//!   making it look wider than it is;
+//!   fleet, drawn by the fleet's seed: with the suspects' their two runs give the pooled
+//!   run-to-run spread that widens the band for every node (`runs::pooled`); the sample
+//!   keeps it from resting on the suspects alone, whose selection makes it err wide;
 //! - at most [`MAX_SHARE`] of the fleet in all, so a survey costs at most 1.5 times one run
 //!   per node; suspects beyond it keep one run and are not named (the report says so).
 //!
