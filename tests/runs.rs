@@ -517,3 +517,37 @@ fn show_reprints_the_lines_measure_printed_run_by_run() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
 }
+
+/// A model file's `calibration.run_spread` sets `check`'s drift limit: an edited one
+/// (negative, non-finite, or a spread no run shows) is refused naming the file and value.
+#[test]
+fn check_refuses_a_model_whose_recorded_spread_between_runs_is_edited() {
+    let dir = temp_dir("runs-spread-edited");
+    let (trace, model) = (dir.join("t.json"), dir.join("m.json"));
+    simulate(&trace, &["--runs", "3"]);
+    let o = contention(&["calibrate", "--local-only", s(&trace), "-o", s(&model)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut j = json(&model);
+    assert_eq!(
+        j["calibration"]["run_spread"]["runs"], 3,
+        "{}",
+        j["calibration"]
+    );
+    let o = contention(&["check", "-m", s(&model), s(&trace)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (field, value, named) in [
+        ("run", serde_json::json!(-5.0), "comp_alone.run = -5"),
+        (
+            "point",
+            serde_json::json!(1e308),
+            "comp_alone.point = 1e308",
+        ),
+    ] {
+        j["calibration"]["run_spread"]["comp_alone"][field] = value;
+        std::fs::write(&model, serde_json::to_string(&j).unwrap()).unwrap();
+        let o = contention(&["check", "-m", s(&model), s(&trace)]);
+        assert_eq!(o.status.code(), Some(2), "{field}: {}", stderr(&o));
+        assert!(stderr(&o).contains(named), "{}", stderr(&o));
+        j["calibration"]["run_spread"]["comp_alone"][field] = serde_json::json!(0.01);
+    }
+}

@@ -44,7 +44,7 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         &data,
     ));
     report::print_notes(&notes);
-    let saved_spread = model_file::run_spread(&model_arg);
+    let saved_spread = model_file::run_spread(&model_arg)?;
     let judged = check::judge(&expected, saved_spread.as_ref(), &fitted, args.tolerance);
     let eval = evaluate::evaluate(&expected, &model_arg, &data)?;
     let (comm, comp) = (

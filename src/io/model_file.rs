@@ -144,8 +144,11 @@ pub(crate) fn input_stacks(spec: &str) -> Vec<String> {
 }
 
 /// The noise between runs a calibrated model file records (`calibration.run_spread`);
-/// `None` for a model of one run, a hand-typed file or `paper:NAME`.
-pub(crate) fn run_spread(spec: &str) -> Option<crate::calibrate::spread::RunSpread> {
+/// `None` for a model of one run, a hand-typed file or `paper:NAME`. Refused (exit 2, naming
+/// the file and the value) when a spread is not a finite standard deviation of at most 1 (a
+/// factor of e between runs) or its runs are not 1 to `measure`'s most: `check` would draw
+/// its drift limit from it.
+pub(crate) fn run_spread(spec: &str) -> Result<Option<crate::calibrate::spread::RunSpread>> {
     #[derive(serde::Deserialize)]
     struct Calibration {
         run_spread: Option<crate::calibrate::spread::RunSpread>,
@@ -154,11 +157,37 @@ pub(crate) fn run_spread(spec: &str) -> Option<crate::calibrate::spread::RunSpre
     struct Only {
         calibration: Option<Calibration>,
     }
-    let text = text_of(spec).ok()?;
-    serde_json::from_str::<Only>(&text)
-        .ok()?
-        .calibration?
-        .run_spread
+    let Ok(text) = text_of(spec) else {
+        return Ok(None);
+    };
+    let Some(s) = serde_json::from_str::<Only>(&text)
+        .ok()
+        .and_then(|o| o.calibration?.run_spread)
+    else {
+        return Ok(None);
+    };
+    let names = ["comp_alone", "comm_alone", "comp_parallel", "comm_parallel"];
+    for (name, spread) in names.iter().zip(s.streams()) {
+        for (part, v) in [("run", spread.run), ("point", spread.point)] {
+            if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
+                return Err(Error::Input(format!(
+                    "{}: calibration.run_spread.{name}.{part} = {}: a standard deviation of \
+                     log bandwidths between runs, 0 to 1; the file was edited: calibrate again",
+                    crate::error::escape(spec),
+                    crate::units::short_number(v)
+                )));
+            }
+        }
+    }
+    if !(1..=crate::measure::runs::MAX_RUNS).contains(&s.runs) {
+        return Err(Error::Input(format!(
+            "{}: calibration.run_spread.runs = {}: 1 to {}; the file was edited: calibrate again",
+            crate::error::escape(spec),
+            s.runs,
+            crate::measure::runs::MAX_RUNS
+        )));
+    }
+    Ok(Some(s))
 }
 
 /// The files a calibrated model file was fitted to (`calibration.inputs[].path`, as the
