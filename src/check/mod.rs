@@ -49,6 +49,12 @@ impl PlacementDrift {
     pub(crate) fn drifted(&self) -> bool {
         self.drift_percent > self.limit_percent
     }
+
+    /// How far toward (below 1) or past (above 1) its limit this drift went: what picks a
+    /// placement's worst point and the placement the verdict turns on.
+    fn share_of_limit(&self) -> f64 {
+        self.drift_percent / self.limit_percent
+    }
 }
 
 /// The comparison of two models over every placement both can predict and every core count of
@@ -175,10 +181,7 @@ pub(crate) fn compare(expected: &Model, new: &Model, limits: [f64; 4]) -> Drift 
                     drift_percent: relative(expected, new),
                     limit_percent: limit,
                 })
-                .max_by(|a, b| {
-                    (a.drift_percent / a.limit_percent)
-                        .total_cmp(&(b.drift_percent / b.limit_percent))
-                })
+                .max_by(|a, b| a.share_of_limit().total_cmp(&b.share_of_limit()))
         })
         .collect();
     let max_drift_percent = placements
@@ -417,9 +420,7 @@ pub(crate) fn judge(
     let limit_percent = drift
         .placements
         .iter()
-        .max_by(|a, b| {
-            (a.drift_percent / a.limit_percent).total_cmp(&(b.drift_percent / b.limit_percent))
-        })
+        .max_by(|a, b| a.share_of_limit().total_cmp(&b.share_of_limit()))
         .map_or(limits.iter().copied().fold(0.0, f64::max), |p| {
             p.limit_percent
         });

@@ -106,11 +106,7 @@ impl RunNoise {
         let day = [day.normal(), day.normal()];
         let run = [run.normal(), run.normal()];
         let shared = [point.normal(), point.normal()];
-        let load = if max > 1 {
-            f64::from(cores.saturating_sub(1).min(max - 1)) / f64::from(max - 1)
-        } else {
-            1.0
-        };
+        let load = load(cores, max);
         std::array::from_fn(|phase| {
             // 0, 2: computations; 1, 3: communications.
             let s = phase % 2;
@@ -134,14 +130,23 @@ impl RunNoise {
     /// [`RunNoise::factors`]) at `cores` of `max`.
     pub fn sigma(&self, phase: usize, cores: u32, max: u32) -> f64 {
         let s = phase % 2;
-        let load = if max > 1 {
-            f64::from(cores.saturating_sub(1).min(max - 1)) / f64::from(max - 1)
+        let loaded = if phase == 3 {
+            self.loaded * load(cores, max)
         } else {
-            1.0
+            0.0
         };
-        let loaded = if phase == 3 { self.loaded * load } else { 0.0 };
         (self.run[s].powi(2) + self.point[s].powi(2) + self.phase[s].powi(2) + loaded.powi(2))
             .sqrt()
+    }
+}
+
+/// How loaded a point is, 0 at one computing core to 1 at `max`: the share of the loaded
+/// part of communications in parallel it carries.
+fn load(cores: u32, max: u32) -> f64 {
+    if max > 1 {
+        f64::from(cores.saturating_sub(1).min(max - 1)) / f64::from(max - 1)
+    } else {
+        1.0
     }
 }
 

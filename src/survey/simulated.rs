@@ -168,8 +168,15 @@ pub fn run(
     }
     crate::results::ensure_parent(&path)?;
     m.save(&path)?;
-    forget_second_runs(&root, &hosts, &layout)?;
+    // Each node's trace, in its directory and its `run2/`.
+    let name = crate::results::trace_name(
+        layout.config.comp_numa,
+        layout.config.comm_numa,
+        crate::results::PAPER_VARIANT,
+    );
+    forget_second_runs(&root, &hosts, &name)?;
     let drawn = Drawn {
+        name: &name,
         fleet: f,
         layout: &layout,
         sim: &sim,
@@ -199,18 +206,9 @@ pub fn run(
 /// with `--runs auto` only some nodes are drawn twice, and a stale second run of another
 /// node would be read as this survey's (a fleet of identical nodes then named a node whose
 /// "second run" was drawn for another fleet).
-fn forget_second_runs(
-    root: &std::path::Path,
-    hosts: &[String],
-    layout: &simulation::Layout,
-) -> Result<()> {
-    let name = crate::results::trace_name(
-        layout.config.comp_numa,
-        layout.config.comm_numa,
-        crate::results::PAPER_VARIANT,
-    );
+fn forget_second_runs(root: &std::path::Path, hosts: &[String], name: &str) -> Result<()> {
     for host in hosts {
-        let stale = run_dir(&root.join(host), 2).join(&name);
+        let stale = run_dir(&root.join(host), 2).join(name);
         match std::fs::remove_file(&stale) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 return Err(crate::Error::io(
@@ -227,6 +225,8 @@ fn forget_second_runs(
 
 /// What drawing a simulated fleet's rounds needs.
 struct Drawn<'a> {
+    /// The trace's file name in a node's directories.
+    name: &'a str,
     fleet: &'a SimulatedFleet,
     layout: &'a simulation::Layout,
     sim: &'a SimulateOptions,
@@ -242,18 +242,13 @@ impl Drawn<'_> {
         let slow: HashMap<&str, Degradation> =
             f.slow.iter().map(|(n, d)| (n.as_str(), *d)).collect();
         let index: HashMap<String, usize> = m.hosts.iter().cloned().zip(0..).collect();
-        let name = crate::results::trace_name(
-            self.layout.config.comp_numa,
-            self.layout.config.comm_numa,
-            crate::results::PAPER_VARIANT,
-        );
         for (r, round) in rounds.iter().enumerate() {
             let run = &round.run;
             for pair in &round.pairs {
                 let i = index[&pair.measured];
                 let degraded = slow.get(pair.measured.as_str()).copied();
                 let trace = node_trace(f, (self.layout, self.sim), pair, (i, *run), degraded)?;
-                let file = run_dir(&self.root.join(&pair.measured), *run).join(&name);
+                let file = run_dir(&self.root.join(&pair.measured), *run).join(self.name);
                 crate::results::ensure_parent(&file)?;
                 trace_file::write(&file, &trace)?;
                 let n = &mut m.nodes[i];
