@@ -762,6 +762,68 @@ fn runs_are_separate_launches_and_resume_adds_the_runs_asked_for() {
     assert_eq!((t.config.runs, t.runs.len()), (3, 3));
 }
 
+/// A launcher that fails as the job shuts down, after rank 0 saved its run (CI saw Open
+/// MPI's `mpirun` end with status 1 there, its daemons started by srun): the run is kept
+/// and the next one starts; a launcher that fails before anything is saved still fails
+/// the command.
+#[test]
+fn a_launch_that_fails_after_saving_its_run_keeps_it_and_the_next_run_starts() {
+    let _one = one_job();
+    let d = temp_dir("measure-teardown-failure");
+    let real = String::from_utf8(
+        Command::new("sh")
+            .args(["-c", "command -v mpirun"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let fake = |dir: &str, after: &str| {
+        let bin = d.join(dir);
+        std::fs::create_dir(&bin).unwrap();
+        let script = bin.join("mpirun");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\ncase \"$1\" in --version|-V) exec {} \"$@\";; esac\n{after}\n",
+                real.trim()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+        path
+    };
+    let out = d.join("t.json");
+    let after_saving = fake("late", &format!("{} \"$@\"; exit 1", real.trim()));
+    let o =
+        run(measure_cmd(&out, &["--max-phase", "0.2", "--runs", "2"]).env("PATH", &after_saving));
+    let said = text(&o);
+    assert!(o.status.success(), "{said}");
+    assert!(
+        said.contains("launch 1 of 2 ended with status 1 after its run was saved")
+            && said.contains("launch 2 of 2 ended with status 1 after its run was saved")
+            && said.contains("the next run starts"),
+        "{said}"
+    );
+    let t: Trace = trace_file::read(&out).unwrap();
+    assert!(t.complete);
+    assert_eq!((t.config.runs, t.finished_runs()), (2, 2));
+    // Failing before saving anything: the command fails with the launcher's status.
+    let before = fake("early", "exit 1");
+    let o = run(
+        measure_cmd(&d.join("u.json"), &["--max-phase", "0.2", "--runs", "2"]).env("PATH", &before),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        !text(&o).contains("after its run was saved"),
+        "{}",
+        text(&o)
+    );
+    std::fs::remove_dir_all(d).unwrap();
+}
+
 /// Issue 46, item 12: `--resume` of a complete trace started an MPI job (seconds), then said
 /// there was nothing to measure and rewrote the trace. It says so before launching
 /// anything, and leaves the file as it was.

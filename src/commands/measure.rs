@@ -211,6 +211,10 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
     }
     let trace_here = trace_here.map(|h| h.trace);
     let launches = launches(args, trace_here.as_deref());
+    // Where this host can look at what a launch saved (rank 0 may write it on another node
+    // of a shared file system, or this path may not be that file at all: then nothing
+    // counts as saved, and a failed launch fails the command as before).
+    let watched = trace_here.clone().or_else(|| args.measure.output.clone());
     for launch in 0..launches {
         // The first launch starts (or resumes) the trace; each later one adds the next run.
         let (choice, line) = if launch == 0 {
@@ -230,11 +234,58 @@ fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
             eprintln!("measure: launcher: {}", choice.why);
             eprintln!("measure: starting {}", line.shown());
         }
+        let before = watched.as_deref().and_then(saved_runs);
         // Ctrl-C, SIGTERM and SIGHUP to this process are forwarded to the job; this
         // process waits for it to save and exit.
-        job_ended(args, driver::run(&line, mode, driver::Signals::Forward)?)?;
+        let ended = driver::run(&line, mode, driver::Signals::Forward)?;
+        let after = watched.as_deref().and_then(saved_runs);
+        if ended_after_saving(&ended, before, after) {
+            if mode != progress::Mode::Quiet {
+                eprintln!(
+                    "measure: warning: launch {} of {launches} ended with status {} after its \
+                     run was saved in {} (the failure came as the job shut down; the \
+                     launcher's message, if any, is above): its points are kept{}",
+                    launch + 1,
+                    ended.code,
+                    crate::error::shown_path(watched.as_deref().unwrap_or(Path::new("-o"))),
+                    if launch + 1 < launches {
+                        ", and the next run starts"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            continue;
+        }
+        job_ended(args, ended)?;
     }
     Ok(())
+}
+
+/// How many complete runs the trace at `path` holds, when this host can read it.
+fn saved_runs(path: &Path) -> Option<u32> {
+    crate::io::trace_file::read(path)
+        .ok()
+        .map(|t| runs_done(&t))
+}
+
+/// A trace's complete runs; a complete trace of one run that predates `runs[]` is one.
+fn runs_done(t: &crate::trace::Trace) -> u32 {
+    if t.runs.is_empty() {
+        u32::from(t.complete)
+    } else {
+        t.finished_runs() as u32
+    }
+}
+
+/// Whether a launch that failed (not interrupted) had saved its run first: the trace holds
+/// one more complete run than before it started. Rank 0 writes a run's last point only once
+/// it has measured it, and reports its own errors before that; a status that comes after
+/// (a daemon of the launcher killed in the job's teardown, a rank's `MPI_Finalize` failing)
+/// takes nothing from the data, and ending the command there would lose the runs after it.
+fn ended_after_saving(ended: &driver::Ended, before: Option<u32>, after: Option<u32>) -> bool {
+    let failed = ended.code != 0 && !ended.interrupted && ended.code != 130;
+    failed && after.is_some_and(|a| a > before.unwrap_or(0))
 }
 
 /// How many MPI launches `measure` starts: one per run of `--runs`, less the runs a resumed
@@ -250,12 +301,7 @@ fn launches(args: &Options, trace_here: Option<&Path>) -> u32 {
         Ok(t) => {
             let runs = t.config.runs.max(o.keeping(&t.config).runs);
             // A complete trace of one run is the first run of more.
-            let done = if t.runs.is_empty() {
-                u32::from(t.complete)
-            } else {
-                t.finished_runs() as u32
-            };
-            runs.saturating_sub(done).max(1)
+            runs.saturating_sub(runs_done(&t)).max(1)
         }
         Err(_) => asked,
     }
@@ -417,5 +463,20 @@ mod tests {
             m.starts_with("--hosts a,b: give one host name per rank, 3 here"),
             "{m}"
         );
+    }
+
+    #[test]
+    fn a_launch_that_fails_after_saving_its_run_keeps_it() {
+        let ended = |code, interrupted| driver::Ended { code, interrupted };
+        // Teardown failures after the run was written: kept, the next run goes on.
+        assert!(ended_after_saving(&ended(1, false), Some(1), Some(2)));
+        assert!(ended_after_saving(&ended(137, false), None, Some(1)));
+        // Nothing new saved, a success, or an interruption: the status decides as before.
+        assert!(!ended_after_saving(&ended(1, false), Some(1), Some(1)));
+        assert!(!ended_after_saving(&ended(1, false), Some(2), None));
+        assert!(!ended_after_saving(&ended(1, false), None, None));
+        assert!(!ended_after_saving(&ended(0, false), Some(1), Some(2)));
+        assert!(!ended_after_saving(&ended(130, false), Some(1), Some(2)));
+        assert!(!ended_after_saving(&ended(1, true), Some(1), Some(2)));
     }
 }
