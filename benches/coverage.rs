@@ -77,6 +77,8 @@ struct Tally {
     /// In the order of [`Params::named`].
     names: Vec<&'static str>,
     covered: Vec<usize>,
+    /// Trials whose interval lay wholly above the truth (the rest of the misses lay below).
+    above: Vec<usize>,
     width: Vec<f64>,
     kept_full_fit: u64,
     resamples: u64,
@@ -89,6 +91,7 @@ impl Tally {
             name,
             trials: 0,
             covered: vec![0; names.len()],
+            above: vec![0; names.len()],
             width: vec![0.0; names.len()],
             names,
             kept_full_fit: 0,
@@ -103,6 +106,8 @@ impl Tally {
             let [lo, hi] = u.local.get(name).unwrap();
             if lo <= t && t <= hi {
                 self.covered[i] += 1;
+            } else if lo > t {
+                self.above[i] += 1;
             }
             self.width[i] += hi - lo;
         }
@@ -121,10 +126,13 @@ impl Tally {
         for (i, name) in self.names.iter().enumerate() {
             let c = self.covered[i] as f64 / self.trials as f64;
             worst = worst.min(c);
+            let missed = self.trials - self.covered[i];
             println!(
-                "  {name:12} {:6.1} %   width {:.4}",
+                "  {name:12} {:6.1} %   width {:.4}   misses above/below the truth {}/{}",
                 100.0 * c,
-                self.width[i] / self.trials as f64
+                self.width[i] / self.trials as f64,
+                self.above[i],
+                missed - self.above[i]
             );
         }
         println!("  worst parameter {:.1} %", 100.0 * worst);

@@ -670,3 +670,47 @@ fn the_bootstraps_refits_are_the_same_on_one_thread_and_on_several() {
     // Different resamples do give different refits: the comparison above sees something.
     assert!(one.models.windows(2).any(|w| w[0] != w[1]));
 }
+
+/// Issue 43: `T_seq^max` above every `min(n B_seq^comp, T(n))` predicts the same bandwidths
+/// whatever its value, and the fit left it where it started (the full fit's value in every
+/// bootstrap refit, so its interval was narrow whatever the resample said: 85 % coverage).
+/// The fit names it by the edge the data can see.
+#[test]
+fn a_t_seq_max_the_data_cannot_reach_is_named_by_the_curves_edge() {
+    let mut truth = model_file::load("paper:henri").unwrap();
+    truth.local.t_seq_max = 1e6;
+    let placements = [Placement {
+        comp_numa: 0,
+        comm_numa: 0,
+    }];
+    let rows = predicted_rows(&model::predict(&truth, &placements, &ALL18).unwrap());
+    let groups = fit::groups(&[csv(&rows, "henri.csv")], |p| p == placements[0]);
+    let medians: Vec<f64> = groups.iter().map(|g| g.median).collect();
+    let mut start = truth.clone();
+    start.local.t_seq_max = 2e6;
+    let fitted = fit::fit(
+        &start,
+        &fit::keys(&groups),
+        &medians,
+        fit::Effort::refit(18),
+    );
+    let p = fitted.model.local;
+    let edge = model::bandwidth::least_t_seq_max(&p, 18);
+    assert_eq!(p.t_seq_max, edge, "{p:?}");
+    let peak = medians
+        .iter()
+        .zip(&groups)
+        .filter(|(_, g)| g.quantity == crate::dataset::COMP_ALONE)
+        .map(|(m, _)| *m)
+        .fold(0.0, f64::max);
+    assert!(
+        (edge / peak - 1.0).abs() < 0.01,
+        "edge {edge}, measured peak {peak}"
+    );
+    // The same predictions as the start's.
+    let before = fit::predictions(&start, &groups);
+    let after = fit::predictions(&fitted.model, &groups);
+    for (a, b) in before.iter().zip(&after) {
+        assert!((a - b).abs() <= 1e-6 * a.abs().max(1.0), "{a} {b}");
+    }
+}

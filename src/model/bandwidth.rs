@@ -43,6 +43,22 @@ pub fn curve(p: &Params, max_cores: u32) -> Vec<CurvePoint> {
     points
 }
 
+/// The least `T_seq^max` that leaves every bandwidth of `curve(p, max_cores)` as it is: the
+/// largest `min(n B_seq^comp, T(n))` of the socket (equation 6 without its cap), and no less
+/// than the largest computation bandwidth in parallel (contention never speeds computations
+/// up) nor `B_seq^comp`. Above it equation 6 never reaches `T_seq^max`, so every value above
+/// predicts the same: this one names the model of them all by the edge the data can see.
+pub fn least_t_seq_max(p: &Params, max_cores: u32) -> f64 {
+    let uncapped = Params {
+        t_seq_max: f64::INFINITY,
+        ..*p
+    };
+    curve(&uncapped, max_cores)
+        .iter()
+        .map(|c| c.comp_alone.max(c.comp_parallel))
+        .fold(p.b_seq_comp, f64::max)
+}
+
 /// `alpha(n)`, equation 5: between the last fitting core count `i` and `N_seq^max`, the share
 /// left to communications falls linearly from its value at `i` to `alpha` instead of dropping
 /// at once; elsewhere it is `alpha`.
@@ -158,5 +174,39 @@ mod tests {
         assert!(c
             .iter()
             .all(|pt| (pt.comm_parallel - p.alpha * p.b_seq_comm).abs() < 1e-9));
+    }
+
+    #[test]
+    fn the_least_t_seq_max_predicts_the_same_and_is_reached_where_it_binds() {
+        for name in crate::model::paper::names() {
+            let m = crate::model::paper::model(name);
+            for p in std::iter::once(m.local).chain(m.remote) {
+                let cores = m.machine.cores_per_socket;
+                // Lowered to it, never raised (billy's table has computations faster in
+                // parallel than its T_seq^max, which the fit's rules would raise instead).
+                let q = Params {
+                    t_seq_max: least_t_seq_max(&p, cores).min(p.t_seq_max),
+                    ..p
+                };
+                for (a, b) in curve(&p, cores).iter().zip(curve(&q, cores)) {
+                    assert_eq!(a, &b, "{name}");
+                }
+            }
+        }
+        // henri's local T_seq^max caps computations alone at 17 and 18 cores: the data see
+        // it, and there is nothing above it to lower.
+        let p = henri_local();
+        assert!(least_t_seq_max(&p, 18) >= p.t_seq_max);
+        // Raised above every T(n), it names nothing: the edge is the curve's own peak.
+        let high = Params {
+            t_seq_max: 1e6,
+            ..p
+        };
+        let peak = curve(&high, 18)
+            .iter()
+            .map(|c| c.comp_alone)
+            .fold(0.0, f64::max);
+        assert_eq!(least_t_seq_max(&high, 18), peak);
+        assert!(peak < 1e6 && peak > p.t_seq_max);
     }
 }
