@@ -1,8 +1,11 @@
 //! `contention check` of a fleet: a new survey's results compared with a saved fleet, node by
 //! node. Each node's new measurements are calibrated (nothing is written) and judged against
-//! that node's saved model by the rule `check` applies to one machine ([`super::judge`]): the
-//! drift of what both predict, within a limit from the new measurements' noise or
-//! `--tolerance`.
+//! that node's saved model: where the two surveys measured at least [`pooled::MIN_PAIRS`]
+//! nodes twice (`survey --runs auto`, the default, or `--runs 2`), by its drift beyond the
+//! fleet's common drift against the fleet's spread between runs pooled over those nodes
+//! ([`pooled`]), and the common drift against two days' levels; otherwise by the rule
+//! `check` applies to one machine ([`super::judge`]): the drift of what both predict, within a
+//! limit from the noise or `--tolerance` (which always sets the limit).
 //!
 //! The saved fleet is a results directory (`ROOT/HOST/model.json`, as a survey leaves it) or a
 //! fleet report's JSON (`nodes[].model`). A node saved but absent from the new results fails
@@ -444,7 +447,7 @@ fn fleet_rule(
     simulated: bool,
     opts: &crate::calibrate::Options,
 ) -> Option<pooled::FleetRule> {
-    let logs = |m: &Model| pooled::log_predictions(m);
+    let logs = pooled::log_predictions;
     let mut pairs = Vec::new();
     let mut drifts = Vec::new();
     for r in refits {
@@ -491,7 +494,10 @@ fn judge_node(r: &Refit, rule: Option<&pooled::FleetRule>, tolerance: Option<f64
         None => (one.drift, one.limit_percent, one.limit_source),
         Some(rule) => {
             let at = |key: pooled::Key, q: usize| match rule.rules.get(&key) {
-                Some(p) => (p[q].limit_percent, if rule.shifted() { p[q].shift } else { 0.0 }),
+                Some(p) => (
+                    p[q].limit_percent,
+                    if rule.shifted() { p[q].shift } else { 0.0 },
+                ),
                 None => (one.limits_percent[q], 0.0),
             };
             let drift = super::compare_by(model, &r.fitted.model, &at, one.limits_percent);
@@ -514,7 +520,11 @@ fn judge_node(r: &Refit, rule: Option<&pooled::FleetRule>, tolerance: Option<f64
         drift: Some(drift),
         ..NodeCheck::blank(
             r.host,
-            if drifted { Verdict::Fail } else { Verdict::Pass },
+            if drifted {
+                Verdict::Fail
+            } else {
+                Verdict::Pass
+            },
         )
     }
 }
@@ -570,7 +580,11 @@ pub(crate) fn check(
         Saved::Report { .. } => None,
     };
     let rule = fleet_rule(&refits, saved_dir, simulated.is_some(), opts);
-    nodes.extend(refits.iter().map(|r| judge_node(r, rule.as_ref(), tolerance)));
+    nodes.extend(
+        refits
+            .iter()
+            .map(|r| judge_node(r, rule.as_ref(), tolerance)),
+    );
     for host in expected.keys() {
         if !new_hosts.iter().any(|n| &n.host == host) {
             nodes.push(NodeCheck::blank(host, Verdict::MissingInNew));

@@ -54,7 +54,12 @@ pub(crate) fn log_predictions(m: &Model) -> Option<BTreeMap<Key, [f64; 4]>> {
     let mut out = BTreeMap::new();
     for p in predicted {
         for pt in p.points {
-            let bw = [pt.comp_alone, pt.comm_alone, pt.comp_parallel, pt.comm_parallel];
+            let bw = [
+                pt.comp_alone,
+                pt.comm_alone,
+                pt.comp_parallel,
+                pt.comm_parallel,
+            ];
             if bw.iter().any(|b| !(b.is_finite() && *b > 0.0)) {
                 return None;
             }
@@ -157,8 +162,7 @@ impl FleetRule {
                 };
                 PointRule {
                     shift,
-                    limit_percent: percent(t * node_var.sqrt())
-                        .max(super::MIN_DRIFT_LIMIT_PERCENT),
+                    limit_percent: percent(t * node_var.sqrt()).max(super::MIN_DRIFT_LIMIT_PERCENT),
                     shift_limit_percent: percent(t * (days + of_median).sqrt()),
                 }
             });
@@ -210,7 +214,10 @@ mod tests {
         // freedom, 3.54 for 16, 3.06 for 120 (numerical integration of Student's density).
         for (nu, want) in [(8.0, 4.28), (16.0, 3.54), (120.0, 3.06)] {
             let t = student_quantile(3.0, nu);
-            assert!((t - want).abs() / want < 0.03, "nu {nu}: {t} against {want}");
+            assert!(
+                (t - want).abs() / want < 0.03,
+                "nu {nu}: {t} against {want}"
+            );
         }
         assert!(student_quantile(3.0, 4.0) > student_quantile(3.0, 8.0));
     }
@@ -239,7 +246,10 @@ mod tests {
         // A 5 % shift is within two days' levels; 40 % is not, and is named.
         assert_eq!(rule.fleet_moved(), None);
         let moved: Vec<_> = (0..10).map(|_| at(-0.4)).collect();
-        let m = FleetRule::new(&pairs, &moved).unwrap().fleet_moved().unwrap();
+        let m = FleetRule::new(&pairs, &moved)
+            .unwrap()
+            .fleet_moved()
+            .unwrap();
         assert!(m.shift_percent < -30.0 && m.limit_percent < 30.0, "{m:?}");
         // Too few nodes measured twice: no pooled rule; too few compared: no shift, the
         // days' levels in each node's limit.
