@@ -454,7 +454,7 @@ fn fleet_rule(
         let (Some(saved), Some(new)) = (logs(&r.saved.model), logs(&r.fitted.model)) else {
             continue;
         };
-        let drift: BTreeMap<pooled::Key, [f64; 4]> = new
+        let drift: pooled::Curves = new
             .iter()
             .filter_map(|(k, n)| {
                 let s = saved.get(k)?;

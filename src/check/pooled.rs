@@ -44,11 +44,14 @@ use std::collections::BTreeMap;
 /// count.
 pub(crate) type Key = (u32, u32, u32);
 
+/// A model's log predictions by place, in [`crate::dataset::QUANTITIES`] order.
+pub(crate) type Curves = BTreeMap<Key, [f64; 4]>;
+
 /// Every prediction of a model on its own machine (all placements it can predict, every core
 /// count of its socket), as logarithms in [`crate::dataset::QUANTITIES`] order; `None` for a
 /// model that cannot predict (it passed validation: never in practice) or a bandwidth not
 /// above zero.
-pub(crate) fn log_predictions(m: &Model) -> Option<BTreeMap<Key, [f64; 4]>> {
+pub(crate) fn log_predictions(m: &Model) -> Option<Curves> {
     let cores: Vec<u32> = (1..=m.machine.cores_per_socket).collect();
     let predicted = model::predict(m, &model::all_placements(m), &cores).ok()?;
     let mut out = BTreeMap::new();
@@ -128,10 +131,7 @@ impl FleetRule {
     /// The rule from the predictions of the nodes measured twice (`pairs`: each node's two
     /// runs, log predictions) and the compared nodes' log drifts (`drifts`: new minus saved);
     /// `None` with fewer than [`MIN_PAIRS`] pairs.
-    pub(crate) fn new(
-        pairs: &[(BTreeMap<Key, [f64; 4]>, BTreeMap<Key, [f64; 4]>)],
-        drifts: &[BTreeMap<Key, [f64; 4]>],
-    ) -> Option<Self> {
+    pub(crate) fn new(pairs: &[(Curves, Curves)], drifts: &[Curves]) -> Option<Self> {
         if pairs.len() < MIN_PAIRS {
             return None;
         }
@@ -223,7 +223,7 @@ mod tests {
     }
 
     /// One node's log predictions at one key, every bandwidth at `x`.
-    fn at(x: f64) -> BTreeMap<Key, [f64; 4]> {
+    fn at(x: f64) -> Curves {
         [((0, 0, 1), [x; 4])].into()
     }
 
