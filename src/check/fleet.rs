@@ -1,15 +1,18 @@
 //! `contention check` of a fleet: a new survey's results compared with a saved fleet, node by
 //! node. Each node's new measurements are calibrated (nothing is written) and judged against
-//! that node's saved model by the rule `check` applies to one machine ([`super::judge`]): the
-//! drift of what both predict, within a limit from the new measurements' noise or
-//! `--tolerance`.
+//! that node's saved model: where the two surveys measured at least [`pooled::MIN_PAIRS`]
+//! nodes twice (`survey --runs auto`, the default, or `--runs 2`), by its drift beyond the
+//! fleet's common drift against the fleet's spread between runs pooled over those nodes
+//! ([`pooled`]), and the common drift against two days' levels; otherwise by the rule
+//! `check` applies to one machine ([`super::judge`]): the drift of what both predict, within a
+//! limit from the noise or `--tolerance` (which always sets the limit).
 //!
 //! The saved fleet is a results directory (`ROOT/HOST/model.json`, as a survey leaves it) or a
 //! fleet report's JSON (`nodes[].model`). A node saved but absent from the new results fails
 //! the check (it was expected and is not measured); a node only in the new results is listed
 //! and does not fail it (nothing to compare with).
 
-use super::Drift;
+use super::{pooled, Drift};
 use crate::error::{Error, Result};
 use crate::fleet::{hosts_in, NodeStatus};
 use crate::io::model_file;
@@ -97,8 +100,26 @@ pub(crate) struct FleetCheck {
     pub(crate) saved: String,
     pub(crate) new: String,
     pub(crate) nodes: Vec<NodeCheck>,
+    /// The fleet's rule, where the surveys measured enough nodes twice ([`pooled`]); absent:
+    /// each node is judged by the rule of one machine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) pooled: Option<Pooled>,
+    /// Where the fleet as a whole moved beyond two days' levels (a failure).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) fleet_moved: Option<pooled::FleetShift>,
     pub(crate) failures: Vec<String>,
     pub(crate) pass: bool,
+}
+
+/// What the fleet's rule rested on, as the report says it.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct Pooled {
+    /// Runs pairs pooled: nodes measured twice in the saved survey and in the new one.
+    pub(crate) nodes_measured_twice: usize,
+    /// Nodes whose median drift is the fleet's shift.
+    pub(crate) nodes_compared: usize,
+    /// Whether the shift was taken out of each node's drift (enough nodes compared).
+    pub(crate) fleet_shift_taken_out: bool,
 }
 
 /// A saved fleet report, read for its models only (the rest may change between versions).
@@ -210,6 +231,9 @@ struct SavedNode {
     /// The simulated machine of a simulated fleet's node (absent: real, or an older report).
     #[serde(default)]
     origin: Option<String>,
+    /// The model of its second run, where the survey measured it twice.
+    #[serde(default)]
+    other_run: Option<serde_json::Value>,
 }
 
 /// A saved node's model, with where it was read (for errors) and the simulated machine its
@@ -218,6 +242,9 @@ pub(crate) struct SavedModel {
     pub(crate) model: Model,
     pub(crate) source: String,
     pub(crate) origin: Option<String>,
+    /// The model of the node's second run in the saved survey, where it was measured twice
+    /// (a report's `other_run`; a directory's `HOST/run2/` is fitted by [`check`]).
+    pub(crate) second: Option<Model>,
 }
 
 /// The saved models by host. A host whose model cannot be read is an error naming it: the
@@ -244,6 +271,7 @@ fn saved_models(saved: &Saved) -> Result<BTreeMap<String, SavedModel>> {
                         model: l.model,
                         source,
                         origin: l.origin,
+                        second: None,
                     },
                 );
             }
@@ -291,12 +319,20 @@ fn saved_models(saved: &Saved) -> Result<BTreeMap<String, SavedModel>> {
         if let Some(m) = n.model.filter(|m| !m.is_null()) {
             let source = format!("{} (node {})", saved.display(), n.host);
             let l = model_file::parse_all(&m.to_string(), &source)?;
+            // A second run's model that does not read only leaves the node out of the pooled
+            // spread: the node's own reference is sound.
+            let second = n
+                .other_run
+                .filter(|m| !m.is_null())
+                .and_then(|m| model_file::parse_all(&m.to_string(), &source).ok())
+                .map(|l| l.model);
             out.insert(
                 n.host,
                 SavedModel {
                     model: l.model,
                     source,
                     origin: l.origin.or(n.origin),
+                    second,
                 },
             );
         }
@@ -338,52 +374,159 @@ fn nothing_compared(nodes: &[NodeCheck]) -> Option<String> {
     ))
 }
 
-/// One node of the new fleet, against its saved model (none: missing in the saved fleet).
-/// `Err` only for the wrong reference (exit 2): a saved model of another machine or origin;
-/// a node that does not calibrate is a verdict.
-fn check_node(
-    host: &str,
-    saved: Option<&SavedModel>,
+/// A node's new measurements refitted against its saved model, ready to judge.
+struct Refit<'a> {
+    host: &'a str,
+    saved: &'a SavedModel,
+    fitted: crate::calibrate::CalibratedModel,
+    /// The refit of its second run, where the new survey measured it twice.
+    second: Option<Model>,
+}
+
+/// One node of the new fleet, refitted against its saved model (none: missing in the saved
+/// fleet), or the verdict that says why it cannot be compared. `Err` only for the wrong
+/// reference (exit 2): a saved model of another machine or origin; a node that does not
+/// calibrate is a verdict.
+fn refit_node<'a>(
+    host: &'a str,
+    saved: Option<&'a SavedModel>,
     new: &Path,
     simulated: bool,
-    tolerance: Option<f64>,
     opts: &crate::calibrate::Options,
-) -> Result<NodeCheck> {
+) -> Result<std::result::Result<Refit<'a>, NodeCheck>> {
     let blank = |verdict| NodeCheck::blank(host, verdict);
     let Some(saved) = saved else {
-        return Ok(blank(Verdict::MissingInSaved));
+        return Ok(Err(blank(Verdict::MissingInSaved)));
     };
     let model = &saved.model;
     let dir = new.join(host);
     // `check`'s guards first: a saved model of another machine or origin is the wrong
     // reference (exit 2), not a node that drifted.
+    let opts = super::refit_options(model, opts);
     let fitted = match crate::fleet::calibrate::read(&dir, simulated) {
         Err(e) => Err(e),
         Ok(t) => {
             super::guard(model, &saved.source, saved.origin.as_deref(), &t.inputs)?;
-            crate::fleet::calibrate::fit_traces(&dir, t, &super::refit_options(model, opts))
+            crate::fleet::calibrate::fit_traces(&dir, t, &opts)
         }
     };
     Ok(match fitted {
-        Err(e) => NodeCheck {
+        Err(e) => Err(NodeCheck {
             error: Some(e.to_string()),
             ..blank(Verdict::NotCalibrated)
-        },
-        Ok(c) => {
-            let judged = super::judge(model, None, &c.calibrated, tolerance);
-            let verdict = if judged.drifted() {
+        }),
+        Ok(c) => Ok(Refit {
+            host,
+            saved,
+            fitted: c.calibrated,
+            second: second_run(&dir, simulated, &opts),
+        }),
+    })
+}
+
+/// The refit of the second run of the node whose results are in `dir` (`HOST/run2/`, where
+/// a survey measured it twice); `None` where there is none or it does not calibrate (the
+/// node then only stays out of the pooled spread).
+fn second_run(dir: &Path, simulated: bool, opts: &crate::calibrate::Options) -> Option<Model> {
+    let run2 = crate::results::run_dir(dir, 2);
+    if !run2.is_dir() {
+        return None;
+    }
+    let t = crate::fleet::calibrate::read(&run2, simulated).ok()?;
+    let c = crate::fleet::calibrate::fit_traces(&run2, t, opts).ok()?;
+    Some(c.calibrated.model)
+}
+
+/// The fleet's rule ([`pooled::FleetRule`]) from the nodes measured twice in either survey
+/// (`saved_dir`: the saved fleet's results directory, whose `HOST/run2/` are refitted; a
+/// saved report carries its second runs' models) and the compared nodes' drifts; `None`
+/// with too few nodes measured twice.
+fn fleet_rule(
+    refits: &[Refit],
+    saved_dir: Option<&Path>,
+    simulated: bool,
+    opts: &crate::calibrate::Options,
+) -> Option<pooled::FleetRule> {
+    let logs = pooled::log_predictions;
+    let mut pairs = Vec::new();
+    let mut drifts = Vec::new();
+    for r in refits {
+        let (Some(saved), Some(new)) = (logs(&r.saved.model), logs(&r.fitted.model)) else {
+            continue;
+        };
+        let drift: pooled::Curves = new
+            .iter()
+            .filter_map(|(k, n)| {
+                let s = saved.get(k)?;
+                Some((*k, std::array::from_fn(|q| n[q] - s[q])))
+            })
+            .collect();
+        drifts.push(drift);
+        if let Some(second) = r.second.as_ref().and_then(logs) {
+            pairs.push((new, second));
+        }
+        let saved_second = match saved_dir {
+            Some(dir) => second_run(
+                &dir.join(r.host),
+                simulated,
+                &super::refit_options(&r.saved.model, opts),
+            ),
+            None => r.saved.second.clone(),
+        };
+        if let Some(second) = saved_second.as_ref().and_then(logs) {
+            pairs.push((saved, second));
+        }
+    }
+    pooled::FleetRule::new(&pairs, &drifts)
+}
+
+/// Where the drift limits of a node on the fleet's rule come from, as its report says.
+pub(crate) const POOLED_SOURCE: &str =
+    "the fleet's spread between runs, pooled over its nodes measured twice";
+
+/// The verdict of one refitted node: the fleet's `rule` where there is one and no
+/// `tolerance` ([`pooled`]: its drift beyond the fleet's shift, against the pooled spread),
+/// else the rule of one machine ([`super::judge`]).
+fn judge_node(r: &Refit, rule: Option<&pooled::FleetRule>, tolerance: Option<f64>) -> NodeCheck {
+    let model = &r.saved.model;
+    let one = super::judge(model, None, &r.fitted, tolerance);
+    let (drift, limit, source) = match rule.filter(|_| tolerance.is_none()) {
+        None => (one.drift, one.limit_percent, one.limit_source),
+        Some(rule) => {
+            let at = |key: pooled::Key, q: usize| match rule.rules.get(&key) {
+                Some(p) => (
+                    p[q].limit_percent,
+                    if rule.shifted() { p[q].shift } else { 0.0 },
+                ),
+                None => (one.limits_percent[q], 0.0),
+            };
+            let drift = super::compare_by(model, &r.fitted.model, &at, one.limits_percent);
+            let limit = drift
+                .placements
+                .iter()
+                .max_by(|a, b| {
+                    (a.drift_percent / a.limit_percent)
+                        .total_cmp(&(b.drift_percent / b.limit_percent))
+                })
+                .map_or(one.limit_percent, |p| p.limit_percent);
+            (drift, limit, POOLED_SOURCE)
+        }
+    };
+    let drifted = drift.placements.iter().any(super::PlacementDrift::drifted)
+        || !drift.max_drift_percent.is_finite();
+    NodeCheck {
+        drift_limit_percent: Some(limit),
+        drift_limit_source: Some(source),
+        drift: Some(drift),
+        ..NodeCheck::blank(
+            r.host,
+            if drifted {
                 Verdict::Fail
             } else {
                 Verdict::Pass
-            };
-            NodeCheck {
-                drift_limit_percent: Some(judged.limit_percent),
-                drift_limit_source: Some(judged.limit_source),
-                drift: Some(judged.drift),
-                ..blank(verdict)
-            }
-        }
-    })
+            },
+        )
+    }
 }
 
 /// One line per failing node, for the table and the error.
@@ -424,17 +567,24 @@ pub(crate) fn check(
     };
     let new_hosts = hosts_in(new)?;
     let mut nodes = Vec::new();
+    let mut refits = Vec::new();
     for n in new_hosts.iter().filter(|n| n.status == NodeStatus::Done) {
         let saved = expected.get(&n.host);
-        nodes.push(check_node(
-            &n.host,
-            saved,
-            new,
-            simulated.is_some(),
-            tolerance,
-            opts,
-        )?);
+        match refit_node(&n.host, saved, new, simulated.is_some(), opts)? {
+            Ok(r) => refits.push(r),
+            Err(verdict) => nodes.push(verdict),
+        }
     }
+    let saved_dir = match fleet {
+        Saved::Dir(dir) => Some(dir),
+        Saved::Report { .. } => None,
+    };
+    let rule = fleet_rule(&refits, saved_dir, simulated.is_some(), opts);
+    nodes.extend(
+        refits
+            .iter()
+            .map(|r| judge_node(r, rule.as_ref(), tolerance)),
+    );
     for host in expected.keys() {
         if !new_hosts.iter().any(|n| &n.host == host) {
             nodes.push(NodeCheck::blank(host, Verdict::MissingInNew));
@@ -443,6 +593,16 @@ pub(crate) fn check(
     nodes.sort_by(|a, b| a.host.cmp(&b.host));
     let mut failures = failures(&nodes);
     failures.extend(nothing_compared(&nodes));
+    let pooled = rule.as_ref().filter(|_| tolerance.is_none());
+    let fleet_moved = pooled.and_then(pooled::FleetRule::fleet_moved);
+    failures.extend(fleet_moved.as_ref().map(|m| {
+        format!(
+            "the whole fleet moved: {} of placement {},{} at {} cores by {:+.2} % (limit {:.2} \
+             %: two days' levels of a real node, assumed, and the pooled spread); an MPI or \
+             firmware update, or a site-wide load, moves every node alike",
+            m.bandwidth, m.comp_numa, m.comm_numa, m.cores, m.shift_percent, m.limit_percent
+        )
+    }));
     Ok(FleetCheck {
         header: crate::header::Header::new(FLEET_CHECK_SCHEMA_VERSION),
         units: crate::units::UNITS,
@@ -450,6 +610,12 @@ pub(crate) fn check(
         saved: saved.display().to_string(),
         new: new.display().to_string(),
         pass: failures.is_empty(),
+        pooled: pooled.map(|r| Pooled {
+            nodes_measured_twice: r.pairs,
+            nodes_compared: r.nodes,
+            fleet_shift_taken_out: r.shifted(),
+        }),
+        fleet_moved,
         nodes,
         failures,
     })

@@ -7,9 +7,12 @@
 //! listed, so the report says why the predictions moved.
 //!
 //! The drift rule is written once, here (`refit_options`, `judge`): `contention check` applies
-//! it to one machine, `contention check --fleet` (`fleet`) to every node of a fleet.
+//! it to one machine, `contention check --fleet` (`fleet`) to every node of a fleet, with its
+//! limits from the fleet's own noise between runs where the surveys measured nodes twice
+//! (`pooled`: the spread pooled over those nodes, the fleet's common shift taken out).
 
 pub(crate) mod fleet;
+pub(crate) mod pooled;
 
 use crate::calibrate::spread::{RunSpread, Spread};
 use crate::calibrate::{CalibratedModel, Options, SideFit};
@@ -42,6 +45,11 @@ pub(crate) struct PlacementDrift {
     /// The drift limit of that bandwidth, percent: the placement's worst point is the one
     /// farthest beyond (or least within) its own bandwidth's limit.
     pub(crate) limit_percent: f64,
+    /// The fleet's common drift at that point, percent, which `drift_percent` is measured
+    /// beyond (`check --fleet` with a pooled spread, [`pooled`]); absent otherwise: the drift
+    /// is from `expected` itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) fleet_shift_percent: Option<f64>,
 }
 
 impl PlacementDrift {
@@ -134,7 +142,21 @@ fn noise_limit_percent(fits: &[&SideFit]) -> f64 {
 /// limit (`limits`, percent, in [`crate::dataset::QUANTITIES`] order). Parameters that moved
 /// by more than the smallest limit are listed.
 pub(crate) fn compare(expected: &Model, new: &Model, limits: [f64; 4]) -> Drift {
-    let noise_percent = limits.iter().copied().fold(f64::INFINITY, f64::min);
+    compare_by(expected, new, &|_, q| (limits[q], 0.0), limits)
+}
+
+/// [`compare`] with each prediction's limit and reference shift from `rule`: given the
+/// prediction's place `(comp_numa, comm_numa, cores)` and bandwidth index, the limit
+/// (percent) and the log shift of the expected prediction it is measured from (0: the
+/// expected prediction itself; `check --fleet` takes the fleet's common drift out,
+/// [`pooled`]). `listed` are the limits that list a changed parameter.
+pub(crate) fn compare_by(
+    expected: &Model,
+    new: &Model,
+    rule: &dyn Fn(pooled::Key, usize) -> (f64, f64),
+    listed: [f64; 4],
+) -> Drift {
+    let noise_percent = listed.iter().copied().fold(f64::INFINITY, f64::min);
     let cores: Vec<u32> = (1..=expected
         .machine
         .cores_per_socket
@@ -164,23 +186,31 @@ pub(crate) fn compare(expected: &Model, new: &Model, limits: [f64; 4]) -> Drift 
                 .zip(&pn.points)
                 .flat_map(|(a, b)| {
                     [
-                        ("comp_alone", a.comp_alone, b.comp_alone, limits[0]),
-                        ("comm_alone", a.comm_alone, b.comm_alone, limits[1]),
-                        ("comp_parallel", a.comp_parallel, b.comp_parallel, limits[2]),
-                        ("comm_parallel", a.comm_parallel, b.comm_parallel, limits[3]),
+                        ("comp_alone", a.comp_alone, b.comp_alone),
+                        ("comm_alone", a.comm_alone, b.comm_alone),
+                        ("comp_parallel", a.comp_parallel, b.comp_parallel),
+                        ("comm_parallel", a.comm_parallel, b.comm_parallel),
                     ]
-                    .map(|(bw, x, y, l)| (a.cores, bw, x, y, l))
+                    .into_iter()
+                    .enumerate()
+                    .map(|(q, (bw, x, y))| {
+                        let (limit, shift) = rule((pe.comp_numa, pe.comm_numa, a.cores), q);
+                        (a.cores, bw, x, y, limit, shift)
+                    })
                 })
-                .map(|(cores, bandwidth, expected, new, limit)| PlacementDrift {
-                    comp_numa: pe.comp_numa,
-                    comm_numa: pe.comm_numa,
-                    cores,
-                    bandwidth,
-                    expected,
-                    new,
-                    drift_percent: relative(expected, new),
-                    limit_percent: limit,
-                })
+                .map(
+                    |(cores, bandwidth, expected, new, limit, shift)| PlacementDrift {
+                        comp_numa: pe.comp_numa,
+                        comm_numa: pe.comm_numa,
+                        cores,
+                        bandwidth,
+                        expected,
+                        new,
+                        drift_percent: relative(expected * shift.exp(), new),
+                        limit_percent: limit,
+                        fleet_shift_percent: (shift != 0.0).then(|| 100.0 * shift.exp_m1()),
+                    },
+                )
                 .max_by(|a, b| a.share_of_limit().total_cmp(&b.share_of_limit()))
         })
         .collect();

@@ -1,5 +1,6 @@
-//! The report of `check --fleet` ([`FleetCheck`]) as a [`Report`]: one block per node with
-//! its verdict, largest drift and the parameters that moved; CSV of one row per node; JSON
+//! The report of `check --fleet` ([`FleetCheck`]) as a [`Report`]: the rule's origin (the
+//! fleet's pooled spread, where it has one), one block per node with its verdict, largest
+//! drift and the parameters that moved; CSV of one row per node; JSON
 //! the [`FleetCheck`] as it is.
 
 use crate::check::fleet::{FleetCheck, FLEET_CHECK_SCHEMA_VERSION};
@@ -29,6 +30,23 @@ impl Report for FleetCheck {
             escape_line(&self.new),
             escape_line(&self.saved)
         );
+        if let Some(p) = &self.pooled {
+            let _ = writeln!(
+                out,
+                "drift limits from the fleet's spread between runs, pooled over {} nodes \
+                 measured twice in either survey{}",
+                p.nodes_measured_twice,
+                if p.fleet_shift_taken_out {
+                    format!(
+                        "; each node's drift measured beyond the fleet's common drift (the \
+                         median of {} nodes)",
+                        p.nodes_compared
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
         for n in &self.nodes {
             let _ = write!(out, "\n{}: {}", escape_line(&n.host), n.verdict.words());
             match (&n.drift, n.drift_limit_percent) {
@@ -128,6 +146,8 @@ mod tests {
                 ),
             ],
             failures: vec!["evil\nresult: PASS: FAIL".into()],
+            pooled: None,
+            fleet_moved: None,
             pass: false,
             simulated: None,
         };
