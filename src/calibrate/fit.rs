@@ -663,10 +663,11 @@ fn fit_side_in<const N: usize>(
 /// [`settle`] leaves it at the start's: for the full fit the rules' plateau, for a bootstrap
 /// refit the full fit's value, whatever the resample says. On a machine whose `T_seq^max`
 /// lies within a percent of `T(n)` at the socket's last cores (henri: 72,590 against 73,387
-/// MB/s), a third of the refits kept it so, and its 95 % interval held the truth in 85 % of
+/// MB/s), a third of the refits kept it so, and its 95 % interval held the truth in 84 % of
 /// simulated traces of three runs (`cargo bench --bench coverage`, issue 43). Named by the
 /// edge of equation 6, it moves with the fitted curve in every refit, as the other
-/// parameters do, and the same data give the same value however the search went.
+/// parameters do, and the same data give the same value however the search went: 88 %,
+/// the misses now mostly below the truth (benches/README.md).
 fn seen_t_seq_max(p: Params, side: Side, cores: u32) -> Params {
     let least = model::bandwidth::least_t_seq_max(&p, cores);
     let q = Params {
