@@ -809,7 +809,7 @@ fn five_hosts_measure_the_odd_one_in_a_third_round() {
         &hosts,
         &results,
         &[
-            &ONCE[..],
+            ONCE,
             &["--buffer-size", "8MiB", "--message-buffers", "2"],
             SHORT,
         ]

@@ -362,13 +362,8 @@ impl Manifest {
     /// its second stage has chosen some nodes ([`Manifest::second_runs`]); else 1.
     pub fn runs_asked(&self) -> u32 {
         match self.options.get("--runs").map(String::as_str) {
-            Some(AUTO) => {
-                if self.second_runs.as_ref().is_some_and(|s| !s.is_empty()) {
-                    2
-                } else {
-                    1
-                }
-            }
+            Some(AUTO) if self.second_runs.as_ref().is_some_and(|s| !s.is_empty()) => 2,
+            Some(AUTO) => 1,
             Some(r) => r.parse().unwrap_or(1),
             None => 1,
         }
