@@ -519,7 +519,7 @@ fn a_one_node_allocation_says_what_to_ask_for() {
         return;
     };
     let n1 = c.node(1);
-    let o = c.run(&[&["salloc", "-N", "1", BIN, "survey"][..], TINY].concat());
+    let o = c.run(&[&["salloc", "-N", "1", BIN, "survey"][..], SURVEY_TINY].concat());
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
