@@ -96,8 +96,9 @@ pub enum Command {
     /// number of computing cores (an MPI job of two ranks).
     #[command(long_about = MEASURE_ABOUT, after_help = MEASURE_EXAMPLES)]
     Measure(MeasureArgs),
-    /// Measure every node of a Slurm allocation (or of --hosts) in one MPI job, in rounds of
-    /// pairs: each node measured once by `measure`'s sweep, fed by another node.
+    /// Measure every node of a Slurm allocation (or of --hosts) in an MPI job, in rounds of
+    /// pairs: each node measured by `measure`'s sweep, fed by another node (again where the
+    /// first runs' report needs it: --runs).
     #[command(
         long_about = SURVEY_ABOUT,
         after_help = SURVEY_EXAMPLES,
@@ -302,12 +303,15 @@ pub struct PredictArgs {
 
 const SURVEY_ABOUT: &str = "\
 Measure every node of a Slurm allocation (inside salloc or sbatch: the job's nodes) or of \
---hosts A,B,C,... (started with mpirun) in one MPI job of one rank per node. The job runs in \
+--hosts A,B,C,... (started with mpirun) in an MPI job of one rank per node. The job runs in \
 rounds of disjoint pairs: in each pair one node is measured exactly as `contention measure` \
 measures it (same options, same trace, same binding checks) while its partner sends it the \
 messages; no node is measured and sending in the same round, and every node is measured \
 once. An even count takes two rounds; an odd count a third, in which the last node is \
-measured alone with the first node (measured in round 1) as its sender.
+measured alone with the first node (measured in round 1) as its sender. With --runs auto (the \
+default), once every node has its run, the first runs' report chooses the nodes measured \
+again (at most half), in a second job of those nodes and their senders; each second trace \
+goes to $CONTENTION_RESULTS/HOST/run2/.
 
 Each node's trace lands in $CONTENTION_RESULTS/HOST/ (default ./contention-results/HOST/, \
 which must be on a file system every node shares), and the manifest \
@@ -316,7 +320,8 @@ $CONTENTION_RESULTS/survey.json records the rounds, the options and every node's
 overruns twice its estimated time plus a minute, ends the job with everything finished kept; \
 --resume \
 starts a new job over the nodes left, with the same options. One node cannot be surveyed \
-(a sender needs another node): run `contention measure` there.
+(a sender needs another node): run `contention measure` there. What no node could be \
+calibrated from is refused before anything runs: one core count, a placement other than 0,0.
 
 When the job ends, every measured node is calibrated (its model.json beside its traces) and \
 the fleet report is printed: for each parameter the median across nodes, the spread and the \

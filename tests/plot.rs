@@ -468,6 +468,31 @@ fn bad_inputs_are_refused_with_status_2_naming_the_file() {
     );
     let e = refused(&dir, "many.csv", "0,0,32,4000,11000,3900,10000\n", &[]);
     assert!(e.contains("many.csv") && e.contains("32"), "{e}");
+    // Issue 46, item 7: a trace's point beyond the model's socket (an edited trace) was
+    // refused with `predict`'s `--ncores` as the fix, and one at 0 cores was drawn.
+    for n in [0, 19] {
+        let path = dir.join(format!("edited-{n}.json"));
+        let mut t = synthetic_trace(0, 0);
+        t.points[0].cores = n;
+        trace_file::write(&path, &t).unwrap();
+        let o = contention(&[
+            "plot",
+            "-m",
+            MODEL,
+            "-o",
+            dir.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{n}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains(&format!(
+                "edited-{n}.json: placement 0,0 (comp,comm) has a point at {n} computing cores"
+            )) && e.contains("covers 1..18")
+                && !e.contains("--ncores"),
+            "{e}"
+        );
+    }
     let e = refused(&dir, "broken.csv", "0,0,1,4000\n", &[]);
     assert!(e.contains("broken.csv: line 2"), "{e}");
     let e = refused(

@@ -1,13 +1,16 @@
 //! `contention survey` on namespace hosts (`tests/vm/hosts.sh`: one network and UTS
 //! namespace per host, joined by a bridge; Open MPI's remote daemons started through an rsh
-//! agent that enters the host's namespaces): 4 hosts, each measured exactly once; 5 hosts
-//! (the odd one measured in a third round); a host killed mid-survey, then `--resume`
-//! completing it with the finished nodes kept; a host with less free memory whose traces
-//! differ. Plus the checks that need no hosts (one node refused, the dry run's plan).
+//! agent that enters the host's namespaces): 4 hosts, each measured exactly once (`--runs
+//! 1`); the default `--runs auto`, whose second job measures the nodes the first runs'
+//! report chose, and a survey cut in that second job resumed; 5 hosts (the odd one measured
+//! in a third round); a host killed mid-survey, then `--resume` completing it with the
+//! finished nodes kept; a host with less free memory whose traces differ. Plus the checks
+//! that need no hosts (one node refused, the dry run's plan, old traces refused).
 //!
-//! Runs are tiny (one core count, small buffers and messages, short phases): the hosts share
-//! this machine's cores and memory, so the tests check who measured what and what the files
-//! say, never a bandwidth or a duration.
+//! Runs are tiny (two core counts, the fewest a node's model is calibrated from; small
+//! buffers and messages, short phases): the hosts share this machine's cores and memory, so
+//! the tests check who measured what and what the files say, never a bandwidth or a
+//! duration.
 
 use crate::common::gate;
 use crate::common::hosts::{hosts_made, runnable};
@@ -22,10 +25,14 @@ use std::time::{Duration, Instant};
 const SCRIPT: &str = "tests/vm/hosts.sh";
 const TRACE: &str = "trace-numa0-0-nt-store-pong.json";
 
-/// `measure`'s options for every survey here: one core count (unless a test asks for more,
-/// as those that read the fleet report do: a model needs a curve over core counts), small
-/// messages (and short phases, `--max-phase`, given by each test).
-const TINY: &[&str] = &["--cores", "1", "--message-size", "1MiB"];
+/// `measure`'s options for every survey here: two core counts (unless a test gives its own;
+/// a survey refuses one, which gives no node a model), small messages (and short phases,
+/// `--max-phase`, given by each test).
+const TINY: &[&str] = &["--cores", "1..2", "--message-size", "1MiB"];
+
+/// One run per node, for the tests of something else than `--runs auto`'s second stage (each
+/// node measured exactly once, in the rounds the manifest lists).
+const ONCE: &[&str] = &["--runs", "1"];
 
 /// Short phases.
 const SHORT: &[&str] = &["--max-phase", "0.2"];
@@ -144,6 +151,8 @@ fn four_hosts_are_each_measured_once() {
         &hosts,
         &results,
         &[
+            "--runs",
+            "1",
             "--cores",
             "1..2",
             "--buffer-size",
@@ -295,6 +304,341 @@ fn two_runs_measure_every_node_twice_in_other_rounds_and_the_band_knows_it() {
     }
 }
 
+/// The strings of the JSON array `v` (empty when it is none).
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// What `--runs auto` chose (`second_runs`, by the names given) in the manifest `m`, checked
+/// against the fleet report `r` of the same results (which names each node by the host name
+/// it reported, the given one beside it): the nodes chosen are half the calibrated ones (at
+/// least one; on 4 nodes the band's suspects and the sample of at least 4 fill that cap), all
+/// of them calibrated, and at least one (a survey whose first runs calibrated no node chooses
+/// none: then this test cannot check a second stage, and fails saying so).
+fn chosen(m: &Value, r: &Value) -> Vec<String> {
+    let again = strings(&m["second_runs"]);
+    assert!(
+        m["second_runs"].is_array(),
+        "no second stage recorded: {m:#}"
+    );
+    let calibrated: Vec<String> = r["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["calibrated"] == true)
+        .map(|n| {
+            n["given"]
+                .as_str()
+                .unwrap_or_else(|| n["host"].as_str().unwrap())
+        })
+        .map(str::to_string)
+        .collect();
+    let want = if calibrated.is_empty() {
+        0
+    } else {
+        (calibrated.len() / 2).max(1)
+    };
+    assert_eq!(again.len(), want, "{calibrated:?} calibrated: {m:#}");
+    assert!(
+        !again.is_empty(),
+        "no node calibrated from its first run, so none measured again: {r:#}"
+    );
+    for h in &again {
+        assert!(calibrated.contains(h), "{h} chosen, not calibrated: {r:#}");
+    }
+    again
+}
+
+/// The measured node of every pair of `m`'s rounds, sorted, each round's run.
+fn measured_in(m: &Value) -> (Vec<String>, Vec<u64>) {
+    let rounds = m["rounds"].as_array().unwrap();
+    let mut measured: Vec<String> = rounds
+        .iter()
+        .flat_map(|r| r["pairs"].as_array().unwrap())
+        .map(|p| p["measured"].as_str().unwrap().to_string())
+        .collect();
+    measured.sort();
+    let runs = rounds
+        .iter()
+        .map(|r| r["run"].as_u64().unwrap_or(1))
+        .collect();
+    (measured, runs)
+}
+
+/// Each node of `m` done, with its first run's trace in its directory; the nodes of `again`
+/// with their second run's in its `run2/` (complete, this host's, fed by another), the
+/// others with none.
+fn check_second_runs(results: &Path, m: &Value, again: &[String]) {
+    for node in m["nodes"].as_array().unwrap() {
+        let host = node["host"].as_str().unwrap();
+        assert_eq!(node["status"], "done", "{node}");
+        let first = results.join(host).join(TRACE);
+        let second = results.join(host).join("run2").join(TRACE);
+        let traces = strings(&node["traces"]);
+        assert!(
+            traces.contains(&first.to_str().unwrap().to_string()),
+            "{node}"
+        );
+        if !again.iter().any(|h| h == host) {
+            assert!(!second.exists(), "{host} was not chosen: {m:#}");
+            assert!(node["runs_done"].as_u64().unwrap_or(0) <= 1, "{node}");
+            continue;
+        }
+        assert_eq!(node["runs_done"], 2, "{node}");
+        assert!(
+            traces.contains(&second.to_str().unwrap().to_string()),
+            "{node}"
+        );
+        let t = json(&second);
+        assert_eq!(t["complete"], true, "{host}");
+        assert_eq!(t["machine"]["hostname"], host);
+        assert_eq!(t["mpi"]["hosts"][0], host);
+        assert_ne!(t["mpi"]["hosts"][1], host);
+    }
+}
+
+/// The fleet report `r` judged with the second runs of `again`: a node with a second run's
+/// model is one of them and is judged on its own two runs, the others on the pooled spread;
+/// a node named an outlier was measured twice (its second run confirmed it), a value not
+/// named for want of a second run is a node's that was not.
+fn check_judged_with_second_runs(r: &Value, again: &[String]) {
+    let twice: Vec<&str> = r["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| !n["other_run"].is_null())
+        .map(|n| n["host"].as_str().unwrap())
+        .collect();
+    for h in &twice {
+        assert!(again.iter().any(|a| a == h), "{h} has a second run: {r:#}");
+    }
+    for n in r["nodes"].as_array().unwrap() {
+        if n["calibrated"] != true {
+            continue;
+        }
+        let source = if !n["other_run"].is_null() {
+            "own_runs"
+        } else if twice.is_empty() {
+            "within_run"
+        } else {
+            "fleet_pooled"
+        };
+        assert_eq!(n["run_noise_source"], source, "{n}");
+    }
+    let band_rule = r["band_rule"].as_str().unwrap();
+    if !twice.is_empty() {
+        assert!(
+            band_rule.contains(&format!("{} node(s) measured twice", twice.len())),
+            "{band_rule}"
+        );
+    }
+    for o in r["outliers"].as_array().unwrap() {
+        let host = o["host"].as_str().unwrap();
+        assert!(twice.contains(&host), "{host} named on one run: {r:#}");
+    }
+    for o in r["within_noise"].as_array().unwrap() {
+        let host = o["host"].as_str().unwrap();
+        match o["not_named"]["why"].as_str() {
+            Some("no_second_run") => assert!(!twice.contains(&host), "{o}"),
+            Some("second_run") => assert!(twice.contains(&host), "{o}"),
+            _ => {}
+        }
+    }
+}
+
+/// The default `--runs auto` on real nodes: every node once in a first job, then the nodes
+/// the first runs' report chose measured again in a second job of those nodes and their
+/// senders, each second trace in the node's `run2/`; the fleet report judges with them.
+#[test]
+fn auto_measures_the_chosen_nodes_again_in_a_second_job_and_the_report_judges_with_them() {
+    let Some((_one, hosts, results)) = start(
+        "auto_measures_the_chosen_nodes_again_in_a_second_job_and_the_report_judges_with_them",
+        'u',
+        4,
+        "auto",
+    ) else {
+        return;
+    };
+    let o = survey_command(
+        &hosts,
+        &results,
+        &[
+            &["--buffer-size", "8MiB", "--message-buffers", "2"][..],
+            SHORT,
+        ]
+        .concat(),
+    )
+    .output()
+    .unwrap();
+    if !hosts_made("survey of runs auto", &o) {
+        return;
+    }
+    measured_all(&o);
+    let m = json(&results.join("survey.json"));
+    assert_eq!(m["options"]["--runs"], "auto", "{m:#}");
+    let r = report_only_json(&results);
+    let again = chosen(&m, &r);
+    // The manifest holds the second job: only the chosen nodes measured, in run 2.
+    assert_eq!(m["job"], 2, "{m:#}");
+    let (measured, runs) = measured_in(&m);
+    let mut want = again.clone();
+    want.sort();
+    assert_eq!(measured, want, "{m:#}");
+    assert!(runs.iter().all(|&r| r == 2), "{m:#}");
+    // Its hosts: the chosen nodes, paired among themselves, or one alone with a sender.
+    let mut job_hosts = strings(&m["job_hosts"]);
+    job_hosts.sort();
+    if again.len() >= 2 {
+        assert_eq!(job_hosts, want, "{m:#}");
+    } else {
+        assert!(
+            job_hosts.len() == 2 && job_hosts.contains(&again[0]),
+            "{m:#}"
+        );
+    }
+    check_second_runs(&results, &m, &again);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "survey: --runs auto: {} of 4 node(s) measured again",
+            again.len()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("finished (run 2 of 2: "), "{err}");
+    check_judged_with_second_runs(&r, &again);
+}
+
+/// A survey cut in `--runs auto`'s second job (a rank of the node its first round measures
+/// again killed): every first run is kept and the chosen nodes wait for their second run
+/// (the cut one failed, naming run 2); `--resume` measures only those second runs, without
+/// choosing again, and leaves the first runs' traces as they were.
+#[test]
+fn a_survey_cut_in_its_second_stage_resumes_only_the_second_runs() {
+    let Some((_one, hosts, results)) = start(
+        "a_survey_cut_in_its_second_stage_resumes_only_the_second_runs",
+        'v',
+        4,
+        "auto-cut",
+    ) else {
+        return;
+    };
+    let manifest = results.join("survey.json");
+    // Phases of a second or more: a second run is still going when its rank is killed.
+    let options: &[&str] = &[
+        "--buffer-size",
+        "8MiB",
+        "--message-buffers",
+        "2",
+        "--max-phase",
+        "1",
+        "--stable-within",
+        "0.01",
+    ];
+    let mut child = survey_command(&hosts, &results, options)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(300);
+    let mut killed = Vec::new();
+    while Instant::now() < until && child.try_wait().unwrap().is_none() {
+        // The second job planned: its first round's measured node, once its rank runs.
+        let target = std::fs::read_to_string(&manifest)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .filter(|m| m["job"] == 2)
+            .and_then(|m| Some(m["rounds"][0]["pairs"][0]["measured"].as_str()?.to_string()));
+        if let Some(h) = target {
+            let driver = driver_on(&h);
+            let ranks: Vec<String> = ranks_on(&h)
+                .into_iter()
+                .filter(|p| Some(p) != driver.as_ref())
+                .collect();
+            if !ranks.is_empty() {
+                for pid in &ranks {
+                    let _ = Command::new("kill").args(["-KILL", pid]).status();
+                }
+                killed = ranks;
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    if !hosts_made("survey of runs auto, cut", &o) {
+        return;
+    }
+    assert!(
+        !killed.is_empty(),
+        "no second job's rank killed: {}",
+        text(&o)
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let m = json(&manifest);
+    assert_eq!(m["job"], 2, "{m:#}");
+    let again = strings(&m["second_runs"]);
+    assert!(!again.is_empty(), "{m:#}");
+    let mut first_runs = Vec::new();
+    for node in m["nodes"].as_array().unwrap() {
+        let host = node["host"].as_str().unwrap();
+        first_runs.push(std::fs::read(results.join(host).join(TRACE)).unwrap());
+        if again.iter().any(|h| h == host) {
+            // Waiting for its second run: failed in the cut round, or pending after it.
+            assert_ne!(node["status"], "done", "{node}");
+            assert_eq!(node["runs_done"], 1, "{node}");
+        } else {
+            assert_eq!(node["status"], "done", "{node}");
+        }
+    }
+    let failed: Vec<&Value> = m["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["status"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{m:#}");
+    assert!(
+        failed[0]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("run 2: the MPI job ended"),
+        "{m:#}"
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--resume"), "{err}");
+
+    let o = survey_command(&hosts, &results, &[&["--resume"][..], options].concat())
+        .output()
+        .unwrap();
+    measured_all(&o);
+    let m = json(&manifest);
+    assert_eq!(m["job"], 3, "{m:#}");
+    // The same choice, not made again; only the second runs measured.
+    assert_eq!(strings(&m["second_runs"]), again, "{m:#}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("--runs auto: "), "chosen again: {err}");
+    let (measured, runs) = measured_in(&m);
+    let mut want = again.clone();
+    want.sort();
+    assert_eq!(measured, want, "{m:#}");
+    assert!(runs.iter().all(|&r| r == 2), "{m:#}");
+    check_second_runs(&results, &m, &again);
+    for (node, before) in m["nodes"].as_array().unwrap().iter().zip(&first_runs) {
+        let host = node["host"].as_str().unwrap();
+        assert_eq!(
+            &std::fs::read(results.join(host).join(TRACE)).unwrap(),
+            before,
+            "{host}'s first run changed"
+        );
+    }
+    check_judged_with_second_runs(&report_only_json(&results), &again);
+}
+
 /// `contention survey --hosts LIST` on `hosts`, LIST a shell word evaluated on the first
 /// host, where `$CONTENTION_HOSTS_ADDRESSES` holds the hosts' addresses (`tests/vm/hosts.sh`;
 /// the hosts' names resolve there with `resolve`).
@@ -387,6 +731,23 @@ fn hosts_given_by_address_are_named_by_their_host_names() {
         let error = n["error"].as_str().unwrap_or("");
         assert!(!error.contains("no traces"), "{n}");
     }
+    // The default `--runs auto` chose from the report, which names the nodes by host name,
+    // the nodes given by address: each measured again, its second run under its host name.
+    let again = chosen(&m, &r);
+    for (node, host) in m["nodes"].as_array().unwrap().iter().zip(&hosts) {
+        let given = node["host"].as_str().unwrap();
+        let second = results.join(host).join("run2").join(TRACE);
+        if again.iter().any(|a| a == given) {
+            assert_eq!(
+                (&node["status"], &node["runs_done"]),
+                (&"done".into(), &2.into())
+            );
+            assert!(second.is_file(), "{}", second.display());
+        } else {
+            assert!(!second.exists(), "{}", second.display());
+        }
+        assert!(!results.join(given).exists(), "nothing under the address");
+    }
     // The same node named twice (by its host name and by its address, where names resolve)
     // is refused before the job starts, naming both and the address. (Started, Open MPI's
     // launch with one node twice fails now and then before any rank reports its name.)
@@ -448,13 +809,11 @@ fn five_hosts_measure_the_odd_one_in_a_third_round() {
         &hosts,
         &results,
         &[
-            "--buffer-size",
-            "8MiB",
-            "--message-buffers",
-            "2",
-            "--max-phase",
-            "0.2",
-        ],
+            ONCE,
+            &["--buffer-size", "8MiB", "--message-buffers", "2"],
+            SHORT,
+        ]
+        .concat(),
     )
     .output()
     .unwrap();
@@ -480,8 +839,10 @@ fn ranks_on(h: &str) -> Vec<String> {
     crate::common::hosts::processes_in(h, "contention")
 }
 
-/// Longer phases, so round 3 is still running when the test acts on it.
+/// Longer phases, so round 3 is still running when the test acts on it; one run per node.
 const SLOW: &[&str] = &[
+    "--runs",
+    "1",
     "--buffer-size",
     "8MiB",
     "--message-buffers",
@@ -578,12 +939,13 @@ fn a_host_killed_mid_survey_is_failed_and_resume_completes_it() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--resume"), "{err}");
     // The others are reported before the exit status says nodes were lost: the fleet report
-    // lists every host, the killed one among the nodes without a model.
+    // counts every host, and lists the killed one and the one never measured among the nodes
+    // without a model (a calibrated node inside the band is not named).
     let report = String::from_utf8_lossy(&o.stdout);
     assert!(report.contains("# fleet of 4 node(s)"), "{}", text(&o));
-    for h in &hosts {
+    for h in &hosts[2..] {
         assert!(
-            report.contains(h.as_str()),
+            report.contains(&format!("  {h}: ")),
             "{h} not in the report:\n{report}"
         );
     }
@@ -592,7 +954,8 @@ fn a_host_killed_mid_survey_is_failed_and_resume_completes_it() {
 
     // --resume with other options is refused, naming the difference.
     let mut other = SLOW.to_vec();
-    other[1] = "16MiB";
+    let buffer = other.iter().position(|a| *a == "8MiB").unwrap();
+    other[buffer] = "16MiB";
     let o = survey_command(&hosts, &results, &[&["--resume"][..], &other].concat())
         .output()
         .unwrap();
@@ -693,7 +1056,7 @@ fn a_host_with_less_free_memory_gets_smaller_buffers_and_its_trace_says_why() {
     let o = survey_command(
         &hosts,
         &results,
-        &[&["--cores", "1..2"][..], SHORT].concat(),
+        &[ONCE, &["--cores", "1..2"], SHORT].concat(),
     )
     .env("CONTENTION_HOSTS_LOW_MEMORY", format!("{}:64", hosts[2]))
     .output()
@@ -761,39 +1124,66 @@ fn one_node_is_refused_and_the_dry_run_shows_the_plan() {
         "the last node, n5, is measured alone in round 3",
         "--host n1,n2,n3,n4,n5 --map-by node",
         "3 round(s)",
+        // The default `--runs auto`: its second stage's cost, before anything chose it.
+        "runs        auto: every node once (the rounds above), then the nodes outside",
+        "at most half: 2 of 5 node(s)), in a second job of at most 2 round(s)",
+        "and for the second stage (--runs auto) at most 2 round(s) more and a second job's start",
     ] {
         assert!(out.contains(line), "{line:?} not in:\n{out}");
     }
     assert!(!out.contains("--dry-run"), "{out}");
     // A dry run writes nothing.
     assert!(!results.join("survey.json").exists());
-}
-
-#[test]
-fn a_new_survey_refuses_old_traces_before_starting_anything() {
-    let results = dir("old");
-    let old = results.join("n2").join(TRACE);
-    std::fs::create_dir_all(old.parent().unwrap()).unwrap();
-    std::fs::write(&old, "{}").unwrap();
+    // Issue 46, item 7: one core count gives no node a model: refused before anything
+    // runs, naming the value and the fix.
     let o = Command::new(BIN)
-        .args(["survey", "--hosts", "n1,n2"])
-        .args(TINY)
-        .args(SHORT)
+        .args(["survey", "--hosts", "n1,n2,n3", "--cores", "1", "--dry-run"])
         .env("CONTENTION_RESULTS", &results)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains(old.to_str().unwrap()) && err.contains("--force"),
+        err.contains("--cores 1: a survey calibrates each node from its curve")
+            && err.contains("give two or more"),
         "{err}"
     );
-    assert!(!results.join("survey.json").exists());
+    assert!(o.stdout.is_empty(), "{}", text(&o));
+}
+
+#[test]
+fn a_new_survey_refuses_old_traces_before_starting_anything() {
+    let results = dir("old");
+    // A first run's trace, and a second run's where this survey may measure one (`--runs
+    // auto`, the default, or 2): an earlier survey's would be read as this one's.
+    for (old, runs) in [
+        (results.join("n2").join(TRACE), "1"),
+        (results.join("n1").join("run2").join(TRACE), "auto"),
+        (results.join("n1").join("run2").join(TRACE), "2"),
+    ] {
+        std::fs::create_dir_all(old.parent().unwrap()).unwrap();
+        std::fs::write(&old, "{}").unwrap();
+        let o = Command::new(BIN)
+            .args(["survey", "--hosts", "n1,n2", "--runs", runs])
+            .args(TINY)
+            .args(SHORT)
+            .env("CONTENTION_RESULTS", &results)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{runs}: {}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(old.to_str().unwrap()) && err.contains("--force"),
+            "{runs}: {err}"
+        );
+        assert!(!results.join("survey.json").exists());
+        std::fs::remove_file(&old).unwrap();
+    }
 }
 
 /// A survey (or its `--report-only`) that measured every node: exit 0 when every node was
-/// calibrated too; else exit 1 naming the nodes with no model (on this loaded machine, and
-/// with one core count, a node's curve can give no model), never a node lost.
+/// calibrated too; else exit 1 naming the nodes with no model (on this loaded machine a
+/// node's curve can be refused as implausible), never a node lost.
 fn measured_all(o: &Output) {
     let err = String::from_utf8_lossy(&o.stderr);
     match o.status.code() {
@@ -833,13 +1223,14 @@ fn an_adaptive_survey_chooses_each_nodes_points_and_records_why() {
         &hosts,
         &results,
         &[
+            ONCE,
             &[
                 "--adaptive",
                 "--buffer-size",
                 "8MiB",
                 "--message-buffers",
                 "2",
-            ][..],
+            ],
             SHORT,
         ]
         .concat(),

@@ -165,16 +165,34 @@ pub(crate) fn read_input(path: &Path, model: &Model) -> Result<MeasurementFile> 
              its first point?"
         )));
     }
-    let mut max_cores: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+    // Each placement's fewest and most computing cores.
+    let mut span: BTreeMap<(u32, u32), (u32, u32)> = BTreeMap::new();
     for r in rows {
-        let m = max_cores.entry((r.comp_numa, r.comm_numa)).or_default();
-        *m = (*m).max(r.cores);
+        let (lo, hi) = span
+            .entry((r.comp_numa, r.comm_numa))
+            .or_insert((r.cores, r.cores));
+        (*lo, *hi) = ((*lo).min(r.cores), (*hi).max(r.cores));
     }
-    for (&(comp_numa, comm_numa), &cores) in &max_cores {
+    let per_socket = model.machine.cores_per_socket;
+    for (&(comp_numa, comm_numa), &(fewest, cores)) in &span {
         let p = Placement {
             comp_numa,
             comm_numa,
         };
+        // A point no socket of the model's machine can have (an edited trace, another
+        // machine's): said of the file, not with `predict`'s `--ncores` as the fix (a point
+        // at 0 cores was drawn, one beyond the socket refused with that hint).
+        if let Some(n) = [fewest, cores]
+            .into_iter()
+            .find(|&n| n == 0 || n > per_socket)
+        {
+            return Err(Error::Input(format!(
+                "{source}: placement {p} (comp,comm) has a point at {n} computing cores, and \
+                 model `{}` covers 1..{per_socket} (the cores of one socket). Was it measured \
+                 on another machine, or edited? Plot it with that machine's model.",
+                model.machine.name
+            )));
+        }
         Grid::check_measured(model, p, cores).map_err(|e| {
             Error::Input(format!(
                 "{source}: placement {p} (comp,comm) does not fit model `{}`: {e}. Was it \

@@ -62,7 +62,7 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
     // repeated launches: each node's measure is one run.
     measure.runs = 1;
     measure.check()?;
-    calibratable(&measure, m.simulate.is_some())?;
+    calibratable(&measure)?;
     measure.hosts = m.hosts.clone();
     let simulated = m
         .simulate
@@ -90,17 +90,12 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
 }
 
 /// Refuses what no node's calibration could use, before anything runs (it drew or measured
-/// every node, then failed every calibration, exit 1): a placement other than `0,0`, the
-/// local one the report's parameters are calibrated on, and for a simulated fleet one core
-/// count (the parameters are read off a curve). A real survey of one core count stays
-/// allowed: it is the quick check that every node measures (the test suite's surveys on
-/// namespace hosts), whose report then names each node not calibrated.
-fn calibratable(m: &crate::measure::options::MeasureOptions, simulated: bool) -> Result<()> {
-    if let Some(list) = m
-        .cores
-        .as_ref()
-        .filter(|l| simulated && l.counts().len() < 2)
-    {
+/// every node, then failed every calibration, exit 1; on a cluster, after spending the
+/// allocation): a placement other than `0,0`, the local one the report's parameters are
+/// calibrated on, and one core count (the parameters are read off a curve), for a real
+/// survey as for a simulated one.
+fn calibratable(m: &crate::measure::options::MeasureOptions) -> Result<()> {
+    if let Some(list) = m.cores.as_ref().filter(|l| l.counts().len() < 2) {
         return Err(crate::Error::Input(format!(
             "--cores {}: a survey calibrates each node from its curve over the core counts, \
              and one core count gives no curve; give two or more (e.g. --cores 1..4), or \
@@ -164,23 +159,25 @@ pub fn run(args: &SurveyArgs) -> Result<()> {
         Some(_) => crate::results::root().join(crate::results::SIMULATED_SURVEY),
         None => crate::results::root(),
     };
+    // `--runs auto`'s choice after the first runs, the same for a real fleet and a simulated
+    // one: the first runs' report with a narrower band, its suspects and a sample.
+    let choose = |root: &Path, m: &Manifest| -> Result<Vec<String>> {
+        let screen = FleetOptions {
+            k: out.outlier_k * fleet::second::SCREEN_K,
+            ..fleet_options(m, &out)
+        };
+        let first = fleet::report(root, &outcomes(m), &screen)?;
+        Ok(fleet::second::choose(&first, survey.measure.seed))
+    };
     let path = if args.report_only {
         Manifest::path(&root)
     } else if let Some(f) = &survey.simulated {
-        let choose = |root: &Path, m: &Manifest| -> Result<Vec<String>> {
-            let screen = FleetOptions {
-                k: out.outlier_k * fleet::second::SCREEN_K,
-                ..fleet_options(m, &out)
-            };
-            let first = fleet::report(root, &outcomes(m), &screen)?;
-            Ok(fleet::second::choose(&first, f.seed))
-        };
         match simulated::run(f, &survey.measure, (survey.dry_run, survey.quiet), &choose)? {
             Some(path) => path,
             None => return Ok(()),
         }
     } else {
-        match crate::survey::job::run(&survey)? {
+        match crate::survey::job::run(&survey, &choose)? {
             Some(path) => path,
             // A rank of the job, or a dry run: no report.
             None => return Ok(()),
@@ -335,20 +332,22 @@ mod tests {
     }
 
     /// Issue 46, item 7: one core count, or a placement other than 0,0, drew (or measured)
-    /// every node and failed every calibration, exit 1.
+    /// every node and failed every calibration, exit 1: refused before anything runs, for a
+    /// real survey as for a simulated one.
     #[test]
     fn what_no_calibration_can_use_is_refused_before_the_survey() {
-        for (extra, says, real_too) in [
-            (&["--cores", "1"][..], "--cores 1: a survey", false),
-            (&["--numa", "1,1"][..], "--numa 1,1: a survey", true),
-            (&["--numa", "0,1"][..], "--numa 0,1: a survey", true),
+        for (extra, says) in [
+            (&["--cores", "1"][..], "--cores 1: a survey"),
+            (&["--cores", "3,3"][..], "--cores 3: a survey"),
+            (&["--numa", "1,1"][..], "--numa 1,1: a survey"),
+            (&["--numa", "0,1"][..], "--numa 0,1: a survey"),
         ] {
-            let real: &[&str] = &[];
-            for sim in [&["--simulate", "paper:henri", "--nodes", "2"][..], real] {
-                if sim.is_empty() && !real_too {
-                    assert!(options(&args(extra)).is_ok(), "{extra:?}");
-                    continue;
-                }
+            let real: &[&str] = &["--hosts", "a,b"];
+            for sim in [
+                &["--simulate", "paper:henri", "--nodes", "2"][..],
+                &[],
+                real,
+            ] {
                 let all: Vec<&str> = sim.iter().chain(extra).copied().collect();
                 let e = options(&args(&all)).unwrap_err();
                 assert_eq!(e.exit_code(), 2, "{all:?}: {e}");
@@ -356,6 +355,7 @@ mod tests {
             }
         }
         assert!(options(&args(&["--cores", "1,4"])).is_ok());
+        assert!(options(&args(&["--hosts", "a,b", "--cores", "1..2"])).is_ok());
     }
 
     /// `--nodes 99999999999` asked for 2.4 TB and aborted (exit 134).

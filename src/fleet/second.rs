@@ -49,7 +49,7 @@ pub fn choose(report: &FleetReport, seed: u64) -> Vec<String> {
         .filter(|n| n.calibrated)
         .map(|n| n.host.as_str())
         .collect();
-    let cap = ((measured.len() as f64 * MAX_SHARE).floor() as usize).max(1);
+    let cap = most_chosen(measured.len());
     // Each suspect's farthest score over its parameters outside the band.
     let mut suspects: Vec<(&str, f64)> = Vec::new();
     for o in report.outliers.iter().chain(&report.within_noise) {
@@ -74,6 +74,13 @@ pub fn choose(report: &FleetReport, seed: u64) -> Vec<String> {
     let room = cap.saturating_sub(chosen.len()).min(want);
     chosen.extend(others.iter().take(room).map(|(_, h)| (*h).to_string()));
     chosen
+}
+
+/// The most nodes [`choose`] names among `measured` calibrated nodes: [`MAX_SHARE`] of them,
+/// at least one. What a survey's plan counts the second stage's rounds from, before the
+/// first runs say who.
+pub fn most_chosen(measured: usize) -> usize {
+    ((measured as f64 * MAX_SHARE).floor() as usize).max(1)
 }
 
 /// A host's place in the sample: SplitMix64 of the seed and the host's name (FNV-1a), the

@@ -26,9 +26,13 @@ use std::time::{Duration, Instant};
 /// `None` for a rank of the job and for a dry run. Nodes that failed are recorded in the
 /// manifest, not returned as an error ([`failure`] says which): the caller reports the
 /// others first.
-pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
+///
+/// With `--runs auto`, once every node has its first run, `choose` names the nodes measured
+/// again, in a second job ([`super::second`]); a `--resume` finishes whichever stage was cut.
+pub fn run(o: &SurveyOptions, choose: super::second::ChooseSecond<'_>) -> Result<Option<PathBuf>> {
     refuse_measure_only(o)?;
-    let path = Manifest::path(&crate::results::root());
+    let root = crate::results::root();
+    let path = Manifest::path(&root);
     if driver::in_job() && !o.dry_run {
         crate::survey::ranks::run(&o.measure, &path)?;
         return Ok(None);
@@ -43,47 +47,75 @@ pub fn run(o: &SurveyOptions) -> Result<Option<PathBuf>> {
     }
     let mut m = manifest_to_run(o, &path, hosts)?;
     let (sweep, adaptive) = sweep_estimate(o)?;
-    let (job_hosts, rounds) = plan::plan_job(&m, plan::round_timeout(sweep))?;
-    if rounds.is_empty() {
-        eprintln!(
-            "survey: every node of `{}` is done already; nothing to measure",
-            path.display()
-        );
-        return Ok(Some(path));
+    let timeout = plan::round_timeout(sweep);
+    let mut jobs = 0;
+    loop {
+        if super::second::due(&m) && !o.dry_run {
+            let again = super::second::start(&mut m, &root, choose, timeout)?;
+            m.save(&path)?;
+            if !o.quiet {
+                eprintln!(
+                    "survey: --runs auto: {} of {} node(s) measured again (outside the first \
+                     runs' band, or in the sample): {}",
+                    m.second_runs.as_ref().map_or(0, Vec::len),
+                    m.hosts.len(),
+                    crate::error::clip(&m.second_runs.clone().unwrap_or_default().join(", "))
+                );
+            }
+            if again.is_empty() {
+                return Ok(Some(path));
+            }
+        }
+        let (job_hosts, rounds) = plan::plan_job(&m, timeout)?;
+        if rounds.is_empty() {
+            if jobs == 0 {
+                eprintln!(
+                    "survey: every node of `{}` is done already; nothing to measure",
+                    path.display()
+                );
+            }
+            return Ok(Some(path));
+        }
+        // The same choice of launcher as `measure`'s, for one rank per node; the ranks get
+        // the same arguments (the dry run shows the line it would run).
+        let (choice, line) = driver::plan_own(
+            o.launcher,
+            &plan::shape(&job_hosts, launch::is_root()),
+            true,
+        )?;
+        m.job += 1;
+        m.job_hosts = job_hosts;
+        m.rounds = rounds;
+        m.command = line
+            .argv
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        let described = crate::error::escape(&plan::describe(
+            &m,
+            sweep,
+            adaptive.as_deref(),
+            &choice.why,
+            &line.shown(),
+        ));
+        if o.dry_run {
+            print!("{described}");
+            return Ok(None);
+        }
+        crate::results::ensure_parent(&path)?;
+        m.save(&path)?;
+        if !o.quiet {
+            eprint!("{described}");
+        }
+        run_watched(&line, &m, &path, o)?;
+        jobs += 1;
+        m = Manifest::read(&path)?;
+        // A job cut in its first stage leaves nodes without their first run: reported,
+        // then `--resume` (which then makes the second stage).
+        if !super::second::due(&m) {
+            return Ok(Some(path));
+        }
     }
-    // The same choice of launcher as `measure`'s, for one rank per node; the ranks get the
-    // same arguments (the dry run shows the line it would run).
-    let (choice, line) = driver::plan_own(
-        o.launcher,
-        &plan::shape(&job_hosts, launch::is_root()),
-        true,
-    )?;
-    m.job += 1;
-    m.job_hosts = job_hosts;
-    m.rounds = rounds;
-    m.command = line
-        .argv
-        .iter()
-        .map(|s| s.to_string_lossy().into_owned())
-        .collect();
-    let described = crate::error::escape(&plan::describe(
-        &m,
-        sweep,
-        adaptive.as_deref(),
-        &choice.why,
-        &line.shown(),
-    ));
-    if o.dry_run {
-        print!("{described}");
-        return Ok(None);
-    }
-    crate::results::ensure_parent(&path)?;
-    m.save(&path)?;
-    if !o.quiet {
-        eprint!("{described}");
-    }
-    run_watched(&line, &m, &path, o)?;
-    Ok(Some(path))
 }
 
 /// Runs the job of manifest `m` (saved at `path`) on `line` and watches its rounds; then
@@ -95,7 +127,9 @@ fn run_watched(line: &launch::JobLine, m: &Manifest, path: &Path, o: &SurveyOpti
     let ended = watch(line, m, path, quiet)?;
     let mut m = Manifest::read(path)?;
     if let Some(why) = m.refused.take() {
-        return Err(forget_refused_job(m, path, o.measure.resume, why));
+        // A later job of the survey (a resume, or `--runs auto`'s second stage) keeps it.
+        let kept = o.measure.resume || m.job > 1;
+        return Err(forget_refused_job(m, path, kept, why));
     }
     if let Some(why) = &ended {
         m.record_cut(why);
@@ -126,9 +160,15 @@ fn run_watched(line: &launch::JobLine, m: &Manifest, path: &Path, o: &SurveyOpti
 fn manifest_to_run(o: &SurveyOptions, path: &Path, hosts: Vec<String>) -> Result<Manifest> {
     let args = &o.measure;
     let mut options = args.measured_flags();
-    if o.runs > 1 {
-        // Recorded only when asked, so that a survey of one run keeps its manifest as it was.
-        options.insert("--runs".into(), o.runs.to_string());
+    // Recorded unless 1, so that a survey of one run keeps its manifest as it was.
+    match o.runs {
+        1 => {}
+        super::AUTO_RUNS => {
+            options.insert("--runs".into(), super::manifest::AUTO.into());
+        }
+        runs => {
+            options.insert("--runs".into(), runs.to_string());
+        }
     }
     if args.resume {
         let mut m = Manifest::read_for(path, "--resume")?;
@@ -150,10 +190,11 @@ fn manifest_to_run(o: &SurveyOptions, path: &Path, hosts: Vec<String>) -> Result
         }
         .into());
     }
+    let m = plan::new_manifest(&hosts, options);
     if !args.force && !o.dry_run {
-        refuse_old_traces(args, &hosts)?;
+        refuse_old_traces(args, &hosts, m.runs_possible())?;
     }
-    Ok(plan::new_manifest(&hosts, options))
+    Ok(m)
 }
 
 /// The error of a job whose rank 0 refused to start round 1 (two names of one node, old
@@ -205,10 +246,18 @@ fn host_list(m: &Manifest, status: Status) -> Vec<&str> {
 
 /// Refuses to start a new survey over traces already in the results directory (an earlier
 /// `measure` or survey): each node would stop at its own, one by one, after the job started.
-fn refuse_old_traces(args: &MeasureOptions, hosts: &[String]) -> Result<()> {
+/// A second run's (in `run2/`) counts where this survey may measure one (`runs`: 2): an
+/// earlier survey's would be taken for this one's.
+fn refuse_old_traces(args: &MeasureOptions, hosts: &[String], runs: u32) -> Result<()> {
     let traces: Vec<PathBuf> = hosts
         .iter()
-        .map(|h| args.trace_path(h))
+        .flat_map(|h| {
+            let first = args.trace_path(h);
+            (1..=runs).map(move |run| match (first.parent(), first.file_name()) {
+                (Some(dir), Some(name)) => crate::results::run_dir(dir, run).join(name),
+                _ => first.clone(),
+            })
+        })
         .filter(|p| p.exists())
         .collect();
     if traces.is_empty() {

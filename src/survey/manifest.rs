@@ -46,6 +46,12 @@ pub struct Manifest {
     /// takes only simulated traces.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulated: Option<String>,
+    /// `--runs auto`: the nodes (as given) chosen, once every node had its first run, to be
+    /// measured a second time ([`super::second`]); empty when none was, absent until the
+    /// choice is made. Recorded so that a survey cut in its second stage resumes those nodes
+    /// and never chooses again from a report that has some of their second runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second_runs: Option<Vec<String>>,
     pub started_at: String,
     pub updated_at: String,
 }
@@ -236,10 +242,26 @@ impl Manifest {
         if let Some(why) = self.mismatch() {
             return Some(why);
         }
-        let host = repeated(self.hosts.iter().map(String::as_str))?;
+        if let Some(host) = repeated(self.hosts.iter().map(String::as_str)) {
+            return Some(format!(
+                "names the host `{host}` twice: each node is surveyed once (`--hosts \
+                 {host},{host}` is refused), so it was edited"
+            ));
+        }
+        let again = self.second_runs.as_deref().unwrap_or_default();
+        let hosts: std::collections::HashSet<&str> =
+            self.hosts.iter().map(String::as_str).collect();
+        if let Some(host) = again.iter().find(|h| !hosts.contains(h.as_str())) {
+            return Some(format!(
+                "chose `{}` for a second run, which is none of its hosts: it was edited; \
+                 start a new survey with --force",
+                crate::error::clip(host)
+            ));
+        }
+        let host = repeated(again.iter().map(String::as_str))?;
         Some(format!(
-            "names the host `{host}` twice: each node is surveyed once (`--hosts {host},{host}` \
-             is refused), so it was edited"
+            "chose `{host}` twice for a second run (each node is measured again at most \
+             once): it was edited; start a new survey with --force"
         ))
     }
 
@@ -335,15 +357,64 @@ impl Manifest {
         })
     }
 
-    /// The runs per node this survey asks (`--runs`, recorded among its options when more
-    /// than one).
+    /// The most runs per node this survey measures, as far as it is decided (`--runs`,
+    /// recorded among its options unless 1): 2 for `--runs 2`, and for `--runs auto` once
+    /// its second stage has chosen some nodes ([`Manifest::second_runs`]); else 1.
     pub fn runs_asked(&self) -> u32 {
-        self.options
-            .get("--runs")
-            .and_then(|r| r.parse().ok())
-            .unwrap_or(1)
+        match self.options.get("--runs").map(String::as_str) {
+            Some(AUTO) if self.second_runs.as_ref().is_some_and(|s| !s.is_empty()) => 2,
+            Some(AUTO) => 1,
+            Some(r) => r.parse().unwrap_or(1),
+            None => 1,
+        }
+    }
+
+    /// Whether the survey was asked `--runs auto`: a second stage after every node's first
+    /// run ([`super::second`]).
+    pub fn runs_auto(&self) -> bool {
+        self.options.get("--runs").map(String::as_str) == Some(AUTO)
+    }
+
+    /// The most runs a node of this survey may be measured, decided or not: 2 with `--runs
+    /// auto` before its choice too. What the traces a new survey refuses to overwrite are
+    /// looked for in (a second run's `run2/` among them).
+    pub fn runs_possible(&self) -> u32 {
+        if self.runs_auto() {
+            2
+        } else {
+            self.runs_asked()
+        }
+    }
+
+    /// Whether every node has finished its first run: what `--runs auto`'s second stage
+    /// waits for (the band of the first runs' report needs the whole fleet).
+    pub fn first_runs_done(&self) -> bool {
+        self.nodes.iter().all(|n| n.runs_finished() >= 1)
+    }
+
+    /// Records `--runs auto`'s choice: the nodes of `again` (host names as given, unknown
+    /// ones ignored) wait for their second run, pending between their runs as in a survey of
+    /// `--runs 2`, so that the same rounds, timeouts, cuts and `--resume` apply to them.
+    /// Recorded in the order of the hosts.
+    pub fn choose_second(&mut self, again: &[String]) {
+        let wanted: std::collections::HashSet<&str> = again.iter().map(String::as_str).collect();
+        let mut chosen = Vec::new();
+        for n in self
+            .nodes
+            .iter_mut()
+            .filter(|n| wanted.contains(n.host.as_str()))
+        {
+            n.runs_done = n.runs_finished().max(1);
+            n.status = Status::Pending;
+            n.error = None;
+            chosen.push(n.host.clone());
+        }
+        self.second_runs = Some(chosen);
     }
 }
+
+/// `--runs auto` as the manifest's options record it.
+pub(crate) const AUTO: &str = "auto";
 
 /// A node's error in its run `run`: as it is for a first run, naming the run after.
 pub(crate) fn run_error(run: u32, why: &str) -> String {
@@ -416,6 +487,7 @@ mod tests {
             nodes: ["a", "b", "c"].map(NodeStatus::pending).to_vec(),
             refused: None,
             simulated: None,
+            second_runs: None,
             started_at: "t".into(),
             updated_at: "t".into(),
         }
@@ -476,6 +548,47 @@ mod tests {
         let old: NodeStatus = serde_json::from_str(r#"{"host":"a","status":"done"}"#).unwrap();
         assert_eq!(old.runs_finished(), 1);
         assert!(!old.waits_for(1));
+    }
+
+    /// `--runs auto` asks one run of every node until its second stage chooses some; a
+    /// choice naming a host the survey does not have, or one twice, is an edit refused.
+    #[test]
+    fn auto_asks_a_second_run_only_of_the_nodes_chosen() {
+        let mut m = sample();
+        m.options.insert("--runs".into(), AUTO.into());
+        assert_eq!(
+            (m.runs_asked(), m.runs_possible(), m.runs_auto()),
+            (1, 2, true)
+        );
+        m.second_runs = Some(Vec::new());
+        assert_eq!(m.runs_asked(), 1, "none chosen");
+        for n in &mut m.nodes {
+            n.status = Status::Done;
+        }
+        m.choose_second(&["c".into(), "a".into(), "zz".into()]);
+        assert_eq!(m.second_runs, Some(vec!["a".into(), "c".into()]));
+        assert_eq!(m.runs_asked(), 2);
+        assert_eq!(m.inconsistency(), None);
+        let waiting: Vec<bool> = m.nodes.iter().map(|n| n.waits_for(2)).collect();
+        assert_eq!(waiting, [true, false, true]);
+        assert!(m.first_runs_done(), "a chosen node keeps its first run");
+        m.second_runs = Some(vec!["a".into(), "x\u{1b}y".into()]);
+        let why = m.inconsistency().unwrap();
+        assert!(
+            why.contains("chose `x") && why.contains("none of its hosts"),
+            "{why}"
+        );
+        assert!(!why.contains('\u{1b}'), "{why}");
+        m.second_runs = Some(vec!["a".into(), "a".into()]);
+        assert!(m.inconsistency().unwrap().contains("`a` twice"));
+        // `--runs 1` and 2 as before.
+        m.options.insert("--runs".into(), "2".into());
+        assert_eq!(
+            (m.runs_asked(), m.runs_possible(), m.runs_auto()),
+            (2, 2, false)
+        );
+        m.options.remove("--runs");
+        assert_eq!((m.runs_asked(), m.runs_possible()), (1, 1));
     }
 
     #[test]

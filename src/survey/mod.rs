@@ -9,6 +9,7 @@
 //! - [`job`]: the driver that starts the job and watches its rounds;
 //! - [`ranks`]: each rank's side of that job: the nodes' names learnt before round 1, a
 //!   communicator per pair, `measure`'s rank 0 and sender on it, the outcomes gathered;
+//! - [`second`]: `--runs auto`'s second stage (who is measured again, and when), for both;
 //! - [`simulated`]: the same path on a simulated fleet (`--simulate MACHINE --nodes N`);
 //! - [`error`]: what stops a survey, by kind.
 
@@ -19,6 +20,7 @@ pub mod manifest;
 pub mod pairing;
 pub mod plan;
 pub mod ranks;
+pub mod second;
 pub mod simulated;
 
 /// `--runs auto`, as [`SurveyOptions::runs`] holds it.

@@ -93,16 +93,18 @@ pub fn plan_job(
 }
 
 /// The rounds of the second runs of `again` (host names) after every node's first run
-/// (`--runs auto`): the nodes paired as the first runs' rounds pair them, in reverse order
-/// as a second run of `--runs 2` is, each fed by a sender on another node.
+/// (`--runs auto`): the nodes, in the order of the manifest's hosts, paired among themselves
+/// and in reverse order as the second runs of `--runs 2` are, each fed by a sender on
+/// another node. The same rounds as [`plan_job`] plans once the choice is recorded
+/// ([`Manifest::choose_second`]): a resume of a cut second stage pairs its nodes alike.
 pub fn second_runs(
     manifest: &Manifest,
     again: &[String],
     round_timeout_s: f64,
 ) -> Result<Vec<Round>, SurveyError> {
-    let todo: Vec<usize> = again
-        .iter()
-        .filter_map(|h| manifest.hosts.iter().position(|x| x == h))
+    let again: std::collections::HashSet<&str> = again.iter().map(String::as_str).collect();
+    let todo: Vec<usize> = (0..manifest.hosts.len())
+        .filter(|&i| again.contains(manifest.hosts[i].as_str()))
         .collect();
     if todo.is_empty() {
         return Ok(Vec::new());
@@ -113,6 +115,23 @@ pub fn second_runs(
         .into_iter()
         .map(|pairs| round(manifest, pairs, 2, round_timeout_s))
         .collect())
+}
+
+/// The most rounds `--runs auto`'s second stage can take on a fleet of `n` nodes: those of
+/// the most nodes it may choose ([`crate::fleet::second::most_chosen`]) or one fewer (an
+/// odd count takes a third round), for the plan's duration before the choice is made.
+pub(crate) fn second_rounds_at_most(n: usize) -> usize {
+    let cap = crate::fleet::second::most_chosen(n);
+    [cap, cap.saturating_sub(1)]
+        .into_iter()
+        .filter(|&k| k > 0 && n >= 2)
+        .filter_map(|k| {
+            pairing::rounds_for(n, &(0..k).collect::<Vec<_>>())
+                .ok()
+                .map(|r| r.len())
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// The round of `pairs` (indices into the manifest's hosts) in run `run`.
@@ -148,6 +167,7 @@ pub fn new_manifest(
         nodes: hosts.iter().map(|h| NodeStatus::pending(h)).collect(),
         refused: None,
         simulated: None,
+        second_runs: None,
         started_at: now.clone(),
         updated_at: now,
     }
@@ -232,26 +252,43 @@ pub(crate) fn describe(
             pairs.join(", ")
         );
     }
-    if m.runs_asked() > 1 {
-        out += &format!(
-            "runs        {}: every node is measured again after every node's first run, in the \
-             rounds marked (run 2): the first rounds in reverse order, so a node's two runs fall \
-             in different rounds; the fleet report then knows the noise between runs (twice \
-             the time of one run)\n",
-            m.runs_asked()
-        );
-    } else if m.options.get("--runs").map(String::as_str) == Some("auto") {
-        let n = m.hosts.len();
-        let again = (n / 2).max(1);
-        out += &format!(
-            "runs        auto: every node once (the rounds below), then the nodes outside the \
-             first report's band and a sample of the others again (at least {} and {} % of \
-             the fleet, at most half: {again} of {n} node(s)), in rounds planned then; a node \
-             is named only when its second run confirms it: at most 1.5x the node time of one \
-             run per node, where --runs 2 takes 2x\n",
-            crate::fleet::second::MIN_SAMPLE,
-            100.0 * crate::fleet::second::SAMPLE_SHARE,
-        );
+    let n = m.hosts.len();
+    // `--runs auto` before its choice: the second stage's rounds are not planned yet, and
+    // the duration counts the most it can take.
+    let mut second_stage = 0;
+    match (m.runs_auto(), &m.second_runs) {
+        (true, None) => {
+            second_stage = second_rounds_at_most(n);
+            out += &format!(
+                "runs        auto: every node once (the rounds above), then the nodes outside \
+                 the first report's band and a sample of the others again (at least {} and {} \
+                 % of the fleet, at most half: {} of {n} node(s)), in a second job of at most \
+                 {second_stage} round(s) planned then; a node is named only when its second \
+                 run confirms it: at most 1.5x the node time of one run per node, where --runs \
+                 2 takes 2x\n",
+                crate::fleet::second::MIN_SAMPLE,
+                100.0 * crate::fleet::second::SAMPLE_SHARE,
+                crate::fleet::second::most_chosen(n),
+            );
+        }
+        (true, Some(again)) => {
+            out += &format!(
+                "runs        auto: every node measured once; {} of {n} node(s) chosen from the \
+                 first runs' report (those outside its band, and a sample) are measured again \
+                 in the rounds marked (run 2)\n",
+                again.len()
+            );
+        }
+        (false, _) if m.runs_asked() > 1 => {
+            out += &format!(
+                "runs        {}: every node is measured again after every node's first run, in \
+                 the rounds marked (run 2): the first rounds in reverse order, so a node's two \
+                 runs fall in different rounds; the fleet report then knows the noise between \
+                 runs (twice the time of one run)\n",
+                m.runs_asked()
+            );
+        }
+        _ => {}
     }
     // Which names are one machine is learnt by the job's ranks, before round 1; the plan can
     // only say what will then happen (`super::identity`). A simulated fleet has no kernels.
@@ -270,10 +307,19 @@ pub(crate) fn describe(
     } else {
         ""
     };
+    let second = if second_stage > 0 {
+        format!(
+            ", and for the second stage (--runs auto) at most {second_stage} round(s) more and \
+             a second job's start: at most about {:.0} s in all",
+            (rounds + second_stage as f64) * sweep_estimate_s + 2.0 * JOB_START_S
+        )
+    } else {
+        String::new()
+    };
     out += &format!(
         "duration    {real}at most about {:.0} s: {} round(s) x {:.0} s (measure's estimate of \
-         one full sweep on this node) + {:.0} s to start the job; a round is stopped after \
-         {:.0} s\n",
+         one full sweep on this node) + {:.0} s to start the job{second}; a round is stopped \
+         after {:.0} s\n",
         rounds * sweep_estimate_s + JOB_START_S,
         m.rounds.len(),
         sweep_estimate_s,
@@ -540,6 +586,49 @@ mod tests {
         assert!(
             !text.contains("run 2") && !text.contains("\nruns "),
             "{text}"
+        );
+    }
+
+    /// `--runs auto`'s plan says what the second stage may cost before the choice (its
+    /// rounds are planned then), and which nodes it measures once chosen.
+    #[test]
+    fn the_auto_plan_counts_the_second_stage_and_then_names_it() {
+        let options = [("--runs".to_string(), "auto".to_string())].into();
+        let mut m = new_manifest(&hosts(&["a", "b", "c", "d", "e", "f", "g", "h"]), options);
+        m.rounds = plan_job(&m, 10.0).unwrap().1;
+        assert_eq!(m.rounds.len(), 2, "first runs only: {:?}", m.rounds);
+        let text = describe(&m, 5.0, None, "why", "line");
+        assert!(
+            text.contains("at most half: 4 of 8 node(s)), in a second job of at most 3 round(s)"),
+            "{text}"
+        );
+        // 2 rounds x 5 s + 30 s; with the second stage (3 nodes chosen of the 4 it may take:
+        // three rounds) 5 rounds and two job starts.
+        assert!(text.contains("at most about 40 s: 2 round(s)"), "{text}");
+        assert!(
+            text.contains("at most 3 round(s) more and a second job's start: at most about 85 s"),
+            "{text}"
+        );
+        // Chosen: the plan of the second job names how many, with its rounds marked.
+        for n in &mut m.nodes {
+            n.status = Status::Done;
+        }
+        m.choose_second(&hosts(&["b", "g", "e"]));
+        let (job_hosts, rounds) = plan_job(&m, 10.0).unwrap();
+        assert_eq!(job_hosts, hosts(&["b", "e", "g"]));
+        m.rounds = rounds;
+        let text = describe(&m, 5.0, None, "why", "line");
+        assert!(
+            text.contains("runs        auto: every node measured once; 3 of 8 node(s) chosen"),
+            "{text}"
+        );
+        assert!(text.contains("(run 2)\n"), "{text}");
+        assert!(!text.contains("second stage (--runs auto)"), "{text}");
+        // The most rounds a second stage can take: one node alone, two in two rounds, an
+        // odd count in three.
+        assert_eq!(
+            [2, 3, 4, 6, 7, 16, 10_000].map(second_rounds_at_most),
+            [1, 1, 2, 3, 3, 3, 3]
         );
     }
 

@@ -278,10 +278,22 @@ fn learn_identities(
     host: &str,
 ) -> Result<bool> {
     let reported = crate::results::this_host();
-    // Any run's trace left by an earlier survey counts (a second run's is in `run2/`).
-    let old_trace = (1..=manifest.runs_asked())
+    // The survey's first job (a resume, or `--runs auto`'s second stage, continues it).
+    let first_job = manifest.job <= 1 && !args.resume;
+    // Any run's trace left by an earlier survey counts (a second run's is in `run2/`, which
+    // `--runs auto` may write too).
+    let old_trace = (1..=manifest.runs_possible())
         .map(|run| node_args(args, manifest, host, run).trace_path(&reported))
         .find(|t| t.exists());
+    if first_job && args.force {
+        // Over an earlier survey, a second run this one does not measure would be read as
+        // its own: gone, as `--force` overwrites the rest.
+        // Every rank must still report (rank 0 waits for each): a failure is said, not fatal.
+        let first = node_args(args, manifest, host, 1).trace_path(&reported);
+        if let Err(e) = super::second::forget_second_run(&first) {
+            eprintln!("survey: warning: {}", crate::error::escape(&e.to_string()));
+        }
+    }
     let me = Identity {
         given: host.to_string(),
         reported,
@@ -299,7 +311,7 @@ fn learn_identities(
             ids.extend(serde_json::from_slice::<Identity>(&b).ok());
         }
         identity::record(manifest, &ids);
-        if let Some(why) = identity::refusal(&ids, !args.resume && !args.force) {
+        if let Some(why) = identity::refusal(&ids, first_job && !args.force) {
             manifest.refused = Some(why.to_string());
             go = 0;
         }

@@ -121,10 +121,6 @@ fn node_trace(
     Ok(trace)
 }
 
-/// What `--runs auto` asks after the first runs: the nodes to measure again, from the
-/// report of the first runs (`commands::survey` builds it as the final one is built).
-pub type ChooseSecond<'a> = &'a dyn Fn(&std::path::Path, &Manifest) -> Result<Vec<String>>;
-
 /// Runs the simulated survey: returns the manifest's path, or `None` for a dry run (whose
 /// plan is printed). With `--runs auto` every node is drawn once, then `choose` names the
 /// nodes drawn a second time ([`crate::fleet::second`]).
@@ -132,7 +128,7 @@ pub fn run(
     f: &SimulatedFleet,
     o: &MeasureOptions,
     (dry_run, quiet): (bool, bool),
-    choose: ChooseSecond<'_>,
+    choose: super::second::ChooseSecond<'_>,
 ) -> Result<Option<PathBuf>> {
     let sim = SimulateOptions {
         machine: f.machine.clone(),
@@ -185,9 +181,9 @@ pub fn run(
     };
     drawn.rounds(&mut m, &rounds, 0)?;
     let mut count = rounds.len();
-    if f.runs == super::AUTO_RUNS {
-        let again = choose(&root, &m)?;
-        let second = plan::second_runs(&m, &again, plan::round_timeout(sweep + touch))?;
+    if super::second::due(&m) {
+        let second =
+            super::second::start(&mut m, &root, choose, plan::round_timeout(sweep + touch))?;
         m.rounds.extend(second.iter().cloned());
         drawn.rounds(&mut m, &second, count)?;
         count += second.len();
@@ -203,24 +199,11 @@ pub fn run(
 }
 
 /// Removes the second-run traces an earlier simulated survey left in `root` (`--force`):
-/// with `--runs auto` only some nodes are drawn twice, and a stale second run of another
-/// node would be read as this survey's (a fleet of identical nodes then named a node whose
-/// "second run" was drawn for another fleet).
+/// with `--runs auto` only some nodes are drawn twice ([`super::second::forget_second_run`]).
 fn forget_second_runs(root: &std::path::Path, hosts: &[String], name: &str) -> Result<()> {
-    for host in hosts {
-        let stale = run_dir(&root.join(host), 2).join(name);
-        match std::fs::remove_file(&stale) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(crate::Error::io(
-                    crate::error::IoAction::Write("stale second-run trace"),
-                    &stale,
-                    e,
-                ));
-            }
-            _ => {}
-        }
-    }
-    Ok(())
+    hosts
+        .iter()
+        .try_for_each(|host| super::second::forget_second_run(&root.join(host).join(name)))
 }
 
 /// What drawing a simulated fleet's rounds needs.

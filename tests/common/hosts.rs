@@ -45,12 +45,11 @@ pub fn processes_in(ns: &str, comm: &str) -> Vec<String> {
         .collect()
 }
 
-/// The hosts script exits 3 when it could not make the hosts (a container without the
-/// rights): skip outside CI, naming `what` and the script's reason.
-/// Whether a survey of one core count ended as it must: every node measured, and either a
-/// fleet report or exit 1 saying the nodes could not be calibrated (one core count gives no
-/// model), never with a node lost.
-pub fn one_point_survey_ended(o: &Output) -> bool {
+/// Whether a tiny survey ended as it must: every node measured, and either a fleet report
+/// or exit 1 saying which nodes could not be calibrated (the hosts share this loaded
+/// machine's cores, and a node's curve can be refused as implausible), never with a node
+/// lost.
+pub fn survey_ended(o: &Output) -> bool {
     let err = String::from_utf8_lossy(&o.stderr);
     o.status.success()
         || o.status.code() == Some(1)
@@ -58,6 +57,8 @@ pub fn one_point_survey_ended(o: &Output) -> bool {
             && !err.contains("node(s) failed")
 }
 
+/// The hosts script exits 3 when it could not make the hosts (a container without the
+/// rights): skip outside CI, naming `what` and the script's reason.
 pub fn hosts_made(what: &str, o: &Output) -> bool {
     if o.status.code() == Some(3) {
         let why = String::from_utf8_lossy(&o.stderr).trim().to_string();

@@ -52,6 +52,23 @@ pub const TINY: &[&str] = &[
     "2",
 ];
 
+/// [`TINY`] for a survey: two core counts (a survey refuses one, which gives no node a
+/// model), no placement (a survey measures `0,0`), the same small buffers, messages and
+/// phases; the second count shares the communication thread's core on a 2-core machine, as
+/// `measure` plans it there by itself.
+pub const SURVEY_TINY: &[&str] = &[
+    "--cores",
+    "1..2",
+    "--message-size",
+    "1MiB",
+    "--buffer-size",
+    "8MiB",
+    "--max-phase",
+    "0.2",
+    "--message-buffers",
+    "2",
+];
+
 /// A JSON file (a trace, a manifest), parsed; panics naming it.
 pub fn json(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
