@@ -826,3 +826,37 @@ fn simulated_runs_scatter_as_the_real_nodes_runs() {
         );
     }
 }
+
+/// Issue 46, F2: `-o t.csv` wrote the tidy CSV (named like the trace with `.csv`) over the
+/// trace, every sample lost, exit 0. Refused before measuring, naming the path and a fix;
+/// `--resume` of such a name too. Nothing is written.
+#[test]
+fn a_trace_named_like_its_own_csv_is_refused_before_measuring() {
+    let dir = temp_dir("simulate-csv-name");
+    let out = dir.join("t.csv");
+    let o = simulate("paper:henri", "0,0", &out, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("t.csv: the trace's tidy CSV"), "{err}");
+    assert!(err.contains("t.json"), "{err}");
+    assert!(!out.exists(), "{err}");
+    std::fs::write(&out, "comp_numa\n").unwrap();
+    let o = simulate("paper:henri", "0,0", &out, &["--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the trace's tidy CSV"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "comp_numa\n");
+    // Named `.json` (or with no extension), the trace and its CSV are two files.
+    let o = simulate(
+        "paper:henri",
+        "0,0",
+        &dir.join("t"),
+        &["--max-phase", "0.05"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(dir.join("t").is_file() && dir.join("t.csv").is_file());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

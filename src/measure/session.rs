@@ -162,9 +162,20 @@ fn refuse_simulated(old: &Trace, path: &Path) -> Result<()> {
     }
 }
 
-/// Refuses to overwrite a trace without `--force`, to resume one that is not there, or to
-/// resume an adaptive sweep without `--adaptive` (its record would no longer list every point).
+/// Refuses a trace named like its own CSV (`-o t.csv`), to overwrite a trace without
+/// `--force`, to resume one that is not there, or to resume an adaptive sweep without
+/// `--adaptive` (its record would no longer list every point).
 pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
+    // The CSV goes beside the trace under its name with `.csv`: a trace named `t.csv` would
+    // be replaced by its own CSV after every point, every sample lost.
+    if csv_path(path) == path {
+        return Err(Error::Input(format!(
+            "-o {}: the trace's tidy CSV is written beside it, named like it with `.csv`, so \
+             this trace would be replaced by its CSV; name the trace `.json` (e.g. -o {})",
+            crate::error::shown_path(path),
+            crate::error::shown_path(&path.with_extension("json"))
+        )));
+    }
     let exists = path.exists();
     if a.resume && !exists {
         return Err(Error::Input(format!(
