@@ -597,3 +597,39 @@ fn a_real_trace_of_this_machine_draws_every_figure() {
         }
     }
 }
+
+/// Issue 46, F5: a phase whose `ci95` reached 2e12 (or 1e308) panicked in the grid, "attempt
+/// to subtract with overflow" (exit 101; a release build wrapped the pixel silently). The
+/// figure's arithmetic holds for any value; whether such a trace is refused as impossible is
+/// the readers' rule, so either a figure or a refusal is right here, never a panic.
+#[test]
+fn an_interval_far_beyond_the_axis_draws_without_a_panic() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let model = root.join("tests/data/expected/vm-local.model.json");
+    let text = std::fs::read_to_string(root.join("tests/data/traces/vm-local.json")).unwrap();
+    let dir = out_dir("far-interval");
+    for hi in [2e12, 1e308] {
+        let mut t: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let median = t["points"][0]["comp_parallel"]["summary"]["median"].clone();
+        t["points"][0]["comp_parallel"]["ci95"] = serde_json::json!([median, hi]);
+        t["points"][1]["comm_parallel"]["ci95"] = serde_json::json!([-5.0, hi]);
+        let trace = dir.join("trace-far.json");
+        std::fs::write(&trace, t.to_string()).unwrap();
+        let o = contention(&[
+            "plot",
+            "--model",
+            model.to_str().unwrap(),
+            trace.to_str().unwrap(),
+            "--figure",
+            "grid",
+            "-o",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(
+            matches!(o.status.code(), Some(0 | 2)) && !stderr(&o).contains("panicked"),
+            "{hi}: {:?} {}",
+            o.status,
+            stderr(&o)
+        );
+    }
+}

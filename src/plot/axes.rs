@@ -29,6 +29,23 @@ pub(crate) enum Side {
 
 const TICK_LEN: i32 = 8;
 
+/// How far outside the canvas a mapped coordinate may lie, in pixels: far beyond any figure,
+/// yet small enough that the callers' additions (ticks, labels, clipping) stay far from
+/// `i32`'s ends.
+const FAR_PX: f64 = (1 << 20) as f64;
+
+/// A pixel coordinate computed in `f64`, rounded and clamped to [`FAR_PX`] either side (a
+/// NaN, from an empty range, to 0). A value far off the axis (a trace's interval up to
+/// 1e308) mapped to `i32::MAX` and the subtraction from the plot's bottom overflowed (a
+/// panic in a debug build, a wrapped coordinate in a release one).
+fn pixel(v: f64) -> i32 {
+    if v.is_nan() {
+        return 0;
+    }
+    // Within ±2^20 the cast is exact.
+    v.clamp(-FAR_PX, FAR_PX).round() as i32
+}
+
 impl Plot {
     pub(crate) fn right(&self) -> i32 {
         self.left + self.width
@@ -45,12 +62,12 @@ impl Plot {
 
     pub(crate) fn px_x(&self, x: f64) -> i32 {
         let f = (x - self.x.0) / (self.x.1 - self.x.0);
-        self.left + (f * f64::from(self.width)).round() as i32
+        pixel(f64::from(self.left) + f * f64::from(self.width))
     }
 
     pub(crate) fn px_y(&self, y: f64) -> i32 {
         let f = (y - self.y.0) / (self.y.1 - self.y.0);
-        self.bottom() - (f * f64::from(self.height)).round() as i32
+        pixel(f64::from(self.bottom()) - f * f64::from(self.height))
     }
 
     pub(crate) fn px(&self, (x, y): (f64, f64)) -> (i32, i32) {
@@ -180,5 +197,35 @@ mod tests {
         let q = p.with_y((0.0, 10.0));
         assert_eq!(q.px_y(5.0), 150);
         assert_eq!((q.right(), q.bottom()), (500, 250));
+    }
+
+    /// Issue 46, F5: `plot` of a trace whose interval reached 2e12 (or 1e308) panicked,
+    /// "attempt to subtract with overflow", here. Any value, finite or not, maps to a
+    /// bounded pixel on both axes.
+    #[test]
+    fn a_value_far_off_the_axis_maps_to_a_bounded_pixel() {
+        let p = Plot {
+            left: 60,
+            top: 20,
+            width: 400,
+            height: 300,
+            x: (1.0, 18.0),
+            y: (0.0, 20_000.0),
+        };
+        let far = FAR_PX as i32;
+        for v in [2e12, 1e308, f64::MAX, f64::INFINITY] {
+            assert_eq!(p.px_y(v), -far, "{v}");
+            assert_eq!(p.px_y(-v), far, "{v}");
+            assert_eq!(p.px_x(v), far, "{v}");
+            assert_eq!(p.px_x(-v), -far, "{v}");
+        }
+        assert_eq!(p.px_y(f64::NAN), 0);
+        // An empty range maps its one value nowhere in particular, without a panic.
+        let flat = p.with_y((5.0, 5.0));
+        let _ = (flat.px_y(5.0), flat.px_y(6.0));
+        // In range, the mapping is what it was.
+        assert_eq!(p.px_y(0.0), p.bottom());
+        assert_eq!(p.px_y(20_000.0), p.top);
+        assert_eq!(p.px_x(18.0), p.right());
     }
 }
