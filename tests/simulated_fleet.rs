@@ -382,3 +382,92 @@ fn a_healthy_fleet_surveyed_again_passes_check_on_its_pooled_spread_and_a_slow_n
     assert_eq!(failing(&j), ["node3"], "{j:#}");
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// Issue 46, F8: `-o` and `--figure` were checked after every node was drawn ("0
+/// calibrated", exit 2; a `--figure` under a file: exit 1 after the rounds). Refused before
+/// any round, naming the path: nothing is drawn, no manifest written.
+#[test]
+fn a_survey_refuses_its_report_outputs_before_any_round() {
+    let root = temp_dir("simulated-fleet-outputs");
+    let busy = root.join("busy");
+    std::fs::create_dir_all(busy.join("inside")).unwrap();
+    let file = root.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let under_file = file.join("figures");
+    let results = root.join("results");
+    let (busy, under_file) = (busy.to_str().unwrap(), under_file.to_str().unwrap());
+    let file_s = file.to_str().unwrap();
+    for (extra, says) in [
+        (&["-o", busy][..], "is a directory, not a regular file"),
+        (&["-o", "/dev/null"][..], "is a character device"),
+        (
+            &["--figure", under_file][..],
+            "is a regular file, not a directory",
+        ),
+        (
+            &["--figure", file_s][..],
+            "is a regular file, not a directory",
+        ),
+    ] {
+        let mut all = vec![
+            "survey",
+            "--simulate",
+            "paper:henri",
+            "--nodes",
+            "2",
+            "--cores",
+            "1,2,4",
+            "--max-phase",
+            "0.05",
+        ];
+        all.extend_from_slice(extra);
+        let o = run(&results, &all);
+        let said = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {said}");
+        assert!(said.contains(says), "{extra:?}: {said}");
+        assert!(said.contains(extra[1]), "{extra:?}: {said}");
+        assert!(!said.contains("calibrated"), "{extra:?}: {said}");
+        assert!(!results.exists(), "{extra:?}: {said}");
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Issue 46, F12: a manifest edited to list no node (`hosts: [], nodes: []`, the nodes'
+/// directories still there) reported "a fleet of 0 node(s) ... outliers: none", exit 0.
+/// Refused, naming the manifest.
+#[test]
+fn a_manifest_that_lists_no_node_is_refused() {
+    let root = temp_dir("simulated-fleet-no-node");
+    let o = run(
+        &root,
+        &[
+            "survey",
+            "--simulate",
+            "paper:henri",
+            "--nodes",
+            "2",
+            "--cores",
+            "1,2,4",
+            "--max-phase",
+            "0.05",
+            "--runs",
+            "1",
+            "-q",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let manifest = root.join("simulated-survey/survey.json");
+    let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    m["hosts"] = serde_json::json!([]);
+    m["nodes"] = serde_json::json!([]);
+    std::fs::write(&manifest, m.to_string()).unwrap();
+    let o = run(
+        &root,
+        &["survey", "--simulate", "paper:henri", "--report-only"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let said = text(&o);
+    assert!(said.contains("survey.json` lists no node"), "{said}");
+    assert!(!said.contains("fleet of 0"), "{said}");
+    std::fs::remove_dir_all(&root).unwrap();
+}

@@ -236,9 +236,16 @@ impl Manifest {
     /// once (`--hosts a,a` is refused; a manifest that repeats a host, edited or written by
     /// hand, was reported as two nodes). Two given names of one node (one reported host) are
     /// the job's refusal to make ([`super::identity::refusal`]), recorded in the manifest it
-    /// writes, not an inconsistency.
+    /// writes, not an inconsistency. A manifest must list a node.
     /// `None` when sound.
     pub fn inconsistency(&self) -> Option<String> {
+        // A survey has two nodes or more; one with none reported "a fleet of 0 node(s)",
+        // exit 0 (issue 46, F12).
+        if self.hosts.is_empty() && self.nodes.is_empty() {
+            return Some(
+                "lists no node (`hosts` and `nodes` are empty): it was edited or cut".into(),
+            );
+        }
         if let Some(why) = self.mismatch() {
             return Some(why);
         }
