@@ -297,6 +297,8 @@ pub struct PredictArgs {
 
     /// Add the 95 % interval of every bandwidth, from the bootstrap stored in the model file
     /// (`calibrate --bootstrap N`): JSON `intervals`, CSV `*_low`/`*_high` columns, table lines.
+    /// Every refit predicts every row: at most 4194304 such predictions (rows x refits), else
+    /// narrow with --placement or --ncores.
     #[arg(long)]
     pub(crate) intervals: bool,
 }
@@ -983,9 +985,11 @@ pub struct CalibrateArgs {
     /// for `predict --intervals` and `plot` (200 is plenty; 0: none); a breakpoint's interval
     /// also holds every core count the fit's loss does not reject (its profile, with the
     /// plateau T_par^max no higher than the largest total measured), and the other
-    /// parameters' what the fit takes there. With --method fit
-    /// only: refused (exit 2) with --method paper, whose rules are not refitted.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    /// parameters' what the fit takes there. At most 10000: each resample's refit is
+    /// stored in the model file, which must stay readable (under the readers' 64 MiB).
+    /// With --method fit only: refused (exit 2) with --method paper, whose rules are not
+    /// refitted.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = parse_bootstrap)]
     pub(crate) bootstrap: u32,
 
     /// Seed of the bootstrap: the same data and seed give the same intervals.
@@ -1154,6 +1158,29 @@ fn parse_host(s: &str) -> Result<String, String> {
         );
     }
     Ok(s.to_string())
+}
+
+/// `--bootstrap`: a whole number of resamples up to
+/// [`MAX_RESAMPLES`](crate::calibrate::bootstrap::MAX_RESAMPLES), whose refits the model file
+/// stores (82,000 wrote a 69 MB file that `predict` refused, after 7 minutes).
+fn parse_bootstrap(s: &str) -> Result<u32, String> {
+    let max = crate::calibrate::bootstrap::MAX_RESAMPLES;
+    let t = s.trim();
+    let digits = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    match t.parse::<u64>() {
+        Ok(n) if n <= u64::from(max) => Ok(n as u32),
+        _ if digits => Err(format!(
+            "{} resamples is more than the {max} a model file holds: each resample's refit is \
+             stored in it, and a larger file is past the 64 MiB the readers take (200 are \
+             plenty for 95 % intervals); give at most {max}",
+            crate::error::clip(t)
+        )),
+        _ => Err(format!(
+            "`{}` is not a number of resamples; give a whole number from 0 (none) to {max}, \
+             e.g. 200",
+            crate::error::clip(s)
+        )),
+    }
 }
 
 fn parse_percent(s: &str) -> Result<f64, String> {

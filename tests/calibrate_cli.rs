@@ -713,3 +713,91 @@ fn paper_bootstrap_is_refused_and_evaluate_says_why_it_has_no_cross_validation()
         "{e}"
     );
 }
+
+/// Issue 46, F9: `--bootstrap 82000` ran 7 minutes and wrote a 69 MB model that `predict`
+/// refused. Bounded when parsed (exit 2, naming the value, the limit and why), and --help
+/// says the bound.
+#[test]
+fn bootstrap_resamples_are_bounded_when_parsed() {
+    for n in ["10001", "82000", "99999999999999999999999"] {
+        let o = contention(&["calibrate", "--bootstrap", n, "no-such-trace.json"]);
+        assert_eq!(o.status.code(), Some(2), "{n}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains(&format!(
+                "{n} resamples is more than the 10000 a model file holds"
+            )),
+            "{e}"
+        );
+        assert!(e.contains("64 MiB"), "{e}");
+        assert!(!e.contains("no-such-trace"), "{e}");
+    }
+    let o = contention(&["calibrate", "--bootstrap", "-3", "x.json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = contention(&["calibrate", "--help"]);
+    assert!(stdout(&o).contains("At most 10000"), "{}", stdout(&o));
+}
+
+/// Issue 46, F10: the cap of 1,048,576 predictions did not count the bootstrap's refits,
+/// each of which predicts every row for the intervals: a model of 1024 NUMA nodes took 3 GB
+/// and wrote 1 GB for `predict --ncores 1 --intervals`. Rows x refits are bounded before
+/// anything is predicted, the message naming the count and how to narrow it.
+#[test]
+fn predict_intervals_count_every_refits_predictions_before_computing() {
+    let dir = temp_dir("predict-interval-work");
+    let (trace, model) = (dir.join("t.json"), dir.join("m.json"));
+    let o = contention(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--runs",
+        "1",
+        "--max-phase",
+        "0.05",
+        "-q",
+        "-o",
+        s(&trace),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = contention(&[
+        "calibrate",
+        "--local-only",
+        "--bootstrap",
+        "3",
+        s(&trace),
+        "-o",
+        s(&model),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // 32 NUMA nodes on one socket: 1024 placements x 18 core counts, from 240 refits:
+    // 4,423,680 predictions, past the 4,194,304 (the rows alone are within the cap).
+    let mut j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    j["machine"]["numa_nodes"] = 32.into();
+    j["machine"]["numa_per_socket"] = 32.into();
+    let one = j["uncertainty"]["replicates"][0].clone();
+    j["uncertainty"]["replicates"] = serde_json::Value::Array(vec![one; 240]);
+    j["uncertainty"]["resamples"] = 240.into();
+    std::fs::write(&model, j.to_string()).unwrap();
+    let o = contention(&["predict", "-m", s(&model), "--intervals", "-f", "json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains(
+            "1024 placements x 18 core counts, each predicted by the model file's 240 \
+             bootstrap refits, is 4423680 predictions"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.contains("--placement COMP,COMM") && e.contains("--ncores"),
+        "{e}"
+    );
+    assert!(stdout(&o).is_empty());
+    // Without the intervals, or narrowed, it is predicted.
+    let o = contention(&["predict", "-m", s(&model), "-n", "1", "-f", "csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = contention(&["predict", "-m", s(&model), "-p", "3,5", "--intervals"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -80,6 +80,14 @@ use std::collections::HashMap;
 
 /// The interval's level, as a fraction.
 pub(crate) const LEVEL: f64 = 0.95;
+
+/// The most resamples `calibrate --bootstrap` takes: 50 times the 200 that are plenty for a
+/// 95 % interval. Every resample stores its refitted parameters in the model file, under 1.5
+/// kB even for two sides of the cpu-copy variant at the widest numbers (about 0.85 kB for
+/// a real one), so 10,000 keep the file under 15 MB, well below the 64 MiB every reader
+/// takes (`io::read::MAX_INPUT_BYTES`);
+/// 82,000 wrote 69 MB that `predict` then refused, after 7 minutes of refits.
+pub const MAX_RESAMPLES: u32 = 10_000;
 /// Groups this small are resampled directly.
 const DIRECT: usize = 32;
 /// The largest batch correlation the widening believes: beyond it the factor grows without
@@ -926,5 +934,38 @@ mod tests {
         }
         let share = held as f64 / f64::from(trials);
         assert!((0.93..=0.97).contains(&share), "{share}");
+    }
+
+    /// Issue 46, F9: the bound on `--bootstrap` keeps the model file below the readers'
+    /// limit, at the widest numbers and with both sides of the cpu-copy variant.
+    #[test]
+    fn the_most_resamples_keep_a_model_file_readable() {
+        fn widest(v: &mut serde_json::Value) {
+            match v {
+                serde_json::Value::Number(n) if n.is_u64() => *v = u32::MAX.into(),
+                serde_json::Value::Number(_) => *v = (-f64::MAX).into(),
+                serde_json::Value::Object(o) => o.values_mut().for_each(widest),
+                serde_json::Value::Array(a) => a.iter_mut().for_each(widest),
+                _ => {}
+            }
+        }
+        let m = crate::io::model_file::load("paper:henri").unwrap();
+        let mut side = m.local;
+        side.kappa = Some(0.5);
+        let replicate = crate::model::uncertainty::Replicate {
+            local: side,
+            remote: Some(side),
+        };
+        let mut v = serde_json::to_value(replicate).unwrap();
+        widest(&mut v);
+        let text = serde_json::to_string_pretty(&v).unwrap();
+        // In the file each line sits three levels (6 spaces) deeper than here.
+        let one = text.len() + text.lines().count() * 8;
+        assert!(one < 1500, "{one} bytes a resample");
+        let file = one * MAX_RESAMPLES as usize;
+        assert!(
+            (file as u64) < crate::io::read::MAX_INPUT_BYTES / 4,
+            "{file} bytes"
+        );
     }
 }

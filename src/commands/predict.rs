@@ -14,14 +14,25 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     let model_file::Loaded {
         model, uncertainty, ..
     } = model_file::load_all(&model_arg)?;
-    let mut report = build_report(&model, &model_arg, args.ncores.as_ref(), args.placement)?;
-    if args.intervals {
-        let u = uncertainty.ok_or_else(|| {
-            Error::Input(format!(
+    let uncertainty = match (args.intervals, uncertainty) {
+        (false, _) => None,
+        (true, Some(u)) => Some(u),
+        (true, None) => {
+            return Err(Error::Input(format!(
                 "--intervals: {model_arg} has no bootstrap intervals (no `uncertainty` object); \
                  calibrate with --bootstrap 200 to add them"
-            ))
-        })?;
+            )))
+        }
+    };
+    let refits = uncertainty.as_ref().map_or(0, |u| u.replicates.len());
+    let mut report = report_with_refits(
+        &model,
+        &model_arg,
+        args.ncores.as_ref(),
+        args.placement,
+        refits,
+    )?;
+    if let Some(u) = uncertainty {
         let placements: Vec<Placement> = report
             .placements
             .iter()
@@ -47,6 +58,19 @@ pub fn build_report(
     source: &str,
     cores: Option<&CoreList>,
     placement: PlacementArg,
+) -> Result<PredictReport> {
+    report_with_refits(model, source, cores, placement, 0)
+}
+
+/// [`build_report`] for a report whose intervals come from `refits` bootstrap refits (0:
+/// none): the rows times the refits are bounded
+/// ([`check_interval_work`](model::check_interval_work)) before anything is predicted.
+fn report_with_refits(
+    model: &Model,
+    source: &str,
+    cores: Option<&CoreList>,
+    placement: PlacementArg,
+    refits: usize,
 ) -> Result<PredictReport> {
     let cores_per_socket = model.machine.cores_per_socket;
     let asked = cores
@@ -97,6 +121,9 @@ pub fn build_report(
             model::all_placements(model)
         }
     };
+    if refits > 0 {
+        model::check_interval_work(placements.len(), cores.counts().len(), refits)?;
+    }
     let placements = model::predict(model, &placements, cores.counts())?;
     Ok(PredictReport {
         header: crate::header::Header::new(PredictReport::SCHEMA_VERSION),

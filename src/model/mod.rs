@@ -26,6 +26,7 @@ pub(crate) mod uncertainty;
 pub use constraints::Problem;
 pub(crate) use params::SCHEMA_VERSION;
 pub use params::{Machine, Model, ParamKind, Params, Variant};
+pub(crate) use placement::check_interval_work;
 pub use placement::{all_placements, Placement, PlacementPrediction, PredictError};
 pub use placement::{predict, Point};
 pub(crate) use uncertainty::{Interval, ParamIntervals, Replicate, Uncertainty};

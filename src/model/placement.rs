@@ -123,12 +123,44 @@ pub enum PredictError {
     TooManyCores { cores: u32, cores_per_socket: u32 },
     /// More predictions than `MAX_PREDICTIONS` in one call.
     TooMuchWork { placements: usize, cores: usize },
+    /// `predict --intervals`: more refitted predictions than `MAX_INTERVAL_PREDICTIONS`.
+    TooMuchIntervalWork {
+        placements: usize,
+        cores: usize,
+        replicates: usize,
+    },
 }
 
 /// The most placement-and-core-count predictions one call makes (about a million, a few
 /// hundred MiB of report): a model of 1024 NUMA nodes and 4096 cores per socket would
 /// otherwise ask for 4 billion and run out of memory. The paper's largest machine needs 288.
 pub(crate) const MAX_PREDICTIONS: usize = 1 << 20;
+
+/// The most predictions `predict --intervals` makes from the bootstrap's refits at once
+/// (rows x refits, 4,194,304: about 250 MB held while the intervals are drawn): each row's
+/// interval is drawn from every refit's prediction of it, so the refits, not the rows, are
+/// the work. [`MAX_PREDICTIONS`] alone let a model of 1024 NUMA nodes predict a million rows
+/// 200 times over (3 GB of memory, 1 GB of output). 200 refits leave 20,971 rows, 70 times
+/// the paper's largest machine.
+pub(crate) const MAX_INTERVAL_PREDICTIONS: usize = 1 << 22;
+
+/// Refuses, before anything is computed, intervals for `placements` x `cores` rows from
+/// `replicates` refits past [`MAX_INTERVAL_PREDICTIONS`].
+pub(crate) fn check_interval_work(
+    placements: usize,
+    cores: usize,
+    replicates: usize,
+) -> Result<(), PredictError> {
+    let work = placements.saturating_mul(cores).saturating_mul(replicates);
+    if work > MAX_INTERVAL_PREDICTIONS {
+        return Err(PredictError::TooMuchIntervalWork {
+            placements,
+            cores,
+            replicates,
+        });
+    }
+    Ok(())
+}
 
 impl fmt::Display for PredictError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -163,6 +195,19 @@ impl fmt::Display for PredictError {
                  {MAX_PREDICTIONS} this tool makes at once; pick one placement (--placement \
                  COMP,COMM) or fewer core counts (--ncores)",
                 placements.saturating_mul(cores)
+            ),
+            PredictError::TooMuchIntervalWork {
+                placements,
+                cores,
+                replicates,
+            } => write!(
+                f,
+                "--intervals: {placements} placements x {cores} core counts, each predicted \
+                 by the model file's {replicates} bootstrap refits, is {} predictions, more \
+                 than the {MAX_INTERVAL_PREDICTIONS} this tool makes at once for intervals; \
+                 pick one placement (--placement COMP,COMM) or fewer core counts (--ncores), \
+                 or leave out --intervals",
+                placements.saturating_mul(cores).saturating_mul(replicates)
             ),
         }
     }
