@@ -550,4 +550,56 @@ fn check_refuses_a_model_whose_recorded_spread_between_runs_is_edited() {
         assert!(stderr(&o).contains(named), "{}", stderr(&o));
         j["calibration"]["run_spread"]["comp_alone"][field] = serde_json::json!(0.01);
     }
+    // Issue 46, F13: a field of the wrong type was not refused but ignored, the whole
+    // spread with it, and check passed on another limit.
+    let good = j["calibration"]["run_spread"].clone();
+    for (path, value, named) in [
+        (
+            &["runs"][..],
+            serde_json::json!(1e308),
+            "calibration.run_spread.runs",
+        ),
+        (
+            &["runs"],
+            serde_json::json!(2.5),
+            "calibration.run_spread.runs",
+        ),
+        (
+            &["comm_alone", "run"],
+            serde_json::json!("x"),
+            "calibration.run_spread.comm_alone.run",
+        ),
+        (
+            &["comm_alone", "run"],
+            serde_json::Value::Null,
+            "calibration.run_spread.comm_alone.run",
+        ),
+        (
+            &[],
+            serde_json::json!("garbage"),
+            "calibration.run_spread: ",
+        ),
+    ] {
+        let mut edited = good.clone();
+        match path {
+            [] => edited = value,
+            [one] => edited[*one] = value,
+            [a, b] => edited[*a][*b] = value,
+            _ => unreachable!(),
+        }
+        j["calibration"]["run_spread"] = edited;
+        std::fs::write(&model, serde_json::to_string(&j).unwrap()).unwrap();
+        let o = contention(&["check", "-m", s(&model), s(&trace)]);
+        assert_eq!(o.status.code(), Some(2), "{path:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(named), "{path:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("m.json"), "{}", stderr(&o));
+    }
+    // Absent, the model is one of one run.
+    j["calibration"]
+        .as_object_mut()
+        .unwrap()
+        .remove("run_spread");
+    std::fs::write(&model, serde_json::to_string(&j).unwrap()).unwrap();
+    let o = contention(&["check", "-m", s(&model), s(&trace)]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }

@@ -148,24 +148,44 @@ pub(crate) fn input_stacks(spec: &str) -> Vec<String> {
 /// the file and the value) when a spread is not a finite standard deviation of at most 1 (a
 /// factor of e between runs) or its runs are not 1 to `measure`'s most: `check` would draw
 /// its drift limit from it.
+///
+/// A `run_spread` of the wrong shape (a string, a runs count of 2.5 or 1e308, a spread of
+/// `"x"` or `null`) is refused the same way, naming the field: read as a whole and dropped
+/// on any mistake, it let `check` take another limit (issue 46, F13). `run_spread` absent or
+/// `null` is a model without it.
 pub(crate) fn run_spread(spec: &str) -> Result<Option<crate::calibrate::spread::RunSpread>> {
-    #[derive(serde::Deserialize)]
-    struct Calibration {
-        run_spread: Option<crate::calibrate::spread::RunSpread>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Only {
-        calibration: Option<Calibration>,
-    }
     let Ok(text) = text_of(spec) else {
         return Ok(None);
     };
-    let Some(s) = serde_json::from_str::<Only>(&text)
-        .ok()
-        .and_then(|o| o.calibration?.run_spread)
+    // The model itself is read and judged elsewhere; only `calibration.run_spread` is ours.
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(None);
+    };
+    let Some(spread) = v
+        .get("calibration")
+        .and_then(|c| c.get("run_spread"))
+        .filter(|s| !s.is_null())
     else {
         return Ok(None);
     };
+    let s: crate::calibrate::spread::RunSpread =
+        serde_path_to_error::deserialize(spread).map_err(|e| {
+            let path = e.path().to_string();
+            let field = if path == "." {
+                "calibration.run_spread".to_string()
+            } else {
+                format!("calibration.run_spread.{path}")
+            };
+            Error::Input(format!(
+                "{}: {}: {}; the file was edited: calibrate again",
+                crate::error::escape(spec),
+                crate::error::clip(&field),
+                crate::error::first_of(
+                    &[crate::error::escape_line(&e.into_inner().to_string())],
+                    ""
+                )
+            ))
+        })?;
     let names = ["comp_alone", "comm_alone", "comp_parallel", "comm_parallel"];
     for (name, spread) in names.iter().zip(s.streams()) {
         for (part, v) in [("run", spread.run), ("point", spread.point)] {
