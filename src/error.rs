@@ -219,7 +219,9 @@ pub(crate) use wrap;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// `text` with control characters (other than newline and tab) written as `\u{..}` escapes:
-/// a file name or machine name read from a file must not drive the user's terminal.
+/// a file name or machine name read from a file must not drive the user's terminal, nor,
+/// through an invisible format control (`is_hidden`), show the user other text than it
+/// holds (`U+202E` turns `gnp.exe` around).
 pub fn escape(text: &str) -> String {
     escape_but(text, &['\n', '\t'])
 }
@@ -244,9 +246,78 @@ pub fn clip(text: &str) -> String {
     }
 }
 
+/// Characters a message must not print raw although `char::is_control` (General Category
+/// Cc) says nothing of them: the format controls (Cf: the bidirectional marks, embeddings,
+/// overrides and isolates `U+200E`/`U+200F`, `U+202A`-`U+202E`, `U+2066`-`U+2069`,
+/// `U+061C`, the zero-width characters, the byte order mark, the tags) and the line and
+/// paragraph separators `U+2028`/`U+2029`, which some terminals break lines at. A name read
+/// from a file with them shows other text than it holds (a reversed extension, a hidden
+/// word) or a line the tool did not print. The table is Unicode 15's Cf, which changes
+/// rarely; a code point added later is at worst printed raw, as before.
+pub(crate) fn is_hidden(c: char) -> bool {
+    const FORMAT: &[(u32, u32)] = &[
+        (0x00AD, 0x00AD),
+        (0x0600, 0x0605),
+        (0x061C, 0x061C),
+        (0x06DD, 0x06DD),
+        (0x070F, 0x070F),
+        (0x0890, 0x0891),
+        (0x08E2, 0x08E2),
+        (0x180E, 0x180E),
+        (0x200B, 0x200F),
+        (0x2028, 0x202E),
+        (0x2060, 0x2064),
+        (0x2066, 0x206F),
+        (0xFEFF, 0xFEFF),
+        (0xFFF9, 0xFFFB),
+        (0x110BD, 0x110BD),
+        (0x110CD, 0x110CD),
+        (0x13430, 0x1343F),
+        (0x1BCA0, 0x1BCA3),
+        (0x1D173, 0x1D17A),
+        (0xE0001, 0xE0001),
+        (0xE0020, 0xE007F),
+    ];
+    let c = u32::from(c);
+    FORMAT.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
+}
+
+/// Whether a message must escape `c`: a control character (Cc) or one of [`is_hidden`].
+pub(crate) fn needs_escape(c: char) -> bool {
+    c.is_control() || is_hidden(c)
+}
+
+/// The most items of a list an error line names ([`first_of`]).
+pub(crate) const LISTED: usize = 10;
+
+/// The most characters of one listed item an error line repeats ([`first_of`]).
+const ITEM_CHARS: usize = 200;
+
+/// `items` joined by `sep` for an error line, bounded: the first ten (`LISTED`), each cut at 200
+/// characters, then `and N more`. A saved fleet of 200,000 nodes wrote its failures as one
+/// 11 MB line; the report, not the error line, is where a long list belongs, so a caller
+/// says where the rest is.
+pub fn first_of<S: AsRef<str>>(items: &[S], sep: &str) -> String {
+    let mut shown: Vec<String> = items
+        .iter()
+        .take(LISTED)
+        .map(|i| {
+            let i = i.as_ref();
+            match i.char_indices().nth(ITEM_CHARS) {
+                Some((cut, _)) => format!("{}...", &i[..cut]),
+                None => i.to_string(),
+            }
+        })
+        .collect();
+    if items.len() > LISTED {
+        shown.push(format!("and {} more", items.len() - LISTED));
+    }
+    shown.join(sep)
+}
+
 /// `text` with every control character but those of `kept` written as a `\u{..}` escape.
 fn escape_but(text: &str, kept: &[char]) -> String {
-    let escaped = |c: char| c.is_control() && !kept.contains(&c);
+    let escaped = |c: char| needs_escape(c) && !kept.contains(&c);
     if !text.chars().any(escaped) {
         return text.to_string();
     }
@@ -386,5 +457,59 @@ mod tests {
         assert_eq!(e.to_string(), format!("refused: {}", not_found()));
         let cause = e.source().expect("the module error's cause");
         assert!(cause.downcast_ref::<io::Error>().is_some());
+    }
+
+    /// Issue 46, F14: `calibrate --name $'\u202egnp.'` printed the override raw (only Cc
+    /// was escaped). One case per class of invisible character, through every shared
+    /// escaper.
+    #[test]
+    fn format_controls_and_separators_are_escaped_by_every_escaper() {
+        for (class, c) in [
+            ("bidi mark LRM", '\u{200E}'),
+            ("bidi mark RLM", '\u{200F}'),
+            ("Arabic letter mark", '\u{061C}'),
+            ("embedding LRE", '\u{202A}'),
+            ("override RLO", '\u{202E}'),
+            ("isolate LRI", '\u{2066}'),
+            ("isolate PDI", '\u{2069}'),
+            ("other Cf: zero width space", '\u{200B}'),
+            ("other Cf: byte order mark", '\u{FEFF}'),
+            ("other Cf: tag", '\u{E0041}'),
+            ("line separator", '\u{2028}'),
+            ("paragraph separator", '\u{2029}'),
+        ] {
+            let name = format!("a{c}gnp.exe");
+            let want = format!("a{}gnp.exe", c.escape_unicode());
+            assert_eq!(escape(&name), want, "{class}");
+            assert_eq!(escape_line(&name), want, "{class}");
+            assert_eq!(clip(&name), want, "{class}");
+            assert_eq!(shown_path(std::path::Path::new(&name)), want, "{class}");
+        }
+        // Letters of any script, and emoji, stay as they are.
+        for text in ["héllo", "节点", "عقدة", "node🚀", "a\tb\nc"] {
+            assert_eq!(escape(text), text);
+        }
+        assert_eq!(escape_line("a\tb"), "a\\u{9}b");
+    }
+
+    /// Issue 46, F15: a list on an error line names the first ten, each bounded, and counts
+    /// the rest.
+    #[test]
+    fn a_listed_error_names_the_first_ten_and_counts_the_rest() {
+        let items: Vec<String> = (0..5000).map(|i| format!("node{i}: missing")).collect();
+        let line = first_of(&items, "; ");
+        assert!(
+            line.starts_with("node0: missing; node1: missing; "),
+            "{line}"
+        );
+        assert!(line.ends_with("node9: missing; and 4990 more"), "{line}");
+        assert!(!line.contains("node10"), "{line}");
+        assert_eq!(
+            first_of(&items[..2], ", "),
+            "node0: missing, node1: missing"
+        );
+        let long = ["x".repeat(100_000)];
+        assert_eq!(first_of(&long, "; ").chars().count(), ITEM_CHARS + 3);
+        assert_eq!(first_of::<&str>(&[], "; "), "");
     }
 }

@@ -400,6 +400,65 @@ fn check_of_a_fleet_refuses_a_model_of_another_machine_or_origin_and_a_host_list
     std::fs::remove_dir_all(&new).unwrap();
 }
 
+/// Issue 46, F15: a saved report of 200,000 nodes wrote its failure as one 11 MB stderr
+/// line. The error line names the first ten failures and counts the others; the report
+/// still lists every one.
+#[test]
+fn check_of_a_fleet_names_ten_failures_on_its_error_line_and_counts_the_rest() {
+    let saved = fleet("fleet-width-saved");
+    let r = fleet::report(&saved, &outcomes(), &FleetOptions::default()).unwrap();
+    let new = fleet("fleet-width-new");
+    let mut report: Value = serde_json::from_str(&contention::io::output::pretty_json(&r)).unwrap();
+    let calibrated = report["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["model"].is_object())
+        .unwrap()
+        .clone();
+    let nodes = report["nodes"].as_array_mut().unwrap();
+    const GHOSTS: usize = 3000;
+    for i in 0..GHOSTS {
+        let mut ghost = calibrated.clone();
+        ghost["host"] = Value::from(format!("ghost{i:05}"));
+        nodes.push(ghost);
+    }
+    let saved_json = saved.join("fleet.json");
+    std::fs::write(&saved_json, report.to_string()).unwrap();
+    let out = saved.join("check.json");
+    let o = contention(&[
+        "check",
+        "--fleet",
+        saved_json.to_str().unwrap(),
+        new.to_str().unwrap(),
+        "-f",
+        "json",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    let line = err
+        .lines()
+        .find(|l| l.contains("check failed:"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        line.len() < 3000,
+        "{} characters: {}",
+        line.len(),
+        &line[..3000]
+    );
+    assert!(
+        line.contains(&format!("and {} more", GHOSTS - 10)),
+        "{line}"
+    );
+    assert!(line.contains("the report lists every failure"), "{line}");
+    let checked: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(checked["failures"].as_array().unwrap().len(), GHOSTS);
+    std::fs::remove_dir_all(&saved).unwrap();
+    std::fs::remove_dir_all(&new).unwrap();
+}
+
 #[test]
 fn a_node_within_the_band_whose_machine_differs_is_listed_apart() {
     let root = fleet("fleet-cpuset");

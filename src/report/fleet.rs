@@ -338,7 +338,9 @@ mod tests {
         let r = build(Path::new("r"), nodes, &FleetOptions::default());
         for format in [Format::Table, Format::Csv, Format::Json] {
             let text = render(&r, format).unwrap();
-            let raw = text.chars().find(|&c| c.is_control() && c != '\n');
+            let raw = text
+                .chars()
+                .find(|&c| crate::error::needs_escape(c) && c != '\n');
             assert_eq!(raw, None, "{format:?}:\n{text}");
         }
         let table = render(&r, Format::Table).unwrap();

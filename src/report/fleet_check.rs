@@ -153,7 +153,9 @@ mod tests {
         };
         for format in [Format::Table, Format::Csv, Format::Json] {
             let text = render(&check, format).unwrap();
-            let raw = text.chars().find(|&c| c.is_control() && c != '\n');
+            let raw = text
+                .chars()
+                .find(|&c| crate::error::needs_escape(c) && c != '\n');
             assert_eq!(raw, None, "{format:?}:\n{text}");
         }
         let table = render(&check, Format::Table).unwrap();

@@ -231,11 +231,11 @@ fn nodes_failed(
         "{} node(s) failed: {}{}; `contention survey --resume` measures the nodes \
          left in a new job (the failed ones continue their traces)",
         failed.len(),
-        failed.join("; "),
+        crate::error::first_of(&failed, "; "),
         if pending.is_empty() {
             String::new()
         } else {
-            format!("; not reached: {}", pending.join(","))
+            format!("; not reached: {}", crate::error::first_of(pending, ","))
         }
     )
 }
@@ -259,7 +259,7 @@ fn not_calibrated(
          calibrate` in ${root}/HOST/ says the same), or measure them again with \
          `contention survey --force`",
         uncalibrated.len(),
-        why.join("; ")
+        crate::error::first_of(&why, "; ")
     )
 }
 
