@@ -500,8 +500,10 @@ pub struct MeasureArgs {
 
     /// Continue the trace in --output: measure only the core counts it lacks. What the
     /// trace's points were measured with is kept: its buffer size and message ring, and
-    /// --message-size, --max-phase, --stable-within and --timeout unless given; any other
-    /// option given that differs from the trace is refused before the job starts.
+    /// --cores, --message-size, --max-phase, --stable-within and --timeout unless given
+    /// (--cores given adds its counts); any other option given that differs from the trace
+    /// is refused before the job starts. A point every reader would refuse is dropped, named,
+    /// and measured again.
     #[arg(long)]
     pub(crate) resume: bool,
 

@@ -144,6 +144,43 @@ fn scaled_samples(phase: &Phase) -> Batches {
     batches
 }
 
+/// Every point of `trace` no measurement leaves, in its `points` (a trace of runs: their
+/// combination) and in each run's (named `points[2]`, `runs[1].points[0]`), each with
+/// why (`point_problem`: each message names `source`, the point and the field). The one
+/// rule of a trace's points: [`crate::io::trace_file::parse`] refuses the first, so every
+/// reader (calibrate, evaluate, check, show, plot, a fleet's) takes the same points, and
+/// `measure --resume` drops them ([`Input::refused_points`]).
+pub fn impossible_points(trace: &Trace, source: &str) -> Vec<String> {
+    let cores_per_socket = trace.machine.cores_per_socket;
+    let mut out: Vec<String> =
+        Input::refused_points(&trace.points, cores_per_socket, source, "points")
+            .into_iter()
+            .map(|(_, why)| why)
+            .collect();
+    for (r, run) in trace.runs.iter().enumerate() {
+        let at = format!("runs[{r}].points");
+        out.extend(
+            Input::refused_points(&run.points, cores_per_socket, source, &at)
+                .into_iter()
+                .map(|(_, why)| why),
+        );
+    }
+    out
+}
+
+/// Why a point of a trace of a machine of `cores_per_socket` cannot be a measurement (the
+/// message names `source`), if it cannot: more computing cores than the socket has, or
+/// what [`point_bandwidths`] refuses.
+fn point_problem(p: &TracePoint, cores_per_socket: u32, source: &str) -> Option<String> {
+    if p.cores > cores_per_socket {
+        return Some(format!(
+            "{source}: at {} cores, beyond the machine's {cores_per_socket} cores per socket",
+            p.cores
+        ));
+    }
+    point_bandwidths(p, source).err().map(|e| e.to_string())
+}
+
 /// Why the four bandwidths of a point (in [`QUANTITIES`] order) cannot be, if they cannot.
 pub(crate) fn implausible(bw: &[f64; 4]) -> Option<String> {
     use crate::plausible::{speedup, too_high};
@@ -180,8 +217,9 @@ pub enum DatasetError {
         numa_per_socket: u32,
         cores_per_socket: u32,
     },
-    /// A trace marked complete that lacks some of its core counts.
-    CompleteButMissing { source: String, missing: Vec<u32> },
+    /// A record no measurement leaves ([`Trace::record_problem`]): runs copied, or marked
+    /// complete with core counts or runs missing.
+    Edited { source: String, why: String },
     /// A phase refused by `crate::plausible::phase` (`quantity` from `QUANTITIES`).
     Phase {
         source: String,
@@ -221,6 +259,12 @@ pub enum DatasetError {
         origin: Option<String>,
         source: String,
         drawn: Option<String>,
+    },
+    /// The same measurement in two inputs (`refuse_copies`): `sources[1]` holds a run of
+    /// `sources[0]` (`run`: its index in `sources[1]`, `None` for a CSV).
+    Copied {
+        sources: [String; 2],
+        run: Option<usize>,
     },
     /// A trace whose two marks of origin disagree ([`Trace::simulated`]).
     Marks {
@@ -267,11 +311,10 @@ impl std::fmt::Display for DatasetError {
                  (placement {placement}, {numa_per_socket} NUMA nodes per socket, \
                  {cores_per_socket} cores per socket)"
             ),
-            DatasetError::CompleteButMissing { source, missing } => write!(
+            DatasetError::Edited { source, why } => write!(
                 f,
-                "{source}: the trace is marked complete but has no point for core counts \
-                 {} of its config.cores; the file was edited or is corrupt",
-                first_few(missing)
+                "{source}: {}; no measurement writes that, so the file was edited or is corrupt",
+                crate::error::escape(why)
             ),
             DatasetError::Phase {
                 source,
@@ -313,6 +356,19 @@ impl std::fmt::Display for DatasetError {
             }
             DatasetError::DifferentMachines(m) => m.fmt(f),
             DatasetError::Marks { source, marks } => write!(f, "{source}: {marks}"),
+            DatasetError::Copied { sources, run } => write!(
+                f,
+                "{} and {} hold the same measurement ({}): no two runs measure the same \
+                 numbers, so it is one file named twice or a copy, and pooled its points would \
+                 count twice and narrow every interval as if measured again; give each \
+                 measurement once",
+                sources[0],
+                sources[1],
+                match run {
+                    Some(r) => format!("run {} of the second is in the first", r + 1),
+                    None => "the same rows".into(),
+                }
+            ),
             DatasetError::ModelOrigin {
                 model,
                 origin,
@@ -378,17 +434,6 @@ fn simulated_and_real(
     )
 }
 
-/// `[2, 4]`, or the first eight counts and how many more: a corrupt file may miss millions,
-/// and an error line of megabytes helps no one.
-fn first_few(counts: &[u32]) -> String {
-    const SHOWN: usize = 8;
-    let head: Vec<String> = counts.iter().take(SHOWN).map(u32::to_string).collect();
-    match counts.len().saturating_sub(SHOWN) {
-        0 => format!("[{}]", head.join(", ")),
-        more => format!("[{}, ...] and {more} more", head.join(", ")),
-    }
-}
-
 impl Input {
     /// The observations of a trace, one per point, refusing a point whose phase has no valid
     /// bandwidth (a phase not measured, or one that failed).
@@ -431,30 +476,23 @@ impl Input {
         })
     }
 
-    /// The points of `trace` that [`Input::from_trace`] refuses, by index, each with why (the
-    /// message `calibrate` gives), and those beyond the machine's cores per socket, which
-    /// `calibrate` refuses too: what `measure --resume` drops before it measures again, so
-    /// that the trace it completes is one `calibrate` reads.
-    pub fn refused_points(trace: &Trace, source: &str) -> Vec<(usize, String)> {
-        let cores_per_socket = trace.machine.cores_per_socket;
-        let placement = placement_of(trace);
-        let refused = |p: &TracePoint| {
-            if p.cores > cores_per_socket {
-                return Some(format!(
-                    "{source}: at {} cores, beyond the machine's {cores_per_socket} cores \
-                     per socket",
-                    p.cores
-                ));
-            }
-            observation(p, placement, source)
-                .err()
-                .map(|e| e.to_string())
-        };
-        trace
-            .points
+    /// The points among `points` (of a machine of `cores_per_socket`) that every reader
+    /// refuses (`point_problem`), by index, each with why: what `measure --resume` drops
+    /// before it measures again, so that the trace it completes is one every reader takes.
+    /// Each message names `source` and the point, `{at}[{i}]` (`at`: `points`, `runs[1]`).
+    pub fn refused_points(
+        points: &[TracePoint],
+        cores_per_socket: u32,
+        source: &str,
+        at: &str,
+    ) -> Vec<(usize, String)> {
+        points
             .iter()
             .enumerate()
-            .filter_map(|(i, p)| refused(p).map(|why| (i, why)))
+            .filter_map(|(i, p)| {
+                point_problem(p, cores_per_socket, &format!("{source}: {at}[{i}]"))
+                    .map(|why| (i, why))
+            })
             .collect()
     }
 
@@ -629,6 +667,7 @@ pub(crate) fn common_machine(
     inputs: &[Input],
 ) -> Result<(Option<&MachineInfo>, Vec<String>), DatasetError> {
     refuse_simulated_with_real(inputs)?;
+    refuse_copies(inputs)?;
     let mut traces = inputs
         .iter()
         .filter_map(|i| i.machine.as_ref().map(|m| (i.source.as_str(), m)));
@@ -656,6 +695,49 @@ pub(crate) fn common_machine(
         }
     }
     Ok((Some(first), notes))
+}
+
+/// Refuses the same measurement given twice: a run of a trace (each of a trace of runs, or
+/// a one-run trace's points) that another input holds too, or two tidy CSVs of the same
+/// rows. No two launches measure the same numbers, so it is a file named twice, or a copy
+/// under another name (a directory holding both): pooled, its points counted twice, and
+/// the bootstrap's intervals narrowed as if measured again (issue 46). Every reader that
+/// pools inputs (calibrate, evaluate, check, a fleet's nodes) takes them through
+/// [`common_machine`]. Within one trace, [`Trace::record_problem`] refuses runs alike.
+fn refuse_copies(inputs: &[Input]) -> Result<(), DatasetError> {
+    use std::collections::HashMap;
+    let mut seen: HashMap<Vec<u64>, usize> = HashMap::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let mut runs: BTreeMap<usize, Vec<u64>> = BTreeMap::new();
+        for o in &input.observations {
+            // A CSV row is a launch of its own: the file is compared whole.
+            let run = match input.kind {
+                InputKind::Trace => o.run,
+                InputKind::Csv => 0,
+            };
+            let key = runs.entry(run).or_default();
+            key.extend([
+                u64::from(o.placement.comp_numa),
+                u64::from(o.placement.comm_numa),
+                u64::from(o.cores),
+            ]);
+            key.extend(o.bw.iter().map(|m| m.value.to_bits()));
+        }
+        for (run, key) in runs {
+            match seen.get(&key) {
+                Some(&j) if j != i => {
+                    return Err(DatasetError::Copied {
+                        sources: [inputs[j].source.clone(), input.source.clone()],
+                        run: (input.kind == InputKind::Trace).then_some(run),
+                    })
+                }
+                _ => {
+                    seen.insert(key, i);
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The simulated machine an input was drawn from (`measure --simulate`), `None` for real
@@ -705,7 +787,9 @@ fn refuse_simulated_with_real(inputs: &[Input]) -> Result<(), DatasetError> {
 }
 
 /// Refuses a trace as a whole: no point, a hostname with control characters, a placement or
-/// machine beyond any real one, or a trace marked complete that misses core counts.
+/// machine beyond any real one, or a record no measurement leaves
+/// ([`Trace::record_problem`], which [`crate::io::trace_file::parse`] refuses too: a trace
+/// built in memory is checked the same way).
 fn check_trace(trace: &Trace, placement: Placement, source: &str) -> Result<(), DatasetError> {
     if trace.points.is_empty() {
         return Err(DatasetError::NoPoint {
@@ -730,14 +814,11 @@ fn check_trace(trace: &Trace, placement: Placement, source: &str) -> Result<(), 
             cores_per_socket: m.cores_per_socket,
         });
     }
-    if trace.complete {
-        let missing = trace.missing_cores(&trace.config.cores);
-        if !missing.is_empty() {
-            return Err(DatasetError::CompleteButMissing {
-                source: source.into(),
-                missing,
-            });
-        }
+    if let Some(why) = trace.record_problem() {
+        return Err(DatasetError::Edited {
+            source: source.into(),
+            why,
+        });
     }
     Ok(())
 }
@@ -751,20 +832,34 @@ fn placement_of(trace: &Trace) -> Placement {
 }
 
 /// One point of a trace as an observation (the four phases' medians, in the order of
-/// `QUANTITIES`) and its four phases' scaled samples; refuses a phase whose statistics
-/// contradict each other, a median that is no bandwidth, an impossible core count, and
-/// bandwidths that cannot be (contention making a stream faster than alone).
+/// `QUANTITIES`) and its four phases' scaled samples, once [`point_bandwidths`] takes it.
 fn observation(
     p: &TracePoint,
     placement: Placement,
     source: &str,
 ) -> Result<(Observation, [Batches; 4]), DatasetError> {
-    let phases = p.phases();
+    let bw = point_bandwidths(p, source)?;
+    Ok((
+        Observation {
+            placement,
+            cores: p.cores,
+            bw,
+            run: 0,
+        },
+        p.phases().map(scaled_samples),
+    ))
+}
+
+/// The four bandwidths of a point (in the order of `QUANTITIES`), refusing a phase whose
+/// statistics contradict each other ([`crate::plausible::phase`]), a median that is no
+/// bandwidth, an impossible core count, and bandwidths that cannot be (contention making a
+/// stream faster than alone).
+fn point_bandwidths(p: &TracePoint, source: &str) -> Result<[Measured; 4], DatasetError> {
     let mut bw = [Measured {
         value: 0.0,
         rel_se: None,
     }; 4];
-    for (q, phase) in phases.into_iter().enumerate() {
+    for (q, phase) in p.phases().into_iter().enumerate() {
         if let Some(why) = crate::plausible::phase(phase) {
             return Err(DatasetError::Phase {
                 source: source.into(),
@@ -801,15 +896,7 @@ fn observation(
             why,
         });
     }
-    Ok((
-        Observation {
-            placement,
-            cores: p.cores,
-            bw,
-            run: 0,
-        },
-        phases.map(scaled_samples),
-    ))
+    Ok(bw)
 }
 
 #[cfg(test)]
@@ -871,14 +958,16 @@ pub(crate) mod tests {
              bandwidth must be a finite number > 0 MB/s. Measure this core count again, or \
              leave the point out of the trace"
         );
-        let e = DatasetError::CompleteButMissing {
+        let e = DatasetError::Edited {
             source: "t.json".into(),
-            missing: vec![2, 4],
+            why: "it is marked complete but has no point for core counts [2, 4] of its \
+                  config.cores"
+                .into(),
         };
         assert_eq!(
             e.to_string(),
-            "t.json: the trace is marked complete but has no point for core counts [2, 4] of \
-             its config.cores; the file was edited or is corrupt"
+            "t.json: it is marked complete but has no point for core counts [2, 4] of its \
+             config.cores; no measurement writes that, so the file was edited or is corrupt"
         );
         let e = DatasetError::ControlHostname {
             source: "t.json".into(),
@@ -908,15 +997,17 @@ pub(crate) mod tests {
             hwloc_version: "2".into(),
             simulated: simulated.map(str::to_string),
         };
+        // Each its own measurement: the same rows twice are one copied (`refuse_copies`).
+        let rows = |name: &str| [row(0, 0, 1, f64::from(name.as_bytes()[0]))];
         let input = |name: &str, simulated: Option<&str>| Input {
             machine: Some(machine(simulated)),
             simulated: simulated.map(str::to_string),
-            ..Input::from_rows(&[row(0, 0, 1, 1.0)], name)
+            ..Input::from_rows(&rows(name), name)
         };
-        let csv = Input::from_rows(&[row(0, 0, 1, 1.0)], "c.csv");
+        let csv = Input::from_rows(&rows("c.csv"), "c.csv");
         let sim_csv = Input {
             simulated: Some("paper:henri".into()),
-            ..Input::from_rows(&[row(0, 0, 1, 1.0)], "s.csv")
+            ..Input::from_rows(&rows("s.csv"), "s.csv")
         };
         let (sim, sim2) = (
             input("a.json", Some("paper:henri")),

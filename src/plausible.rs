@@ -41,22 +41,16 @@ pub(crate) fn phase(p: &Phase) -> Option<String> {
             short_number(*v)
         ));
     }
-    if s.count == 0 && s.median.is_finite() && s.median > 0.0 {
+    // A count of 0 with a median of 0 is a phase missing, which the reader names as such.
+    if s.count == 0 && s.median > 0.0 {
         return Some(format!(
             "count is 0 but the median is {}: a median needs samples",
             short_number(s.median)
         ));
     }
-    if s.count > 0 && s.min.is_finite() && s.max.is_finite() {
-        // The median is of the whole stream and min/max of single samples (one thread's
-        // iteration), so the median may lie outside [min, max]; min > max cannot be.
-        if s.min > s.max {
-            return Some(format!(
-                "min {} is above max {}",
-                short_number(s.min),
-                short_number(s.max)
-            ));
-        }
+    // A count of 0 has no rounds to bound: its median, 0, is said missing by the reader.
+    if let Some(why) = (s.count > 0).then(|| bounds(p)).flatten() {
+        return Some(why);
     }
     if let Some((i, x)) = p
         .samples
@@ -71,6 +65,50 @@ pub(crate) fn phase(p: &Phase) -> Option<String> {
             short_number(x.start),
             short_number(x.end)
         ));
+    }
+    None
+}
+
+/// Why a phase's summary and interval contradict its rounds' extremes, if they do.
+fn bounds(p: &Phase) -> Option<String> {
+    let s = &p.summary;
+    if s.min > s.max {
+        return Some(format!(
+            "min {} is above max {}",
+            short_number(s.min),
+            short_number(s.max)
+        ));
+    }
+    // The summary is of the phase's rounds (each the whole stream's bandwidth, all threads
+    // together), so its median and mean lie within its extremes; the slack is the rounding
+    // of a mean. A median 50x the max passed every reader and moved the fit (issue 46).
+    let slack = 1e-9 * s.max.abs();
+    for (name, v) in [("median", s.median), ("mean", s.mean)] {
+        if v < s.min - slack || v > s.max + slack {
+            return Some(format!(
+                "{name} {} is outside [min, max] = [{}, {}]: a summary of rounds holds its \
+                 {name} within its extremes",
+                short_number(v),
+                short_number(s.min),
+                short_number(s.max)
+            ));
+        }
+    }
+    // The median's interval holds the median (both the within-run interval of batch
+    // medians and the across-run one are built around it) and is a bandwidth's: an
+    // interval upside down or of 1e308 MB/s was printed as `+--136.0%` or `+-inf%`.
+    if let Some((lo, hi)) = p.ci95 {
+        if !(lo.is_finite() && hi.is_finite() && lo <= s.median && s.median <= hi)
+            || hi > MAX_BANDWIDTH
+        {
+            return Some(format!(
+                "ci95 [{}, {}] does not hold the median {} within 0 to {MAX_BANDWIDTH:e} MB/s: \
+                 the median's 95 % interval is around it",
+                short_number(lo),
+                short_number(hi),
+                short_number(s.median)
+            ));
+        }
     }
     None
 }
@@ -144,17 +182,35 @@ mod tests {
     fn contradictory_statistics_are_named() {
         assert_eq!(phase(&phase_of(ok())), None);
         type Edit = fn(&mut Summary);
-        let cases: [(Edit, &str); 4] = [
+        let cases: [(Edit, &str); 7] = [
             (|s| s.count = 0, "count is 0"),
             (|s| s.min = 20.0, "min 20 is above max 12"),
             (|s| s.stddev = -1.0, "stddev is -1"),
             (|s| s.median = 1e300, "beyond any memory"),
+            (
+                |s| s.median = 600.0,
+                "median 600 is outside [min, max] = [8, 12]",
+            ),
+            (|s| s.median = 7.0, "median 7 is outside"),
+            (|s| s.mean = 13.0, "mean 13 is outside"),
         ];
         for (edit, want) in cases {
             let mut s = ok();
             edit(&mut s);
             let why = phase(&phase_of(s)).unwrap();
             assert!(why.contains(want), "{why}");
+        }
+        // The interval must hold the median and be a bandwidth's.
+        for (ci, ok) in [
+            ((9.0, 11.0), true),
+            ((-1.0, 11.0), true),
+            ((11.0, 9.0), false),
+            ((10.5, 11.0), false),
+            ((-5.0, 1e308), false),
+        ] {
+            let mut p = phase_of(self::tests::ok());
+            p.ci95 = Some(ci);
+            assert_eq!(phase(&p).is_none(), ok, "{ci:?}: {:?}", phase(&p));
         }
         let mut p = phase_of(ok());
         p.samples.push(Sample {

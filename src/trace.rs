@@ -600,13 +600,17 @@ impl Trace {
         }
     }
 
-    /// What makes [`Trace::runs`] a record no measurement leaves, if anything: more runs than
-    /// `config.runs` (copied runs narrowed the intervals of `calibrate --bootstrap` as if
-    /// measured), a core count twice in a run's order (measured again without end) or
-    /// points, a core count in an order that `config.cores` does not ask for, or two runs
-    /// with the same points (a run copied: no two launches measure the same numbers).
-    /// Linear in the runs' sizes but for the copies, compared run by run.
-    pub fn runs_problem(&self) -> Option<String> {
+    /// What makes this trace a record no measurement leaves, if anything (every reader
+    /// refuses it, through [`crate::io::trace_file::parse`]): more runs than `config.runs`
+    /// (copied runs narrowed the intervals of `calibrate --bootstrap` as if measured), a core
+    /// count twice in a run's order (measured again without end) or points, a core count in
+    /// an order that `config.cores` does not ask for, two runs with the same points or one
+    /// point alike in two runs (a run copied: no two launches measure the same numbers), or
+    /// `complete` with a core count of `config.cores` or a run of `config.runs` missing (a
+    /// run deleted: read as a complete campaign of fewer runs). What each point holds is
+    /// [`crate::dataset::impossible_points`]'s. Linear in the runs' sizes but for the
+    /// copies, compared run by run.
+    pub fn record_problem(&self) -> Option<String> {
         use std::collections::HashSet;
         if self.runs.len() > self.config.runs.max(1) as usize {
             return Some(format!(
@@ -643,6 +647,45 @@ impl Trace {
                 return Some(format!("runs[{i}] holds the same points as runs[{j}]"));
             }
         }
+        // One point alike in two runs is a run copied in part, or a simulated run drawn
+        // twice: a simulated run's draws follow its index, so deleting `runs[1]` of three
+        // made `--resume` draw the third run again as the new one (issue 46).
+        let mut by_cores: std::collections::HashMap<u32, Vec<(usize, &TracePoint)>> =
+            std::collections::HashMap::new();
+        for (i, r) in self.runs.iter().enumerate() {
+            for p in &r.points {
+                let earlier = by_cores.entry(p.cores).or_default();
+                if let Some((j, _)) = earlier.iter().find(|(_, q)| *q == p) {
+                    return Some(format!(
+                        "runs[{i}] and runs[{j}] hold the same point at {} cores",
+                        p.cores
+                    ));
+                }
+                earlier.push((i, p));
+            }
+        }
+        if self.complete {
+            let missing = self.missing_cores(&self.config.cores);
+            if !missing.is_empty() {
+                return Some(format!(
+                    "it is marked complete but has no point for core counts {} of its \
+                     config.cores",
+                    first_few(&missing)
+                ));
+            }
+            // Only a trace of runs counts its runs: one of points alone is one run whatever
+            // its config.runs says (as `save` marks it).
+            let runs = self.config.runs as usize;
+            if !self.runs.is_empty()
+                && (self.runs.len() < runs || self.finished_runs() < self.runs.len())
+            {
+                return Some(format!(
+                    "it is marked complete but holds {} complete run(s) of the {runs} its \
+                     config.runs asks for",
+                    self.finished_runs()
+                ));
+            }
+        }
         None
     }
 
@@ -673,6 +716,17 @@ impl Trace {
             .copied()
             .filter(|n| !measured.contains(n))
             .collect()
+    }
+}
+
+/// `[2, 4]`, or the first eight counts and how many more: a corrupt file may miss millions,
+/// and an error line of megabytes helps no one.
+pub(crate) fn first_few(counts: &[u32]) -> String {
+    const SHOWN: usize = 8;
+    let head: Vec<String> = counts.iter().take(SHOWN).map(u32::to_string).collect();
+    match counts.len().saturating_sub(SHOWN) {
+        0 => format!("[{}]", head.join(", ")),
+        more => format!("[{}, ...] and {more} more", head.join(", ")),
     }
 }
 

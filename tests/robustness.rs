@@ -514,7 +514,13 @@ fn run_shaped_trace(text: &str, sandbox: &Path, fit: bool) -> Outcome {
     let Ok(trace) = trace_file::parse(text, "fuzz.json") else {
         return Refused;
     };
-    let _ = Input::refused_points(&trace, "fuzz.json");
+    let _ = Input::refused_points(
+        &trace.points,
+        trace.machine.cores_per_socket,
+        "fuzz.json",
+        "points",
+    );
+    let _ = contention::dataset::impossible_points(&trace, "fuzz.json");
     let _ = trace.missing_cores(&trace.config.cores);
     let root = sandbox.join("results");
     let path = root

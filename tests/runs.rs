@@ -603,3 +603,257 @@ fn check_refuses_a_model_whose_recorded_spread_between_runs_is_edited() {
     let o = contention(&["check", "-m", s(&model), s(&trace)]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// Issue 46, items 4, 6 and 7: every reader of a trace (calibrate, check, show, plot) takes
+/// it through the same check, so a phase median 50x its max, an interval upside down or of
+/// 1e308 MB/s, a count of 0, the combined `points` of a trace of runs edited, or a run
+/// deleted from a trace still marked complete is refused by each alike (exit 2, naming the
+/// file, the field and the value), where show and plot drew them and calibrate fitted them.
+#[test]
+fn every_reader_refuses_an_impossible_point_or_a_missing_run_alike() {
+    let dir = temp_dir("runs-one-check");
+    let (one, three) = (dir.join("one.json"), dir.join("three.json"));
+    simulate(&one, &["--runs", "1"]);
+    simulate(&three, &["--runs", "3"]);
+    let model = dir.join("m.json");
+    let o = contention(&["calibrate", "--local-only", s(&three), "-o", s(&model)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    type Edit = fn(&mut serde_json::Value);
+    let edits: [(&Path, Edit, &str); 8] = [
+        (
+            &one,
+            |j| {
+                let s = &mut j["points"][3]["comp_alone"]["summary"];
+                s["median"] = (50.0 * s["max"].as_f64().unwrap()).into();
+            },
+            "points[3]: at 4 cores, comp_alone: median",
+        ),
+        (
+            &one,
+            |j| {
+                let m = j["points"][1]["comm_alone"]["summary"]["median"]
+                    .as_f64()
+                    .unwrap();
+                j["points"][1]["comm_alone"]["ci95"] = serde_json::json!([m * 1.5, m * 0.5]);
+            },
+            "points[1]: at 2 cores, comm_alone: ci95",
+        ),
+        (
+            &one,
+            |j| j["points"][0]["comp_parallel"]["ci95"] = serde_json::json!([-5.0, 1e308]),
+            "comp_parallel: ci95 [-5, 1e308]",
+        ),
+        (
+            &one,
+            |j| j["points"][0]["comm_parallel"]["summary"]["count"] = 0.into(),
+            "comm_parallel: count is 0",
+        ),
+        (
+            &one,
+            |j| j["machine"]["cores_per_socket"] = 4.into(),
+            "beyond the machine's 4 cores per socket",
+        ),
+        (
+            &three,
+            |j| j["points"][2]["comp_parallel"]["summary"]["min"] = 1e6.into(),
+            "points[2]: at 3 cores, comp_parallel: min 1e6 is above max",
+        ),
+        (
+            &three,
+            |j| j["points"][2]["comm_alone"]["summary"]["count"] = 0.into(),
+            "points[2]: at 3 cores, comm_alone: count is 0",
+        ),
+        (
+            &three,
+            |j| {
+                j["runs"].as_array_mut().unwrap().remove(1);
+            },
+            "marked complete but holds 2 complete run(s) of the 3",
+        ),
+    ];
+    let edited = dir.join("edited.json");
+    for (source, edit, said) in edits {
+        let mut j = json(source);
+        edit(&mut j);
+        std::fs::write(&edited, serde_json::to_string(&j).unwrap()).unwrap();
+        for args in [
+            vec!["calibrate", "--local-only", s(&edited), "-o", "-"],
+            vec!["check", "--model", s(&model), s(&edited)],
+            vec!["show", s(&edited)],
+            vec!["plot", "--model", "paper:henri", s(&edited), "-o", s(&dir)],
+        ] {
+            let o = contention(&args);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{said}: {args:?}: {err}");
+            assert!(
+                err.contains(said) && err.contains(s(&edited)),
+                "{said}: {args:?}: {err}"
+            );
+        }
+    }
+}
+
+/// Issue 46, item 1: a simulated `--resume` kept the points every reader refuses (a median
+/// of 1e13 MB/s, min above max, a count of 0, a negative mean, a sample ending before it
+/// starts, computations 20x faster in parallel), marked the trace complete, and calibrate
+/// refused it. It drops each, naming it, and measures its core count again, as a real
+/// resume does.
+#[test]
+fn a_simulated_resume_drops_an_impossible_point_and_measures_it_again() {
+    let dir = temp_dir("runs-resume-drops");
+    let out = dir.join("t.json");
+    type Edit = fn(&mut serde_json::Value);
+    let edits: [(Edit, &str); 6] = [
+        (
+            |j| j["comp_alone"]["summary"]["median"] = 1e13.into(),
+            "median is 1e13 MB/s",
+        ),
+        (
+            |j| j["comp_alone"]["summary"]["min"] = 1e9.into(),
+            "is above max",
+        ),
+        (
+            |j| j["comm_alone"]["summary"]["count"] = 0.into(),
+            "count is 0",
+        ),
+        (
+            |j| j["comm_alone"]["summary"]["mean"] = (-1.0).into(),
+            "mean is -1",
+        ),
+        (
+            |j| j["comp_parallel"]["samples"][0]["end"] = (-1.0).into(),
+            "samples[0] is impossible",
+        ),
+        (
+            |j| {
+                let alone = j["comp_alone"]["summary"]["median"].as_f64().unwrap();
+                let s = &mut j["comp_parallel"]["summary"];
+                let x = 20.0 * alone;
+                (s["median"], s["mean"], s["min"], s["max"]) =
+                    (x.into(), x.into(), x.into(), x.into());
+                j["comp_parallel"]["ci95"] = serde_json::Value::Null;
+            },
+            "20.0x faster in parallel",
+        ),
+    ];
+    for (edit, said) in edits {
+        let _ = std::fs::remove_file(&out);
+        let o = measure(&["--runs", "1", "--cores", "1,2,4", "-o", s(&out)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let mut j = json(&out);
+        edit(&mut j["points"][0]);
+        std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
+        let o = measure(&["--cores", "1,2,4,8", "--resume", "-o", s(&out)]);
+        let err = stderr(&o);
+        assert!(o.status.success(), "{said}: {err}");
+        assert!(
+            err.contains("--resume drops a point") && err.contains("points[0]: at 1 cores"),
+            "{said}: {err}"
+        );
+        assert!(err.contains(said), "{said}: {err}");
+        let t = trace_file::read(&out).unwrap();
+        assert_eq!(
+            t.points.iter().map(|p| p.cores).collect::<Vec<_>>(),
+            [1, 2, 4, 8]
+        );
+        assert!(t.complete);
+        let o = contention(&["calibrate", "--local-only", s(&out), "-o", "-"]);
+        assert!(o.status.success(), "{said}: {}", stderr(&o));
+    }
+}
+
+/// Issue 46, item 1: with `runs[1]` of three deleted, a simulated resume drew the new run
+/// from the index of the old `runs[2]`, a copy calibrate then refused. It is refused before
+/// it is saved; marked complete, before anything is measured.
+#[test]
+fn a_resume_of_a_trace_with_a_run_deleted_is_refused() {
+    let dir = temp_dir("runs-deleted");
+    let out = dir.join("t.json");
+    simulate(&out, &["--runs", "3"]);
+    let original = json(&out);
+    for (complete, said) in [
+        (true, "marked complete but holds 2 complete run(s) of the 3"),
+        (false, "runs[2] and runs[1] hold the same point at"),
+    ] {
+        let mut j = original.clone();
+        j["runs"].as_array_mut().unwrap().remove(1);
+        j["complete"] = complete.into();
+        std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
+        let o = measure(&["--cores", "1..6", "--resume", "-o", s(&out)]);
+        assert_eq!(o.status.code(), Some(2), "{said}: {}", stderr(&o));
+        assert!(stderr(&o).contains(said), "{said}: {}", stderr(&o));
+        assert_eq!(json(&out)["runs"].as_array().unwrap().len(), 2);
+    }
+}
+
+/// Issue 46, item 11: `--resume` without `--cores` took the default sweep (every free core)
+/// and added it to a trace of `--cores 1..4`; the trace's core counts are kept, as its
+/// `--max-phase` is.
+#[test]
+fn a_resume_without_cores_keeps_the_trace_core_counts() {
+    let dir = temp_dir("runs-resume-cores");
+    let out = dir.join("t.json");
+    let o = measure(&["--runs", "1", "--cores", "1..4", "-o", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut j = json(&out);
+    j["points"].as_array_mut().unwrap().truncate(2);
+    j["complete"] = false.into();
+    std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
+    let o = measure(&["--resume", "-o", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = trace_file::read(&out).unwrap();
+    assert_eq!(t.config.cores, [1, 2, 3, 4]);
+    assert_eq!(t.points.len(), 4);
+}
+
+/// Issue 46, item 3: the same run given twice (one file named twice, a copy under another
+/// name, a directory holding both) was pooled: calibrate and check passed with intervals
+/// narrowed as if measured again. Every command that pools inputs refuses it, naming both.
+#[test]
+fn the_same_run_given_twice_is_refused_naming_both_files() {
+    let dir = temp_dir("runs-given-twice");
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    simulate(&a, &["--runs", "3"]);
+    let model = dir.join("m.json");
+    let o = contention(&["calibrate", "--local-only", s(&a), "-o", s(&model)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::copy(&a, &b).unwrap();
+    let copies = dir.join("copies");
+    std::fs::create_dir(&copies).unwrap();
+    std::fs::copy(&a, copies.join("x.json")).unwrap();
+    std::fs::copy(&a, copies.join("y.json")).unwrap();
+    let (x, y) = (copies.join("x.json"), copies.join("y.json"));
+    for (args, named) in [
+        (
+            vec!["calibrate", "--local-only", s(&a), s(&a), "-o", "-"],
+            [s(&a), s(&a)],
+        ),
+        (
+            vec!["calibrate", "--local-only", s(&a), s(&b), "-o", "-"],
+            [s(&a), s(&b)],
+        ),
+        (
+            vec!["check", "--model", s(&model), s(&a), s(&b)],
+            [s(&a), s(&b)],
+        ),
+        (
+            vec!["check", "--model", s(&model), s(&copies)],
+            [s(&x), s(&y)],
+        ),
+        (
+            vec!["evaluate", "-m", s(&model), s(&a), s(&b)],
+            [s(&a), s(&b)],
+        ),
+    ] {
+        let o = contention(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{} and {} hold the same measurement",
+                named[0], named[1]
+            )),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -385,6 +385,8 @@ fn resume_refuses_a_simulated_trace_edited_past_its_machine() {
     // A point at 999 cores on an 18-core socket.
     let mut t = clean.clone();
     t.points[1].cores = 999;
+    // Marked complete, it would be refused for the count it lacks first (`record_problem`).
+    t.complete = false;
     trace_file::write(&out, &t).unwrap();
     let e = refused(&resume);
     assert!(e.contains("999 cores") && e.contains("1..18"), "{e}");
@@ -476,6 +478,7 @@ fn resume_refuses_a_simulated_trace_whose_cores_reach_past_its_socket_before_any
     assert!(o.status.success(), "{}", stderr(&o));
     let mut t = trace_file::read(&out).unwrap();
     t.config.cores = vec![1, 2, 999];
+    t.complete = false;
     trace_file::write(&out, &t).unwrap();
     let before = std::fs::read(&out).unwrap();
     let e = refused(&[

@@ -169,13 +169,29 @@ fn fit_params(t: &Trace) -> Result<Params> {
     Ok(calibrate::calibrate(&[input], &opts)?.0.model.local)
 }
 
-/// `t` with every phase's median off by a relative `noise` drawn anew (log-normal, so that
+/// `t` with every phase off by a relative `noise` drawn anew (log-normal, so that
 /// no bandwidth turns negative): a point as another run of it could have measured.
 fn perturbed(t: &Trace, noise: f64, rng: &mut crate::simulate::Rng) -> Trace {
     let mut t = t.clone();
     for p in &mut t.points {
         for phase in p.phases_mut() {
-            phase.summary.median *= (noise * rng.normal()).exp();
+            // The whole phase moves, as another run's level would move it: a median moved
+            // alone left its extremes and interval behind, which every reader refuses.
+            let f = (noise * rng.normal()).exp();
+            let s = &mut phase.summary;
+            for v in [
+                &mut s.median,
+                &mut s.mean,
+                &mut s.stddev,
+                &mut s.min,
+                &mut s.max,
+            ] {
+                *v *= f;
+            }
+            phase.ci95 = phase.ci95.map(|(lo, hi)| (lo * f, hi * f));
+            for x in &mut phase.samples {
+                x.mbps *= f;
+            }
         }
     }
     t

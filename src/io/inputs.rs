@@ -122,7 +122,11 @@ fn explain(e: Error, path: &Path, kind: InputKind, text: &str) -> Error {
              commands take it with --model; measurements are the traces `contention measure` \
              writes (JSON) or tidy CSV"
         ),
-        InputKind::Trace if text.lines().next().is_some_and(|l| l.contains("comp_numa")) => {
+        // A trace on one line names `comp_numa` too: only a CSV's header starts otherwise.
+        InputKind::Trace
+            if !text.trim_start().starts_with('{')
+                && text.lines().next().is_some_and(|l| l.contains("comp_numa")) =>
+        {
             format!("{msg}; if it is a tidy CSV, name it .csv")
         }
         InputKind::Csv if json.is_some() => {

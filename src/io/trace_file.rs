@@ -13,10 +13,18 @@ pub fn write(path: &Path, trace: &Trace) -> Result<()> {
 }
 
 /// Reads a trace, refusing other schema versions and malformed files with the file and the
-/// field named.
+/// field named, and a trace no measurement leaves ([`parse`]).
 pub fn read(path: &Path) -> Result<Trace> {
     let text = super::read::text(path, "trace file")?;
     Ok(parse(&text, &path.display().to_string())?)
+}
+
+/// [`read`] for `measure --resume`, which keeps the points a reader would refuse: it drops
+/// each, naming it, and measures its core count again (`crate::measure::session`), where
+/// every other reader refuses the file. The rest of the record is checked as [`read`] does.
+pub fn read_to_resume(path: &Path) -> Result<Trace> {
+    let text = super::read::text(path, "trace file")?;
+    Ok(parse_record(&text, &path.display().to_string())?)
 }
 
 /// Why a trace file was refused; every message starts with the file (`source`).
@@ -51,9 +59,15 @@ pub enum TraceFileError {
         marks: MarksDisagree,
     },
     /// Its runs (`runs[]`) are no record a measurement could have left
-    /// ([`Trace::runs_problem`]): more runs than `config.runs`, a core count twice in one
-    /// run, a run copied. Refused here, so that no reader counts a point twice or drops one.
+    /// ([`Trace::record_problem`]): more runs than `config.runs`, a core count twice in one
+    /// run, a run copied, `complete` with runs or points missing. Refused here, so that no
+    /// reader counts a point twice or drops one.
     Runs { source: String, why: String },
+    /// A point no measurement leaves ([`crate::dataset::impossible_points`]: an impossible
+    /// phase, a core count beyond the machine, a stream much faster in parallel), in
+    /// `points` or in a run's. Refused here, so that `show` and `plot` draw what
+    /// `calibrate` fits, and the combined `points` of a trace of runs are checked too.
+    Point { why: String },
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
@@ -85,9 +99,15 @@ impl std::fmt::Display for TraceFileError {
             TraceFileError::Runs { source, why } => write!(
                 f,
                 "{source}: {why}; no measurement writes that, so the trace was edited: \
-                 restore its runs, or measure again"
+                 restore its runs and points, or measure again"
             ),
             TraceFileError::Marks { source, marks } => write!(f, "{source}: {marks}"),
+            TraceFileError::Point { why } => write!(
+                f,
+                "{why}; no measurement writes that, so the trace was edited or is corrupt: \
+                 restore the point, or drop it and measure its core count again with \
+                 `contention measure --resume`"
+            ),
         }
     }
 }
@@ -102,14 +122,33 @@ impl std::error::Error for TraceFileError {
             TraceFileError::Newer { .. }
             | TraceFileError::Older { .. }
             | TraceFileError::NoVersion { .. }
-            | TraceFileError::Runs { .. } => None,
+            | TraceFileError::Runs { .. }
+            | TraceFileError::Point { .. } => None,
         }
     }
 }
 
 /// Parses a trace's text (`source` names it in errors), refusing other schema versions, a
-/// field that breaks the layout, and marks of origin that disagree ([`simulated`]).
+/// field that breaks the layout, marks of origin that disagree ([`simulated`]), a record no
+/// measurement leaves ([`Trace::record_problem`]) and a point no measurement leaves
+/// ([`crate::dataset::impossible_points`]): the one check every reader of a trace makes
+/// (calibrate, evaluate, check, show, plot, a fleet's), so one rule holds everywhere.
 pub fn parse(text: &str, source: &str) -> Result<Trace, TraceFileError> {
+    let trace = parse_record(text, source)?;
+    if let Some(why) = crate::dataset::impossible_points(&trace, source)
+        .into_iter()
+        .next()
+    {
+        return Err(TraceFileError::Point {
+            why: crate::error::escape(&why),
+        });
+    }
+    Ok(trace)
+}
+
+/// [`parse`] but for the points' values: what `measure --resume` reads
+/// ([`read_to_resume`]).
+fn parse_record(text: &str, source: &str) -> Result<Trace, TraceFileError> {
     /// The version alone, read first so that a newer layout is refused with that reason
     /// rather than with whatever field it changed. Serde skips the rest without building it.
     #[derive(serde::Deserialize)]
@@ -156,7 +195,7 @@ pub fn parse(text: &str, source: &str) -> Result<Trace, TraceFileError> {
         }
     })?;
     simulated(&trace, &source())?;
-    if let Some(why) = trace.runs_problem() {
+    if let Some(why) = trace.record_problem() {
         return Err(TraceFileError::Runs {
             source: source(),
             why: crate::error::escape(&why),

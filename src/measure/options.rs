@@ -125,7 +125,8 @@ impl Default for MeasureOptions {
 
 impl MeasureOptions {
     /// These options for resuming the trace measured with `c`: each of
-    /// [`RESUMED_FROM_TRACE`] that the command line did not give takes the trace's value.
+    /// [`RESUMED_FROM_TRACE`] that the command line did not give takes the trace's value,
+    /// and so do the core counts (`--cores`) but in an adaptive sweep.
     pub fn keeping(&self, c: &crate::trace::MeasureConfig) -> MeasureOptions {
         let mut a = self.clone();
         for flag in &self.defaulted {
@@ -139,6 +140,12 @@ impl MeasureOptions {
                 "--runs" => a.runs = c.runs.max(1),
                 _ => {}
             }
+        }
+        // The trace's core counts too, as its --max-phase: without --cores a resume took
+        // the default sweep of every free core and added it to a trace of `--cores 1..8`
+        // (issue 46). An adaptive sweep chooses its own counts and keeps its candidates.
+        if self.cores.is_none() && self.adaptive.is_none() && !c.cores.is_empty() {
+            a.cores = Some(crate::cores::CoreList::from_counts(&c.cores));
         }
         a
     }

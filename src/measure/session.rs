@@ -40,7 +40,7 @@ pub fn previous(a: &MeasureOptions, path: &Path) -> Result<Option<MeasureConfig>
     if !a.resume || !path.exists() {
         return Ok(None);
     }
-    Ok(Some(trace_file::read(path)?.config))
+    Ok(Some(trace_file::read_to_resume(path)?.config))
 }
 
 /// What can be refused before the MPI job starts. With `rank0_here` (rank 0 will run on
@@ -66,7 +66,7 @@ pub fn check_before_launch(
         crate::results::ensure_parent(&trace_path)?;
         check_output(a, &trace_path)?;
         if a.resume {
-            let old = trace_file::read(&trace_path)?;
+            let old = trace_file::read_to_resume(&trace_path)?;
             refuse_simulated(&old, &trace_path)?;
             runs::check_recorded(&old, &trace_path)?;
             // What can differ before the job starts is refused here (an input error, exit
@@ -79,25 +79,14 @@ pub fn check_before_launch(
             )?;
         }
         let nothing_left = a.resume && a.adaptive.is_none() && {
-            let old = trace_file::read(&trace_path)?;
+            let old = trace_file::read_to_resume(&trace_path)?;
             let mut cores = old.config.cores.clone();
             cores.extend(&resolved.config.cores);
             let runs = old.config.runs.max(a.keeping(&old.config).runs);
-            // A point calibrate would refuse is dropped and measured again (`start_trace`).
-            let bare = Trace {
-                points: Vec::new(),
-                runs: Vec::new(),
-                ..old.clone()
-            };
-            let all_possible = old.run_points().into_iter().all(|points| {
-                let run = Trace {
-                    points: points.to_vec(),
-                    ..bare.clone()
-                };
-                crate::dataset::Input::refused_points(&run, &crate::error::shown_path(&trace_path))
-                    .is_empty()
-            });
-            all_possible && runs::nothing_left(&old, &cores, runs)
+            // A point a reader would refuse is dropped and measured again (`start_trace`).
+            let cores_per_socket = old.machine.cores_per_socket;
+            let (old, dropped) = without_refused(old, cores_per_socket, &trace_path);
+            dropped.is_empty() && runs::nothing_left(&old, &cores, runs)
         };
         drop(crate::measure::sweep::lock::acquire(
             &trace_path,
@@ -211,7 +200,7 @@ pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
         .tempfile_in(dir)
         .map_err(|e| Error::io(IoAction::Write("in directory"), dir, e))?;
     if a.resume && a.adaptive.is_none() {
-        adaptive::refuse_resume_without_adaptive(&trace_file::read(path)?, path)?;
+        adaptive::refuse_resume_without_adaptive(&trace_file::read_to_resume(path)?, path)?;
     }
     Ok(())
 }
@@ -858,7 +847,7 @@ impl Rank0<'_> {
         if !self.options.resume {
             return Ok(fresh);
         }
-        let old = trace_file::read(path)?;
+        let old = trace_file::read_to_resume(path)?;
         refuse_simulated(&old, path)?;
         runs::check_recorded(&old, path)?;
         refuse_differences(&old, &fresh, path)?;
@@ -866,21 +855,15 @@ impl Rank0<'_> {
         cores.extend(&fresh.config.cores);
         cores.sort_unstable();
         cores.dedup();
+        let old = resumable(old, &fresh, path);
         // A trace of runs keeps its points in its runs; its own combine them, made again
         // at every save.
         let points = if old.runs.is_empty() {
-            possible_points(old.points, &fresh, path)
+            old.points
         } else {
             Vec::new()
         };
-        let runs: Vec<crate::trace::Run> = old
-            .runs
-            .into_iter()
-            .map(|r| crate::trace::Run {
-                points: possible_points(r.points, &fresh, path),
-                ..r
-            })
-            .collect();
+        let runs = old.runs;
         Ok(Trace {
             config: MeasureConfig {
                 cores,
@@ -897,31 +880,53 @@ impl Rank0<'_> {
     }
 }
 
-/// The points of a resumed trace that `calibrate` takes. The others (a core count beyond this
-/// machine, an impossible phase: an edited or corrupt file) are dropped, each named on
-/// standard error, and their core counts measured again: kept, they were saved in a trace
-/// marked complete that `calibrate` refused.
-fn possible_points(points: Vec<TracePoint>, fresh: &Trace, path: &Path) -> Vec<TracePoint> {
-    let resumed = Trace {
-        points,
-        ..fresh.clone()
-    };
-    let source = crate::error::shown_path(path);
-    let refused = crate::dataset::Input::refused_points(&resumed, &source);
-    for (_, why) in &refused {
+/// `old` (read to resume at `path`, [`trace_file::read_to_resume`]) without the points a
+/// reader refuses on `fresh`'s machine, each dropped named on standard error: their core
+/// counts are measured again. Kept, they were saved in a trace marked complete that
+/// `calibrate` refused (a real run), or went on unnamed (a simulated one, issue 46).
+pub(crate) fn resumable(old: Trace, fresh: &Trace, path: &Path) -> Trace {
+    let (kept, dropped) = without_refused(old, fresh.machine.cores_per_socket, path);
+    for why in &dropped {
         eprintln!(
-            "measure: --resume drops a point calibrate would refuse: {}",
+            "measure: --resume drops a point every reader would refuse, to measure it again: \
+             {}",
             crate::error::escape(why)
         );
     }
-    let dropped: std::collections::HashSet<usize> = refused.iter().map(|(i, _)| *i).collect();
-    resumed
-        .points
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| !dropped.contains(i))
-        .map(|(_, p)| p)
-        .collect()
+    kept
+}
+
+/// `trace` (at `path`) without the points a reader refuses on a machine of
+/// `cores_per_socket` (an impossible phase, a core count beyond the machine: an edited or
+/// corrupt file, [`crate::dataset::impossible_points`]'s rule), and why for each; a trace
+/// of runs drops them from its runs and combines what is left again.
+pub(crate) fn without_refused(
+    mut trace: Trace,
+    cores_per_socket: u32,
+    path: &Path,
+) -> (Trace, Vec<String>) {
+    let source = crate::error::shown_path(path);
+    let mut dropped = Vec::new();
+    let mut keep = |points: Vec<TracePoint>, at: &str| -> Vec<TracePoint> {
+        let refused = crate::dataset::Input::refused_points(&points, cores_per_socket, &source, at);
+        let gone: std::collections::HashSet<usize> = refused.iter().map(|(i, _)| *i).collect();
+        dropped.extend(refused.into_iter().map(|(_, why)| why));
+        points
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| !gone.contains(i))
+            .map(|(_, p)| p)
+            .collect()
+    };
+    if trace.runs.is_empty() {
+        trace.points = keep(std::mem::take(&mut trace.points), "points");
+    } else {
+        for (i, r) in trace.runs.iter_mut().enumerate() {
+            r.points = keep(std::mem::take(&mut r.points), &format!("runs[{i}].points"));
+        }
+        trace.points = runs::combine(&trace.runs);
+    }
+    (trace, dropped)
 }
 
 /// Refuses to resume `old` with `fresh` (this run's resolved trace) when they are two
@@ -1151,6 +1156,16 @@ pub(crate) fn save(path: &Path, trace: &mut Trace) -> Result<()> {
         }
         trace.points = runs::combine(&trace.runs);
         trace.complete = runs::complete(trace);
+    }
+    // What every reader would refuse is never written: a run drawn again (a simulated run's
+    // draws follow its index, so a trace with a run deleted drew a copy of a later one,
+    // issue 46) is said here, before the file holds it.
+    if let Some(why) = trace.record_problem() {
+        return Err(Error::Input(format!(
+            "{}: not saved: {why}; no measurement leaves that, so the trace was edited before \
+             this run (a run deleted?): start a new trace with -o",
+            crate::error::shown_path(path)
+        )));
     }
     trace.updated_at = crate::timestamp::now();
     // The CSV travels without its trace: it carries the trace's origin itself.

@@ -309,7 +309,7 @@ impl<'a> Campaign<'a> {
         crate::results::ensure_parent(&path)?;
         session::check_output(o, &path)?;
         let trace = if o.resume {
-            let old = trace_file::read(&path)?;
+            let old = trace_file::read_to_resume(&path)?;
             // As a real run: --message-size, --max-phase, --stable-within and --timeout are
             // the trace's unless given (a trace of `--max-phase 0.05` was refused unless
             // given again, against the option's help).
@@ -397,6 +397,9 @@ impl<'a> Campaign<'a> {
             Progress::new(self.mode, points.len())
         });
         let (trace, path) = (&mut self.trace, &self.path);
+        // A save refused as bad input (a trace edited before this run) keeps its kind
+        // (exit 2); the sweep only carries a failure's words.
+        let refused: std::cell::RefCell<Option<Error>> = std::cell::RefCell::new(None);
         let result = bench.sweep(
             points,
             |n, phase| progress.borrow_mut().phase(n, phase),
@@ -411,9 +414,18 @@ impl<'a> Campaign<'a> {
                 if let Some(s) = trace.simulation.as_mut() {
                     s.measuring_seconds += took.as_secs_f64();
                 }
-                session::save(path, trace)
+                session::save(path, trace).map_err(|e| match e {
+                    Error::Input(why) => {
+                        *refused.borrow_mut() = Some(Error::Input(why.clone()));
+                        Error::Failed(why)
+                    }
+                    e => e,
+                })
             },
         );
+        if let Some(e) = refused.into_inner() {
+            return Err(e);
+        }
         let spent = match result {
             Ok(d) => d,
             Err(Abort::Interrupted) => {
@@ -506,6 +518,8 @@ fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
         )));
     }
     check_resumable(&old, &fresh, path)?;
+    // As a real run: a point a reader would refuse is dropped, named, and measured again.
+    let old = session::resumable(old, &fresh, path);
     let mut cores = old.config.cores.clone();
     cores.extend(&fresh.config.cores);
     cores.sort_unstable();

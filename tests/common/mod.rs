@@ -158,8 +158,16 @@ pub fn phase(
             median: value,
             mean,
             stddev: var.sqrt(),
-            min: samples.iter().map(|s| s.mbps).fold(f64::INFINITY, f64::min),
-            max: samples.iter().map(|s| s.mbps).fold(0.0, f64::max),
+            // Of rounds, as `measure` summarizes them (the whole stream: every thread),
+            // holding the median.
+            min: samples
+                .iter()
+                .map(|s| s.mbps * f64::from(threads))
+                .fold(value, f64::min),
+            max: samples
+                .iter()
+                .map(|s| s.mbps * f64::from(threads))
+                .fold(value, f64::max),
             count: samples.len() as u64,
         },
         sampling: format!(
