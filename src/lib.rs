@@ -25,11 +25,15 @@
 //!   place of traces and models, per host.
 //! - [`simulate`]: simulated machines, a known truth and seeded noisy draws from it, so the
 //!   sweep and the fit are judged in seconds without a node.
-//! - [`model`]: the paper's equations, pure functions of typed parameters; `overlap`:
-//!   Langguth et al.'s time of an overlapped step, and `advise` built on it; [`network`]:
-//!   Martinasso and Méhaut's contention between concurrent communications in the network.
-//! - [`units`]: the units of every number: byte sizes as typed, the `units` block of the JSON;
-//!   [`cores`]: core-count lists as users type them (`1..4,8`); [`stats`]: medians, spreads
+//! - `overlap`: Langguth et al.'s time of an overlapped step, and `advise` built on it.
+//! - The lowest layer is a crate of its own, `contention-model` (folder `model/`), so the
+//!   compiler holds that it does no I/O and names nothing above it; re-exported here under
+//!   the paths it always had: [`model`], the paper's equations, pure functions of typed
+//!   parameters; [`network`], Martinasso and Méhaut's contention between concurrent
+//!   communications in the network; [`units`], the units of every number (byte sizes as
+//!   typed, the `units` block of the JSON); [`cores`], core-count lists as users type them
+//!   (`1..4,8`).
+//! - [`stats`]: medians, spreads
 //!   and quantiles of noisy samples; [`provenance`]: the build that produced an output;
 //!   `header`: the fields every report opens with (which layout, build, model, machine);
 //!   [`timestamp`]: UTC timestamps in RFC 3339; [`error`]: the errors the user sees and
@@ -46,7 +50,6 @@ pub mod check;
 pub mod cli;
 #[cfg(feature = "cli")]
 pub mod commands;
-pub mod cores;
 pub mod dataset;
 pub mod design;
 pub mod error;
@@ -57,9 +60,7 @@ pub mod io;
 pub mod kernels;
 pub mod machine;
 pub mod measure;
-pub mod model;
 pub mod mpi;
-pub mod network;
 pub(crate) mod overlap;
 pub mod plausible;
 pub mod plot;
@@ -73,6 +74,10 @@ pub mod survey;
 pub(crate) mod sys;
 pub mod timestamp;
 pub mod trace;
-pub mod units;
 
 pub use error::{Error, Result};
+
+// The layer below, a crate of its own (`contention-model`), under the paths the rest of this
+// crate and its users have always named.
+pub use contention_model as model;
+pub use contention_model::{cores, network, units};

@@ -585,7 +585,7 @@ fn bootstrap_intervals_reach_predict_and_a_model_without_them_still_loads() {
 fn a_cpu_copy_model_without_kappa_in_its_intervals_or_refits_is_refused() {
     let dir = temp_dir("cpu-copy-intervals");
     let mut v: serde_json::Value =
-        serde_json::from_str(include_str!("../src/model/paper/paper-henri.json")).unwrap();
+        serde_json::from_str(include_str!("../model/src/paper/paper-henri.json")).unwrap();
     v["variant"] = "cpu-copy".into();
     let mut intervals = serde_json::json!({});
     for side in ["local", "remote"] {

@@ -3,7 +3,7 @@
 
 use crate::common::{contention, stderr, stdout, temp_dir};
 
-const HENRI: &str = include_str!("../src/model/paper/paper-henri.json");
+const HENRI: &str = include_str!("../model/src/paper/paper-henri.json");
 
 #[test]
 fn predict_json_has_the_documented_layout() {

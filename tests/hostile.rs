@@ -128,7 +128,7 @@ fn inputs_must_be_regular_files_of_bounded_size() {
     // Standard input is read only when named `-`.
     let out = crate::common::run::command()
         .args(["predict", "-m", "-", "-n", "1", "-f", "csv"])
-        .stdin(std::fs::File::open("src/model/paper/paper-henri.json").unwrap())
+        .stdin(std::fs::File::open("model/src/paper/paper-henri.json").unwrap())
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -175,7 +175,7 @@ fn huge_core_ranges_are_refused_before_allocating() {
 
 /// A model file in `dir` with henri's parameters and `edit` applied to its JSON.
 fn model_with(dir: &std::path::Path, name: &str, edit: impl Fn(&mut serde_json::Value)) -> String {
-    let text = include_str!("../src/model/paper/paper-henri.json");
+    let text = include_str!("../model/src/paper/paper-henri.json");
     let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
     edit(&mut v);
     let path = dir.join(name);

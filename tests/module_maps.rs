@@ -1,4 +1,5 @@
-//! The module maps cannot drift: every file of `src/` that declares submodules (`lib.rs`,
+//! The module maps cannot drift: every file of `src/` (and of each member crate's `src/`,
+//! such as `model/src/`) that declares submodules (`lib.rs`,
 //! each `mod.rs`, or a `name.rs` beside a `name/` folder) names each of them in its leading
 //! `//!` doc, as `` `name` `` or [`` `name` ``]. A newcomer reads the map to know where things
 //! live; a module added without a line there is one the map hides.
@@ -75,6 +76,13 @@ fn every_module_is_named_in_its_parents_map() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     rust_files(&root.join("src"), &mut files);
+    // The workspace's member crates, each a folder at the top with its own Cargo.toml.
+    for entry in std::fs::read_dir(root).unwrap() {
+        let dir = entry.unwrap().path();
+        if dir.join("Cargo.toml").is_file() && dir.join("src").is_dir() {
+            rust_files(&dir.join("src"), &mut files);
+        }
+    }
     files.sort();
     let mut problems = Vec::new();
     for file in &files {

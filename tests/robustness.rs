@@ -44,7 +44,7 @@ use std::time::{Duration, Instant};
 use surfaces::Surfaces;
 
 const TRACE: &str = include_str!("data/traces/vm-local.json");
-const MODEL: &str = include_str!("../src/model/paper/paper-henri.json");
+const MODEL: &str = include_str!("../model/src/paper/paper-henri.json");
 const CSV: &str = include_str!("data/henri-sweep.csv");
 const GRAPH: &str = include_str!("data/network/figure3.json");
 const PENALTIES: &str = include_str!("data/network/figure3-penalties.json");

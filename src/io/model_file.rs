@@ -346,7 +346,7 @@ fn schema_problem(e: &serde_path_to_error::Error<serde_json::Error>) -> Problem 
 mod tests {
     use super::*;
 
-    const HENRI: &str = include_str!("../model/paper/paper-henri.json");
+    const HENRI: &str = include_str!("../../model/src/paper/paper-henri.json");
 
     fn problems(text: &str) -> Vec<String> {
         let err = parse(text, "m.json").expect_err("an invalid model");

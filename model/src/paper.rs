@@ -19,7 +19,7 @@ pub(crate) const MODELS: [(&str, &str); 9] = [
 ];
 
 /// The JSON of the paper's model for `name`, if the paper has that machine.
-pub(crate) fn model_json(name: &str) -> Option<&'static str> {
+pub fn model_json(name: &str) -> Option<&'static str> {
     MODELS.iter().find(|(n, _)| *n == name).map(|(_, j)| *j)
 }
 
@@ -28,10 +28,14 @@ pub fn names() -> Vec<&'static str> {
     MODELS.iter().map(|(n, _)| *n).collect()
 }
 
-/// The paper's model for `name`, parsed without the I/O layer: the equations' tests pin them
-/// to the paper's values.
-#[cfg(test)]
-pub(crate) fn model(name: &str) -> super::Model {
+/// The paper's model for `name`, parsed without the I/O layer (no validation, no file name):
+/// the equations' tests, and those of the crates above, pin them to the paper's values.
+///
+/// # Panics
+///
+/// If the paper has no machine `name` ([`names`] lists them): for tests, where the name is
+/// a literal. Users' names go through [`model_json`] and the model-file reader.
+pub fn model(name: &str) -> super::Model {
     let json = model_json(name).expect("a machine of the paper");
     serde_json::from_str(json).expect("the paper's model files parse")
 }

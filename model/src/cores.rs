@@ -40,20 +40,20 @@ const FORMS: &str = "write a count (`4`), an inclusive range (`1..18`) or a comm
 
 impl CoreList {
     /// The list `1..=max`.
-    pub(crate) fn up_to(max: u32) -> Self {
+    pub fn up_to(max: u32) -> Self {
         CoreList((1..=max).collect())
     }
 
     /// The sweep `measure` makes when `--cores` is not given, on a socket of `max` free
-    /// cores: every count up to [`DENSE_SWEEP`] of them, and on a larger socket the first
-    /// [`DENSE_HEAD`] counts (where communications start to lose bandwidth, from the first
+    /// cores: every count up to `DENSE_SWEEP` of them, and on a larger socket the first
+    /// `DENSE_HEAD` counts (where communications start to lose bandwidth, from the first
     /// computing core on a real node) then counts spaced geometrically up to `max`, so that
     /// the default's three runs stay within 15 minutes on a 128-core socket (18 counts x 3
     /// runs x at most 14.4 s a point, with --max-phase 1.5) where every count would take 90.
     /// A geometric grid puts as many counts between 8 and 16 cores as between 64 and 128:
     /// the breakpoints of section 3.2 (`N_seq^max`, `N_par^max`) are read to within a
     /// step of 12-25 %, and `--cores 1..N` measures every count.
-    pub(crate) fn default_sweep(max: u32) -> Self {
+    pub fn default_sweep(max: u32) -> Self {
         if max <= DENSE_SWEEP {
             return CoreList::up_to(max);
         }
@@ -69,7 +69,7 @@ impl CoreList {
     }
 
     /// The list of `counts` (any order, duplicates allowed).
-    pub(crate) fn from_counts(counts: &[u32]) -> Self {
+    pub fn from_counts(counts: &[u32]) -> Self {
         let mut v = counts.to_vec();
         v.sort_unstable();
         v.dedup();
@@ -77,13 +77,13 @@ impl CoreList {
     }
 
     /// The counts, ascending.
-    pub(crate) fn counts(&self) -> &[u32] {
+    pub fn counts(&self) -> &[u32] {
         &self.0
     }
 
     /// Refuses counts above `limit` (the cores of one socket, for the model), naming `what`
     /// that limit is.
-    pub(crate) fn check_max(&self, limit: u32, what: &str) -> Result<(), CoreListError> {
+    pub fn check_max(&self, limit: u32, what: &str) -> Result<(), CoreListError> {
         match self.0.iter().find(|&&n| n > limit) {
             Some(n) => Err(CoreListError(format!(
                 "core count {n} is beyond {what} ({limit}); use counts in 1..{limit}"

@@ -100,7 +100,7 @@ pub(super) fn curve(p: &Params, kappa: f64, max_cores: u32) -> Vec<CurvePoint> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::bandwidth;
+    use crate::bandwidth;
 
     /// The 16-core node's local side, about as fitted: 20 GB/s a core, 159 GB/s in all,
     /// 6.3 GB/s of copies alone.

@@ -15,11 +15,11 @@ use std::collections::HashMap;
 /// One communication during one step.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StepEntry {
-    pub(crate) id: String,
+    pub id: String,
     /// Its penalty in this step, after any receive cap.
-    pub(crate) penalty: f64,
+    pub penalty: f64,
     /// Bytes left to send when the step ends (0 if it finished in this step).
-    pub(crate) remaining_bytes: f64,
+    pub remaining_bytes: f64,
 }
 
 /// One step `K_s` of the dynamic contention graph.
@@ -27,9 +27,9 @@ pub struct StepEntry {
 pub struct Step {
     /// When the step starts and ends, in seconds.
     pub(crate) start: f64,
-    pub(crate) end: f64,
+    pub end: f64,
     /// The active communications, in the graph's order.
-    pub(crate) active: Vec<StepEntry>,
+    pub active: Vec<StepEntry>,
 }
 
 /// The solution: every step, and each communication's end time (graph order).

@@ -16,34 +16,34 @@ pub type Interval = [f64; 2];
 /// reads the refitted models to give every bandwidth an interval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Uncertainty {
-    pub(crate) method: String,
-    pub(crate) resamples: u32,
+    pub method: String,
+    pub resamples: u32,
     /// How many of the resamples' refits found nothing better than the full fit and kept it
     /// (`None` in files written before it was counted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) kept_full_fit: Option<u32>,
-    pub(crate) seed: u64,
+    pub kept_full_fit: Option<u32>,
+    pub seed: u64,
     /// The intervals' level (0.95).
-    pub(crate) level: f64,
+    pub level: f64,
     pub local: ParamIntervals,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) remote: Option<ParamIntervals>,
+    pub remote: Option<ParamIntervals>,
     /// The refitted parameter sets, one per resample.
-    pub(crate) replicates: Vec<Replicate>,
+    pub replicates: Vec<Replicate>,
 }
 
 /// One bootstrap resample's parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Replicate {
-    pub(crate) local: Params,
+pub struct Replicate {
+    pub local: Params,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) remote: Option<Params>,
+    pub remote: Option<Params>,
 }
 
 impl Replicate {
     /// The refit as a model of `machine`, to predict with or to check against the model's
     /// rules (a refit may break them: `predict --intervals` leaves those out).
-    pub(crate) fn model(&self, machine: &super::Machine) -> super::Model {
+    pub fn model(&self, machine: &super::Machine) -> super::Model {
         super::Model {
             schema_version: super::SCHEMA_VERSION,
             machine: machine.clone(),
@@ -66,22 +66,22 @@ const KAPPA: &str = "kappa";
 
 impl ParamIntervals {
     /// The intervals, in the order of [`Params::NAMES`], and `kappa`'s.
-    pub(crate) fn new(intervals: [Interval; Params::COUNT], kappa: Option<Interval>) -> Self {
+    pub fn new(intervals: [Interval; Params::COUNT], kappa: Option<Interval>) -> Self {
         ParamIntervals(intervals, kappa)
     }
 
     /// Zero-width intervals at `p`'s values (a bootstrap that produced nothing).
-    pub(crate) fn point(p: &Params) -> Self {
+    pub fn point(p: &Params) -> Self {
         ParamIntervals(p.values().map(|v| [v, v]), p.kappa.map(|k| [k, k]))
     }
 
     /// The intervals, in the order of [`Params::NAMES`].
-    pub(crate) fn as_array(&self) -> [Interval; Params::COUNT] {
+    pub fn as_array(&self) -> [Interval; Params::COUNT] {
         self.0
     }
 
     /// The interval of the cpu-copy variant's `kappa`, when the side has one.
-    pub(crate) fn kappa(&self) -> Option<Interval> {
+    pub fn kappa(&self) -> Option<Interval> {
         self.1
     }
 

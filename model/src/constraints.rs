@@ -4,7 +4,7 @@
 //! would predict contention that speeds computations up or stops them entirely.
 //!
 //! Validation is pure: it returns every broken rule with the field it concerns, and the I/O
-//! layer ([`crate::io::model_file`]) adds the file name.
+//! layer (the reader of model files, in the `contention` crate) adds the file name.
 //!
 //! Measured parameters carry noise, so a rule that compares two measured quantities allows
 //! [`TOLERANCE`] (the nine models of the paper's Appendix B meet every rule with it; the worst,
@@ -23,26 +23,26 @@ pub const TOLERANCE: f64 = 0.05;
 
 /// Smallest bandwidth a model may hold (1 kB/s): smaller ones are typing errors, and
 /// subnormal values (`1e-320`) make divisions overflow downstream.
-pub(crate) const MIN_BANDWIDTH: f64 = 1e-3;
+pub const MIN_BANDWIDTH: f64 = 1e-3;
 /// Largest bandwidth a model may hold (10^12 MB/s, an exabyte per second): beyond it `n *
 /// B_seq^comp` and the network solver's arithmetic leave the finite numbers.
-pub(crate) const MAX_BANDWIDTH: f64 = 1e12;
+pub const MAX_BANDWIDTH: f64 = 1e12;
 
 /// Largest `kappa` a cpu-copy model may hold ([`super::cpu_copy`]): the copies then keep
 /// under 0.1 % of their bandwidth from the first loaded core, which no machine shows.
-pub(crate) const MAX_KAPPA: f64 = 1e3;
+pub const MAX_KAPPA: f64 = 1e3;
 
 /// Bounds no real machine reaches, so that a corrupt file (`cores_per_socket: 4294967295`)
 /// is refused instead of making the tool allocate a prediction for every core count.
-pub(crate) const MAX_CORES_PER_SOCKET: u32 = crate::cores::MAX_COUNT;
-pub(crate) const MAX_NUMA_NODES: u32 = 1024;
+pub const MAX_CORES_PER_SOCKET: u32 = crate::cores::MAX_COUNT;
+pub const MAX_NUMA_NODES: u32 = 1024;
 
 /// One broken rule: the dotted field path (`local.alpha`), the value seen and the rule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
-    pub(crate) field: String,
-    pub(crate) value: String,
-    pub(crate) rule: String,
+    pub field: String,
+    pub value: String,
+    pub rule: String,
 }
 
 impl fmt::Display for Problem {
@@ -78,7 +78,7 @@ impl Model {
         if m.name.chars().any(char::is_control) {
             out.push(problem(
                 "machine.name".into(),
-                crate::error::escape(&format!("{:?}", m.name)),
+                crate::text::escape(&format!("{:?}", m.name)),
                 "must not hold control characters: the name is printed to terminals",
             ));
         }
@@ -144,7 +144,7 @@ impl Params {
     /// Every rule of one parameter set broken, fields prefixed with `side` (`local`/`remote`):
     /// each value in the range of its kind, then, when they all are, the rules of the model's
     /// meaning (equations 1, 3, 4 and 6).
-    pub(crate) fn problems(&self, side: &str, cores_per_socket: u32) -> Vec<Problem> {
+    pub fn problems(&self, side: &str, cores_per_socket: u32) -> Vec<Problem> {
         // Kind by kind, so that the bandwidths come first as they always have.
         let kinds = [
             ParamKind::Bandwidth,
@@ -193,7 +193,7 @@ impl Uncertainty {
     ///
     /// The fitted value itself may lie outside its interval (a percentile interval of the
     /// refits need not hold the full fit), so that is not a rule.
-    pub(crate) fn problems(&self, model: &Model) -> Vec<Problem> {
+    pub fn problems(&self, model: &Model) -> Vec<Problem> {
         let mut out = Vec::new();
         if !(self.level > 0.0 && self.level < 1.0) {
             out.push(problem(
@@ -361,7 +361,7 @@ impl ParamKind {
     /// floor of 1e-6, as the fit's): what an interval widened past the range is cut back to,
     /// so that the intervals the tool writes meet the rules it reads them with. Core counts
     /// are returned as they are: their bound is the socket's, which the caller knows.
-    pub(crate) fn nearest_valid(self, v: f64) -> f64 {
+    pub fn nearest_valid(self, v: f64) -> f64 {
         match self {
             ParamKind::Bandwidth => v.clamp(MIN_BANDWIDTH, MAX_BANDWIDTH),
             ParamKind::Slope => v.clamp(-MAX_BANDWIDTH, MAX_BANDWIDTH),
@@ -505,7 +505,7 @@ fn curve_rules(p: &Params, side: &str, cores: u32) -> Option<Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::paper;
+    use crate::paper;
 
     #[test]
     fn the_paper_models_meet_every_rule() {

@@ -77,11 +77,11 @@ mod tests {
     use super::*;
 
     fn henri_local() -> Params {
-        crate::model::paper::model("henri").local
+        crate::paper::model("henri").local
     }
 
     fn dahu_local() -> Params {
-        crate::model::paper::model("dahu").local
+        crate::paper::model("dahu").local
     }
 
     #[test]
@@ -96,9 +96,9 @@ mod tests {
     #[test]
     fn n_seq_below_n_par_is_the_same_curve_from_n_par() {
         // henri-subnuma's remote side: N_seq^max 4 below N_par^max 11 in the paper's table.
-        let p = crate::model::paper::model("henri-subnuma").remote.unwrap();
+        let p = crate::paper::model("henri-subnuma").remote.unwrap();
         assert!(p.n_seq_max < p.n_par_max);
-        let q = crate::model::total::seq_after_par(&p);
+        let q = crate::total::seq_after_par(&p);
         assert_eq!((q.n_par_max, q.n_seq_max, q.delta_r), (11, 11, p.delta_r));
         for (a, b) in curve(&p, 32).iter().zip(curve(&q, 32)) {
             for (x, y) in [
@@ -111,11 +111,7 @@ mod tests {
             }
         }
         let dahu = dahu_local();
-        assert_eq!(
-            crate::model::total::seq_after_par(&dahu),
-            dahu,
-            "already in order"
-        );
+        assert_eq!(crate::total::seq_after_par(&dahu), dahu, "already in order");
     }
 
     #[test]
@@ -178,8 +174,8 @@ mod tests {
 
     #[test]
     fn the_least_t_seq_max_predicts_the_same_and_is_reached_where_it_binds() {
-        for name in crate::model::paper::names() {
-            let m = crate::model::paper::model(name);
+        for name in crate::paper::names() {
+            let m = crate::paper::model(name);
             for p in std::iter::once(m.local).chain(m.remote) {
                 let cores = m.machine.cores_per_socket;
                 // Lowered to it, never raised (billy's table has computations faster in

@@ -17,7 +17,7 @@ pub struct Placement {
 
 impl Placement {
     /// Both streams' data on one node: the case where contention bites (section 4.2).
-    pub(crate) fn shares_node(&self) -> bool {
+    pub fn shares_node(&self) -> bool {
         self.comp_numa == self.comm_numa
     }
 }
@@ -64,12 +64,12 @@ pub(crate) fn loss_ratio(alone: f64, parallel: f64) -> f64 {
 
 impl Point {
     /// Computations' loss ratio, `comp_alone / comp_parallel`.
-    pub(crate) fn comp_loss(&self) -> f64 {
+    pub fn comp_loss(&self) -> f64 {
         loss_ratio(self.comp_alone, self.comp_parallel)
     }
 
     /// Communications' loss ratio, `comm_alone / comm_parallel`.
-    pub(crate) fn comm_loss(&self) -> f64 {
+    pub fn comm_loss(&self) -> f64 {
         loss_ratio(self.comm_alone, self.comm_parallel)
     }
 }
@@ -106,9 +106,9 @@ pub struct PlacementPrediction {
     pub comp_numa: u32,
     pub comm_numa: u32,
     /// Both data on one node (marked in the table: that is where contention bites).
-    pub(crate) shared_node: bool,
+    pub shared_node: bool,
     pub comp_model: Source,
-    pub(crate) comm_model: Source,
+    pub comm_model: Source,
     pub points: Vec<Point>,
 }
 
@@ -146,7 +146,7 @@ pub(crate) const MAX_INTERVAL_PREDICTIONS: usize = 1 << 22;
 
 /// Refuses, before anything is computed, intervals for `placements` x `cores` rows from
 /// `replicates` refits past [`MAX_INTERVAL_PREDICTIONS`].
-pub(crate) fn check_interval_work(
+pub fn check_interval_work(
     placements: usize,
     cores: usize,
     replicates: usize,
@@ -214,8 +214,6 @@ impl fmt::Display for PredictError {
 }
 
 impl std::error::Error for PredictError {}
-// A placement or core count the model cannot give is the user's to fix (exit 2).
-crate::error::wrap!(Input: PredictError);
 
 /// The three curves a model can need, computed once for all placements.
 struct Curves {
@@ -373,7 +371,7 @@ pub fn predict(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::params::Machine;
+    use crate::params::Machine;
 
     fn params(b_seq_comm: f64, t: f64) -> Params {
         Params {
@@ -400,7 +398,7 @@ mod tests {
                 numa_per_socket: 2,
                 cores_per_socket: 8,
             },
-            variant: crate::model::Variant::Paper,
+            variant: crate::Variant::Paper,
             local: params(10000.0, 40000.0),
             remote: Some(params(7000.0, 15000.0)),
         }
@@ -462,9 +460,6 @@ mod tests {
         m.remote = None;
         assert_eq!(all_placements(&m).len(), 4);
         let err = predict(&m, &one(2, 0), &[1]).unwrap_err();
-        assert!(err.to_string().contains("no `remote`"), "{err}");
-        let err = crate::error::Error::from(err);
-        assert_eq!(err.exit_code(), crate::error::EXIT_INPUT);
         assert!(err.to_string().contains("no `remote`"), "{err}");
     }
 }

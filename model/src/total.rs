@@ -8,9 +8,9 @@ use super::params::Params;
 /// The model's prediction for one core count and one parameter set (MB/s).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CurvePoint {
-    pub(crate) cores: u32,
+    pub cores: u32,
     /// `T(n)`, equation 1: what the memory system gives both streams together.
-    pub(crate) total: f64,
+    pub total: f64,
     /// `B_seq^comp(n)`, equation 6: computations alone.
     pub comp_alone: f64,
     /// `B_par^comp(n)`, equation 3: computations while communications run.
@@ -24,7 +24,7 @@ pub struct CurvePoint {
 ///
 /// The linear pieces can cross zero when a steep `delta` is extrapolated far beyond the
 /// calibrated cores; a bandwidth cannot be negative, so the result is clamped at 0.
-pub(crate) fn total(p: &Params, n: u32) -> f64 {
+pub fn total(p: &Params, n: u32) -> f64 {
     let n = f64::from(n);
     let (n_par, n_seq) = (f64::from(p.n_par_max), f64::from(p.n_seq_max));
     let t = if n <= n_par {
@@ -45,7 +45,7 @@ pub(crate) fn total(p: &Params, n: u32) -> f64 {
 /// + 1`, and equation 6 reads `T(n)`), and the breakpoint then says where the last piece
 /// starts, which is all the data can tell of it: a fit or a resample that placed it below
 /// `N_par^max` has not located it there, and its interval must not reach down because of it.
-pub(crate) fn seq_after_par(p: &Params) -> Params {
+pub fn seq_after_par(p: &Params) -> Params {
     if p.n_seq_max >= p.n_par_max {
         return *p;
     }
@@ -58,6 +58,6 @@ pub(crate) fn seq_after_par(p: &Params) -> Params {
 }
 
 /// `R(n)`, equation 2: what `n` cores request plus the bandwidth assured to communications.
-pub(crate) fn required(p: &Params, n: u32) -> f64 {
+pub fn required(p: &Params, n: u32) -> f64 {
     f64::from(n) * p.b_seq_comp + p.alpha * p.b_seq_comm
 }

@@ -1,5 +1,8 @@
-//! The contention model of Denis, Jeannot and Swartvagher (RR-9451, 2022), as pure functions
-//! of typed parameters: no I/O, no threads, nothing measured here.
+//! `contention-model`: the contention model of Denis, Jeannot and Swartvagher (RR-9451,
+//! 2022) and the laws around it, as pure functions of typed parameters: no I/O, no threads,
+//! nothing measured here. A crate of its own so that the compiler holds that rule: its only
+//! dependencies are serde and serde_json, and nothing of the `contention` crate above it
+//! (traces, calibration, the benchmark, MPI) can be named here.
 //!
 //! - `params`: the ten parameters of section 3.1 per side, their one list of names, the
 //!   machine.
@@ -10,9 +13,14 @@
 //! - [`cpu_copy`]: the variant for communications done by CPU cores (copies between two
 //!   ranks of one host): equation 4 replaced by a loaded-latency law.
 //! - [`placement`]: equations 7-8, every placement of the data on the NUMA nodes (Algorithms 3-4).
-//! - `uncertainty`: the bootstrap's intervals and refitted parameter sets a model file may
+//! - [`uncertainty`]: the bootstrap's intervals and refitted parameter sets a model file may
 //!   hold.
 //! - [`paper`]: the paper's Appendix B tables, built into the binary.
+//! - [`network`]: Martinasso and Méhaut's contention between concurrent communications in
+//!   the network (section 3.2 of theirs).
+//! - [`units`]: the units of every number: byte sizes as typed, the `units` block of the
+//!   JSON; [`cores`]: core-count lists as users type them (`1..4,8`); [`text`]: text read
+//!   from files made safe to print.
 
 pub mod bandwidth;
 pub mod constraints;
@@ -21,12 +29,17 @@ pub mod paper;
 pub(crate) mod params;
 pub mod placement;
 pub mod total;
-pub(crate) mod uncertainty;
+pub mod uncertainty;
+
+pub mod cores;
+pub mod network;
+pub mod text;
+pub mod units;
 
 pub use constraints::Problem;
-pub(crate) use params::SCHEMA_VERSION;
+pub use params::SCHEMA_VERSION;
 pub use params::{Machine, Model, ParamKind, Params, Variant};
-pub(crate) use placement::check_interval_work;
+pub use placement::check_interval_work;
 pub use placement::{all_placements, Placement, PlacementPrediction, PredictError};
 pub use placement::{predict, Point};
-pub(crate) use uncertainty::{Interval, ParamIntervals, Replicate, Uncertainty};
+pub use uncertainty::{Interval, ParamIntervals, Replicate, Uncertainty};

@@ -9,7 +9,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// `95 s`, `12 min 5 s`, `2 h 3 min`: a measuring time as a person reads it.
-pub(crate) fn human_seconds(s: f64) -> String {
+pub fn human_seconds(s: f64) -> String {
     let s = s.max(0.0).round() as u64;
     match s {
         0..=119 => format!("{s} s"),
@@ -19,7 +19,7 @@ pub(crate) fn human_seconds(s: f64) -> String {
 }
 
 /// A byte count as people read it: `1.5 GiB`, `64 MiB`, `512 KiB`.
-pub(crate) fn human_bytes(b: u64) -> String {
+pub fn human_bytes(b: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
     let mut v = b as f64;
     let mut u = 0;
@@ -36,7 +36,7 @@ pub(crate) fn human_bytes(b: u64) -> String {
 
 /// A number as a user would type it, for an error that names it: `1e308`, not 309 digits
 /// (scientific notation from a million on; `NaN` and `inf` as they are).
-pub(crate) fn short_number(v: f64) -> String {
+pub fn short_number(v: f64) -> String {
     // Plain notation beyond these prints hundreds of digits (`1e308`, `5e-324`).
     if v.abs() >= 1e6 || (v != 0.0 && v.abs() < 1e-4) {
         format!("{v:e}")
@@ -49,7 +49,7 @@ pub(crate) fn short_number(v: f64) -> String {
 /// to suggest, which must not fall below the value it was computed as. A relative margin of
 /// 1e-12 keeps a value already on the grid (`0.3`, whose product with 100 is
 /// 30.000000000000004) from being pushed to the next step.
-pub(crate) fn round_up(v: f64) -> f64 {
+pub fn round_up(v: f64) -> f64 {
     if !(v.is_finite() && v > 0.0) {
         return v;
     }
@@ -61,7 +61,7 @@ pub(crate) fn round_up(v: f64) -> f64 {
 /// `calibration`) so that a script never has to guess whether a size is binary or a
 /// bandwidth decimal: one struct, so every report says it the same way.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub(crate) struct Units {
+pub struct Units {
     pub(crate) bandwidth: &'static str,
     pub(crate) bytes: &'static str,
     pub(crate) time: &'static str,
@@ -70,7 +70,7 @@ pub(crate) struct Units {
 }
 
 /// The units of every report but `overlap`'s.
-pub(crate) const UNITS: Units = Units {
+pub const UNITS: Units = Units {
     bandwidth: "MB/s (10^6 B/s)",
     bytes: "B",
     time: "s",
@@ -79,7 +79,7 @@ pub(crate) const UNITS: Units = Units {
 };
 
 /// `overlap` takes its times from the user, in any unit, and answers in the same one.
-pub(crate) const UNITS_OF_INPUT_TIMES: Units = Units {
+pub const UNITS_OF_INPUT_TIMES: Units = Units {
     time: "the unit of the inputs",
     ..UNITS
 };

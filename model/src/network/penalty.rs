@@ -169,7 +169,7 @@ impl PenaltyModel for InfiniBand {
 /// fraction of the link bandwidth) is the penalty `1 / r`.
 #[derive(Debug, Clone, Copy)]
 pub struct FairShare {
-    pub(crate) receive_capacity: f64,
+    pub receive_capacity: f64,
 }
 
 impl Default for FairShare {
@@ -245,7 +245,7 @@ impl PenaltyModel for FairShare {
 /// penalty.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Explicit {
-    pub(crate) steps: Vec<BTreeMap<String, f64>>,
+    pub steps: Vec<BTreeMap<String, f64>>,
 }
 
 impl Explicit {

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The only model-file schema this build reads and writes.
-pub(crate) const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 1;
 
 /// What the model needs to know of the machine: how NUMA nodes group into sockets, and how
 /// many computing cores one socket has (the model covers one socket's cores, section 2.2).
@@ -87,7 +87,7 @@ impl Variant {
         }
     }
 
-    pub(crate) fn is_paper(&self) -> bool {
+    pub fn is_paper(&self) -> bool {
         *self == Variant::Paper
     }
 
@@ -118,7 +118,7 @@ pub enum ParamKind {
 impl ParamKind {
     /// Decimals a value of this kind is printed with: core counts whole, `alpha` to 3
     /// places, bandwidths and slopes to 0.1 MB/s.
-    pub(crate) fn decimals(self) -> usize {
+    pub fn decimals(self) -> usize {
         match self {
             ParamKind::Cores => 0,
             ParamKind::CommShare => 3,
@@ -129,11 +129,11 @@ impl ParamKind {
 
 impl Params {
     /// How many parameters one side has (section 3.1).
-    pub(crate) const COUNT: usize = 10;
+    pub const COUNT: usize = 10;
 
     /// Every parameter's name and kind, in the order of the model file's fields and of
     /// [`Params::values`].
-    pub(crate) const FIELDS: [(&'static str, ParamKind); Self::COUNT] = [
+    pub const FIELDS: [(&'static str, ParamKind); Self::COUNT] = [
         ("n_par_max", ParamKind::Cores),
         ("t_par_max", ParamKind::Bandwidth),
         ("n_seq_max", ParamKind::Cores),
@@ -147,7 +147,7 @@ impl Params {
     ];
 
     /// The parameters' names, in the order of [`Params::FIELDS`].
-    pub(crate) const NAMES: [&'static str; Self::COUNT] = {
+    pub const NAMES: [&'static str; Self::COUNT] = {
         let mut names = [""; Self::COUNT];
         let mut i = 0;
         while i < Self::COUNT {
@@ -159,16 +159,16 @@ impl Params {
 
     /// Positions in [`Params::NAMES`] of the parameters other code names one by one: a
     /// name is always read from the one list, never spelt again.
-    pub(crate) const N_PAR_MAX: usize = 0;
-    pub(crate) const T_PAR_MAX: usize = 1;
-    pub(crate) const N_SEQ_MAX: usize = 2;
-    pub(crate) const T_SEQ_MAX: usize = 3;
-    pub(crate) const ALPHA: usize = 5;
-    pub(crate) const B_SEQ_COMP: usize = 8;
+    pub const N_PAR_MAX: usize = 0;
+    pub const T_PAR_MAX: usize = 1;
+    pub const N_SEQ_MAX: usize = 2;
+    pub const T_SEQ_MAX: usize = 3;
+    pub const ALPHA: usize = 5;
+    pub const B_SEQ_COMP: usize = 8;
 
     /// The kind of the parameter called `name` (as in a model file, or `local.NAME` /
     /// `remote.NAME` as reports write it), if it is one.
-    pub(crate) fn kind_of(name: &str) -> Option<ParamKind> {
+    pub fn kind_of(name: &str) -> Option<ParamKind> {
         let bare = name.rsplit('.').next().unwrap_or(name);
         Self::FIELDS
             .iter()
@@ -177,7 +177,7 @@ impl Params {
     }
 
     /// The values in the order of [`Params::NAMES`], core counts as `f64`.
-    pub(crate) fn values(&self) -> [f64; Self::COUNT] {
+    pub fn values(&self) -> [f64; Self::COUNT] {
         [
             f64::from(self.n_par_max),
             self.t_par_max,
@@ -217,13 +217,13 @@ pub struct Model {
 impl Model {
     /// Whether a NUMA node (hwloc logical index) is on the first socket, the one whose cores
     /// compute: `m < #m` in equations 7 and 8.
-    pub(crate) fn is_local(&self, numa: u32) -> bool {
+    pub fn is_local(&self, numa: u32) -> bool {
         numa < self.machine.numa_per_socket
     }
 
     /// The NUMA nodes placements may use: all of them with a remote parameter set, the first
     /// socket's only without one.
-    pub(crate) fn predictable_nodes(&self) -> u32 {
+    pub fn predictable_nodes(&self) -> u32 {
         if self.remote.is_some() {
             self.machine.numa_nodes
         } else {

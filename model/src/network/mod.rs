@@ -27,11 +27,11 @@ pub struct Communication {
     /// Name shown in the output (the paper's Figure 3 uses `a`..`f`).
     pub id: String,
     /// Sending cluster node.
-    pub(crate) src: String,
+    pub src: String,
     /// Receiving cluster node.
-    pub(crate) dst: String,
+    pub dst: String,
     /// Message size in bytes (`m_i` of equation 2).
-    pub(crate) bytes: f64,
+    pub bytes: f64,
     /// When the communication starts, in seconds.
     #[serde(default)]
     pub start: f64,
@@ -41,7 +41,7 @@ pub struct Communication {
 /// bandwidth of a communication alone (seconds per byte, equation 1).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Graph {
-    pub(crate) alpha: f64,
+    pub alpha: f64,
     pub communications: Vec<Communication>,
 }
 
@@ -61,8 +61,8 @@ impl std::fmt::Display for GraphProblem {
 /// Bounds of a graph's values: `alpha` for links from 1 B/s to 10^18 B/s, at most 10^18
 /// bytes (an exabyte) per communication, start times within 10^9 s (32 years): every time the
 /// solver computes then stays finite, and near 10^9 s a double still resolves 10^-7 s.
-pub(crate) const MIN_ALPHA: f64 = 1e-18;
-pub(crate) const MAX_ALPHA: f64 = 1.0;
+pub const MIN_ALPHA: f64 = 1e-18;
+pub const MAX_ALPHA: f64 = 1.0;
 pub(crate) const MAX_BYTES: f64 = 1e18;
 pub(crate) const MAX_START: f64 = 1e9;
 
@@ -73,7 +73,7 @@ impl Graph {
     ///
     /// Values are bounded, not only positive: a subnormal `alpha` or `bytes` (`5e-324`) made
     /// the solver's steps too small to move time forward.
-    pub(crate) fn problems(&self) -> Vec<GraphProblem> {
+    pub fn problems(&self) -> Vec<GraphProblem> {
         let mut out = Vec::new();
         if let Some(rule) = alpha_problem(self.alpha) {
             out.push(GraphProblem {
