@@ -7,7 +7,7 @@
 //! node and the communication buffer on one (possibly other) NUMA node.
 
 use crate::cores::CoreList;
-use crate::machine::topology::{Core, Layout};
+use crate::machine::layout::{Core, Layout};
 use crate::trace::{CoreSlot, Plan};
 
 /// What the user asked for.

@@ -3,7 +3,7 @@
 //! core and every buffer's node, the sweep, the cache rule and what calibration will need.
 //! Text only: [`crate::measure::session`] decides, this file says what was decided.
 
-use crate::machine::topology::Layout;
+use crate::machine::layout::Layout;
 use crate::measure::runs;
 use crate::measure::session::{estimated_seconds, Resolved};
 use crate::measure::sweep::sampling::{MIN_ROUNDS, PHASE_STRETCH};

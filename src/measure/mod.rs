@@ -23,8 +23,10 @@ pub mod adaptive;
 pub mod choices;
 pub mod describe;
 pub mod options;
+#[cfg(feature = "mpi")]
 pub mod rank0;
 pub mod runs;
+#[cfg(feature = "mpi")]
 pub mod sender;
 pub mod session;
 pub mod simulation;

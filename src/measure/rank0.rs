@@ -9,7 +9,7 @@ use crate::machine::settings;
 use crate::measure::options::MeasureOptions;
 use crate::measure::sender;
 use crate::measure::session::{self, Rank0, Stop};
-use crate::measure::sweep::{comm, run::Abort};
+use crate::measure::sweep::{comm, rules::Abort};
 use crate::mpi::launch;
 use crate::mpi::progress;
 use crate::mpi::world::World;

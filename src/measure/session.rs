@@ -13,7 +13,9 @@ use crate::measure::adaptive::{self, AdaptiveOptions};
 use crate::measure::choices::CommPattern;
 use crate::measure::options::{MeasureOptions, MIN_BUFFER};
 use crate::measure::runs;
-use crate::measure::sweep::run::{Abort, Bench, Sampling, Starvation};
+use crate::measure::sweep::rules::{Abort, Sampling, Starvation};
+#[cfg(feature = "mpi")]
+use crate::measure::sweep::run::Bench;
 use crate::measure::sweep::sampling::{MIN_ROUNDS, PHASE_STRETCH};
 use crate::measure::sweep::sizing;
 use crate::mpi::progress::{self, Progress};

@@ -13,7 +13,7 @@ use crate::measure::choices::CommPattern;
 use crate::measure::options::MeasureOptions;
 use crate::measure::runs;
 use crate::measure::session;
-use crate::measure::sweep::run::{Abort, Sampling};
+use crate::measure::sweep::rules::{Abort, Sampling};
 use crate::measure::sweep::simulated::SimulatedBench;
 use crate::measure::sweep::sizing;
 use crate::model::Placement;

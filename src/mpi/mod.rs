@@ -17,10 +17,13 @@
 
 pub mod driver;
 pub mod flavour;
+#[cfg(feature = "mpi")]
 pub mod graph;
 pub mod launch;
 pub mod progress;
 pub mod signals;
 pub mod stack;
+#[cfg(feature = "mpi")]
 pub mod wire;
+#[cfg(feature = "mpi")]
 pub mod world;

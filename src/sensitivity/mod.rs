@@ -12,6 +12,7 @@
 //!   `crate::report::sensitivity`.
 //! - `error`: why a run cannot go on, each kind with its fix and its exit status.
 
+#[cfg(feature = "mpi")]
 pub(crate) mod bandit;
 pub(crate) mod builtin;
 pub(crate) mod error;

@@ -15,10 +15,12 @@
 
 pub mod error;
 pub mod identity;
+#[cfg(feature = "mpi")]
 pub mod job;
 pub mod manifest;
 pub mod pairing;
 pub mod plan;
+#[cfg(feature = "mpi")]
 pub mod ranks;
 pub mod second;
 pub mod simulated;

@@ -4,7 +4,7 @@
 //! on a simulated clock instead of running threads and MPI. A campaign that takes an hour on
 //! a node runs in seconds, and says how long the node would have taken.
 
-use crate::measure::sweep::run::{
+use crate::measure::sweep::rules::{
     watch_every_look, Abort, Executor, Rules, Sampling, Snapshot, Starvation, Streams, Verdict,
 };
 use crate::measure::sweep::sampling::{Span, Timings};
@@ -42,7 +42,7 @@ pub(crate) struct SimulatedBench<'a> {
 }
 
 impl SimulatedBench<'_> {
-    /// Runs `points` in order as [`crate::measure::sweep::run::Bench::sweep`] does, calling `phase` when a
+    /// Runs `points` in order as the real sweep (`run::Bench::sweep`) does, calling `phase` when a
     /// phase starts and `done` after each point with the simulated time its phases took (so
     /// a campaign stopped by Ctrl-C keeps the time of the points it saved); returns the
     /// simulated time of every phase.
