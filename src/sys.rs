@@ -8,7 +8,9 @@
 //! puts each computing thread on its own core and the communication thread on a core none of
 //! them uses.
 
+#[cfg(feature = "mpi")]
 use hwlocality::cpu::binding::CpuBindingFlags;
+#[cfg(feature = "mpi")]
 use hwlocality::Topology;
 use std::ffi::CString;
 use std::process::Command;
@@ -78,6 +80,7 @@ pub(crate) fn allowed_cpus() -> Vec<u32> {
     }
 }
 
+#[cfg(feature = "mpi")]
 /// Binds the calling thread to one hardware thread (OS index), strictly, through hwloc.
 pub(crate) fn bind_current_thread(topology: &Topology, pu_os: u32) -> Result<(), String> {
     let mut set = hwlocality::cpu::cpuset::CpuSet::new();

@@ -6,8 +6,10 @@ use crate::machine::settings;
 use crate::measure::options::MeasureOptions;
 use crate::measure::session;
 use crate::measure::simulation::{self, SimulateOptions};
+#[cfg(feature = "mpi")]
 use crate::measure::{rank0, sender};
 use crate::mpi::progress;
+#[cfg(feature = "mpi")]
 use crate::mpi::world::{self, Threading};
 use crate::mpi::{driver, launch, signals};
 use crate::simulate::Truth;
@@ -87,14 +89,28 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
         let interrupted = signals::install();
         return simulation::run(&options.measure, sim, mode, options.dry_run, interrupted);
     }
+    real_node(&options)
+}
+
+/// `measure` on this node: rank 0 or 1 inside the job, else the plan or the job's launch.
+#[cfg(feature = "mpi")]
+fn real_node(options: &Options) -> Result<()> {
     if driver::in_job() && !options.dry_run {
-        return as_rank(&options);
+        return as_rank(options);
     }
-    let hosts = hosts(&options);
+    let hosts = hosts(options);
     if options.dry_run {
-        return dry_run(&options, hosts.as_deref());
+        return dry_run(options, hosts.as_deref());
     }
-    launch_job(&options, hosts.as_deref())
+    launch_job(options, hosts.as_deref())
+}
+
+#[cfg(not(feature = "mpi"))]
+fn real_node(_: &Options) -> Result<()> {
+    Err(crate::error::built_without_mpi(
+        "measure on this node (its plan included)",
+        true,
+    ))
 }
 
 /// `--hosts`, or inside a Slurm allocation of two or more nodes, this node and another one
@@ -124,6 +140,7 @@ fn hosts(args: &Options) -> Option<Vec<String>> {
     Some(hosts)
 }
 
+#[cfg(feature = "mpi")]
 fn dry_run(args: &Options, hosts: Option<&[String]>) -> Result<()> {
     let session::Placed {
         layout, resolved, ..
@@ -164,6 +181,7 @@ fn shape<'a>(args: &Options, hosts: Option<&'a [String]>) -> launch::Shape<'a> {
     }
 }
 
+#[cfg(feature = "mpi")]
 /// The plan's lines on the launch: the library, the launcher chosen and why, its command
 /// line (or why none can start the job).
 fn planned_launch(args: &Options, hosts: Option<&[String]>) -> String {
@@ -185,6 +203,7 @@ fn planned_launch(args: &Options, hosts: Option<&[String]>) -> String {
     out
 }
 
+#[cfg(feature = "mpi")]
 /// From a shell: check what can be checked here, then start the job under the launcher.
 fn launch_job(args: &Options, hosts: Option<&[String]>) -> Result<()> {
     let var = |k: &str| std::env::var(k).ok();
@@ -336,6 +355,7 @@ fn job_ended(args: &Options, ended: driver::Ended) -> Result<()> {
     }
 }
 
+#[cfg(feature = "mpi")]
 /// Under the launcher: rank 0 measures, the other ranks send (and receive, in an exchange).
 fn as_rank(args: &Options) -> Result<()> {
     let interrupted = signals::install();

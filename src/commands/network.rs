@@ -6,7 +6,9 @@ use crate::cli::{NetworkArgs, PenaltiesArg, TableOrJson};
 use crate::error::{Error, Result};
 use crate::io::{graph_file, model_file};
 use crate::model::{self, Placement};
+#[cfg(feature = "mpi")]
 use crate::mpi::graph as measure_graph;
+#[cfg(feature = "mpi")]
 use crate::mpi::world::{self, Threading};
 use crate::mpi::{driver, launch};
 use crate::network::{self, Explicit, FairShare, Graph, InfiniBand, PenaltyModel};
@@ -90,6 +92,11 @@ pub fn run(args: &NetworkArgs) -> Result<()> {
 /// Runs `contention network` with checked options.
 pub fn run_options(args: &Options) -> Result<()> {
     let graph = graph_file::load_graph(&args.graph)?;
+    #[cfg(not(feature = "mpi"))]
+    if args.run {
+        return Err(crate::error::built_without_mpi("network --run", false));
+    }
+    #[cfg(feature = "mpi")]
     if args.run && driver::in_job() {
         return as_rank(args, &graph);
     }
@@ -101,6 +108,7 @@ pub fn run_options(args: &Options) -> Result<()> {
     let report = build_report(&graph, args, memory_cap)?;
     if args.run {
         // The prediction above refused bad input before starting MPI; the job prints it.
+        #[cfg(feature = "mpi")]
         return launch_job(args, &graph);
     }
     if let Some(f) = fraction.filter(|&f| f >= 1.0) {
@@ -113,6 +121,7 @@ pub fn run_options(args: &Options) -> Result<()> {
     report::emit(&report, args.format.into(), args.output.as_deref())
 }
 
+#[cfg(feature = "mpi")]
 /// From a shell: start this command again under the launcher, one rank per communication
 /// end, on this host or on the hosts `--hosts` gives the graph's nodes.
 fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
@@ -152,6 +161,7 @@ fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
     }
 }
 
+#[cfg(feature = "mpi")]
 /// Under the launcher: every rank runs its end of the graph; rank 0 predicts, compares and
 /// writes the report.
 fn as_rank(args: &Options, graph: &Graph) -> Result<()> {
@@ -198,6 +208,7 @@ fn as_rank(args: &Options, graph: &Graph) -> Result<()> {
     report::emit(&report, args.format.into(), args.output.as_deref())
 }
 
+#[cfg(feature = "mpi")]
 /// Says which communication ends ran elsewhere than `--hosts` asked (as MPI names the host:
 /// a launcher may resolve `node1` to `node1.cluster`), so a report is not read as a network
 /// measurement when it was not one.

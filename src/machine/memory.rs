@@ -7,8 +7,11 @@
 use crate::error::Result;
 use crate::trace::BufferPages;
 use crate::units::human_bytes;
+#[cfg(feature = "mpi")]
 use hwlocality::memory::binding::{Bytes, MemoryBindingFlags, MemoryBindingPolicy};
+#[cfg(feature = "mpi")]
 use hwlocality::memory::nodeset::NodeSet;
+#[cfg(feature = "mpi")]
 use hwlocality::Topology;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -144,6 +147,7 @@ pub(crate) fn check_fits(
     }
 }
 
+#[cfg(feature = "mpi")]
 /// Allocates `len` bytes on NUMA node `node_os` (OS index), or anywhere when `node_os` is
 /// `None` (`--no-bind`), and touches every page.
 pub fn allocate(
@@ -176,6 +180,7 @@ pub fn allocate(
     Ok(bytes)
 }
 
+#[cfg(feature = "mpi")]
 /// Writes every byte of `buf` once, so every page is faulted in (on its bound node) before
 /// anything is timed. One `memset`, also in unoptimised builds: a per-element loop there
 /// touched gigabytes at a tenth of the speed, and the tests' time limits paid for it.
@@ -185,6 +190,7 @@ fn touch(buf: &mut Bytes<'_>) {
     unsafe { std::ptr::write_bytes(buf.as_mut_ptr().cast::<u8>(), 0, len) };
 }
 
+#[cfg(feature = "mpi")]
 /// The buffer as initialised bytes (for MPI receives).
 pub fn as_bytes<'b>(buf: &'b mut Bytes<'_>) -> &'b mut [u8] {
     let len = buf.len();

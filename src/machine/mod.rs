@@ -3,13 +3,12 @@
 //!
 //! - [`layout`]: the machine as plain data (sockets, cores, NUMA nodes, caches, cards).
 //! - `topology`: that layout read from hwloc (or a saved XML, a synthetic description);
-//!   built with the `mpi` feature, as is `memory`.
+//!   built with the `mpi` feature.
 //! - [`plan`]: which cores compute, which core communicates, which nodes hold the buffers.
 //! - [`settings`]: the node's settings that change memory bandwidth (`/sys`, `/proc`).
-//! - `memory`: buffers bound to a NUMA node, and a node's free memory.
+//! - [`memory`]: buffers bound to a NUMA node, and a node's free memory.
 
 pub mod layout;
-#[cfg(feature = "mpi")]
 pub mod memory;
 pub mod plan;
 pub mod settings;

@@ -6,9 +6,11 @@ use crate::error::{Error, IoAction, Result};
 use crate::io::{atomic, tidy_csv, trace_file};
 use crate::kernels::stores::StoreSet;
 use crate::kernels::workload::Workload;
+use crate::machine::layout::Layout;
 use crate::machine::memory::{self};
 use crate::machine::plan::{self, Planned, Request, SenderPlan};
-use crate::machine::topology::{self, Layout};
+#[cfg(feature = "mpi")]
+use crate::machine::topology;
 use crate::measure::adaptive::{self, AdaptiveOptions};
 use crate::measure::choices::CommPattern;
 use crate::measure::options::{MeasureOptions, MIN_BUFFER};
@@ -25,7 +27,9 @@ use crate::trace::{
     TracePoint, Transport, TransportKind, TRACE_SCHEMA_VERSION,
 };
 use crate::units::human_bytes;
+#[cfg(feature = "mpi")]
 use hwlocality::memory::binding::Bytes;
+#[cfg(feature = "mpi")]
 use hwlocality::Topology;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -45,6 +49,7 @@ pub fn previous(a: &MeasureOptions, path: &Path) -> Result<Option<MeasureConfig>
     Ok(Some(trace_file::read_to_resume(path)?.config))
 }
 
+#[cfg(feature = "mpi")]
 /// What can be refused before the MPI job starts. With `rank0_here` (rank 0 will run on
 /// this host): the options against this machine (planned with rank 1 beside it when
 /// `rank1_here`), the trace's directory, overwriting or resuming it, and another run holding
@@ -227,6 +232,7 @@ impl Resolved {
     }
 }
 
+#[cfg(feature = "mpi")]
 /// A measurement placed on a machine: its hwloc topology (kept for binding the buffers), its
 /// layout, and the options resolved on it.
 pub struct Placed {
@@ -237,9 +243,11 @@ pub struct Placed {
     pub trace: PathBuf,
 }
 
+#[cfg(feature = "mpi")]
 /// What a plan for another machine (`--topology`) says of its store instructions.
 const OTHER_NODES_STORES: &str = "the node CPU's best";
 
+#[cfg(feature = "mpi")]
 /// The one way from options to a placement: load the machine (this one, or the hwloc XML
 /// `xml` of another, whose free memory is then unknown), lay it out, and [`resolve`] the
 /// options on it; with `previous`, against the trace `--resume` continues on its host.
@@ -523,6 +531,7 @@ pub(crate) fn point_seconds(c: &MeasureConfig) -> f64 {
 /// sweep refits its points as the first run would have.
 const SEED: u64 = 1;
 
+#[cfg(feature = "mpi")]
 /// How rank 0 reports each step of the sweep.
 pub(crate) struct Rank0<'a> {
     pub options: &'a MeasureOptions,
@@ -540,6 +549,7 @@ pub(crate) struct Rank0<'a> {
     pub comm: crate::measure::sweep::comm::Handle,
 }
 
+#[cfg(feature = "mpi")]
 /// The buffers of one run: a computing buffer per thread of its largest point, the ring
 /// rank 0 receives into, and the ring it sends from when the pattern exchanges.
 struct Buffers<'t> {
@@ -548,6 +558,7 @@ struct Buffers<'t> {
     send: Option<Bytes<'t>>,
 }
 
+#[cfg(feature = "mpi")]
 /// Why [`Rank0::run`] ended without a complete trace.
 pub(crate) enum Stop {
     /// Before any point: the trace is another run's, or another experiment than this run
@@ -557,6 +568,7 @@ pub(crate) enum Stop {
     Aborted(Abort, PathBuf),
 }
 
+#[cfg(feature = "mpi")]
 impl Rank0<'_> {
     /// Runs the sweep, saving the trace after every point. A stalled run ends the process
     /// from inside the sweep (see [`Abort::Stalled`]).

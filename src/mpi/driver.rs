@@ -11,7 +11,9 @@ use crate::error::{Error, Result};
 use crate::mpi::flavour::Choice;
 use crate::mpi::launch::{self, JobLine, Launcher, Running, Shape};
 use crate::mpi::progress;
-use crate::mpi::{signals, world};
+use crate::mpi::signals;
+#[cfg(feature = "mpi")]
+use crate::mpi::world;
 use std::ffi::OsString;
 
 /// Whether this process runs under a launcher, as a rank of the job, by its environment.
@@ -19,6 +21,7 @@ pub(crate) fn in_job() -> bool {
     launch::under_launcher(|k| std::env::var(k).ok())
 }
 
+#[cfg(feature = "mpi")]
 /// The launcher chosen for `shape` and its line that starts this binary again with its own
 /// arguments (with `dry_run`, less the dry run's own options: the line it shows is the one a
 /// real run would start).
@@ -32,6 +35,7 @@ pub(crate) fn plan_own(
     launch::plan_launch(launcher, &world::library(), shape, &exe, &argv)
 }
 
+#[cfg(feature = "mpi")]
 /// The job of a later run of `measure --runs` (the second and after): this command with
 /// `--resume` and without `--force`, so that rank 0 continues the trace the first launch
 /// started with the next run ([`crate::measure::runs::current`]) instead of overwriting it.

@@ -24,8 +24,11 @@ pub(crate) mod threshold;
 use crate::error::{Error, Result};
 use crate::mpi::signals;
 use crate::stats::median;
-use crate::sys::{self, bind_current_thread};
+use crate::sys;
+#[cfg(feature = "mpi")]
+use crate::sys::bind_current_thread;
 use error::SensitivityError;
+#[cfg(feature = "mpi")]
 use hwlocality::Topology;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -130,6 +133,7 @@ measurements. A latency-bound code (a pointer chase) looks sensitive here althou
 to throttling; compare it with `--builtin pointer-chase` on this machine before reading a \
 threshold as a bandwidth sensitivity.";
 
+#[cfg(feature = "mpi")]
 /// Runs the sweep and builds the report.
 pub(crate) fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport> {
     signals::install();
@@ -207,6 +211,12 @@ pub(crate) fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport
     })
 }
 
+/// [`run`] in a build without the `mpi` feature: the sweep needs hwloc to pin its threads.
+#[cfg(not(feature = "mpi"))]
+pub(crate) fn run(_: &Backend, _: &Options) -> Result<SensitivityReport> {
+    Err(crate::error::built_without_mpi("sensitivity", false))
+}
+
 /// How many times the machine's last-level cache a built-in workload must be for its
 /// accesses to reach memory: as `measure` sizes its buffers (its cache factor).
 const CACHE_FACTOR: u64 = crate::measure::sweep::sizing::CACHE_FACTOR;
@@ -249,6 +259,7 @@ fn cache_warnings(
     out
 }
 
+#[cfg(feature = "mpi")]
 fn sweep_resctrl(
     root: &std::path::Path,
     levels: &[f64],
@@ -287,6 +298,7 @@ fn sweep_resctrl(
     Ok((points, notes))
 }
 
+#[cfg(feature = "mpi")]
 fn sweep_bandit(
     steps: u32,
     buffer_bytes: usize,
@@ -357,6 +369,7 @@ fn progress(opts: &Options, what: &str) {
     }
 }
 
+#[cfg(feature = "mpi")]
 /// One repetition: the built-in kernel on a pinned thread, or the command; its FOM.
 fn run_once(
     opts: &Options,

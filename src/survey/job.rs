@@ -21,6 +21,7 @@ use crate::mpi::{driver, launch, signals};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "mpi")]
 /// `contention survey`, from a shell or (as one of the job's ranks) under the launcher.
 /// Returns the manifest's path when this process drove the job (or found every node done),
 /// `None` for a rank of the job and for a dry run. Nodes that failed are recorded in the
@@ -116,6 +117,15 @@ pub fn run(o: &SurveyOptions, choose: super::second::ChooseSecond<'_>) -> Result
             return Ok(Some(path));
         }
     }
+}
+
+/// [`run`] in a build without the `mpi` feature: a survey of real nodes is an MPI job.
+#[cfg(not(feature = "mpi"))]
+pub fn run(_: &SurveyOptions, _: super::second::ChooseSecond<'_>) -> Result<Option<PathBuf>> {
+    Err(crate::error::built_without_mpi(
+        "survey of real nodes (its plan included)",
+        true,
+    ))
 }
 
 /// Runs the job of manifest `m` (saved at `path`) on `line` and watches its rounds; then
@@ -296,6 +306,7 @@ fn hosts(o: &SurveyOptions) -> Result<Vec<String>> {
     Ok(hosts)
 }
 
+#[cfg(feature = "mpi")]
 /// `measure`'s estimate of one sweep on this node (taken as typical of the others) and, with
 /// `--adaptive`, the plan's line on how each node's sweep chooses its core counts (the
 /// estimate stays the full sweep's, which an adaptive sweep of the same counts never

@@ -15,7 +15,6 @@
 
 pub mod error;
 pub mod identity;
-#[cfg(feature = "mpi")]
 pub mod job;
 pub mod manifest;
 pub mod pairing;
