@@ -185,11 +185,15 @@ impl std::fmt::Display for SurveyError {
                  CONTENTION_RESULTS at the results directory of the survey",
                 path.display()
             ),
-            SurveyError::BadManifest { path, why } => write!(
-                f,
-                "`{}` {why}; start a new survey with --force",
-                path.display()
-            ),
+            SurveyError::BadManifest { path, why } => {
+                // Some reasons already end with the fix; it is said once.
+                let fix = if why.contains("--force") {
+                    ""
+                } else {
+                    "; start a new survey with --force"
+                };
+                write!(f, "`{}` {why}{fix}", crate::error::shown_path(path))
+            }
             SurveyError::WrongRanks { ranks, hosts } => write!(
                 f,
                 "the survey's job has {ranks} rank(s) but its manifest {hosts} host(s); start \
@@ -266,6 +270,27 @@ fn not_calibrated(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A manifest's path is printed escaped (a directory name may hold a terminal escape),
+    /// and the fix is said once when the reason already gives it.
+    #[test]
+    fn a_bad_manifest_names_its_path_escaped_and_the_fix_once() {
+        let bad = SurveyError::BadManifest {
+            path: PathBuf::from("s\u{1b}[2J/survey.json"),
+            why: "lists host a twice".into(),
+        };
+        let text = bad.to_string();
+        assert!(!text.contains('\u{1b}'), "{text:?}");
+        assert!(
+            text.ends_with("; start a new survey with --force"),
+            "{text}"
+        );
+        let fixed = SurveyError::BadManifest {
+            path: PathBuf::from("survey.json"),
+            why: "was edited; start a new survey with --force".into(),
+        };
+        assert_eq!(fixed.to_string().matches("--force").count(), 1, "{fixed}");
+    }
 
     #[test]
     fn failed_nodes_exit_1_and_bad_input_exits_2_naming_the_value() {
