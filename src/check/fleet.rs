@@ -501,14 +501,7 @@ fn judge_node(r: &Refit, rule: Option<&pooled::FleetRule>, tolerance: Option<f64
                 None => (one.limits_percent[q], 0.0),
             };
             let drift = super::compare_by(model, &r.fitted.model, &at, one.limits_percent);
-            let limit = drift
-                .placements
-                .iter()
-                .max_by(|a, b| {
-                    (a.drift_percent / a.limit_percent)
-                        .total_cmp(&(b.drift_percent / b.limit_percent))
-                })
-                .map_or(one.limit_percent, |p| p.limit_percent);
+            let limit = drift.deciding_limit(one.limit_percent);
             (drift, limit, POOLED_SOURCE)
         }
     };

@@ -75,6 +75,18 @@ pub(crate) struct Drift {
     pub(crate) max_drift_percent: f64,
 }
 
+impl Drift {
+    /// The limit of the placement that went furthest toward or past its own limit (the one
+    /// the verdict turns on), `otherwise` when no placement was compared: what `check` and
+    /// each node of `check --fleet` report as the limit.
+    pub(crate) fn deciding_limit(&self, otherwise: f64) -> f64 {
+        self.placements
+            .iter()
+            .max_by(|a, b| a.share_of_limit().total_cmp(&b.share_of_limit()))
+            .map_or(otherwise, |p| p.limit_percent)
+    }
+}
+
 fn relative(expected: f64, new: f64) -> f64 {
     if expected == 0.0 {
         100.0 * (new - expected).abs()
@@ -447,13 +459,7 @@ pub(crate) fn judge(
         }
     };
     let drift = compare(expected, &fitted.model, limits);
-    let limit_percent = drift
-        .placements
-        .iter()
-        .max_by(|a, b| a.share_of_limit().total_cmp(&b.share_of_limit()))
-        .map_or(limits.iter().copied().fold(0.0, f64::max), |p| {
-            p.limit_percent
-        });
+    let limit_percent = drift.deciding_limit(limits.iter().copied().fold(0.0, f64::max));
     Judgement {
         limit_percent,
         limits_percent: limits,
