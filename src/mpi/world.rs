@@ -5,7 +5,8 @@
 //! many as the command needs, and (for `measure`) the rank-0 handshake that tells rank 0 on
 //! which host each rank runs, recorded in the trace with the library and the launcher.
 //!
-//! MPI is finalised when the [`Job`] is dropped.
+//! MPI is finalised when the [`Job`] is dropped, under a watchdog: a rank whose
+//! `MPI_Finalize` does not return ends by itself ([`FINALIZE_WAIT`]).
 
 use crate::error::{Error, Result};
 use crate::mpi::flavour::{self, Family, Library, StartedBy};
@@ -24,8 +25,68 @@ pub struct Job {
     pub library: Library,
     /// Who started this rank, as the trace records it (`flavour::launcher_record`).
     pub launcher: String,
-    /// Finalises MPI when dropped, after `world` (fields drop in order).
-    _universe: ::mpi::environment::Universe,
+    /// Finalises MPI when dropped, after `world` (fields drop in order), watched.
+    _finalize: Finalize,
+}
+
+/// How long a rank waits in `MPI_Finalize` before it ends itself. Finalising takes well
+/// under a second; MPICH over UCX's TCP transport between two namespace hosts was seen
+/// (twice, on a loaded 2-core machine) to hang in it for ever after the measurement was
+/// saved, rank 0 waiting on the process manager and the sender spinning in UCX's progress,
+/// which left the launcher, and the user's `measure`, waiting with it.
+pub(crate) const FINALIZE_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// `MPI_Finalize` (the universe's drop) under a watchdog.
+struct Finalize(Option<::mpi::environment::Universe>);
+
+impl Drop for Finalize {
+    fn drop(&mut self) {
+        let universe = self.0.take();
+        watched(
+            move || drop(universe),
+            FINALIZE_WAIT,
+            || {
+                eprintln!(
+                    "contention: MPI_Finalize has not returned in {} s (a hang some MPI stacks \
+                 have at teardown): this rank ends with status 1; what it measured was saved \
+                 before",
+                    FINALIZE_WAIT.as_secs()
+                );
+                // SAFETY: `_exit` ends the process at once and never returns; it runs no atexit
+                // handler (the MPI library's could wait on the same hang) and no destructor of
+                // this process's state, which is dropped or abandoned anyway.
+                unsafe { libc::_exit(1) }
+            },
+        );
+    }
+}
+
+/// Runs `finalize`, and `on_hang` on a thread of its own if `finalize` has not returned
+/// within `wait` (it is then not waited for: `on_hang` decides, and the real one ends the
+/// process).
+fn watched(
+    finalize: impl FnOnce(),
+    wait: std::time::Duration,
+    on_hang: impl FnOnce() + Send + 'static,
+) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let done = Arc::new(AtomicBool::new(false));
+    let seen = Arc::clone(&done);
+    std::thread::spawn(move || {
+        let start = std::time::Instant::now();
+        while start.elapsed() < wait {
+            if seen.load(Ordering::Acquire) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50).min(wait));
+        }
+        if !seen.load(Ordering::Acquire) {
+            on_hang();
+        }
+    });
+    finalize();
+    done.store(true, Ordering::Release);
 }
 
 /// The MPI library this binary is linked with, from `MPI_Get_library_version` (one of the
@@ -91,7 +152,7 @@ pub(crate) fn init(needs: Threading) -> Result<Job> {
         granted,
         launcher: flavour::launcher_record(var),
         library,
-        _universe: universe,
+        _finalize: Finalize(Some(universe)),
     })
 }
 
@@ -154,5 +215,42 @@ impl Job {
             launcher: Some(self.launcher.clone()),
             stack: Some(crate::mpi::stack::this_process(&self.library.version)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// A finalize that never returns by itself: the watchdog's `on_hang` runs (here it
+    /// releases the finalize instead of ending the process), with no clock in the verdict.
+    #[test]
+    fn a_finalize_that_hangs_is_ended_by_the_watchdog() {
+        let (release, hung) = mpsc::channel::<()>();
+        let (told, heard) = mpsc::channel::<()>();
+        watched(
+            move || hung.recv().expect("the watchdog releases it"),
+            Duration::from_millis(10),
+            move || {
+                told.send(()).unwrap();
+                release.send(()).unwrap();
+            },
+        );
+        assert!(heard.try_recv().is_ok(), "on_hang did not run");
+    }
+
+    /// A finalize that returns in time is left alone: nothing is heard from the watchdog
+    /// past its wait.
+    #[test]
+    fn a_finalize_that_returns_is_left_alone() {
+        let (told, heard) = mpsc::channel::<()>();
+        watched(
+            || {},
+            Duration::from_secs(1),
+            move || told.send(()).unwrap(),
+        );
+        assert!(heard.recv_timeout(Duration::from_secs(3)).is_err());
     }
 }
