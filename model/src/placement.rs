@@ -145,7 +145,7 @@ pub(crate) const MAX_PREDICTIONS: usize = 1 << 20;
 pub(crate) const MAX_INTERVAL_PREDICTIONS: usize = 1 << 22;
 
 /// Refuses, before anything is computed, intervals for `placements` x `cores` rows from
-/// `replicates` refits past [`MAX_INTERVAL_PREDICTIONS`].
+/// `replicates` refits past `MAX_INTERVAL_PREDICTIONS`.
 pub fn check_interval_work(
     placements: usize,
     cores: usize,
