@@ -6,7 +6,7 @@
 //! which host each rank runs, recorded in the trace with the library and the launcher.
 //!
 //! MPI is finalised when the [`Job`] is dropped, under a watchdog: a rank whose
-//! `MPI_Finalize` does not return ends by itself ([`FINALIZE_WAIT`]).
+//! `MPI_Finalize` does not return ends by itself (`FINALIZE_WAIT`).
 
 use crate::error::{Error, Result};
 use crate::mpi::flavour::{self, Family, Library, StartedBy};
