@@ -72,28 +72,31 @@ pub fn check_before_launch(
         let trace_path = trace;
         crate::results::ensure_parent(&trace_path)?;
         check_output(a, &trace_path)?;
-        if a.resume {
-            let old = trace_file::read_to_resume(&trace_path)?;
-            refuse_simulated(&old, &trace_path)?;
-            runs::check_recorded(&old, &trace_path)?;
+        let old = if a.resume {
+            Some(trace_file::read_to_resume(&trace_path)?)
+        } else {
+            None
+        };
+        if let Some(old) = &old {
+            refuse_simulated(old, &trace_path)?;
+            runs::check_recorded(old, &trace_path)?;
             // What can differ before the job starts is refused here (an input error, exit
             // 2); the stack and the transport are known inside the job only.
-            refuse_differences(&old, &measured_here(&old, &resolved, &layout), &trace_path)?;
-            refuse_beyond_machine(
-                &old,
-                resolved.planned.plan.compute.len() as u32,
-                &trace_path,
-            )?;
+            refuse_differences(old, &measured_here(old, &resolved, &layout), &trace_path)?;
+            refuse_beyond_machine(old, resolved.planned.plan.compute.len() as u32, &trace_path)?;
         }
-        let nothing_left = a.resume && a.adaptive.is_none() && {
-            let old = trace_file::read_to_resume(&trace_path)?;
-            let mut cores = old.config.cores.clone();
-            cores.extend(&resolved.config.cores);
-            let runs = old.config.runs.max(a.keeping(&old.config).runs);
-            // A point a reader would refuse is dropped and measured again (`start_trace`).
-            let cores_per_socket = old.machine.cores_per_socket;
-            let (old, dropped) = without_refused(old, cores_per_socket, &trace_path);
-            dropped.is_empty() && runs::nothing_left(&old, &cores, runs)
+        let nothing_left = match old {
+            Some(old) if a.adaptive.is_none() => {
+                let mut cores = old.config.cores.clone();
+                cores.extend(&resolved.config.cores);
+                let runs = old.config.runs.max(a.keeping(&old.config).runs);
+                // A point a reader would refuse is dropped and measured again
+                // (`start_trace`).
+                let cores_per_socket = old.machine.cores_per_socket;
+                let (old, dropped) = without_refused(old, cores_per_socket, &trace_path);
+                dropped.is_empty() && runs::nothing_left(&old, &cores, runs)
+            }
+            _ => false,
         };
         drop(crate::measure::sweep::lock::acquire(
             &trace_path,
