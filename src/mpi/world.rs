@@ -69,24 +69,16 @@ fn watched(
     wait: std::time::Duration,
     on_hang: impl FnOnce() + Send + 'static,
 ) {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Arc;
-    let done = Arc::new(AtomicBool::new(false));
-    let seen = Arc::clone(&done);
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    // `returned` is dropped when `finalize` returns: the watchdog's wait then ends at once.
+    let (returned, watch) = channel::<()>();
     std::thread::spawn(move || {
-        let start = std::time::Instant::now();
-        while start.elapsed() < wait {
-            if seen.load(Ordering::Acquire) {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50).min(wait));
-        }
-        if !seen.load(Ordering::Acquire) {
+        if let Err(RecvTimeoutError::Timeout) = watch.recv_timeout(wait) {
             on_hang();
         }
     });
     finalize();
-    done.store(true, Ordering::Release);
+    drop(returned);
 }
 
 /// The MPI library this binary is linked with, from `MPI_Get_library_version` (one of the
