@@ -240,6 +240,7 @@ pub fn built_without_mpi(what: &str, simulated: bool) -> Error {
     ))
 }
 
+use contention_model::text::cut;
 pub use contention_model::text::{clip, escape, escape_line, is_hidden, needs_escape};
 
 /// The most items of a list an error line names ([`first_of`]).
@@ -256,13 +257,7 @@ pub fn first_of<S: AsRef<str>>(items: &[S], sep: &str) -> String {
     let mut shown: Vec<String> = items
         .iter()
         .take(LISTED)
-        .map(|i| {
-            let i = i.as_ref();
-            match i.char_indices().nth(ITEM_CHARS) {
-                Some((cut, _)) => format!("{}...", &i[..cut]),
-                None => i.to_string(),
-            }
-        })
+        .map(|i| cut(i.as_ref(), ITEM_CHARS))
         .collect();
     if items.len() > LISTED {
         shown.push(format!("and {} more", items.len() - LISTED));

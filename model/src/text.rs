@@ -24,10 +24,14 @@ const CLIP_CHARS: usize = 40;
 /// most 40 characters (`CLIP_CHARS`), cut with `...` (a factor of 1,000 digits printed a
 /// message 1,000 characters wide).
 pub fn clip(text: &str) -> String {
-    let line = escape_line(text);
-    match line.char_indices().nth(CLIP_CHARS) {
-        Some((cut, _)) => format!("{}...", &line[..cut]),
-        None => line,
+    cut(&escape_line(text), CLIP_CHARS)
+}
+
+/// `text` cut after `chars` characters, with `...`; whole when it is no longer.
+pub fn cut(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_string(),
     }
 }
 
