@@ -249,6 +249,12 @@ pub(crate) const LISTED: usize = 10;
 /// The most characters of one listed item an error line repeats ([`first_of`]).
 const ITEM_CHARS: usize = 200;
 
+/// One item (a value, a reason read from a file) as an error line repeats it: cut at 200
+/// characters (`ITEM_CHARS`).
+pub(crate) fn item(text: &str) -> String {
+    cut(text, ITEM_CHARS)
+}
+
 /// `items` joined by `sep` for an error line, bounded: the first ten (`LISTED`), each cut at 200
 /// characters, then `and N more`. A saved fleet of 200,000 nodes wrote its failures as one
 /// 11 MB line; the report, not the error line, is where a long list belongs, so a caller
@@ -257,7 +263,7 @@ pub fn first_of<S: AsRef<str>>(items: &[S], sep: &str) -> String {
     let mut shown: Vec<String> = items
         .iter()
         .take(LISTED)
-        .map(|i| cut(i.as_ref(), ITEM_CHARS))
+        .map(|i| item(i.as_ref()))
         .collect();
     if items.len() > LISTED {
         shown.push(format!("and {} more", items.len() - LISTED));

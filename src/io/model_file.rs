@@ -180,10 +180,7 @@ pub(crate) fn run_spread(spec: &str) -> Result<Option<crate::calibrate::spread::
                 "{}: {}: {}; the file was edited: calibrate again",
                 crate::error::escape(spec),
                 crate::error::clip(&field),
-                crate::error::first_of(
-                    &[crate::error::escape_line(&e.into_inner().to_string())],
-                    ""
-                )
+                crate::error::item(&crate::error::escape_line(&e.into_inner().to_string()))
             ))
         })?;
     let names = ["comp_alone", "comm_alone", "comp_parallel", "comm_parallel"];
