@@ -17,10 +17,10 @@
 # The cases, each a line per machine: the share of fleets that met its goal, and the seeds
 # that did not (the first 20):
 #   clean  identical nodes: no node named;
-#   mem    node7's memory at 0.9x: node7 named on a memory parameter (B_seq^comp, T_seq^max,
-#          T_par^max, T_par^max2) and no other node named;
-#   comm   node7's communications at 0.85x: node7 named on a communication parameter
-#          (B_seq^comm, alpha) and no other node named;
+#   mem    node7's memory at 0.9x (MEM_FACTOR): node7 named on a memory parameter
+#          (B_seq^comp, T_seq^max, T_par^max, T_par^max2) and no other node named;
+#   comm   node7's communications at 0.85x (COMM_FACTOR): node7 named on a communication
+#          parameter (B_seq^comm, alpha) and no other node named;
 #   check  two surveys of one healthy fleet (seeds S and S+1000, two days): the share of
 #          nodes that pass `check --fleet`; and a fleet whose node3 lost 10 % of its memory
 #          bandwidth between the two: how often node3 fails it;
@@ -72,8 +72,8 @@ communication='local\.(b_seq_comm|alpha)$'
 fleet_case() {
     local machine=$1 case=$2 met=0 missed=() second=0 slow=() want=''
     case $case in
-    mem) slow=(--slow node7=mem:0.9) want=$memory ;;
-    comm) slow=(--slow node7=comm:0.85) want=$communication ;;
+    mem) slow=(--slow "node7=mem:${MEM_FACTOR:-0.9}") want=$memory ;;
+    comm) slow=(--slow "node7=comm:${COMM_FACTOR:-0.85}") want=$communication ;;
     esac
     for seed in $(seq 1 "$seeds"); do
         survey "$machine" "$seed" f "${slow[@]}"
@@ -87,7 +87,11 @@ fleet_case() {
         fi
         if [ "$ok" = 1 ]; then met=$((met + 1)); else missed+=("$seed"); fi
     done
-    printf '%-8s %-6s %5.1f %% of %d fleets, node time %.2fx%s\n' "$machine" "$case" \
+    case $case in
+    mem) case="mem${MEM_FACTOR:-0.9}" ;;
+    comm) case="comm${COMM_FACTOR:-0.85}" ;;
+    esac
+    printf '%-8s %-9s %5.1f %% of %d fleets, node time %.2fx%s\n' "$machine" "$case" \
         "$(echo "100 * $met / $seeds" | bc -l)" "$seeds" \
         "$(echo "1 + $second / ($seeds * $nodes)" | bc -l)" \
         "${missed:+ (missed: ${missed[*]:0:20})}"
