@@ -144,28 +144,37 @@ fn scaled_samples(phase: &Phase) -> Batches {
     batches
 }
 
-/// Every point of `trace` no measurement leaves, in its `points` (a trace of runs: their
-/// combination) and in each run's (named `points[2]`, `runs[1].points[0]`), each with
-/// why (`point_problem`: each message names `source`, the point and the field). The one
-/// rule of a trace's points: [`crate::io::trace_file::parse`] refuses the first, so every
-/// reader (calibrate, evaluate, check, show, plot, a fleet's) takes the same points, and
-/// `measure --resume` drops them ([`Input::refused_points`]).
-pub fn impossible_points(trace: &Trace, source: &str) -> Vec<String> {
+/// Every point of `trace` no measurement leaves, in each run's and in its `points` (a
+/// trace of runs: their combination, checked after the runs it derives from), named
+/// `runs[1].points[0]`, `points[2]`, each with why (`point_problem`: each message names
+/// `source`, the point and the field). The one rule of a trace's points:
+/// [`crate::io::trace_file::parse`] refuses the first, so every reader (calibrate,
+/// evaluate, check, show, plot, a fleet's) takes the same points, and `measure --resume`
+/// drops them from a run ([`Input::refused_points`]) or makes the combination again.
+pub fn impossible_points(trace: &Trace, source: &str) -> Vec<ImpossiblePoint> {
     let cores_per_socket = trace.machine.cores_per_socket;
-    let mut out: Vec<String> =
-        Input::refused_points(&trace.points, cores_per_socket, source, "points")
+    let refused = |points: &[TracePoint], at: &str, combined: bool| {
+        Input::refused_points(points, cores_per_socket, source, at)
             .into_iter()
-            .map(|(_, why)| why)
-            .collect();
+            .map(move |(_, why)| ImpossiblePoint { why, combined })
+    };
+    let mut out = Vec::new();
     for (r, run) in trace.runs.iter().enumerate() {
-        let at = format!("runs[{r}].points");
-        out.extend(
-            Input::refused_points(&run.points, cores_per_socket, source, &at)
-                .into_iter()
-                .map(|(_, why)| why),
-        );
+        out.extend(refused(&run.points, &format!("runs[{r}].points"), false));
     }
+    out.extend(refused(&trace.points, "points", !trace.runs.is_empty()));
     out
+}
+
+/// A point [`impossible_points`] refuses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImpossiblePoint {
+    /// Why, naming the file, the point and the field.
+    pub why: String,
+    /// The point is one of a trace of runs' top-level `points`: derived data, the runs
+    /// combined ([`crate::measure::runs::combine`]), which `measure --resume` makes again
+    /// from sound runs rather than measuring anything.
+    pub combined: bool,
 }
 
 /// Why a point of a trace of a machine of `cores_per_socket` cannot be a measurement (the

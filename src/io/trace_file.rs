@@ -66,8 +66,9 @@ pub enum TraceFileError {
     /// A point no measurement leaves ([`crate::dataset::impossible_points`]: an impossible
     /// phase, a core count beyond the machine, a stream much faster in parallel), in
     /// `points` or in a run's. Refused here, so that `show` and `plot` draw what
-    /// `calibrate` fits, and the combined `points` of a trace of runs are checked too.
-    Point { why: String },
+    /// `calibrate` fits, and the combined `points` of a trace of runs are checked too
+    /// (`combined`: one of those, which `measure --resume` makes again from the runs).
+    Point { why: String, combined: bool },
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
@@ -102,11 +103,23 @@ impl std::fmt::Display for TraceFileError {
                  restore its runs and points, or measure again"
             ),
             TraceFileError::Marks { source, marks } => write!(f, "{source}: {marks}"),
-            TraceFileError::Point { why } => write!(
+            TraceFileError::Point {
+                why,
+                combined: false,
+            } => write!(
                 f,
                 "{why}; no measurement writes that, so the trace was edited or is corrupt: \
-                 restore the point, or drop it and measure its core count again with \
-                 `contention measure --resume`"
+                 restore the point, or measure its core count again with `contention measure \
+                 --resume`, which drops it"
+            ),
+            TraceFileError::Point {
+                why,
+                combined: true,
+            } => write!(
+                f,
+                "{why}; the top-level points of a trace of runs combine its runs, and no \
+                 combination gives that, so the trace was edited or is corrupt: `contention \
+                 measure --resume` makes them again from the runs"
             ),
         }
     }
@@ -135,12 +148,13 @@ impl std::error::Error for TraceFileError {
 /// (calibrate, evaluate, check, show, plot, a fleet's), so one rule holds everywhere.
 pub fn parse(text: &str, source: &str) -> Result<Trace, TraceFileError> {
     let trace = parse_record(text, source)?;
-    if let Some(why) = crate::dataset::impossible_points(&trace, source)
+    if let Some(p) = crate::dataset::impossible_points(&trace, source)
         .into_iter()
         .next()
     {
         return Err(TraceFileError::Point {
-            why: crate::error::escape(&why),
+            why: crate::error::escape(&p.why),
+            combined: p.combined,
         });
     }
     Ok(trace)

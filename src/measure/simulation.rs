@@ -293,6 +293,9 @@ pub(crate) struct Campaign<'a> {
     pub(crate) interrupted: &'a AtomicBool,
     /// Measuring the points an adaptive sweep chooses one at a time.
     chosen: bool,
+    /// `--resume` made the trace's combined points again from its runs (one was refused,
+    /// [`session::resumable`]): the trace is saved even with nothing left to measure.
+    remade: bool,
 }
 
 impl<'a> Campaign<'a> {
@@ -308,7 +311,7 @@ impl<'a> Campaign<'a> {
         let path = o.trace_path(&layout.machine.hostname);
         crate::results::ensure_parent(&path)?;
         session::check_output(o, &path)?;
-        let trace = if o.resume {
+        let (trace, remade) = if o.resume {
             let old = trace_file::read_to_resume(&path)?;
             // As a real run: --message-size, --max-phase, --stable-within and --timeout are
             // the trace's unless given (a trace of `--max-phase 0.05` was refused unless
@@ -316,7 +319,7 @@ impl<'a> Campaign<'a> {
             layout = self::layout(&o.keeping(&old.config), sim)?;
             resumed(old, fresh_trace(&layout, sim), &path)?
         } else {
-            fresh_trace(&layout, sim)
+            (fresh_trace(&layout, sim), false)
         };
         Ok(Campaign {
             sim,
@@ -326,6 +329,7 @@ impl<'a> Campaign<'a> {
             mode,
             interrupted,
             chosen: false,
+            remade,
         })
     }
 
@@ -461,8 +465,9 @@ impl<'a> Campaign<'a> {
     }
 }
 
-/// The trace `--resume` continues, checked to be the same simulated experiment.
-fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
+/// The trace `--resume` continues, checked to be the same simulated experiment, and
+/// whether its combined points were made again ([`session::resumable`]).
+fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<(Trace, bool)> {
     let source = crate::error::shown_path(path);
     let origin = |t: &Trace| -> Result<Option<(String, u64)>> {
         Ok(trace_file::simulated(t, &source)?.map(|s| (s.machine.clone(), s.seed)))
@@ -519,12 +524,12 @@ fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
     }
     check_resumable(&old, &fresh, path)?;
     // As a real run: a point a reader would refuse is dropped, named, and measured again.
-    let old = session::resumable(old, &fresh, path);
+    let (old, remade) = session::resumable(old, &fresh, path);
     let mut cores = old.config.cores.clone();
     cores.extend(&fresh.config.cores);
     cores.sort_unstable();
     cores.dedup();
-    Ok(Trace {
+    let trace = Trace {
         config: MeasureConfig {
             cores,
             runs: old.config.runs.max(fresh.config.runs),
@@ -536,7 +541,8 @@ fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
         simulation: old.simulation,
         adaptive: old.adaptive,
         ..fresh
-    })
+    };
+    Ok((trace, remade))
 }
 
 /// The longest simulated measuring time a trace may say it took: about three years, beyond
@@ -610,11 +616,21 @@ pub fn run(
     let mut campaign = Campaign::start(o, sim, mode, interrupted)?;
     let t = &campaign.trace;
     if o.resume && o.adaptive.is_none() && runs::nothing_left(t, &t.config.cores, t.config.runs) {
+        // Combined points made again are saved: left as they were, every reader refused
+        // the trace, advising this very resume (issue 46, N1).
+        if campaign.remade {
+            session::save(&campaign.path, &mut campaign.trace)?;
+        }
         if mode != progress::Mode::Quiet {
             eprintln!(
                 "measure: {} already holds every asked core count and run; nothing to \
-                 measure, the trace is left as it is",
-                crate::error::shown_path(&campaign.path)
+                 measure, {}",
+                crate::error::shown_path(&campaign.path),
+                if campaign.remade {
+                    "its combined points, made again from its runs, are saved"
+                } else {
+                    "the trace is left as it is"
+                }
             );
         }
         return Ok(());
