@@ -217,8 +217,6 @@ fn is_bandwidth(v: f64) -> bool {
 pub enum DatasetError {
     /// A trace without any measured point.
     NoPoint { source: String },
-    /// A host name with control characters (written escaped).
-    ControlHostname { source: String, hostname: String },
     /// A placement or machine size no real machine has.
     BeyondAnyMachine {
         source: String,
@@ -303,11 +301,6 @@ impl std::fmt::Display for DatasetError {
                 f,
                 "{source}: the trace has no measured point (measure was stopped before its \
                  first core count?); complete it with `contention measure --resume`"
-            ),
-            DatasetError::ControlHostname { source, hostname } => write!(
-                f,
-                "{source}: machine.hostname {} holds control characters; no host is named so",
-                crate::error::escape(&format!("{hostname:?}"))
             ),
             DatasetError::BeyondAnyMachine {
                 source,
@@ -795,8 +788,8 @@ fn refuse_simulated_with_real(inputs: &[Input]) -> Result<(), DatasetError> {
     }
 }
 
-/// Refuses a trace as a whole: no point, a hostname with control characters, a placement or
-/// machine beyond any real one, or a record no measurement leaves
+/// Refuses a trace as a whole: no point, a placement or machine beyond any real one, or a
+/// record no measurement leaves (a host name with control characters among them)
 /// ([`Trace::record_problem`], which [`crate::io::trace_file::parse`] refuses too: a trace
 /// built in memory is checked the same way).
 fn check_trace(trace: &Trace, placement: Placement, source: &str) -> Result<(), DatasetError> {
@@ -806,12 +799,6 @@ fn check_trace(trace: &Trace, placement: Placement, source: &str) -> Result<(), 
         });
     }
     let m = &trace.machine;
-    if m.hostname.chars().any(char::is_control) {
-        return Err(DatasetError::ControlHostname {
-            source: source.into(),
-            hostname: m.hostname.clone(),
-        });
-    }
     if placement.comp_numa.max(placement.comm_numa) >= MAX_NUMA_NODES
         || m.numa_per_socket > MAX_NUMA_NODES
         || m.cores_per_socket > MAX_CORES_PER_SOCKET
@@ -977,14 +964,6 @@ pub(crate) mod tests {
             e.to_string(),
             "t.json: it is marked complete but has no point for core counts [2, 4] of its \
              config.cores; no measurement writes that, so the file was edited or is corrupt"
-        );
-        let e = DatasetError::ControlHostname {
-            source: "t.json".into(),
-            hostname: "a\u{1b}b".into(),
-        };
-        assert!(
-            e.to_string().contains("hostname \"a\\u{1b}b\" holds"),
-            "{e}"
         );
         assert_eq!(crate::Error::from(e).exit_code(), 2);
     }

@@ -238,7 +238,8 @@ fn resume_refuses_a_trace_edited_to_ask_for_more_runs_than_any_command_line() {
         "{}",
         stderr(&o)
     );
-    assert_eq!(trace_file::read(&out).unwrap().runs.len(), 2);
+    // Every reader refuses the edited file now, so its runs are counted in the JSON.
+    assert_eq!(json(&out)["runs"].as_array().unwrap().len(), 2);
 }
 
 /// `measure --simulate paper:henri` with `args`, quietly; its output.
@@ -609,6 +610,10 @@ fn check_refuses_a_model_whose_recorded_spread_between_runs_is_edited() {
 /// 1e308 MB/s, a count of 0, the combined `points` of a trace of runs edited, or a run
 /// deleted from a trace still marked complete is refused by each alike (exit 2, naming the
 /// file, the field and the value), where show and plot drew them and calibrate fitted them.
+/// So are (N2, N4, N6, N7) `config.cores` repeated, empty, short of a measured point, beyond
+/// the socket or of 360,000 counts, `config.runs` beyond `--runs`' bounds or more than a
+/// complete trace of one run holds, a sample starting before its point, an interval below
+/// 0 MB/s, and a host name with a control character (show and plot printed it).
 #[test]
 fn every_reader_refuses_an_impossible_point_or_a_missing_run_alike() {
     let dir = temp_dir("runs-one-check");
@@ -619,7 +624,7 @@ fn every_reader_refuses_an_impossible_point_or_a_missing_run_alike() {
     let o = contention(&["calibrate", "--local-only", s(&three), "-o", s(&model)]);
     assert!(o.status.success(), "{}", stderr(&o));
     type Edit = fn(&mut serde_json::Value);
-    let edits: [(&Path, Edit, &str); 8] = [
+    let edits: [(&Path, Edit, &str); 21] = [
         (
             &one,
             |j| {
@@ -651,7 +656,7 @@ fn every_reader_refuses_an_impossible_point_or_a_missing_run_alike() {
         (
             &one,
             |j| j["machine"]["cores_per_socket"] = 4.into(),
-            "beyond the machine's 4 cores per socket",
+            "the machine's socket has 1..4 (machine.cores_per_socket)",
         ),
         (
             &three,
@@ -669,6 +674,88 @@ fn every_reader_refuses_an_impossible_point_or_a_missing_run_alike() {
                 j["runs"].as_array_mut().unwrap().remove(1);
             },
             "marked complete but holds 2 complete run(s) of the 3",
+        ),
+        // N2: config.cores as no `measure` writes it.
+        (
+            &one,
+            |j| j["config"]["cores"].as_array_mut().unwrap().push(1.into()),
+            "config.cores lists 1 after 6",
+        ),
+        (
+            &one,
+            |j| j["config"]["cores"] = serde_json::json!([]),
+            "config.cores is empty",
+        ),
+        (
+            &one,
+            |j| j["config"]["cores"] = serde_json::json!([1, 2, 3, 5, 6]),
+            "points[3] is at 4 cores, which config.cores does not ask for",
+        ),
+        (
+            &one,
+            |j| {
+                j["config"]["cores"].as_array_mut().unwrap().push(19.into());
+                j["complete"] = false.into();
+            },
+            "config.cores lists 19 cores, and the machine's socket has 1..18",
+        ),
+        (
+            &one,
+            |j| {
+                j["config"]["cores"] = (0..360_000u32).map(|i| 1 + i % 6).collect();
+                j["complete"] = false.into();
+            },
+            "config.cores lists 1 after 6",
+        ),
+        // N4: config.runs as no `measure --runs` gives it.
+        (
+            &one,
+            |j| j["config"]["runs"] = 3.into(),
+            "marked complete but holds 1 complete run(s) of the 3",
+        ),
+        (
+            &one,
+            |j| {
+                j["config"]["runs"] = 0.into();
+                j["complete"] = false.into();
+            },
+            "it asks for 0 runs in config.runs, and a trace holds 1 to 100",
+        ),
+        (
+            &one,
+            |j| {
+                j["config"]["runs"] = 1_000_000.into();
+                j["complete"] = false.into();
+            },
+            "it asks for 1000000 runs in config.runs",
+        ),
+        // N6: a sample before its point started.
+        (
+            &one,
+            |j| j["points"][0]["comp_parallel"]["samples"][5]["start"] = (-1.0).into(),
+            "points[0]: at 1 cores, comp_parallel: samples[5] is impossible",
+        ),
+        (
+            &one,
+            |j| j["points"][0]["comp_parallel"]["samples"][5]["start"] = (-1e308).into(),
+            "from -1e308 s",
+        ),
+        // N7: an interval below 0 MB/s, in a run's point too.
+        (
+            &one,
+            |j| j["points"][3]["comp_parallel"]["ci95"][0] = (-5.0).into(),
+            "points[3]: at 4 cores, comp_parallel: ci95 [-5, ",
+        ),
+        (
+            &three,
+            |j| j["runs"][1]["points"][0]["comm_alone"]["ci95"][0] = (-1e308).into(),
+            "runs[1].points[0]: at 1 cores, comm_alone: ci95 [-1e308, ",
+        ),
+        // A host name calibrate and check refused, show and plot printed.
+        (
+            &one,
+            |j| j["machine"]["hostname"] = "a\rb".into(),
+            "machine.hostname \"a\\rb\" holds control characters",
         ),
     ];
     let edited = dir.join("edited.json");
@@ -804,6 +891,115 @@ fn a_resume_without_cores_keeps_the_trace_core_counts() {
     let t = trace_file::read(&out).unwrap();
     assert_eq!(t.config.cores, [1, 2, 3, 4]);
     assert_eq!(t.points.len(), 4);
+}
+
+/// Issue 46, N1: a resume of a complete trace validated nothing: a combined point of a trace
+/// of runs corrupt, a host name with a control character, `cores_per_socket` below the
+/// points: "nothing to measure", exit 0, and calibrate then refused it advising that very
+/// resume. The combined points are made again from the runs (and calibrate's advice says
+/// so); what a resume cannot mend is refused, exit 2, as every reader refuses it.
+#[test]
+fn a_resume_mends_combined_points_and_refuses_what_every_reader_refuses() {
+    let dir = temp_dir("runs-resume-checks");
+    let out = dir.join("t.json");
+    simulate(&out, &["--runs", "3"]);
+    let original = trace_file::read(&out).unwrap();
+    let mut j = json(&out);
+    j["points"][0]["comm_alone"]["summary"]["min"] = 1e6.into();
+    std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
+    let o = contention(&["calibrate", "--local-only", s(&out), "-o", "-"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("points[0]: at 1 cores, comm_alone: min 1e6 is above max")
+            && stderr(&o).contains("`contention measure --resume` makes them again from the runs"),
+        "{}",
+        stderr(&o)
+    );
+    let o = contention(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--resume",
+        "-o",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("makes the trace's combined points again from its runs")
+            && stderr(&o).contains("nothing to measure"),
+        "{}",
+        stderr(&o)
+    );
+    let t = trace_file::read(&out).unwrap();
+    assert_eq!((&t.points, &t.runs), (&original.points, &original.runs));
+    let o = contention(&["calibrate", "--local-only", s(&out), "-o", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // What a resume cannot mend, complete or not (N1, N2, N4): refused before anything
+    // runs, the file left as it was.
+    let one = dir.join("one.json");
+    simulate(&one, &["--runs", "1"]);
+    let clean = json(&one);
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(Edit, &str); 7] = [
+        (
+            |j| j["machine"]["hostname"] = "a\rb".into(),
+            "machine.hostname \"a\\rb\" holds control characters",
+        ),
+        (
+            |j| j["machine"]["cores_per_socket"] = 4.into(),
+            "the machine's socket has 1..4",
+        ),
+        (
+            |j| {
+                j["config"]["cores"] = serde_json::json!([]);
+                j["complete"] = false.into();
+            },
+            "config.cores is empty",
+        ),
+        (
+            |j| {
+                j["config"]["cores"].as_array_mut().unwrap().push(19.into());
+                j["complete"] = false.into();
+            },
+            "config.cores lists 19 cores, and the machine's socket has 1..18",
+        ),
+        (
+            |j| {
+                j["config"]["cores"] = serde_json::json!([1, 2]);
+                j["complete"] = false.into();
+            },
+            "points[2] is at 3 cores, which config.cores does not ask for",
+        ),
+        (
+            |j| {
+                j["config"]["runs"] = 0.into();
+                j["complete"] = false.into();
+            },
+            "it asks for 0 runs in config.runs",
+        ),
+        (
+            |j| {
+                j["config"]["runs"] = 101.into();
+                j["complete"] = false.into();
+            },
+            "it asks for 101 runs in config.runs",
+        ),
+    ];
+    for (edit, said) in cases {
+        let mut j = clean.clone();
+        edit(&mut j);
+        let text = serde_json::to_string(&j).unwrap();
+        std::fs::write(&one, &text).unwrap();
+        let o = measure(&["--resume", "-o", s(&one)]);
+        assert_eq!(o.status.code(), Some(2), "{said}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(said) && !stderr(&o).contains("--cores:"),
+            "{said}: {}",
+            stderr(&o)
+        );
+        assert_eq!(std::fs::read_to_string(&one).unwrap(), text, "{said}");
+    }
 }
 
 /// Issue 46, item 3: the same run given twice (one file named twice, a copy under another

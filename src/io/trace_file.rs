@@ -58,11 +58,12 @@ pub enum TraceFileError {
         source: String,
         marks: MarksDisagree,
     },
-    /// Its runs (`runs[]`) are no record a measurement could have left
-    /// ([`Trace::record_problem`]): more runs than `config.runs`, a core count twice in one
-    /// run, a run copied, `complete` with runs or points missing. Refused here, so that no
-    /// reader counts a point twice or drops one.
-    Runs { source: String, why: String },
+    /// No record a measurement could have left ([`Trace::record_problem`]): more runs than
+    /// `config.runs`, a core count twice in one run, a run copied, `complete` with runs or
+    /// points missing, `config.cores` or `config.runs` that no `measure` writes, a host
+    /// name with control characters. Refused here, so that no reader counts a point twice
+    /// or drops one, and `measure --resume` measures only what a command line could ask.
+    Record { source: String, why: String },
     /// A point no measurement leaves ([`crate::dataset::impossible_points`]: an impossible
     /// phase, a core count beyond the machine, a stream much faster in parallel), in
     /// `points` or in a run's. Refused here, so that `show` and `plot` draw what
@@ -97,10 +98,11 @@ impl std::fmt::Display for TraceFileError {
                 write!(f, "{source}: field `{field}`: {err}")
             }
             TraceFileError::Malformed { source, err } => write!(f, "{source}: {err}"),
-            TraceFileError::Runs { source, why } => write!(
+            TraceFileError::Record { source, why } => write!(
                 f,
-                "{source}: {why}; no measurement writes that, so the trace was edited: \
-                 restore its runs and points, or measure again"
+                "{source}: {why}; no measurement writes that, so the trace was edited or is \
+                 corrupt: restore it as it was measured, or measure again into a new trace \
+                 (`contention measure -o NEW.json`)"
             ),
             TraceFileError::Marks { source, marks } => write!(f, "{source}: {marks}"),
             TraceFileError::Point {
@@ -135,7 +137,7 @@ impl std::error::Error for TraceFileError {
             TraceFileError::Newer { .. }
             | TraceFileError::Older { .. }
             | TraceFileError::NoVersion { .. }
-            | TraceFileError::Runs { .. }
+            | TraceFileError::Record { .. }
             | TraceFileError::Point { .. } => None,
         }
     }
@@ -210,7 +212,7 @@ fn parse_record(text: &str, source: &str) -> Result<Trace, TraceFileError> {
     })?;
     simulated(&trace, &source())?;
     if let Some(why) = trace.record_problem() {
-        return Err(TraceFileError::Runs {
+        return Err(TraceFileError::Record {
             source: source(),
             why: crate::error::escape(&why),
         });
