@@ -838,6 +838,18 @@ pub struct TidyRow {
     pub comm_parallel: f64,
 }
 
+/// A bandwidth as the tidy CSV writes it (docs/formats.md, "Tidy CSV"): MB/s with one
+/// decimal, 0.1 MB/s being far below any measurement's noise.
+pub(crate) fn csv_bandwidth(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+/// A bandwidth as a reader of the tidy CSV gets it back ([`csv_bandwidth`], then parsed):
+/// what a trace's point is in the CSV `measure` writes beside it.
+pub(crate) fn as_written(v: f64) -> f64 {
+    csv_bandwidth(v).parse().unwrap_or(v)
+}
+
 impl TidyRow {
     /// A predicted point of placement `comp_numa,comm_numa` as a row.
     pub(crate) fn predicted(comp_numa: u32, comm_numa: u32, pt: &crate::model::Point) -> Self {

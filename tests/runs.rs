@@ -1053,3 +1053,69 @@ fn the_same_run_given_twice_is_refused_naming_both_files() {
         );
     }
 }
+
+/// Issue 46, N3: `calibrate dir/*` over the default layout took each trace and the tidy CSV
+/// `measure` writes beside it as two runs (the model moved, `check` passed): the CSV's
+/// rounding to 0.1 MB/s hid the copy from the bitwise rule. Every command that pools inputs
+/// refuses it, naming both, as it refuses a copy; another measurement's CSV is taken.
+#[test]
+fn a_trace_and_its_own_tidy_csv_are_refused_as_one_measurement_given_twice() {
+    let dir = temp_dir("runs-trace-and-csv");
+    let results = dir.join("results");
+    std::fs::create_dir(&results).unwrap();
+    let (one, three) = (results.join("one.json"), results.join("three.json"));
+    simulate(&one, &["--runs", "1"]);
+    simulate(&three, &["--runs", "3", "--seed", "2"]);
+    let other = dir.join("other.json");
+    simulate(&other, &["--runs", "1", "--seed", "3"]);
+    let model = dir.join("m.json");
+    let o = contention(&["calibrate", "--local-only", s(&three), "-o", s(&model)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = |t: &Path| t.with_extension("csv");
+    let (one_csv, three_csv) = (csv(&one), csv(&three));
+    for (args, named) in [
+        (
+            vec!["calibrate", "--local-only", s(&one), s(&one_csv), "-o", "-"],
+            [s(&one), s(&one_csv)],
+        ),
+        (
+            vec!["calibrate", "--local-only", s(&one_csv), s(&one), "-o", "-"],
+            [s(&one), s(&one_csv)],
+        ),
+        (
+            vec!["check", "--model", s(&model), s(&three), s(&three_csv)],
+            [s(&three), s(&three_csv)],
+        ),
+        (
+            vec![
+                "evaluate",
+                "-m",
+                s(&model),
+                s(&one),
+                s(&three),
+                s(&three_csv),
+            ],
+            [s(&three), s(&three_csv)],
+        ),
+    ] {
+        let o = contention(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{} and {} hold the same measurement",
+                named[0], named[1]
+            )),
+            "{args:?}: {err}"
+        );
+    }
+    let o = contention(&[
+        "calibrate",
+        "--local-only",
+        s(&one),
+        s(&csv(&other)),
+        "-o",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
