@@ -561,8 +561,19 @@ impl Trace {
                     self.config.runs
                 )
             };
+            // The command that does: a simulated trace is continued only by the same
+            // simulation (a plain `--resume` refuses it as a real run).
+            let simulate = match &self.simulation {
+                Some(s) => format!(
+                    " --simulate {} --seed {}",
+                    crate::error::escape(&s.machine),
+                    s.seed
+                ),
+                None => String::new(),
+            };
             notes.push(format!(
-                "{source} is incomplete ({measured}); `contention measure --resume` completes it"
+                "{source} is incomplete ({measured}); `contention measure{simulate} --resume` \
+                 completes it"
             ));
         }
         if !self.config.bind {

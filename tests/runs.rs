@@ -850,27 +850,39 @@ fn a_simulated_resume_drops_an_impossible_point_and_measures_it_again() {
 }
 
 /// Issue 46, item 1: with `runs[1]` of three deleted, a simulated resume drew the new run
-/// from the index of the old `runs[2]`, a copy calibrate then refused. It is refused before
-/// it is saved; marked complete, before anything is measured.
+/// from the index of the old `runs[2]`, a copy refused once drawn, while every reader's note
+/// said "`contention measure --resume` completes it" (N1). Marked complete, the trace is
+/// refused before anything is measured (every reader refuses it alike); else the resume
+/// completes it with draws of its own, and every reader takes it.
 #[test]
-fn a_resume_of_a_trace_with_a_run_deleted_is_refused() {
+fn a_resume_of_a_trace_with_a_run_deleted_completes_it_unless_marked_complete() {
     let dir = temp_dir("runs-deleted");
     let out = dir.join("t.json");
     simulate(&out, &["--runs", "3"]);
-    let original = json(&out);
-    for (complete, said) in [
-        (true, "marked complete but holds 2 complete run(s) of the 3"),
-        (false, "runs[2] and runs[1] hold the same point at"),
-    ] {
-        let mut j = original.clone();
-        j["runs"].as_array_mut().unwrap().remove(1);
-        j["complete"] = complete.into();
-        std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
-        let o = measure(&["--cores", "1..6", "--resume", "-o", s(&out)]);
-        assert_eq!(o.status.code(), Some(2), "{said}: {}", stderr(&o));
-        assert!(stderr(&o).contains(said), "{said}: {}", stderr(&o));
-        assert_eq!(json(&out)["runs"].as_array().unwrap().len(), 2);
-    }
+    let mut j = json(&out);
+    j["runs"].as_array_mut().unwrap().remove(1);
+    let kept: Vec<serde_json::Value> = j["runs"].as_array().unwrap().clone();
+    j["complete"] = true.into();
+    std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
+    let o = measure(&["--cores", "1..6", "--resume", "-o", s(&out)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let said = "marked complete but holds 2 complete run(s) of the 3";
+    assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    assert_eq!(json(&out)["runs"].as_array().unwrap().len(), 2);
+    // Incomplete: what calibrate's note advises works.
+    j["complete"] = false.into();
+    std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
+    let o = contention(&["calibrate", "--local-only", s(&out), "-o", "-"]);
+    let advised = "`contention measure --simulate paper:henri --seed 1 --resume` completes it";
+    assert!(stderr(&o).contains(advised), "{}", stderr(&o));
+    let o = measure(&["--cores", "1..6", "--resume", "-o", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = trace_file::read(&out).unwrap();
+    assert!(t.complete && t.runs.len() == 3, "{}", stderr(&o));
+    let now = json(&out);
+    assert_eq!(now["runs"].as_array().unwrap()[..2], kept[..]);
+    let o = contention(&["calibrate", "--local-only", s(&out), "-o", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }
 
 /// Issue 46, item 11: `--resume` without `--cores` took the default sweep (every free core)

@@ -296,6 +296,8 @@ pub(crate) struct Campaign<'a> {
     /// `--resume` made the trace's combined points again from its runs (one was refused,
     /// [`session::resumable`]): the trace is saved even with nothing left to measure.
     remade: bool,
+    /// The run index whose draws the run being measured takes ([`drawn_as`]).
+    draw: u32,
 }
 
 impl<'a> Campaign<'a> {
@@ -330,6 +332,7 @@ impl<'a> Campaign<'a> {
             interrupted,
             chosen: false,
             remade,
+            draw: 0,
         })
     }
 
@@ -352,6 +355,7 @@ impl<'a> Campaign<'a> {
     fn measure_runs(&mut self, o: &MeasureOptions) -> Result<()> {
         while let Some(i) = runs::current(&mut self.trace, o.seed, &crate::timestamp::now()) {
             let todo = runs::todo(&self.trace.runs[i]);
+            self.draw = self.drawn_as(i, &todo);
             if self.mode != progress::Mode::Quiet {
                 eprintln!(
                     "measure: {}",
@@ -366,6 +370,52 @@ impl<'a> Campaign<'a> {
         Ok(())
     }
 
+    /// The run index whose draws run `i` of a trace of runs takes, measuring `todo` next:
+    /// its position, unless another run already holds that index's draws. A simulated run's
+    /// numbers follow its index ([`SimulatedBench::run`]), so with `runs[1]` of three
+    /// deleted, the run now at 1 holds run 2's draws, and a resume drew run 2 again as the
+    /// new third: a copy refused after its first point, while every reader's note advised
+    /// that resume (issue 46, N1). The first index whose draw of the next point equals no
+    /// other run's point is taken: a point drawn is all its samples, so no two indices draw
+    /// one alike, and a run stopped midway is continued with the index it was begun with.
+    fn drawn_as(&self, i: usize, todo: &[u32]) -> u32 {
+        let own = i as u32;
+        let Some(&next) = todo.first() else {
+            return own;
+        };
+        let others: Vec<&TracePoint> = (self.trace.runs.iter().enumerate())
+            .filter(|&(j, _)| j != i)
+            .flat_map(|(_, r)| &r.points)
+            .filter(|p| p.cores == next)
+            .collect();
+        if others.is_empty() {
+            return own;
+        }
+        let drawn = |run: u32| {
+            let mut first = None;
+            let b = bench(
+                self.sim,
+                &self.layout,
+                &self.trace.config,
+                run,
+                self.interrupted,
+            );
+            // The sweep stops at the first point: only it is compared.
+            let _ = b.sweep(
+                todo,
+                |_, _| {},
+                |p, _| {
+                    first = Some(p);
+                    Err(Error::Failed("drawn".into()))
+                },
+            );
+            first
+        };
+        (own..own.saturating_add(runs::MAX_RUNS))
+            .find(|&d| drawn(d).is_none_or(|p| !others.contains(&&p)))
+            .unwrap_or(own)
+    }
+
     /// [`Campaign::measure`] into run `run` of a trace of runs, or into its points.
     fn measure_run(&mut self, points: &[u32], run: Option<usize>) -> Result<Duration> {
         let c = self.trace.config.clone();
@@ -375,26 +425,8 @@ impl<'a> Campaign<'a> {
             }
         }
         self.trace.config.cores.sort_unstable();
-        let bench = SimulatedBench {
-            truth: &self.sim.machine,
-            placement: self.layout.placement,
-            plan: &self.layout.plan,
-            sampling: Sampling {
-                max_phase: Duration::from_secs_f64(c.max_phase_seconds),
-                stable_within: c.stable_within,
-                timeout: Duration::from_secs_f64(c.timeout_seconds),
-            },
-            sample_seconds: c.sizing.as_ref().map_or_else(
-                || sizing::sample_seconds(c.max_phase_seconds),
-                |s| s.sample_seconds,
-            ),
-            message_bytes: c.message_size_bytes,
-            noise: self.sim.noise,
-            between: self.sim.between,
-            seed: self.sim.seed,
-            run: run.map_or(0, |i| i as u32),
-            interrupted: self.interrupted,
-        };
+        let draw = run.map_or(0, |_| self.draw);
+        let bench = bench(self.sim, &self.layout, &c, draw, self.interrupted);
         let progress = std::cell::RefCell::new(if self.chosen {
             Progress::open(self.mode, self.trace.points.len())
         } else {
@@ -462,6 +494,37 @@ impl<'a> Campaign<'a> {
             touch,
             crate::error::shown_path(&self.path)
         )
+    }
+}
+
+/// The simulated sweep of `layout` on `sim`'s machine, sampled as `c` says, drawing run
+/// `run`'s numbers.
+fn bench<'b>(
+    sim: &'b SimulateOptions,
+    layout: &'b Layout,
+    c: &MeasureConfig,
+    run: u32,
+    interrupted: &'b AtomicBool,
+) -> SimulatedBench<'b> {
+    SimulatedBench {
+        truth: &sim.machine,
+        placement: layout.placement,
+        plan: &layout.plan,
+        sampling: Sampling {
+            max_phase: Duration::from_secs_f64(c.max_phase_seconds),
+            stable_within: c.stable_within,
+            timeout: Duration::from_secs_f64(c.timeout_seconds),
+        },
+        sample_seconds: c.sizing.as_ref().map_or_else(
+            || sizing::sample_seconds(c.max_phase_seconds),
+            |s| s.sample_seconds,
+        ),
+        message_bytes: c.message_size_bytes,
+        noise: sim.noise,
+        between: sim.between,
+        seed: sim.seed,
+        run,
+        interrupted,
     }
 }
 
