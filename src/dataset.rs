@@ -144,28 +144,37 @@ fn scaled_samples(phase: &Phase) -> Batches {
     batches
 }
 
-/// Every point of `trace` no measurement leaves, in its `points` (a trace of runs: their
-/// combination) and in each run's (named `points[2]`, `runs[1].points[0]`), each with
-/// why (`point_problem`: each message names `source`, the point and the field). The one
-/// rule of a trace's points: [`crate::io::trace_file::parse`] refuses the first, so every
-/// reader (calibrate, evaluate, check, show, plot, a fleet's) takes the same points, and
-/// `measure --resume` drops them ([`Input::refused_points`]).
-pub fn impossible_points(trace: &Trace, source: &str) -> Vec<String> {
+/// Every point of `trace` no measurement leaves, in each run's and in its `points` (a
+/// trace of runs: their combination, checked after the runs it derives from), named
+/// `runs[1].points[0]`, `points[2]`, each with why (`point_problem`: each message names
+/// `source`, the point and the field). The one rule of a trace's points:
+/// [`crate::io::trace_file::parse`] refuses the first, so every reader (calibrate,
+/// evaluate, check, show, plot, a fleet's) takes the same points, and `measure --resume`
+/// drops them from a run ([`Input::refused_points`]) or makes the combination again.
+pub fn impossible_points(trace: &Trace, source: &str) -> Vec<ImpossiblePoint> {
     let cores_per_socket = trace.machine.cores_per_socket;
-    let mut out: Vec<String> =
-        Input::refused_points(&trace.points, cores_per_socket, source, "points")
+    let refused = |points: &[TracePoint], at: &str, combined: bool| {
+        Input::refused_points(points, cores_per_socket, source, at)
             .into_iter()
-            .map(|(_, why)| why)
-            .collect();
+            .map(move |(_, why)| ImpossiblePoint { why, combined })
+    };
+    let mut out = Vec::new();
     for (r, run) in trace.runs.iter().enumerate() {
-        let at = format!("runs[{r}].points");
-        out.extend(
-            Input::refused_points(&run.points, cores_per_socket, source, &at)
-                .into_iter()
-                .map(|(_, why)| why),
-        );
+        out.extend(refused(&run.points, &format!("runs[{r}].points"), false));
     }
+    out.extend(refused(&trace.points, "points", !trace.runs.is_empty()));
     out
+}
+
+/// A point [`impossible_points`] refuses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImpossiblePoint {
+    /// Why, naming the file, the point and the field.
+    pub why: String,
+    /// The point is one of a trace of runs' top-level `points`: derived data, the runs
+    /// combined ([`crate::measure::runs::combine`]), which `measure --resume` makes again
+    /// from sound runs rather than measuring anything.
+    pub combined: bool,
 }
 
 /// Why a point of a trace of a machine of `cores_per_socket` cannot be a measurement (the
@@ -208,8 +217,6 @@ fn is_bandwidth(v: f64) -> bool {
 pub enum DatasetError {
     /// A trace without any measured point.
     NoPoint { source: String },
-    /// A host name with control characters (written escaped).
-    ControlHostname { source: String, hostname: String },
     /// A placement or machine size no real machine has.
     BeyondAnyMachine {
         source: String,
@@ -266,6 +273,14 @@ pub enum DatasetError {
         sources: [String; 2],
         run: Option<usize>,
     },
+    /// A tidy CSV (`csv`) holding a point of a trace given with it (`trace`), as the CSV
+    /// `measure` writes beside it: at `placement` and `cores` (`refuse_csv_of_trace`).
+    CsvOfTrace {
+        trace: String,
+        csv: String,
+        placement: Placement,
+        cores: u32,
+    },
     /// A trace whose two marks of origin disagree ([`Trace::simulated`]).
     Marks {
         source: String,
@@ -294,11 +309,6 @@ impl std::fmt::Display for DatasetError {
                 f,
                 "{source}: the trace has no measured point (measure was stopped before its \
                  first core count?); complete it with `contention measure --resume`"
-            ),
-            DatasetError::ControlHostname { source, hostname } => write!(
-                f,
-                "{source}: machine.hostname {} holds control characters; no host is named so",
-                crate::error::escape(&format!("{hostname:?}"))
             ),
             DatasetError::BeyondAnyMachine {
                 source,
@@ -368,6 +378,20 @@ impl std::fmt::Display for DatasetError {
                     Some(r) => format!("run {} of the second is in the first", r + 1),
                     None => "the same rows".into(),
                 }
+            ),
+            DatasetError::CsvOfTrace {
+                trace,
+                csv,
+                placement,
+                cores,
+            } => write!(
+                f,
+                "{trace} and {csv} hold the same measurement ({csv}'s row at placement \
+                 {placement}, {cores} cores, is {trace}'s point to the 0.1 MB/s of a tidy CSV): \
+                 `measure` writes that CSV beside its trace, so it is the trace's own or a \
+                 copy, and pooled its points would count twice and narrow every interval as if \
+                 measured again; give the trace alone (it holds the samples and runs its CSV \
+                 lacks)"
             ),
             DatasetError::ModelOrigin {
                 model,
@@ -668,6 +692,7 @@ pub(crate) fn common_machine(
 ) -> Result<(Option<&MachineInfo>, Vec<String>), DatasetError> {
     refuse_simulated_with_real(inputs)?;
     refuse_copies(inputs)?;
+    refuse_csv_of_trace(inputs)?;
     let mut traces = inputs
         .iter()
         .filter_map(|i| i.machine.as_ref().map(|m| (i.source.as_str(), m)));
@@ -740,6 +765,68 @@ fn refuse_copies(inputs: &[Input]) -> Result<(), DatasetError> {
     Ok(())
 }
 
+/// Refuses a tidy CSV given with the trace it was written from: a row whose placement, core
+/// count and four bandwidths are a point of a trace among `inputs` as the tidy CSV writes
+/// it (to 0.1 MB/s, [`crate::trace::as_written`]). `measure` writes that CSV beside every
+/// trace, so `calibrate dir/*` over its results took each point twice, as two runs, and the
+/// model moved; [`refuse_copies`] compares bits, which the CSV's rounding hides (issue 46,
+/// N3). A trace's points are its runs' and, for a trace of runs, their combination (each
+/// phase the median of the runs' medians, as [`crate::measure::runs::combine`] makes it):
+/// what its CSV holds. One row is enough: no two measurements agree on four bandwidths to
+/// 0.1 MB/s, and a CSV of a trace's rows and another's together is a copy too.
+///
+/// Refused, not skipped with a note, as `refuse_copies` refuses a copy: which file was meant
+/// is the user's to say, and a result that depends on a guess (the trace, with its samples
+/// and runs, or the CSV, with its rows only) would pass unseen in a script.
+fn refuse_csv_of_trace(inputs: &[Input]) -> Result<(), DatasetError> {
+    use std::collections::HashMap;
+    type Key = (u32, u32, u32, [u64; 4]);
+    let key = |p: Placement, cores: u32, bw: [f64; 4]| -> Key {
+        let bits = bw.map(|v| crate::trace::as_written(v).to_bits());
+        (p.comp_numa, p.comm_numa, cores, bits)
+    };
+    let mut written: HashMap<Key, usize> = HashMap::new();
+    for (i, input) in inputs.iter().enumerate() {
+        if input.kind != InputKind::Trace {
+            continue;
+        }
+        let mut by_point: BTreeMap<(u32, u32, u32), Vec<[f64; 4]>> = BTreeMap::new();
+        for o in &input.observations {
+            let bw = o.bw.map(|m| m.value);
+            written.entry(key(o.placement, o.cores, bw)).or_insert(i);
+            let at = (o.placement.comp_numa, o.placement.comm_numa, o.cores);
+            by_point.entry(at).or_default().push(bw);
+        }
+        for ((comp_numa, comm_numa, cores), runs) in by_point {
+            let combined: [f64; 4] = std::array::from_fn(|q| {
+                let medians: Vec<f64> = runs.iter().map(|bw| bw[q]).collect();
+                stats::median(&medians).unwrap_or(f64::NAN)
+            });
+            let p = Placement {
+                comp_numa,
+                comm_numa,
+            };
+            written.entry(key(p, cores, combined)).or_insert(i);
+        }
+    }
+    if written.is_empty() {
+        return Ok(());
+    }
+    for csv in inputs.iter().filter(|i| i.kind == InputKind::Csv) {
+        for o in &csv.observations {
+            if let Some(&t) = written.get(&key(o.placement, o.cores, o.bw.map(|m| m.value))) {
+                return Err(DatasetError::CsvOfTrace {
+                    trace: inputs[t].source.clone(),
+                    csv: csv.source.clone(),
+                    placement: o.placement,
+                    cores: o.cores,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The simulated machine an input was drawn from (`measure --simulate`), `None` for real
 /// measurements.
 pub(crate) fn simulated(input: &Input) -> Option<&str> {
@@ -786,8 +873,8 @@ fn refuse_simulated_with_real(inputs: &[Input]) -> Result<(), DatasetError> {
     }
 }
 
-/// Refuses a trace as a whole: no point, a hostname with control characters, a placement or
-/// machine beyond any real one, or a record no measurement leaves
+/// Refuses a trace as a whole: no point, a placement or machine beyond any real one, or a
+/// record no measurement leaves (a host name with control characters among them)
 /// ([`Trace::record_problem`], which [`crate::io::trace_file::parse`] refuses too: a trace
 /// built in memory is checked the same way).
 fn check_trace(trace: &Trace, placement: Placement, source: &str) -> Result<(), DatasetError> {
@@ -797,12 +884,6 @@ fn check_trace(trace: &Trace, placement: Placement, source: &str) -> Result<(), 
         });
     }
     let m = &trace.machine;
-    if m.hostname.chars().any(char::is_control) {
-        return Err(DatasetError::ControlHostname {
-            source: source.into(),
-            hostname: m.hostname.clone(),
-        });
-    }
     if placement.comp_numa.max(placement.comm_numa) >= MAX_NUMA_NODES
         || m.numa_per_socket > MAX_NUMA_NODES
         || m.cores_per_socket > MAX_CORES_PER_SOCKET
@@ -969,14 +1050,6 @@ pub(crate) mod tests {
             "t.json: it is marked complete but has no point for core counts [2, 4] of its \
              config.cores; no measurement writes that, so the file was edited or is corrupt"
         );
-        let e = DatasetError::ControlHostname {
-            source: "t.json".into(),
-            hostname: "a\u{1b}b".into(),
-        };
-        assert!(
-            e.to_string().contains("hostname \"a\\u{1b}b\" holds"),
-            "{e}"
-        );
         assert_eq!(crate::Error::from(e).exit_code(), 2);
     }
 
@@ -1039,6 +1112,52 @@ pub(crate) mod tests {
             assert!(matches!(e, DatasetError::SimulatedAndReal { .. }), "{e}");
             assert!(e.to_string().contains(want), "{e}");
             assert_eq!(crate::Error::from(e).exit_code(), 2);
+        }
+    }
+
+    /// Issue 46, N3: the tidy CSV `measure` writes beside a trace, given with it, was a
+    /// second run of the same points: its rounding to 0.1 MB/s hid it from the copies'
+    /// bitwise rule. Refused naming both, for a trace of one run and one of runs (whose CSV
+    /// holds the runs combined), and for one row of a trace among other rows; another
+    /// measurement's CSV is not.
+    #[test]
+    fn a_trace_and_its_own_tidy_csv_are_one_measurement() {
+        let read = |name: &str| {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+            crate::io::trace_file::read(&path).unwrap()
+        };
+        for name in [
+            "tests/data/traces/vm-local.json",
+            "tests/data/real-16core/trace-default-14cores-3runs.json",
+        ] {
+            let t = read(name);
+            let trace = Input::from_trace(&t, "t.json").unwrap();
+            let text = crate::io::tidy_csv::to_string(&t.tidy_rows());
+            let rows = crate::io::tidy_csv::parse(&text, "t.csv").unwrap().rows;
+            let csv = Input::from_rows(&rows, "t.csv");
+            let e = common_machine(&[trace.clone(), csv]).unwrap_err();
+            assert!(matches!(e, DatasetError::CsvOfTrace { .. }), "{name}: {e}");
+            assert!(
+                e.to_string()
+                    .starts_with("t.json and t.csv hold the same measurement"),
+                "{e}"
+            );
+            assert_eq!(crate::Error::from(e).exit_code(), 2);
+            // One of its rows among another measurement's.
+            let mut mixed = vec![row(1, 1, 1, 1.0), row(1, 1, 2, 1.0)];
+            mixed.push(rows[rows.len() - 1]);
+            let mixed = Input::from_rows(&mixed, "mixed.csv");
+            assert!(common_machine(&[mixed, trace.clone()]).is_err(), "{name}");
+            // Another measurement: each bandwidth 0.1 MB/s away.
+            let moved: Vec<TidyRow> = rows
+                .iter()
+                .map(|r| TidyRow {
+                    comm_alone: r.comm_alone + 0.1,
+                    ..*r
+                })
+                .collect();
+            let other = Input::from_rows(&moved, "other.csv");
+            assert!(common_machine(&[trace, other]).is_ok(), "{name}");
         }
     }
 

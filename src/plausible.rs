@@ -52,15 +52,19 @@ pub(crate) fn phase(p: &Phase) -> Option<String> {
     if let Some(why) = (s.count > 0).then(|| bounds(p)).flatten() {
         return Some(why);
     }
-    if let Some((i, x)) = p
-        .samples
-        .iter()
-        .enumerate()
-        .find(|(_, x)| !(x.mbps >= 0.0 && x.mbps <= MAX_BANDWIDTH && x.end >= x.start))
-    {
+    // A sample's times are seconds since its point started (one clock for the point's
+    // phases), so none starts before 0: a start of -1e308 s was shown and fitted.
+    if let Some((i, x)) = p.samples.iter().enumerate().find(|(_, x)| {
+        !(x.mbps >= 0.0
+            && x.mbps <= MAX_BANDWIDTH
+            && x.start >= 0.0
+            && x.end >= x.start
+            && x.end.is_finite())
+    }) {
         return Some(format!(
             "samples[{i}] is impossible ({} MB/s from {} s to {} s): a sample's bandwidth is \
-             0 to {MAX_BANDWIDTH:e} MB/s and it ends after it starts",
+             0 to {MAX_BANDWIDTH:e} MB/s, it starts at 0 s or later (the start of its point) \
+             and it ends after it starts",
             short_number(x.mbps),
             short_number(x.start),
             short_number(x.end)
@@ -95,9 +99,19 @@ fn bounds(p: &Phase) -> Option<String> {
         }
     }
     // The median's interval holds the median (both the within-run interval of batch
-    // medians and the across-run one are built around it) and is a bandwidth's: an
-    // interval upside down or of 1e308 MB/s was printed as `+--136.0%` or `+-inf%`.
+    // medians and the across-run one are built around it) and is a bandwidth's, from 0
+    // (`crate::stats::batch_median_interval` never goes below; the across-run one is a
+    // logarithm's, above 0): an interval upside down, of 1e308 MB/s or from -5 MB/s was
+    // printed as `+--136.0%`, `+-inf%` or `+-50.5%`.
     if let Some((lo, hi)) = p.ci95 {
+        if lo < 0.0 {
+            return Some(format!(
+                "ci95 [{}, {}] starts below 0 MB/s: the interval of a bandwidth starts at 0 \
+                 or above",
+                short_number(lo),
+                short_number(hi)
+            ));
+        }
         if !(lo.is_finite() && hi.is_finite() && lo <= s.median && s.median <= hi)
             || hi > MAX_BANDWIDTH
         {
@@ -203,7 +217,9 @@ mod tests {
         // The interval must hold the median and be a bandwidth's.
         for (ci, ok) in [
             ((9.0, 11.0), true),
-            ((-1.0, 11.0), true),
+            ((0.0, 11.0), true),
+            ((-1.0, 11.0), false),
+            ((-1e308, 11.0), false),
             ((11.0, 9.0), false),
             ((10.5, 11.0), false),
             ((-5.0, 1e308), false),
@@ -220,6 +236,23 @@ mod tests {
             mbps: -5.0,
         });
         assert!(phase(&p).unwrap().starts_with("samples[0]"));
+        // Times are seconds since the point started: none starts before it.
+        for (start, end, ok) in [
+            (0.0, 1.0, true),
+            (-1.0, 1.0, false),
+            (-1e308, 1.0, false),
+            (1.0, f64::INFINITY, false),
+            (2.0, 1.0, false),
+        ] {
+            let mut p = phase_of(self::tests::ok());
+            p.samples.push(Sample {
+                thread: 0,
+                start,
+                end,
+                mbps: 5.0,
+            });
+            assert_eq!(phase(&p).is_none(), ok, "{start}..{end}: {:?}", phase(&p));
+        }
     }
 
     #[test]

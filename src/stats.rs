@@ -257,6 +257,10 @@ const TRIMMED_SPREAD_FACTOR: [f64; 17] = [
 /// `min_rounds` says: [`batch_count`] never makes batches of one round, so 4 to 7 rounds
 /// make only 2 or 3 batches, and the spread of so few, one of them left out, is no spread
 /// (the factor's table starts at 4 batches; issue 43, item 5).
+///
+/// The rounds are bandwidths, never below 0, and so is the interval's lower end: a spread
+/// as wide as the median (rounds alternating fast and nearly stopped) put `median - half`
+/// below 0, an interval every reader of the trace refuses (issue 46, N7).
 pub(crate) fn batch_median_interval(rounds: &[f64], min_rounds: usize) -> Option<(f64, f64)> {
     let n = rounds.len();
     let b = batch_count(n);
@@ -277,7 +281,7 @@ pub(crate) fn batch_median_interval(rounds: &[f64], min_rounds: usize) -> Option
     let square_sum: f64 = deviations.iter().map(|d| d * d).sum();
     let spread = TRIMMED_SPREAD_FACTOR[b - 4] * (square_sum / (b - 2) as f64).sqrt();
     let half = T975[b - 2] * spread / (b as f64).sqrt();
-    Some((os_lo.min(mid - half), os_hi.max(mid + half)))
+    Some((os_lo.min(mid - half).max(0.0), os_hi.max(mid + half)))
 }
 
 #[cfg(test)]
@@ -413,5 +417,16 @@ mod tests {
         let rounds: Vec<f64> = (0..8).map(|i| 1000.0 + f64::from(i)).collect();
         let (lo, hi) = batch_median_interval(&rounds, 4).unwrap();
         assert!(lo < 1003.5 && 1003.5 < hi, "{lo} {hi}");
+    }
+
+    /// Issue 46, N7: batches of rounds nearly stopped beside fast ones spread their medians
+    /// by more than the median itself, and the interval's lower end fell below 0 MB/s, an
+    /// interval every reader of the trace refuses. A bandwidth's interval starts at 0.
+    #[test]
+    fn a_median_interval_of_bandwidths_never_goes_below_zero() {
+        let rounds: Vec<f64> = (0..16).map(|i| if i < 8 { 1.0 } else { 100.0 }).collect();
+        let (lo, hi) = batch_median_interval(&rounds, 4).unwrap();
+        let mid = median(&rounds).unwrap();
+        assert!(lo == 0.0 && mid <= hi, "{lo} {hi}");
     }
 }

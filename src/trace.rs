@@ -5,6 +5,7 @@
 //! the four phases of section 4.1.1 (computations alone, communications alone, both in
 //! parallel) with their per-iteration samples and summaries. Bandwidths are MB/s.
 
+use crate::model::constraints::MAX_CORES_PER_SOCKET;
 use crate::provenance::Provenance;
 use serde::{Deserialize, Serialize};
 
@@ -560,8 +561,19 @@ impl Trace {
                     self.config.runs
                 )
             };
+            // The command that does: a simulated trace is continued only by the same
+            // simulation (a plain `--resume` refuses it as a real run).
+            let simulate = match &self.simulation {
+                Some(s) => format!(
+                    " --simulate {} --seed {}",
+                    crate::error::escape(&s.machine),
+                    s.seed
+                ),
+                None => String::new(),
+            };
             notes.push(format!(
-                "{source} is incomplete ({measured}); `contention measure --resume` completes it"
+                "{source} is incomplete ({measured}); `contention measure{simulate} --resume` \
+                 completes it"
             ));
         }
         if !self.config.bind {
@@ -607,9 +619,13 @@ impl Trace {
     /// an order that `config.cores` does not ask for, two runs with the same points or one
     /// point alike in two runs (a run copied: no two launches measure the same numbers), or
     /// `complete` with a core count of `config.cores` or a run of `config.runs` missing (a
-    /// run deleted: read as a complete campaign of fewer runs). What each point holds is
-    /// [`crate::dataset::impossible_points`]'s. Linear in the runs' sizes but for the
-    /// copies, compared run by run.
+    /// run deleted: read as a complete campaign of fewer runs, or a trace of points alone
+    /// asking for more than one run); and what no measurement writes in `config` or
+    /// `machine` (`config.runs` beyond `measure --runs`'s bounds, `config.cores` empty, out
+    /// of order, twice or beyond the socket, a host name with control characters), or a
+    /// point at a core count of the socket that `config.cores` does not ask for. What
+    /// each point holds is [`crate::dataset::impossible_points`]'s. Linear in the runs'
+    /// sizes but for the copies, compared run by run.
     pub fn record_problem(&self) -> Option<String> {
         use std::collections::HashSet;
         if self.runs.len() > self.config.runs.max(1) as usize {
@@ -673,20 +689,110 @@ impl Trace {
                     first_few(&missing)
                 ));
             }
-            // Only a trace of runs counts its runs: one of points alone is one run whatever
-            // its config.runs says (as `save` marks it).
+            // A trace of points alone is one run: complete, it asks for one. A launch that
+            // asks for more measures into `runs` from its first point, so `config.runs: 3`
+            // without runs was shown as "1 of 3 run(s) complete" and fitted (issue 46, N4).
             let runs = self.config.runs as usize;
-            if !self.runs.is_empty()
-                && (self.runs.len() < runs || self.finished_runs() < self.runs.len())
-            {
+            let finished = if self.runs.is_empty() {
+                1
+            } else {
+                self.finished_runs()
+            };
+            if self.runs.len().max(1) < runs || finished < self.runs.len().max(1) {
                 return Some(format!(
-                    "it is marked complete but holds {} complete run(s) of the {runs} its \
-                     config.runs asks for",
-                    self.finished_runs()
+                    "it is marked complete but holds {finished} complete run(s) of the {runs} \
+                     its config.runs asks for"
                 ));
             }
         }
+        self.config_problem()
+            .or_else(|| self.machine_problem())
+            .or_else(|| self.points_not_asked_for())
+    }
+
+    /// What in `config` no measurement writes: `runs` outside `measure --runs`'s bounds
+    /// ([`crate::measure::runs::MAX_RUNS`]: `--resume` measured run after run of an edited
+    /// `4000000000`), or `cores` empty, out of order, twice, 0 or beyond the machine's
+    /// socket (`measure` writes the `--cores` it checked, sorted, each once; `--resume` then
+    /// measured an empty list as every core, and 19 on a socket of 18 failed as if `--cores`
+    /// had said it; issue 46, N2 and N4). Bounding each count by the socket bounds the list's
+    /// length too: an edited file of 360,000 counts is refused at its first repeat.
+    fn config_problem(&self) -> Option<String> {
+        let runs = self.config.runs;
+        let max_runs = crate::measure::runs::MAX_RUNS;
+        if !(1..=max_runs).contains(&runs) {
+            return Some(format!(
+                "it asks for {runs} runs in config.runs, and a trace holds 1 to {max_runs} \
+                 (`measure --runs`)"
+            ));
+        }
+        let cores = &self.config.cores;
+        if cores.is_empty() {
+            return Some(
+                "config.cores is empty, and a trace asks for the core counts it measures".into(),
+            );
+        }
+        let socket = self.machine.cores_per_socket.min(MAX_CORES_PER_SOCKET);
+        if cores.contains(&0) {
+            return Some("config.cores lists 0 cores, and a core count is 1 or more".into());
+        }
+        if let Some(&n) = cores.iter().find(|&&n| n > socket) {
+            return Some(format!(
+                "config.cores lists {n} cores, and the machine's socket has 1..{socket} \
+                 (machine.cores_per_socket)"
+            ));
+        }
+        if let Some(w) = cores.windows(2).find(|w| w[0] >= w[1]) {
+            return Some(if w[0] == w[1] {
+                format!("config.cores lists {} cores twice", w[0])
+            } else {
+                format!(
+                    "config.cores lists {} after {}, and `measure` writes them ascending",
+                    w[1], w[0]
+                )
+            });
+        }
         None
+    }
+
+    /// What in `machine` no node reports: a host name with control characters (`a\rb`,
+    /// refused by calibrate and check but shown by show and plot; issue 46).
+    fn machine_problem(&self) -> Option<String> {
+        let host = &self.machine.hostname;
+        host.chars().any(char::is_control).then(|| {
+            format!("machine.hostname {host:?} holds control characters, and no host is named so")
+        })
+    }
+
+    /// A point, in `points` or a run's, at a core count of the machine's socket that
+    /// `config.cores` does not ask for (a complete trace short of a measured count was
+    /// shown and fitted, and `--resume` of an incomplete one asking for fewer counts than it
+    /// holds said "nothing to measure" for ever; issue 46, N2): every point is of a count
+    /// asked for. A point beyond the socket is [`crate::dataset::impossible_points`]'s, which
+    /// `--resume` drops and measures again; `machine.cores_per_socket` edited below the
+    /// points is refused here through `config.cores`, which asks for them.
+    fn points_not_asked_for(&self) -> Option<String> {
+        let asked: std::collections::HashSet<u32> = self.config.cores.iter().copied().collect();
+        let socket = 1..=self.machine.cores_per_socket;
+        let runs = self
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(r, run)| (format!("runs[{r}].points"), &run.points));
+        std::iter::once(("points".to_string(), &self.points))
+            .chain(runs)
+            .find_map(|(at, points)| {
+                points
+                    .iter()
+                    .enumerate()
+                    .find(|(_, p)| socket.contains(&p.cores) && !asked.contains(&p.cores))
+                    .map(|(i, p)| {
+                        format!(
+                            "{at}[{i}] is at {} cores, which config.cores does not ask for",
+                            p.cores
+                        )
+                    })
+            })
     }
 
     /// How many of [`Trace::runs`] hold every core count of `config.cores` (linear, as
@@ -743,6 +849,18 @@ pub struct TidyRow {
     pub comm_parallel: f64,
 }
 
+/// A bandwidth as the tidy CSV writes it (docs/formats.md, "Tidy CSV"): MB/s with one
+/// decimal, 0.1 MB/s being far below any measurement's noise.
+pub(crate) fn csv_bandwidth(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+/// A bandwidth as a reader of the tidy CSV gets it back ([`csv_bandwidth`], then parsed):
+/// what a trace's point is in the CSV `measure` writes beside it.
+pub(crate) fn as_written(v: f64) -> f64 {
+    csv_bandwidth(v).parse().unwrap_or(v)
+}
+
 impl TidyRow {
     /// A predicted point of placement `comp_numa,comm_numa` as a row.
     pub(crate) fn predicted(comp_numa: u32, comm_numa: u32, pt: &crate::model::Point) -> Self {
@@ -769,4 +887,106 @@ pub fn predicted_rows(placements: &[crate::model::PlacementPrediction]) -> Vec<T
                 .map(|pt| TidyRow::predicted(p.comp_numa, p.comm_numa, pt))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The real 2-core trace of the CI machine: `config.cores` 1,2, complete, one run.
+    fn vm() -> Trace {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/traces/vm-local.json"
+        );
+        crate::io::trace_file::read(std::path::Path::new(path)).unwrap()
+    }
+
+    /// Issue 46, N1, N2 and N4: what no `measure` writes in `config` or `machine`, or a
+    /// point outside them, is a record every reader refuses, `--resume` included.
+    #[test]
+    fn config_and_machine_no_measure_writes_are_refused_naming_the_field() {
+        assert_eq!(vm().record_problem(), None);
+        type Edit = fn(&mut Trace);
+        let cases: [(Edit, &str); 12] = [
+            (|t| t.config.cores.push(1), "config.cores lists 1 after 2"),
+            (
+                |t| t.config.cores = vec![1, 1, 2],
+                "config.cores lists 1 cores twice",
+            ),
+            (|t| t.config.cores.clear(), "config.cores is empty"),
+            (
+                |t| {
+                    t.config.cores = vec![0, 1, 2];
+                    t.complete = false;
+                },
+                "config.cores lists 0 cores",
+            ),
+            (
+                |t| {
+                    t.config.cores.push(3);
+                    t.complete = false;
+                },
+                "config.cores lists 3 cores, and the machine's socket has 1..2",
+            ),
+            (
+                |t| t.config.cores = (0..360_000).map(|i| 1 + i % 2).collect(),
+                "config.cores lists 1 after 2",
+            ),
+            (
+                |t| t.config.cores = vec![1],
+                "points[1] is at 2 cores, which config.cores does not ask for",
+            ),
+            (
+                |t| t.machine.cores_per_socket = 1,
+                "config.cores lists 2 cores, and the machine's socket has 1..1",
+            ),
+            (
+                |t| t.config.runs = 3,
+                "marked complete but holds 1 complete run(s) of the 3",
+            ),
+            (
+                |t| {
+                    t.config.runs = 0;
+                    t.complete = false;
+                },
+                "it asks for 0 runs in config.runs, and a trace holds 1 to 100",
+            ),
+            (
+                |t| {
+                    t.config.runs = 101;
+                    t.complete = false;
+                },
+                "it asks for 101 runs",
+            ),
+            (
+                |t| t.machine.hostname = "a\rb".into(),
+                "machine.hostname \"a\\rb\" holds control characters",
+            ),
+        ];
+        for (edit, said) in cases {
+            let mut t = vm();
+            edit(&mut t);
+            let why = t.record_problem();
+            assert!(
+                why.as_deref().is_some_and(|w| w.contains(said)),
+                "{said}: {why:?}"
+            );
+        }
+        // Incomplete, a trace of points alone may ask for more runs: `--resume` makes its
+        // points the first.
+        let mut t = vm();
+        (t.config.runs, t.complete) = (3, false);
+        assert_eq!(t.record_problem(), None);
+        // A point beyond the socket is the points' rule's, which `--resume` drops.
+        let mut t = vm();
+        t.points[1].cores = 999;
+        t.complete = false;
+        assert_eq!(t.record_problem(), None);
+        let refused = crate::dataset::impossible_points(&t, "t.json");
+        assert!(
+            refused[0].why.contains("at 999 cores, beyond"),
+            "{refused:?}"
+        );
+    }
 }

@@ -238,7 +238,8 @@ fn resume_refuses_a_trace_edited_to_ask_for_more_runs_than_any_command_line() {
         "{}",
         stderr(&o)
     );
-    assert_eq!(trace_file::read(&out).unwrap().runs.len(), 2);
+    // Every reader refuses the edited file now, so its runs are counted in the JSON.
+    assert_eq!(json(&out)["runs"].as_array().unwrap().len(), 2);
 }
 
 /// `measure --simulate paper:henri` with `args`, quietly; its output.
@@ -609,6 +610,10 @@ fn check_refuses_a_model_whose_recorded_spread_between_runs_is_edited() {
 /// 1e308 MB/s, a count of 0, the combined `points` of a trace of runs edited, or a run
 /// deleted from a trace still marked complete is refused by each alike (exit 2, naming the
 /// file, the field and the value), where show and plot drew them and calibrate fitted them.
+/// So are (N2, N4, N6, N7) `config.cores` repeated, empty, short of a measured point, beyond
+/// the socket or of 360,000 counts, `config.runs` beyond `--runs`' bounds or more than a
+/// complete trace of one run holds, a sample starting before its point, an interval below
+/// 0 MB/s, and a host name with a control character (show and plot printed it).
 #[test]
 fn every_reader_refuses_an_impossible_point_or_a_missing_run_alike() {
     let dir = temp_dir("runs-one-check");
@@ -619,7 +624,7 @@ fn every_reader_refuses_an_impossible_point_or_a_missing_run_alike() {
     let o = contention(&["calibrate", "--local-only", s(&three), "-o", s(&model)]);
     assert!(o.status.success(), "{}", stderr(&o));
     type Edit = fn(&mut serde_json::Value);
-    let edits: [(&Path, Edit, &str); 8] = [
+    let edits: [(&Path, Edit, &str); 21] = [
         (
             &one,
             |j| {
@@ -651,7 +656,7 @@ fn every_reader_refuses_an_impossible_point_or_a_missing_run_alike() {
         (
             &one,
             |j| j["machine"]["cores_per_socket"] = 4.into(),
-            "beyond the machine's 4 cores per socket",
+            "the machine's socket has 1..4 (machine.cores_per_socket)",
         ),
         (
             &three,
@@ -669,6 +674,88 @@ fn every_reader_refuses_an_impossible_point_or_a_missing_run_alike() {
                 j["runs"].as_array_mut().unwrap().remove(1);
             },
             "marked complete but holds 2 complete run(s) of the 3",
+        ),
+        // N2: config.cores as no `measure` writes it.
+        (
+            &one,
+            |j| j["config"]["cores"].as_array_mut().unwrap().push(1.into()),
+            "config.cores lists 1 after 6",
+        ),
+        (
+            &one,
+            |j| j["config"]["cores"] = serde_json::json!([]),
+            "config.cores is empty",
+        ),
+        (
+            &one,
+            |j| j["config"]["cores"] = serde_json::json!([1, 2, 3, 5, 6]),
+            "points[3] is at 4 cores, which config.cores does not ask for",
+        ),
+        (
+            &one,
+            |j| {
+                j["config"]["cores"].as_array_mut().unwrap().push(19.into());
+                j["complete"] = false.into();
+            },
+            "config.cores lists 19 cores, and the machine's socket has 1..18",
+        ),
+        (
+            &one,
+            |j| {
+                j["config"]["cores"] = (0..360_000u32).map(|i| 1 + i % 6).collect();
+                j["complete"] = false.into();
+            },
+            "config.cores lists 1 after 6",
+        ),
+        // N4: config.runs as no `measure --runs` gives it.
+        (
+            &one,
+            |j| j["config"]["runs"] = 3.into(),
+            "marked complete but holds 1 complete run(s) of the 3",
+        ),
+        (
+            &one,
+            |j| {
+                j["config"]["runs"] = 0.into();
+                j["complete"] = false.into();
+            },
+            "it asks for 0 runs in config.runs, and a trace holds 1 to 100",
+        ),
+        (
+            &one,
+            |j| {
+                j["config"]["runs"] = 1_000_000.into();
+                j["complete"] = false.into();
+            },
+            "it asks for 1000000 runs in config.runs",
+        ),
+        // N6: a sample before its point started.
+        (
+            &one,
+            |j| j["points"][0]["comp_parallel"]["samples"][5]["start"] = (-1.0).into(),
+            "points[0]: at 1 cores, comp_parallel: samples[5] is impossible",
+        ),
+        (
+            &one,
+            |j| j["points"][0]["comp_parallel"]["samples"][5]["start"] = (-1e308).into(),
+            "from -1e308 s",
+        ),
+        // N7: an interval below 0 MB/s, in a run's point too.
+        (
+            &one,
+            |j| j["points"][3]["comp_parallel"]["ci95"][0] = (-5.0).into(),
+            "points[3]: at 4 cores, comp_parallel: ci95 [-5, ",
+        ),
+        (
+            &three,
+            |j| j["runs"][1]["points"][0]["comm_alone"]["ci95"][0] = (-1e308).into(),
+            "runs[1].points[0]: at 1 cores, comm_alone: ci95 [-1e308, ",
+        ),
+        // A host name calibrate and check refused, show and plot printed.
+        (
+            &one,
+            |j| j["machine"]["hostname"] = "a\rb".into(),
+            "machine.hostname \"a\\rb\" holds control characters",
         ),
     ];
     let edited = dir.join("edited.json");
@@ -763,27 +850,39 @@ fn a_simulated_resume_drops_an_impossible_point_and_measures_it_again() {
 }
 
 /// Issue 46, item 1: with `runs[1]` of three deleted, a simulated resume drew the new run
-/// from the index of the old `runs[2]`, a copy calibrate then refused. It is refused before
-/// it is saved; marked complete, before anything is measured.
+/// from the index of the old `runs[2]`, a copy refused once drawn, while every reader's note
+/// said "`contention measure --resume` completes it" (N1). Marked complete, the trace is
+/// refused before anything is measured (every reader refuses it alike); else the resume
+/// completes it with draws of its own, and every reader takes it.
 #[test]
-fn a_resume_of_a_trace_with_a_run_deleted_is_refused() {
+fn a_resume_of_a_trace_with_a_run_deleted_completes_it_unless_marked_complete() {
     let dir = temp_dir("runs-deleted");
     let out = dir.join("t.json");
     simulate(&out, &["--runs", "3"]);
-    let original = json(&out);
-    for (complete, said) in [
-        (true, "marked complete but holds 2 complete run(s) of the 3"),
-        (false, "runs[2] and runs[1] hold the same point at"),
-    ] {
-        let mut j = original.clone();
-        j["runs"].as_array_mut().unwrap().remove(1);
-        j["complete"] = complete.into();
-        std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
-        let o = measure(&["--cores", "1..6", "--resume", "-o", s(&out)]);
-        assert_eq!(o.status.code(), Some(2), "{said}: {}", stderr(&o));
-        assert!(stderr(&o).contains(said), "{said}: {}", stderr(&o));
-        assert_eq!(json(&out)["runs"].as_array().unwrap().len(), 2);
-    }
+    let mut j = json(&out);
+    j["runs"].as_array_mut().unwrap().remove(1);
+    let kept: Vec<serde_json::Value> = j["runs"].as_array().unwrap().clone();
+    j["complete"] = true.into();
+    std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
+    let o = measure(&["--cores", "1..6", "--resume", "-o", s(&out)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let said = "marked complete but holds 2 complete run(s) of the 3";
+    assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    assert_eq!(json(&out)["runs"].as_array().unwrap().len(), 2);
+    // Incomplete: what calibrate's note advises works.
+    j["complete"] = false.into();
+    std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
+    let o = contention(&["calibrate", "--local-only", s(&out), "-o", "-"]);
+    let advised = "`contention measure --simulate paper:henri --seed 1 --resume` completes it";
+    assert!(stderr(&o).contains(advised), "{}", stderr(&o));
+    let o = measure(&["--cores", "1..6", "--resume", "-o", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = trace_file::read(&out).unwrap();
+    assert!(t.complete && t.runs.len() == 3, "{}", stderr(&o));
+    let now = json(&out);
+    assert_eq!(now["runs"].as_array().unwrap()[..2], kept[..]);
+    let o = contention(&["calibrate", "--local-only", s(&out), "-o", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }
 
 /// Issue 46, item 11: `--resume` without `--cores` took the default sweep (every free core)
@@ -804,6 +903,115 @@ fn a_resume_without_cores_keeps_the_trace_core_counts() {
     let t = trace_file::read(&out).unwrap();
     assert_eq!(t.config.cores, [1, 2, 3, 4]);
     assert_eq!(t.points.len(), 4);
+}
+
+/// Issue 46, N1: a resume of a complete trace validated nothing: a combined point of a trace
+/// of runs corrupt, a host name with a control character, `cores_per_socket` below the
+/// points: "nothing to measure", exit 0, and calibrate then refused it advising that very
+/// resume. The combined points are made again from the runs (and calibrate's advice says
+/// so); what a resume cannot mend is refused, exit 2, as every reader refuses it.
+#[test]
+fn a_resume_mends_combined_points_and_refuses_what_every_reader_refuses() {
+    let dir = temp_dir("runs-resume-checks");
+    let out = dir.join("t.json");
+    simulate(&out, &["--runs", "3"]);
+    let original = trace_file::read(&out).unwrap();
+    let mut j = json(&out);
+    j["points"][0]["comm_alone"]["summary"]["min"] = 1e6.into();
+    std::fs::write(&out, serde_json::to_string(&j).unwrap()).unwrap();
+    let o = contention(&["calibrate", "--local-only", s(&out), "-o", "-"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("points[0]: at 1 cores, comm_alone: min 1e6 is above max")
+            && stderr(&o).contains("`contention measure --resume` makes them again from the runs"),
+        "{}",
+        stderr(&o)
+    );
+    let o = contention(&[
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--resume",
+        "-o",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("makes the trace's combined points again from its runs")
+            && stderr(&o).contains("nothing to measure"),
+        "{}",
+        stderr(&o)
+    );
+    let t = trace_file::read(&out).unwrap();
+    assert_eq!((&t.points, &t.runs), (&original.points, &original.runs));
+    let o = contention(&["calibrate", "--local-only", s(&out), "-o", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // What a resume cannot mend, complete or not (N1, N2, N4): refused before anything
+    // runs, the file left as it was.
+    let one = dir.join("one.json");
+    simulate(&one, &["--runs", "1"]);
+    let clean = json(&one);
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(Edit, &str); 7] = [
+        (
+            |j| j["machine"]["hostname"] = "a\rb".into(),
+            "machine.hostname \"a\\rb\" holds control characters",
+        ),
+        (
+            |j| j["machine"]["cores_per_socket"] = 4.into(),
+            "the machine's socket has 1..4",
+        ),
+        (
+            |j| {
+                j["config"]["cores"] = serde_json::json!([]);
+                j["complete"] = false.into();
+            },
+            "config.cores is empty",
+        ),
+        (
+            |j| {
+                j["config"]["cores"].as_array_mut().unwrap().push(19.into());
+                j["complete"] = false.into();
+            },
+            "config.cores lists 19 cores, and the machine's socket has 1..18",
+        ),
+        (
+            |j| {
+                j["config"]["cores"] = serde_json::json!([1, 2]);
+                j["complete"] = false.into();
+            },
+            "points[2] is at 3 cores, which config.cores does not ask for",
+        ),
+        (
+            |j| {
+                j["config"]["runs"] = 0.into();
+                j["complete"] = false.into();
+            },
+            "it asks for 0 runs in config.runs",
+        ),
+        (
+            |j| {
+                j["config"]["runs"] = 101.into();
+                j["complete"] = false.into();
+            },
+            "it asks for 101 runs in config.runs",
+        ),
+    ];
+    for (edit, said) in cases {
+        let mut j = clean.clone();
+        edit(&mut j);
+        let text = serde_json::to_string(&j).unwrap();
+        std::fs::write(&one, &text).unwrap();
+        let o = measure(&["--resume", "-o", s(&one)]);
+        assert_eq!(o.status.code(), Some(2), "{said}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(said) && !stderr(&o).contains("--cores:"),
+            "{said}: {}",
+            stderr(&o)
+        );
+        assert_eq!(std::fs::read_to_string(&one).unwrap(), text, "{said}");
+    }
 }
 
 /// Issue 46, item 3: the same run given twice (one file named twice, a copy under another
@@ -856,4 +1064,70 @@ fn the_same_run_given_twice_is_refused_naming_both_files() {
             "{args:?}: {err}"
         );
     }
+}
+
+/// Issue 46, N3: `calibrate dir/*` over the default layout took each trace and the tidy CSV
+/// `measure` writes beside it as two runs (the model moved, `check` passed): the CSV's
+/// rounding to 0.1 MB/s hid the copy from the bitwise rule. Every command that pools inputs
+/// refuses it, naming both, as it refuses a copy; another measurement's CSV is taken.
+#[test]
+fn a_trace_and_its_own_tidy_csv_are_refused_as_one_measurement_given_twice() {
+    let dir = temp_dir("runs-trace-and-csv");
+    let results = dir.join("results");
+    std::fs::create_dir(&results).unwrap();
+    let (one, three) = (results.join("one.json"), results.join("three.json"));
+    simulate(&one, &["--runs", "1"]);
+    simulate(&three, &["--runs", "3", "--seed", "2"]);
+    let other = dir.join("other.json");
+    simulate(&other, &["--runs", "1", "--seed", "3"]);
+    let model = dir.join("m.json");
+    let o = contention(&["calibrate", "--local-only", s(&three), "-o", s(&model)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = |t: &Path| t.with_extension("csv");
+    let (one_csv, three_csv) = (csv(&one), csv(&three));
+    for (args, named) in [
+        (
+            vec!["calibrate", "--local-only", s(&one), s(&one_csv), "-o", "-"],
+            [s(&one), s(&one_csv)],
+        ),
+        (
+            vec!["calibrate", "--local-only", s(&one_csv), s(&one), "-o", "-"],
+            [s(&one), s(&one_csv)],
+        ),
+        (
+            vec!["check", "--model", s(&model), s(&three), s(&three_csv)],
+            [s(&three), s(&three_csv)],
+        ),
+        (
+            vec![
+                "evaluate",
+                "-m",
+                s(&model),
+                s(&one),
+                s(&three),
+                s(&three_csv),
+            ],
+            [s(&three), s(&three_csv)],
+        ),
+    ] {
+        let o = contention(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{} and {} hold the same measurement",
+                named[0], named[1]
+            )),
+            "{args:?}: {err}"
+        );
+    }
+    let o = contention(&[
+        "calibrate",
+        "--local-only",
+        s(&one),
+        s(&csv(&other)),
+        "-o",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }

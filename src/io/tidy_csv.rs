@@ -8,7 +8,7 @@
 
 use crate::error::Result;
 use crate::model::constraints::{MAX_CORES_PER_SOCKET, MAX_NUMA_NODES, MIN_BANDWIDTH};
-use crate::trace::TidyRow;
+use crate::trace::{csv_bandwidth, TidyRow};
 use std::path::Path;
 
 /// The header, in this order.
@@ -33,8 +33,8 @@ pub struct TidyCsv {
     pub simulated: Option<String>,
 }
 
-/// The rows as CSV text, header first, bandwidths with one decimal (0.1 MB/s is far below any
-/// measurement's noise).
+/// The rows as CSV text, header first, bandwidths with one decimal (`csv_bandwidth`: 0.1
+/// MB/s is far below any measurement's noise).
 pub fn to_string(rows: &[TidyRow]) -> String {
     marked(rows, None)
 }
@@ -53,10 +53,10 @@ pub fn marked(rows: &[TidyRow], simulated: Option<&str>) -> String {
                 r.comp_numa.to_string(),
                 r.comm_numa.to_string(),
                 r.cores.to_string(),
-                format!("{:.1}", r.comp_alone),
-                format!("{:.1}", r.comm_alone),
-                format!("{:.1}", r.comp_parallel),
-                format!("{:.1}", r.comm_parallel),
+                csv_bandwidth(r.comp_alone),
+                csv_bandwidth(r.comm_alone),
+                csv_bandwidth(r.comp_parallel),
+                csv_bandwidth(r.comm_parallel),
             ]
             .into_iter()
             .chain(simulated.map(str::to_string)),

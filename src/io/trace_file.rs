@@ -58,16 +58,18 @@ pub enum TraceFileError {
         source: String,
         marks: MarksDisagree,
     },
-    /// Its runs (`runs[]`) are no record a measurement could have left
-    /// ([`Trace::record_problem`]): more runs than `config.runs`, a core count twice in one
-    /// run, a run copied, `complete` with runs or points missing. Refused here, so that no
-    /// reader counts a point twice or drops one.
-    Runs { source: String, why: String },
+    /// No record a measurement could have left ([`Trace::record_problem`]): more runs than
+    /// `config.runs`, a core count twice in one run, a run copied, `complete` with runs or
+    /// points missing, `config.cores` or `config.runs` that no `measure` writes, a host
+    /// name with control characters. Refused here, so that no reader counts a point twice
+    /// or drops one, and `measure --resume` measures only what a command line could ask.
+    Record { source: String, why: String },
     /// A point no measurement leaves ([`crate::dataset::impossible_points`]: an impossible
     /// phase, a core count beyond the machine, a stream much faster in parallel), in
     /// `points` or in a run's. Refused here, so that `show` and `plot` draw what
-    /// `calibrate` fits, and the combined `points` of a trace of runs are checked too.
-    Point { why: String },
+    /// `calibrate` fits, and the combined `points` of a trace of runs are checked too
+    /// (`combined`: one of those, which `measure --resume` makes again from the runs).
+    Point { why: String, combined: bool },
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
@@ -96,17 +98,30 @@ impl std::fmt::Display for TraceFileError {
                 write!(f, "{source}: field `{field}`: {err}")
             }
             TraceFileError::Malformed { source, err } => write!(f, "{source}: {err}"),
-            TraceFileError::Runs { source, why } => write!(
+            TraceFileError::Record { source, why } => write!(
                 f,
-                "{source}: {why}; no measurement writes that, so the trace was edited: \
-                 restore its runs and points, or measure again"
+                "{source}: {why}; no measurement writes that, so the trace was edited or is \
+                 corrupt: restore it as it was measured, or measure again into a new trace \
+                 (`contention measure -o NEW.json`)"
             ),
             TraceFileError::Marks { source, marks } => write!(f, "{source}: {marks}"),
-            TraceFileError::Point { why } => write!(
+            TraceFileError::Point {
+                why,
+                combined: false,
+            } => write!(
                 f,
                 "{why}; no measurement writes that, so the trace was edited or is corrupt: \
-                 restore the point, or drop it and measure its core count again with \
-                 `contention measure --resume`"
+                 restore the point, or measure its core count again with `contention measure \
+                 --resume`, which drops it"
+            ),
+            TraceFileError::Point {
+                why,
+                combined: true,
+            } => write!(
+                f,
+                "{why}; the top-level points of a trace of runs combine its runs, and no \
+                 combination gives that, so the trace was edited or is corrupt: `contention \
+                 measure --resume` makes them again from the runs"
             ),
         }
     }
@@ -122,7 +137,7 @@ impl std::error::Error for TraceFileError {
             TraceFileError::Newer { .. }
             | TraceFileError::Older { .. }
             | TraceFileError::NoVersion { .. }
-            | TraceFileError::Runs { .. }
+            | TraceFileError::Record { .. }
             | TraceFileError::Point { .. } => None,
         }
     }
@@ -135,12 +150,13 @@ impl std::error::Error for TraceFileError {
 /// (calibrate, evaluate, check, show, plot, a fleet's), so one rule holds everywhere.
 pub fn parse(text: &str, source: &str) -> Result<Trace, TraceFileError> {
     let trace = parse_record(text, source)?;
-    if let Some(why) = crate::dataset::impossible_points(&trace, source)
+    if let Some(p) = crate::dataset::impossible_points(&trace, source)
         .into_iter()
         .next()
     {
         return Err(TraceFileError::Point {
-            why: crate::error::escape(&why),
+            why: crate::error::escape(&p.why),
+            combined: p.combined,
         });
     }
     Ok(trace)
@@ -196,7 +212,7 @@ fn parse_record(text: &str, source: &str) -> Result<Trace, TraceFileError> {
     })?;
     simulated(&trace, &source())?;
     if let Some(why) = trace.record_problem() {
-        return Err(TraceFileError::Runs {
+        return Err(TraceFileError::Record {
             source: source(),
             why: crate::error::escape(&why),
         });

@@ -31,7 +31,9 @@ pub const DEFAULT_RUNS: u32 = 3;
 /// The runs the plan suggests for an interval that holds another run: see
 /// [`crate::stats::run_interval95`] for its width against the number of runs.
 pub const RECOMMENDED_RUNS: u32 = DEFAULT_RUNS;
-/// The most runs one trace may ask for.
+/// The most runs one trace may ask for: `--runs`' bound, and every reader's
+/// ([`Trace::record_problem`]: an edited file asking for billions of runs was measured
+/// run after run without end by `--resume`).
 pub const MAX_RUNS: u32 = 100;
 
 /// The last word of the key of the runs' orders: apart from the simulated phases' keys (1)
@@ -58,20 +60,6 @@ pub fn todo(run: &Run) -> Vec<u32> {
         .copied()
         .filter(|n| !measured.contains(n))
         .collect()
-}
-
-/// Refuses a trace to resume (at `path`) whose `config.runs` no command line could give:
-/// an edited file asking for billions of runs would be measured run after run without end.
-pub fn check_recorded(trace: &Trace, path: &std::path::Path) -> crate::Result<()> {
-    let runs = trace.config.runs;
-    if (1..=MAX_RUNS).contains(&runs) {
-        return Ok(());
-    }
-    Err(crate::error::Error::Input(format!(
-        "--resume: `{}` asks for {runs} runs in config.runs, and a trace holds 1 to \
-         {MAX_RUNS}; the trace was edited: start a new trace with -o",
-        crate::error::escape(&path.display().to_string())
-    )))
 }
 
 /// Whether a launch of `trace` measures into its runs: when it asks for several, or already

@@ -79,7 +79,6 @@ pub fn check_before_launch(
         };
         if let Some(old) = &old {
             refuse_simulated(old, &trace_path)?;
-            runs::check_recorded(old, &trace_path)?;
             // What can differ before the job starts is refused here (an input error, exit
             // 2); the stack and the transport are known inside the job only.
             refuse_differences(old, &measured_here(old, &resolved, &layout), &trace_path)?;
@@ -93,8 +92,11 @@ pub fn check_before_launch(
                 // A point a reader would refuse is dropped and measured again
                 // (`start_trace`).
                 let cores_per_socket = old.machine.cores_per_socket;
-                let (old, dropped) = without_refused(old, cores_per_socket, &trace_path);
-                dropped.is_empty() && runs::nothing_left(&old, &cores, runs)
+                // Combined points refused are made again and saved (`start_trace`).
+                let (old, refused) = without_refused(old, cores_per_socket, &trace_path);
+                refused.dropped.is_empty()
+                    && refused.remade.is_empty()
+                    && runs::nothing_left(&old, &cores, runs)
             }
             _ => false,
         };
@@ -866,13 +868,12 @@ impl Rank0<'_> {
         }
         let old = trace_file::read_to_resume(path)?;
         refuse_simulated(&old, path)?;
-        runs::check_recorded(&old, path)?;
         refuse_differences(&old, &fresh, path)?;
         let mut cores = old.config.cores.clone();
         cores.extend(&fresh.config.cores);
         cores.sort_unstable();
         cores.dedup();
-        let old = resumable(old, &fresh, path);
+        let (old, _) = resumable(old, &fresh, path);
         // A trace of runs keeps its points in its runs; its own combine them, made again
         // at every save.
         let points = if old.runs.is_empty() {
@@ -900,34 +901,59 @@ impl Rank0<'_> {
 /// `old` (read to resume at `path`, [`trace_file::read_to_resume`]) without the points a
 /// reader refuses on `fresh`'s machine, each dropped named on standard error: their core
 /// counts are measured again. Kept, they were saved in a trace marked complete that
-/// `calibrate` refused (a real run), or went on unnamed (a simulated one, issue 46).
-pub(crate) fn resumable(old: Trace, fresh: &Trace, path: &Path) -> Trace {
-    let (kept, dropped) = without_refused(old, fresh.machine.cores_per_socket, path);
-    for why in &dropped {
+/// `calibrate` refused (a real run), or went on unnamed (a simulated one, issue 46). A
+/// trace of runs has its combined points made again from its runs, each refused one named:
+/// whether any was is returned, for a resume with nothing left to measure still saves them.
+pub(crate) fn resumable(old: Trace, fresh: &Trace, path: &Path) -> (Trace, bool) {
+    let (kept, refused) = without_refused(old, fresh.machine.cores_per_socket, path);
+    for why in &refused.dropped {
         eprintln!(
             "measure: --resume drops a point every reader would refuse, to measure it again: \
              {}",
             crate::error::escape(why)
         );
     }
-    kept
+    for why in &refused.remade {
+        eprintln!(
+            "measure: --resume makes the trace's combined points again from its runs, as \
+             every reader refuses one: {}",
+            crate::error::escape(why)
+        );
+    }
+    (kept, !refused.remade.is_empty())
+}
+
+/// What [`without_refused`] took out of a trace, each with why.
+#[derive(Debug, Default)]
+pub(crate) struct Refused {
+    /// Points of a run (or of a trace of one run): dropped, their core counts measured
+    /// again.
+    pub(crate) dropped: Vec<String>,
+    /// Combined points of a trace of runs: derived from the runs, made again from them
+    /// (issue 46, N1: a resume of a complete trace with one corrupt said "nothing to
+    /// measure" and left it for calibrate to refuse, advising that very resume).
+    pub(crate) remade: Vec<String>,
 }
 
 /// `trace` (at `path`) without the points a reader refuses on a machine of
 /// `cores_per_socket` (an impossible phase, a core count beyond the machine: an edited or
 /// corrupt file, [`crate::dataset::impossible_points`]'s rule), and why for each; a trace
-/// of runs drops them from its runs and combines what is left again.
+/// of runs drops them from its runs and combines what is left again, which replaces its
+/// combined points, refused or not.
 pub(crate) fn without_refused(
     mut trace: Trace,
     cores_per_socket: u32,
     path: &Path,
-) -> (Trace, Vec<String>) {
+) -> (Trace, Refused) {
     let source = crate::error::shown_path(path);
-    let mut dropped = Vec::new();
+    let refused_in = |points: &[TracePoint], at: &str| {
+        crate::dataset::Input::refused_points(points, cores_per_socket, &source, at)
+    };
+    let mut refused = Refused::default();
     let mut keep = |points: Vec<TracePoint>, at: &str| -> Vec<TracePoint> {
-        let refused = crate::dataset::Input::refused_points(&points, cores_per_socket, &source, at);
-        let gone: std::collections::HashSet<usize> = refused.iter().map(|(i, _)| *i).collect();
-        dropped.extend(refused.into_iter().map(|(_, why)| why));
+        let bad = refused_in(&points, at);
+        let gone: std::collections::HashSet<usize> = bad.iter().map(|(i, _)| *i).collect();
+        refused.dropped.extend(bad.into_iter().map(|(_, why)| why));
         points
             .into_iter()
             .enumerate()
@@ -941,9 +967,13 @@ pub(crate) fn without_refused(
         for (i, r) in trace.runs.iter_mut().enumerate() {
             r.points = keep(std::mem::take(&mut r.points), &format!("runs[{i}].points"));
         }
+        refused.remade = refused_in(&trace.points, "points")
+            .into_iter()
+            .map(|(_, why)| why)
+            .collect();
         trace.points = runs::combine(&trace.runs);
     }
-    (trace, dropped)
+    (trace, refused)
 }
 
 /// Refuses to resume `old` with `fresh` (this run's resolved trace) when they are two
@@ -1166,7 +1196,10 @@ fn half_width(p: &crate::trace::Phase) -> String {
 pub(crate) fn save(path: &Path, trace: &mut Trace) -> Result<()> {
     if trace.runs.is_empty() {
         trace.points.sort_by_key(|p| p.cores);
-        trace.complete = trace.missing_cores(&trace.config.cores).is_empty();
+        // Points alone are one run: complete when that is all `config.runs` asks for
+        // (every reader refuses one marked complete that asks for more, issue 46, N4).
+        trace.complete =
+            trace.missing_cores(&trace.config.cores).is_empty() && trace.config.runs <= 1;
     } else {
         for r in &mut trace.runs {
             r.points.sort_by_key(|p| p.cores);
@@ -1199,6 +1232,28 @@ mod tests {
     use crate::cores::CoreList;
     use crate::measure::session::*;
     use crate::trace::Phase;
+
+    /// Issue 46, N1: a trace of runs whose combined points a reader refuses is resumed with
+    /// them made again from its runs (derived data), named, not measured again; a sound
+    /// one is left with nothing taken.
+    #[test]
+    fn a_resume_makes_refused_combined_points_again_from_the_runs() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/real-16core/trace-default-14cores-3runs.json");
+        let sound = trace_file::read(&path).unwrap();
+        let cps = sound.machine.cores_per_socket;
+        let (same, refused) = without_refused(sound.clone(), cps, &path);
+        assert!(refused.dropped.is_empty() && refused.remade.is_empty());
+        assert_eq!(same.points, runs::combine(&sound.runs));
+        let mut edited = sound.clone();
+        edited.points[0].comm_alone.summary.min = 1e6;
+        let (remade, refused) = without_refused(edited, cps, &path);
+        assert!(refused.dropped.is_empty(), "{:?}", refused.dropped);
+        assert_eq!(refused.remade.len(), 1, "{:?}", refused.remade);
+        assert!(refused.remade[0].contains("points[0]: at 1 cores, comm_alone: min 1e6"));
+        assert_eq!(remade.points, same.points);
+        assert!(runs::nothing_left(&remade, &remade.config.cores, 3));
+    }
 
     fn phase(median: f64, ci95: Option<(f64, f64)>, unstable: bool) -> Phase {
         Phase {

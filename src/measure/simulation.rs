@@ -293,6 +293,11 @@ pub(crate) struct Campaign<'a> {
     pub(crate) interrupted: &'a AtomicBool,
     /// Measuring the points an adaptive sweep chooses one at a time.
     chosen: bool,
+    /// `--resume` made the trace's combined points again from its runs (one was refused,
+    /// [`session::resumable`]): the trace is saved even with nothing left to measure.
+    remade: bool,
+    /// The run index whose draws the run being measured takes ([`drawn_as`]).
+    draw: u32,
 }
 
 impl<'a> Campaign<'a> {
@@ -308,7 +313,7 @@ impl<'a> Campaign<'a> {
         let path = o.trace_path(&layout.machine.hostname);
         crate::results::ensure_parent(&path)?;
         session::check_output(o, &path)?;
-        let trace = if o.resume {
+        let (trace, remade) = if o.resume {
             let old = trace_file::read_to_resume(&path)?;
             // As a real run: --message-size, --max-phase, --stable-within and --timeout are
             // the trace's unless given (a trace of `--max-phase 0.05` was refused unless
@@ -316,7 +321,7 @@ impl<'a> Campaign<'a> {
             layout = self::layout(&o.keeping(&old.config), sim)?;
             resumed(old, fresh_trace(&layout, sim), &path)?
         } else {
-            fresh_trace(&layout, sim)
+            (fresh_trace(&layout, sim), false)
         };
         Ok(Campaign {
             sim,
@@ -326,6 +331,8 @@ impl<'a> Campaign<'a> {
             mode,
             interrupted,
             chosen: false,
+            remade,
+            draw: 0,
         })
     }
 
@@ -348,6 +355,7 @@ impl<'a> Campaign<'a> {
     fn measure_runs(&mut self, o: &MeasureOptions) -> Result<()> {
         while let Some(i) = runs::current(&mut self.trace, o.seed, &crate::timestamp::now()) {
             let todo = runs::todo(&self.trace.runs[i]);
+            self.draw = self.drawn_as(i, &todo);
             if self.mode != progress::Mode::Quiet {
                 eprintln!(
                     "measure: {}",
@@ -362,6 +370,52 @@ impl<'a> Campaign<'a> {
         Ok(())
     }
 
+    /// The run index whose draws run `i` of a trace of runs takes, measuring `todo` next:
+    /// its position, unless another run already holds that index's draws. A simulated run's
+    /// numbers follow its index ([`SimulatedBench::run`]), so with `runs[1]` of three
+    /// deleted, the run now at 1 holds run 2's draws, and a resume drew run 2 again as the
+    /// new third: a copy refused after its first point, while every reader's note advised
+    /// that resume (issue 46, N1). The first index whose draw of the next point equals no
+    /// other run's point is taken: a point drawn is all its samples, so no two indices draw
+    /// one alike, and a run stopped midway is continued with the index it was begun with.
+    fn drawn_as(&self, i: usize, todo: &[u32]) -> u32 {
+        let own = i as u32;
+        let Some(&next) = todo.first() else {
+            return own;
+        };
+        let others: Vec<&TracePoint> = (self.trace.runs.iter().enumerate())
+            .filter(|&(j, _)| j != i)
+            .flat_map(|(_, r)| &r.points)
+            .filter(|p| p.cores == next)
+            .collect();
+        if others.is_empty() {
+            return own;
+        }
+        let drawn = |run: u32| {
+            let mut first = None;
+            let b = bench(
+                self.sim,
+                &self.layout,
+                &self.trace.config,
+                run,
+                self.interrupted,
+            );
+            // The sweep stops at the first point: only it is compared.
+            let _ = b.sweep(
+                todo,
+                |_, _| {},
+                |p, _| {
+                    first = Some(p);
+                    Err(Error::Failed("drawn".into()))
+                },
+            );
+            first
+        };
+        (own..own.saturating_add(runs::MAX_RUNS))
+            .find(|&d| drawn(d).is_none_or(|p| !others.contains(&&p)))
+            .unwrap_or(own)
+    }
+
     /// [`Campaign::measure`] into run `run` of a trace of runs, or into its points.
     fn measure_run(&mut self, points: &[u32], run: Option<usize>) -> Result<Duration> {
         let c = self.trace.config.clone();
@@ -371,26 +425,8 @@ impl<'a> Campaign<'a> {
             }
         }
         self.trace.config.cores.sort_unstable();
-        let bench = SimulatedBench {
-            truth: &self.sim.machine,
-            placement: self.layout.placement,
-            plan: &self.layout.plan,
-            sampling: Sampling {
-                max_phase: Duration::from_secs_f64(c.max_phase_seconds),
-                stable_within: c.stable_within,
-                timeout: Duration::from_secs_f64(c.timeout_seconds),
-            },
-            sample_seconds: c.sizing.as_ref().map_or_else(
-                || sizing::sample_seconds(c.max_phase_seconds),
-                |s| s.sample_seconds,
-            ),
-            message_bytes: c.message_size_bytes,
-            noise: self.sim.noise,
-            between: self.sim.between,
-            seed: self.sim.seed,
-            run: run.map_or(0, |i| i as u32),
-            interrupted: self.interrupted,
-        };
+        let draw = run.map_or(0, |_| self.draw);
+        let bench = bench(self.sim, &self.layout, &c, draw, self.interrupted);
         let progress = std::cell::RefCell::new(if self.chosen {
             Progress::open(self.mode, self.trace.points.len())
         } else {
@@ -461,8 +497,40 @@ impl<'a> Campaign<'a> {
     }
 }
 
-/// The trace `--resume` continues, checked to be the same simulated experiment.
-fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
+/// The simulated sweep of `layout` on `sim`'s machine, sampled as `c` says, drawing run
+/// `run`'s numbers.
+fn bench<'b>(
+    sim: &'b SimulateOptions,
+    layout: &'b Layout,
+    c: &MeasureConfig,
+    run: u32,
+    interrupted: &'b AtomicBool,
+) -> SimulatedBench<'b> {
+    SimulatedBench {
+        truth: &sim.machine,
+        placement: layout.placement,
+        plan: &layout.plan,
+        sampling: Sampling {
+            max_phase: Duration::from_secs_f64(c.max_phase_seconds),
+            stable_within: c.stable_within,
+            timeout: Duration::from_secs_f64(c.timeout_seconds),
+        },
+        sample_seconds: c.sizing.as_ref().map_or_else(
+            || sizing::sample_seconds(c.max_phase_seconds),
+            |s| s.sample_seconds,
+        ),
+        message_bytes: c.message_size_bytes,
+        noise: sim.noise,
+        between: sim.between,
+        seed: sim.seed,
+        run,
+        interrupted,
+    }
+}
+
+/// The trace `--resume` continues, checked to be the same simulated experiment, and
+/// whether its combined points were made again ([`session::resumable`]).
+fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<(Trace, bool)> {
     let source = crate::error::shown_path(path);
     let origin = |t: &Trace| -> Result<Option<(String, u64)>> {
         Ok(trace_file::simulated(t, &source)?.map(|s| (s.machine.clone(), s.seed)))
@@ -519,12 +587,12 @@ fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
     }
     check_resumable(&old, &fresh, path)?;
     // As a real run: a point a reader would refuse is dropped, named, and measured again.
-    let old = session::resumable(old, &fresh, path);
+    let (old, remade) = session::resumable(old, &fresh, path);
     let mut cores = old.config.cores.clone();
     cores.extend(&fresh.config.cores);
     cores.sort_unstable();
     cores.dedup();
-    Ok(Trace {
+    let trace = Trace {
         config: MeasureConfig {
             cores,
             runs: old.config.runs.max(fresh.config.runs),
@@ -536,7 +604,8 @@ fn resumed(old: Trace, fresh: Trace, path: &Path) -> Result<Trace> {
         simulation: old.simulation,
         adaptive: old.adaptive,
         ..fresh
-    })
+    };
+    Ok((trace, remade))
 }
 
 /// The longest simulated measuring time a trace may say it took: about three years, beyond
@@ -552,7 +621,6 @@ const MAX_MEASURING_SECONDS: f64 = 1e8;
 /// that is negative, not finite or beyond [`MAX_MEASURING_SECONDS`] (the closing line would
 /// add this run's to it and print nonsense).
 fn check_resumable(old: &Trace, fresh: &Trace, path: &Path) -> Result<()> {
-    runs::check_recorded(old, path)?;
     let cps = fresh.machine.cores_per_socket;
     let outside = |n: u32| n == 0 || n > cps;
     let points = old.run_points().into_iter().flatten();
@@ -610,11 +678,21 @@ pub fn run(
     let mut campaign = Campaign::start(o, sim, mode, interrupted)?;
     let t = &campaign.trace;
     if o.resume && o.adaptive.is_none() && runs::nothing_left(t, &t.config.cores, t.config.runs) {
+        // Combined points made again are saved: left as they were, every reader refused
+        // the trace, advising this very resume (issue 46, N1).
+        if campaign.remade {
+            session::save(&campaign.path, &mut campaign.trace)?;
+        }
         if mode != progress::Mode::Quiet {
             eprintln!(
                 "measure: {} already holds every asked core count and run; nothing to \
-                 measure, the trace is left as it is",
-                crate::error::shown_path(&campaign.path)
+                 measure, {}",
+                crate::error::shown_path(&campaign.path),
+                if campaign.remade {
+                    "its combined points, made again from its runs, are saved"
+                } else {
+                    "the trace is left as it is"
+                }
             );
         }
         return Ok(());
@@ -692,9 +770,12 @@ mod tests {
         assert_eq!(points, 1);
         assert!(want > 0.0);
         // The same point, then one the machine lacks: the sweep ends with an error after
-        // saving the first, as it ends when Ctrl-C stops it.
+        // saving the first, as it ends when Ctrl-C stops it. The trace says the socket is
+        // big enough, else it is not saved at all (a trace never asks for a count beyond its
+        // socket, `Trace::record_problem`).
         let mut cut =
             Campaign::start(&options("cut.json"), &sim, progress::Mode::Quiet, &stop).unwrap();
+        cut.trace.machine.cores_per_socket = 999;
         assert!(cut.measure(&[1, 999]).is_err());
         let (points, got) = measuring(&cut.path);
         assert_eq!(points, 1);
