@@ -208,7 +208,7 @@ fn is_bandwidth(v: f64) -> bool {
 pub enum DatasetError {
     /// A trace without any measured point.
     NoPoint { source: String },
-    /// A host name with control characters (written escaped).
+    /// A host name with control or invisible format characters (written escaped).
     ControlHostname { source: String, hostname: String },
     /// A placement or machine size no real machine has.
     BeyondAnyMachine {
@@ -297,7 +297,8 @@ impl std::fmt::Display for DatasetError {
             ),
             DatasetError::ControlHostname { source, hostname } => write!(
                 f,
-                "{source}: machine.hostname {} holds control characters; no host is named so",
+                "{source}: machine.hostname {} holds control or invisible format characters; no \
+                 host is named so",
                 crate::error::escape(&format!("{hostname:?}"))
             ),
             DatasetError::BeyondAnyMachine {
@@ -797,7 +798,7 @@ fn check_trace(trace: &Trace, placement: Placement, source: &str) -> Result<(), 
         });
     }
     let m = &trace.machine;
-    if m.hostname.chars().any(char::is_control) {
+    if m.hostname.chars().any(crate::error::needs_escape) {
         return Err(DatasetError::ControlHostname {
             source: source.into(),
             hostname: m.hostname.clone(),
