@@ -852,3 +852,45 @@ fn a_name_with_control_or_format_characters_is_refused() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Issue 46, N8: `calibrate --bootstrap 2000 -o /dev/null` (or `nodir/m.json`,
+/// `afile/m.json`) fitted for 10 s, then could not write. Refused before the inputs are even
+/// read (the missing input is not the error), exit 2, naming the path and the fix; nothing
+/// created.
+#[test]
+fn an_output_that_cannot_be_written_is_refused_before_the_fit() {
+    let dir = temp_dir("calibrate-bad-output");
+    let file = dir.join("afile");
+    std::fs::write(&file, "x").unwrap();
+    let sub = dir.join("sub");
+    for (out, says) in [
+        ("/dev/null".to_string(), "is a character device"),
+        (s(&dir).to_string(), "is a directory, not a regular file"),
+        (s(&dir.join("nodir/m.json")).to_string(), "the directory `"),
+        (
+            s(&file.join("m.json")).to_string(),
+            "afile` is a regular file, not a directory",
+        ),
+        (
+            s(&file.join("deeper/m.json")).to_string(),
+            "afile` is a regular file, not a directory",
+        ),
+    ] {
+        let o = contention(&[
+            "calibrate",
+            "--bootstrap",
+            "2000",
+            "-o",
+            &out,
+            "no-such-trace.json",
+        ]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{out}: {e}");
+        assert!(e.contains(&format!("-o: `{out}`")), "{out}: {e}");
+        assert!(e.contains(says), "{out}: {e}");
+        assert!(!e.contains("no-such-trace"), "{out}: {e}");
+    }
+    assert!(!dir.join("nodir").exists() && !sub.exists());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+    std::fs::remove_dir_all(dir).unwrap();
+}
