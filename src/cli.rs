@@ -507,7 +507,7 @@ pub struct MeasureArgs {
     #[arg(long)]
     pub(crate) resume: bool,
 
-    /// Overwrite an existing trace file.
+    /// Overwrite an existing trace file, and a file where its tidy CSV goes.
     #[arg(long, conflicts_with = "resume")]
     pub(crate) force: bool,
 
