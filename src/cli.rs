@@ -507,7 +507,7 @@ pub struct MeasureArgs {
     #[arg(long)]
     pub(crate) resume: bool,
 
-    /// Overwrite an existing trace file.
+    /// Overwrite an existing trace file, and a file where its tidy CSV goes.
     #[arg(long, conflicts_with = "resume")]
     pub(crate) force: bool,
 
@@ -964,7 +964,7 @@ pub struct CalibrateArgs {
     pub(crate) topology: CsvTopology,
 
     /// Machine name in the model file. Default: the traces' host name, or the CSV file's name.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = parse_name)]
     pub(crate) name: Option<String>,
 
     /// Relative tolerance, in percent, within which values tie with a maximum or minimum.
@@ -1147,19 +1147,37 @@ pub(crate) struct CsvTopology {
 /// `--tolerance`: a percentage in [0, 50), returned as a fraction.
 /// One entry of `--hosts`. Each host gets a directory of the results root named after it, so
 /// what cannot be a host name is refused here, before anything runs: an empty entry (`a,,b`),
-/// `.` and `..` (the root and its parent), and names with `/`, `\\`, white space or control
-/// characters.
+/// `.` and `..` (the root and its parent), and names with `/`, `\\`, white space, control
+/// characters or invisible format ones (a bidi override shows another name than the one
+/// measured: [`crate::error::needs_escape`]).
 fn parse_host(s: &str) -> Result<String, String> {
-    let odd = |c: char| c == '/' || c == '\\' || c.is_whitespace() || c.is_control();
+    let odd = |c: char| c == '/' || c == '\\' || c.is_whitespace() || crate::error::needs_escape(c);
     if s.is_empty() || s == "." || s == ".." || s.chars().any(odd) {
         return Err(
             "not a host name (an empty entry, `.`, `..`, or a name with `/`, `\\`, \
-                    white space or control characters); give host names or addresses \
-                    separated by commas, e.g. node1,node2"
+                    white space, control or invisible format characters); give host names or \
+                    addresses separated by commas, e.g. node1,node2"
                 .into(),
         );
     }
     Ok(s.to_string())
+}
+
+/// `calibrate --name`: a machine name the model file may hold (`Model::problems` refuses
+/// the same in any model file read), refused here, before the inputs are read and fitted:
+/// one with a control character, or an invisible format one that shows other text than it
+/// holds wherever the name is printed or drawn (`$'\u202egnp.'` reads `.png`).
+fn parse_name(s: &str) -> Result<String, String> {
+    match s.chars().find(|&c| crate::error::needs_escape(c)) {
+        Some(c) => Err(format!(
+            "{} holds {}, a control or invisible format character (bidi overrides, isolates, \
+             zero widths are refused like control characters: the name is printed to \
+             terminals and drawn in figures); give a name of visible characters",
+            crate::error::clip(s),
+            c.escape_unicode()
+        )),
+        None => Ok(s.to_string()),
+    }
 }
 
 /// `--bootstrap`: a whole number of resamples up to
@@ -1728,6 +1746,26 @@ mod tests {
             );
         }
         assert_eq!(parse_duration("1s"), Ok(Duration::from_secs(1)));
+    }
+
+    /// Issue 46, N5: a host name is refused for a bidi override or another invisible
+    /// format character as for a control character; letters of any script are host names.
+    #[test]
+    fn a_host_name_with_a_control_or_format_character_is_refused() {
+        for bad in [
+            "\u{202e}gnp.",
+            "a\u{2066}b",
+            "a\u{200f}",
+            "a\u{feff}",
+            "a\u{1}",
+            "a\u{9b}",
+        ] {
+            let e = super::parse_host(bad).unwrap_err();
+            assert!(e.contains("invisible format"), "{bad:?}: {e}");
+        }
+        for good in ["node1", "10.0.0.1", "n\u{153}ud-\u{e9}t\u{e9}"] {
+            assert_eq!(super::parse_host(good).as_deref(), Ok(good));
+        }
     }
 
     #[test]

@@ -429,6 +429,22 @@ mod tests {
             assert_eq!(escape(text), text);
         }
         assert_eq!(escape_line("a\tb"), "a\\u{9}b");
+        // Issue 46, N5: the noncharacters, which XML refuses (`U+FFFE`, `U+FFFF`: a figure's
+        // SVG holding one raw did not parse), are escaped too; their neighbours are not.
+        for c in [
+            '\u{fdd0}',
+            '\u{fdef}',
+            '\u{fffe}',
+            '\u{ffff}',
+            '\u{1fffe}',
+            '\u{10ffff}',
+        ] {
+            assert!(needs_escape(c), "{c:?}");
+            assert_eq!(escape(&format!("a{c}")), format!("a{}", c.escape_unicode()));
+        }
+        for c in ['\u{fdcf}', '\u{fdf0}', '\u{fffd}', '\u{1fffd}', '\u{20000}'] {
+            assert!(!needs_escape(c), "{c:?}");
+        }
     }
 
     /// Issue 46, F15: a list on an error line names the first ten, each bounded, and counts

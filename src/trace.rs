@@ -756,11 +756,16 @@ impl Trace {
     }
 
     /// What in `machine` no node reports: a host name with control characters (`a\rb`,
-    /// refused by calibrate and check but shown by show and plot; issue 46).
+    /// refused by calibrate and check but shown by show and plot; issue 46) or invisible
+    /// format ones (a bidi override shows another name than the one it holds).
     fn machine_problem(&self) -> Option<String> {
         let host = &self.machine.hostname;
-        host.chars().any(char::is_control).then(|| {
-            format!("machine.hostname {host:?} holds control characters, and no host is named so")
+        host.chars().any(crate::error::needs_escape).then(|| {
+            format!(
+                "machine.hostname {} holds control or invisible format characters, and no host \
+                 is named so",
+                crate::error::escape(&format!("{host:?}"))
+            )
         })
     }
 
@@ -961,7 +966,7 @@ mod tests {
             ),
             (
                 |t| t.machine.hostname = "a\rb".into(),
-                "machine.hostname \"a\\rb\" holds control characters",
+                "machine.hostname \"a\\rb\" holds control or invisible format characters",
             ),
         ];
         for (edit, said) in cases {

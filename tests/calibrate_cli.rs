@@ -801,3 +801,96 @@ fn predict_intervals_count_every_refits_predictions_before_computing() {
     assert!(o.status.success(), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 46, N5: `calibrate --name $'\u202egnp.'` was accepted (a C0 name was refused only
+/// after the fit) and the override was drawn raw in every figure of the model. Every control
+/// or invisible format character is refused when parsed, before the inputs are read, and a
+/// model file holding one is refused by its readers.
+#[test]
+fn a_name_with_control_or_format_characters_is_refused() {
+    let dir = temp_dir("calibrate-hidden-name");
+    let model = dir.join("m.json");
+    for c in [
+        '\u{202e}', '\u{2066}', '\u{2069}', '\u{200e}', '\u{200f}', '\u{61c}', '\u{feff}', '\u{1}',
+        '\u{1b}', '\u{9b}', '\u{ffff}',
+    ] {
+        let name = format!("{c}gnp.");
+        let o = contention(&[
+            "calibrate",
+            "--name",
+            &name,
+            "-o",
+            s(&model),
+            "no-such.json",
+        ]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{c:?}: {e}");
+        assert!(e.contains("--name"), "{c:?}: {e}");
+        assert!(e.contains(&c.escape_unicode().to_string()), "{c:?}: {e}");
+        assert!(!e.contains(c) && !e.contains("no-such"), "{c:?}: {e}");
+        assert!(!model.exists(), "{c:?}");
+
+        let mut m = serde_json::to_value(henri()).unwrap();
+        m["machine"]["name"] = name.clone().into();
+        std::fs::write(&model, m.to_string()).unwrap();
+        let o = contention(&["predict", "--model", s(&model)]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{c:?}: {e}");
+        assert!(e.contains("machine.name"), "{c:?}: {e}");
+        std::fs::remove_file(&model).unwrap();
+
+        // A trace's host name, the name's default, the same.
+        let trace = dir.join("t.json");
+        let cores: Vec<u32> = (1..=18).collect();
+        let t = henri_trace(0, 0, &name, &cores, &mut SplitMix64(3));
+        trace_file::write(&trace, &t).unwrap_or_else(|e| panic!("{c:?}: {e}"));
+        let o = contention(&["calibrate", "--local-only", "-o", s(&model), s(&trace)]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{c:?}: {e}");
+        assert!(e.contains("machine.hostname"), "{c:?}: {e}");
+        assert!(!model.exists(), "{c:?}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Issue 46, N8: `calibrate --bootstrap 2000 -o /dev/null` (or `nodir/m.json`,
+/// `afile/m.json`) fitted for 10 s, then could not write. Refused before the inputs are even
+/// read (the missing input is not the error), exit 2, naming the path and the fix; nothing
+/// created.
+#[test]
+fn an_output_that_cannot_be_written_is_refused_before_the_fit() {
+    let dir = temp_dir("calibrate-bad-output");
+    let file = dir.join("afile");
+    std::fs::write(&file, "x").unwrap();
+    let sub = dir.join("sub");
+    for (out, says) in [
+        ("/dev/null".to_string(), "is a character device"),
+        (s(&dir).to_string(), "is a directory, not a regular file"),
+        (s(&dir.join("nodir/m.json")).to_string(), "the directory `"),
+        (
+            s(&file.join("m.json")).to_string(),
+            "afile` is a regular file, not a directory",
+        ),
+        (
+            s(&file.join("deeper/m.json")).to_string(),
+            "afile` is a regular file, not a directory",
+        ),
+    ] {
+        let o = contention(&[
+            "calibrate",
+            "--bootstrap",
+            "2000",
+            "-o",
+            &out,
+            "no-such-trace.json",
+        ]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{out}: {e}");
+        assert!(e.contains(&format!("-o: `{out}`")), "{out}: {e}");
+        assert!(e.contains(says), "{out}: {e}");
+        assert!(!e.contains("no-such-trace"), "{out}: {e}");
+    }
+    assert!(!dir.join("nodir").exists() && !sub.exists());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+    std::fs::remove_dir_all(dir).unwrap();
+}

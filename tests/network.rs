@@ -274,6 +274,26 @@ fn run_refuses_messages_mpi_cannot_send_in_one() {
     // --repeat only goes with --run.
     let o = contention(&["network", g.to_str().unwrap(), "--repeat", "3"]);
     assert_eq!(o.status.code(), Some(2));
+    // Issue 46, N8: a report under a missing directory was found after the MPI job.
+    std::fs::write(
+        &g,
+        r#"{"bandwidth": 5000, "communications": [{"id": "a", "src": "n0", "dst": "n1", "bytes": 1000}]}"#,
+    )
+    .unwrap();
+    let report = dir.join("nodir/r.json");
+    let o = contention(&[
+        "network",
+        g.to_str().unwrap(),
+        "--run",
+        "-o",
+        report.to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("-o: `") && e.contains("nodir` does not exist"),
+        "{e}"
+    );
 }
 
 #[test]

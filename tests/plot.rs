@@ -638,3 +638,107 @@ fn an_interval_far_beyond_the_axis_draws_without_a_panic() {
         );
     }
 }
+
+/// Names a figure may be handed from a file or a machine, one per class of character no
+/// figure may hold raw: C0 (ESC, U+0001, vertical tab), C1, the bidi marks, override and
+/// isolates, the Arabic letter mark, the byte order mark, a noncharacter XML refuses.
+const HOSTILE_NAMES: &[&str] = &[
+    "esc\u{1b}[31m",
+    "ctl\u{1}\u{b}",
+    "c1\u{9b}2J",
+    "\u{202e}gnp.",
+    "iso\u{2066}a\u{2069}",
+    "mark\u{200e}\u{200f}\u{61c}",
+    "bom\u{feff}",
+    "non\u{ffff}",
+];
+
+/// Whether `text` holds a character the figures must escape (newline aside: plotters ends
+/// its own elements with one).
+fn raw_hidden(text: &str) -> Option<char> {
+    text.chars()
+        .find(|&c| c != '\n' && contention::error::needs_escape(c))
+}
+
+/// Issue 46, N5: a trace file named `esc\x1b[31m.json` gave a sweep figure titled "Samples of
+/// esc^[[31m.json" with the ESC raw, not well-formed XML (U+0001 and U+000B the same), and a
+/// machine named `$'\u202egnp.'` put the override raw in every SVG. Every text a figure draws
+/// goes through the messages' escaper: well-formed, nothing raw, the escape shown.
+#[test]
+fn names_with_control_or_format_characters_are_drawn_escaped() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let model = root.join("tests/data/expected/vm-local.model.json");
+    let dir = out_dir("hostile-names");
+    let traces: Vec<PathBuf> = HOSTILE_NAMES
+        .iter()
+        .map(|name| {
+            let t = dir.join(format!("{name}.json"));
+            std::fs::copy(root.join("tests/data/traces/vm-local.json"), &t).unwrap();
+            t
+        })
+        .collect();
+    let figures = dir.join("figures");
+    let mut args = vec![
+        "plot".to_string(),
+        "--model".into(),
+        model.to_str().unwrap().into(),
+        "-o".into(),
+        figures.to_str().unwrap().into(),
+    ];
+    args.extend(traces.iter().map(|t| t.to_str().unwrap().to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = contention(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut titles = Vec::new();
+    for entry in std::fs::read_dir(&figures).unwrap() {
+        let path = entry.unwrap().path();
+        let text = svg_text(&path);
+        assert_eq!(raw_hidden(&text), None, "{}", path.display());
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        titles.extend(
+            svg_texts(&doc)
+                .into_iter()
+                .filter(|(t, _)| t.starts_with("Samples of "))
+                .map(|(t, _)| t),
+        );
+    }
+    for name in HOSTILE_NAMES {
+        let shown = contention::error::escape_line(&format!("{name}.json"));
+        assert!(
+            titles.iter().any(|t| t.contains(&shown)),
+            "{shown} in {titles:?}"
+        );
+    }
+
+    // A machine's name and a source drawn by every figure, in SVG and PNG alike.
+    for name in HOSTILE_NAMES {
+        let mut m = model_file::load("paper:henri").unwrap();
+        m.machine.name = name.to_string();
+        let mut t = synthetic_trace(0, 0);
+        t.machine.hostname = name.to_string();
+        let sweep = Sweep::new(&t, name);
+        let grid = Grid::new(&m, name, &Measurements::default()).unwrap();
+        let stacked = Stacked::all(&m, name, &Measurements::default());
+        for format in [ImageFormat::Svg, ImageFormat::Png] {
+            let mut drawn = vec![
+                plot::render(&sweep, format).unwrap(),
+                plot::render(&grid, format).unwrap(),
+            ];
+            drawn.extend(stacked.iter().map(|s| plot::render(s, format).unwrap()));
+            if format == ImageFormat::Png {
+                continue; // rendered without an error: glyphs, nothing to parse
+            }
+            for svg in drawn {
+                let svg = String::from_utf8(svg).unwrap();
+                assert_eq!(raw_hidden(&svg), None, "{name:?}");
+                let doc = roxmltree::Document::parse(&svg)
+                    .unwrap_or_else(|e| panic!("{name:?}: not well-formed: {e}"));
+                let shown = contention::error::escape_line(name);
+                assert!(
+                    svg_texts(&doc).iter().any(|(t, _)| t.contains(&shown)),
+                    "{name:?}: {shown} not drawn"
+                );
+            }
+        }
+    }
+}

@@ -755,7 +755,7 @@ fn every_reader_refuses_an_impossible_point_or_a_missing_run_alike() {
         (
             &one,
             |j| j["machine"]["hostname"] = "a\rb".into(),
-            "machine.hostname \"a\\rb\" holds control characters",
+            "machine.hostname \"a\\rb\" holds control or invisible format characters",
         ),
     ];
     let edited = dir.join("edited.json");
@@ -824,7 +824,9 @@ fn a_simulated_resume_drops_an_impossible_point_and_measures_it_again() {
         ),
     ];
     for (edit, said) in edits {
+        // The trace and its CSV (a CSV left where a new trace's goes is refused).
         let _ = std::fs::remove_file(&out);
+        let _ = std::fs::remove_file(out.with_extension("csv"));
         let o = measure(&["--runs", "1", "--cores", "1,2,4", "-o", s(&out)]);
         assert!(o.status.success(), "{}", stderr(&o));
         let mut j = json(&out);
@@ -956,7 +958,7 @@ fn a_resume_mends_combined_points_and_refuses_what_every_reader_refuses() {
     let cases: [(Edit, &str); 7] = [
         (
             |j| j["machine"]["hostname"] = "a\rb".into(),
-            "machine.hostname \"a\\rb\" holds control characters",
+            "machine.hostname \"a\\rb\" holds control or invisible format characters",
         ),
         (
             |j| j["machine"]["cores_per_socket"] = 4.into(),

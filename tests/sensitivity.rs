@@ -95,6 +95,50 @@ fn a_command_fom_is_read_after_its_anchor() {
     assert!(rows[1..].iter().all(|r| r.contains(",42.5,1,")), "{csv}");
 }
 
+/// Issue 46, N8: the report (`-o`) and the figure (`--plot`) were written after the sweep,
+/// and a path under a missing directory or a file failed only then. Refused first (exit 2),
+/// naming the option and the path; nothing is run or printed.
+#[test]
+fn outputs_that_cannot_be_written_are_refused_before_the_sweep() {
+    let dir = temp_dir("sensitivity-outputs");
+    let file = dir.join("afile");
+    std::fs::write(&file, "x").unwrap();
+    let no_dir = dir.join("nodir/r.json");
+    let under_file = file.join("curve.svg");
+    for (option, path, says) in [
+        ("-o", &no_dir, "does not exist"),
+        ("--plot", &under_file, "is a regular file, not a directory"),
+    ] {
+        let out = contention(&[
+            "sensitivity",
+            "--backend",
+            "bandit",
+            "--builtin",
+            "triad",
+            "--size",
+            "8MiB",
+            "--bandit-buffer",
+            "8MiB",
+            "--bandit-steps",
+            "1",
+            "--repeat",
+            "1",
+            "--quiet",
+            option,
+            path.to_str().unwrap(),
+        ]);
+        let e = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{option}: {e}");
+        assert!(
+            e.contains(&format!("{option}: `{}`", path.display())) && e.contains(says),
+            "{option}: {e}"
+        );
+        assert_eq!(stdout(&out), "", "{option}: nothing measured");
+    }
+    assert!(!dir.join("nodir").exists());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn without_resctrl_the_error_names_what_is_missing_and_the_bandit() {
     let dir = temp_dir("sensitivity-nomount");

@@ -852,7 +852,9 @@ fn a_trace_named_like_its_own_csv_is_refused_before_measuring() {
         stderr(&o)
     );
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "comp_numa\n");
-    // Named `.json` (or with no extension), the trace and its CSV are two files.
+    // Named `.json` (or with no extension), the trace and its CSV are two files (the `t.csv`
+    // above removed: a CSV already where the trace's goes is refused without --force).
+    std::fs::remove_file(&out).unwrap();
     let o = simulate(
         "paper:henri",
         "0,0",
@@ -861,5 +863,84 @@ fn a_trace_named_like_its_own_csv_is_refused_before_measuring() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(dir.join("t").is_file() && dir.join("t.csv").is_file());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 46, lesser findings of N8's pass: `-o sub/t.csv` was refused but left an empty
+/// `sub/` (the directory was made before the name was checked); `-o F2.CSV` passed the check
+/// that refuses a trace named like its own CSV (the same file on a case-insensitive file
+/// system); `-o sub/t.json` under a regular file `sub` was refused only by the probe. Each is
+/// refused (exit 2) creating nothing.
+#[test]
+fn a_refused_trace_name_creates_no_directory() {
+    let dir = temp_dir("simulate-refused-name");
+    let file = dir.join("afile");
+    std::fs::write(&file, "x").unwrap();
+    for (out, says) in [
+        (dir.join("sub/t.csv"), "the trace's tidy CSV"),
+        (dir.join("sub/F2.CSV"), "the trace's tidy CSV"),
+        (dir.join("F2.CSV"), "the trace's tidy CSV"),
+        (dir.join("sub/t.Csv"), "the trace's tidy CSV"),
+        (
+            file.join("t.json"),
+            "afile` is a regular file, not a directory",
+        ),
+        (
+            file.join("sub/t.json"),
+            "afile` is a regular file, not a directory",
+        ),
+    ] {
+        let o = simulate("paper:henri", "0,0", &out, &["--max-phase", "0.05"]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{}: {err}", out.display());
+        assert!(err.contains(says), "{}: {err}", out.display());
+        assert!(!dir.join("sub").exists(), "{}: {err}", out.display());
+        assert!(!out.exists(), "{}: {err}", out.display());
+    }
+    let mut left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["afile"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 46, lesser finding: `measure -o t4.json` replaced an existing, unrelated `t4.csv`
+/// with the trace's CSV, without `--force` (the trace itself was protected). Refused like
+/// the trace, naming the CSV; `--force` overwrites it, and `--resume` continues the trace
+/// beside its own CSV.
+#[test]
+fn an_unrelated_csv_where_the_trace_csv_goes_is_kept_without_force() {
+    let dir = temp_dir("simulate-unrelated-csv");
+    let out = dir.join("t4.json");
+    let csv = dir.join("t4.csv");
+    std::fs::write(&csv, "mine\n").unwrap();
+    let o = simulate("paper:henri", "0,0", &out, &["--max-phase", "0.05"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("t4.csv` exists") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), "mine\n");
+    assert!(!out.exists(), "{err}");
+    let o = simulate(
+        "paper:henri",
+        "0,0",
+        &out,
+        &["--max-phase", "0.05", "--force"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&csv)
+        .unwrap()
+        .starts_with("comp_numa"));
+    let o = simulate(
+        "paper:henri",
+        "0,0",
+        &out,
+        &["--max-phase", "0.05", "--runs", "2", "--resume"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -397,9 +397,22 @@ fn a_survey_refuses_its_report_outputs_before_any_round() {
     let results = root.join("results");
     let (busy, under_file) = (busy.to_str().unwrap(), under_file.to_str().unwrap());
     let file_s = file.to_str().unwrap();
+    // Issue 46, N8: a report under a missing directory or a file failed only after the
+    // rounds ("cannot write", exit 1).
+    let no_dir = root.join("nodir/rep.txt");
+    let report_under_file = file.join("rep.txt");
+    let (no_dir, report_under_file) = (
+        no_dir.to_str().unwrap(),
+        report_under_file.to_str().unwrap(),
+    );
     for (extra, says) in [
         (&["-o", busy][..], "is a directory, not a regular file"),
         (&["-o", "/dev/null"][..], "is a character device"),
+        (&["-o", no_dir][..], "does not exist; create it first"),
+        (
+            &["-o", report_under_file][..],
+            "is a regular file, not a directory",
+        ),
         (
             &["--figure", under_file][..],
             "is a regular file, not a directory",
@@ -428,6 +441,7 @@ fn a_survey_refuses_its_report_outputs_before_any_round() {
         assert!(said.contains(extra[1]), "{extra:?}: {said}");
         assert!(!said.contains("calibrated"), "{extra:?}: {said}");
         assert!(!results.exists(), "{extra:?}: {said}");
+        assert!(!root.join("nodir").exists(), "{extra:?}: {said}");
     }
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -75,11 +75,15 @@ impl Model {
             ));
         }
         let m = &self.machine;
-        if m.name.chars().any(char::is_control) {
+        // A name with a bidi override or another invisible format control shows other text
+        // than it holds wherever it is printed or drawn (`calibrate --name $'\u202egnp.'`):
+        // refused as the control characters are.
+        if m.name.chars().any(crate::text::needs_escape) {
             out.push(problem(
                 "machine.name".into(),
                 crate::text::escape(&format!("{:?}", m.name)),
-                "must not hold control characters: the name is printed to terminals",
+                "must not hold control or invisible format characters (bidi overrides, \
+                 isolates, zero widths): the name is printed to terminals and drawn in figures",
             ));
         }
         for (name, v, max) in [

@@ -71,9 +71,19 @@ pub fn is_hidden(c: char) -> bool {
     FORMAT.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
 }
 
-/// Whether a message must escape `c`: a control character (Cc) or one of [`is_hidden`].
+/// Whether a message must escape `c`: a control character (Cc), one of [`is_hidden`], or a
+/// noncharacter (`U+FDD0`-`U+FDEF` and the last two code points of every plane), which no
+/// font draws and XML refuses (`U+FFFE`, `U+FFFF`): a figure's SVG holding one raw is not
+/// well-formed, and figures draw names through this escaper too.
 pub fn needs_escape(c: char) -> bool {
-    c.is_control() || is_hidden(c)
+    c.is_control() || is_hidden(c) || is_noncharacter(c)
+}
+
+/// The 66 noncharacters of Unicode: `U+FDD0`-`U+FDEF`, and `U+xxFFFE`/`U+xxFFFF` of every
+/// plane.
+fn is_noncharacter(c: char) -> bool {
+    let c = u32::from(c);
+    (0xFDD0..=0xFDEF).contains(&c) || c & 0xFFFE == 0xFFFE
 }
 
 /// `text` with every control character but those of `kept` written as a `\u{..}` escape.

@@ -8,6 +8,9 @@ use crate::io::inputs;
 use crate::report;
 
 pub fn run(args: &CalibrateArgs) -> Result<()> {
+    // Before the inputs are read and fitted (issue 46, N8: `--bootstrap 2000 -o nodir/m.json`
+    // fitted for 10 s, then could not write).
+    crate::io::atomic::check_option("-o", args.output.as_deref())?;
     let defaulted = args.inputs.is_empty();
     let inputs = inputs::read_all(&crate::results::inputs_or_default(&args.inputs)?)?;
     let opts = Options {

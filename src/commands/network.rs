@@ -107,7 +107,9 @@ pub fn run_options(args: &Options) -> Result<()> {
     let fraction = memory_cap.as_ref().map(|c| c.receive_fraction);
     let report = build_report(&graph, args, memory_cap)?;
     if args.run {
-        // The prediction above refused bad input before starting MPI; the job prints it.
+        // The prediction above refused bad input before starting MPI, and the report's file
+        // is checked before the job measures (issue 46, N8); the job prints it.
+        crate::io::atomic::check_option("-o", args.output.as_deref())?;
         #[cfg(feature = "mpi")]
         return launch_job(args, &graph);
     }

@@ -9,6 +9,9 @@ use crate::report;
 use crate::sensitivity::{self, fom, Backend, Options, Workload};
 
 pub fn run(args: &SensitivityArgs) -> Result<()> {
+    // Before the sweep (minutes of the workload), not after it (issue 46, N8).
+    atomic::check_option("-o", args.output.as_deref())?;
+    atomic::check_option("--plot", args.plot.as_deref())?;
     let workload = match args.builtin {
         Some(b) => Workload::Builtin {
             kind: b,

@@ -271,16 +271,16 @@ pub fn outcomes(m: &Manifest) -> Vec<NodeOutcome> {
         .collect()
 }
 
-/// Refuses, before any round (issue 46, F8: they were found bad after every node was
+/// Refuses, before any round (issue 46, F8 and N8: they were found bad after every node was
 /// measured), report outputs that cannot be made, creating nothing: `-o` that exists and is
-/// not a regular file (a directory, `/dev/null`, a FIFO), and a figure directory (`--figure
-/// DIR`, else the results directory `root`) that is not a directory or whose nearest
-/// existing ancestor is not one, or that holds a `fleet.svg` (`.png`) that is not a file.
-/// Bad input (exit 2), naming the path and the option.
+/// not a regular file (a directory, `/dev/null`, a FIFO) or whose directory is missing, not
+/// a directory or not writable ([`crate::io::atomic::check_writable`]), and a figure
+/// directory (`--figure DIR`, else the results directory `root`) that is not a directory or
+/// whose nearest existing ancestor is not one, or that holds a `fleet.svg` (`.png`) that is
+/// not a file. Bad input (exit 2), naming the path and the option.
 fn outputs_usable(root: &Path, out: &ReportOptions) -> Result<()> {
-    if let Some(o) = out.output.as_deref().filter(|o| o.as_os_str() != "-") {
-        crate::io::atomic::check_target(o).map_err(|e| crate::Error::Input(format!("-o: {e}")))?;
-    }
+    use crate::io::atomic;
+    atomic::check_option("-o", out.output.as_deref())?;
     let (dir, option) = match out.figure.as_deref() {
         Some(d) => (d, "--figure".to_string()),
         None => (
@@ -291,27 +291,9 @@ fn outputs_usable(root: &Path, out: &ReportOptions) -> Result<()> {
             ),
         ),
     };
-    // The directory itself if it exists, else its nearest existing ancestor, which
-    // `create_dir_all` would create it under.
-    let existing = dir
-        .ancestors()
-        .filter(|a| !a.as_os_str().is_empty())
-        .find(|a| std::fs::symlink_metadata(a).is_ok());
-    if let Some(a) = existing {
-        if let Ok(meta) = std::fs::metadata(a).map(|m| m.file_type()) {
-            if !meta.is_dir() {
-                return Err(crate::Error::Input(format!(
-                    "{option} `{}`: `{}` is {}, not a directory, so the fleet figure cannot go \
-                     there; name a directory (it is created if missing)",
-                    crate::error::shown_path(dir),
-                    crate::error::shown_path(a),
-                    crate::io::atomic::describe(&meta)
-                )));
-            }
-        }
-    }
     let figure = dir.join(format!("fleet.{}", out.figure_format.extension()));
-    crate::io::atomic::check_target(&figure)
+    atomic::check_directory(dir, dir, true)
+        .and_then(|()| atomic::check_target(&figure))
         .map_err(|e| crate::Error::Input(format!("{option}: {e}")))
 }
 

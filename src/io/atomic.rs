@@ -32,14 +32,117 @@ pub(crate) fn check_target(path: &Path) -> Result<()> {
     .into())
 }
 
-/// Why an output path was refused before writing. Both are bad input (exit 2): the user named
-/// something that is not a file to replace.
+/// The directory a file `path` goes into (`.` for a bare name).
+fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// Refuses a directory `dir` that output cannot go into, naming `target` (what was asked
+/// for: the file, or the directory itself): `dir` exists and is not a directory, or, missing,
+/// its nearest existing ancestor is not one (`afile/out.json`), or, missing and not
+/// `created` by the caller before writing, it does not exist (`nodir/out.json`). Creates
+/// nothing: a refused output leaves no directory behind.
+pub(crate) fn check_directory(dir: &Path, target: &Path, created: bool) -> Result<()> {
+    // The directory itself if it exists, else its nearest existing ancestor, which
+    // `create_dir_all` would create it under.
+    let existing = dir
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .find(|a| std::fs::symlink_metadata(a).is_ok());
+    if let Some(a) = existing {
+        if let Ok(meta) = std::fs::metadata(a) {
+            if !meta.is_dir() {
+                return Err(WriteError::UnderNonDirectory {
+                    target: crate::error::shown_path(target),
+                    ancestor: crate::error::shown_path(a),
+                    kind: describe(&meta.file_type()),
+                }
+                .into());
+            }
+        }
+        if a == dir || created {
+            return Ok(());
+        }
+    } else if created {
+        return Ok(());
+    }
+    Err(WriteError::NoDirectory {
+        target: crate::error::shown_path(target),
+        dir: crate::error::shown_path(dir),
+    }
+    .into())
+}
+
+/// Whether a file can be created in the existing directory `dir`, tried as [`write`] does
+/// (exclusively, under an unpredictable name; removed at once): a read-only or foreign
+/// directory is refused before the work whose result would not be saved.
+pub(crate) fn probe_directory(dir: &Path) -> Result<()> {
+    tempfile::Builder::new()
+        .prefix(".contention-write-test-")
+        .tempfile_in(dir)
+        .map(drop)
+        .map_err(|err| {
+            // The system's reason alone: tempfile adds the temporary's name, which the user
+            // never asked for.
+            let err = err.raw_os_error().map_or_else(
+                || err.to_string(),
+                |code| std::io::Error::from_raw_os_error(code).to_string(),
+            );
+            WriteError::Unwritable {
+                dir: crate::error::shown_path(dir),
+                err,
+            }
+            .into()
+        })
+}
+
+/// Refuses, before the work that produces it, an output file that [`write`] would refuse or
+/// fail on at the end (issue 46, N8: `calibrate --bootstrap 2000 -o nodir/m.json` fitted for
+/// seconds, a survey measured every node, then "cannot write"): a target that is not a
+/// regular file ([`check_target`]), a directory that is missing or not a directory
+/// ([`check_directory`]: [`write`] creates none), one that refuses a new file
+/// ([`probe_directory`]). `-` (standard output) passes. Bad input (exit 2), naming the path.
+pub(crate) fn check_writable(path: &Path) -> Result<()> {
+    if path.as_os_str() == STDOUT {
+        return Ok(());
+    }
+    check_target(path)?;
+    let dir = directory_of(path);
+    check_directory(dir, path, false)?;
+    probe_directory(dir)
+}
+
+/// [`check_writable`] of the file an option (`-o`, `--plot`) names, when given, its message
+/// opened by the option: what the commands whose work takes long (a fit, a survey, a
+/// measured sweep or MPI job) check before it.
+pub(crate) fn check_option(option: &str, path: Option<&Path>) -> Result<()> {
+    match path {
+        Some(p) => check_writable(p).map_err(|e| Error::Input(format!("{option}: {e}"))),
+        None => Ok(()),
+    }
+}
+
+/// Why an output path was refused before writing. All are bad input (exit 2): the user named
+/// something that is not a file to replace, or a place no file can go.
 #[derive(Debug, Clone)]
 pub(crate) enum WriteError {
     /// The target exists and is a device, FIFO, directory or socket (`kind` says which).
     NotRegular { shown: String, kind: &'static str },
     /// The path has no file name (`/`, `..`).
     NotAFileName { path: std::path::PathBuf },
+    /// `target` would go under `ancestor`, which exists and is `kind`, not a directory.
+    UnderNonDirectory {
+        target: String,
+        ancestor: String,
+        kind: &'static str,
+    },
+    /// `target`'s directory `dir` does not exist, and nothing creates it.
+    NoDirectory { target: String, dir: String },
+    /// No file can be created in `dir` (`err`, the system's reason).
+    Unwritable { dir: String, err: String },
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
@@ -55,6 +158,25 @@ impl std::fmt::Display for WriteError {
             WriteError::NotAFileName { path } => {
                 write!(f, "`{}` is not a file name", path.display())
             }
+            WriteError::UnderNonDirectory {
+                target,
+                ancestor,
+                kind,
+            } => write!(
+                f,
+                "`{target}`: `{ancestor}` is {kind}, not a directory, so nothing can go under \
+                 it; name a path under a directory"
+            ),
+            WriteError::NoDirectory { target, dir } => write!(
+                f,
+                "`{target}`: the directory `{dir}` does not exist; create it first (`mkdir -p \
+                 {dir}`) or name a file in an existing directory"
+            ),
+            WriteError::Unwritable { dir, err } => write!(
+                f,
+                "cannot write in directory `{dir}`: {err}; name a file in a directory you can \
+                 write"
+            ),
         }
     }
 }
@@ -94,10 +216,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
         };
     }
     check_target(path)?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    let dir = directory_of(path);
     let name = path
         .file_name()
         .ok_or_else(|| WriteError::NotAFileName { path: path.into() })?;
@@ -170,6 +289,38 @@ mod tests {
             .is_fifo());
         let err = write(&dir, b"x").unwrap_err();
         assert!(err.to_string().contains("a directory"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 46, N8: an output under a missing directory or under a file is refused before
+    /// the work (exit 2), naming the path; a directory the caller creates may be missing, not
+    /// under a file; nothing is created by the check.
+    #[test]
+    fn an_output_nowhere_to_go_is_refused_before_writing() {
+        let dir = dir("writable");
+        let file = dir.join("afile");
+        std::fs::write(&file, b"x").unwrap();
+        assert!(check_writable(&dir.join("out.json")).is_ok());
+        assert!(check_writable(Path::new(STDOUT)).is_ok());
+        for (path, says) in [
+            (dir.join("nodir/out.json"), "nodir` does not exist"),
+            (
+                file.join("out.json"),
+                "afile` is a regular file, not a directory",
+            ),
+            (
+                file.join("a/b/out.json"),
+                "afile` is a regular file, not a directory",
+            ),
+        ] {
+            let e = check_writable(&path).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{e}");
+            assert!(e.to_string().contains(says), "{e}");
+        }
+        let missing = dir.join("new/deeper");
+        assert!(check_directory(&missing, &missing, true).is_ok());
+        assert!(check_directory(&file.join("x"), &file, true).is_err());
+        assert_eq!(names(&dir), vec![std::ffi::OsString::from("afile")]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -56,7 +56,6 @@ fn rank0(
         resolved,
         trace: trace_path,
     } = session::place(options, None, true, rank1_here)?;
-    crate::results::ensure_parent(&trace_path)?;
     session::check_output(options, &trace_path)?;
     let settings = settings::read_settings(Path::new("/"), Some(layout.numa_per_socket()));
     let mode =

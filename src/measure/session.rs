@@ -2,7 +2,7 @@
 //! plan (`--dry-run`), allocate the bound buffers, run the sweep and keep the trace on disk
 //! after every point.
 
-use crate::error::{Error, IoAction, Result};
+use crate::error::{Error, Result};
 use crate::io::{atomic, tidy_csv, trace_file};
 use crate::kernels::stores::StoreSet;
 use crate::kernels::workload::Workload;
@@ -70,7 +70,6 @@ pub fn check_before_launch(
             ..
         } = place(a, None, true, rank1_here)?;
         let trace_path = trace;
-        crate::results::ensure_parent(&trace_path)?;
         check_output(a, &trace_path)?;
         let old = if a.resume {
             Some(trace_file::read_to_resume(&trace_path)?)
@@ -163,13 +162,20 @@ fn refuse_simulated(old: &Trace, path: &Path) -> Result<()> {
     }
 }
 
-/// Refuses a trace named like its own CSV (`-o t.csv`), to overwrite a trace without
-/// `--force`, to resume one that is not there, or to resume an adaptive sweep without
-/// `--adaptive` (its record would no longer list every point).
+/// Refuses a trace named like its own CSV (`-o t.csv`, `-o T.CSV`), to overwrite a trace
+/// or an unrelated CSV where its CSV goes without `--force`, to resume one that is not
+/// there, or to resume an adaptive sweep without `--adaptive` (its record would no longer
+/// list every point); then creates the trace's directory, checked first so that a refused
+/// trace leaves none behind, and probes it.
 pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
     // The CSV goes beside the trace under its name with `.csv`: a trace named `t.csv` would
-    // be replaced by its own CSV after every point, every sample lost.
-    if csv_path(path) == path {
+    // be replaced by its own CSV after every point, every sample lost; `T.CSV` too, on the
+    // case-insensitive file systems of laptops and some shared mounts.
+    let csv = csv_path(path);
+    let named_csv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    if csv == path || named_csv {
         return Err(Error::Input(format!(
             "-o {}: the trace's tidy CSV is written beside it, named like it with `.csv`, so \
              this trace would be replaced by its CSV; name the trace `.json` (e.g. -o {})",
@@ -191,6 +197,16 @@ pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
             path.display()
         )));
     }
+    // The CSV written beside a new trace replaces what is there: a file the user's, unless
+    // told (`-o t4.json` overwrote an unrelated `t4.csv`). A resumed trace's CSV is its own.
+    if !exists && !a.force && csv.exists() {
+        return Err(Error::Input(format!(
+            "`{}` exists, and the tidy CSV of the trace `{}` is written there; pass --force \
+             to overwrite it, or -o to write elsewhere",
+            crate::error::shown_path(&csv),
+            crate::error::shown_path(path)
+        )));
+    }
     if path.as_os_str() == atomic::STDOUT {
         return Err(Error::Input(
             "measure -o -: a trace is rewritten after every point, so it must be a file; \
@@ -200,17 +216,16 @@ pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
     }
     // Neither the trace nor its CSV may replace a device, FIFO or directory.
     atomic::check_target(path)?;
-    atomic::check_target(&csv_path(path))?;
+    atomic::check_target(&csv)?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    // Probe the directory now rather than after the first point (exclusively, under an
-    // unpredictable name, like the writes themselves; removed when dropped).
-    tempfile::Builder::new()
-        .prefix(".contention-write-test-")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(IoAction::Write("in directory"), dir, e))?;
+    // Where the directory can be made (not under a file), then made, then probed now rather
+    // than after the first point.
+    atomic::check_directory(dir, path, true)?;
+    crate::results::ensure_parent(path)?;
+    atomic::probe_directory(dir)?;
     if a.resume && a.adaptive.is_none() {
         adaptive::refuse_resume_without_adaptive(&trace_file::read_to_resume(path)?, path)?;
     }

@@ -311,7 +311,6 @@ impl<'a> Campaign<'a> {
     ) -> Result<Campaign<'a>> {
         let mut layout = layout(o, sim)?;
         let path = o.trace_path(&layout.machine.hostname);
-        crate::results::ensure_parent(&path)?;
         session::check_output(o, &path)?;
         let (trace, remade) = if o.resume {
             let old = trace_file::read_to_resume(&path)?;

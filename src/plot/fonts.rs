@@ -10,7 +10,9 @@
 //!   bitmaps, draws each glyph on its baseline. plotters 0.3.7's own `ab_glyph` path puts the
 //!   baseline at half the font size below the anchor, so text anchored at its top or centre
 //!   comes out about a quarter of its size too high: tick labels sit beside the wrong tick.
-//!   SVG text is left to the viewer, which places it by the `dy` plotters writes.
+//!   SVG text is left to the viewer, which places it by the `dy` plotters writes. Every text
+//!   it measures or draws is first [`shown`]: escaped as messages escape it, when it holds a
+//!   character no figure may hold raw.
 
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont};
 use plotters_backend::text_anchor::{HPos, VPos};
@@ -135,11 +137,30 @@ fn advance<F: Font, S: ScaleFont<F>>(font: &S, text: &str) -> f32 {
     width
 }
 
-/// Width and height (ascent to descent) of `text` in pixels at plotters size `size`.
+/// What a figure shows of `text`: the text itself, or, when it holds a character a terminal
+/// would not be shown raw ([`crate::error::needs_escape`]: a control character, a bidi or
+/// other format control, a noncharacter), the same escapes on one line as every message
+/// ([`crate::error::escape_line`]). File and machine names reach every figure's titles and
+/// legends; raw, an ESC or U+0001 made the SVG not well-formed XML, and U+202E turned the
+/// name around in any viewer. Every text is measured and drawn through here (the backend
+/// below), so a layout is computed with the text that is drawn.
+pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().any(crate::error::needs_escape) {
+        crate::error::escape_line(text).into()
+    } else {
+        text.into()
+    }
+}
+
+/// Width and height (ascent to descent) of `text` in pixels at plotters size `size`, as
+/// drawn ([`shown`]).
 pub(crate) fn measure(text: &str, style: FontStyle, size: f64) -> Result<(u32, u32), FontError> {
     let font = scaled(style, size)?;
     let height = font.ascent() - font.descent();
-    Ok((advance(&font, text).ceil() as u32, height.ceil() as u32))
+    Ok((
+        advance(&font, &shown(text)).ceil() as u32,
+        height.ceil() as u32,
+    ))
 }
 
 /// A drawing backend whose text is measured with the embedded font and, when `raster`, drawn
@@ -361,10 +382,11 @@ impl<B: DrawingBackend> DrawingBackend for Typeset<B> {
         style: &S,
         pos: BackendCoord,
     ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        let text = shown(text);
         if self.raster {
-            self.raster_text(text, style, pos)
+            self.raster_text(&text, style, pos)
         } else {
-            self.inner.draw_text(text, style, pos)
+            self.inner.draw_text(&text, style, pos)
         }
     }
 
