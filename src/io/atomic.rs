@@ -33,7 +33,7 @@ pub(crate) fn check_target(path: &Path) -> Result<()> {
 }
 
 /// The directory a file `path` goes into (`.` for a bare name).
-fn directory_of(path: &Path) -> &Path {
+pub(crate) fn directory_of(path: &Path) -> &Path {
     match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

@@ -217,10 +217,7 @@ pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
     // Neither the trace nor its CSV may replace a device, FIFO or directory.
     atomic::check_target(path)?;
     atomic::check_target(&csv)?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    let dir = atomic::directory_of(path);
     // Where the directory can be made (not under a file), then made, then probed now rather
     // than after the first point.
     atomic::check_directory(dir, path, true)?;
