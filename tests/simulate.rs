@@ -944,3 +944,97 @@ fn an_unrelated_csv_where_the_trace_csv_goes_is_kept_without_force() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The plan's `trace       at most X MiB` line, in bytes.
+fn planned_trace_bytes(plan: &str) -> f64 {
+    let line = plan
+        .lines()
+        .find_map(|l| l.strip_prefix("trace       at most "))
+        .unwrap_or_else(|| panic!("no trace line: {plan}"));
+    let mut words = line.split_whitespace();
+    let value: f64 = words.next().unwrap().parse().unwrap();
+    let unit = match words.next().unwrap() {
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        u => panic!("unit {u}: {plan}"),
+    };
+    value * unit
+}
+
+/// Issue 46, N9: `--runs 100 --cores 1..18 --max-phase 0.05` was accepted (`--dry-run` said
+/// nothing of its size) and its trace passed the readers' 64 MiB after about ten runs, every
+/// later point unresumable. The plan bounds the trace's size; past the limit it is refused
+/// before anything is drawn, naming the options, the limit and what fits; what it says fits
+/// does. The bound holds for the traces written, and is within 2.5 times of them.
+#[test]
+fn a_trace_that_could_pass_the_readers_limit_is_refused_and_the_bound_holds() {
+    let dir = temp_dir("simulate-trace-size");
+    let out = dir.join("big.json");
+    let args = |runs: &str, extra: &[&str]| {
+        let mut a = vec![
+            "measure",
+            "--simulate",
+            "paper:henri",
+            "--cores",
+            "1..18",
+            "--max-phase",
+            "0.05",
+            "--runs",
+        ];
+        a.push(runs);
+        a.extend_from_slice(extra);
+        a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let run = |a: Vec<String>| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        contention(&a)
+    };
+    for extra in [&["-o", s(&out)][..], &["--dry-run"][..]] {
+        let o = run(args("100", extra));
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        for needle in [
+            "--runs 100 x 18 core count(s) (--cores 1..18)",
+            "--max-phase 0.05",
+            "past the 64 MiB every reader",
+            "--runs 6, or --cores 1..4 with --runs 100 would fit",
+        ] {
+            assert!(err.contains(needle), "{extra:?}: {needle}: {err}");
+        }
+        assert!(!out.exists() && !dir.join("big.csv").exists(), "{err}");
+    }
+    let o = run(args("6", &["--dry-run"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // The bound against what is written: two runs of the short phases, where the
+    // communications stretch the parallel phases; billy's default sweep.
+    for (a, name) in [
+        (args("2", &[]), "henri"),
+        (
+            ["measure", "--simulate", "paper:billy", "--runs", "1"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            "billy",
+        ),
+    ] {
+        let mut dry = a.clone();
+        dry.push("--dry-run".into());
+        let o = run(dry);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let bound = planned_trace_bytes(&String::from_utf8_lossy(&o.stdout));
+        let path = dir.join(format!("{name}.json"));
+        let mut a = a;
+        a.extend(["-q".to_string(), "-o".into(), s(&path).into()]);
+        let o = run(a);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let written = std::fs::metadata(&path).unwrap().len() as f64;
+        assert!(written <= bound, "{name}: {written} written, {bound} bound");
+        assert!(
+            bound <= 2.5 * written,
+            "{name}: {written} written, {bound} bound"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -8,8 +8,10 @@ use crate::error::{Error, IoAction, Result};
 use std::io::Read;
 use std::path::Path;
 
-/// The largest input file the tool reads (64 MiB): a trace of a full sweep is well under
-/// 1 MiB, and the limit keeps parsing within a few hundred MiB of memory.
+/// The largest input file the tool reads (64 MiB): a trace of a full sweep of 14 cores and
+/// 3 runs is 5 MB (a simulated one of 32 cores, 26 MB; `measure` refuses a plan whose
+/// trace could pass this, `measure::trace_size`), and the limit keeps parsing within a few
+/// hundred MiB of memory.
 pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 
 /// The input name that means standard input.

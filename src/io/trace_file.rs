@@ -5,10 +5,26 @@ use crate::trace::{MarksDisagree, Simulation, Trace, TRACE_SCHEMA_VERSION};
 use std::path::Path;
 
 /// Writes the trace atomically: a run killed mid-write leaves the previous complete file.
+/// A trace past what every reader takes ([`super::read::MAX_INPUT_BYTES`]) is not written:
+/// the file keeps its last readable state (issue 46, N9: the points saved past 64 MiB could
+/// be neither shown, calibrated nor resumed). A plan is refused before that where its size
+/// is known (`measure::trace_size`); a real node's messages may come faster than expected.
 pub fn write(path: &Path, trace: &Trace) -> Result<()> {
     // Serializing plain structs of numbers and strings cannot fail.
     let mut text = serde_json::to_string_pretty(trace).expect("trace serializes");
     text.push('\n');
+    let limit = super::read::MAX_INPUT_BYTES;
+    if text.len() as u64 > limit {
+        return Err(crate::Error::Input(format!(
+            "{}: not saved: with this point the trace would hold {}, past the {} every \
+             reader (show, calibrate, measure --resume) takes; the file keeps the points \
+             before it: measure the rest into another trace (-o), with fewer --runs or \
+             --cores, or a larger --message-size (each message is a sample)",
+            crate::error::shown_path(path),
+            crate::units::human_bytes(text.len() as u64),
+            crate::units::human_bytes(limit)
+        )));
+    }
     super::atomic::write(path, text.as_bytes())
 }
 
@@ -236,6 +252,35 @@ pub fn simulated<'t>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 46, N9: a trace past what the readers take is not written; the file keeps
+    /// what it held.
+    #[test]
+    fn a_trace_past_the_readers_limit_is_not_written() {
+        let real = read(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/traces/vm-local.json"
+        )))
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.json");
+        write(&path, &real).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let mut big = real.clone();
+        let samples = big.points[0].comp_alone.samples.clone();
+        let copies = (super::super::read::MAX_INPUT_BYTES as usize / 100) / samples.len() + 1;
+        for _ in 0..copies {
+            big.points[0].comp_alone.samples.extend_from_slice(&samples);
+        }
+        let e = write(&path, &big).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        let e = e.to_string();
+        assert!(
+            e.contains("t.json: not saved") && e.contains("past the 64 MiB every reader"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
 
     /// Either mark alone, or two that name different machines, is a trace of unknown origin:
     /// refused naming the file and both marks, never read on one mark's word.

@@ -8,6 +8,7 @@ use crate::measure::runs;
 use crate::measure::session::{estimated_seconds, Resolved};
 use crate::measure::sweep::sampling::{MIN_ROUNDS, PHASE_STRETCH};
 use crate::measure::sweep::sizing;
+use crate::measure::trace_size;
 use crate::trace::{MachineSettings, MeasureConfig, Sizing, Transport, TransportKind};
 use crate::units::human_bytes;
 
@@ -43,6 +44,11 @@ pub fn describe_plan(
     out += &describe_communication(layout, r, transport);
     out += &describe_calibration(layout);
     out += &describe_sweep(&r.config);
+    out += &trace_size::plan_line(trace_size::estimate(
+        &r.config,
+        crate::measure::session::trace_slots(&r.planned.plan),
+        &|_| trace_size::SampleSeconds::real(r.config.message_size_bytes),
+    ));
     if let Some(a) = &r.adaptive {
         out += &a.design.describe(a, &r.config.cores);
     }

@@ -18,6 +18,7 @@
 //!   launch measures, and the points that combine them with intervals across runs.
 //! - [`simulation`]: the same session on a simulated machine (`--simulate`): no MPI, no
 //!   binding, a simulated clock.
+//! - `trace_size`: how large a plan's trace can grow, refused past what the readers take.
 
 pub mod adaptive;
 pub mod choices;
@@ -31,3 +32,4 @@ pub mod sender;
 pub mod session;
 pub mod simulation;
 pub mod sweep;
+pub(crate) mod trace_size;

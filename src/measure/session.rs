@@ -46,7 +46,11 @@ pub fn previous(a: &MeasureOptions, path: &Path) -> Result<Option<MeasureConfig>
     if !a.resume || !path.exists() {
         return Ok(None);
     }
-    Ok(Some(trace_file::read_to_resume(path)?.config))
+    let old = trace_file::read_to_resume(path)?;
+    // Its runs before the plan is made of them (the trace's size counts every run: an
+    // edited `config.runs` of 4,000,000,000 is refused as such).
+    runs::check_recorded(&old, path)?;
+    Ok(Some(old.config))
 }
 
 #[cfg(feature = "mpi")]
@@ -403,6 +407,12 @@ pub fn resolve(
         sender,
         adaptive: a.adaptive,
     })
+}
+
+/// The core slots of a plan as the trace lists them (the computing ones and the
+/// communication thread's), for `crate::measure::trace_size`.
+pub(crate) fn trace_slots(plan: &crate::trace::Plan) -> usize {
+    plan.compute.len() + 1
 }
 
 /// Both nodes have room: `max_threads` computing buffers of `buffer` bytes, at least

@@ -16,6 +16,7 @@ use crate::measure::session;
 use crate::measure::sweep::rules::{Abort, Sampling};
 use crate::measure::sweep::simulated::SimulatedBench;
 use crate::measure::sweep::sizing;
+use crate::measure::trace_size;
 use crate::model::Placement;
 use crate::mpi::progress::{self, Progress};
 use crate::provenance::Provenance;
@@ -180,15 +181,50 @@ pub(crate) fn layout(o: &MeasureOptions, sim: &SimulateOptions) -> Result<Layout
             warnings: Vec::new(),
         }),
     };
+    let placement = Placement {
+        comp_numa: o.comp_numa,
+        comm_numa: o.comm_numa,
+    };
+    let slots = session::trace_slots(&plan);
+    trace_size::check(&config, slots, &sample_seconds(truth, placement, &config))?;
     Ok(Layout {
         machine,
         plan,
         config,
-        placement: Placement {
-            comp_numa: o.comp_numa,
-            comm_numa: o.comm_numa,
-        },
+        placement,
     })
+}
+
+/// How much faster or slower than the model a simulated message may come, for the trace's
+/// size: the noise of a run's launch and of each message, with room to spare.
+const SIMULATED_SPREAD: f64 = 1.5;
+
+/// The seconds of one communication sample of a simulated point of `n` cores, for
+/// [`trace_size`]: its messages at the model's bandwidths alone and in parallel,
+/// [`SIMULATED_SPREAD`] faster and slower, grouped into samples of a sixteenth of a
+/// computing sample at least (`MESSAGE_SAMPLE_SHARE`).
+fn sample_seconds<'a>(
+    truth: &'a Truth,
+    placement: Placement,
+    c: &'a MeasureConfig,
+) -> impl Fn(u32) -> trace_size::SampleSeconds + 'a {
+    let bytes = c.message_size_bytes as f64;
+    let floor = sizing::sample_seconds(c.max_phase_seconds)
+        * crate::measure::sweep::simulated::MESSAGE_SAMPLE_SHARE;
+    move |n| {
+        let Ok(p) = truth.point(placement, n) else {
+            return trace_size::SampleSeconds::real(c.message_size_bytes);
+        };
+        let (lo, hi) = (
+            p.comm_alone.min(p.comm_parallel),
+            p.comm_alone.max(p.comm_parallel),
+        );
+        let seconds = |mbps: f64| (bytes / (mbps * 1e6)).max(floor);
+        trace_size::SampleSeconds {
+            shortest: seconds(hi * SIMULATED_SPREAD),
+            longest: (lo > 0.0).then(|| seconds(lo / SIMULATED_SPREAD)),
+        }
+    }
 }
 
 /// The machine a simulated trace describes: the model's sockets, cores and NUMA nodes, and
@@ -224,13 +260,18 @@ pub(crate) fn describe(l: &Layout, sim: &SimulateOptions) -> String {
     let m = &l.machine;
     let c = &l.config;
     let (sweep, touch) = session::estimated_seconds(c);
+    let size = trace_size::estimate(
+        c,
+        session::trace_slots(&l.plan),
+        &sample_seconds(&sim.machine, l.placement, c),
+    );
     format!(
         "machine     {} (seed {}): {} socket(s), {} cores per socket, {} NUMA node(s), {} per \
          socket; no MPI, no binding: every phase is drawn from the model on a simulated clock\n\
          placement   computation data on node {}, communication data on node {}\n\
          {}\
          duration    a real node: at most {:.0} s (+{:.0} s to touch the buffers); simulated \
-         in seconds\n{}",
+         in seconds\n{}{}",
         sim.machine.spec(),
         sim.seed,
         m.sockets,
@@ -242,7 +283,8 @@ pub(crate) fn describe(l: &Layout, sim: &SimulateOptions) -> String {
         crate::measure::describe::sweep_line(c),
         sweep,
         touch,
-        runs::plan_line(c.runs, sweep, touch)
+        runs::plan_line(c.runs, sweep, touch),
+        trace_size::plan_line(size)
     )
 }
 
@@ -314,6 +356,8 @@ impl<'a> Campaign<'a> {
         session::check_output(o, &path)?;
         let (trace, remade) = if o.resume {
             let old = trace_file::read_to_resume(&path)?;
+            // Its runs before the plan is made of them (the trace's size counts each).
+            runs::check_recorded(&old, &path)?;
             // As a real run: --message-size, --max-phase, --stable-within and --timeout are
             // the trace's unless given (a trace of `--max-phase 0.05` was refused unless
             // given again, against the option's help).

@@ -181,7 +181,7 @@ pub(super) type Verdict = Option<Result<String, Abort>>;
 /// Time between two looks of the watch: a phase stops within a look of its streams becoming
 /// stable, and copying the timings that often costs nothing beside the streams. The simulated
 /// clock looks as often, so a simulated phase stops where a real one would.
-pub(super) const LOOK: Duration = Duration::from_millis(20);
+pub(crate) const LOOK: Duration = Duration::from_millis(20);
 
 /// The watch both executors run: `look(since)` gives the streams' progress [`LOOK`] after
 /// the previous look (`since` the phase began), until `watch` decides; the verdict comes back

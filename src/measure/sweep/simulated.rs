@@ -180,7 +180,7 @@ impl Computing {
 /// size. A sixteenth keeps the paper's 64 MiB messages one per sample at the default
 /// `--max-phase` (a 2.2 ms floor; 64 MiB take 3.0 ms at the fastest simulated link,
 /// diablo's 22.4 GB/s), as a real run times them.
-const MESSAGE_SAMPLE_SHARE: f64 = 1.0 / 16.0;
+pub(crate) const MESSAGE_SAMPLE_SHARE: f64 = 1.0 / 16.0;
 
 /// The messages of a phase, one after the other, each taking what its drawn bandwidth
 /// gives it; those shorter than `min_sample` grouped into samples of that length at least.
