@@ -356,8 +356,6 @@ impl<'a> Campaign<'a> {
         session::check_output(o, &path)?;
         let (trace, remade) = if o.resume {
             let old = trace_file::read_to_resume(&path)?;
-            // Its runs before the plan is made of them (the trace's size counts each).
-            runs::check_recorded(&old, &path)?;
             // As a real run: --message-size, --max-phase, --stable-within and --timeout are
             // the trace's unless given (a trace of `--max-phase 0.05` was refused unless
             // given again, against the option's help).
