@@ -79,7 +79,10 @@ struct Tally {
     covered: Vec<usize>,
     /// Trials whose interval lay wholly above the truth (the rest of the misses lay below).
     above: Vec<usize>,
+    /// Summed widths of the closed intervals, and how many were open above (a `T_seq^max`
+    /// bounded from below only: no width).
     width: Vec<f64>,
+    open: Vec<usize>,
     kept_full_fit: u64,
     resamples: u64,
 }
@@ -93,6 +96,7 @@ impl Tally {
             covered: vec![0; names.len()],
             above: vec![0; names.len()],
             width: vec![0.0; names.len()],
+            open: vec![0; names.len()],
             names,
             kept_full_fit: 0,
             resamples: 0,
@@ -109,7 +113,11 @@ impl Tally {
             } else if lo > t {
                 self.above[i] += 1;
             }
-            self.width[i] += hi - lo;
+            if contention::model::uncertainty::open_above([lo, hi]) {
+                self.open[i] += 1;
+            } else {
+                self.width[i] += hi - lo;
+            }
         }
         let record = serde_json::to_value(&u).unwrap();
         self.kept_full_fit += record["kept_full_fit"].as_u64().unwrap_or(0);
@@ -119,7 +127,8 @@ impl Tally {
 
     fn print(&self) {
         println!(
-            "\n{} ({} trials): coverage of the 95 % intervals, and their mean width",
+            "\n{} ({} trials): coverage of the 95 % intervals, and the mean width of those not \
+             open above",
             self.name, self.trials
         );
         let mut worst = 1.0f64;
@@ -127,10 +136,15 @@ impl Tally {
             let c = self.covered[i] as f64 / self.trials as f64;
             worst = worst.min(c);
             let missed = self.trials - self.covered[i];
+            let closed = self.trials - self.open[i];
+            let open = match self.open[i] {
+                0 => String::new(),
+                n => format!("   open above in {n}"),
+            };
             println!(
-                "  {name:12} {:6.1} %   width {:.4}   misses above/below the truth {}/{}",
+                "  {name:12} {:6.1} %   width {:.4}   misses above/below the truth {}/{}{open}",
                 100.0 * c,
-                self.width[i] / self.trials as f64,
+                self.width[i] / closed.max(1) as f64,
                 self.above[i],
                 missed - self.above[i]
             );

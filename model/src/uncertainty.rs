@@ -96,6 +96,15 @@ impl ParamIntervals {
     }
 }
 
+/// Whether an interval's upper end is open: the data bound the parameter from below only,
+/// and the interval says so by reaching the largest bandwidth a model file holds
+/// ([`crate::constraints::MAX_BANDWIDTH`]). `calibrate` writes it for a `T_seq^max` that
+/// equation 6 never reaches on the socket's cores, where every higher value predicts the
+/// same bandwidths.
+pub fn open_above([_, hi]: Interval) -> bool {
+    hi >= crate::constraints::MAX_BANDWIDTH
+}
+
 /// As an object of the parameters' names, as a derived `Serialize` of one field per
 /// parameter would write it (`kappa` last, when there is one).
 impl Serialize for ParamIntervals {

@@ -3,8 +3,9 @@
 //! samples again with replacement, takes their median, and refits from the full fit
 //! (`super::fit::Effort::refit`, whose breakpoint search reaches as far as the full fit's);
 //! the 2.5 and 97.5 percentiles of the refitted values are the 95 % interval of each
-//! parameter, and the refitted models, kept in the model file, give the interval of any
-//! predicted bandwidth (`predict --intervals`).
+//! parameter (`T_seq^max`'s one-sided, open above, when the refits only bound it from below:
+//! `t_seq_max_interval`), and the refitted models, kept in the model file, give the
+//! interval of any predicted bandwidth (`predict --intervals`).
 //!
 //! **Blocks.** A trace phase's samples are not independent: those of one round share the
 //! machine's state and consecutive rounds are correlated. Resampling them one by one would
@@ -437,11 +438,13 @@ pub(crate) fn percentile_interval(values: &[f64]) -> Option<Interval> {
     Some([quantile(&v, tail), quantile(&v, 1.0 - tail)])
 }
 
-/// The interval of each parameter over the parameter sets `sets`; `None` when empty (or a
-/// parameter has no finite value). A breakpoint's interval is a range of core counts: its
-/// percentiles widened to the whole cores around them, so that `14..18` means every core
-/// count from 14 to 18 and an interval is never narrower than the counts the refits chose.
-pub(crate) fn intervals(sets: &[Params]) -> Option<ParamIntervals> {
+/// The interval of each parameter over the parameter sets `sets` of a socket of `cores`
+/// cores; `None` when empty (or a parameter has no finite value). A breakpoint's interval is
+/// a range of core counts: its percentiles widened to the whole cores around them, so that
+/// `14..18` means every core count from 14 to 18 and an interval is never narrower than the
+/// counts the refits chose. `T_seq^max`'s is open above when the refits only bound it from
+/// below ([`t_seq_max_interval`]).
+pub(crate) fn intervals(sets: &[Params], cores: u32) -> Option<ParamIntervals> {
     let values: Vec<[f64; Params::COUNT]> = sets.iter().map(Params::values).collect();
     let mut out = [[0.0; 2]; Params::COUNT];
     for (i, slot) in out.iter_mut().enumerate() {
@@ -451,6 +454,9 @@ pub(crate) fn intervals(sets: &[Params]) -> Option<ParamIntervals> {
             _ => [lo, hi],
         };
     }
+    if let Some(open) = t_seq_max_interval(sets, cores) {
+        out[Params::T_SEQ_MAX] = open;
+    }
     // The cpu-copy variant's kappa, when every set has one.
     let kappas: Option<Vec<f64>> = sets.iter().map(|p| p.kappa).collect();
     let kappa = match kappas {
@@ -458,6 +464,47 @@ pub(crate) fn intervals(sets: &[Params]) -> Option<ParamIntervals> {
         _ => None,
     };
     Some(ParamIntervals::new(out, kappa))
+}
+
+/// Whether `p`'s `T_seq^max` is only a lower bound on a socket of `cores` cores: equation 6
+/// caps the computations' bandwidth at no core count (it is not below its least value with
+/// the same predictions, [`crate::model::bandwidth::least_t_seq_max`]), so every
+/// higher value predicts the same bandwidths. The fit then names that least value
+/// (`super::fit`), a bound the truth lies above.
+fn t_seq_max_open(p: &Params, cores: u32) -> bool {
+    p.t_seq_max >= crate::model::bandwidth::least_t_seq_max(p, cores) * (1.0 - 1e-9)
+}
+
+/// `T_seq^max`'s interval when more than the upper tail's share (2.5 %) of the refits `sets`
+/// only bound it from below ([`t_seq_max_open`]): the upper percentile of values some of
+/// which are lower bounds is not known (a right-censored sample), so the interval is the
+/// one-sided 95 % bound, from the 5th percentile up, its upper end open
+/// ([`crate::model::uncertainty::open_above`]); `None` otherwise (the percentile interval
+/// stands).
+///
+/// Why: henri's `T_seq^max` lies within 1 % of `T(n)` at its socket's last cores (72,590
+/// against 73,388 MB/s), so where a trace's runs come out a little low, no core count
+/// reaches it, and a third of the refits sat at that edge; the two-sided interval's upper
+/// end then lay below the truth in 21 of 200 simulated traces of three runs (coverage 88 %,
+/// `cargo bench --bench coverage`, issue 43). The censored values are lower bounds of the
+/// refits' own, so the 5th percentile of them is conservative.
+fn t_seq_max_interval(sets: &[Params], cores: u32) -> Option<Interval> {
+    let open = sets.iter().filter(|p| t_seq_max_open(p, cores)).count();
+    if (open as f64) <= (1.0 - LEVEL) / 2.0 * sets.len() as f64 {
+        return None;
+    }
+    let mut v: Vec<f64> = sets
+        .iter()
+        .map(|p| p.t_seq_max)
+        .filter(|x| x.is_finite())
+        .collect();
+    v.sort_unstable_by(f64::total_cmp);
+    (!v.is_empty()).then(|| {
+        [
+            quantile(&v, 1.0 - LEVEL),
+            crate::model::constraints::MAX_BANDWIDTH,
+        ]
+    })
 }
 
 #[cfg(test)]
@@ -630,6 +677,47 @@ mod tests {
             let got = t_over_z(nu) * 1.959_964;
             assert!((got / t - 1.0).abs() < 3e-3, "nu {nu}: {got} vs {t}");
         }
+    }
+
+    #[test]
+    fn a_t_seq_max_the_refits_bound_from_below_only_has_an_interval_open_above() {
+        let henri = crate::model::paper::model("henri").local;
+        let least = crate::model::bandwidth::least_t_seq_max(&henri, 18);
+        // henri's cap binds at 17 and 18 cores, within 1 % of T(n).
+        assert!(!t_seq_max_open(&henri, 18) && henri.t_seq_max > 0.98 * least);
+        let at = |t: f64| Params {
+            t_seq_max: t,
+            ..henri
+        };
+        assert!(t_seq_max_open(&at(least), 18) && t_seq_max_open(&at(1.1 * least), 18));
+        // 100 refits below the edge, spread by 1 MB/s steps.
+        let below: Vec<Params> = (0..100)
+            .map(|i| at(least - 1000.0 + f64::from(i)))
+            .collect();
+        let closed = intervals(&below, 18).unwrap().as_array()[Params::T_SEQ_MAX];
+        assert!(!crate::model::uncertainty::open_above(closed), "{closed:?}");
+        assert!(closed[1] < least, "{closed:?}");
+        // Two of them (2 %) at the edge: still the two-sided percentile interval.
+        let mut two = below.clone();
+        two[0] = at(least);
+        two[1] = at(least);
+        let iv = intervals(&two, 18).unwrap().as_array()[Params::T_SEQ_MAX];
+        assert!(!crate::model::uncertainty::open_above(iv), "{iv:?}");
+        // Ten at the edge: their upper percentile is not known, so the interval is one-sided,
+        // from the 5th percentile of every refit.
+        let mut ten = below.clone();
+        for p in ten.iter_mut().take(10) {
+            *p = at(least);
+        }
+        let [lo, hi] = intervals(&ten, 18).unwrap().as_array()[Params::T_SEQ_MAX];
+        assert_eq!(hi, crate::model::constraints::MAX_BANDWIDTH);
+        let mut v: Vec<f64> = ten.iter().map(|p| p.t_seq_max).collect();
+        v.sort_unstable_by(f64::total_cmp);
+        assert_eq!(lo, quantile(&v, 1.0 - LEVEL));
+        // The other parameters keep their percentile intervals.
+        let plain = intervals(&below, 18).unwrap().as_array();
+        let opened = intervals(&ten, 18).unwrap().as_array();
+        assert_eq!(plain[Params::B_SEQ_COMP], opened[Params::B_SEQ_COMP]);
     }
 
     #[test]
@@ -878,7 +966,7 @@ mod tests {
                 .iter()
                 .map(|m| m.local)
                 .collect();
-            let iv = intervals(&sets).unwrap();
+            let iv = intervals(&sets, 18).unwrap();
             let w = |name: &str| {
                 let [lo, hi] = iv.get(name).unwrap();
                 (hi - lo)

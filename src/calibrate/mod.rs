@@ -545,7 +545,8 @@ fn bootstrapped(model: &Model, groups: &[fit::Group], scale: f64, opts: &Options
     let keys = fit::keys(groups);
     let medians: Vec<f64> = groups.iter().map(|g| g.median).collect();
     let side = |side: fit::Side, sets: &[Params], best: &Params| {
-        let boot = bootstrap::intervals(sets).unwrap_or_else(|| ParamIntervals::point(best));
+        let boot = bootstrap::intervals(sets, model.machine.cores_per_socket)
+            .unwrap_or_else(|| ParamIntervals::point(best));
         match profile::profile(model, side, &keys, &medians, scale) {
             Some(p) => profile::widen(boot, best, &p),
             None => boot,

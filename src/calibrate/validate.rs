@@ -5,6 +5,7 @@
 use super::fit::{self, Effort, Group, Side};
 use super::Bandwidths;
 use crate::dataset::COMM_PARALLEL;
+use crate::model::uncertainty::open_above;
 use crate::model::{Interval, Model, ParamKind, Params, Placement, Uncertainty};
 use crate::stats;
 use serde::{Deserialize, Serialize};
@@ -246,6 +247,11 @@ fn too_wide(kind: ParamKind, value: f64, [lo, hi]: Interval) -> Option<String> {
         }),
         // A slope may be near 0; only its effect over the socket matters, left to the user.
         ParamKind::Slope => None,
+        // `T_seq^max` where equation 6 caps no measured core count (`super::bootstrap`).
+        ParamKind::Bandwidth if open_above([lo, hi]) => Some(format!(
+            "at least {lo:.4} (95 %), not bounded above: the computations alone reach it at no \
+             measured core count (equation 6), so every higher value predicts the same"
+        )),
         ParamKind::Bandwidth | ParamKind::CommShare => (value.abs() > 0.0
             && (hi - lo) > 0.2 * value.abs())
         .then(|| format!("95 % interval {lo:.4} to {hi:.4} is wider than a fifth of {value:.4}")),
@@ -255,6 +261,21 @@ fn too_wide(kind: ParamKind, value: f64, [lo, hi]: Interval) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interval_open_above_is_named_as_a_lower_bound() {
+        let open = [70_000.0, crate::model::constraints::MAX_BANDWIDTH];
+        let why = too_wide(ParamKind::Bandwidth, 72_000.0, open).unwrap();
+        assert!(
+            why.starts_with("at least 70000.0000 (95 %), not bounded above"),
+            "{why}"
+        );
+        let closed = too_wide(ParamKind::Bandwidth, 72_000.0, [40_000.0, 90_000.0]).unwrap();
+        assert!(
+            closed.starts_with("95 % interval 40000.0000 to 90000.0000"),
+            "{closed}"
+        );
+    }
     use crate::dataset::Input;
     use crate::io::model_file;
     use crate::model::all_placements;

@@ -32,6 +32,7 @@
 //! calibration ran a bootstrap (`calibrate --bootstrap`), its 95 % intervals are used when
 //! wider, as they also cover how the rules pick their points.
 
+use crate::model::uncertainty::open_above;
 use crate::model::{ParamIntervals, Params};
 use crate::trace::{Phase, TracePoint};
 use serde::Serialize;
@@ -165,7 +166,13 @@ pub fn half_widths(
     let intervals = b.as_array();
     std::array::from_fn(|i| {
         let [lo, hi] = intervals[i];
-        let half = (hi - lo).abs() / 2.0;
+        // Open above (a `T_seq^max` the data bound from below only): the side it is
+        // bounded on is its noise.
+        let half = if open_above([lo, hi]) {
+            (p.values()[i] - lo).abs()
+        } else {
+            (hi - lo).abs() / 2.0
+        };
         if half.is_finite() {
             propagated[i].max(half)
         } else {
@@ -276,6 +283,11 @@ mod tests {
         iv[8] = [1_999.0, 2_001.0];
         let h = half_widths(&p, 8, &s, Some(&ParamIntervals::new(iv, None)));
         assert!(close(h[1], 1000.0) && close(h[8], 20.0), "{h:?}");
+        // An interval open above (T_seq^max bounded from below only) gives the distance to
+        // its bounded end, not half of an interval up to 1e12 MB/s.
+        iv[3] = [8_500.0, crate::model::constraints::MAX_BANDWIDTH];
+        let h = half_widths(&p, 8, &s, Some(&ParamIntervals::new(iv, None)));
+        assert!(close(h[3], 500.0), "T_seq^max 9000 at least 8500: {h:?}");
     }
 
     #[test]

@@ -19,6 +19,7 @@ use super::style::{
 use super::Figure;
 use crate::model::bandwidth;
 use crate::model::total::CurvePoint;
+use crate::model::uncertainty::open_above;
 use crate::model::{Interval, Model, ParamIntervals, Params, Placement, Uncertainty};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -711,9 +712,14 @@ impl Stacked {
                 }
             }
             if finite(e.mbps) {
-                let (a, b) = (plot.px((x, e.mbps[0])), plot.px((x, e.mbps[1])));
+                // An interval open above (`T_seq^max` bounded from below only) runs to the
+                // plot's top, without a cap there.
+                let open = open_above(e.mbps);
+                let top = if open { plot.y.1 } else { e.mbps[1] };
+                let (a, b) = (plot.px((x, e.mbps[0])), plot.px((x, top)));
                 root.draw(&PathElement::new(vec![a, b], style))?;
-                for (ex, ey) in [a, b] {
+                let ends = if open { &[a][..] } else { &[a, b][..] };
+                for &(ex, ey) in ends {
                     root.draw(&PathElement::new(
                         vec![(ex - CAP, ey), (ex + CAP, ey)],
                         style,
@@ -823,6 +829,46 @@ mod tests {
         let svg = crate::plot::render(&s, crate::plot::ImageFormat::Svg).unwrap();
         let plain_svg = crate::plot::render(&plain, crate::plot::ImageFormat::Svg).unwrap();
         assert!(svg.len() > plain_svg.len());
+    }
+
+    #[test]
+    fn an_interval_open_above_runs_to_the_top_of_the_figure() {
+        let model = model_file::load("paper:henri").unwrap();
+        let mut iv = ParamIntervals::point(&model.local).as_array();
+        iv[Params::T_SEQ_MAX] = [71_000.0, crate::model::constraints::MAX_BANDWIDTH];
+        let u = Uncertainty {
+            method: "test".into(),
+            resamples: 2,
+            kept_full_fit: Some(0),
+            seed: 0,
+            level: 0.95,
+            local: ParamIntervals::new(iv, None),
+            remote: None,
+            replicates: Vec::new(),
+        };
+        let s = Stacked::new(
+            &model,
+            "paper:henri",
+            Calibrates::Local,
+            &Measurements::default(),
+        )
+        .unwrap()
+        .with_intervals(&u);
+        let svg = crate::plot::render(&s, crate::plot::ImageFormat::Svg).unwrap();
+        let svg = String::from_utf8(svg).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        // Every line's points inside the plot: the bar stops at its top, where a bar mapped
+        // from 1e12 MB/s was clipped only at the canvas's edge, through the title.
+        let above: Vec<&str> = doc
+            .descendants()
+            .filter_map(|n| n.attribute("points"))
+            .filter(|pts| {
+                pts.split_whitespace()
+                    .filter_map(|xy| xy.split_once(','))
+                    .any(|(_, y)| y.parse::<f64>().is_ok_and(|y| y < 20.0))
+            })
+            .collect();
+        assert!(above.is_empty(), "lines through the title: {above:?}");
     }
 
     #[test]

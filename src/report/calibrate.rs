@@ -8,6 +8,7 @@
 use super::Report;
 use crate::calibrate::validate::CrossValidation;
 use crate::calibrate::{Bandwidths, CalibratedModel, FitReport, SideFit};
+use crate::model::uncertainty::open_above;
 use crate::model::{ParamKind, Params, Uncertainty};
 use std::fmt::Write;
 
@@ -117,6 +118,7 @@ fn interval_lines(out: &mut String, u: &Uncertainty) {
                 .zip(iv.as_array())
                 .map(|(&(name, kind), [lo, hi])| match kind {
                     ParamKind::Cores => format!("{name} {lo:.0}..{hi:.0} cores"),
+                    _ if open_above([lo, hi]) => format!("{name} >= {lo:.4} (open above)"),
                     _ => format!("{name} [{lo:.4}, {hi:.4}]"),
                 })
                 .collect();
@@ -219,6 +221,32 @@ mod tests {
             "n_par_max 17 t_par_max 73423.0 n_seq_max 18 t_seq_max 72589.9 t_par_max2 73387.7 \
              alpha 0.915 delta_l 35.3 delta_r 0.0 b_seq_comp 4455.4 b_seq_comm 11481.1"
         );
+    }
+
+    #[test]
+    fn an_interval_open_above_reads_as_a_lower_bound() {
+        let p = model_file::load("paper:henri").unwrap().local;
+        let mut iv = crate::model::ParamIntervals::point(&p).as_array();
+        iv[Params::T_SEQ_MAX] = [71_834.25, crate::model::constraints::MAX_BANDWIDTH];
+        iv[Params::B_SEQ_COMP] = [4_400.0, 4_500.0];
+        let u = Uncertainty {
+            method: "bootstrap".into(),
+            resamples: 2,
+            kept_full_fit: None,
+            seed: 1,
+            level: 0.95,
+            local: crate::model::ParamIntervals::new(iv, None),
+            remote: None,
+            replicates: Vec::new(),
+        };
+        let mut out = String::new();
+        interval_lines(&mut out, &u);
+        assert!(
+            out.contains(" t_seq_max >= 71834.2500 (open above) "),
+            "{out}"
+        );
+        assert!(out.contains(" b_seq_comp [4400.0000, 4500.0000] "), "{out}");
+        assert!(!out.contains("1000000000000"), "{out}");
     }
 
     /// `paper:henri`'s predictions of every placement, calibrated back.
