@@ -169,6 +169,30 @@ fn a_simulated_survey_flags_its_slow_node_and_says_simulated_everywhere() {
         "{}",
         text(&o)
     );
+    // A saved fleet that is no fleet (a file of no report, a directory of no host) is
+    // refused for what it is, not called "a real fleet" of the wrong origin (issue 46).
+    let garbage = root.join("garbage.json");
+    std::fs::write(&garbage, "garbage").unwrap();
+    let empty = root.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    for (saved, says) in [(&garbage, "not a fleet report"), (&empty, "holds no host")] {
+        let o = run(
+            &root,
+            &[
+                "check",
+                "--fleet",
+                saved.to_str().unwrap(),
+                fleet.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(says) && !err.contains("a real fleet"),
+            "{}",
+            text(&o)
+        );
+    }
     std::fs::remove_dir_all(&root).unwrap();
 }
 
