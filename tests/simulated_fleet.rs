@@ -209,6 +209,7 @@ fn a_simulated_fleet_refuses_a_real_trace_and_bad_options_by_name() {
             &["--runs", "3"][..],
             "`3`: a survey measures each node `auto`",
         ),
+        (&["--resume"][..], "--resume with --simulate"),
     ] {
         let mut all = vec!["survey", "--simulate", "paper:henri"];
         all.extend_from_slice(args);

@@ -125,6 +125,17 @@ fn simulated_fleet(a: &SurveyArgs, spec: &str) -> Result<SimulatedFleet> {
                 .into(),
         ));
     }
+    // Drawn whole by one command, a simulated survey leaves nothing to continue: `--resume`
+    // drew a new fleet where none was, and over a saved one was refused with "pass
+    // --resume" (issue 46).
+    if a.measure.resume {
+        return Err(crate::Error::Input(
+            "--resume with --simulate: a simulated survey is drawn whole by one command, so \
+             none is left to continue; report the saved one with --report-only, or draw it \
+             again with --force (the same --seed draws the same fleet)"
+                .into(),
+        ));
+    }
     if a.nodes > simulated::MAX_NODES {
         return Err(crate::Error::Input(format!(
             "--nodes {}: a simulated fleet has at most {} nodes (10,000 take about a minute \
