@@ -125,6 +125,36 @@ pub(crate) fn check_option(option: &str, path: Option<&Path>) -> Result<()> {
     }
 }
 
+/// Refuses an output file that is one of the command's inputs, the same file (device and
+/// inode) under any name: `show t.json -o t.json` replaced the trace with its report, and
+/// `predict -m m.json -o m.json` the model with its predictions, exit 0 (issue 46). Bad
+/// input (exit 2), naming both. `-` (standard output) and an output not yet there pass.
+pub(crate) fn check_not_input<'a>(
+    option: &str,
+    output: Option<&Path>,
+    inputs: impl IntoIterator<Item = &'a Path>,
+) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let Some(out) = output.filter(|p| p.as_os_str() != STDOUT) else {
+        return Ok(());
+    };
+    let Ok(o) = std::fs::metadata(out) else {
+        return Ok(());
+    };
+    for input in inputs {
+        let same = std::fs::metadata(input).is_ok_and(|i| (i.dev(), i.ino()) == (o.dev(), o.ino()));
+        if same {
+            return Err(Error::Input(format!(
+                "{option} {}: it is `{}`, an input of this command, which the output would \
+                 replace; name another file (or `-` for standard output)",
+                crate::error::shown_path(out),
+                crate::error::shown_path(input)
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Why an output path was refused before writing. All are bad input (exit 2): the user named
 /// something that is not a file to replace, or a place no file can go.
 #[derive(Debug, Clone)]
