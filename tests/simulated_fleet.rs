@@ -169,6 +169,41 @@ fn a_simulated_survey_flags_its_slow_node_and_says_simulated_everywhere() {
         "{}",
         text(&o)
     );
+    // The report is never written over the survey's own manifest or figure: it lost the
+    // survey, whose --report-only then refused its manifest (issue 46).
+    let manifest = fleet.join("survey.json");
+    let kept = std::fs::read(&manifest).unwrap();
+    for o in [
+        manifest.clone(),
+        fleet.join("../simulated-survey/fleet.svg"),
+    ] {
+        let o = run(
+            &root,
+            &[
+                "survey",
+                "--simulate",
+                "paper:henri",
+                "--nodes",
+                "8",
+                "--slow",
+                "node3=mem:0.7",
+                "--seed",
+                "5",
+                "--runs",
+                "2",
+                "--report-only",
+                "-o",
+                o.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("which the report would replace"),
+            "{}",
+            text(&o)
+        );
+        assert_eq!(std::fs::read(&manifest).unwrap(), kept);
+    }
     // A saved fleet that is no fleet (a file of no report, a directory of no host) is
     // refused for what it is, not called "a real fleet" of the wrong origin (issue 46).
     let garbage = root.join("garbage.json");

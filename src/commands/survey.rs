@@ -303,6 +303,22 @@ fn outputs_usable(root: &Path, out: &ReportOptions) -> Result<()> {
         ),
     };
     let figure = dir.join(format!("fleet.{}", out.figure_format.extension()));
+    // The survey's own files: a report written over the manifest lost the survey (its
+    // `--resume` and `--report-only` refused it after), exit 0 (issue 46).
+    let own = [
+        (Manifest::path(root), "manifest"),
+        (figure.clone(), "fleet figure"),
+    ];
+    if let Some(o) = out.output.as_deref() {
+        if let Some((path, what)) = own.iter().find(|(p, _)| atomic::same_place(o, p)) {
+            return Err(crate::Error::Input(format!(
+                "-o {}: it is the survey's {what} `{}`, which the report would replace; name \
+                 a file elsewhere (or `-` for standard output)",
+                crate::error::shown_path(o),
+                crate::error::shown_path(path)
+            )));
+        }
+    }
     atomic::check_directory(dir, dir, true)
         .and_then(|()| atomic::check_target(&figure))
         .map_err(|e| crate::Error::Input(format!("{option}: {e}")))

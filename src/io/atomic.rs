@@ -40,6 +40,16 @@ pub(crate) fn directory_of(path: &Path) -> &Path {
     }
 }
 
+/// Whether files `a` and `b` are one place: the same name in the same directory (by its
+/// canonical path, so `./x` and `d/../x` are `x`), whether or not the file exists yet.
+pub(crate) fn same_place(a: &Path, b: &Path) -> bool {
+    let dir = |p: &Path| std::fs::canonicalize(directory_of(p)).ok();
+    a.file_name().is_some()
+        && a.file_name() == b.file_name()
+        && dir(a).is_some()
+        && dir(a) == dir(b)
+}
+
 /// Refuses a directory `dir` that output cannot go into, naming `target` (what was asked
 /// for: the file, or the directory itself): `dir` exists and is not a directory, or, missing,
 /// its nearest existing ancestor is not one (`afile/out.json`), or, missing and not
