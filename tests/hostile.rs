@@ -1122,3 +1122,35 @@ fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
     assert!(o.status.success(), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `plot -o` naming a file (a trace, a device) is bad input, exit 2, said before the inputs
+/// are read, and the file is left as it was; it failed creating the directory, exit 1.
+#[test]
+fn plot_into_a_file_is_refused_as_bad_input() {
+    let dir = temp_dir("plot-into-a-file");
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let t = dir.join("t.json");
+    std::fs::copy(data.join("traces/vm-local.json"), &t).unwrap();
+    let kept = std::fs::read(&t).unwrap();
+    let model = data.join("expected/vm-local.model.json");
+    for out in [t.to_str().unwrap(), "/dev/null"] {
+        let o = contention(&[
+            "plot",
+            "--model",
+            model.to_str().unwrap(),
+            t.to_str().unwrap(),
+            "--figure",
+            "sweep",
+            "-o",
+            out,
+        ]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{out}: {err}");
+        assert!(
+            err.starts_with("error: -o: ") && err.contains("not a directory"),
+            "{out}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read(&t).unwrap(), kept);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
