@@ -1076,3 +1076,81 @@ fn a_topology_that_is_no_regular_file_is_refused_at_once() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An output that is one of the command's inputs is refused (exit 2) and the input left as
+/// it was: `show t.json -o t.json` replaced the trace with its report, `predict -m m.json -o
+/// m.json` the model with its predictions, exit 0 (issue 46). By another name too (`./`).
+#[test]
+fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
+    let dir = temp_dir("output-is-input");
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let (t, m) = (dir.join("t.json"), dir.join("m.json"));
+    std::fs::copy(data.join("traces/vm-local.json"), &t).unwrap();
+    std::fs::copy(data.join("expected/vm-local.model.json"), &m).unwrap();
+    let (ts, ms) = (t.to_str().unwrap(), m.to_str().unwrap());
+    let t_other = format!("{}/./t.json", dir.display());
+    let kept = (std::fs::read(&t).unwrap(), std::fs::read(&m).unwrap());
+    for args in [
+        &["show", ts, "-o", ts][..],
+        &["show", ts, "-o", &t_other],
+        &["calibrate", "--local-only", ts, "-o", ts],
+        &["check", "--model", ms, ts, "-o", ms],
+        &["check", "--model", ms, ts, "-o", ts],
+        &["evaluate", "--model", ms, ts, "-o", ts],
+        &["predict", "--model", ms, "-o", ms],
+        &[
+            "advise",
+            "--model",
+            ms,
+            "--comp-bytes",
+            "1G",
+            "--comm-bytes",
+            "1G",
+            "-o",
+            ms,
+        ],
+    ] {
+        let o = contention(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("an input of this command"), "{args:?}: {err}");
+        assert_eq!(std::fs::read(&t).unwrap(), kept.0, "{args:?}");
+        assert_eq!(std::fs::read(&m).unwrap(), kept.1, "{args:?}");
+    }
+    // Another file passes.
+    let o = contention(&["show", ts, "-o", dir.join("shown.txt").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `plot -o` naming a file (a trace, a device) is bad input, exit 2, said before the inputs
+/// are read, and the file is left as it was; it failed creating the directory, exit 1.
+#[test]
+fn plot_into_a_file_is_refused_as_bad_input() {
+    let dir = temp_dir("plot-into-a-file");
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let t = dir.join("t.json");
+    std::fs::copy(data.join("traces/vm-local.json"), &t).unwrap();
+    let kept = std::fs::read(&t).unwrap();
+    let model = data.join("expected/vm-local.model.json");
+    for out in [t.to_str().unwrap(), "/dev/null"] {
+        let o = contention(&[
+            "plot",
+            "--model",
+            model.to_str().unwrap(),
+            t.to_str().unwrap(),
+            "--figure",
+            "sweep",
+            "-o",
+            out,
+        ]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{out}: {err}");
+        assert!(
+            err.starts_with("error: -o: ") && err.contains("not a directory"),
+            "{out}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read(&t).unwrap(), kept);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1038,3 +1038,59 @@ fn a_trace_that_could_pass_the_readers_limit_is_refused_and_the_bound_holds() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--resume --dry-run` plans the resume: the trace read and checked as the resume reads it
+/// (a missing, corrupt or differently measured one refused, exit 2, and the trace left as it
+/// was), its core counts and runs in the plan. It planned the options alone, exit 0 (issue 46).
+#[test]
+fn a_dry_run_of_a_resume_plans_the_trace_it_continues() {
+    let dir = temp_dir("simulate-resume-dry-run");
+    let t = dir.join("t.json");
+    let (ts, missing) = (s(&t).to_string(), s(&dir.join("missing.json")).to_string());
+    let base = [
+        "measure",
+        "--simulate",
+        "paper:henri",
+        "--max-phase",
+        "0.05",
+    ];
+    let with = |extra: &[&str]| -> Vec<String> {
+        base.iter().chain(extra).map(|a| a.to_string()).collect()
+    };
+    let run = |a: Vec<String>| contention(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let o = run(with(&["--cores", "1,2", "--runs", "2", "-q", "-o", &ts]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let saved = std::fs::read(&t).unwrap();
+
+    let o = run(with(&["--resume", "--dry-run", "-o", &ts, "--cores", "4"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let plan = String::from_utf8_lossy(&o.stdout).to_string();
+    for needle in ["3 computing-core count(s): 1..2,4", "runs        2,"] {
+        assert!(plan.contains(needle), "{needle}: {plan}");
+    }
+
+    let err = refused(
+        &with(&["--resume", "--dry-run", "-o", &missing])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(err.contains("does not exist"), "{err}");
+    let err = refused(
+        &with(&["--resume", "--dry-run", "-o", &ts, "--seed", "2"])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(err.contains("measured otherwise"), "{err}");
+    std::fs::write(&t, &saved[..saved.len() / 2]).unwrap();
+    let err = refused(
+        &with(&["--resume", "--dry-run", "-o", &ts])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(err.contains("not a JSON trace"), "{err}");
+    assert_eq!(std::fs::read(&t).unwrap(), &saved[..saved.len() / 2]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

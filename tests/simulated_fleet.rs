@@ -169,6 +169,65 @@ fn a_simulated_survey_flags_its_slow_node_and_says_simulated_everywhere() {
         "{}",
         text(&o)
     );
+    // The report is never written over the survey's own manifest or figure: it lost the
+    // survey, whose --report-only then refused its manifest (issue 46).
+    let manifest = fleet.join("survey.json");
+    let kept = std::fs::read(&manifest).unwrap();
+    for o in [
+        manifest.clone(),
+        fleet.join("../simulated-survey/fleet.svg"),
+    ] {
+        let o = run(
+            &root,
+            &[
+                "survey",
+                "--simulate",
+                "paper:henri",
+                "--nodes",
+                "8",
+                "--slow",
+                "node3=mem:0.7",
+                "--seed",
+                "5",
+                "--runs",
+                "2",
+                "--report-only",
+                "-o",
+                o.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("which the report would replace"),
+            "{}",
+            text(&o)
+        );
+        assert_eq!(std::fs::read(&manifest).unwrap(), kept);
+    }
+    // A saved fleet that is no fleet (a file of no report, a directory of no host) is
+    // refused for what it is, not called "a real fleet" of the wrong origin (issue 46).
+    let garbage = root.join("garbage.json");
+    std::fs::write(&garbage, "garbage").unwrap();
+    let empty = root.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    for (saved, says) in [(&garbage, "not a fleet report"), (&empty, "holds no host")] {
+        let o = run(
+            &root,
+            &[
+                "check",
+                "--fleet",
+                saved.to_str().unwrap(),
+                fleet.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(says) && !err.contains("a real fleet"),
+            "{}",
+            text(&o)
+        );
+    }
     std::fs::remove_dir_all(&root).unwrap();
 }
 
@@ -185,6 +244,7 @@ fn a_simulated_fleet_refuses_a_real_trace_and_bad_options_by_name() {
             &["--runs", "3"][..],
             "`3`: a survey measures each node `auto`",
         ),
+        (&["--resume"][..], "--resume with --simulate"),
     ] {
         let mut all = vec!["survey", "--simulate", "paper:henri"];
         all.extend_from_slice(args);

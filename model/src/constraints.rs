@@ -130,7 +130,7 @@ fn variant_problem(variant: Variant, side: &str, p: &Params) -> Option<Problem> 
     match (variant, p.kappa) {
         (Variant::Paper, Some(k)) => Some(problem(
             format!("{side}.kappa"),
-            k,
+            short_number(k),
             "only a model of communications done by CPU cores has kappa: add \"variant\": \
              \"cpu-copy\" to the file, or remove kappa for the paper's model",
         )),
@@ -165,7 +165,8 @@ impl Params {
                     .filter(move |((_, k), _)| *k == kind)
                     .filter_map(move |((name, _), v)| {
                         let rule = out_of_range(kind, v, cores_per_socket)?;
-                        Some(problem(format!("{side}.{name}"), v, &rule))
+                        // `short_number`: a parameter of 1e308 printed 309 digits.
+                        Some(problem(format!("{side}.{name}"), short_number(v), &rule))
                     })
             })
             .collect();
@@ -173,7 +174,7 @@ impl Params {
             if !(k.is_finite() && k > 0.0 && k <= MAX_KAPPA) {
                 out.push(problem(
                     format!("{side}.kappa"),
-                    k,
+                    short_number(k),
                     &format!(
                         "must be in (0, {MAX_KAPPA}]: the memory's queueing delay at full load \
                          relative to its unloaded latency (cpu-copy variant)"
@@ -643,5 +644,30 @@ mod tests {
                 "{bad}: {p:?}"
             );
         }
+    }
+
+    /// A value out of range is named as typed, `1e308`, not in 309 digits (issue 46).
+    #[test]
+    fn a_huge_value_is_named_in_short_notation() {
+        let mut m = paper::model("henri");
+        m.variant = Variant::CpuCopy;
+        m.local.kappa = Some(1e308);
+        m.remote.as_mut().unwrap().kappa = Some(0.3);
+        m.local.t_par_max = 1e308;
+        let shown: Vec<String> = m.problems().iter().map(ToString::to_string).collect();
+        for field in ["local.t_par_max = 1e308:", "local.kappa = 1e308:"] {
+            assert!(
+                shown.iter().any(|p| p.starts_with(field)),
+                "{field}: {shown:?}"
+            );
+        }
+        assert!(shown.iter().all(|p| p.len() < 300), "{shown:?}");
+        let mut stray = paper::model("henri");
+        stray.local.kappa = Some(1e308);
+        let stray: Vec<String> = stray.problems().iter().map(ToString::to_string).collect();
+        assert!(
+            stray[0].starts_with("local.kappa = 1e308: only"),
+            "{stray:?}"
+        );
     }
 }

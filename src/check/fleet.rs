@@ -554,8 +554,10 @@ pub(crate) fn check(
     opts: &crate::calibrate::Options,
 ) -> Result<FleetCheck> {
     let fleet = Saved::open(saved)?;
-    let simulated = same_origin(&fleet, saved, new)?;
+    // The saved fleet read first: a file that is no fleet report, or a directory of no
+    // models, was called "a real fleet" and refused for its origin (issue 46).
     let expected = saved_models(&fleet)?;
+    let simulated = same_origin(&fleet, saved, new)?;
     // Refitted as the saved models were fitted: the paper's rules and the fit read the
     // same points differently, which would pass for a drift.
     let opts = &crate::calibrate::Options {

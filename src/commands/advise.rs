@@ -12,6 +12,11 @@ use crate::report::{self, Report};
 
 pub fn run(args: &AdviseArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
+    crate::io::atomic::check_not_input(
+        "-o",
+        args.output.as_deref(),
+        [std::path::Path::new(&model_arg)],
+    )?;
     let model = model_file::load(&model_arg)?;
     let report = build_report(
         &model,

@@ -12,7 +12,13 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     // fitted for 10 s, then could not write).
     crate::io::atomic::check_option("-o", args.output.as_deref())?;
     let defaulted = args.inputs.is_empty();
-    let inputs = inputs::read_all(&crate::results::inputs_or_default(&args.inputs)?)?;
+    let paths = crate::results::inputs_or_default(&args.inputs)?;
+    crate::io::atomic::check_not_input(
+        "-o",
+        args.output.as_deref(),
+        paths.iter().map(|p| p.as_path()),
+    )?;
+    let inputs = inputs::read_all(&paths)?;
     let opts = Options {
         name: args.name.clone(),
         tolerance: args.tolerance,

@@ -29,6 +29,14 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     }
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
     let input_paths = crate::results::inputs_or_default(&args.inputs)?;
+    crate::io::atomic::check_not_input(
+        "-o",
+        args.output.as_deref(),
+        input_paths
+            .iter()
+            .map(|p| p.as_path())
+            .chain([std::path::Path::new(&model_arg)]),
+    )?;
     let model_file::Loaded {
         model: expected,
         origin,
@@ -118,6 +126,7 @@ fn fleet(args: &CheckArgs, saved: &std::path::Path) -> Result<()> {
                     .into(),
             )),
         };
+    crate::io::atomic::check_not_input("-o", args.output.as_deref(), [saved])?;
     let report = check::fleet::check(
         saved,
         &new,

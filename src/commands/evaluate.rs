@@ -11,6 +11,14 @@ pub fn run(args: &EvaluateArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
     let model_file::Loaded { model, origin, .. } = model_file::load_all(&model_arg)?;
     let paths = crate::results::inputs_or_default(&args.inputs)?;
+    crate::io::atomic::check_not_input(
+        "-o",
+        args.output.as_deref(),
+        paths
+            .iter()
+            .map(|p| p.as_path())
+            .chain([std::path::Path::new(&model_arg)]),
+    )?;
     let inputs = inputs::read_all(&paths)?;
     crate::dataset::same_origin_as_model(
         &model_arg,

@@ -24,6 +24,11 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         origin,
     } = model_file::load_all(&model_arg)?;
     let (traces, dir) = sources(args, defaulted)?;
+    // A file, device or FIFO where the figures' directory goes is bad input (exit 2), said
+    // before the inputs are read: it failed at `create_dir_all`, after them, as an I/O
+    // error (exit 1) (issue 46).
+    crate::io::atomic::check_directory(&dir, &dir, true)
+        .map_err(|e| Error::Input(format!("-o: {e}")))?;
     let inputs = traces
         .iter()
         .map(|p| read_input(p, &model))

@@ -11,6 +11,11 @@ use crate::report::{self, PredictReport, Report};
 
 pub fn run(args: &PredictArgs) -> Result<()> {
     let model_arg = crate::results::model_or_default(args.model.as_deref())?;
+    crate::io::atomic::check_not_input(
+        "-o",
+        args.output.as_deref(),
+        [std::path::Path::new(&model_arg)],
+    )?;
     let model_file::Loaded {
         model, uncertainty, ..
     } = model_file::load_all(&model_arg)?;

@@ -8,6 +8,11 @@ use crate::report::show::{ShowReport, ShownTrace};
 use crate::report::{self, Report};
 
 pub fn run(args: &ShowArgs) -> Result<()> {
+    crate::io::atomic::check_not_input(
+        "-o",
+        args.output.as_deref(),
+        args.traces.iter().map(|p| p.as_path()),
+    )?;
     let traces = args
         .traces
         .iter()

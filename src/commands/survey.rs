@@ -125,6 +125,17 @@ fn simulated_fleet(a: &SurveyArgs, spec: &str) -> Result<SimulatedFleet> {
                 .into(),
         ));
     }
+    // Drawn whole by one command, a simulated survey leaves nothing to continue: `--resume`
+    // drew a new fleet where none was, and over a saved one was refused with "pass
+    // --resume" (issue 46).
+    if a.measure.resume {
+        return Err(crate::Error::Input(
+            "--resume with --simulate: a simulated survey is drawn whole by one command, so \
+             none is left to continue; report the saved one with --report-only, or draw it \
+             again with --force (the same --seed draws the same fleet)"
+                .into(),
+        ));
+    }
     if a.nodes > simulated::MAX_NODES {
         return Err(crate::Error::Input(format!(
             "--nodes {}: a simulated fleet has at most {} nodes (10,000 take about a minute \
@@ -292,6 +303,22 @@ fn outputs_usable(root: &Path, out: &ReportOptions) -> Result<()> {
         ),
     };
     let figure = dir.join(format!("fleet.{}", out.figure_format.extension()));
+    // The survey's own files: a report written over the manifest lost the survey (its
+    // `--resume` and `--report-only` refused it after), exit 0 (issue 46).
+    let own = [
+        (Manifest::path(root), "manifest"),
+        (figure.clone(), "fleet figure"),
+    ];
+    if let Some(o) = out.output.as_deref() {
+        if let Some((path, what)) = own.iter().find(|(p, _)| atomic::same_place(o, p)) {
+            return Err(crate::Error::Input(format!(
+                "-o {}: it is the survey's {what} `{}`, which the report would replace; name \
+                 a file elsewhere (or `-` for standard output)",
+                crate::error::shown_path(o),
+                crate::error::shown_path(path)
+            )));
+        }
+    }
     atomic::check_directory(dir, dir, true)
         .and_then(|()| atomic::check_target(&figure))
         .map_err(|e| crate::Error::Input(format!("{option}: {e}")))

@@ -40,6 +40,16 @@ pub(crate) fn directory_of(path: &Path) -> &Path {
     }
 }
 
+/// Whether files `a` and `b` are one place: the same name in the same directory (by its
+/// canonical path, so `./x` and `d/../x` are `x`), whether or not the file exists yet.
+pub(crate) fn same_place(a: &Path, b: &Path) -> bool {
+    let dir = |p: &Path| std::fs::canonicalize(directory_of(p)).ok();
+    a.file_name().is_some()
+        && a.file_name() == b.file_name()
+        && dir(a).is_some()
+        && dir(a) == dir(b)
+}
+
 /// Refuses a directory `dir` that output cannot go into, naming `target` (what was asked
 /// for: the file, or the directory itself): `dir` exists and is not a directory, or, missing,
 /// its nearest existing ancestor is not one (`afile/out.json`), or, missing and not
@@ -123,6 +133,36 @@ pub(crate) fn check_option(option: &str, path: Option<&Path>) -> Result<()> {
         Some(p) => check_writable(p).map_err(|e| Error::Input(format!("{option}: {e}"))),
         None => Ok(()),
     }
+}
+
+/// Refuses an output file that is one of the command's inputs, the same file (device and
+/// inode) under any name: `show t.json -o t.json` replaced the trace with its report, and
+/// `predict -m m.json -o m.json` the model with its predictions, exit 0 (issue 46). Bad
+/// input (exit 2), naming both. `-` (standard output) and an output not yet there pass.
+pub(crate) fn check_not_input<'a>(
+    option: &str,
+    output: Option<&Path>,
+    inputs: impl IntoIterator<Item = &'a Path>,
+) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let Some(out) = output.filter(|p| p.as_os_str() != STDOUT) else {
+        return Ok(());
+    };
+    let Ok(o) = std::fs::metadata(out) else {
+        return Ok(());
+    };
+    for input in inputs {
+        let same = std::fs::metadata(input).is_ok_and(|i| (i.dev(), i.ino()) == (o.dev(), o.ino()));
+        if same {
+            return Err(Error::Input(format!(
+                "{option} {}: it is `{}`, an input of this command, which the output would \
+                 replace; name another file (or `-` for standard output)",
+                crate::error::shown_path(out),
+                crate::error::shown_path(input)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Why an output path was refused before writing. All are bad input (exit 2): the user named

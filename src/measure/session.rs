@@ -43,8 +43,12 @@ pub(crate) fn csv_path(trace: &Path) -> PathBuf {
 /// The configuration of the trace `--resume` continues, when there is one to continue:
 /// [`resolve`] keeps what the tool sized there.
 pub fn previous(a: &MeasureOptions, path: &Path) -> Result<Option<MeasureConfig>> {
-    if !a.resume || !path.exists() {
+    if !a.resume {
         return Ok(None);
+    }
+    // The plan of a resume of nothing was printed with exit 0 (`--dry-run`).
+    if !path.exists() {
+        return Err(resume_missing(path));
     }
     // The reader's record check refuses a `config.runs` no command line gives (an edited
     // 4,000,000,000) before the plan, whose trace size counts every run, is made of it.
@@ -164,6 +168,14 @@ fn refuse_simulated(old: &Trace, path: &Path) -> Result<()> {
     }
 }
 
+/// The error of a `--resume` whose trace is not there.
+pub(crate) fn resume_missing(path: &Path) -> Error {
+    Error::Input(format!(
+        "--resume: `{}` does not exist; run without --resume to start it",
+        crate::error::shown_path(path)
+    ))
+}
+
 /// Refuses a trace named like its own CSV (`-o t.csv`, `-o T.CSV`), to overwrite a trace
 /// or an unrelated CSV where its CSV goes without `--force`, to resume one that is not
 /// there, or to resume an adaptive sweep without `--adaptive` (its record would no longer
@@ -187,10 +199,7 @@ pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
     }
     let exists = path.exists();
     if a.resume && !exists {
-        return Err(Error::Input(format!(
-            "--resume: `{}` does not exist; run without --resume to start it",
-            path.display()
-        )));
+        return Err(resume_missing(path));
     }
     if exists && !a.resume && !a.force {
         return Err(Error::Input(format!(

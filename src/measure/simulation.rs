@@ -696,6 +696,27 @@ fn check_resumable(old: &Trace, fresh: &Trace, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The layout a `--resume` measures, for its `--dry-run` plan: the trace read and checked as
+/// [`Campaign::start`] reads it (nothing is written), its core counts and runs joined with
+/// the options'. The plan of a resume was the options' alone: a missing, corrupt or other
+/// machine's trace was planned with exit 0, and the plan's core counts, runs and trace size
+/// were not those the resume measures (issue 46).
+fn resumed_layout(o: &MeasureOptions, sim: &SimulateOptions) -> Result<Layout> {
+    let l = layout(o, sim)?;
+    let path = o.trace_path(&l.machine.hostname);
+    if !path.exists() {
+        return Err(session::resume_missing(&path));
+    }
+    let old = trace_file::read_to_resume(&path)?;
+    if o.adaptive.is_none() {
+        crate::measure::adaptive::refuse_resume_without_adaptive(&old, &path)?;
+    }
+    let mut l = layout(&o.keeping(&old.config), sim)?;
+    let (trace, _) = resumed(old, fresh_trace(&l, sim), &path)?;
+    l.config = trace.config;
+    Ok(l)
+}
+
 /// `measure --simulate`: the plan with `dry_run`, else the campaign (all its core counts, or
 /// chosen one by one with `o.adaptive`), with a closing line on standard error unless quiet.
 pub fn run(
@@ -707,7 +728,11 @@ pub fn run(
 ) -> Result<()> {
     o.check()?;
     if dry_run {
-        let l = layout(o, sim)?;
+        let l = if o.resume {
+            resumed_layout(o, sim)?
+        } else {
+            layout(o, sim)?
+        };
         print!("{}", describe(&l, sim));
         if let Some(a) = &o.adaptive {
             let all: Vec<u32> = (1..=l.machine.cores_per_socket).collect();
