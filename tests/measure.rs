@@ -250,22 +250,25 @@ fn dry_run_plans_without_measuring() {
     assert!(plan.contains("sender      rank 1 on core 11"), "{plan}");
 }
 
+/// The plan of `measure --numa 0,0 --dry-run` with `extra` on the saved 16-core topology.
+fn dry_16_cores(extra: &[&str]) -> String {
+    let o = run(command()
+        .args(["measure", "--numa", "0,0", "--dry-run", "--topology"])
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/topologies/1s16c-synthetic.xml"
+        ))
+        .args(extra));
+    assert!(o.status.success(), "{}", text(&o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 /// Issue 46, N9: a plan whose trace could pass the readers' 64 MiB said nothing of it. A
 /// real plan says its trace's size at most, and warns past the limit (its messages' speed
 /// is unknown before they run; the writer refuses a point that would pass it).
 #[test]
 fn the_plan_says_how_large_its_trace_can_grow() {
-    let dry = |extra: &[&str]| {
-        let o = run(command()
-            .args(["measure", "--numa", "0,0", "--dry-run", "--topology"])
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/data/topologies/1s16c-synthetic.xml"
-            ))
-            .args(extra));
-        assert!(o.status.success(), "{}", text(&o));
-        String::from_utf8_lossy(&o.stdout).into_owned()
-    };
+    let dry = dry_16_cores;
     let plan = dry(&[]);
     assert!(
         plan.contains("trace       at most ") && plan.contains("every reader takes up to 64 MiB"),
@@ -281,17 +284,7 @@ fn the_plan_says_how_large_its_trace_can_grow() {
 
 #[test]
 fn on_a_16_core_socket_the_default_sweep_leaves_the_sender_its_own_core() {
-    let dry = |extra: &[&str]| {
-        let o = run(command()
-            .args(["measure", "--numa", "0,0", "--dry-run", "--topology"])
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/data/topologies/1s16c-synthetic.xml"
-            ))
-            .args(extra));
-        assert!(o.status.success(), "{}", text(&o));
-        String::from_utf8_lossy(&o.stdout).into_owned()
-    };
+    let dry = dry_16_cores;
     // Both ranks here: computations on 0-13, the sender on 14, the communication thread on
     // 15 (sharing 15 starved the communications of a real 16-core node to 12 MB/s).
     let plan = dry(&[]);

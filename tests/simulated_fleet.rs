@@ -31,29 +31,28 @@ fn outliers(report: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The survey of the first test: 8 henri nodes, node3 at 0.7x memory, measured twice.
+const SLOW_FLEET: &[&str] = &[
+    "survey",
+    "--simulate",
+    "paper:henri",
+    "--nodes",
+    "8",
+    "--slow",
+    "node3=mem:0.7",
+    "--seed",
+    "5",
+    "--runs",
+    "2",
+];
+
 #[test]
 fn a_simulated_survey_flags_its_slow_node_and_says_simulated_everywhere() {
     let root = temp_dir("simulated-fleet-path");
     let report = root.join("fleet.json");
     let o = run(
         &root,
-        &[
-            "survey",
-            "--simulate",
-            "paper:henri",
-            "--nodes",
-            "8",
-            "--slow",
-            "node3=mem:0.7",
-            "--seed",
-            "5",
-            "--runs",
-            "2",
-            "-f",
-            "json",
-            "-o",
-            report.to_str().unwrap(),
-        ],
+        &[SLOW_FLEET, &["-f", "json", "-o", report.to_str().unwrap()]].concat(),
     );
     assert!(o.status.success(), "{}", text(&o));
     let fleet = root.join("simulated-survey");
@@ -109,23 +108,10 @@ fn a_simulated_survey_flags_its_slow_node_and_says_simulated_everywhere() {
     let o = run(
         &root,
         &[
-            "survey",
-            "--simulate",
-            "paper:henri",
-            "--nodes",
-            "8",
-            "--slow",
-            "node3=mem:0.7",
-            "--seed",
-            "5",
-            "--runs",
-            "2",
-            "--force",
-            "-f",
-            "json",
-            "-o",
-            again.to_str().unwrap(),
-        ],
+            SLOW_FLEET,
+            &["--force", "-f", "json", "-o", again.to_str().unwrap()],
+        ]
+        .concat(),
     );
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(outliers(&json(&again)), flagged);
@@ -179,22 +165,7 @@ fn a_simulated_survey_flags_its_slow_node_and_says_simulated_everywhere() {
     ] {
         let o = run(
             &root,
-            &[
-                "survey",
-                "--simulate",
-                "paper:henri",
-                "--nodes",
-                "8",
-                "--slow",
-                "node3=mem:0.7",
-                "--seed",
-                "5",
-                "--runs",
-                "2",
-                "--report-only",
-                "-o",
-                o.to_str().unwrap(),
-            ],
+            &[SLOW_FLEET, &["--report-only", "-o", o.to_str().unwrap()]].concat(),
         );
         assert_eq!(o.status.code(), Some(2), "{}", text(&o));
         assert!(

@@ -775,6 +775,20 @@ mod tests {
         );
     }
 
+    /// A bootstrap's account holding the local side's intervals `iv` and nothing else.
+    fn local_intervals(iv: [crate::model::Interval; Params::COUNT]) -> Uncertainty {
+        Uncertainty {
+            method: "test".into(),
+            resamples: 2,
+            kept_full_fit: Some(0),
+            seed: 0,
+            level: 0.95,
+            local: ParamIntervals::new(iv, None),
+            remote: None,
+            replicates: Vec::new(),
+        }
+    }
+
     #[test]
     fn a_bootstrap_gives_each_key_point_error_bars_and_breakpoint_ranges() {
         let model = model_file::load("paper:henri").unwrap();
@@ -784,16 +798,7 @@ mod tests {
         iv[at("n_par_max")] = [15.0, 18.0];
         iv[at("t_par_max")] = [0.98 * p.t_par_max, 1.01 * p.t_par_max];
         iv[at("b_seq_comp")] = [0.99 * p.b_seq_comp, 1.02 * p.b_seq_comp];
-        let u = Uncertainty {
-            method: "test".into(),
-            resamples: 2,
-            kept_full_fit: Some(0),
-            seed: 0,
-            level: 0.95,
-            local: ParamIntervals::new(iv, None),
-            remote: None,
-            replicates: Vec::new(),
-        };
+        let u = local_intervals(iv);
         let plain = Stacked::new(
             &model,
             "paper:henri",
@@ -836,16 +841,7 @@ mod tests {
         let model = model_file::load("paper:henri").unwrap();
         let mut iv = ParamIntervals::point(&model.local).as_array();
         iv[Params::T_SEQ_MAX] = [71_000.0, crate::model::constraints::MAX_BANDWIDTH];
-        let u = Uncertainty {
-            method: "test".into(),
-            resamples: 2,
-            kept_full_fit: Some(0),
-            seed: 0,
-            level: 0.95,
-            local: ParamIntervals::new(iv, None),
-            remote: None,
-            replicates: Vec::new(),
-        };
+        let u = local_intervals(iv);
         let s = Stacked::new(
             &model,
             "paper:henri",
