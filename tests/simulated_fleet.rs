@@ -159,9 +159,13 @@ fn a_simulated_survey_flags_its_slow_node_and_says_simulated_everywhere() {
     // survey, whose --report-only then refused its manifest (issue 46).
     let manifest = fleet.join("survey.json");
     let kept = std::fs::read(&manifest).unwrap();
+    let node_model = fleet.join("node1/model.json");
+    let node_kept = std::fs::read(&node_model).unwrap();
     for o in [
         manifest.clone(),
         fleet.join("../simulated-survey/fleet.svg"),
+        node_model.clone(),
+        fleet.join("node1/new-report.json"),
     ] {
         let o = run(
             &root,
@@ -174,6 +178,7 @@ fn a_simulated_survey_flags_its_slow_node_and_says_simulated_everywhere() {
             text(&o)
         );
         assert_eq!(std::fs::read(&manifest).unwrap(), kept);
+        assert_eq!(std::fs::read(&node_model).unwrap(), node_kept);
     }
     // A saved fleet that is no fleet (a file of no report, a directory of no host) is
     // refused for what it is, not called "a real fleet" of the wrong origin (issue 46).

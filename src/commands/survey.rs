@@ -288,7 +288,8 @@ pub fn outcomes(m: &Manifest) -> Vec<NodeOutcome> {
 /// a directory or not writable ([`crate::io::atomic::check_writable`]), and a figure
 /// directory (`--figure DIR`, else the results directory `root`) that is not a directory or
 /// whose nearest existing ancestor is not one, or that holds a `fleet.svg` (`.png`) that is
-/// not a file. Bad input (exit 2), naming the path and the option.
+/// not a file, and `-o` naming the survey's manifest, its figure or a file below the results
+/// directory, where the nodes' files are. Bad input (exit 2), naming the path and the option.
 fn outputs_usable(root: &Path, out: &ReportOptions) -> Result<()> {
     use crate::io::atomic;
     atomic::check_option("-o", out.output.as_deref())?;
@@ -317,6 +318,20 @@ fn outputs_usable(root: &Path, out: &ReportOptions) -> Result<()> {
                 crate::error::shown_path(o),
                 crate::error::shown_path(path)
             )));
+        }
+        // Below the results directory are the nodes' own files (`HOST/model.json`,
+        // `HOST/run2/...`): a report there replaced one of them.
+        let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+        if let (Some(d), Some(r)) = (canonical(atomic::directory_of(o)), canonical(root)) {
+            if d != r && d.starts_with(&r) {
+                return Err(crate::Error::Input(format!(
+                    "-o {}: it is inside the survey's results directory `{}`, among its \
+                     nodes' files, which the report would replace; name a file elsewhere \
+                     (or `-` for standard output)",
+                    crate::error::shown_path(o),
+                    crate::error::shown_path(root)
+                )));
+            }
         }
     }
     atomic::check_directory(dir, dir, true)
