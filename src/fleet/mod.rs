@@ -10,6 +10,8 @@
 //! - `runs`: the noise between runs (`survey --runs 2`): each node's own, the fleet's
 //!   pooled; the band is never narrower, and a second run must confirm an outlier.
 //! - [`second`]: which nodes `survey --runs auto` measures a second time.
+//! - `shape`: whether a breakpoint or slope outside the band changes the node's predicted
+//!   bandwidths: one moved along a flat total is not named.
 //!
 //! A fleet compared with a saved one, node by node, is `crate::check::fleet`.
 //!
@@ -23,6 +25,7 @@ pub(crate) mod noise;
 pub(crate) mod outliers;
 pub(crate) mod runs;
 pub mod second;
+pub(crate) mod shape;
 
 use crate::error::{Error, IoAction, Result};
 use crate::model::{Model, ParamKind, Params};
@@ -212,6 +215,13 @@ pub enum NotNamed {
     /// Other nodes were measured twice and this one was not (the second runs reached their
     /// cap of half the fleet): one run cannot confirm it.
     NoSecondRun,
+    /// A breakpoint or slope whose value put back at the fleet's median moves the node's
+    /// predicted bandwidths by `shift_percent` at most, within `T_par^max`'s band
+    /// (`limit_percent`): a change of shape where the curve is flat ([`shape`]).
+    SameCurve {
+        shift_percent: f64,
+        limit_percent: f64,
+    },
 }
 
 /// The fleet report.
@@ -468,6 +478,14 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
         let medians: [Option<f64>; Params::COUNT] = std::array::from_fn(|j| {
             crate::stats::median(&per_node.iter().map(|(_, v)| v[j]).collect::<Vec<_>>())
         });
+        // What a breakpoint or slope must move the node's bandwidths by to be named: the
+        // plateau's band, relative ([`shape`]).
+        let plateau = Params::T_PAR_MAX;
+        let same_curve_limit = medians[plateau].and_then(|m| {
+            let xs: Vec<f64> = per_node.iter().map(|(_, v)| v[plateau]).collect();
+            let b = outliers::band(&xs, opts.k, floor(ParamKind::Bandwidth, m, &medians, opts))?;
+            (m > 0.0).then(|| b.half_width / m)
+        });
         for (j, (_, kind)) in Params::FIELDS.into_iter().enumerate() {
             let xs: Vec<f64> = per_node.iter().map(|(_, v)| v[j]).collect();
             let Some(median) = medians[j] else { continue };
@@ -486,6 +504,7 @@ pub(crate) fn build(root: &Path, mut nodes: Vec<NodeReport>, opts: &FleetOptions
                 band,
                 opts,
                 found,
+                same_curve_limit.filter(|_| shape::shapes(j)),
             ));
         }
     }
@@ -520,8 +539,10 @@ struct Judged<'a> {
 }
 
 /// One parameter (index `j` of `side_name`) across the fleet: each node inside `band`, beyond
-/// it but within its own noise or unconfirmed by its second run, or an outlier. Records each
-/// node's noise between runs and what it is on the node's report.
+/// it but within its own noise, with the same predicted bandwidths as at the fleet's median
+/// (a breakpoint or slope, when `same_curve_limit` is given: [`shape`]) or unconfirmed by
+/// its second run, or an outlier. Records each node's noise between runs and what it is on
+/// the node's report.
 fn judge(
     nodes: &mut [NodeReport],
     per_node: &[(usize, [f64; Params::COUNT])],
@@ -529,6 +550,7 @@ fn judge(
     band: Band,
     opts: &FleetOptions,
     found: Judged<'_>,
+    same_curve_limit: Option<f64>,
 ) -> ParameterSpread {
     let parameter = format!("{side_name}.{}", Params::NAMES[j]);
     // Each node's second run's value of this parameter, where it has one.
@@ -570,8 +592,20 @@ fn judge(
         let mut o = outlier(&n.host, &parameter, x, &band, own_noise);
         // Beyond the fleet's spread but not beyond the node's own noise, or not in its
         // second run: the measurement cannot tell it from the median.
+        // A breakpoint or slope whose run, put back at the median, predicts the same.
+        let same_curve = same_curve_limit.and_then(|limit| {
+            let m = n.model.as_ref()?;
+            let p = side(m, side_name)?;
+            let shift = shape::shift(p, j, band.median, m.machine.cores_per_socket);
+            (shift <= limit).then_some(NotNamed::SameCurve {
+                shift_percent: 100.0 * shift,
+                limit_percent: 100.0 * limit,
+            })
+        });
         o.not_named = if (x - band.median).abs() <= own_noise {
             Some(NotNamed::OwnNoise)
+        } else if same_curve.is_some() {
+            same_curve
         } else {
             match second {
                 Some(s) if !runs::confirmed(x, *s, band.median, half_width) => {
@@ -757,13 +791,20 @@ pub(crate) mod tests {
             "b2: {:?}",
             flagged(&r)
         );
+        // c and d are outside their slopes' bands, but henri's slopes move little of what
+        // it predicts: delta_l acts only where communications are starved (from 14 cores),
+        // delta_r beyond N_seq^max, its socket's last core. Put back at the fleet's median,
+        // each predicts the same bandwidths within the plateau's band: not named.
+        let same_curve: Vec<(&str, &str)> = r
+            .within_noise
+            .iter()
+            .filter(|o| matches!(o.not_named, Some(NotNamed::SameCurve { .. })))
+            .map(|o| (o.host.as_str(), o.parameter.as_str()))
+            .collect();
+        assert_eq!(same_curve, [("c", "local.delta_l"), ("d", "local.delta_r")]);
         assert_eq!(
             flagged(&r),
-            [
-                ("c".to_string(), "local.delta_l".to_string()),
-                ("d".to_string(), "local.delta_r".to_string()),
-                ("e".to_string(), "remote.b_seq_comm".to_string())
-            ]
+            [("e".to_string(), "remote.b_seq_comm".to_string())]
         );
     }
 

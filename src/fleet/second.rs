@@ -8,7 +8,8 @@
 //! verdict hangs on it, and where the fleet's noise between runs is learned:
 //!
 //! - **suspects**: every node with a parameter outside the first report's band (named or
-//!   within its own noise), the farthest first: an outlier is named only when its second run
+//!   within its own noise; not a breakpoint or slope that predicts the same bandwidths as
+//!   the fleet's median, `super::shape`), the farthest first: an outlier is named only when its second run
 //!   agrees (`runs::confirmed`), so each needs one;
 //! - **a sample** of the others, at least [`MIN_SAMPLE`] nodes and [`SAMPLE_SHARE`] of the
 //!   fleet, drawn by the fleet's seed: with the suspects' their two runs give the pooled
@@ -52,7 +53,15 @@ pub fn choose(report: &FleetReport, seed: u64) -> Vec<String> {
     let cap = most_chosen(measured.len());
     // Each suspect's farthest score over its parameters outside the band.
     let mut suspects: Vec<(&str, f64)> = Vec::new();
-    for o in report.outliers.iter().chain(&report.within_noise) {
+    // A shape the node's bandwidths do not show needs no second run to decide.
+    let suspect =
+        |o: &&super::Outlier| !matches!(o.not_named, Some(super::NotNamed::SameCurve { .. }));
+    for o in report
+        .outliers
+        .iter()
+        .chain(&report.within_noise)
+        .filter(suspect)
+    {
         match suspects.iter_mut().find(|(h, _)| *h == o.host) {
             Some((_, s)) => *s = s.max(o.score.abs()),
             None => suspects.push((o.host.as_str(), o.score.abs())),
@@ -148,5 +157,16 @@ mod tests {
         assert!(!c.iter().any(|h| h == "node1"), "{c:?}");
         // A large fleet samples 5 % of its nodes.
         assert_eq!(choose(&report(200, &[]), 1).len(), 10);
+        // A breakpoint that predicts the same bandwidths as the fleet's median is no suspect:
+        // the sample alone is measured again.
+        let mut same = report(16, &[]);
+        let mut o = r.outliers[0].clone();
+        o.host = "node5".into();
+        o.not_named = Some(crate::fleet::NotNamed::SameCurve {
+            shift_percent: 0.0,
+            limit_percent: 3.0,
+        });
+        same.within_noise.push(o);
+        assert_eq!(choose(&same, 1).len(), MIN_SAMPLE);
     }
 }

@@ -126,6 +126,14 @@ impl FleetReport {
                     show(&o.parameter, value),
                     show(&o.parameter, half_width)
                 ),
+                Some(NotNamed::SameCurve {
+                    shift_percent,
+                    limit_percent,
+                }) => format!(
+                    "at the fleet's median it predicts the same bandwidths (within \
+                     {shift_percent:.2} %, under the plateau's band of {limit_percent:.2} %): \
+                     the curve is flat where it moved"
+                ),
                 Some(NotNamed::NoSecondRun) => {
                     "not measured a second time (the second runs reached half the fleet): one \
                      run cannot confirm it"
@@ -304,7 +312,7 @@ mod tests {
             node("a", |_| {}),
             node("b", |_| {}),
             node("c", |_| {}),
-            node("d", |m| m.local.delta_r = 500.0),
+            node("d", |m| m.local.b_seq_comp *= 0.8),
             node("e", |m| m.remote.as_mut().unwrap().b_seq_comm *= 0.9),
         ];
         let r = build(Path::new("r"), nodes, &FleetOptions::default());
@@ -316,7 +324,7 @@ mod tests {
                 .unwrap_or_else(|| panic!("{host} {name} missing:\n{csv}"))
                 .to_string()
         };
-        assert!(row("d", "local,delta_r").ends_with(",true,"));
+        assert!(row("d", "local,b_seq_comp").ends_with(",true,"));
         assert!(row("e", "remote,b_seq_comm").ends_with(",true,"));
         assert!(row("a", "local,delta_r").ends_with(",false,"));
     }
@@ -374,5 +382,29 @@ mod tests {
         let table = render(&r, Format::Table).unwrap();
         assert!(table.contains("FAKE fact"), "{table}");
         assert!(!table.lines().any(|l| l.starts_with("FAKE")), "{table}");
+    }
+
+    #[test]
+    fn a_slope_that_changes_no_prediction_says_so() {
+        // henri's delta_r acts beyond N_seq^max, its last core: 500 MB/s per core there is
+        // outside the band and changes nothing the node predicts.
+        let nodes = vec![
+            node("a", |_| {}),
+            node("b", |_| {}),
+            node("c", |_| {}),
+            node("d", |m| m.local.delta_r = 500.0),
+        ];
+        let r = build(Path::new("r"), nodes, &FleetOptions::default());
+        let table = render(&r, Format::Table).unwrap();
+        let line = table
+            .lines()
+            .find(|l| l.contains("local.delta_r") && l.contains("median"))
+            .unwrap_or_else(|| panic!("{table}"));
+        assert!(
+            line.contains("at the fleet's median it predicts the same bandwidths (within 0.00 %"),
+            "{line}"
+        );
+        let json = render(&r, Format::Json).unwrap();
+        assert!(json.contains("\"why\": \"same_curve\""), "{json}");
     }
 }
