@@ -199,7 +199,8 @@ pub struct Outlier {
     /// interval).
     pub(crate) own_noise: f64,
     /// Why a value outside the band is not an outlier (`within_noise` only): its own noise,
-    /// its second run inside the band, or no second run where the fleet had them.
+    /// the same predictions at the fleet's median, its second run inside the band, or no
+    /// second run where the fleet had them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) not_named: Option<NotNamed>,
 }
@@ -590,9 +591,9 @@ fn judge(
         let half_width = band.half_width.max(node_half_width);
         let own_noise = n.own_noise.get(&parameter).copied().unwrap_or(0.0);
         let mut o = outlier(&n.host, &parameter, x, &band, own_noise);
-        // Beyond the fleet's spread but not beyond the node's own noise, or not in its
+        // Beyond the fleet's spread but not beyond the node's own noise, a breakpoint or
+        // slope that predicts the same bandwidths put back at the median, or not in its
         // second run: the measurement cannot tell it from the median.
-        // A breakpoint or slope whose run, put back at the median, predicts the same.
         let same_curve = same_curve_limit.and_then(|limit| {
             let m = n.model.as_ref()?;
             let p = side(m, side_name)?;

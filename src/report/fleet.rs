@@ -114,8 +114,9 @@ impl FleetReport {
         if !self.within_noise.is_empty() {
             let _ = writeln!(
                 out,
-                "\noutside the band but within its own noise or not in its second run (not \
-                 outliers: the node's measurement cannot tell it from the median):"
+                "\noutside the band but within its own noise, predicting the same at the median, \
+                 or not in its second run (not outliers: the node's measurement cannot tell it \
+                 from the median):"
             );
         }
         for o in &self.within_noise {
