@@ -218,7 +218,7 @@ pub enum NotNamed {
     NoSecondRun,
     /// A breakpoint or slope whose value put back at the fleet's median moves the node's
     /// predicted bandwidths by `shift_percent` at most, within `T_par^max`'s band
-    /// (`limit_percent`): a change of shape where the curve is flat ([`shape`]).
+    /// (`limit_percent`): a change of shape where the curve is flat (`shape`).
     SameCurve {
         shift_percent: f64,
         limit_percent: f64,
