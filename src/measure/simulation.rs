@@ -351,18 +351,14 @@ impl<'a> Campaign<'a> {
         mode: progress::Mode,
         interrupted: &'a AtomicBool,
     ) -> Result<Campaign<'a>> {
-        let mut layout = layout(o, sim)?;
+        let layout = layout(o, sim)?;
         let path = o.trace_path(&layout.machine.hostname);
         session::check_output(o, &path)?;
-        let (trace, remade) = if o.resume {
-            let old = trace_file::read_to_resume(&path)?;
-            // As a real run: --message-size, --max-phase, --stable-within and --timeout are
-            // the trace's unless given (a trace of `--max-phase 0.05` was refused unless
-            // given again, against the option's help).
-            layout = self::layout(&o.keeping(&old.config), sim)?;
-            resumed(old, fresh_trace(&layout, sim), &path)?
+        let (layout, (trace, remade)) = if o.resume {
+            resume_of(o, sim, trace_file::read_to_resume(&path)?, &path)?
         } else {
-            (fresh_trace(&layout, sim), false)
+            let fresh = fresh_trace(&layout, sim);
+            (layout, (fresh, false))
         };
         Ok(Campaign {
             sim,
@@ -711,10 +707,25 @@ fn resumed_layout(o: &MeasureOptions, sim: &SimulateOptions) -> Result<Layout> {
     if o.adaptive.is_none() {
         crate::measure::adaptive::refuse_resume_without_adaptive(&old, &path)?;
     }
-    let mut l = layout(&o.keeping(&old.config), sim)?;
-    let (trace, _) = resumed(old, fresh_trace(&l, sim), &path)?;
+    let (mut l, (trace, _)) = resume_of(o, sim, old, &path)?;
     l.config = trace.config;
     Ok(l)
+}
+
+/// The layout and trace (with whether its combined points were made again, [`resumed`]) of
+/// a resume of `old`, read from `path`: as a real run, `--message-size`, `--max-phase`,
+/// `--stable-within` and `--timeout` are the trace's unless given (a trace of `--max-phase
+/// 0.05` was refused unless given again, against the option's help). What the campaign and
+/// its `--dry-run` plan both continue from.
+fn resume_of(
+    o: &MeasureOptions,
+    sim: &SimulateOptions,
+    old: Trace,
+    path: &Path,
+) -> Result<(Layout, (Trace, bool))> {
+    let l = layout(&o.keeping(&old.config), sim)?;
+    let resumed = resumed(old, fresh_trace(&l, sim), path)?;
+    Ok((l, resumed))
 }
 
 /// `measure --simulate`: the plan with `dry_run`, else the campaign (all its core counts, or
