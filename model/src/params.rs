@@ -164,6 +164,8 @@ impl Params {
     pub const N_SEQ_MAX: usize = 2;
     pub const T_SEQ_MAX: usize = 3;
     pub const ALPHA: usize = 5;
+    pub const DELTA_L: usize = 6;
+    pub const DELTA_R: usize = 7;
     pub const B_SEQ_COMP: usize = 8;
 
     /// The kind of the parameter called `name` (as in a model file, or `local.NAME` /
@@ -273,6 +275,19 @@ mod tests {
         assert_eq!(kind("alpha"), Some(ParamKind::CommShare));
         assert_eq!(kind("n_seq_max"), Some(ParamKind::Cores));
         assert_eq!(kind("nope"), None);
+        // The positions other code names parameters by.
+        for (i, name) in [
+            (Params::N_PAR_MAX, "n_par_max"),
+            (Params::T_PAR_MAX, "t_par_max"),
+            (Params::N_SEQ_MAX, "n_seq_max"),
+            (Params::T_SEQ_MAX, "t_seq_max"),
+            (Params::ALPHA, "alpha"),
+            (Params::DELTA_L, "delta_l"),
+            (Params::DELTA_R, "delta_r"),
+            (Params::B_SEQ_COMP, "b_seq_comp"),
+        ] {
+            assert_eq!(Params::NAMES[i], name);
+        }
     }
 
     #[test]

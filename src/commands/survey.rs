@@ -321,8 +321,8 @@ fn outputs_usable(root: &Path, out: &ReportOptions) -> Result<()> {
         }
         // Below the results directory are the nodes' own files (`HOST/model.json`,
         // `HOST/run2/...`): a report there replaced one of them.
-        let canonical = |p: &Path| std::fs::canonicalize(p).ok();
-        if let (Some(d), Some(r)) = (canonical(atomic::directory_of(o)), canonical(root)) {
+        let root_dir = std::fs::canonicalize(root).ok();
+        if let (Some(d), Some(r)) = (atomic::canonical_directory(o), root_dir) {
             if d != r && d.starts_with(&r) {
                 return Err(crate::Error::Input(format!(
                     "-o {}: it is inside the survey's results directory `{}`, among its \

@@ -65,11 +65,11 @@ fn put_back(p: &Params, j: usize, v: f64) -> Option<Params> {
     }
     let cores = || v.round().max(1.0) as u32;
     let mut q = *p;
-    match Params::NAMES[j] {
-        "n_par_max" => q.n_par_max = cores(),
-        "n_seq_max" => q.n_seq_max = cores(),
-        "delta_l" => q.delta_l = v,
-        "delta_r" => q.delta_r = v,
+    match j {
+        Params::N_PAR_MAX => q.n_par_max = cores(),
+        Params::N_SEQ_MAX => q.n_seq_max = cores(),
+        Params::DELTA_L => q.delta_l = v,
+        Params::DELTA_R => q.delta_r = v,
         _ => return None,
     }
     Some(q)

@@ -40,14 +40,20 @@ pub(crate) fn directory_of(path: &Path) -> &Path {
     }
 }
 
-/// Whether files `a` and `b` are one place: the same name in the same directory (by its
-/// canonical path, so `./x` and `d/../x` are `x`), whether or not the file exists yet.
+/// The canonical path of the directory a file `path` goes into ([`directory_of`]), `None`
+/// when it does not exist: `./x` and `d/../x` go into one.
+pub(crate) fn canonical_directory(path: &Path) -> Option<std::path::PathBuf> {
+    std::fs::canonicalize(directory_of(path)).ok()
+}
+
+/// Whether files `a` and `b` are one place: the same name in the same directory
+/// ([`canonical_directory`]), whether or not the file exists yet.
 pub(crate) fn same_place(a: &Path, b: &Path) -> bool {
-    let dir = |p: &Path| std::fs::canonicalize(directory_of(p)).ok();
+    let dir = canonical_directory(a);
     a.file_name().is_some()
         && a.file_name() == b.file_name()
-        && dir(a).is_some()
-        && dir(a) == dir(b)
+        && dir.is_some()
+        && dir == canonical_directory(b)
 }
 
 /// Refuses a directory `dir` that output cannot go into, naming `target` (what was asked
