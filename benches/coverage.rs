@@ -259,7 +259,7 @@ fn simulated_runs_trace(
             }
         })
         .collect();
-    t.points = contention::measure::runs::combine(&all);
+    t.points = contention::runs::combine(&all);
     t.config.runs = runs as u32;
     t.runs = all;
     t

@@ -553,7 +553,7 @@ pub struct MeasureArgs {
     /// the time of one sweep (--dry-run shows it). --resume continues the run it stopped in.
     /// Default: 3 (1 with --adaptive, which chooses its points within one run).
     #[arg(long, value_name = "R",
-          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::measure::runs::MAX_RUNS)))]
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::runs::MAX_RUNS)))]
     pub(crate) runs: Option<u32>,
 
     /// Choose the core counts instead of sweeping them all: the ends and a coarse grid
@@ -666,13 +666,13 @@ impl MeasureArgs {
         }
     }
 
-    /// `--runs` as given, else the default: [`crate::measure::runs::DEFAULT_RUNS`], one with
+    /// `--runs` as given, else the default: [`crate::runs::DEFAULT_RUNS`], one with
     /// `--adaptive` (whose sweep chooses its points from one run's).
     pub(crate) fn runs_asked(&self) -> u32 {
         match self.runs {
             Some(r) => r,
             None if self.adaptive => 1,
-            None => crate::measure::runs::DEFAULT_RUNS,
+            None => crate::runs::DEFAULT_RUNS,
         }
     }
 

@@ -49,40 +49,27 @@
     allow(dead_code, unused_imports)
 )]
 
-pub mod calibrate;
-pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "cli")]
 pub mod commands;
-pub mod dataset;
 pub mod design;
-pub mod error;
-pub mod evaluate;
-pub mod fleet;
-pub(crate) mod header;
-pub mod io;
 pub mod kernels;
 pub mod machine;
 pub mod measure;
 pub mod mpi;
-pub(crate) mod overlap;
-pub mod plausible;
 pub mod plot;
-pub mod provenance;
 pub mod report;
-pub mod results;
 pub mod sensitivity;
-pub mod simulate;
-pub mod stats;
 pub mod survey;
 pub(crate) mod sys;
-pub mod timestamp;
-pub mod trace;
 
+// The layers below, crates of their own, under the paths the rest of this crate and its
+// users have always named: the analysis (`contention-analysis`) and, below it, the model
+// (`contention-model`).
+pub use contention_analysis::{
+    calibrate, check, dataset, error, evaluate, fleet, header, io, overlap, plausible,
+    provenance, results, runs, simulate, stats, timestamp, trace,
+};
+pub use contention_analysis::{cores, model, network, units};
 pub use error::{Error, Result};
-
-// The layer below, a crate of its own (`contention-model`), under the paths the rest of this
-// crate and its users have always named.
-pub use contention_model as model;
-pub use contention_model::{cores, network, units};

@@ -107,7 +107,7 @@ fn real_node(options: &Options) -> Result<()> {
 
 #[cfg(not(feature = "mpi"))]
 fn real_node(_: &Options) -> Result<()> {
-    Err(crate::error::built_without_mpi(
+    Err(crate::mpi::built_without_mpi(
         "measure on this node (its plan included)",
         true,
     ))

@@ -94,7 +94,7 @@ pub fn run_options(args: &Options) -> Result<()> {
     let graph = graph_file::load_graph(&args.graph)?;
     #[cfg(not(feature = "mpi"))]
     if args.run {
-        return Err(crate::error::built_without_mpi("network --run", false));
+        return Err(crate::mpi::built_without_mpi("network --run", false));
     }
     #[cfg(feature = "mpi")]
     if args.run && driver::in_job() {

@@ -558,14 +558,14 @@ mod tests {
         for n in m.nodes.iter_mut() {
             n.status = manifest::Status::Done;
         }
-        let mut lost = crate::fleet::tests::node("b", |_| {});
+        let mut lost = crate::fleet::testing::node("b", |_| {});
         lost.calibrated = false;
         lost.model = None;
         lost.error = Some("no traces in ROOT/b".into());
         let nodes = vec![
-            crate::fleet::tests::node("a", |_| {}),
+            crate::fleet::testing::node("a", |_| {}),
             lost,
-            crate::fleet::tests::node("c", |_| {}),
+            crate::fleet::testing::node("c", |_| {}),
         ];
         let r = fleet::build(Path::new("r"), nodes, &FleetOptions::default());
         assert_eq!(
@@ -581,12 +581,12 @@ mod tests {
         );
         let all = fleet::build(
             Path::new("r"),
-            vec![crate::fleet::tests::node("a", |_| {})],
+            vec![crate::fleet::testing::node("a", |_| {})],
             &FleetOptions::default(),
         );
         assert!(not_calibrated(&all).is_none());
         // Nothing calibrated at all is the same failure.
-        let mut none = crate::fleet::tests::node("a", |_| {});
+        let mut none = crate::fleet::testing::node("a", |_| {});
         none.calibrated = false;
         let r = fleet::build(Path::new("r"), vec![none], &FleetOptions::default());
         assert!(not_calibrated(&r).is_some());

@@ -4,7 +4,7 @@
 //! Text only: [`crate::measure::session`] decides, this file says what was decided.
 
 use crate::machine::layout::Layout;
-use crate::measure::runs;
+use crate::runs;
 use crate::measure::session::{estimated_seconds, Resolved};
 use crate::measure::sweep::sampling::{MIN_ROUNDS, PHASE_STRETCH};
 use crate::measure::sweep::sizing;

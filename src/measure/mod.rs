@@ -14,8 +14,9 @@
 //!   decided.
 //! - [`adaptive`]: what `--adaptive` asks, and the traits through which the sweep asks an
 //!   experiment design (`crate::design`) which core count to measure next.
-//! - [`runs`]: repeated runs of a sweep (`--runs`): each run's shuffled order, which run a
-//!   launch measures, and the points that combine them with intervals across runs.
+//! - [`crate::runs`] (below it, as the analysis reads runs too): repeated runs of a sweep
+//!   (`--runs`): each run's shuffled order, which run a launch measures, and the points
+//!   that combine them with intervals across runs.
 //! - [`simulation`]: the same session on a simulated machine (`--simulate`): no MPI, no
 //!   binding, a simulated clock.
 //! - `trace_size`: how large a plan's trace can grow, refused past what the readers take.
@@ -26,7 +27,6 @@ pub mod describe;
 pub mod options;
 #[cfg(feature = "mpi")]
 pub mod rank0;
-pub mod runs;
 #[cfg(feature = "mpi")]
 pub mod sender;
 pub mod session;

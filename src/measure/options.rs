@@ -67,7 +67,7 @@ pub struct MeasureOptions {
     /// `--adaptive`: choose the core counts one by one instead of sweeping `cores`
     /// ([`crate::measure::adaptive`]); `None`: the full sweep.
     pub adaptive: Option<AdaptiveOptions>,
-    /// Runs of the sweep, each a separate MPI launch (`--runs`, [`crate::measure::runs`]).
+    /// Runs of the sweep, each a separate MPI launch (`--runs`, [`crate::runs`]).
     pub runs: u32,
     /// Seed of the runs' shuffled orders (and of a simulated machine's noise).
     pub seed: u64,
@@ -116,7 +116,7 @@ impl Default for MeasureOptions {
             force: false,
             no_bind: false,
             adaptive: None,
-            runs: crate::measure::runs::DEFAULT_RUNS,
+            runs: crate::runs::DEFAULT_RUNS,
             seed: 1,
             defaulted: Vec::new(),
         }
@@ -218,11 +218,11 @@ impl MeasureOptions {
     /// The runs, and the ranks and hosts of the job.
     fn check_job(&self) -> Result<()> {
         let bad = |m: String| Err(Error::Input(m));
-        if !(1..=crate::measure::runs::MAX_RUNS).contains(&self.runs) {
+        if !(1..=crate::runs::MAX_RUNS).contains(&self.runs) {
             return bad(format!(
                 "--runs {}: give 1 to {} (each run is a whole sweep)",
                 self.runs,
-                crate::measure::runs::MAX_RUNS
+                crate::runs::MAX_RUNS
             ));
         }
         if self.runs > 1 && self.adaptive.is_some() {

@@ -14,7 +14,7 @@ use crate::machine::topology;
 use crate::measure::adaptive::{self, AdaptiveOptions};
 use crate::measure::choices::CommPattern;
 use crate::measure::options::{MeasureOptions, MIN_BUFFER};
-use crate::measure::runs;
+use crate::runs;
 use crate::measure::sweep::rules::{Abort, Sampling, Starvation};
 #[cfg(feature = "mpi")]
 use crate::measure::sweep::run::Bench;

@@ -11,7 +11,7 @@ use crate::kernels::ComputeKernel;
 use crate::measure::adaptive::AdaptiveOptions;
 use crate::measure::choices::CommPattern;
 use crate::measure::options::MeasureOptions;
-use crate::measure::runs;
+use crate::runs;
 use crate::measure::session;
 use crate::measure::sweep::rules::{Abort, Sampling};
 use crate::measure::sweep::simulated::SimulatedBench;

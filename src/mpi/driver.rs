@@ -38,7 +38,7 @@ pub(crate) fn plan_own(
 #[cfg(feature = "mpi")]
 /// The job of a later run of `measure --runs` (the second and after): this command with
 /// `--resume` and without `--force`, so that rank 0 continues the trace the first launch
-/// started with the next run ([`crate::measure::runs::current`]) instead of overwriting it.
+/// started with the next run ([`crate::runs::current`]) instead of overwriting it.
 pub(crate) fn plan_next_run(launcher: Launcher, shape: &Shape<'_>) -> Result<(Choice, JobLine)> {
     let (exe, argv) = launch::own_command()?;
     launch::plan_launch(launcher, &world::library(), shape, &exe, &as_resume(argv))

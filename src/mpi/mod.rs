@@ -27,3 +27,21 @@ pub mod stack;
 pub mod wire;
 #[cfg(feature = "mpi")]
 pub mod world;
+
+/// What a command that runs on a real node (an MPI job, pinned threads, bound buffers) says
+/// in a binary built without the `mpi` feature: which build has it. The user's to fix
+/// (exit 2): the analysis commands and `--simulate` work in this build.
+#[cfg(not(feature = "mpi"))]
+pub fn built_without_mpi(what: &str, simulated: bool) -> crate::error::Error {
+    let here = if simulated {
+        "; here, --simulate paper:MACHINE runs the same on a simulated machine"
+    } else {
+        ""
+    };
+    crate::error::Error::Input(format!(
+        "{what} needs MPI and hwloc, and this contention was built without them (the `mpi` \
+         feature off, for machines with neither installed): on the node to measure, install an \
+         MPI library and hwloc (Debian: `apt-get install libopenmpi-dev openmpi-bin \
+         libhwloc-dev`) and build with the default features (`cargo install --path .`){here}"
+    ))
+}

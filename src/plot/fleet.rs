@@ -514,7 +514,7 @@ fn draw_strip<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fleet::tests::node;
+    use crate::fleet::testing::node;
 
     /// `--outlier-k 1e30` gave a reach of 1.1e30 and a step of 1e20 (the ladder stopped after
     /// 60 steps): 2e10 ticks, 34 GB, and the report aborted.

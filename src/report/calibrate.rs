@@ -287,6 +287,19 @@ mod tests {
         assert_eq!(json_of(&c)["machine"]["name"], "henri");
     }
 
+    /// What a fit leaves open (`FitReport::unidentified`, which the calibration's notes name
+    /// too) is named in the table, one line each.
+    #[test]
+    fn the_table_names_what_the_data_cannot_pin_down() {
+        let mut c = henri_calibrated();
+        let fit = c.calibration.fit.as_mut().unwrap();
+        fit.unidentified = vec!["delta_l".into(), "alpha".into()];
+        let t = c.table();
+        for u in ["delta_l", "alpha"] {
+            assert!(t.contains(&format!("  not pinned down: {u}\n")), "{u}:\n{t}");
+        }
+    }
+
     #[test]
     fn emit_with_summary_writes_the_model_file_only() {
         let dir = tempfile::tempdir().unwrap();

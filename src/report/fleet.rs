@@ -15,8 +15,18 @@ fn show(parameter: &str, v: f64) -> String {
     format!("{v:.decimals$}")
 }
 
-/// The sections of the fleet report's table, in the order `table` writes them.
-impl FleetReport {
+/// The sections of the fleet report's table, in the order `table` writes them: a trait of
+/// this file's, as the report's type is the analysis crate's.
+trait Sections {
+    fn write_header(&self, out: &mut String);
+    fn write_parameters(&self, out: &mut String);
+    fn write_outliers(&self, out: &mut String);
+    fn write_within_noise(&self, out: &mut String);
+    fn write_differing_machines(&self, out: &mut String);
+    fn write_without_model(&self, out: &mut String);
+}
+
+impl Sections for FleetReport {
     /// The tool, the fleet's counts, the band rule and the notes.
     fn write_header(&self, out: &mut String) {
         let _ = writeln!(out, "# {}", self.header.tool.summary());
@@ -303,7 +313,7 @@ fn write_facts(out: &mut String, n: &NodeReport, indent: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fleet::{build, tests::node, FleetOptions};
+    use crate::fleet::{build, testing::node, FleetOptions};
     use crate::report::{render, Format};
     use std::path::Path;
 

@@ -214,7 +214,7 @@ pub(crate) fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport
 /// [`run`] in a build without the `mpi` feature: the sweep needs hwloc to pin its threads.
 #[cfg(not(feature = "mpi"))]
 pub(crate) fn run(_: &Backend, _: &Options) -> Result<SensitivityReport> {
-    Err(crate::error::built_without_mpi("sensitivity", false))
+    Err(crate::mpi::built_without_mpi("sensitivity", false))
 }
 
 /// How many times the machine's last-level cache a built-in workload must be for its

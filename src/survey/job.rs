@@ -122,7 +122,7 @@ pub fn run(o: &SurveyOptions, choose: super::second::ChooseSecond<'_>) -> Result
 /// [`run`] in a build without the `mpi` feature: a survey of real nodes is an MPI job.
 #[cfg(not(feature = "mpi"))]
 pub fn run(_: &SurveyOptions, _: super::second::ChooseSecond<'_>) -> Result<Option<PathBuf>> {
-    Err(crate::error::built_without_mpi(
+    Err(crate::mpi::built_without_mpi(
         "survey of real nodes (its plan included)",
         true,
     ))

@@ -13,16 +13,17 @@
 //! - [`simulated`]: the same path on a simulated fleet (`--simulate MACHINE --nodes N`);
 //! - [`error`]: what stops a survey, by kind.
 
-pub mod error;
 pub mod identity;
 pub mod job;
-pub mod manifest;
 pub mod pairing;
 pub mod plan;
 #[cfg(feature = "mpi")]
 pub mod ranks;
 pub mod second;
 pub mod simulated;
+
+// The survey's record, which the analysis reads back (`check --fleet`), lives below it.
+pub use contention_analysis::survey::{error, manifest};
 
 /// `--runs auto`, as [`SurveyOptions::runs`] holds it.
 pub const AUTO_RUNS: u32 = 0;

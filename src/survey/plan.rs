@@ -649,4 +649,119 @@ mod tests {
             "{simulated}"
         );
     }
+
+    /// The plan does not index past the nodes a manifest has (one cut short is refused by
+    /// `Manifest::read`; the plan stays total on any value).
+    #[test]
+    fn a_manifest_cut_short_still_plans() {
+        let mut m = new_manifest(&["a".into(), "b".into(), "c".into()], Default::default());
+        m.nodes.truncate(1);
+        assert!(plan_job(&m, 10.0).is_ok());
+    }
+
+    /// `--hosts a,a` is refused; a manifest naming one node twice (edited, or written by
+    /// hand) was reported as two nodes, and 10^4 copies of one name took 57 s to report.
+    #[test]
+    fn a_manifest_naming_one_node_twice_is_refused() {
+        let dir = std::env::temp_dir().join(format!("contention-twice-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = Manifest::path(&dir);
+        let mut m = new_manifest(&["vm".into(), "vm".into()], Default::default());
+        m.save(&path).unwrap();
+        let e = Manifest::read_for(&path, "--report-only").unwrap_err();
+        assert_eq!(e.exit_code(), crate::error::EXIT_INPUT);
+        let msg = e.to_string();
+        assert!(msg.contains("`vm` twice"), "{msg}");
+        // Many distinct nodes are one each.
+        let many: Vec<String> = (0..10_000).map(|i| format!("n{i:05}")).collect();
+        let mut m = new_manifest(&many, Default::default());
+        assert_eq!(m.inconsistency(), None);
+        m.hosts[9_999] = "n00017".into();
+        m.nodes[9_999].host = "n00017".into();
+        assert!(m.inconsistency().unwrap().contains("`n00017` twice"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    proptest::proptest! {
+        /// Any mix of done, failed and pending nodes from an earlier job, resumed: the new
+        /// job measures every node not done exactly once, times every round, and a cut in
+        /// any round fails that round's nodes with the new message, nothing else.
+        #[test]
+        fn a_resume_measures_what_is_left_and_a_cut_names_the_new_failure(
+            statuses in proptest::collection::vec(0u8..3, 2..12),
+            cut in 0usize..3,
+        ) {
+            let hosts: Vec<String> = (0..statuses.len()).map(|i| format!("n{i}")).collect();
+            let mut m = new_manifest(&hosts, Default::default());
+            m.job = 1;
+            for (n, s) in m.nodes.iter_mut().zip(&statuses) {
+                n.job = Some(1);
+                match s {
+                    0 => n.status = Status::Done,
+                    1 => {
+                        n.status = Status::Failed;
+                        n.error = Some("old failure".into());
+                    }
+                    _ => n.job = None,
+                }
+            }
+            // Every node not done: the failed ones reopened, the pending ones.
+            let left: Vec<String> = m
+                .nodes
+                .iter()
+                .filter(|n| n.status != Status::Done)
+                .map(|n| n.host.clone())
+                .collect();
+            m.reopen_failed();
+            let (job_hosts, rounds) = plan_job(&m, 10.0).unwrap();
+            m.job = 2;
+            m.job_hosts = job_hosts;
+            m.rounds = rounds;
+            let measured: Vec<String> = m
+                .rounds
+                .iter()
+                .flat_map(|r| r.pairs.iter().map(|p| p.measured.clone()))
+                .collect();
+            let mut sorted = measured.clone();
+            sorted.sort();
+            sorted.dedup();
+            proptest::prop_assert_eq!(sorted.len(), measured.len(), "measured once");
+            let mut want = left.clone();
+            want.sort();
+            proptest::prop_assert_eq!(sorted, want);
+            if m.rounds.is_empty() {
+                proptest::prop_assert_eq!(m.current_round(), None);
+                return Ok(());
+            }
+            // Rounds before the cut finish; the cut round is the one the driver times.
+            let cut = cut % m.rounds.len();
+            let finished: Vec<String> = m.rounds[..cut]
+                .iter()
+                .flat_map(|r| r.pairs.iter().map(|p| p.measured.clone()))
+                .collect();
+            for host in finished {
+                let n = m.node_mut(&host).unwrap();
+                n.status = Status::Done;
+                n.error = None;
+            }
+            proptest::prop_assert_eq!(m.current_round(), Some(cut));
+            m.record_cut("new failure");
+            for (i, r) in m.rounds.iter().enumerate() {
+                for p in &r.pairs {
+                    let n = m.nodes.iter().find(|n| n.host == p.measured).unwrap();
+                    let want = match i.cmp(&cut) {
+                        std::cmp::Ordering::Less => Status::Done,
+                        std::cmp::Ordering::Equal => Status::Failed,
+                        std::cmp::Ordering::Greater => Status::Pending,
+                    };
+                    proptest::prop_assert_eq!(n.status, want, "{} in round {}", &n.host, i + 1);
+                    if i == cut {
+                        proptest::prop_assert_eq!(n.error.as_deref(), Some("new failure"));
+                        proptest::prop_assert_eq!((n.job, n.round), (Some(2), Some(cut + 1)));
+                    }
+                }
+            }
+            proptest::prop_assert!(m.nodes.iter().all(|n| n.error.as_deref() != Some("old failure")));
+        }
+    }
 }
