@@ -1,6 +1,8 @@
 //! Build script: build provenance (git commit, rustc version, target and its features,
-//! profile) exported as compile-time environment variables for `src/provenance.rs`, so every
-//! trace and report says which code and which compiler flags produced it.
+//! profile) exported as compile-time environment variables for `analysis/src/provenance.rs`,
+//! so every trace and report says which code and which compiler flags produced it. It is the
+//! build script of the crate that records provenance (`contention-analysis`, whose manifest
+//! names it); the `contention` package at the top runs none.
 //!
 //! It writes nothing: man pages and shell completions come from `contention man DIR` and
 //! `contention completions SHELL`.
@@ -42,19 +44,24 @@ fn provenance() {
             .as_deref()
             .unwrap_or("unknown (not built from a git checkout)")
     );
-    // Rebuild provenance when the checked-out commit or the index changes.
-    for f in [".git/HEAD", ".git/index"] {
-        if Path::new(f).exists() {
-            println!("cargo:rerun-if-changed={f}");
+    // Rebuild provenance when the checked-out commit or the index changes. The script runs
+    // in the folder of the crate that records provenance (`analysis/`), so the repository's
+    // git directory is asked of git, not assumed to be `.git` here.
+    if let Some(git) = run("git", &["rev-parse", "--absolute-git-dir"]) {
+        let git = Path::new(&git);
+        for f in ["HEAD", "index"] {
+            if git.join(f).exists() {
+                println!("cargo:rerun-if-changed={}", git.join(f).display());
+            }
         }
-    }
-    if let Some(head) = std::fs::read_to_string(".git/HEAD")
-        .ok()
-        .and_then(|h| h.strip_prefix("ref: ").map(|r| r.trim().to_string()))
-    {
-        let r = format!(".git/{head}");
-        if Path::new(&r).exists() {
-            println!("cargo:rerun-if-changed={r}");
+        if let Some(head) = std::fs::read_to_string(git.join("HEAD"))
+            .ok()
+            .and_then(|h| h.strip_prefix("ref: ").map(|r| r.trim().to_string()))
+        {
+            let r = git.join(head);
+            if r.exists() {
+                println!("cargo:rerun-if-changed={}", r.display());
+            }
         }
     }
 }

@@ -68,8 +68,8 @@ pub(crate) mod sys;
 // users have always named: the analysis (`contention-analysis`) and, below it, the model
 // (`contention-model`).
 pub use contention_analysis::{
-    calibrate, check, dataset, error, evaluate, fleet, header, io, overlap, plausible,
-    provenance, results, runs, simulate, stats, timestamp, trace,
+    calibrate, check, dataset, error, evaluate, fleet, header, io, overlap, plausible, provenance,
+    results, runs, simulate, stats, timestamp, trace,
 };
 pub use contention_analysis::{cores, model, network, units};
 pub use error::{Error, Result};

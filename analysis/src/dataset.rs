@@ -14,8 +14,7 @@ use crate::trace::{MachineInfo, Phase, TidyRow, Trace, TracePoint, TransportKind
 use std::collections::BTreeMap;
 
 /// The four bandwidths of a point, in the tidy CSV's column order.
-pub const QUANTITIES: [&str; 4] =
-    ["comp_alone", "comm_alone", "comp_parallel", "comm_parallel"];
+pub const QUANTITIES: [&str; 4] = ["comp_alone", "comm_alone", "comp_parallel", "comm_parallel"];
 /// Index of computations alone in [`QUANTITIES`] and the arrays that follow its order.
 pub(crate) const COMP_ALONE: usize = 0;
 /// Index of communications alone.

@@ -234,9 +234,9 @@ const TRIMMED_SPREAD_FACTOR: [f64; 17] = [
 /// batches (4 to 20, [`batch_count`]; the oldest leftover rounds dropped), and the
 /// half-width is `t(b-1) * s / sqrt(b)`. The spread `s` of the batch medians is their root
 /// mean square deviation from their own median leaving out the one farthest from it, times
-/// [`TRIMMED_SPREAD_FACTOR`], which makes it unbiased for normal batch medians. The interval
+/// `TRIMMED_SPREAD_FACTOR`, which makes it unbiased for normal batch medians. The interval
 /// is the wider of that one, centred on the median, and the distribution-free
-/// order-statistic interval of [`median_ci95`], which still catches a spread that
+/// order-statistic interval of `median_ci95`, which still catches a spread that
 /// batches average away (rounds alternating fast and slow).
 ///
 /// Why one batch is left out: the phase reports the median of its rounds, which a dip of a

@@ -4,11 +4,11 @@
 //! Text only: [`crate::measure::session`] decides, this file says what was decided.
 
 use crate::machine::layout::Layout;
-use crate::runs;
 use crate::measure::session::{estimated_seconds, Resolved};
 use crate::measure::sweep::sampling::{MIN_ROUNDS, PHASE_STRETCH};
 use crate::measure::sweep::sizing;
 use crate::measure::trace_size;
+use crate::runs;
 use crate::trace::{MachineSettings, MeasureConfig, Sizing, Transport, TransportKind};
 use crate::units::human_bytes;
 

@@ -14,7 +14,6 @@ use crate::machine::topology;
 use crate::measure::adaptive::{self, AdaptiveOptions};
 use crate::measure::choices::CommPattern;
 use crate::measure::options::{MeasureOptions, MIN_BUFFER};
-use crate::runs;
 use crate::measure::sweep::rules::{Abort, Sampling, Starvation};
 #[cfg(feature = "mpi")]
 use crate::measure::sweep::run::Bench;
@@ -22,6 +21,7 @@ use crate::measure::sweep::sampling::{MIN_ROUNDS, PHASE_STRETCH};
 use crate::measure::sweep::sizing;
 use crate::mpi::progress::{self, Progress};
 use crate::provenance::Provenance;
+use crate::runs;
 use crate::trace::{
     BufferPages, MachineSettings, MeasureConfig, MpiInfo, SenderPlacement, Sizing, Trace,
     TracePoint, Transport, TransportKind, TRACE_SCHEMA_VERSION,

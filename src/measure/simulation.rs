@@ -11,7 +11,6 @@ use crate::kernels::ComputeKernel;
 use crate::measure::adaptive::AdaptiveOptions;
 use crate::measure::choices::CommPattern;
 use crate::measure::options::MeasureOptions;
-use crate::runs;
 use crate::measure::session;
 use crate::measure::sweep::rules::{Abort, Sampling};
 use crate::measure::sweep::simulated::SimulatedBench;
@@ -20,6 +19,7 @@ use crate::measure::trace_size;
 use crate::model::Placement;
 use crate::mpi::progress::{self, Progress};
 use crate::provenance::Provenance;
+use crate::runs;
 use crate::simulate::{Noise, RunNoise, Truth};
 use crate::trace::{
     CoreSlot, MachineInfo, MeasureConfig, MpiInfo, NumaNodeInfo, Plan, Simulation, Sizing, Trace,

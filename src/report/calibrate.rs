@@ -296,7 +296,10 @@ mod tests {
         fit.unidentified = vec!["delta_l".into(), "alpha".into()];
         let t = c.table();
         for u in ["delta_l", "alpha"] {
-            assert!(t.contains(&format!("  not pinned down: {u}\n")), "{u}:\n{t}");
+            assert!(
+                t.contains(&format!("  not pinned down: {u}\n")),
+                "{u}:\n{t}"
+            );
         }
     }
 

@@ -8,7 +8,7 @@ use crate::error::escape_line;
 use crate::report::{indented, Report};
 use std::fmt::Write;
 
-/// Goes out through [`crate::report::emit`]; no notes: the failures end the command's
+/// Goes out through `crate::report::emit`; no notes: the failures end the command's
 /// error message (exit 1).
 impl Report for FleetCheck {
     const SCHEMA_VERSION: u32 = FLEET_CHECK_SCHEMA_VERSION;

@@ -6,9 +6,9 @@
 //! that made them during the measurement ([`crate::measure::session::point_line`]): a trace
 //! read back says what was measured, not what a later estimator would make of its samples.
 
-use crate::runs;
 use crate::measure::session::{point_line, runs_summary};
 use crate::report::Report;
+use crate::runs;
 use crate::trace::Trace;
 use serde::Serialize;
 

@@ -1,9 +1,9 @@
 //! `contention check` of a fleet: a new survey's results compared with a saved fleet, node by
 //! node. Each node's new measurements are calibrated (nothing is written) and judged against
-//! that node's saved model: where the two surveys measured at least [`pooled::MIN_PAIRS`]
+//! that node's saved model: where the two surveys measured at least `pooled::MIN_PAIRS`
 //! nodes twice (`survey --runs auto`, the default, or `--runs 2`), by its drift beyond the
 //! fleet's common drift against the fleet's spread between runs pooled over those nodes
-//! ([`pooled`]), and the common drift against two days' levels; otherwise by the rule
+//! (`pooled`), and the common drift against two days' levels; otherwise by the rule
 //! `check` applies to one machine ([`super::judge`]): the drift of what both predict, within a
 //! limit from the noise or `--tolerance` (which always sets the limit).
 //!
@@ -100,7 +100,7 @@ pub struct FleetCheck {
     pub saved: String,
     pub new: String,
     pub nodes: Vec<NodeCheck>,
-    /// The fleet's rule, where the surveys measured enough nodes twice ([`pooled`]); absent:
+    /// The fleet's rule, where the surveys measured enough nodes twice (`pooled`); absent:
     /// each node is judged by the rule of one machine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pooled: Option<Pooled>,

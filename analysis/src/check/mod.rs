@@ -300,7 +300,7 @@ pub fn variant_note(expected: &Model, data: &[crate::dataset::Input]) -> Option<
 /// measurements of the simulated machine `origin`, `None` for real ones) to before comparing
 /// it with `data`: measurements of the same origin ([`crate::dataset::same_origin_as_model`]:
 /// a simulated machine is never compared with a real one) and of its machine
-/// ([`crate::evaluate::check_machine`]: the placements must mean the same NUMA nodes). Either
+/// (`crate::evaluate::check_machine`: the placements must mean the same NUMA nodes). Either
 /// refusal is bad input (exit 2); compared anyway, a paper model against a one-node machine
 /// read as a 147 % drift, as if the machine had changed.
 pub fn guard(
@@ -439,7 +439,7 @@ fn learned_spread() -> RunSpread {
 /// [`refit_options`]) compared with `expected` ([`compare`]) under each bandwidth's drift
 /// limit: `tolerance` percent when the user gave one, else the larger of what the noise
 /// within the runs allows (twice the largest tie tolerance of the refit) and what the noise
-/// between runs and days allows ([`run_limits_percent`], from `expected_spread`, the saved
+/// between runs and days allows (`run_limits_percent`, from `expected_spread`, the saved
 /// model's, and the refit's own). Parameters that moved by more than the smallest limit are
 /// listed.
 pub fn judge(

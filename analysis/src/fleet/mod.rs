@@ -159,13 +159,13 @@ pub struct NodeReport {
     /// The parameters outside the band but within this node's own noise: not outliers.
     pub(crate) within_noise_parameters: Vec<String>,
     /// This node's own half-width around each parameter (`local.alpha` -> 0.01), from its
-    /// traces' intervals ([`noise`]); empty for a node without a model.
+    /// traces' intervals (`noise`); empty for a node without a model.
     pub own_noise: BTreeMap<String, f64>,
     /// The measured medians of placement 0,0, as drawn in the figure.
     pub local_measured: Vec<TidyRow>,
     /// The model of its second run (`survey --runs 2`), calibrated without writing.
     pub(crate) other_run: Option<Model>,
-    /// Where its run-to-run noise came from ([`runs`]).
+    /// Where its run-to-run noise came from (`runs`).
     pub run_noise_source: runs::Source,
     /// Its run-to-run standard deviation of each parameter, by name; empty without one.
     pub(crate) run_noise: BTreeMap<String, f64>,
@@ -195,7 +195,7 @@ pub struct Outlier {
     pub deviation_percent: f64,
     /// `(value - median) / sigma`.
     pub score: f64,
-    /// The node's own half-width around `value` ([`noise`]; 0 when its traces carry no
+    /// The node's own half-width around `value` (`noise`; 0 when its traces carry no
     /// interval).
     pub own_noise: f64,
     /// Why a value outside the band is not an outlier (`within_noise` only): its own noise,

@@ -92,7 +92,7 @@ pub fn check_directory(dir: &Path, target: &Path, created: bool) -> Result<()> {
     .into())
 }
 
-/// Whether a file can be created in the existing directory `dir`, tried as [`write`] does
+/// Whether a file can be created in the existing directory `dir`, tried as `write` does
 /// (exclusively, under an unpredictable name; removed at once): a read-only or foreign
 /// directory is refused before the work whose result would not be saved.
 pub fn probe_directory(dir: &Path) -> Result<()> {
@@ -131,7 +131,7 @@ pub(crate) fn check_writable(path: &Path) -> Result<()> {
     probe_directory(dir)
 }
 
-/// [`check_writable`] of the file an option (`-o`, `--plot`) names, when given, its message
+/// `check_writable` of the file an option (`-o`, `--plot`) names, when given, its message
 /// opened by the option: what the commands whose work takes long (a fit, a survey, a
 /// measured sweep or MPI job) check before it.
 pub fn check_option(option: &str, path: Option<&Path>) -> Result<()> {

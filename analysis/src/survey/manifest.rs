@@ -47,7 +47,7 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulated: Option<String>,
     /// `--runs auto`: the nodes (as given) chosen, once every node had its first run, to be
-    /// measured a second time ([`super::second`]); empty when none was, absent until the
+    /// measured a second time (`super::second`); empty when none was, absent until the
     /// choice is made. Recorded so that a survey cut in its second stage resumes those nodes
     /// and never chooses again from a report that has some of their second runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -157,7 +157,7 @@ impl NodeStatus {
     }
 
     /// The name of the node's results directory (`ROOT/HOST/`): the host name it reported,
-    /// else the given one (see [`super::identity`]).
+    /// else the given one (see `super::identity`).
     pub fn results_name(&self) -> &str {
         self.reported_host.as_deref().unwrap_or(&self.host)
     }
@@ -235,7 +235,7 @@ impl Manifest {
     /// entry each, in the same order (the plan indexes one by the other), and name each node
     /// once (`--hosts a,a` is refused; a manifest that repeats a host, edited or written by
     /// hand, was reported as two nodes). Two given names of one node (one reported host) are
-    /// the job's refusal to make ([`super::identity::refusal`]), recorded in the manifest it
+    /// the job's refusal to make (`super::identity::refusal`), recorded in the manifest it
     /// writes, not an inconsistency. A manifest must list a node.
     /// `None` when sound.
     pub fn inconsistency(&self) -> Option<String> {
@@ -377,7 +377,7 @@ impl Manifest {
     }
 
     /// Whether the survey was asked `--runs auto`: a second stage after every node's first
-    /// run ([`super::second`]).
+    /// run (`super::second`).
     pub fn runs_auto(&self) -> bool {
         self.options.get("--runs").map(String::as_str) == Some(AUTO)
     }
@@ -621,7 +621,6 @@ mod tests {
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
-
 
     #[test]
     fn saved_atomically_and_read_back() {
