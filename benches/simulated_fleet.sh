@@ -2,7 +2,7 @@
 # The survey's verdicts judged on simulated fleets (`survey --simulate`), seed after seed, with
 # today's defaults (`--runs auto`: every node once, a second run for the suspects and a
 # sample; a node named only when its second run confirms it), the nodes differing by the noise
-# between runs of a real 16-core node (src/simulate/between.rs says its size and source).
+# between runs of a real 16-core node (analysis/src/simulate/between.rs says its size and source).
 #
 #   bash benches/simulated_fleet.sh [SEEDS] [NODES] [RUNS] [METHOD] [K] [MACHINES] [CASES]
 #       SEEDS     fleets per case and machine, seeds 1..SEEDS (200 by default)

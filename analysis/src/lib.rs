@@ -11,10 +11,12 @@
 //!   error on them (section 4.2); [`plausible`]: the measurements refused as impossible.
 //! - [`fleet`]: the fleet report of a survey, one model per node, the outliers named;
 //!   [`check`]: the drift rule of `contention check`, for one machine and for a fleet;
-//!   [`survey`]: a survey's record (its manifest) and what can stop one.
+//!   [`survey`]: a survey's record (its manifest) and what can stop one; [`sensitivity`]:
+//!   the report of `contention sensitivity` and its metric (Foyer and Goglin).
 //! - [`io`]: model files, traces, CSV, output files (everything that touches the file
 //!   system); [`trace`]: the measurement trace as types; [`runs`]: repeated runs of a sweep
-//!   and the points that combine them; [`results`]: the default place of traces and models,
+//!   and the points that combine them; [`point_line`]: a measured point as the line `measure`
+//!   logs and `show` prints again; [`results`]: the default place of traces and models,
 //!   per host.
 //! - [`simulate`]: simulated machines, a known truth and seeded noisy draws from it, so the
 //!   sweep and the fit are judged in seconds without a node.
@@ -37,9 +39,11 @@ pub mod header;
 pub mod io;
 pub mod overlap;
 pub mod plausible;
+pub mod point_line;
 pub mod provenance;
 pub mod results;
 pub mod runs;
+pub mod sensitivity;
 pub mod simulate;
 pub mod stats;
 pub mod survey;

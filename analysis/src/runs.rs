@@ -31,10 +31,8 @@ pub const DEFAULT_RUNS: u32 = 3;
 /// The runs the plan suggests for an interval that holds another run: see
 /// [`crate::stats::run_interval95`] for its width against the number of runs.
 pub const RECOMMENDED_RUNS: u32 = DEFAULT_RUNS;
-/// The most runs one trace may ask for: `--runs`' bound, and every reader's
-/// ([`Trace::record_problem`]: an edited file asking for billions of runs was measured
-/// run after run without end by `--resume`).
-pub const MAX_RUNS: u32 = 100;
+/// The most runs one trace may ask for, the trace's own bound (there, with why).
+pub use crate::trace::MAX_RUNS;
 
 /// The last word of the key of the runs' orders: apart from the simulated phases' keys (1)
 /// and those of [`Rng::new`] (0), so no order shares draws with a simulated phase.

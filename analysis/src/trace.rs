@@ -12,6 +12,18 @@ use serde::{Deserialize, Serialize};
 /// Version of the trace layout. Readers refuse other versions with the reason.
 pub const TRACE_SCHEMA_VERSION: u32 = 1;
 
+/// The most runs one trace may ask for: `--runs`' bound, and every reader's
+/// ([`Trace::record_problem`]: an edited file asking for billions of runs was measured
+/// run after run without end by `--resume`).
+pub const MAX_RUNS: u32 = 100;
+
+/// A phase is sampled until the 95% confidence interval of its median is this tight, or
+/// until its time limit; fewer rounds than this never count as stable. Thirty, so that a
+/// phase that stops early still spans most of `--max-phase` (samples are sized for about
+/// `measure::sweep::sizing::TARGET_ROUNDS` of them) and its batch-median interval has five batches
+/// of six rounds.
+pub const MIN_ROUNDS: usize = 30;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Trace {
     pub schema_version: u32,
@@ -711,7 +723,7 @@ impl Trace {
     }
 
     /// What in `config` no measurement writes: `runs` outside `measure --runs`'s bounds
-    /// ([`crate::runs::MAX_RUNS`]: `--resume` measured run after run of an edited
+    /// ([`MAX_RUNS`]: `--resume` measured run after run of an edited
     /// `4000000000`), or `cores` empty, out of order, twice, 0 or beyond the machine's
     /// socket (`measure` writes the `--cores` it checked, sorted, each once; `--resume` then
     /// measured an empty list as every core, and 19 on a socket of 18 failed as if `--cores`
@@ -719,7 +731,7 @@ impl Trace {
     /// length too: an edited file of 360,000 counts is refused at its first repeat.
     fn config_problem(&self) -> Option<String> {
         let runs = self.config.runs;
-        let max_runs = crate::runs::MAX_RUNS;
+        let max_runs = MAX_RUNS;
         if !(1..=max_runs).contains(&runs) {
             return Some(format!(
                 "it asks for {runs} runs in config.runs, and a trace holds 1 to {max_runs} \

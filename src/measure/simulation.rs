@@ -401,7 +401,7 @@ impl<'a> Campaign<'a> {
             }
             self.measure_run(&todo, Some(i))?;
             if self.mode != progress::Mode::Quiet {
-                eprint!("{}", session::runs_summary(&self.trace));
+                eprint!("{}", crate::point_line::runs_summary(&self.trace));
             }
         }
         Ok(())
@@ -479,7 +479,7 @@ impl<'a> Campaign<'a> {
             |point: TracePoint, took: Duration| {
                 progress
                     .borrow_mut()
-                    .point_done(&session::point_line(&point, c.stable_within));
+                    .point_done(&crate::point_line::point_line(&point, c.stable_within));
                 match run {
                     Some(i) => trace.runs[i].points.push(point),
                     None => trace.points.push(point),

@@ -3,7 +3,8 @@
 //! bandwidth, its figure of merit (FOM) is read from its output, and the levels where the
 //! median FOM falls below 90%, 75% and 50% of its best are reported as in their Table I.
 //!
-//! - `threshold`: the metric, a pure function of the curve.
+//! - `threshold`: the metric, a pure function of the curve, and the report's types
+//!   (`SensitivityReport`, `Point`): the analysis crate's, re-exported here.
 //! - `fom`: reading the FOM from what a command prints.
 //! - `resctrl`: throttling with a Linux resctrl group (root, Intel RDT MBA or AMD PQoS).
 //! - `bandit`: stealing bandwidth with store threads where resctrl is missing.
@@ -19,7 +20,6 @@ pub(crate) mod error;
 pub(crate) mod fom;
 pub(crate) mod resctrl;
 pub(crate) mod runner;
-pub(crate) mod threshold;
 
 use crate::error::{Error, Result};
 use crate::mpi::signals;
@@ -30,8 +30,11 @@ use crate::sys::bind_current_thread;
 use error::SensitivityError;
 #[cfg(feature = "mpi")]
 use hwlocality::Topology;
-use serde::Serialize;
 use std::path::PathBuf;
+
+// The report's types and its metric, which the reports and figures read, live in the
+// analysis crate.
+pub use contention_analysis::sensitivity::{threshold, Point, SensitivityReport, SCHEMA_VERSION};
 use std::time::Duration;
 
 /// What runs at each level.
@@ -79,50 +82,6 @@ pub(crate) struct Options {
     /// PUs (OS indices) the command runs on; the bandit takes the other allowed ones.
     pub(crate) command_cores: Option<Vec<u32>>,
     pub(crate) quiet: bool,
-}
-
-/// One level of the curve.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct Point {
-    /// Bandwidth available: the resctrl level, or (bandit) the measured percent of the peak
-    /// store bandwidth left, median over the repetitions.
-    pub(crate) level: f64,
-    /// What was set: `MB=50`, or `bandit load 1.50 cores`.
-    pub(crate) setting: String,
-    /// The median FOM of the repetitions.
-    pub(crate) fom: f64,
-    /// `fom` relative to the best (see [`threshold::relative`]).
-    pub(crate) relative: f64,
-    /// The FOM of every repetition, in the order run (`fom` is their median).
-    pub(crate) foms: Vec<f64>,
-    /// Bandit: the store bandwidth the bandit took (MB/s, median); `_mb_per_s` like the
-    /// trace's samples, as `mbps` could be read as megabits.
-    pub(crate) stolen_mb_per_s: Option<f64>,
-}
-
-/// Version of the sensitivity report's JSON layout.
-pub(crate) const SCHEMA_VERSION: u32 = 1;
-
-/// The curve and its thresholds, with what produced them.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct SensitivityReport {
-    #[serde(flatten)]
-    pub(crate) header: crate::header::Header,
-    /// What the numbers are in ([`crate::units::UNITS`]).
-    pub(crate) units: crate::units::Units,
-    pub(crate) backend: &'static str,
-    /// What `level` means for this backend.
-    pub(crate) level_meaning: String,
-    pub(crate) workload: String,
-    /// The FOM's unit when known (built-in kernels).
-    pub(crate) unit: Option<String>,
-    pub(crate) lower_is_better: bool,
-    pub(crate) repeat: u32,
-    /// Bandit: the machine's peak store bandwidth, MB/s, that levels are percent of.
-    pub(crate) peak_mb_per_s: Option<f64>,
-    pub(crate) points: Vec<Point>,
-    pub(crate) thresholds: Vec<threshold::Threshold>,
-    pub(crate) notes: Vec<String>,
 }
 
 /// Why bandit curves differ from the paper's, said in every bandit report.

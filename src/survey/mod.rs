@@ -4,7 +4,8 @@
 //!
 //! - [`pairing`]: the rounds (pure, property-tested);
 //! - [`plan`]: hosts, time limits, launcher line and the `--dry-run` text;
-//! - [`manifest`]: `survey.json`, its statuses and the `--resume` checks;
+//! - [`manifest`]: `survey.json`, its statuses and the `--resume` checks (the analysis
+//!   crate's, with [`error`]: `check --fleet` reads a survey's record back);
 //! - [`identity`]: each node's given and reported names, and the refusals they decide;
 //! - [`job`]: the driver that starts the job and watches its rounds;
 //! - [`ranks`]: each rank's side of that job: the nodes' names learnt before round 1, a

@@ -21,12 +21,8 @@ pub struct Span {
 /// The iterations of one thread, in order.
 pub(crate) type Timings = Vec<Span>;
 
-/// A phase is sampled until the 95% confidence interval of its median is this tight, or
-/// until its time limit; fewer rounds than this never count as stable. Thirty, so that a
-/// phase that stops early still spans most of `--max-phase` (samples are sized for about
-/// [`crate::measure::sweep::sizing::TARGET_ROUNDS`] of them) and its batch-median interval has five batches
-/// of six rounds.
-pub(crate) const MIN_ROUNDS: usize = 30;
+/// Fewer rounds than this never count as stable: the trace's rule (there, with why).
+pub(crate) use crate::trace::MIN_ROUNDS;
 
 /// A phase whose running streams still hold fewer than [`MIN_ROUNDS`] rounds at `--max-phase`
 /// goes on, up to this many times `--max-phase`, until each holds them. Computing samples are

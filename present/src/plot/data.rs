@@ -163,14 +163,12 @@ impl PhaseQuality {
 /// `[comp_alone, comm_alone, comp_parallel, comm_parallel]`. With several traces of one point
 /// the widest interval is kept, and a point is unstable if any phase was.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Quality {
+pub struct Quality {
     by_point: BTreeMap<(u32, u32, u32), [PhaseQuality; 4]>,
 }
 
 impl Quality {
-    pub(crate) fn from_traces<'a>(
-        traces: impl IntoIterator<Item = &'a crate::trace::Trace>,
-    ) -> Self {
+    pub fn from_traces<'a>(traces: impl IntoIterator<Item = &'a crate::trace::Trace>) -> Self {
         let mut by_point: BTreeMap<(u32, u32, u32), [PhaseQuality; 4]> = BTreeMap::new();
         for t in traces {
             for p in &t.points {
@@ -272,7 +270,7 @@ mod quality_tests {
     fn the_saved_trace_has_intervals_and_an_unstable_phase() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/traces/vm-local.json"
+            "/../tests/data/traces/vm-local.json"
         );
         let t = crate::io::trace_file::read(std::path::Path::new(path)).unwrap();
         let q = Quality::from_traces([&t]);

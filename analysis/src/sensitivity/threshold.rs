@@ -23,22 +23,22 @@
 use serde::Serialize;
 
 /// The fractions of the best FOM the paper reports, in its column order.
-pub(crate) const FRACTIONS: [f64; 3] = [0.50, 0.75, 0.90];
+pub const FRACTIONS: [f64; 3] = [0.50, 0.75, 0.90];
 
 /// Where the FOM falls below one fraction of its best.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub(crate) struct Threshold {
+pub struct Threshold {
     /// The fraction of the best FOM, e.g. 0.9.
-    pub(crate) fraction: f64,
+    pub fraction: f64,
     /// The highest level at which the FOM is below `fraction` of its best; `None`: not reached.
-    pub(crate) level: Option<f64>,
+    pub level: Option<f64>,
     /// The crossing interpolated linearly between `level` and the next level up.
-    pub(crate) interpolated: Option<f64>,
+    pub interpolated: Option<f64>,
 }
 
 /// Performance relative to the best at each point, in `points`' order (see the module rule).
 /// Non-finite or non-positive FOMs (a failed parse) get `NaN`.
-pub(crate) fn relative(points: &[(f64, f64)], lower_is_better: bool) -> Vec<f64> {
+pub fn relative(points: &[(f64, f64)], lower_is_better: bool) -> Vec<f64> {
     let valid = |f: f64| f.is_finite() && f > 0.0;
     let foms = points.iter().map(|p| p.1).filter(|&f| valid(f));
     let best = if lower_is_better {
@@ -57,7 +57,7 @@ pub(crate) fn relative(points: &[(f64, f64)], lower_is_better: bool) -> Vec<f64>
 }
 
 /// The threshold for each of `fractions`, from `(level, fom)` points in any order.
-pub(crate) fn thresholds(
+pub fn thresholds(
     points: &[(f64, f64)],
     lower_is_better: bool,
     fractions: &[f64],

@@ -13,21 +13,21 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize)]
 pub struct PredictReport {
     #[serde(flatten)]
-    pub(crate) header: crate::header::Header,
+    pub header: crate::header::Header,
     /// Which model, which machine, in which units.
     #[serde(flatten)]
-    pub(crate) about: crate::header::About,
+    pub about: crate::header::About,
     /// Remarks the user should see (e.g. placements left out for want of `remote`).
-    pub(crate) notes: Vec<String>,
-    pub(crate) placements: Vec<PlacementPrediction>,
+    pub notes: Vec<String>,
+    pub placements: Vec<PlacementPrediction>,
     /// 95 % intervals of every predicted bandwidth (`predict --intervals`), from the model
     /// file's bootstrap replicates.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) intervals: Option<Vec<crate::calibrate::bands::PlacementIntervals>>,
+    pub intervals: Option<Vec<crate::calibrate::bands::PlacementIntervals>>,
     /// The 95 % intervals of the breakpoints of each side (`predict --intervals`), core
     /// ranges.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) breakpoints: Option<Vec<crate::calibrate::bands::Breakpoints>>,
+    pub breakpoints: Option<Vec<crate::calibrate::bands::Breakpoints>>,
 }
 
 impl Report for PredictReport {

@@ -176,7 +176,7 @@ impl Stacked {
     }
 
     /// `local` or `remote`, for file names and titles.
-    pub(crate) fn side_name(&self) -> &'static str {
+    pub fn side_name(&self) -> &'static str {
         match self.calibrates {
             Calibrates::Local => "local",
             Calibrates::Remote => "remote",
@@ -287,7 +287,7 @@ impl Stacked {
     }
 
     /// The series drawn, as CSV: one row per core count.
-    pub(crate) fn csv(&self) -> String {
+    pub fn csv(&self) -> String {
         let mut out = String::from(
             "cores,comp_parallel,comm_parallel,stacked_total,comp_alone,model_total,data\n",
         );

@@ -10,67 +10,67 @@ use std::fmt::Write;
 
 /// The receive cap taken from the memory contention model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct MemoryCap {
+pub struct MemoryCap {
     /// The model file as the user named it.
-    pub(crate) model: String,
-    pub(crate) cores: u32,
+    pub model: String,
+    pub cores: u32,
     /// `COMP,COMM`.
-    pub(crate) placement: String,
+    pub placement: String,
     /// Predicted communication bandwidth while the cores compute, MB/s.
-    pub(crate) comm_parallel: f64,
+    pub comm_parallel: f64,
     /// `comm_parallel` over the link bandwidth: what a node can receive, as a fraction of it.
-    pub(crate) receive_fraction: f64,
+    pub receive_fraction: f64,
 }
 
 /// One communication's predicted times (seconds).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct CommunicationEnd {
-    pub(crate) id: String,
-    pub(crate) src: String,
-    pub(crate) dst: String,
-    pub(crate) bytes: f64,
-    pub(crate) start: f64,
-    pub(crate) end: f64,
+pub struct CommunicationEnd {
+    pub id: String,
+    pub src: String,
+    pub dst: String,
+    pub bytes: f64,
+    pub start: f64,
+    pub end: f64,
     /// `end - start`: `T_i` of equation 1.
-    pub(crate) time: f64,
+    pub time: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct NetworkReport {
+pub struct NetworkReport {
     #[serde(flatten)]
-    pub(crate) header: crate::header::Header,
+    pub header: crate::header::Header,
     /// What the numbers are in ([`crate::units::UNITS`]).
-    pub(crate) units: crate::units::Units,
+    pub units: crate::units::Units,
     /// The graph file as the user named it.
-    pub(crate) graph: String,
+    pub graph: String,
     /// `infiniband`, `fair` or the penalty file.
-    pub(crate) penalties: String,
+    pub penalties: String,
     /// Seconds per byte of a communication alone.
-    pub(crate) alpha: f64,
+    pub alpha: f64,
     /// `1 / alpha` in MB/s.
-    pub(crate) link_bandwidth: f64,
-    pub(crate) memory_cap: Option<MemoryCap>,
-    pub(crate) steps: Vec<Step>,
-    pub(crate) communications: Vec<CommunicationEnd>,
+    pub link_bandwidth: f64,
+    pub memory_cap: Option<MemoryCap>,
+    pub steps: Vec<Step>,
+    pub communications: Vec<CommunicationEnd>,
     /// With `--run`: each communication measured for real with MPI.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) measured: Option<Vec<Measured>>,
+    pub measured: Option<Vec<Measured>>,
 }
 
 /// One communication of a `--run`: measured times (seconds, from its start to the end of
 /// its receive) beside the prediction.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct Measured {
-    pub(crate) id: String,
+pub struct Measured {
+    pub id: String,
     /// Where its sending and receiving ranks ran (MPI processor names).
-    pub(crate) src_host: String,
-    pub(crate) dst_host: String,
-    pub(crate) times: Vec<f64>,
-    pub(crate) median: f64,
+    pub src_host: String,
+    pub dst_host: String,
+    pub times: Vec<f64>,
+    pub median: f64,
     /// `time` of [`CommunicationEnd`].
-    pub(crate) predicted: f64,
+    pub predicted: f64,
     /// `median / predicted`.
-    pub(crate) ratio: f64,
+    pub ratio: f64,
 }
 
 impl Report for NetworkReport {

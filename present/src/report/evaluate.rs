@@ -185,7 +185,7 @@ fn csv(e: &EvaluateReport) -> String {
 
 /// Why `evaluate` has no leave-one-placement-out error, one line for standard error and the
 /// table.
-pub(crate) fn no_cross_validation_line(why: &str) -> String {
+pub fn no_cross_validation_line(why: &str) -> String {
     format!("leave-one-placement-out: not computed: {why}")
 }
 
@@ -194,7 +194,7 @@ pub(crate) fn no_cross_validation_line(why: &str) -> String {
 /// global fit of these measurements (from the paper's rules) refitted without each
 /// placement, not the model evaluated; the model's own error there is in sample only when
 /// it was calibrated on these files (`in_sample`).
-pub(crate) fn cross_validation_line(cv: &CrossValidation, in_sample: bool) -> String {
+pub fn cross_validation_line(cv: &CrossValidation, in_sample: bool) -> String {
     let model = if in_sample {
         "in sample (its calibration read these files)"
     } else {

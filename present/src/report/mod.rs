@@ -19,21 +19,21 @@
 //! method of [`Report`] when the format can be derived from another (the command line's
 //! `--format` enums convert into [`Format`] in `cli.rs`): no report file changes.
 
-pub(crate) mod advise;
+pub mod advise;
 pub(crate) mod calibrate;
-pub(crate) mod check;
-pub(crate) mod evaluate;
+pub mod check;
+pub mod evaluate;
 pub(crate) mod fleet;
 pub(crate) mod fleet_check;
-pub(crate) mod network;
-pub(crate) mod overlap;
+pub mod network;
+pub mod overlap;
 pub(crate) mod predict;
 #[cfg(test)]
 mod schema_tests;
 pub(crate) mod sensitivity;
-pub(crate) mod show;
+pub mod show;
 
-pub(crate) use predict::PredictReport;
+pub use predict::PredictReport;
 
 use crate::error::{Error, Result};
 use crate::header::{About, Header};
@@ -95,7 +95,7 @@ pub(crate) fn render<R: Report>(report: &R, format: Format) -> Result<String> {
 
 /// Prints the report's notes on standard error, renders it in `format` and writes it to
 /// `output` (atomically) or, without one, to standard output.
-pub(crate) fn emit<R: Report>(report: &R, format: Format, output: Option<&Path>) -> Result<()> {
+pub fn emit<R: Report>(report: &R, format: Format, output: Option<&Path>) -> Result<()> {
     let text = render(report, format)?;
     print_notes(report.notes());
     crate::io::output::emit(output, &text)
@@ -104,7 +104,7 @@ pub(crate) fn emit<R: Report>(report: &R, format: Format, output: Option<&Path>)
 /// How a report whose JSON is a data file goes out (`calibrate`'s model file): its notes and
 /// its table on standard error, for the person at the terminal, then its JSON to `output`
 /// (atomically) or standard output, for the commands that read it.
-pub(crate) fn emit_with_summary<R: Report>(report: &R, output: Option<&Path>) -> Result<()> {
+pub fn emit_with_summary<R: Report>(report: &R, output: Option<&Path>) -> Result<()> {
     let json = render(report, Format::Json)?;
     print_notes(report.notes());
     eprint!("{}", crate::error::escape(&report.table()));
@@ -119,7 +119,7 @@ pub(crate) fn indented(text: &str, indent: &str) -> String {
 }
 
 /// Prints each note on standard error as `note: TEXT`, the one spelling every command uses.
-pub(crate) fn print_notes(notes: &[String]) {
+pub fn print_notes(notes: &[String]) {
     for note in notes {
         eprintln!("note: {}", crate::error::escape(note));
     }
@@ -144,9 +144,11 @@ pub(crate) fn header(out: &mut String, h: &Header, about: &About) {
     );
 }
 
-/// The report's JSON, parsed, after checking that its `schema_version` is the type's.
-#[cfg(test)]
-pub(crate) fn json_of<R: Report>(r: &R) -> serde_json::Value {
+/// The report's JSON, parsed, after checking that its `schema_version` is the type's: for
+/// this crate's tests and, through the `test-support` feature, those of the layers above.
+#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
+pub fn json_of<R: Report>(r: &R) -> serde_json::Value {
     let j: serde_json::Value = serde_json::from_str(&render(r, Format::Json).unwrap()).unwrap();
     assert_eq!(
         j["schema_version"],

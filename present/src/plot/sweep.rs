@@ -221,7 +221,7 @@ impl Sweep {
 
     /// The statistics drawn, as CSV: one row per stream, phase and core count. `outliers` is
     /// a space-separated list.
-    pub(crate) fn csv(&self) -> String {
+    pub fn csv(&self) -> String {
         let mut out = String::from(
             "stream,phase,cores,unit,count,min,whisker_low,q1,median,q3,whisker_high,max,\
              from_samples,outliers\n",

@@ -153,25 +153,21 @@ impl Grid {
     }
 
     /// The grid with the measured points' intervals and stability (error bars, rings).
-    pub(crate) fn with_quality(mut self, quality: Quality) -> Self {
+    pub fn with_quality(mut self, quality: Quality) -> Self {
         self.quality = quality;
         self
     }
 
     /// Why a measured placement or core count cannot be drawn against `model`, if it cannot:
     /// a node the model's machine lacks or cannot predict, or more cores than one socket has.
-    pub(crate) fn check_measured(
-        model: &Model,
-        p: Placement,
-        max_cores: u32,
-    ) -> Result<(), PredictError> {
+    pub fn check_measured(model: &Model, p: Placement, max_cores: u32) -> Result<(), PredictError> {
         let cores: Vec<u32> = (max_cores > 0).then_some(max_cores).into_iter().collect();
         model::predict(model, &[p], &cores).map(|_| ())
     }
 
     /// Attaches the 95 % intervals of every panel's prediction from the model file's bootstrap
     /// (`calibrate --bootstrap N`), drawn as translucent bands around the model's lines.
-    pub(crate) fn with_intervals(mut self, model: &Model, u: &Uncertainty) -> Self {
+    pub fn with_intervals(mut self, model: &Model, u: &Uncertainty) -> Self {
         let placements: Vec<Placement> = self.panels.iter().map(|p| p.placement).collect();
         let cores: Vec<u32> = (1..=self.cores_per_socket).collect();
         let bands = intervals(&model.machine, u, &placements, &cores);
@@ -181,12 +177,12 @@ impl Grid {
         self
     }
 
-    pub(crate) fn has_measurements(&self) -> bool {
+    pub fn has_measurements(&self) -> bool {
         self.panels.iter().any(|p| !p.measured.is_empty())
     }
 
     /// The predictions drawn, as tidy CSV rows (the same as `predict --format csv`).
-    pub(crate) fn model_rows(&self) -> Vec<TidyRow> {
+    pub fn model_rows(&self) -> Vec<TidyRow> {
         self.panels
             .iter()
             .flat_map(|p| {
@@ -198,7 +194,7 @@ impl Grid {
     }
 
     /// The measured medians drawn, as tidy CSV rows.
-    pub(crate) fn measured_rows(&self) -> Vec<TidyRow> {
+    pub fn measured_rows(&self) -> Vec<TidyRow> {
         self.panels
             .iter()
             .flat_map(|p| p.measured.clone())

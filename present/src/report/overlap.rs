@@ -9,7 +9,7 @@ use std::fmt::Write;
 /// Which stream ends last under contention, written `comp` or `comm` like the streams in
 /// every other key the tool writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub(crate) enum Bound {
+pub enum Bound {
     /// `T^C_M >= T^C_N`: the computation ends the step.
     #[serde(rename = "comp")]
     Computation,
@@ -19,7 +19,7 @@ pub(crate) enum Bound {
 }
 
 impl Bound {
-    pub(crate) fn of(t: &StepTimes) -> Self {
+    pub fn of(t: &StepTimes) -> Self {
         if t.contended_comp_time >= t.contended_comm_time {
             Bound::Computation
         } else {
@@ -30,32 +30,32 @@ impl Bound {
 
 /// Section VI: the split asked for, and the balancing one.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub(crate) struct HeteroReport {
+pub struct HeteroReport {
     /// `P_A / P_M`.
-    pub(crate) accel_perf: f64,
+    pub accel_perf: f64,
     /// The times at `--accel-share`, when given.
-    pub(crate) at_share: Option<Split>,
+    pub at_share: Option<Split>,
     /// The share that balances CPU and accelerators, or `comm_bound` when none does.
-    pub(crate) balance: Balance,
+    pub balance: Balance,
 }
 
 /// Everything `overlap` reports; times in the unit of the inputs.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct OverlapReport {
+pub struct OverlapReport {
     #[serde(flatten)]
-    pub(crate) header: crate::header::Header,
+    pub header: crate::header::Header,
     /// Times are in the inputs' unit ([`crate::units::UNITS_OF_INPUT_TIMES`]).
-    pub(crate) units: crate::units::Units,
+    pub units: crate::units::Units,
     /// The inputs: `comp_time`, `comm_time`, `comp_loss`, `comm_loss`.
     #[serde(flatten)]
-    pub(crate) step: Step,
+    pub step: Step,
     /// `contended_comp_time`, `contended_comm_time`, `total_time`, `no_overlap_time`,
     /// `no_contention_time`.
     #[serde(flatten)]
-    pub(crate) times: StepTimes,
-    pub(crate) bound: Bound,
+    pub times: StepTimes,
+    pub bound: Bound,
     /// Present with `--accel-perf`.
-    pub(crate) heterogeneous: Option<HeteroReport>,
+    pub heterogeneous: Option<HeteroReport>,
 }
 
 /// A number with 4 significant decimals at least, without trailing noise.

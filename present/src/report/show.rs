@@ -3,10 +3,10 @@
 //! its `+-` carries (the interval within one run, or where another run's median falls).
 //!
 //! The lines are made from what the file holds (each phase's stored `ci95`), by the function
-//! that made them during the measurement ([`crate::measure::session::point_line`]): a trace
+//! that made them during the measurement ([`crate::point_line`]): a trace
 //! read back says what was measured, not what a later estimator would make of its samples.
 
-use crate::measure::session::{point_line, runs_summary};
+use crate::point_line::{point_line, runs_summary};
 use crate::report::Report;
 use crate::runs;
 use crate::trace::Trace;
@@ -14,16 +14,16 @@ use serde::Serialize;
 
 /// Every trace shown, in the order named.
 #[derive(Debug, Serialize)]
-pub(crate) struct ShowReport {
+pub struct ShowReport {
     #[serde(flatten)]
-    pub(crate) header: crate::header::Header,
-    pub(crate) units: crate::units::Units,
-    pub(crate) traces: Vec<ShownTrace>,
+    pub header: crate::header::Header,
+    pub units: crate::units::Units,
+    pub traces: Vec<ShownTrace>,
 }
 
 /// One trace's blocks of point lines.
 #[derive(Debug, Serialize)]
-pub(crate) struct ShownTrace {
+pub struct ShownTrace {
     /// The file, as named.
     pub(crate) source: String,
     pub(crate) host: String,
@@ -54,7 +54,7 @@ pub(crate) struct Block {
 
 impl ShownTrace {
     /// The blocks of `trace`, read from `source`.
-    pub(crate) fn of(source: &str, trace: &Trace) -> Self {
+    pub fn of(source: &str, trace: &Trace) -> Self {
         let stable = trace.config.stable_within;
         let lines = |points: &[crate::trace::TracePoint]| -> Vec<String> {
             points.iter().map(|p| point_line(p, stable)).collect()
@@ -153,7 +153,7 @@ mod tests {
     use crate::report::{json_of, render, Format};
 
     fn trace(name: &str) -> Trace {
-        let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!("{}/../tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
         crate::io::trace_file::read(std::path::Path::new(&path)).unwrap()
     }
 

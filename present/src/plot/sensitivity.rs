@@ -18,7 +18,7 @@ const WIDTH: u32 = 1600;
 const HEIGHT: u32 = 1000;
 
 /// The curve as drawn: `(level, percent of best)`, and the thresholds reached.
-pub(crate) struct Curve {
+pub struct Curve {
     pub(crate) title: String,
     pub(crate) subtitle: String,
     pub(crate) x_label: String,
@@ -27,7 +27,7 @@ pub(crate) struct Curve {
 }
 
 impl Curve {
-    pub(crate) fn new(r: &SensitivityReport) -> Self {
+    pub fn new(r: &SensitivityReport) -> Self {
         Curve {
             title: format!("Bandwidth sensitivity of {}", r.workload),
             subtitle: format!(

@@ -9,27 +9,27 @@ use std::fmt::Write;
 
 /// The check's outcome, as JSON for CI scripts.
 #[derive(Debug, Serialize)]
-pub(crate) struct CheckReport {
+pub struct CheckReport {
     #[serde(flatten)]
-    pub(crate) header: crate::header::Header,
+    pub header: crate::header::Header,
     /// The expected model, its machine and the units, as in every other report.
     #[serde(flatten)]
-    pub(crate) about: crate::header::About,
-    pub(crate) inputs: Vec<String>,
+    pub about: crate::header::About,
+    pub inputs: Vec<String>,
     /// The drift limit the verdict turned on, percent (the placement nearest to or farthest
     /// past its bandwidth's limit), each bandwidth's limit, and where they came from:
     /// `--tolerance`, or the noise within and between runs.
-    pub(crate) drift_limit_percent: f64,
-    pub(crate) drift_limits_percent: crate::check::Limits,
-    pub(crate) drift_limit_source: &'static str,
+    pub drift_limit_percent: f64,
+    pub drift_limits_percent: crate::check::Limits,
+    pub drift_limit_source: &'static str,
     /// The absolute error limit, percent, when `--max-mape` was given.
-    pub(crate) max_mape_percent: Option<f64>,
-    pub(crate) drift: Drift,
+    pub max_mape_percent: Option<f64>,
+    pub drift: Drift,
     /// MAPE (%) of the expected model on the new measurements, parallel phase.
-    pub(crate) comm_mape_percent: Option<f64>,
-    pub(crate) comp_mape_percent: Option<f64>,
-    pub(crate) failures: Vec<String>,
-    pub(crate) pass: bool,
+    pub comm_mape_percent: Option<f64>,
+    pub comp_mape_percent: Option<f64>,
+    pub failures: Vec<String>,
+    pub pass: bool,
 }
 
 impl Report for CheckReport {

@@ -8,33 +8,33 @@ use std::fmt::Write;
 
 /// Everything `advise` reports.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct AdviseReport {
+pub struct AdviseReport {
     #[serde(flatten)]
-    pub(crate) header: crate::header::Header,
+    pub header: crate::header::Header,
     /// Which model, which machine, in which units.
     #[serde(flatten)]
-    pub(crate) about: crate::header::About,
+    pub about: crate::header::About,
     /// `W_M`: bytes the computation streams per step.
-    pub(crate) comp_bytes: u64,
+    pub comp_bytes: u64,
     /// `W_N`: bytes received per step.
-    pub(crate) comm_bytes: u64,
-    pub(crate) notes: Vec<String>,
+    pub comm_bytes: u64,
+    pub notes: Vec<String>,
     /// The fastest configuration (the first of `candidates`).
-    pub(crate) best: Candidate,
+    pub best: Candidate,
     /// All cores of the socket, both data on NUMA node 0.
-    pub(crate) naive: Candidate,
+    pub naive: Candidate,
     /// `naive.total_time / best.total_time`.
-    pub(crate) naive_slowdown: f64,
+    pub naive_slowdown: f64,
     /// Every configuration evaluated, fastest first.
-    pub(crate) candidates: Vec<Candidate>,
+    pub candidates: Vec<Candidate>,
     /// How many of `candidates` the table lists (`--top`); the JSON has them all.
     #[serde(skip)]
-    pub(crate) table_rows: usize,
+    pub table_rows: usize,
 }
 
 impl AdviseReport {
     /// The report whose table lists the `top` fastest configurations.
-    pub(crate) fn with_top(self, top: usize) -> Self {
+    pub fn with_top(self, top: usize) -> Self {
         Self {
             table_rows: top,
             ..self

@@ -22,7 +22,7 @@ pub mod data;
 pub mod fleet;
 mod fonts;
 pub mod grid;
-pub(crate) mod sensitivity;
+pub mod sensitivity;
 pub mod stacked;
 mod style;
 pub mod sweep;
@@ -40,7 +40,7 @@ pub enum ImageFormat {
 }
 
 impl ImageFormat {
-    pub(crate) fn extension(self) -> &'static str {
+    pub fn extension(self) -> &'static str {
         match self {
             ImageFormat::Svg => "svg",
             ImageFormat::Png => "png",
@@ -48,7 +48,7 @@ impl ImageFormat {
     }
 
     /// The format a file's extension names (`.svg`, `.png`), if either.
-    pub(crate) fn of_path(path: &std::path::Path) -> Option<Self> {
+    pub fn of_path(path: &std::path::Path) -> Option<Self> {
         let ext = path.extension()?.to_str()?;
         [ImageFormat::Svg, ImageFormat::Png]
             .into_iter()
@@ -188,7 +188,7 @@ pub(crate) fn model_label(source: &str) -> String {
         .map_or_else(|| source.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-pub(crate) fn file_stem(name: &str) -> String {
+pub fn file_stem(name: &str) -> String {
     let s: String = name
         .chars()
         .map(|c| {
