@@ -1675,18 +1675,6 @@ pub(crate) enum SensitivityBackend {
     Bandit,
 }
 
-/// `sensitivity --builtin`'s values: the built-in kernels, named and described by
-/// [`Builtin`] itself.
-impl ValueEnum for Builtin {
-    fn value_variants<'a>() -> &'a [Self] {
-        &Builtin::ALL
-    }
-
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        Some(clap::builder::PossibleValue::new(self.name()).help(self.help()))
-    }
-}
-
 const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
   Install for every user (root):

@@ -73,12 +73,12 @@ pub trait NextPoint {
 /// more at the default `--max-phase` (three phases of 1.5 s at most, and at least 30 rounds
 /// each), so a shorter one can only stop the sweep after its first grid, which
 /// `--budget 1s` already asks; below it, a value such as `0.0004` or `5e-324` is a slip.
-pub(crate) const MIN_BUDGET_SECONDS: f64 = 1.0;
+pub const MIN_BUDGET_SECONDS: f64 = 1.0;
 
 /// Why a budget under [`MIN_BUDGET_SECONDS`] is refused, and the fix: the end of the
 /// message both the command line and [`crate::measure::options::MeasureOptions::check`]
 /// give.
-pub(crate) const SHORT_BUDGET: &str = "a budget is at least 1 s (it counts whole points, \
+pub const SHORT_BUDGET: &str = "a budget is at least 1 s (it counts whole points, \
      each a second or more at the default --max-phase, so a shorter one could only stop the \
      sweep after its first grid); give e.g. `90s`, `20m` or `2h`, or `1s` to measure the first \
      grid only";

@@ -287,7 +287,8 @@ mod tests {
     /// configuration and plan, at a real node's speeds.
     #[test]
     fn real_traces_are_within_the_bound_of_their_plan() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/real-16core");
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/real-16core");
         for name in ["trace-13cores-shm.json", "trace-default-14cores-3runs.json"] {
             let path = root.join(name);
             let t = crate::io::trace_file::read(&path).unwrap();
@@ -308,7 +309,7 @@ mod tests {
     fn the_bound_takes_the_larger_of_fast_and_slow_messages() {
         let t = crate::io::trace_file::read(
             &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/data/real-16core/trace-default-14cores-3runs.json"),
+                .join("../tests/data/real-16core/trace-default-14cores-3runs.json"),
         )
         .unwrap();
         let c = t.config;

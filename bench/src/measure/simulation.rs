@@ -89,7 +89,7 @@ fn refuse_unsimulated(o: &MeasureOptions, spec: &str) -> Result<()> {
 
 /// The refusal of an option `--simulate SPEC` has no use for, with why, as usage errors
 /// are: `measure` refuses its launch options (`--launcher`, `--topology`) the same way.
-pub(crate) fn not_simulated(spec: &str, name: &str, why: &str) -> Error {
+pub fn not_simulated(spec: &str, name: &str, why: &str) -> Error {
     Error::Input(format!(
         "--simulate {spec}: {name} is not simulated ({why}); drop {name}"
     ))

@@ -395,7 +395,7 @@ mod tests {
 
     fn reference(name: &str) -> Option<Layout> {
         let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/topologies")
+            .join("../tests/data/topologies")
             .join(name);
         Some(layout(&load_xml(&p).ok()?))
     }

@@ -61,7 +61,7 @@ pub(crate) fn numbers(text: &str) -> Vec<f64> {
 
 /// Where the figure of merit is in a command's output.
 #[derive(Debug, Clone)]
-pub(crate) enum Rule {
+pub enum Rule {
     /// The last number printed.
     Last,
     /// The first number after the last occurrence of this text.

@@ -249,7 +249,7 @@ mod tests {
     fn real_trace_meeting(target: f64) -> (usize, usize) {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/real-16core/trace-13cores-shm.json"
+            "/../tests/data/real-16core/trace-13cores-shm.json"
         );
         let trace: crate::trace::Trace =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();

@@ -198,7 +198,7 @@ impl Job {
 
     /// What a trace records of the MPI job: the library, the thread level granted and the
     /// host of every rank (from [`Job::gather_hosts`]).
-    pub(crate) fn info(&self, hosts: Vec<String>) -> MpiInfo {
+    pub fn info(&self, hosts: Vec<String>) -> MpiInfo {
         MpiInfo {
             library_version: self.library.version.clone(),
             thread_level: format!("{:?}", self.granted),

@@ -972,7 +972,7 @@ mod tests {
     fn trace_at(cores: &[u32]) -> Trace {
         let t = crate::io::trace_file::read(
             &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/data/traces/vm-local.json"),
+                .join("../tests/data/traces/vm-local.json"),
         )
         .unwrap();
         let p = t.points[0].clone();

@@ -955,7 +955,7 @@ pub(crate) fn resumable(old: Trace, fresh: &Trace, path: &Path) -> (Trace, bool)
 
 /// What [`without_refused`] took out of a trace, each with why.
 #[derive(Debug, Default)]
-pub(crate) struct Refused {
+pub struct Refused {
     /// Points of a run (or of a trace of one run): dropped, their core counts measured
     /// again.
     pub(crate) dropped: Vec<String>,
@@ -970,11 +970,7 @@ pub(crate) struct Refused {
 /// corrupt file, [`crate::dataset::impossible_points`]'s rule), and why for each; a trace
 /// of runs drops them from its runs and combines what is left again, which replaces its
 /// combined points, refused or not.
-pub(crate) fn without_refused(
-    mut trace: Trace,
-    cores_per_socket: u32,
-    path: &Path,
-) -> (Trace, Refused) {
+pub fn without_refused(mut trace: Trace, cores_per_socket: u32, path: &Path) -> (Trace, Refused) {
     let source = crate::error::shown_path(path);
     let refused_in = |points: &[TracePoint], at: &str| {
         crate::dataset::Input::refused_points(points, cores_per_socket, &source, at)
@@ -1199,7 +1195,7 @@ mod tests {
     #[test]
     fn a_resume_makes_refused_combined_points_again_from_the_runs() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/real-16core/trace-default-14cores-3runs.json");
+            .join("../tests/data/real-16core/trace-default-14cores-3runs.json");
         let sound = trace_file::read(&path).unwrap();
         let cps = sound.machine.cores_per_socket;
         let (same, refused) = without_refused(sound.clone(), cps, &path);
@@ -1307,7 +1303,7 @@ mod tests {
     #[test]
     fn the_few_messages_warning_asks_for_more_than_was_given() {
         let mut trace = crate::io::trace_file::parse(
-            include_str!("../../tests/data/traces/vm-local.json"),
+            include_str!("../../../tests/data/traces/vm-local.json"),
             "vm-local.json",
         )
         .unwrap();
@@ -1406,7 +1402,7 @@ mod tests {
 
     #[test]
     fn every_recorded_machine_gets_the_cache_rule_and_enough_rounds() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/topologies");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/topologies");
         let mut seen = 0;
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
@@ -1565,7 +1561,7 @@ mod tests {
         );
         // Options the user gives that differ are each named, with both values.
         let recorded = trace_file::read(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/traces/vm-local.json"),
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/traces/vm-local.json"),
         )
         .unwrap();
         let trace = |config: MeasureConfig| Trace {

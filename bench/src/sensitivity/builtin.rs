@@ -19,6 +19,19 @@ pub enum Builtin {
     PointerChase,
 }
 
+/// `sensitivity --builtin`'s values (the binary's `cli` feature): the built-in kernels, named
+/// and described by [`Builtin`] itself.
+#[cfg(feature = "cli")]
+impl clap::ValueEnum for Builtin {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Builtin::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()).help(self.help()))
+    }
+}
+
 impl Builtin {
     /// The values of `--builtin`, in the order `--help` lists them: the calibration kernels of
     /// the paper's Table I, a bandwidth-bound stream (the project's and STREAM's) and a

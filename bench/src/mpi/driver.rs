@@ -17,7 +17,7 @@ use crate::mpi::world;
 use std::ffi::OsString;
 
 /// Whether this process runs under a launcher, as a rank of the job, by its environment.
-pub(crate) fn in_job() -> bool {
+pub fn in_job() -> bool {
     launch::under_launcher(|k| std::env::var(k).ok())
 }
 
@@ -25,11 +25,7 @@ pub(crate) fn in_job() -> bool {
 /// The launcher chosen for `shape` and its line that starts this binary again with its own
 /// arguments (with `dry_run`, less the dry run's own options: the line it shows is the one a
 /// real run would start).
-pub(crate) fn plan_own(
-    launcher: Launcher,
-    shape: &Shape<'_>,
-    dry_run: bool,
-) -> Result<(Choice, JobLine)> {
+pub fn plan_own(launcher: Launcher, shape: &Shape<'_>, dry_run: bool) -> Result<(Choice, JobLine)> {
     let (exe, argv) = launch::own_command()?;
     let argv = if dry_run { without_dry_run(argv) } else { argv };
     launch::plan_launch(launcher, &world::library(), shape, &exe, &argv)
@@ -39,7 +35,7 @@ pub(crate) fn plan_own(
 /// The job of a later run of `measure --runs` (the second and after): this command with
 /// `--resume` and without `--force`, so that rank 0 continues the trace the first launch
 /// started with the next run ([`crate::runs::current`]) instead of overwriting it.
-pub(crate) fn plan_next_run(launcher: Launcher, shape: &Shape<'_>) -> Result<(Choice, JobLine)> {
+pub fn plan_next_run(launcher: Launcher, shape: &Shape<'_>) -> Result<(Choice, JobLine)> {
     let (exe, argv) = launch::own_command()?;
     launch::plan_launch(launcher, &world::library(), shape, &exe, &as_resume(argv))
 }

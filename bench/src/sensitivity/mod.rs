@@ -15,9 +15,9 @@
 
 #[cfg(feature = "mpi")]
 pub(crate) mod bandit;
-pub(crate) mod builtin;
+pub mod builtin;
 pub(crate) mod error;
-pub(crate) mod fom;
+pub mod fom;
 pub(crate) mod resctrl;
 pub(crate) mod runner;
 
@@ -39,7 +39,7 @@ use std::time::Duration;
 
 /// What runs at each level.
 #[derive(Debug, Clone)]
-pub(crate) enum Workload {
+pub enum Workload {
     Builtin {
         kind: builtin::Builtin,
         bytes: usize,
@@ -64,7 +64,7 @@ impl Workload {
 
 /// How bandwidth is taken away.
 #[derive(Debug, Clone)]
-pub(crate) enum Backend {
+pub enum Backend {
     /// resctrl throttling at these levels (percent, or the vendor's scale on AMD).
     Resctrl { root: PathBuf, levels: Vec<f64> },
     /// Store threads at `steps + 1` loads from none to every bandit core.
@@ -73,15 +73,15 @@ pub(crate) enum Backend {
 
 /// Everything a sweep needs besides the backend.
 #[derive(Debug, Clone)]
-pub(crate) struct Options {
-    pub(crate) workload: Workload,
+pub struct Options {
+    pub workload: Workload,
     /// Where the figure of merit is in the command's output.
-    pub(crate) fom: fom::Rule,
-    pub(crate) lower_is_better: bool,
-    pub(crate) repeat: u32,
+    pub fom: fom::Rule,
+    pub lower_is_better: bool,
+    pub repeat: u32,
     /// PUs (OS indices) the command runs on; the bandit takes the other allowed ones.
-    pub(crate) command_cores: Option<Vec<u32>>,
-    pub(crate) quiet: bool,
+    pub command_cores: Option<Vec<u32>>,
+    pub quiet: bool,
 }
 
 /// Why bandit curves differ from the paper's, said in every bandit report.
@@ -94,7 +94,7 @@ threshold as a bandwidth sensitivity.";
 
 #[cfg(feature = "mpi")]
 /// Runs the sweep and builds the report.
-pub(crate) fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport> {
+pub fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport> {
     signals::install();
     if opts.repeat == 0 {
         return Err(SensitivityError::NoRepeat.into());
@@ -172,7 +172,7 @@ pub(crate) fn run(backend: &Backend, opts: &Options) -> Result<SensitivityReport
 
 /// [`run`] in a build without the `mpi` feature: the sweep needs hwloc to pin its threads.
 #[cfg(not(feature = "mpi"))]
-pub(crate) fn run(_: &Backend, _: &Options) -> Result<SensitivityReport> {
+pub fn run(_: &Backend, _: &Options) -> Result<SensitivityReport> {
     Err(crate::mpi::built_without_mpi("sensitivity", false))
 }
 

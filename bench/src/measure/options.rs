@@ -282,7 +282,7 @@ impl MeasureOptions {
     }
 
     /// MPI ranks of the job: the ring's size, else 2.
-    pub(crate) fn job_ranks(&self) -> u32 {
+    pub fn job_ranks(&self) -> u32 {
         if self.pattern == CommPattern::Ring {
             self.ranks
         } else {
@@ -297,7 +297,7 @@ impl MeasureOptions {
     /// here whether it changes what is measured. Output and launch options (`-o`, `--hosts`,
     /// `--resume`, `--force`) and those a survey sets itself (`--ranks`, `--runs`, `--seed`)
     /// are not among them.
-    pub(crate) fn measured_flags(&self) -> std::collections::BTreeMap<String, String> {
+    pub fn measured_flags(&self) -> std::collections::BTreeMap<String, String> {
         let MeasureOptions {
             comp_numa,
             comm_numa,

@@ -72,7 +72,7 @@ pub struct JobLine {
 
 impl JobLine {
     /// The line as the log and the plan show it.
-    pub(crate) fn shown(&self) -> String {
+    pub fn shown(&self) -> String {
         let mut s = String::new();
         for v in &self.unset {
             s += &format!("-u {v} ");

@@ -97,7 +97,7 @@ impl Layout {
 
     /// NUMA nodes on the first socket, `#m` of the model (at least 1: a machine whose nodes
     /// have no CPUs is treated as one node per socket).
-    pub(crate) fn numa_per_socket(&self) -> u32 {
+    pub fn numa_per_socket(&self) -> u32 {
         let n = self.numa.iter().filter(|n| n.socket == Some(0)).count();
         idx(n.max(1))
     }
