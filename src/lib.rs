@@ -32,13 +32,6 @@
 //!   [`units`], the units of every number; [`cores`], core-count lists as users type them
 //!   (`1..4,8`).
 
-// Without `mpi` (no MPI, no hwloc) what only a job on a real node reaches in the commands
-// (the relaunch as a rank) is compiled but unused.
-#![cfg_attr(
-    not(all(feature = "cli", feature = "mpi")),
-    allow(dead_code, unused_imports)
-)]
-
 #[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "cli")]

@@ -6,14 +6,15 @@ use crate::cli::{NetworkArgs, PenaltiesArg, TableOrJson};
 use crate::error::{Error, Result};
 use crate::io::{graph_file, model_file};
 use crate::model::{self, Placement};
+use crate::mpi::launch;
 #[cfg(feature = "mpi")]
-use crate::mpi::graph as measure_graph;
-#[cfg(feature = "mpi")]
-use crate::mpi::world::{self, Threading};
-use crate::mpi::{driver, launch};
+use crate::mpi::{driver, graph_job};
 use crate::network::{self, Explicit, FairShare, Graph, InfiniBand, PenaltyModel};
-use crate::report::network::{CommunicationEnd, Measured, MemoryCap, NetworkReport};
+#[cfg(feature = "mpi")]
+use crate::report::network::Measured;
+use crate::report::network::{CommunicationEnd, MemoryCap, NetworkReport};
 use crate::report::{self, Report};
+#[cfg(feature = "mpi")]
 use crate::stats;
 use std::path::PathBuf;
 
@@ -111,7 +112,7 @@ pub fn run_options(args: &Options) -> Result<()> {
         // is checked before the job measures (issue 46, N8); the job prints it.
         crate::io::atomic::check_option("-o", args.output.as_deref())?;
         #[cfg(feature = "mpi")]
-        return launch_job(args, &graph);
+        return graph_job::launch(&graph, args.hosts.as_deref(), args.launcher);
     }
     if let Some(f) = fraction.filter(|&f| f >= 1.0) {
         report::print_notes(&[format!(
@@ -124,64 +125,13 @@ pub fn run_options(args: &Options) -> Result<()> {
 }
 
 #[cfg(feature = "mpi")]
-/// From a shell: start this command again under the launcher, one rank per communication
-/// end, on this host or on the hosts `--hosts` gives the graph's nodes.
-fn launch_job(args: &Options, graph: &Graph) -> Result<()> {
-    if let Some(c) = graph
-        .communications
-        .iter()
-        .find(|c| c.bytes.round() > i32::MAX as f64)
-    {
-        return Err(Error::Input(format!(
-            "--run sends each communication as one MPI message, at most {} bytes; `{}` has {}",
-            i32::MAX,
-            c.id,
-            c.bytes
-        )));
-    }
-    let rank_hosts = match &args.hosts {
-        None => None,
-        Some(pairs) => Some(measure_graph::rank_hosts(graph, pairs).map_err(Error::Input)?),
-    };
-    // Rank i on the i-th host, hosts repeating: each launcher's dialect keeps that order.
-    let shape = launch::Shape {
-        ranks: measure_graph::ranks(graph),
-        rank_hosts: rank_hosts.as_deref(),
-        as_root: launch::is_root(),
-        forward: &[],
-    };
-    let (_, line) = driver::plan_own(args.launcher, &shape, false)?;
-    eprintln!("network: starting {}", line.shown());
-    let ended = driver::run(
-        &line,
-        crate::mpi::progress::Mode::Quiet,
-        driver::Signals::Default,
-    )?;
-    match ended.code {
-        0 => Ok(()),
-        c => Err(Error::Reported(c)),
-    }
-}
-
-#[cfg(feature = "mpi")]
-/// Under the launcher: every rank runs its end of the graph; rank 0 predicts, compares and
-/// writes the report.
+/// Under the launcher: every rank runs its end of the graph (the benchmark's
+/// `mpi::graph_job`); rank 0 predicts, compares and writes the report.
 fn as_rank(args: &Options, graph: &Graph) -> Result<()> {
-    let want = measure_graph::ranks(graph);
-    let job = world::join(Threading::Single, want, |got, own| {
-        Error::Input(format!(
-            "graph `{}` has {} communications and needs {want} MPI ranks (one per end), got \
-             {got}; start it without a launcher (it starts itself) or with `{own}`",
-            args.graph.display(),
-            graph.communications.len(),
-        ))
-    })?;
-    let Some(times) = measure_graph::run(&job.world, graph, args.repeat as usize) else {
+    let Some(times) = graph_job::as_rank(graph, &args.graph, args.repeat, args.hosts.as_deref())?
+    else {
         return Ok(());
     };
-    if let Some(pairs) = &args.hosts {
-        warn_misplaced(graph, pairs, &times.hosts);
-    }
     let memory_cap = match &args.memory {
         Some(m) => Some(memory_cap(graph, m)?),
         None => None,
@@ -208,30 +158,6 @@ fn as_rank(args: &Options, graph: &Graph) -> Result<()> {
             .collect(),
     );
     report::emit(&report, args.format.into(), args.output.as_deref())
-}
-
-#[cfg(feature = "mpi")]
-/// Says which communication ends ran elsewhere than `--hosts` asked (as MPI names the host:
-/// a launcher may resolve `node1` to `node1.cluster`), so a report is not read as a network
-/// measurement when it was not one.
-fn warn_misplaced(graph: &Graph, pairs: &[String], ran: &[(String, String)]) {
-    let Ok(want) = measure_graph::rank_hosts(graph, pairs) else {
-        return;
-    };
-    for (i, (c, (src, dst))) in graph.communications.iter().zip(ran).enumerate() {
-        for (end, got, asked) in [
-            ("source", src, &want[2 * i]),
-            ("destination", dst, &want[2 * i + 1]),
-        ] {
-            if got != asked {
-                eprintln!(
-                    "warning: the {end} of `{}` ran on `{got}`, not on `{asked}` as --hosts \
-                     asked; check the launcher's host names",
-                    c.id
-                );
-            }
-        }
-    }
 }
 
 /// The receive cap from the memory contention model: `comm_parallel` (MB/s) with `cores`

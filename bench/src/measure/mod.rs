@@ -17,6 +17,9 @@
 //! - [`crate::runs`] (below it, as the analysis reads runs too): repeated runs of a sweep
 //!   (`--runs`): each run's shuffled order, which run a launch measures, and the points
 //!   that combine them with intervals across runs.
+//! - [`job`]: `measure` as a job driven by plain options: the plan, the launches (one per
+//!   run), each rank's side, or a simulated machine; the command line only checks its
+//!   arguments into them.
 //! - [`simulation`]: the same session on a simulated machine (`--simulate`): no MPI, no
 //!   binding, a simulated clock.
 //! - `trace_size`: how large a plan's trace can grow, refused past what the readers take.
@@ -24,6 +27,7 @@
 pub mod adaptive;
 pub mod choices;
 pub mod describe;
+pub mod job;
 pub mod options;
 #[cfg(feature = "mpi")]
 pub mod rank0;

@@ -9,7 +9,8 @@
 //! - [`launch`]: that launcher's command line, and the process that runs it.
 //! - [`world`]: joining the MPI job; [`stack`]: which point-to-point stack (the fabric) the
 //!   library picked there.
-//! - [`graph`]: a contention graph run with MPI (`network --run`).
+//! - [`graph`]: a contention graph run with MPI (`network --run`), the ranks' side;
+//!   [`graph_job`]: the job around it (its launch from a shell, each rank joining it).
 //! - [`signals`]: stop, forward, die with the launcher; [`progress`]: the progress bar or
 //!   log lines on standard error.
 //! - [`wire`]: control messages of any length with plain receives (no matched probe, which
@@ -19,6 +20,8 @@ pub mod driver;
 pub mod flavour;
 #[cfg(feature = "mpi")]
 pub mod graph;
+#[cfg(feature = "mpi")]
+pub mod graph_job;
 pub mod launch;
 pub mod progress;
 pub mod signals;
