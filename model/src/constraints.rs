@@ -21,12 +21,9 @@ use std::fmt;
 /// Relative slack allowed where a rule compares two measured bandwidths.
 pub const TOLERANCE: f64 = 0.05;
 
-/// Smallest bandwidth a model may hold (1 kB/s): smaller ones are typing errors, and
-/// subnormal values (`1e-320`) make divisions overflow downstream.
-pub const MIN_BANDWIDTH: f64 = 1e-3;
-/// Largest bandwidth a model may hold (10^12 MB/s, an exabyte per second): beyond it `n *
-/// B_seq^comp` and the network solver's arithmetic leave the finite numbers.
-pub const MAX_BANDWIDTH: f64 = 1e12;
+/// The range a bandwidth may take, a property of the unit (there, with why); re-exported
+/// here beside the other bounds a model is checked against.
+pub use crate::units::{MAX_BANDWIDTH, MIN_BANDWIDTH};
 
 /// Largest `kappa` a cpu-copy model may hold ([`super::cpu_copy`]): the copies then keep
 /// under 0.1 % of their bandwidth from the first loaded core, which no machine shows.

@@ -98,11 +98,11 @@ impl ParamIntervals {
 
 /// Whether an interval's upper end is open: the data bound the parameter from below only,
 /// and the interval says so by reaching the largest bandwidth a model file holds
-/// ([`crate::constraints::MAX_BANDWIDTH`]). `calibrate` writes it for a `T_seq^max` that
+/// ([`crate::units::MAX_BANDWIDTH`]). `calibrate` writes it for a `T_seq^max` that
 /// equation 6 never reaches on the socket's cores, where every higher value predicts the
 /// same bandwidths.
 pub fn open_above([_, hi]: Interval) -> bool {
-    hi >= crate::constraints::MAX_BANDWIDTH
+    hi >= crate::units::MAX_BANDWIDTH
 }
 
 /// As an object of the parameters' names, as a derived `Serialize` of one field per

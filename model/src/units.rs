@@ -2,11 +2,19 @@
 //! `512k`, `1048576`) and as people read them (`64 MiB`), durations as people read them
 //! (`12 min 5 s`), and `Units`, the block
 //! that spells out every number's unit in each JSON the tool writes (reports, and the model
-//! file's `calibration`).
+//! file's `calibration`); the range a bandwidth in MB/s may take ([`MIN_BANDWIDTH`],
+//! [`MAX_BANDWIDTH`]).
 
 use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
+
+/// Smallest bandwidth a model may hold, in MB/s (1 kB/s): smaller ones are typing errors, and
+/// subnormal values (`1e-320`) make divisions overflow downstream.
+pub const MIN_BANDWIDTH: f64 = 1e-3;
+/// Largest bandwidth a model may hold, in MB/s (10^12 MB/s, an exabyte per second): beyond it `n *
+/// B_seq^comp` and the network solver's arithmetic leave the finite numbers.
+pub const MAX_BANDWIDTH: f64 = 1e12;
 
 /// `95 s`, `12 min 5 s`, `2 h 3 min`: a measuring time as a person reads it.
 pub fn human_seconds(s: f64) -> String {
