@@ -169,11 +169,11 @@ pub fn impossible_points(trace: &Trace, source: &str) -> Vec<ImpossiblePoint> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImpossiblePoint {
     /// Why, naming the file, the point and the field.
-    pub why: String,
+    pub(crate) why: String,
     /// The point is one of a trace of runs' top-level `points`: derived data, the runs
     /// combined ([`crate::runs::combine`]), which `measure --resume` makes again
     /// from sound runs rather than measuring anything.
-    pub combined: bool,
+    pub(crate) combined: bool,
 }
 
 /// Why a point of a trace of a machine of `cores_per_socket` cannot be a measurement (the
@@ -280,7 +280,7 @@ pub enum DatasetError {
         placement: Placement,
         cores: u32,
     },
-    /// A trace whose two marks of origin disagree ([`Trace::simulated`]).
+    /// A trace whose two marks of origin disagree (`Trace::simulated`).
     Marks {
         source: String,
         marks: crate::trace::MarksDisagree,

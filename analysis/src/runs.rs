@@ -12,7 +12,7 @@
 //! Belli, "Scientific Benchmarking of Parallel Computing Systems", SC15, rule 5).
 //!
 //! Each run measures the core counts in an order of its own, shuffled by a seeded ChaCha8
-//! stream ([`order`]) and recorded in the trace, so that a drift over the campaign's time
+//! stream (`order`) and recorded in the trace, so that a drift over the campaign's time
 //! does not pass for an effect of the core count. A trace of one run keeps the ascending
 //! order and its old layout.
 
@@ -25,12 +25,12 @@ use std::collections::BTreeMap;
 /// run's median. On a real 16-core node a phase's interval within one run held another
 /// run's median in 22 % of pairs (the launch moves a phase by 3-29 %, far beyond the
 /// run's own interval), the interval from three runs in 91 % at a median half-width of 20 %
-/// ([`crate::stats::run_interval95`]: two runs give 12.7 times their spread, three 4.3);
+/// (`crate::stats::run_interval95`: two runs give 12.7 times their spread, three 4.3);
 /// three runs of the default sweep took 151 s there.
 pub const DEFAULT_RUNS: u32 = 3;
 /// The runs the plan suggests for an interval that holds another run: see
 /// [`crate::stats::run_interval95`] for its width against the number of runs.
-pub const RECOMMENDED_RUNS: u32 = DEFAULT_RUNS;
+pub(crate) const RECOMMENDED_RUNS: u32 = DEFAULT_RUNS;
 /// The most runs one trace may ask for, the trace's own bound (there, with why).
 pub use crate::trace::MAX_RUNS;
 
@@ -40,7 +40,7 @@ const ORDER_KEY: u64 = 2;
 
 /// The order run `run` (from 0) measures `cores` in: a Fisher-Yates shuffle (Knuth, TAOCP
 /// vol. 2, algorithm 3.4.2 P) by stream `run` of the key of `seed`, the same on every machine.
-pub fn order(cores: &[u32], seed: u64, run: u32) -> Vec<u32> {
+pub(crate) fn order(cores: &[u32], seed: u64, run: u32) -> Vec<u32> {
     let mut rng = Rng::keyed([seed, 0, 0, ORDER_KEY], u64::from(run));
     let mut v = cores.to_vec();
     for i in (1..v.len()).rev() {
@@ -132,7 +132,7 @@ pub fn complete(trace: &Trace) -> bool {
 /// The points of a trace of runs: per core count measured in any run, each phase's median
 /// the median of the runs' medians, its summary that of the runs' medians (`count`: the
 /// runs), its interval the one another run's median falls in
-/// ([`stats::run_interval95`]; none from a single run), unstable when a run's was. Samples
+/// (`stats::run_interval95`; none from a single run), unstable when a run's was. Samples
 /// stay in the runs.
 pub fn combine(runs: &[Run]) -> Vec<TracePoint> {
     let mut by_cores: BTreeMap<u32, Vec<&TracePoint>> = BTreeMap::new();

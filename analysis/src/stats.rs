@@ -76,7 +76,7 @@ pub(crate) fn relative_se_of_median(values: &mut [f64]) -> Option<f64> {
 
 /// Mean absolute percentage error, `100 / n * sum |a - p| / a` (the paper's section 4.2), of
 /// `(measured, predicted)` pairs; `None` for no pairs.
-pub fn mape(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<f64> {
+pub(crate) fn mape(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<f64> {
     let (sum, n) = pairs.into_iter().fold((0.0, 0usize), |(s, n), (a, p)| {
         (s + ((a - p) / a).abs(), n + 1)
     });
@@ -152,7 +152,7 @@ pub(crate) fn student_t975(nu: f64) -> f64 {
 /// Logarithms, because run-to-run changes are ratios (a slower page placement, a busier
 /// neighbour) and the interval of a bandwidth must stay above zero. `None` with fewer than
 /// two values or one that is not a positive bandwidth.
-pub fn run_interval95(values: &[f64]) -> Option<(f64, f64)> {
+pub(crate) fn run_interval95(values: &[f64]) -> Option<(f64, f64)> {
     let r = values.len();
     if r < 2 || values.iter().any(|v| !(v.is_finite() && *v > 0.0)) {
         return None;

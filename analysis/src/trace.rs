@@ -40,7 +40,7 @@ pub struct Trace {
     pub complete: bool,
     /// One point per measured core count, ascending. With [`Trace::runs`], their
     /// combination: each phase's median is the median of the runs' medians, its interval the
-    /// one another run's median falls in ([`crate::stats::run_interval95`]), its samples
+    /// one another run's median falls in (`crate::stats::run_interval95`), its samples
     /// left in the runs.
     pub points: Vec<TracePoint>,
     /// Every run of a repeated measurement (`measure --runs R`, `R >= 2`), first measured
@@ -64,7 +64,7 @@ pub struct Trace {
     pub buffers: Vec<BufferPages>,
     /// How a simulated run was drawn (`measure --simulate`): absent in a real trace. With
     /// [`MachineInfo::simulated`] (which travels with the machine into model files) it is one
-    /// of the two marks [`Trace::simulated`] reads.
+    /// of the two marks `Trace::simulated` reads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulation: Option<Simulation>,
     /// How an adaptive sweep (`measure --adaptive`) chose its points: absent after a full
@@ -223,7 +223,7 @@ pub struct MachineInfo {
     pub hwloc_version: String,
     /// The simulated machine this trace was drawn from (`paper:henri`), absent for a real
     /// one: `calibrate`, `evaluate`, `plot`, `check` and `survey` never mix the two. Read
-    /// through [`Trace::simulated`], which checks it against [`Trace::simulation`].
+    /// through `Trace::simulated`, which checks it against [`Trace::simulation`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulated: Option<String>,
 }
@@ -505,8 +505,8 @@ pub struct Sample {
 /// a simulated trace pass for a real one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MarksDisagree {
-    pub machine: Option<String>,
-    pub simulation: Option<String>,
+    pub(crate) machine: Option<String>,
+    pub(crate) simulation: Option<String>,
 }
 
 impl std::fmt::Display for MarksDisagree {
@@ -542,7 +542,7 @@ impl Trace {
     /// every reader applies (calibrate, evaluate, plot, check, a fleet, `measure --resume`):
     /// both marks, [`MachineInfo::simulated`] and [`Trace::simulation`], must say the same,
     /// else the trace is refused rather than taken on either mark's word.
-    pub fn simulated(&self) -> Result<Option<&Simulation>, MarksDisagree> {
+    pub(crate) fn simulated(&self) -> Result<Option<&Simulation>, MarksDisagree> {
         let machine = self.machine.simulated.as_deref();
         match &self.simulation {
             Some(s) if Some(s.machine.as_str()) == machine => Ok(Some(s)),

@@ -395,10 +395,10 @@ impl Resampler {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Replicates {
     /// One refitted model per resample.
-    pub models: Vec<Model>,
+    pub(crate) models: Vec<Model>,
     /// How many refits found nothing better on their resample than the full fit they started
     /// from, and so are the full fit itself.
-    pub kept_full_fit: u32,
+    pub(crate) kept_full_fit: u32,
 }
 
 /// `resamples` refits of `fitted` (the full fit of `groups`), seeded by `seed`.

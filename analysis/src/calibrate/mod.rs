@@ -157,7 +157,7 @@ pub struct Calibration {
     /// The noise between runs of the inputs ([`spread`]), when they hold several runs:
     /// `check` takes its drift limit from it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_spread: Option<spread::RunSpread>,
+    pub(crate) run_spread: Option<spread::RunSpread>,
 }
 
 /// Which model `calibrate` fitted, and why: the inputs' transport, or `--model`.

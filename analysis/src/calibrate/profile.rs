@@ -119,13 +119,13 @@ fn largest_total(groups: &[Key], medians: &[f64]) -> Option<f64> {
 /// One side's profile: the core ranges of both breakpoints and the parameter sets the fit
 /// takes at every kept position.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Profile {
+pub(crate) struct Profile {
     /// `N_par^max`'s kept core counts, lowest and highest.
-    pub n_par: [u32; 2],
+    pub(crate) n_par: [u32; 2],
     /// `N_seq^max`'s kept core counts, lowest and highest.
-    pub n_seq: [u32; 2],
+    pub(crate) n_seq: [u32; 2],
     /// The fitted parameters at each kept position, the full fit's included.
-    pub sets: Vec<Params>,
+    pub(crate) sets: Vec<Params>,
 }
 
 /// The profile of `side` of `fitted` (the full fit of `groups` and `medians`, whose relative

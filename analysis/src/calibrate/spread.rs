@@ -17,28 +17,28 @@ use std::collections::BTreeMap;
 
 /// The noise between runs of one bandwidth: standard deviations of the log median.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Spread {
+pub(crate) struct Spread {
     /// The level a run shares over its core counts.
-    pub run: f64,
+    pub(crate) run: f64,
     /// What moves each point of a run apart from that.
-    pub point: f64,
+    pub(crate) point: f64,
 }
 
 /// The noise between runs of the four bandwidths, and how many runs showed it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RunSpread {
     /// Runs per point (the most any input holds).
-    pub runs: u32,
-    pub comp_alone: Spread,
-    pub comm_alone: Spread,
-    pub comp_parallel: Spread,
-    pub comm_parallel: Spread,
+    pub(crate) runs: u32,
+    pub(crate) comp_alone: Spread,
+    pub(crate) comm_alone: Spread,
+    pub(crate) comp_parallel: Spread,
+    pub(crate) comm_parallel: Spread,
 }
 
 impl RunSpread {
     /// The spreads in the tidy CSV's order: computations alone, communications alone,
     /// computations in parallel, communications in parallel.
-    pub fn streams(&self) -> [Spread; 4] {
+    pub(crate) fn streams(&self) -> [Spread; 4] {
         [
             self.comp_alone,
             self.comm_alone,
@@ -59,7 +59,7 @@ struct Pooled {
 }
 
 /// The noise between runs of `inputs`, `None` when no input holds two runs of two points.
-pub fn of_inputs(inputs: &[Input]) -> Option<RunSpread> {
+pub(crate) fn of_inputs(inputs: &[Input]) -> Option<RunSpread> {
     let mut pooled = [Pooled::default(); 4];
     let mut most_runs = 0u32;
     for input in inputs {

@@ -41,11 +41,11 @@ use serde::Serialize;
 /// of the four streams of one side's points; 0 where no phase had an interval (traces older
 /// than the field), which leaves the judgement to the band alone.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct StreamNoise {
-    pub comp_alone: f64,
-    pub comm_alone: f64,
-    pub comp_parallel: f64,
-    pub comm_parallel: f64,
+pub(crate) struct StreamNoise {
+    pub(crate) comp_alone: f64,
+    pub(crate) comm_alone: f64,
+    pub(crate) comp_parallel: f64,
+    pub(crate) comm_parallel: f64,
 }
 
 /// The factor of the standard error of a median of normal samples: `1.2533 x sigma /
@@ -80,7 +80,7 @@ fn streams(r: [f64; 4]) -> StreamNoise {
 impl StreamNoise {
     /// The noise of `points` (one side's points, every core count): each stream's median
     /// over them.
-    pub fn of_points<'a>(points: impl IntoIterator<Item = &'a TracePoint>) -> Self {
+    pub(crate) fn of_points<'a>(points: impl IntoIterator<Item = &'a TracePoint>) -> Self {
         let mut per_stream: [Vec<f64>; 4] = Default::default();
         for p in points {
             for (s, phase) in per_stream.iter_mut().zip(p.phases()) {
@@ -94,14 +94,14 @@ impl StreamNoise {
 /// The noise of one side's points: each core count's, and the typical one over them (for
 /// the parameters read over the points, and a point whose phase has none).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct SideNoise {
-    pub typical: StreamNoise,
+pub(crate) struct SideNoise {
+    pub(crate) typical: StreamNoise,
     /// `(cores, noise)` of every point.
-    pub points: Vec<(u32, StreamNoise)>,
+    pub(crate) points: Vec<(u32, StreamNoise)>,
 }
 
 impl SideNoise {
-    pub fn of_points<'a>(points: impl IntoIterator<Item = &'a TracePoint> + Clone) -> Self {
+    pub(crate) fn of_points<'a>(points: impl IntoIterator<Item = &'a TracePoint> + Clone) -> Self {
         let typical = StreamNoise::of_points(points.clone());
         let fallback = [
             typical.comp_alone,
@@ -125,7 +125,7 @@ impl SideNoise {
     }
 
     /// The noise at `cores` cores; the typical one where no point was measured there.
-    pub fn at(&self, cores: u32) -> StreamNoise {
+    pub(crate) fn at(&self, cores: u32) -> StreamNoise {
         self.points
             .iter()
             .find(|(c, _)| *c == cores)
@@ -137,7 +137,7 @@ impl SideNoise {
 /// parameter's unit) from the side's noise `s`, on a socket of `cores_per_socket` cores
 /// (see the module's documentation for the rule of each), widened to the bootstrap's
 /// intervals where there are some.
-pub fn half_widths(
+pub(crate) fn half_widths(
     p: &Params,
     cores_per_socket: u32,
     s: &SideNoise,

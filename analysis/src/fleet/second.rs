@@ -15,7 +15,7 @@
 //!   fleet, drawn by the fleet's seed: with the suspects' their two runs give the pooled
 //!   run-to-run spread that widens the band for every node (`runs::pooled`); the sample
 //!   keeps it from resting on the suspects alone, whose selection makes it err wide;
-//! - at most [`MAX_SHARE`] of the fleet in all, so a survey costs at most 1.5 times one run
+//! - at most `MAX_SHARE` of the fleet in all, so a survey costs at most 1.5 times one run
 //!   per node; suspects beyond it keep one run and are not named (the report says so).
 //!
 //! This is a two-stage design in the sense of sequential testing (a screening stage, then a
@@ -38,7 +38,7 @@ pub const MIN_SAMPLE: usize = 4;
 pub const SAMPLE_SHARE: f64 = 0.05;
 
 /// The most of the fleet measured twice.
-pub const MAX_SHARE: f64 = 0.5;
+pub(crate) const MAX_SHARE: f64 = 0.5;
 
 /// The nodes to measure a second time after the first runs' `report`, by host name: the
 /// suspects (farthest first) and the sample (drawn by `seed`), together at most half the
@@ -85,7 +85,7 @@ pub fn choose(report: &FleetReport, seed: u64) -> Vec<String> {
     chosen
 }
 
-/// The most nodes [`choose`] names among `measured` calibrated nodes: [`MAX_SHARE`] of them,
+/// The most nodes [`choose`] names among `measured` calibrated nodes: `MAX_SHARE` of them,
 /// at least one. What a survey's plan counts the second stage's rounds from, before the
 /// first runs say who.
 pub fn most_chosen(measured: usize) -> usize {

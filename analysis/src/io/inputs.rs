@@ -29,7 +29,7 @@ pub struct MeasurementFile {
     pub notes: Vec<String>,
     /// The simulated machine the measurements were drawn from (`paper:henri`), `None` for
     /// real ones: a trace's marks ([`trace_file::simulated`]) or a CSV's column
-    /// ([`tidy_csv::SIMULATED`]).
+    /// (`tidy_csv::SIMULATED`).
     pub simulated: Option<String>,
 }
 

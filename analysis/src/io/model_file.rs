@@ -47,7 +47,7 @@ impl std::error::Error for InvalidModel {}
 crate::error::wrap!(Input: InvalidModel);
 
 /// Prefix that names a model built into the binary (the paper's tables) instead of a file.
-pub const PAPER_PREFIX: &str = "paper:";
+pub(crate) const PAPER_PREFIX: &str = "paper:";
 
 /// Loads `spec`: a path, `-` for standard input, or `paper:NAME` for one of the paper's
 /// machines.

@@ -23,7 +23,7 @@ pub const HEADER: [&str; 7] = [
 ];
 
 /// The column that marks the rows of a simulated run with the machine they were drawn from.
-pub const SIMULATED: &str = "simulated";
+pub(crate) const SIMULATED: &str = "simulated";
 
 /// A tidy CSV as read: its rows, and the simulated machine they were drawn from (`None`: a
 /// real measurement, or a file that does not say, as every CSV before the mark).
@@ -39,7 +39,7 @@ pub fn to_string(rows: &[TidyRow]) -> String {
     marked(rows, None)
 }
 
-/// [`to_string`], with the [`SIMULATED`] column naming `simulated` on every row when the rows
+/// [`to_string`], with the `SIMULATED` column naming `simulated` on every row when the rows
 /// were drawn from a simulated machine.
 pub fn marked(rows: &[TidyRow], simulated: Option<&str>) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());

@@ -68,7 +68,7 @@ pub enum TraceFileError {
         source: String,
         err: serde_json::Error,
     },
-    /// Its two marks of origin disagree ([`Trace::simulated`]): refused here, so that no
+    /// Its two marks of origin disagree (`Trace::simulated`): refused here, so that no
     /// reader ever holds a trace of unknown origin.
     Marks {
         source: String,
@@ -236,7 +236,7 @@ fn parse_record(text: &str, source: &str) -> Result<Trace, TraceFileError> {
     Ok(trace)
 }
 
-/// [`Trace::simulated`], its refusal naming the file (`source`): what every reader of a
+/// `Trace::simulated`, its refusal naming the file (`source`): what every reader of a
 /// trace's origin calls. [`parse`] already refused a file whose marks disagree; a trace built
 /// or edited in memory is checked the same way.
 pub fn simulated<'t>(

@@ -57,7 +57,7 @@ impl Ranking {
 /// The candidate of one predicted point, for a step of `comp_bytes` and `comm_bytes`.
 ///
 /// `None` when a bandwidth is not above 0 (the model cannot give a time then).
-pub fn candidate(
+pub(crate) fn candidate(
     comp_numa: u32,
     comm_numa: u32,
     p: &Point,

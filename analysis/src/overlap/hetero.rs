@@ -27,9 +27,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Hetero {
     /// `T_M`, `T_N`, `L_M`, `L_N`, with `T_M` the whole computation on the CPU (`w = 0`).
-    pub step: Step,
+    pub(crate) step: Step,
     /// `P_A / P_M`: the accelerators' performance as a multiple of the CPU's uncontended one.
-    pub accel_perf: f64,
+    pub(crate) accel_perf: f64,
 }
 
 /// One split of the computation and its times (unit of the inputs).

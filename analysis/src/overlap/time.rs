@@ -119,7 +119,7 @@ impl Step {
     }
 
     /// `T_tot` of section IV.
-    pub fn total_time(&self) -> f64 {
+    pub(crate) fn total_time(&self) -> f64 {
         total_time(
             self.comp_time,
             self.comm_time,
@@ -146,7 +146,7 @@ impl Step {
 /// Only one of the two differences is positive: it is the work left to the stream that
 /// finishes last, done at full speed, i.e. `L` times faster. Unchecked: see [`Step::new`] for
 /// the inputs it is meant for. A zero `T_M` (no computation) gives `T_N`, and vice versa.
-pub fn total_time(comp_time: f64, comm_time: f64, comp_loss: f64, comm_loss: f64) -> f64 {
+pub(crate) fn total_time(comp_time: f64, comm_time: f64, comp_loss: f64, comm_loss: f64) -> f64 {
     let tcm = comp_time * comp_loss;
     let tcn = comm_time * comm_loss;
     tcm.min(tcn) + ((tcm - tcn) / comp_loss).max((tcn - tcm) / comm_loss)

@@ -41,19 +41,19 @@ use super::rng::Rng;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunNoise {
     /// Shared by every run of one campaign (a day).
-    pub day: [f64; 2],
+    pub(crate) day: [f64; 2],
     /// Shared by every core count and phase of one run.
-    pub run: [f64; 2],
+    pub(crate) run: [f64; 2],
     /// Shared by the phases alone and in parallel of one core count of one run.
-    pub point: [f64; 2],
+    pub(crate) point: [f64; 2],
     /// Each phase's own.
-    pub phase: [f64; 2],
+    pub(crate) phase: [f64; 2],
     /// Communications in parallel's own part at the last core (linear from 0 at one core).
-    pub loaded: f64,
+    pub(crate) loaded: f64,
     /// The share of phases that run slow for their whole length.
-    pub tail_rate: f64,
+    pub(crate) tail_rate: f64,
     /// How slow: `exp(-|N(0, tail_sigma)|)`.
-    pub tail_sigma: f64,
+    pub(crate) tail_sigma: f64,
 }
 
 /// Which campaign, unit and run a draw belongs to.

@@ -26,9 +26,9 @@ use crate::trace::{Phase, TracePoint};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Degradation {
     /// On every computation bandwidth (the memory's).
-    pub memory: f64,
+    pub(crate) memory: f64,
     /// On every communication bandwidth.
-    pub communications: f64,
+    pub(crate) communications: f64,
 }
 
 impl Default for Degradation {
@@ -42,11 +42,11 @@ impl Default for Degradation {
 
 /// The range of a `--slow` factor: a node at 1 % of the machine's bandwidth to ten times
 /// it. Below, a factor such as `5e-324` made parameters of about 300 digits.
-pub const SLOW_FACTORS: std::ops::RangeInclusive<f64> = 0.01..=10.0;
+pub(crate) const SLOW_FACTORS: std::ops::RangeInclusive<f64> = 0.01..=10.0;
 
 /// `--slow NODE=KIND:FACTOR,...` parsed: the nodes degraded and how, in the order given.
 /// `KIND` is `mem` (computations' bandwidth) or `comm` (communications'); `FACTOR` in
-/// [`SLOW_FACTORS`]. A node may be named once per kind (a factor of 1 too). A control
+/// `SLOW_FACTORS`. A node may be named once per kind (a factor of 1 too). A control
 /// character is refused: the spec is printed in the fleet report's header. `nodes` are the fleet's node names, which
 /// the names given must be among.
 pub fn parse_slow(spec: &str, nodes: &[String]) -> Result<Vec<(String, Degradation)>> {
@@ -124,7 +124,7 @@ pub fn parse_slow(spec: &str, nodes: &[String]) -> Result<Vec<(String, Degradati
 }
 
 /// Rounds drawn per phase: what a phase of about a second keeps on a real node.
-pub const ROUNDS: usize = 30;
+pub(crate) const ROUNDS: usize = 30;
 
 /// One run of one node of a simulated fleet: its points at `cores`, drawn from `truth`
 /// degraded by `d`, with the run's level and each point's drawn from `run_noise` and each

@@ -18,8 +18,8 @@
 //! A campaign in three calls:
 //!
 //! ```
-//! use contention::model::Placement;
-//! use contention::simulate::{draw_point, Noise, Rng, Truth};
+//! use contention_analysis::model::Placement;
+//! use contention_analysis::simulate::{draw_point, Noise, Rng, Truth};
 //!
 //! let truth = Truth::parse("realistic:henri").unwrap();
 //! let at = Placement { comp_numa: 0, comm_numa: 0 };

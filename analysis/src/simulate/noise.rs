@@ -63,7 +63,7 @@ impl Noise {
     /// no average over threads calms it, and whose rounds a real node's traces show 1.5-2.5
     /// times as wide as a computation's (within-run half-widths of the 16-core node: 1.5 %
     /// alone, 2.5 % in parallel, against 1.3-1.6 % for computations): the rounds' shared
-    /// part is [`MESSAGE_ROUNDS`] times the computations'.
+    /// part is `MESSAGE_ROUNDS` times the computations'.
     pub fn messages(self) -> Noise {
         Noise {
             rounds: self.rounds * MESSAGE_ROUNDS,
@@ -74,7 +74,7 @@ impl Noise {
 
 /// How much wider the rounds of a communication stream scatter than a computation's
 /// ([`Noise::messages`]).
-pub const MESSAGE_ROUNDS: f64 = 2.5;
+pub(crate) const MESSAGE_ROUNDS: f64 = 2.5;
 
 impl Default for Noise {
     fn default() -> Self {
@@ -132,7 +132,7 @@ impl Stream {
     }
 
     /// The next `rounds` rounds, each the sum over threads (the stream's bandwidth, MB/s).
-    pub fn round_totals(&mut self, rounds: usize) -> Vec<f64> {
+    pub(crate) fn round_totals(&mut self, rounds: usize) -> Vec<f64> {
         (0..rounds)
             .map(|_| self.next_round().iter().sum())
             .collect()

@@ -26,7 +26,7 @@ pub enum ComputeKernel {
 impl ComputeKernel {
     /// The name on the command line, in trace file names and in the trace's
     /// `compute_kernel` variant.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             ComputeKernel::NtStore => "nt-store",
             ComputeKernel::Copy => "copy",

@@ -43,8 +43,9 @@ impl StoreSet {
         StoreSet::Portable
     }
 
-    /// Every kernel this CPU supports, widest first (for benchmarks and tests).
-    pub fn supported() -> Vec<StoreSet> {
+    /// Every kernel this CPU supports, widest first (for the tests).
+    #[cfg(test)]
+    pub(crate) fn supported() -> Vec<StoreSet> {
         let mut all = vec![StoreSet::Portable];
         #[cfg(target_arch = "x86_64")]
         {
@@ -71,7 +72,7 @@ impl StoreSet {
     /// Whether this CPU can run the kernel. A `StoreSet` is a plain value anyone can name, so
     /// [`StoreSet::fill`] checks this before it runs wide instructions (a cached feature test:
     /// one load per pass over a buffer of megabytes).
-    pub fn runs_here(self) -> bool {
+    pub(crate) fn runs_here(self) -> bool {
         match self {
             #[cfg(target_arch = "x86_64")]
             StoreSet::Avx512 => is_x86_feature_detected!("avx512f"),
@@ -88,7 +89,7 @@ impl StoreSet {
     /// and the bandwidth is computed from the bytes actually written ([`StoreSet::written`]).
     ///
     /// # Panics
-    /// When the CPU lacks the kernel's instructions ([`StoreSet::runs_here`]): running them
+    /// When the CPU lacks the kernel's instructions (`StoreSet::runs_here`): running them
     /// would be undefined behaviour, and falling back silently would record a kernel that did
     /// not run. [`StoreSet::detect`] never gives such a kernel.
     pub fn fill(self, buf: &mut [MaybeUninit<u8>], value: u8) {
@@ -138,7 +139,7 @@ mod x86 {
     /// # Safety
     /// The CPU supports AVX-512F; `ptr .. ptr + len` is writable.
     #[target_feature(enable = "avx512f")]
-    pub unsafe fn stream_avx512(ptr: *mut u8, len: usize, value: u8) {
+    pub(crate) unsafe fn stream_avx512(ptr: *mut u8, len: usize, value: u8) {
         let v = _mm512_set1_epi8(value as i8);
         let (head, body) = split_aligned(ptr, len, 64);
         // SAFETY: caller guarantees the range; `head` bytes precede `body`.
@@ -158,7 +159,7 @@ mod x86 {
     /// # Safety
     /// The CPU supports AVX2; `ptr .. ptr + len` is writable.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn stream_avx2(ptr: *mut u8, len: usize, value: u8) {
+    pub(crate) unsafe fn stream_avx2(ptr: *mut u8, len: usize, value: u8) {
         let v = _mm256_set1_epi8(value as i8);
         let (head, body) = split_aligned(ptr, len, 32);
         // SAFETY: caller guarantees the range.
@@ -179,7 +180,7 @@ mod x86 {
     /// # Safety
     /// `ptr .. ptr + len` is writable.
     #[target_feature(enable = "sse2")]
-    pub unsafe fn stream_sse2(ptr: *mut u8, len: usize, value: u8) {
+    pub(crate) unsafe fn stream_sse2(ptr: *mut u8, len: usize, value: u8) {
         let v = _mm_set1_epi8(value as i8);
         let (head, body) = split_aligned(ptr, len, 16);
         // SAFETY: caller guarantees the range.

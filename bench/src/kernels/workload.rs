@@ -24,14 +24,14 @@ use std::mem::MaybeUninit;
 /// non-temporal stores, with the widest store instructions the CPU has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Workload {
-    pub kernel: ComputeKernel,
+    pub(crate) kernel: ComputeKernel,
     /// The instructions of [`ComputeKernel::NtStore`] (the others use ordinary stores).
-    pub stores: StoreSet,
+    pub(crate) stores: StoreSet,
 }
 
 impl Workload {
     /// `kernel` with the widest non-temporal stores this CPU has.
-    pub fn detect(kernel: ComputeKernel) -> Workload {
+    pub(crate) fn detect(kernel: ComputeKernel) -> Workload {
         Workload::with(kernel, StoreSet::detect())
     }
 

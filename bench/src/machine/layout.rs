@@ -12,20 +12,20 @@ pub const SYSFS: &str = "/sys/devices/system";
 /// (those in the process's allowed cpuset; a core with none is left out of the layout).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Core {
-    pub logical: u32,
-    pub pus_os: Vec<u32>,
+    pub(crate) logical: u32,
+    pub(crate) pus_os: Vec<u32>,
 }
 
 /// One socket (hwloc Package) and its usable cores in logical order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Socket {
-    pub logical: u32,
-    pub cores: Vec<Core>,
+    pub(crate) logical: u32,
+    pub(crate) cores: Vec<Core>,
     /// Bytes of last-level cache serving this socket's cores: every L3 in it (several on
     /// chiplet CPUs, one per die or CCX), else every L2; 0 when hwloc reports none. The data
     /// of threads on this socket must dwarf it for a kernel to measure memory
     /// ([`crate::measure::sweep::sizing`]).
-    pub llc_bytes: u64,
+    pub(crate) llc_bytes: u64,
 }
 
 /// Kind of network card, most relevant for MPI first.
@@ -39,38 +39,38 @@ pub enum NicKind {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Nic {
-    pub kind: NicKind,
-    pub info: NicInfo,
+    pub(crate) kind: NicKind,
+    pub(crate) info: NicInfo,
 }
 
 /// The machine as `measure` plans on it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layout {
-    pub hostname: String,
-    pub cpu_model: String,
-    pub hwloc_version: String,
-    pub sockets: Vec<Socket>,
-    pub numa: Vec<NumaNodeInfo>,
-    pub nics: Vec<Nic>,
+    pub(crate) hostname: String,
+    pub(crate) cpu_model: String,
+    pub(crate) hwloc_version: String,
+    pub(crate) sockets: Vec<Socket>,
+    pub(crate) numa: Vec<NumaNodeInfo>,
+    pub(crate) nics: Vec<Nic>,
     /// Cores hwloc sees that the process may not use (cpuset restrictions of a container or
     /// a batch scheduler); reported so a short sweep is explained.
-    pub cores_not_allowed: u32,
+    pub(crate) cores_not_allowed: u32,
     /// NUMA nodes (logical) hwloc sees that the process may not allocate on.
-    pub nodes_not_allowed: Vec<u32>,
+    pub(crate) nodes_not_allowed: Vec<u32>,
     /// The NUMA node (logical) local to each PU (OS index): under sub-NUMA clustering, the
     /// node of the PU's cluster, not just of its socket.
-    pub pu_numa: std::collections::BTreeMap<u32, u32>,
+    pub(crate) pu_numa: std::collections::BTreeMap<u32, u32>,
     /// Every last-level cache (each L3, else each L2) with the PUs (OS indices) it serves: on
     /// chiplet CPUs a socket has several, one per die, and threads on some dies can use only
     /// theirs.
-    pub caches: Vec<Cache>,
+    pub(crate) caches: Vec<Cache>,
 }
 
 /// One last-level cache and the PUs (OS indices) it serves.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cache {
-    pub bytes: u64,
-    pub pus_os: Vec<u32>,
+    pub(crate) bytes: u64,
+    pub(crate) pus_os: Vec<u32>,
 }
 
 impl Layout {
@@ -97,7 +97,7 @@ impl Layout {
 
     /// NUMA nodes on the first socket, `#m` of the model (at least 1: a machine whose nodes
     /// have no CPUs is treated as one node per socket).
-    pub fn numa_per_socket(&self) -> u32 {
+    pub(crate) fn numa_per_socket(&self) -> u32 {
         let n = self.numa.iter().filter(|n| n.socket == Some(0)).count();
         idx(n.max(1))
     }

@@ -12,19 +12,19 @@ use crate::trace::{CoreSlot, Plan};
 
 /// What the user asked for.
 #[derive(Debug, Clone, Default)]
-pub struct Request {
-    pub comp_numa: u32,
-    pub comm_numa: u32,
+pub(crate) struct Request {
+    pub(crate) comp_numa: u32,
+    pub(crate) comm_numa: u32,
     /// Core counts of the sweep; default every core the communication thread leaves free.
-    pub cores: Option<CoreList>,
+    pub(crate) cores: Option<CoreList>,
     /// Logical index of the core for the communication thread; default chosen here.
-    pub comm_core: Option<u32>,
+    pub(crate) comm_core: Option<u32>,
     /// Let the communication thread share its core with a computing thread (machines with
     /// too few cores for a sweep of two core counts otherwise).
-    pub share_comm_core: bool,
+    pub(crate) share_comm_core: bool,
     /// Rank 1 (the sender) runs on this host too: its copies need a core of their own
     /// ([`SENDER_CORE_FROM`]).
-    pub sender_here: bool,
+    pub(crate) sender_here: bool,
 }
 
 /// From how many cores on the computing socket the default sweep keeps one for the sender
@@ -34,16 +34,16 @@ pub struct Request {
 /// they take turns, and on a 16-core Xeon node the default plan that put them there got
 /// 12 MB/s of communications (2 messages of 64 MiB in a 6 s phase) against 6.0-6.6 GB/s with
 /// a core each. On 3 cores or fewer sharing stays the fallback, and the plan says so.
-pub const SENDER_CORE_FROM: usize = 4;
+pub(crate) const SENDER_CORE_FROM: usize = 4;
 
 /// The plan and the sweep it allows.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Planned {
-    pub plan: Plan,
-    pub sweep: Vec<u32>,
+pub(crate) struct Planned {
+    pub(crate) plan: Plan,
+    pub(crate) sweep: Vec<u32>,
     /// The core (hwloc logical index) the default sweep leaves to the sender
     /// ([`SENDER_CORE_FROM`]); `None` when it keeps none.
-    pub kept_for_sender: Option<u32>,
+    pub(crate) kept_for_sender: Option<u32>,
 }
 
 fn slot(core: &Core, socket: u32) -> CoreSlot {
@@ -251,11 +251,11 @@ pub(crate) fn plan(layout: &Layout, req: &Request) -> Result<Planned, PlanError>
 /// computing cores, and two runs still place it alike (left to the OS, its polling could land
 /// on any computing core).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SenderPlan {
-    pub slot: Option<CoreSlot>,
+pub(crate) struct SenderPlan {
+    pub(crate) slot: Option<CoreSlot>,
     /// NUMA node of its send buffer, logical and OS index.
-    pub numa: Option<(u32, u32)>,
-    pub reason: String,
+    pub(crate) numa: Option<(u32, u32)>,
+    pub(crate) reason: String,
 }
 
 pub(crate) fn sender_core(layout: &Layout, planned: &Planned, max_cores: usize) -> SenderPlan {

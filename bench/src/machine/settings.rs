@@ -39,7 +39,7 @@ pub(crate) fn list_len(list: &str) -> Option<u32> {
 
 /// Reads the settings below `root`; `numa_per_socket` comes from hwloc (sub-NUMA clustering
 /// is more than one node per socket).
-pub fn read_settings(root: &Path, numa_per_socket: Option<u32>) -> MachineSettings {
+pub(crate) fn read_settings(root: &Path, numa_per_socket: Option<u32>) -> MachineSettings {
     let status = read(root, "proc/self/status").unwrap_or_default();
     let field = |name: &str| {
         status.lines().find_map(|l| {

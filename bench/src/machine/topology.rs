@@ -22,7 +22,7 @@ pub use crate::machine::layout::{Cache, Core, Layout, Nic, NicKind, Socket, SYSF
 /// the rest, so inside a batch job's cpuset logical NUMA node 1 could be another node than on
 /// the same machine outside it. Which ones are usable is in the layout
 /// ([`Layout::cores_not_allowed`], [`Layout::nodes_not_allowed`]).
-pub fn load_this_machine() -> Result<Topology, TopologyError> {
+pub(crate) fn load_this_machine() -> Result<Topology, TopologyError> {
     Topology::builder()
         .with_flags(BuildFlags::INCLUDE_DISALLOWED)
         .map_err(Cause::from)
@@ -31,7 +31,7 @@ pub fn load_this_machine() -> Result<Topology, TopologyError> {
 }
 
 /// Loads a saved topology (`lstopo file.xml`) to plan for another machine.
-pub fn load_xml(path: &Path) -> Result<Topology, TopologyError> {
+pub(crate) fn load_xml(path: &Path) -> Result<Topology, TopologyError> {
     // hwlocality 1.0.0-alpha panics ("unreachable") on a file hwloc cannot open: read it
     // first, through the bounded reader of every input (hwloc opening a FIFO blocked for ever,
     // and `/dev/zero` would be read without end).
@@ -139,7 +139,7 @@ fn info(obj: &TopologyObject, key: &str) -> Option<String> {
 }
 
 /// Reads the layout from a topology.
-pub fn layout(topology: &Topology) -> Layout {
+pub(crate) fn layout(topology: &Topology) -> Layout {
     let root = topology.root_object();
     let packages: Vec<&TopologyObject> = topology.objects_with_type(ObjectType::Package).collect();
     // A machine without Package objects (some VMs) is one socket holding every core.

@@ -19,7 +19,7 @@ pub enum CommPattern {
 
 impl CommPattern {
     /// The name on the command line and in the trace.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             CommPattern::Pong => "pong",
             CommPattern::Pingpong => "pingpong",

@@ -32,7 +32,7 @@ pub(crate) fn describe_transport(t: &Transport) -> String {
 
 /// The plan as a person reads it before spending cluster time: the machine, its settings
 /// (with warnings), the transport, every thread's core and every buffer's node.
-pub fn describe_plan(
+pub(crate) fn describe_plan(
     layout: &Layout,
     r: &Resolved,
     transport: &Transport,

@@ -17,9 +17,9 @@ use std::path::PathBuf;
 /// Below this, buffers may be served by caches and the kernel would not measure memory.
 pub(crate) const MIN_BUFFER: u64 = 1 << 20;
 /// MPI counts are 32-bit signed integers.
-pub const MAX_MESSAGE: u64 = i32::MAX as u64;
+pub(crate) const MAX_MESSAGE: u64 = i32::MAX as u64;
 /// The ranks a ring may have (`--ranks`).
-pub const RING_RANKS: std::ops::RangeInclusive<u32> = 3..=1024;
+pub(crate) const RING_RANKS: std::ops::RangeInclusive<u32> = 3..=1024;
 
 /// One measurement of section 4.1.1: the placement, the sweep, the workloads and how long
 /// each phase is sampled. Field by field the options of `contention measure` (its `--help`
@@ -73,7 +73,7 @@ pub struct MeasureOptions {
     pub seed: u64,
     /// The flags among [`RESUMED_FROM_TRACE`] that the command line left at their default
     /// (and `--runs` when not given):
-    /// `--resume` takes their values from the trace instead ([`Self::keeping`]). Empty when
+    /// `--resume` takes their values from the trace instead (`Self::keeping`). Empty when
     /// not built from a command line (every value then counts as given).
     pub defaulted: Vec<&'static str>,
 }
@@ -127,7 +127,7 @@ impl MeasureOptions {
     /// These options for resuming the trace measured with `c`: each of
     /// [`RESUMED_FROM_TRACE`] that the command line did not give takes the trace's value,
     /// and so do the core counts (`--cores`) but in an adaptive sweep.
-    pub fn keeping(&self, c: &crate::trace::MeasureConfig) -> MeasureOptions {
+    pub(crate) fn keeping(&self, c: &crate::trace::MeasureConfig) -> MeasureOptions {
         let mut a = self.clone();
         for flag in &self.defaulted {
             match *flag {

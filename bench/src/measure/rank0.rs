@@ -1,7 +1,7 @@
 //! Rank 0's whole part of one measurement, on the communicator it is given: the world of
 //! `contention measure`'s job, or the two-rank communicator of one pair of a `contention
 //! survey` round. Plans on this machine, places the senders (the other ranks of `comm`, which
-//! run [`crate::measure::sender::serve_rank`]), runs the sweep of section 4.1.1 and writes the trace;
+//! run `crate::measure::sender::serve_rank`), runs the sweep of section 4.1.1 and writes the trace;
 //! and whatever happens, even a panic, tells the senders to stop.
 
 use crate::error::{Error, Result};
@@ -19,7 +19,7 @@ use std::path::Path;
 /// Measures on `world` as its rank 0 (`mpi`: the job as the trace records it, from
 /// `crate::mpi::world::Job::info`), then shuts the other ranks down. `quiet`: no plan and no
 /// progress on standard error.
-pub fn measure(
+pub(crate) fn measure(
     options: &MeasureOptions,
     quiet: bool,
     mpi: MpiInfo,

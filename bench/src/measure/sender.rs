@@ -4,7 +4,7 @@
 //! copies are memory traffic on the measured node: unpinned, two runs would measure
 //! different things.
 //!
-//! [`serve_rank`] is the whole life of a rank other than 0; `place_ranks` is rank 0's side.
+//! `serve_rank` is the whole life of a rank other than 0; `place_ranks` is rank 0's side.
 
 use crate::error::{Error, Result as CrateResult};
 use crate::machine::memory;
@@ -69,7 +69,7 @@ pub(crate) fn check(report: &SenderPlacement) -> Result<(), String> {
 /// Every rank but 0, for the whole run: place itself where rank 0 asks (see `place`),
 /// report, then send (and in an exchange, receive) `message_bytes`-byte messages in
 /// `pattern` until rank 0 says shut down. `host` is this rank's host name.
-pub fn serve_rank(world: &World, host: &str, message_bytes: usize, pattern: CommPattern) {
+pub(crate) fn serve_rank(world: &World, host: &str, message_bytes: usize, pattern: CommPattern) {
     let Some(to) = comm::await_placement(world) else {
         return;
     };

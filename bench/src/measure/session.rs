@@ -43,7 +43,7 @@ pub(crate) fn csv_path(trace: &Path) -> PathBuf {
 
 /// The configuration of the trace `--resume` continues, when there is one to continue:
 /// [`resolve`] keeps what the tool sized there.
-pub fn previous(a: &MeasureOptions, path: &Path) -> Result<Option<MeasureConfig>> {
+pub(crate) fn previous(a: &MeasureOptions, path: &Path) -> Result<Option<MeasureConfig>> {
     if !a.resume {
         return Ok(None);
     }
@@ -64,7 +64,7 @@ pub fn previous(a: &MeasureOptions, path: &Path) -> Result<Option<MeasureConfig>
 /// directory.
 ///
 /// Returns the trace's path when rank 0 runs here.
-pub fn check_before_launch(
+pub(crate) fn check_before_launch(
     a: &MeasureOptions,
     rank0_here: bool,
     rank1_here: bool,
@@ -121,13 +121,13 @@ pub fn check_before_launch(
 }
 
 /// What [`check_before_launch`] found where rank 0 runs on this host.
-pub struct Here {
+pub(crate) struct Here {
     /// The trace rank 0 writes.
-    pub trace: PathBuf,
+    pub(crate) trace: PathBuf,
     /// `--resume` of a trace that already holds every core count (and run) asked for:
     /// nothing to launch, and the trace is left as it is (it started an MPI job, then said
     /// so and rewrote the file).
-    pub nothing_left: bool,
+    pub(crate) nothing_left: bool,
 }
 
 /// Refuses to resume a trace that asks for a core count this machine cannot run (0, or
@@ -182,7 +182,7 @@ pub(crate) fn resume_missing(path: &Path) -> Error {
 /// there, or to resume an adaptive sweep without `--adaptive` (its record would no longer
 /// list every point); then creates the trace's directory, checked first so that a refused
 /// trace leaves none behind, and probes it.
-pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
+pub(crate) fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
     // The CSV goes beside the trace under its name with `.csv`: a trace named `t.csv` would
     // be replaced by its own CSV after every point, every sample lost; `T.CSV` too, on the
     // case-insensitive file systems of laptops and some shared mounts.
@@ -242,13 +242,13 @@ pub fn check_output(a: &MeasureOptions, path: &Path) -> Result<()> {
 }
 
 /// Everything resolved for this machine: plan, configuration, buffer sizes.
-pub struct Resolved {
-    pub planned: Planned,
-    pub config: MeasureConfig,
+pub(crate) struct Resolved {
+    pub(crate) planned: Planned,
+    pub(crate) config: MeasureConfig,
     /// Where rank 1 goes if it shares this host.
-    pub sender: SenderPlan,
+    pub(crate) sender: SenderPlan,
     /// `--adaptive`: the core counts of `config` are those the sweep may choose from.
-    pub adaptive: Option<AdaptiveOptions>,
+    pub(crate) adaptive: Option<AdaptiveOptions>,
 }
 
 impl Resolved {
@@ -264,12 +264,12 @@ impl Resolved {
 #[cfg(feature = "mpi")]
 /// A measurement placed on a machine: its hwloc topology (kept for binding the buffers), its
 /// layout, and the options resolved on it.
-pub struct Placed {
-    pub topology: Topology,
-    pub layout: Layout,
-    pub resolved: Resolved,
+pub(crate) struct Placed {
+    pub(crate) topology: Topology,
+    pub(crate) layout: Layout,
+    pub(crate) resolved: Resolved,
     /// The trace this host's rank 0 writes (`-o`, or its place under the results root).
-    pub trace: PathBuf,
+    pub(crate) trace: PathBuf,
 }
 
 #[cfg(feature = "mpi")]
@@ -281,7 +281,7 @@ const OTHER_NODES_STORES: &str = "the node CPU's best";
 /// `xml` of another, whose free memory is then unknown), lay it out, and [`resolve`] the
 /// options on it; with `previous`, against the trace `--resume` continues on its host.
 /// `rank1_here`: the sender (rank 1) runs on this host too, and needs a core of its own.
-pub fn place(
+pub(crate) fn place(
     a: &MeasureOptions,
     xml: Option<&Path>,
     previous: bool,
@@ -319,7 +319,7 @@ pub fn place(
 
 /// The transport between rank 0 and the others from the host of each rank: intra-node when
 /// every rank runs on rank 0's host.
-pub fn transport(hosts: &[String]) -> Transport {
+pub(crate) fn transport(hosts: &[String]) -> Transport {
     let kind = if hosts.iter().all(|h| Some(h) == hosts.first()) {
         TransportKind::IntraNode
     } else {
@@ -337,7 +337,7 @@ pub fn transport(hosts: &[String]) -> Transport {
 /// memory of the moment; options the user gives are compared with it later
 /// (`Rank0::run`'s check names each one that differs). `rank1_here`: the sender runs on
 /// this host (its core and its ring of send buffers are this host's).
-pub fn resolve(
+pub(crate) fn resolve(
     a: &MeasureOptions,
     layout: &Layout,
     sysfs: &Path,
@@ -569,19 +569,19 @@ const SEED: u64 = 1;
 #[cfg(feature = "mpi")]
 /// How rank 0 reports each step of the sweep.
 pub(crate) struct Rank0<'a> {
-    pub options: &'a MeasureOptions,
-    pub topology: &'a Topology,
-    pub layout: &'a Layout,
-    pub resolved: Resolved,
-    pub mpi: MpiInfo,
-    pub transport: Transport,
+    pub(crate) options: &'a MeasureOptions,
+    pub(crate) topology: &'a Topology,
+    pub(crate) layout: &'a Layout,
+    pub(crate) resolved: Resolved,
+    pub(crate) mpi: MpiInfo,
+    pub(crate) transport: Transport,
     /// Rank 1's placement as it reported it.
-    pub sender: Option<SenderPlacement>,
-    pub settings: Option<MachineSettings>,
-    pub progress: progress::Mode,
-    pub interrupted: &'static AtomicBool,
+    pub(crate) sender: Option<SenderPlacement>,
+    pub(crate) settings: Option<MachineSettings>,
+    pub(crate) progress: progress::Mode,
+    pub(crate) interrupted: &'static AtomicBool,
     /// The communicator of rank 0 and its sender.
-    pub comm: crate::measure::sweep::comm::Handle,
+    pub(crate) comm: crate::measure::sweep::comm::Handle,
 }
 
 #[cfg(feature = "mpi")]
@@ -955,7 +955,7 @@ pub(crate) fn resumable(old: Trace, fresh: &Trace, path: &Path) -> (Trace, bool)
 
 /// What [`without_refused`] took out of a trace, each with why.
 #[derive(Debug, Default)]
-pub struct Refused {
+pub(crate) struct Refused {
     /// Points of a run (or of a trace of one run): dropped, their core counts measured
     /// again.
     pub(crate) dropped: Vec<String>,
@@ -970,7 +970,11 @@ pub struct Refused {
 /// corrupt file, [`crate::dataset::impossible_points`]'s rule), and why for each; a trace
 /// of runs drops them from its runs and combines what is left again, which replaces its
 /// combined points, refused or not.
-pub fn without_refused(mut trace: Trace, cores_per_socket: u32, path: &Path) -> (Trace, Refused) {
+pub(crate) fn without_refused(
+    mut trace: Trace,
+    cores_per_socket: u32,
+    path: &Path,
+) -> (Trace, Refused) {
     let source = crate::error::shown_path(path);
     let refused_in = |points: &[TracePoint], at: &str| {
         crate::dataset::Input::refused_points(points, cores_per_socket, &source, at)

@@ -25,7 +25,11 @@ pub fn in_job() -> bool {
 /// The launcher chosen for `shape` and its line that starts this binary again with its own
 /// arguments (with `dry_run`, less the dry run's own options: the line it shows is the one a
 /// real run would start).
-pub fn plan_own(launcher: Launcher, shape: &Shape<'_>, dry_run: bool) -> Result<(Choice, JobLine)> {
+pub(crate) fn plan_own(
+    launcher: Launcher,
+    shape: &Shape<'_>,
+    dry_run: bool,
+) -> Result<(Choice, JobLine)> {
     let (exe, argv) = launch::own_command()?;
     let argv = if dry_run { without_dry_run(argv) } else { argv };
     launch::plan_launch(launcher, &world::library(), shape, &exe, &argv)
@@ -35,7 +39,7 @@ pub fn plan_own(launcher: Launcher, shape: &Shape<'_>, dry_run: bool) -> Result<
 /// The job of a later run of `measure --runs` (the second and after): this command with
 /// `--resume` and without `--force`, so that rank 0 continues the trace the first launch
 /// started with the next run ([`crate::runs::current`]) instead of overwriting it.
-pub fn plan_next_run(launcher: Launcher, shape: &Shape<'_>) -> Result<(Choice, JobLine)> {
+pub(crate) fn plan_next_run(launcher: Launcher, shape: &Shape<'_>) -> Result<(Choice, JobLine)> {
     let (exe, argv) = launch::own_command()?;
     launch::plan_launch(launcher, &world::library(), shape, &exe, &as_resume(argv))
 }
@@ -84,7 +88,7 @@ pub enum Signals {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ended {
     pub code: i32,
-    pub interrupted: bool,
+    pub(crate) interrupted: bool,
 }
 
 /// Starts `line` without waiting, its ranks told to show their progress as `progress` says.

@@ -20,7 +20,7 @@ use crate::error::Error;
 /// The MPI families whose launchers differ. MVAPICH, Intel MPI and Cray MPICH are MPICH's
 /// (Hydra's `mpiexec`, PMI under srun).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
+pub(crate) enum Family {
     OpenMpi,
     Mpich,
 }
@@ -78,9 +78,9 @@ impl Family {
 /// The MPI library this binary runs on, from what `MPI_Get_library_version` says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Library {
-    pub family: Option<Family>,
+    pub(crate) family: Option<Family>,
     /// Name and version, `Open MPI 4.1.4`, `MPICH 4.0.2`; the first line of an unknown one.
-    pub name: String,
+    pub(crate) name: String,
     /// The library's own words without how it was built: MPICH's string ends with its whole
     /// configure line and compiler flags (some 40 lines), which say nothing of the run.
     pub version: String,
@@ -146,7 +146,7 @@ fn after(raw: &str, prefix: &str) -> Option<String> {
 
 /// The dialect a launcher program speaks: its options, and the library it starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
+pub(crate) enum Dialect {
     /// Open MPI's `mpirun`/`mpiexec` (`-np`, `--host`, `--bind-to none`, `-x VAR`).
     OpenMpi,
     /// Hydra's `mpiexec` (MPICH, MVAPICH, Intel MPI: `-n`, `-hosts`, `-bind-to none`).
@@ -175,7 +175,7 @@ impl Dialect {
 
 /// How the job's ranks are started.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Starter {
+pub(crate) enum Starter {
     /// An MPI library's own launcher: `program` (as found on PATH) speaking `dialect`.
     Own { program: String, dialect: Dialect },
     /// `srun`; `mpi` is the plugin passed as `--mpi` (`None`: srun's default, for a library
@@ -186,18 +186,18 @@ pub enum Starter {
 /// The launcher chosen for a job, and why (the plan says both).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Choice {
-    pub starter: Starter,
-    pub why: String,
+    pub(crate) starter: Starter,
+    pub(crate) why: String,
 }
 
 /// What [`choose`] reads besides the library: the environment, and the two questions it may
 /// ask programs (through closures, for tests).
 pub(crate) struct Probe<'a> {
-    pub var: &'a dyn Fn(&str) -> Option<String>,
+    pub(crate) var: &'a dyn Fn(&str) -> Option<String>,
     /// `PROGRAM --version` (stdout and stderr), `None` when it does not run.
-    pub version_of: &'a dyn Fn(&str) -> Option<String>,
+    pub(crate) version_of: &'a dyn Fn(&str) -> Option<String>,
     /// `srun --mpi=list`, `None` when srun does not run.
-    pub srun_mpi_list: &'a dyn Fn() -> Option<String>,
+    pub(crate) srun_mpi_list: &'a dyn Fn() -> Option<String>,
 }
 
 /// No launcher that can start this library's ranks (bad input, exit 2: install one, or ask

@@ -27,7 +27,7 @@ pub struct GraphTimes {
 }
 
 /// The number of ranks a run of `graph` needs.
-pub fn ranks(graph: &Graph) -> usize {
+pub(crate) fn ranks(graph: &Graph) -> usize {
     2 * graph.communications.len()
 }
 
@@ -36,7 +36,7 @@ pub fn ranks(graph: &Graph) -> usize {
 /// every node of the graph once. This is what lets `network --run` measure contention in a
 /// network, as the benchmark of section 3.3 does with one cluster node per graph node,
 /// instead of copies inside one host's memory.
-pub fn rank_hosts(graph: &Graph, pairs: &[String]) -> Result<Vec<String>, String> {
+pub(crate) fn rank_hosts(graph: &Graph, pairs: &[String]) -> Result<Vec<String>, String> {
     let mut map: Vec<(&str, &str)> = Vec::with_capacity(pairs.len());
     for p in pairs {
         let (node, host) = p.split_once('=').ok_or_else(|| {
@@ -93,7 +93,7 @@ pub fn rank_hosts(graph: &Graph, pairs: &[String]) -> Result<Vec<String>, String
 
 /// Runs `graph` `repeat` times (after one warm-up) on this rank of `world`, which must have
 /// [`ranks`] ranks; rank 0 returns the gathered times, the others `None`.
-pub fn run(world: &SimpleCommunicator, graph: &Graph, repeat: usize) -> Option<GraphTimes> {
+pub(crate) fn run(world: &SimpleCommunicator, graph: &Graph, repeat: usize) -> Option<GraphTimes> {
     let rank = world.rank() as usize;
     let comm = &graph.communications[rank / 2];
     let sender = rank.is_multiple_of(2);

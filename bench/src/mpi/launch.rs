@@ -61,18 +61,18 @@ pub struct Shape<'a> {
 /// The launcher's command line, and what its environment needs beside this process's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobLine {
-    pub argv: Vec<OsString>,
+    pub(crate) argv: Vec<OsString>,
     /// For srun over named hosts: the `SLURM_HOSTFILE` (one line per rank, in rank order)
     /// that keeps rank `i` on host `i`: srun sorts `--nodelist`, and only its arbitrary
     /// distribution follows the file.
-    pub srun_hostfile: Option<String>,
+    pub(crate) srun_hostfile: Option<String>,
     /// Variables removed from the launcher's environment (`EXACT_VARS` for srun).
-    pub unset: Vec<&'static str>,
+    pub(crate) unset: Vec<&'static str>,
 }
 
 impl JobLine {
     /// The line as the log and the plan show it.
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         let mut s = String::new();
         for v in &self.unset {
             s += &format!("-u {v} ");
@@ -341,9 +341,9 @@ fn output_within(cmd: &mut Command, seconds: u64) -> Option<std::process::Output
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Slurm {
     /// Inside a job allocation (`SLURM_JOB_ID` set): srun then starts a step of that job.
-    pub in_allocation: bool,
+    pub(crate) in_allocation: bool,
     /// `srun --version`, as (major, minor): `slurm 23.02.7` is (23, 2).
-    pub version: Option<(u32, u32)>,
+    pub(crate) version: Option<(u32, u32)>,
 }
 
 impl Slurm {
@@ -385,7 +385,7 @@ impl Slurm {
 /// messages cross the network without `--hosts`. `None` outside such an allocation.
 /// `expand` turns Slurm's compressed node list (`node[01-04]`) into names (`scontrol show
 /// hostnames`).
-pub fn slurm_hosts(
+pub(crate) fn slurm_hosts(
     var: impl Fn(&str) -> Option<String>,
     expand: impl FnOnce(&str) -> Option<Vec<String>>,
 ) -> Option<Vec<String>> {
@@ -405,7 +405,7 @@ pub fn slurm_hosts(
 
 /// The node of the one-node Slurm allocation around this process; `None` outside an
 /// allocation or in one of several nodes.
-pub fn slurm_single_node(var: impl Fn(&str) -> Option<String>) -> Option<String> {
+pub(crate) fn slurm_single_node(var: impl Fn(&str) -> Option<String>) -> Option<String> {
     var("SLURM_JOB_ID")?;
     let nodes: u32 = var("SLURM_JOB_NUM_NODES")
         .or_else(|| var("SLURM_NNODES"))?
@@ -420,7 +420,7 @@ pub fn slurm_single_node(var: impl Fn(&str) -> Option<String>) -> Option<String>
 
 /// Expands a Slurm node list with `scontrol show hostnames`; a plain comma-separated list
 /// needs no scontrol.
-pub fn expand_nodelist(list: &str) -> Option<Vec<String>> {
+pub(crate) fn expand_nodelist(list: &str) -> Option<Vec<String>> {
     let names: Vec<String> = if list.contains('[') {
         let out = output_within(
             Command::new("scontrol").args(["show", "hostnames", list]),
@@ -458,7 +458,7 @@ pub use crate::sys::is_root;
 
 /// This binary and the arguments it was started with: what the launcher starts again, once
 /// per rank, so that each rank runs the same command under the launcher.
-pub fn own_command() -> Result<(std::path::PathBuf, Vec<OsString>)> {
+pub(crate) fn own_command() -> Result<(std::path::PathBuf, Vec<OsString>)> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::Failed(format!("cannot find own binary: {e}")))?;
     Ok((exe, std::env::args_os().skip(1).collect()))
@@ -509,8 +509,8 @@ fn shell_word(arg: &std::ffi::OsStr) -> String {
 /// Bad input (exit 2): install it or pick another with `--launcher`.
 #[derive(Debug)]
 pub(crate) struct LaunchError {
-    pub program: String,
-    pub err: std::io::Error,
+    pub(crate) program: String,
+    pub(crate) err: std::io::Error,
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
@@ -535,7 +535,7 @@ impl std::error::Error for LaunchError {
 /// A started job: the launcher's process, and srun's host file, removed when this is
 /// dropped (the file must live as long as the job that reads it).
 pub(crate) struct Running {
-    pub child: std::process::Child,
+    pub(crate) child: std::process::Child,
     /// Held, never read: the file lives as long as this path.
     _hostfile: Option<tempfile::TempPath>,
 }

@@ -14,7 +14,7 @@ pub enum Mode {
 impl Mode {
     /// From the launcher's environment variable (`bar`, `log`, `quiet`), or from whether
     /// stderr is a terminal.
-    pub fn from_env_or_terminal(var: Option<String>, quiet: bool) -> Self {
+    pub(crate) fn from_env_or_terminal(var: Option<String>, quiet: bool) -> Self {
         use std::io::IsTerminal;
         if quiet {
             return Mode::Quiet;

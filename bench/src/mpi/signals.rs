@@ -34,7 +34,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
 }
 
 /// Installs the handler for SIGINT, SIGTERM and SIGHUP and returns the flag it sets.
-pub fn install() -> &'static AtomicBool {
+pub(crate) fn install() -> &'static AtomicBool {
     for sig in STOP_SIGNALS {
         // SAFETY: `sigaction` is given a zeroed, then filled, struct and a handler that only
         // performs atomic operations and kill(2); SA_RESETHAND restores the default after
@@ -87,6 +87,6 @@ pub(crate) fn die_with_parent(parent: libc::pid_t) -> std::io::Result<()> {
 }
 
 /// Whether a signal arrived.
-pub fn interrupted() -> bool {
+pub(crate) fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }

@@ -136,7 +136,7 @@ pub fn describe(s: &MpiStack) -> String {
 
 /// What `--dry-run` can say before any rank starts: the library picks its stack when the
 /// job starts, and the variables of this environment that will steer it.
-pub fn planned(library: &str) -> String {
+pub(crate) fn planned(library: &str) -> String {
     let vars: Vec<(String, String)> = std::env::vars().collect();
     let forced = detect("", "", &vars).forced_by;
     format!(

@@ -5,7 +5,7 @@
 //! many as the command needs, and (for `measure`) the rank-0 handshake that tells rank 0 on
 //! which host each rank runs, recorded in the trace with the library and the launcher.
 //!
-//! MPI is finalised when the [`Job`] is dropped, under a watchdog: a rank whose
+//! MPI is finalised when the `Job` is dropped, under a watchdog: a rank whose
 //! `MPI_Finalize` does not return ends by itself (`FINALIZE_WAIT`).
 
 use crate::error::{Error, Result};
@@ -18,13 +18,13 @@ pub use ::mpi::environment::Threading;
 pub use ::mpi::topology::SimpleCommunicator as World;
 
 /// This process as a rank of the job.
-pub struct Job {
-    pub world: World,
+pub(crate) struct Job {
+    pub(crate) world: World,
     /// The thread level the MPI library granted.
-    pub granted: Threading,
-    pub library: Library,
+    pub(crate) granted: Threading,
+    pub(crate) library: Library,
     /// Who started this rank, as the trace records it (`flavour::launcher_record`).
-    pub launcher: String,
+    pub(crate) launcher: String,
     /// Finalises MPI when dropped, after `world` (fields drop in order), watched.
     _finalize: Finalize,
 }
@@ -92,7 +92,7 @@ pub fn library() -> Library {
 /// otherwise), and checks the job has `ranks` ranks; when it has another number,
 /// `wrong_size(got, own)` is the error, `own` the command line of the library's own launcher
 /// for `ranks` ranks (`mpirun -np 2`, `mpiexec -n 2`), for its advice.
-pub fn join(
+pub(crate) fn join(
     needs: Threading,
     ranks: usize,
     wrong_size: impl FnOnce(usize, &str) -> Error,
@@ -171,7 +171,7 @@ const TAG_HOST: i32 = 50;
 /// The rank-0 handshake on `comm` (the world, or a survey pair's communicator): every other
 /// rank sends `host` to rank 0 and gets `None`; rank 0 gets the host of every rank, in rank
 /// order, its own first.
-pub fn gather_hosts(comm: &World, host: &str) -> Option<Vec<String>> {
+pub(crate) fn gather_hosts(comm: &World, host: &str) -> Option<Vec<String>> {
     if comm.rank() != 0 {
         crate::mpi::wire::send(&comm.process_at_rank(0), TAG_HOST, host.as_bytes());
         return None;
@@ -186,19 +186,19 @@ pub fn gather_hosts(comm: &World, host: &str) -> Option<Vec<String>> {
 
 impl Job {
     /// The host this rank runs on, as the MPI library names it (`MPI_Get_processor_name`).
-    pub fn host(&self) -> String {
+    pub(crate) fn host(&self) -> String {
         ::mpi::environment::processor_name().unwrap_or_else(|_| "unknown".into())
     }
 
     /// The rank-0 handshake: every other rank sends `host` (its [`Job::host`]) to rank 0 and
     /// gets `None`; rank 0 gets the host of every rank, in rank order, its own first.
-    pub fn gather_hosts(&self, host: &str) -> Option<Vec<String>> {
+    pub(crate) fn gather_hosts(&self, host: &str) -> Option<Vec<String>> {
         gather_hosts(&self.world, host)
     }
 
     /// What a trace records of the MPI job: the library, the thread level granted and the
     /// host of every rank (from [`Job::gather_hosts`]).
-    pub fn info(&self, hosts: Vec<String>) -> MpiInfo {
+    pub(crate) fn info(&self, hosts: Vec<String>) -> MpiInfo {
         MpiInfo {
             library_version: self.library.version.clone(),
             thread_level: format!("{:?}", self.granted),

@@ -36,13 +36,13 @@ impl Builtin {
     /// The values of `--builtin`, in the order `--help` lists them: the calibration kernels of
     /// the paper's Table I, a bandwidth-bound stream (the project's and STREAM's) and a
     /// latency-bound chase.
-    pub const ALL: [Builtin; 3] = [
+    pub(crate) const ALL: [Builtin; 3] = [
         Builtin::Stream(ComputeKernel::NtStore),
         Builtin::Stream(ComputeKernel::Triad),
         Builtin::PointerChase,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Builtin::Stream(k) => k.name(),
             Builtin::PointerChase => "pointer-chase",
@@ -50,7 +50,7 @@ impl Builtin {
     }
 
     /// The help text of its `--builtin` value.
-    pub fn help(self) -> &'static str {
+    pub(crate) fn help(self) -> &'static str {
         match self {
             Builtin::Stream(ComputeKernel::NtStore) => {
                 "The non-temporal store stream of `measure`; FOM in MB/s"
@@ -63,7 +63,7 @@ impl Builtin {
         }
     }
 
-    pub fn unit(self) -> &'static str {
+    pub(crate) fn unit(self) -> &'static str {
         match self {
             Builtin::Stream(_) => "MB/s",
             Builtin::PointerChase => "Maccesses/s",
@@ -78,7 +78,7 @@ const NODE_WORDS: usize = 128 / std::mem::size_of::<usize>();
 const PASSES: u8 = 3;
 
 /// A kernel with its data allocated and touched, ready to be timed repeatedly.
-pub enum Prepared {
+pub(crate) enum Prepared {
     Stream { buffer: Vec<u8>, workload: Workload },
     PointerChase { nodes: Vec<usize>, steps: u64 },
 }
@@ -86,7 +86,7 @@ pub enum Prepared {
 impl Prepared {
     /// Allocates about `bytes` in all (the stream's buffer, or the chased nodes) and fills
     /// them, so page faults stay out of the timings.
-    pub fn new(kind: Builtin, bytes: usize) -> Prepared {
+    pub(crate) fn new(kind: Builtin, bytes: usize) -> Prepared {
         match kind {
             Builtin::Stream(kernel) => Prepared::Stream {
                 buffer: vec![0; bytes.max(64)],
@@ -103,7 +103,7 @@ impl Prepared {
     }
 
     /// Runs the kernel once and returns its figure of merit.
-    pub fn run(&mut self) -> f64 {
+    pub(crate) fn run(&mut self) -> f64 {
         match self {
             Prepared::Stream { buffer, workload } => {
                 let mut best = 0.0f64;

@@ -8,7 +8,7 @@
 //! Two given names that turn out to be one node (an address and its host name) are refused
 //! before anything is measured, as are traces already under a reported name of a new survey
 //! (the driver, which knows only the given names, checks those first). The driver refuses
-//! names that resolve to a common address before it starts the job ([`same_address`]):
+//! names that resolve to a common address before it starts the job (`same_address`):
 //! Open MPI started with one node named twice runs two daemons under one host name, and its
 //! launch then fails at random before any rank can report its name (3 launches in 30 of
 //! `mpirun --host a,b,ADDRESS-OF-b,c` on four network-namespace hosts, none in 30 without
@@ -17,7 +17,7 @@
 //! Nodes with different names can still be one machine: containers or network namespaces on
 //! one kernel (each reports its own host name, and the same boot id). Two pairs on one
 //! machine measured at once would disturb each other as a sender disturbs the node it sits
-//! on (see [`super::pairing`]), so [`separate`] moves such pairs into rounds of their own.
+//! on (see [`super::pairing`]), so `separate` moves such pairs into rounds of their own.
 
 use super::error::Sameness;
 use super::error::SurveyError;
@@ -29,23 +29,23 @@ use std::path::PathBuf;
 
 /// What one rank of the job says of itself before round 1.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Identity {
+pub(crate) struct Identity {
     /// The name the survey gave its node (`job_hosts[rank]`).
-    pub given: String,
+    pub(crate) given: String,
     /// The host name the node reports: where its traces go.
-    pub reported: String,
+    pub(crate) reported: String,
     /// This survey's trace already in `ROOT/reported/`, if any.
-    pub old_trace: Option<PathBuf>,
+    pub(crate) old_trace: Option<PathBuf>,
     /// The machine the node runs on: its kernel's boot id (`None` where it cannot be read,
     /// taken as a machine of its own).
     #[serde(default)]
-    pub machine: Option<String>,
+    pub(crate) machine: Option<String>,
 }
 
 /// Why the job must stop before round 1, `None` to go on: two given names reporting the same
 /// host (always), traces already there (for a new survey, `fresh`: not `--resume`, not
 /// `--force`).
-pub fn refusal(ids: &[Identity], fresh: bool) -> Option<SurveyError> {
+pub(crate) fn refusal(ids: &[Identity], fresh: bool) -> Option<SurveyError> {
     for (i, id) in ids.iter().enumerate() {
         if let Some(first) = ids[..i].iter().find(|o| o.reported == id.reported) {
             return Some(SurveyError::SameNode {
@@ -64,7 +64,7 @@ pub fn refusal(ids: &[Identity], fresh: bool) -> Option<SurveyError> {
 /// does not resolve: such a name is never refused here); [`resolve`] is the system's, and
 /// the names are resolved in parallel, so that a list of unknown names costs one lookup's
 /// time out rather than one per name.
-pub fn same_address(
+pub(crate) fn same_address(
     hosts: &[String],
     resolve: impl Fn(&str) -> Vec<IpAddr> + Sync,
 ) -> Option<SurveyError> {
@@ -87,7 +87,7 @@ pub fn same_address(
 /// The addresses `host` resolves to where this process runs (`getaddrinfo`: `/etc/hosts`,
 /// DNS; an address given as such is itself, an IPv4-mapped IPv6 one its IPv4 address), none
 /// when it does not resolve.
-pub fn resolve(host: &str) -> Vec<IpAddr> {
+pub(crate) fn resolve(host: &str) -> Vec<IpAddr> {
     let Ok(found) = (host, 0).to_socket_addrs() else {
         return Vec::new();
     };
@@ -99,7 +99,7 @@ pub fn resolve(host: &str) -> Vec<IpAddr> {
 }
 
 /// Records each node's reported name in `m` (by its given name).
-pub fn record(m: &mut Manifest, ids: &[Identity]) {
+pub(crate) fn record(m: &mut Manifest, ids: &[Identity]) {
     for id in ids {
         if let Some(n) = m.node_mut(&id.given) {
             n.reported_host = Some(id.reported.clone());
@@ -109,18 +109,18 @@ pub fn record(m: &mut Manifest, ids: &[Identity]) {
 
 /// What [`separate`] found out about the machines of the pairs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Separation {
+pub(crate) struct Separation {
     /// The given names of the nodes that share a machine with another, sorted (empty when
     /// nothing was split).
-    pub shared: Vec<String>,
+    pub(crate) shared: Vec<String>,
     /// The pairs whose sender runs on the measured node's own machine, in round order.
-    pub same_machine: Vec<HostPair>,
+    pub(crate) same_machine: Vec<HostPair>,
 }
 
 impl Separation {
     /// What the job says before round 1 of the pairs whose sender shares the measured
     /// node's machine; `None` when there is none.
-    pub fn warning(&self) -> Option<String> {
+    pub(crate) fn warning(&self) -> Option<String> {
         if self.same_machine.is_empty() {
             return None;
         }
@@ -153,7 +153,7 @@ impl Separation {
 /// `contention measure` does with both ranks on one machine. It is not what a fleet's node
 /// sees (messages that cross no network, a sender that loads the measured machine), which
 /// is why the log names every such pair.
-pub fn separate(m: &mut Manifest, ids: &[Identity]) -> Separation {
+pub(crate) fn separate(m: &mut Manifest, ids: &[Identity]) -> Separation {
     let machine = |host: &str| machine_of(ids, host);
     let same_machine = m
         .rounds
@@ -226,7 +226,7 @@ fn split_rounds(m: &mut Manifest, ids: &[Identity]) -> Vec<String> {
 
 /// This machine's boot id, which containers and network namespaces on one kernel share and
 /// distinct machines never do.
-pub fn this_machine() -> Option<String> {
+pub(crate) fn this_machine() -> Option<String> {
     let id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
     let id = id.trim();
     (!id.is_empty()).then(|| id.to_string())

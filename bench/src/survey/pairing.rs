@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 /// indices into the survey's host list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Pair {
-    pub measured: usize,
-    pub sender: usize,
+    pub(crate) measured: usize,
+    pub(crate) sender: usize,
 }
 
 /// The rounds for `n` nodes (see the module documentation), or why there are none.

@@ -97,7 +97,7 @@ pub fn plan_job(
 /// and in reverse order as the second runs of `--runs 2` are, each fed by a sender on
 /// another node. The same rounds as [`plan_job`] plans once the choice is recorded
 /// ([`Manifest::choose_second`]): a resume of a cut second stage pairs its nodes alike.
-pub fn second_runs(
+pub(crate) fn second_runs(
     manifest: &Manifest,
     again: &[String],
     round_timeout_s: f64,

@@ -1,8 +1,8 @@
 //! `--runs auto`'s second stage, one path for a real survey ([`super::job`]) and a simulated
 //! one ([`super::simulated`]): once every node has its first run, the first runs' report (a
 //! band two thirds as wide) names the nodes measured again ([`crate::fleet::second`], through
-//! the caller's [`ChooseSecond`]), the manifest records them ([`Manifest::choose_second`]:
-//! pending between their runs, as in a survey of `--runs 2`) and [`plan::second_runs`]
+//! the caller's `ChooseSecond`), the manifest records them ([`Manifest::choose_second`]:
+//! pending between their runs, as in a survey of `--runs 2`) and `plan::second_runs`
 //! pairs them into rounds. A real survey measures those rounds in a second MPI job, a
 //! simulated one draws them; either way each second run's trace goes to the node's `run2/`
 //! and the fleet report confirms or clears each outlier with it.
@@ -21,19 +21,19 @@ use std::path::Path;
 /// What `--runs auto` asks after the first runs: the nodes to measure again, by host name as
 /// given, from the report of the first runs in the results root (`commands::survey` builds
 /// it as the final one is built, with [`crate::fleet::second::choose`]).
-pub type ChooseSecond<'a> = &'a dyn Fn(&Path, &Manifest) -> Result<Vec<String>>;
+pub(crate) type ChooseSecond<'a> = &'a dyn Fn(&Path, &Manifest) -> Result<Vec<String>>;
 
 /// Whether the survey of `m` is due its second stage now: `--runs auto`, no choice made yet,
 /// and every node's first run done (a survey whose first stage lost nodes reports them, and
 /// its `--resume` measures them first).
-pub fn due(m: &Manifest) -> bool {
+pub(crate) fn due(m: &Manifest) -> bool {
     m.runs_auto() && m.second_runs.is_none() && m.first_runs_done()
 }
 
 /// Chooses the nodes of `m` (its results in `root`) to measure again with `choose`, records
 /// the choice in `m` (the caller saves it) and returns their rounds, each stopped after
 /// `round_timeout_s`.
-pub fn start(
+pub(crate) fn start(
     m: &mut Manifest,
     root: &Path,
     choose: ChooseSecond<'_>,
@@ -60,7 +60,7 @@ pub fn start(
 /// over it (`--force`): a node measured once by this survey would otherwise be judged with
 /// another survey's second run (a fleet of identical nodes then named a node whose "second
 /// run" was measured for another fleet).
-pub fn forget_second_run(first_trace: &Path) -> Result<()> {
+pub(crate) fn forget_second_run(first_trace: &Path) -> Result<()> {
     let (Some(dir), Some(name)) = (first_trace.parent(), first_trace.file_name()) else {
         return Ok(());
     };

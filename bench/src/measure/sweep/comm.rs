@@ -111,11 +111,11 @@ pub(crate) fn place(world: &SimpleCommunicator, r: i32, to: &Placement) -> Vec<u
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Placement {
     /// PU (OS index) to bind to; `None`: not pinned.
-    pub pu: Option<u32>,
+    pub(crate) pu: Option<u32>,
     /// NUMA node (OS index) of the send buffer; `None`: left to the OS.
-    pub node: Option<u32>,
+    pub(crate) node: Option<u32>,
     /// Message slots of the send buffer (at least 1).
-    pub slots: u32,
+    pub(crate) slots: u32,
 }
 
 /// Every rank but 0, first thing: the placement rank 0 asks for, or `None` when rank 0 says

@@ -32,8 +32,8 @@ pub(crate) fn lock_path(trace: &Path) -> PathBuf {
 /// host, start time), empty if nothing. Bad input (exit 2): write elsewhere or wait.
 #[derive(Debug, Clone)]
 pub(crate) struct TraceBusy {
-    pub trace: PathBuf,
-    pub holder: String,
+    pub(crate) trace: PathBuf,
+    pub(crate) holder: String,
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).

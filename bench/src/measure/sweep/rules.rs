@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Sampling {
     /// A phase stops at this many seconds even if not stable (if it has samples).
-    pub max_phase: Duration,
+    pub(crate) max_phase: Duration,
     /// Relative half-width of the median's 95% interval at which a stream is stable.
-    pub stable_within: f64,
+    pub(crate) stable_within: f64,
     /// No progress for this long ends the run (a stalled or dead sender).
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
 }
 
 /// Why a sweep ended early.
@@ -67,13 +67,13 @@ pub(crate) const STARVED_ROUNDS: usize = MIN_ROUNDS / 4;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Starvation {
     /// Both ranks on this host: the messages are shared-memory copies.
-    pub intra_node: bool,
+    pub(crate) intra_node: bool,
     /// The core (hwloc logical index) rank 1 shares with the communication thread, if it does.
-    pub shared_core: Option<u32>,
+    pub(crate) shared_core: Option<u32>,
     /// Bytes of one message.
-    pub message_bytes: u64,
+    pub(crate) message_bytes: u64,
     /// The largest core count of the sweep (what `--cores` to suggest).
-    pub sweep_max: u32,
+    pub(crate) sweep_max: u32,
 }
 
 impl Starvation {

@@ -33,27 +33,27 @@ use crate::measure::sweep::rules::{
 
 /// Everything the sweep needs, set up once.
 pub(crate) struct Bench<'t> {
-    pub topology: &'t Topology,
-    pub plan: &'t Plan,
-    pub workload: Workload,
-    pub pattern: Pattern,
+    pub(crate) topology: &'t Topology,
+    pub(crate) plan: &'t Plan,
+    pub(crate) workload: Workload,
+    pub(crate) pattern: Pattern,
     /// Bytes a computing thread writes between two looks at the clock: its buffer is walked
     /// in chunks of this size ([`crate::measure::sweep::sizing::chunk_bytes`]).
-    pub chunk_bytes: usize,
+    pub(crate) chunk_bytes: usize,
     /// A computing thread closes a sample at the first chunk boundary after this many
     /// seconds ([`crate::measure::sweep::sizing::sample_seconds`]).
-    pub sample_seconds: f64,
+    pub(crate) sample_seconds: f64,
     /// Bytes of one received message (the receive buffer is a ring of such slots).
-    pub message_bytes: usize,
-    pub bind: bool,
-    pub sampling: Sampling,
-    pub interrupted: &'t AtomicBool,
+    pub(crate) message_bytes: usize,
+    pub(crate) bind: bool,
+    pub(crate) sampling: Sampling,
+    pub(crate) interrupted: &'t AtomicBool,
     /// Where finished points are saved, for the message if the run stalls.
-    pub saved_to: &'t std::path::Path,
+    pub(crate) saved_to: &'t std::path::Path,
     /// The communicator of ranks 0 and 1 (the world for `measure`, a pair's for `survey`).
-    pub comm: crate::measure::sweep::comm::Handle,
+    pub(crate) comm: crate::measure::sweep::comm::Handle,
     /// What tells starved communications, and what to say of them.
-    pub starvation: Starvation,
+    pub(crate) starvation: Starvation,
 }
 
 impl Bench<'_> {

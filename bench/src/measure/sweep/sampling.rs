@@ -12,10 +12,10 @@ use crate::trace::{Phase, Sample};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Span {
     /// Start and end, seconds on the point's clock.
-    pub start: f64,
+    pub(crate) start: f64,
     pub end: f64,
     /// Bytes moved in between.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
 }
 
 /// The iterations of one thread, in order.

@@ -21,24 +21,24 @@ const THREAD_STAGGER: f64 = 50e-6;
 /// A simulated sweep's settings: the machine, the placement measured, and how the real one
 /// would sample.
 pub(crate) struct SimulatedBench<'a> {
-    pub truth: &'a Truth,
-    pub placement: Placement,
-    pub plan: &'a Plan,
-    pub sampling: Sampling,
+    pub(crate) truth: &'a Truth,
+    pub(crate) placement: Placement,
+    pub(crate) plan: &'a Plan,
+    pub(crate) sampling: Sampling,
     /// Seconds of one computing sample ([`crate::measure::sweep::sizing::sample_seconds`]).
-    pub sample_seconds: f64,
+    pub(crate) sample_seconds: f64,
     /// Bytes of one message: one communication sample.
-    pub message_bytes: u64,
-    pub noise: Noise,
+    pub(crate) message_bytes: u64,
+    pub(crate) noise: Noise,
     /// How a phase's median moves from one run to the next ([`RunNoise::factors`]).
-    pub between: RunNoise,
+    pub(crate) between: RunNoise,
     /// The draws of a point depend only on this seed, the placement and the core count, so
     /// a resumed or reordered campaign draws the same points.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// The run (MPI launch) of a trace of runs, from 0: each run draws its own numbers, and
     /// its own level of each phase ([`RunNoise::factors`]).
-    pub run: u32,
-    pub interrupted: &'a AtomicBool,
+    pub(crate) run: u32,
+    pub(crate) interrupted: &'a AtomicBool,
 }
 
 impl SimulatedBench<'_> {

@@ -12,7 +12,7 @@
 //!   (McCalpin: each array at least 4 times the sum of the last-level caches), applied to
 //!   what can hold the data: the working set of the computing threads together against the
 //!   last-level cache of the socket(s) they run on, the communication ring against the cache
-//!   of the communication thread's socket. [`CACHE_FACTOR`] says why 4 is enough here.
+//!   of the communication thread's socket. `CACHE_FACTOR` says why 4 is enough here.
 //! - **How finely it is timed** (`sample_seconds`, `chunk_bytes`): a computing thread
 //!   walks its buffer in chunks and closes a sample at the first chunk boundary after
 //!   `sample_seconds`, so a phase gets about `TARGET_ROUNDS` samples per thread within
@@ -40,7 +40,7 @@ use crate::units::human_bytes;
 /// clears that step here; 4 keeps STREAM's margin for machines whose whole cache is theirs and
 /// whose replacement policy keeps part of a working set a little larger than the cache. Its
 /// cost is memory: 4 x 480 MiB per rule here.
-pub const CACHE_FACTOR: u64 = 4;
+pub(crate) const CACHE_FACTOR: u64 = 4;
 
 /// The most message buffers of a ring (`--message-buffers`, and what [`message_ring`]
 /// picks): 4 GiB of 1 MiB messages.
@@ -123,11 +123,11 @@ pub(crate) enum CacheUse {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Computing {
     /// Bytes per computing core.
-    pub buffer: u64,
+    pub(crate) buffer: u64,
     /// Bytes the cache rule asked for per core, before the memory cap.
-    pub wanted: u64,
+    pub(crate) wanted: u64,
     /// The smallest core count whose working set meets the rule (`None`: none does).
-    pub first_meeting_rule: Option<u32>,
+    pub(crate) first_meeting_rule: Option<u32>,
 }
 
 /// Sizes the computing buffers for a sweep up to `max_threads` threads on cores under `llc`
