@@ -298,7 +298,7 @@ pub struct MachineMismatch {
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
-crate::error::wrap!(Input: DatasetError);
+crate::wrap!(Input: DatasetError);
 impl std::fmt::Display for DatasetError {
     /// One message per variant, side by side, each naming the bad value and the fix: the
     /// match stays whole so that their wording is read and kept together.

@@ -196,7 +196,8 @@ impl Error {
 /// Makes a module's error type convertible into [`Error`] by `?`, written beside the type:
 /// `wrap!(Input: PlanError)` for input the user can fix (exit 2), `wrap!(Failure: T)` for the
 /// system's failure (exit 1), `wrap!(ByCode: T)` for a type whose own `exit_code()` decides
-/// per value. Exported, as the layers above wrap their own errors the same way.
+/// per value. Exported (at the crate's root, `crate::wrap!`; `contention_analysis::wrap!`
+/// above it), as the layers above wrap their own errors the same way.
 #[macro_export]
 macro_rules! wrap {
     (ByCode: $ty:ty) => {
@@ -215,7 +216,6 @@ macro_rules! wrap {
         }
     };
 }
-pub use crate::wrap;
 
 // A placement or core count the model cannot give is the user's to fix (exit 2). Here, as
 // the model's crate names no error of this one.

@@ -280,7 +280,7 @@ pub(crate) struct OtherMachine {
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
-crate::error::wrap!(Input: EvaluateError);
+crate::wrap!(Input: EvaluateError);
 impl std::fmt::Display for EvaluateError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -144,7 +144,7 @@ pub(crate) enum ResultsError {
 const SHOWN_ELSEWHERE: usize = 4;
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
-crate::error::wrap!(Input: ResultsError);
+crate::wrap!(Input: ResultsError);
 impl std::fmt::Display for ResultsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -653,7 +653,7 @@ pub(crate) enum CalibrateError {
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
-crate::error::wrap!(Input: CalibrateError);
+crate::wrap!(Input: CalibrateError);
 impl std::fmt::Display for CalibrateError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -192,7 +192,7 @@ pub(crate) enum WriteError {
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
-crate::error::wrap!(Input: WriteError);
+crate::wrap!(Input: WriteError);
 impl std::fmt::Display for WriteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -90,7 +90,7 @@ pub enum GraphFileError {
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
-crate::error::wrap!(Input: GraphFileError);
+crate::wrap!(Input: GraphFileError);
 impl std::fmt::Display for GraphFileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

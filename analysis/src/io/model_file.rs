@@ -44,7 +44,7 @@ impl fmt::Display for InvalidModel {
 }
 
 impl std::error::Error for InvalidModel {}
-crate::error::wrap!(Input: InvalidModel);
+crate::wrap!(Input: InvalidModel);
 
 /// Prefix that names a model built into the binary (the paper's tables) instead of a file.
 pub(crate) const PAPER_PREFIX: &str = "paper:";

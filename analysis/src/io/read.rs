@@ -106,7 +106,7 @@ pub(crate) enum ReadError {
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
-crate::error::wrap!(Input: ReadError);
+crate::wrap!(Input: ReadError);
 impl std::fmt::Display for ReadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

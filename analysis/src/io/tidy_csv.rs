@@ -123,7 +123,7 @@ pub(crate) enum CsvProblem {
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
-crate::error::wrap!(Input: TidyCsvError);
+crate::wrap!(Input: TidyCsvError);
 impl std::fmt::Display for TidyCsvError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let source = &self.source;

@@ -89,7 +89,7 @@ pub enum TraceFileError {
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
-crate::error::wrap!(Input: TraceFileError);
+crate::wrap!(Input: TraceFileError);
 impl std::fmt::Display for TraceFileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

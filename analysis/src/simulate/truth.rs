@@ -64,7 +64,7 @@ impl fmt::Display for SpecError {
 }
 
 impl std::error::Error for SpecError {}
-crate::error::wrap!(Input: SpecError);
+crate::wrap!(Input: SpecError);
 
 /// Standard deviation of the realistic machine's smoothing, in cores: how wide its knees are.
 const KNEE_CORES: f64 = 1.5;

@@ -104,7 +104,7 @@ fn shown(paths: &[PathBuf]) -> String {
 }
 
 // `?` turns it into the crate's error: the exit status its `exit_code()` gives.
-crate::error::wrap!(ByCode: SurveyError);
+crate::wrap!(ByCode: SurveyError);
 
 impl std::fmt::Display for SurveyError {
     /// One message per variant, side by side: each names the bad value and the fix, and a

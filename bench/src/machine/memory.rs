@@ -73,7 +73,7 @@ pub enum MemoryError {
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
-crate::error::wrap!(Input: MemoryError);
+contention_analysis::wrap!(Input: MemoryError);
 impl std::fmt::Display for MemoryError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -99,7 +99,7 @@ pub(crate) enum PlanError {
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
-crate::error::wrap!(Input: PlanError);
+contention_analysis::wrap!(Input: PlanError);
 impl std::fmt::Display for PlanError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -92,7 +92,7 @@ impl TopologyError {
 }
 
 // `?` turns it into the crate's error: the exit status its `exit_code()` gives.
-crate::error::wrap!(ByCode: TopologyError);
+contention_analysis::wrap!(ByCode: TopologyError);
 impl std::fmt::Display for TopologyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -219,7 +219,7 @@ pub(crate) enum ChoiceError {
     },
 }
 
-crate::error::wrap!(Input: ChoiceError);
+contention_analysis::wrap!(Input: ChoiceError);
 
 impl std::fmt::Display for ChoiceError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -514,7 +514,7 @@ pub(crate) struct LaunchError {
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
-crate::error::wrap!(Input: LaunchError);
+contention_analysis::wrap!(Input: LaunchError);
 impl std::fmt::Display for LaunchError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

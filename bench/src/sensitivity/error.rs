@@ -53,7 +53,7 @@ impl SensitivityError {
 }
 
 // `?` turns it into the crate's error: the exit status its `exit_code()` gives.
-crate::error::wrap!(ByCode: SensitivityError);
+contention_analysis::wrap!(ByCode: SensitivityError);
 impl fmt::Display for SensitivityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

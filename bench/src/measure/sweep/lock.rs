@@ -37,7 +37,7 @@ pub(crate) struct TraceBusy {
 }
 
 // `?` turns it into the crate's error: input the user can fix (exit 2).
-crate::error::wrap!(Input: TraceBusy);
+contention_analysis::wrap!(Input: TraceBusy);
 impl std::fmt::Display for TraceBusy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
