@@ -1009,21 +1009,37 @@ pub struct CalibrateArgs {
     pub(crate) model: Option<ModelVariant>,
 }
 
-/// Which model `calibrate` fits (`--model`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ModelVariant {
-    /// The paper's model (network transports).
-    Paper,
-    /// The variant for communications done by CPU cores (intra-node transports).
-    CpuCopy,
+/// Which model `calibrate` fits (`--model`): any law the model knows
+/// ([`crate::model::Variant::ALL`]), by its name, with its one-line help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ModelVariant(pub(crate) crate::model::Variant);
+
+impl ModelVariant {
+    const ALL: [ModelVariant; crate::model::Variant::ALL.len()] = {
+        let mut all =
+            [ModelVariant(crate::model::Variant::Paper); crate::model::Variant::ALL.len()];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = ModelVariant(crate::model::Variant::ALL[i]);
+            i += 1;
+        }
+        all
+    };
+}
+
+impl ValueEnum for ModelVariant {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name()).help(self.0.help()))
+    }
 }
 
 impl From<ModelVariant> for crate::model::Variant {
     fn from(v: ModelVariant) -> Self {
-        match v {
-            ModelVariant::Paper => crate::model::Variant::Paper,
-            ModelVariant::CpuCopy => crate::model::Variant::CpuCopy,
-        }
+        v.0
     }
 }
 

@@ -2,7 +2,7 @@
 //! predicted bandwidths are physical.
 
 use contention::model::placement::Source;
-use contention::model::{self, Machine, Model, Params, Variant};
+use contention::model::{self, Law, Machine, Model, Params, Variant};
 use proptest::prelude::*;
 
 fn params(cores: u32) -> impl Strategy<Value = Params> {
@@ -31,7 +31,7 @@ fn params(cores: u32) -> impl Strategy<Value = Params> {
                 delta_r,
                 b_seq_comp,
                 b_seq_comm,
-                kappa: None,
+                law: Law::Paper,
             },
         )
 }
@@ -62,11 +62,11 @@ fn models() -> impl Strategy<Value = Model> {
                     Variant::Paper
                 },
                 local: Params {
-                    kappa: kappa.map(|k| k.0),
+                    law: kappa.map_or(Law::Paper, |k| Law::CpuCopy { kappa: k.0 }),
                     ..local
                 },
                 remote: remote.map(|r| Params {
-                    kappa: kappa.map(|k| k.1),
+                    law: kappa.map_or(Law::Paper, |k| Law::CpuCopy { kappa: k.1 }),
                     ..r
                 }),
             },

@@ -2,21 +2,27 @@
 //! on equations 1-2 ([`super::total`]): from one parameter set, the bandwidths of
 //! computations and communications for every number of computing cores.
 
+use super::law::Law;
 use super::params::Params;
 use super::total::{required, total, CurvePoint};
 
-/// Equations 1-6 for `n = 1 ..= max_cores` (Algorithm 2); for a parameter set of the
-/// cpu-copy variant (one with `kappa`), its law instead of equations 4 and 5
-/// ([`super::cpu_copy`]).
+/// Equations 1-6 for `n = 1 ..= max_cores` (Algorithm 2); for a parameter set of another
+/// law than the paper's ([`super::law`]), that law instead of equations 4 and 5 (the
+/// cpu-copy variant's: [`super::cpu_copy`]).
 ///
 /// The points must be computed in order from one core: equation 5 interpolates from the last
 /// core count `i` below `n` where the requirement still fitted (`R(i) < T(i)`). Where no core
 /// count fitted (a corner the paper leaves open: even one core saturates the bus), there is
 /// nothing to interpolate from and `alpha(n) = alpha`.
 pub fn curve(p: &Params, max_cores: u32) -> Vec<CurvePoint> {
-    if let Some(kappa) = p.kappa {
-        return super::cpu_copy::curve(p, kappa, max_cores);
+    match p.law {
+        Law::Paper => paper(p, max_cores),
+        Law::CpuCopy { kappa } => super::cpu_copy::curve(p, kappa, max_cores),
     }
+}
+
+/// Equations 3-6 as the paper writes them, for [`curve`].
+fn paper(p: &Params, max_cores: u32) -> Vec<CurvePoint> {
     let mut points = Vec::with_capacity(max_cores as usize);
     // (i, B_par^comm(i) / B_seq^comm) at the last core count where R(i) < T(i).
     let mut last_fit: Option<(u32, f64)> = None;

@@ -11,7 +11,8 @@
 //! billy's local side, predicts computations 0.4% faster in parallel than alone at 31 cores).
 
 use super::bandwidth::curve;
-use super::params::{Model, ParamKind, Params, Variant, SCHEMA_VERSION};
+use super::law::Variant;
+use super::params::{Model, ParamKind, Params, SCHEMA_VERSION};
 use super::total::total;
 use super::uncertainty::{ParamIntervals, Uncertainty};
 use crate::units::short_number;
@@ -24,10 +25,6 @@ pub const TOLERANCE: f64 = 0.05;
 /// The range a bandwidth may take, a property of the unit (there, with why); re-exported
 /// here beside the other bounds a model is checked against.
 pub use crate::units::{MAX_BANDWIDTH, MIN_BANDWIDTH};
-
-/// Largest `kappa` a cpu-copy model may hold ([`super::cpu_copy`]): the copies then keep
-/// under 0.1 % of their bandwidth from the first loaded core, which no machine shows.
-pub const MAX_KAPPA: f64 = 1e3;
 
 /// Bounds no real machine reaches, so that a corrupt file (`cores_per_socket: 4294967295`)
 /// is refused instead of making the tool allocate a prediction for every core count.
@@ -111,7 +108,7 @@ impl Model {
             ("remote", self.remote.as_ref()),
         ] {
             if let Some(p) = p {
-                out.extend(variant_problem(self.variant, side, p));
+                out.extend(law_problems(self.variant, side, p));
             }
         }
         out.extend(self.local.problems("local", m.cores_per_socket));
@@ -122,23 +119,40 @@ impl Model {
     }
 }
 
-/// `kappa` belongs to the cpu-copy variant, and that variant needs it on every side.
-fn variant_problem(variant: Variant, side: &str, p: &Params) -> Option<Problem> {
-    match (variant, p.kappa) {
-        (Variant::Paper, Some(k)) => Some(problem(
-            format!("{side}.kappa"),
-            short_number(k),
-            "only a model of communications done by CPU cores has kappa: add \"variant\": \
-             \"cpu-copy\" to the file, or remove kappa for the paper's model",
-        )),
-        (Variant::CpuCopy, None) => Some(problem(
-            format!("{side}.kappa"),
-            "",
-            "missing: a \"cpu-copy\" model needs kappa on every side (its law of \
-             communications in parallel); `contention calibrate --model cpu-copy` fits it",
-        )),
-        _ => None,
+/// A side's law must be the model's (`variant`, [`super::law`]): the parameters it holds
+/// belong to that law (`kappa` to the cpu-copy variant), and that law needs each of its own
+/// on every side.
+fn law_problems(variant: Variant, side: &str, p: &Params) -> Vec<Problem> {
+    let law = p.law.variant();
+    if law == variant {
+        return Vec::new();
     }
+    let stray = p.law.params().map(|(lp, v)| {
+        problem(
+            format!("{side}.{}", lp.name),
+            short_number(v),
+            &format!(
+                "only a model of {} has {}: add \"variant\": \"{law}\" to the file, or remove \
+                 {} for {}",
+                law.about(),
+                lp.name,
+                lp.name,
+                variant.phrase()
+            ),
+        )
+    });
+    let missing = variant.params().iter().map(|lp| {
+        problem(
+            format!("{side}.{}", lp.name),
+            "",
+            &format!(
+                "missing: a \"{variant}\" model needs {} on every side (its law of \
+                 communications in parallel); `contention calibrate --model {variant}` fits it",
+                lp.name
+            ),
+        )
+    });
+    stray.chain(missing).collect()
 }
 
 impl Params {
@@ -167,14 +181,17 @@ impl Params {
                     })
             })
             .collect();
-        if let Some(k) = self.kappa {
-            if !(k.is_finite() && k > 0.0 && k <= MAX_KAPPA) {
+        for (lp, v) in self.law.params() {
+            if !(v.is_finite() && v > lp.low && v <= lp.high) {
                 out.push(problem(
-                    format!("{side}.kappa"),
-                    short_number(k),
+                    format!("{side}.{}", lp.name),
+                    short_number(v),
                     &format!(
-                        "must be in (0, {MAX_KAPPA}]: the memory's queueing delay at full load \
-                         relative to its unloaded latency (cpu-copy variant)"
+                        "must be in ({}, {}]: {} ({} variant)",
+                        lp.low,
+                        lp.high,
+                        lp.meaning,
+                        self.law.variant()
                     ),
                 ));
             }
@@ -233,13 +250,19 @@ impl Uncertainty {
                     &format!("the model has no `{side}` parameters for these intervals to bound"),
                 )),
                 (Some(iv), Some(p)) => {
-                    if p.kappa.is_some() && iv.kappa().is_none() {
-                        out.push(problem(
-                            format!("uncertainty.{side}.kappa"),
-                            "",
-                            "missing: a cpu-copy model's intervals bound kappa too (`contention \
-                             calibrate --bootstrap N` writes it)",
-                        ));
+                    for (lp, _) in p.law.params() {
+                        if iv.get(lp.name).is_none() {
+                            out.push(problem(
+                                format!("uncertainty.{side}.{}", lp.name),
+                                "",
+                                &format!(
+                                    "missing: a {} model's intervals bound {} too (`contention \
+                                     calibrate --bootstrap N` writes it)",
+                                    p.law.variant(),
+                                    lp.name
+                                ),
+                            ));
+                        }
                     }
                     out.extend(side_problems(side, iv, p, cores));
                 }
@@ -252,8 +275,8 @@ impl Uncertainty {
     /// Why the refits cannot give intervals: none, not one per resample, some not of the
     /// model's variant, or none a model (`predict --intervals` would print `NaN..NaN`).
     ///
-    /// A refit is evaluated as the variant its parameters make (`kappa` or not,
-    /// [`super::Variant::of`]): a cpu-copy model's refit without `kappa` would predict
+    /// A refit is evaluated as the law its parameters make (`kappa` or not,
+    /// [`super::law`]): a cpu-copy model's refit without `kappa` would predict
     /// communications in parallel by the paper's equation 4, and its interval would not be
     /// the model's (issue 43, item 4: `7612.5..10048.0` for `7612.5..8915.6`). `calibrate
     /// --bootstrap` refits the model's own variant, so every refit carries `kappa` on every
@@ -276,29 +299,48 @@ impl Uncertainty {
                 &format!("must hold one refit per resample (resamples = {resamples})"),
             ));
         }
-        let has_kappa = |p: Option<&Params>| p.map(|p| p.kappa.is_some());
-        let (local, remote) = (
-            has_kappa(Some(&model.local)),
-            has_kappa(model.remote.as_ref()),
-        );
+        let law = |p: Option<&Params>| p.map(|p| p.law.variant());
+        let (local, remote) = (law(Some(&model.local)), law(model.remote.as_ref()));
+        // The law a refit's side has where it is not the model's.
+        let differs = |r: &super::Replicate| {
+            let (l, rr) = (law(Some(&r.local)), law(r.remote.as_ref()));
+            if l != local {
+                l
+            } else if remote.is_some() && rr != remote {
+                Some(rr.unwrap_or_default())
+            } else {
+                None
+            }
+        };
         let other = self
             .replicates
             .iter()
-            .filter(|r| {
-                has_kappa(Some(&r.local)) != local
-                    || (remote.is_some() && has_kappa(r.remote.as_ref()) != remote)
-            })
+            .filter(|r| differs(r).is_some())
             .count();
         if other > 0 {
-            let rule = if model.variant.is_paper() {
-                "must be of the model's variant: a refit of the paper's model has no kappa (with \
-                 it `predict --intervals` would evaluate it as a cpu-copy model)"
-            } else {
-                "must be of the model's variant: a refit of a cpu-copy model carries kappa on \
-                 every side (without it `predict --intervals` would evaluate it as the paper's \
-                 model); calibrate again with `--bootstrap N`"
+            let v = model.variant;
+            let seen = self.replicates.iter().find_map(differs).unwrap_or_default();
+            let names = |v: Variant| {
+                let names: Vec<&str> = v.params().iter().map(|p| p.name).collect();
+                names.join(" and ")
             };
-            return Some(problem(field(), format!("{other} of {n} refits"), rule));
+            let rule = if v.is_paper() {
+                format!(
+                    "must be of the model's variant: a refit of the paper's model has no {} \
+                     (with it `predict --intervals` would evaluate it as {})",
+                    names(seen),
+                    seen.phrase()
+                )
+            } else {
+                format!(
+                    "must be of the model's variant: a refit of a {v} model carries {} on every \
+                     side (without it `predict --intervals` would evaluate it as {}); calibrate \
+                     again with `--bootstrap N`",
+                    names(v),
+                    seen.phrase()
+                )
+            };
+            return Some(problem(field(), format!("{other} of {n} refits"), &rule));
         }
         let mut first = None;
         for r in &self.replicates {
@@ -324,19 +366,22 @@ impl Uncertainty {
 /// Every interval of one side (`local`/`remote`) that is not `[low, high]` with both ends in
 /// the range of its parameter's kind on a socket of `cores` cores.
 fn side_problems(side: &str, iv: &ParamIntervals, p: &Params, cores: u32) -> Vec<Problem> {
-    // `kappa` has no kind: its range is its own.
+    // A law's parameter has no kind: its range is its own.
     let named = Params::FIELDS
         .iter()
         .zip(iv.as_array())
         .map(|(&(name, kind), v)| (name, Some(kind), v))
-        .chain(iv.kappa().map(|v| ("kappa", None, v)));
+        .chain(iv.law().iter().map(|&(name, v)| (name, None, v)));
     let mut out = Vec::new();
     for (name, kind, [lo, hi]) in named {
         let rule = match (kind, lo.partial_cmp(&hi)) {
-            (None, _) if p.kappa.is_none() => Some(
-                "the model has no kappa (it is not a cpu-copy model) for this interval to bound"
-                    .to_string(),
-            ),
+            (None, _) if p.law.params().all(|(lp, _)| lp.name != name) => {
+                let owner = Variant::owning(name).map_or(Variant::Paper, |o| o.0);
+                Some(format!(
+                    "the model has no {name} (it is not a {owner} model) for this interval to \
+                     bound"
+                ))
+            }
             (_, Some(Ordering::Greater) | None) => {
                 Some("an interval is [low, high] with low <= high: swap its two ends".to_string())
             }
@@ -347,8 +392,14 @@ fn side_problems(side: &str, iv: &ParamIntervals, p: &Params, cores: u32) -> Vec
                         .then(|| "a breakpoint's interval is a range of whole core counts".into())
                 })
                 .map(|rule| format!("each end: {rule}")),
-            (None, _) => (!(lo > 0.0 && hi <= MAX_KAPPA))
-                .then(|| format!("each end must be in (0, {MAX_KAPPA}], as kappa itself")),
+            (None, _) => Variant::owning(name).and_then(|(_, lp)| {
+                (!(lo > lp.low && hi <= lp.high)).then(|| {
+                    format!(
+                        "each end must be in ({}, {}], as {name} itself",
+                        lp.low, lp.high
+                    )
+                })
+            }),
         };
         if let Some(rule) = rule {
             let shown = format!("[{}, {}]", short_number(lo), short_number(hi));
@@ -508,6 +559,7 @@ fn curve_rules(p: &Params, side: &str, cores: u32) -> Option<Problem> {
 mod tests {
     use super::*;
     use crate::paper;
+    use crate::Law;
 
     #[test]
     fn the_paper_models_meet_every_rule() {
@@ -608,11 +660,12 @@ mod tests {
 
     #[test]
     fn kappa_and_the_variant_go_together_and_kappa_is_bounded() {
+        let law = |k: Option<f64>| k.map_or(Law::Paper, |kappa| Law::CpuCopy { kappa });
         let cpu_copy = |k: Option<f64>| {
             let mut m = paper::model("henri");
             m.variant = Variant::CpuCopy;
-            m.local.kappa = k;
-            m.remote.as_mut().unwrap().kappa = k;
+            m.local.law = law(k);
+            m.remote.as_mut().unwrap().law = law(k);
             m
         };
         assert!(cpu_copy(Some(0.3)).problems().is_empty());
@@ -626,7 +679,7 @@ mod tests {
             "{missing:?}"
         );
         let mut stray = paper::model("henri");
-        stray.local.kappa = Some(0.3);
+        stray.local.law = Law::CpuCopy { kappa: 0.3 };
         let stray = shown(&stray);
         assert!(
             stray[0]
@@ -648,8 +701,8 @@ mod tests {
     fn a_huge_value_is_named_in_short_notation() {
         let mut m = paper::model("henri");
         m.variant = Variant::CpuCopy;
-        m.local.kappa = Some(1e308);
-        m.remote.as_mut().unwrap().kappa = Some(0.3);
+        m.local.law = Law::CpuCopy { kappa: 1e308 };
+        m.remote.as_mut().unwrap().law = Law::CpuCopy { kappa: 0.3 };
         m.local.t_par_max = 1e308;
         let shown: Vec<String> = m.problems().iter().map(ToString::to_string).collect();
         for field in ["local.t_par_max = 1e308:", "local.kappa = 1e308:"] {
@@ -660,7 +713,7 @@ mod tests {
         }
         assert!(shown.iter().all(|p| p.len() < 300), "{shown:?}");
         let mut stray = paper::model("henri");
-        stray.local.kappa = Some(1e308);
+        stray.local.law = Law::CpuCopy { kappa: 1e308 };
         let stray: Vec<String> = stray.problems().iter().map(ToString::to_string).collect();
         assert!(
             stray[0].starts_with("local.kappa = 1e308: only"),

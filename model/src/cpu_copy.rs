@@ -116,7 +116,7 @@ mod tests {
             delta_r: 0.0,
             b_seq_comp: 20_200.0,
             b_seq_comm: 6_270.0,
-            kappa: Some(0.25),
+            law: crate::Law::CpuCopy { kappa: 0.25 },
         }
     }
 
@@ -142,7 +142,13 @@ mod tests {
     fn communications_fall_from_the_first_core_where_the_paper_keeps_them_whole() {
         let p = node();
         let c = curve(&p, 0.25, 14);
-        let paper = bandwidth::curve(&Params { kappa: None, ..p }, 14);
+        let paper = bandwidth::curve(
+            &Params {
+                law: crate::Law::Paper,
+                ..p
+            },
+            14,
+        );
         // One core loads the memory by 13 %: the copies lose 4 %; four cores (51 %) 24 %.
         assert!(
             (c[0].comm_parallel / p.b_seq_comm - 0.966).abs() < 0.002,

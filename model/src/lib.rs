@@ -5,7 +5,8 @@
 //! (traces, calibration, the benchmark, MPI) can be named here.
 //!
 //! - `params`: the ten parameters of section 3.1 per side, their one list of names, the
-//!   machine.
+//!   machine; [`law`]: the law of communications in parallel as a type, one arm per law
+//!   with its own parameters.
 //! - [`constraints`]: every rule a model must meet: ranges, the machine's shape, the model's
 //!   meaning, and the rules of the intervals a model file may hold.
 //! - [`total`]: equations 1-2, what the memory gives and what the cores ask (Algorithm 1);
@@ -25,6 +26,7 @@
 pub mod bandwidth;
 pub mod constraints;
 pub mod cpu_copy;
+pub mod law;
 pub mod paper;
 pub(crate) mod params;
 pub mod placement;
@@ -37,8 +39,9 @@ pub mod text;
 pub mod units;
 
 pub use constraints::Problem;
+pub use law::{Law, LawParam, Variant};
 pub use params::SCHEMA_VERSION;
-pub use params::{Machine, Model, ParamKind, Params, Variant};
+pub use params::{Machine, Model, ParamKind, Params};
 pub use placement::check_interval_work;
 pub use placement::{all_placements, Placement, PlacementPrediction, PredictError};
 pub use placement::{predict, Point};

@@ -4,6 +4,7 @@
 //! added here reaches them all. The rules a parameter set must obey are in
 //! [`super::constraints`], which depends on this file and not the other way round.
 
+use super::law::{Law, Variant};
 use serde::{Deserialize, Serialize};
 
 /// The only model-file schema this build reads and writes.
@@ -46,59 +47,11 @@ pub struct Params {
     pub b_seq_comp: f64,
     /// `B_seq^comm`: bandwidth of communications alone.
     pub b_seq_comm: f64,
-    /// `kappa`, only in a model of communications done by CPU cores ([`Variant::CpuCopy`]):
-    /// how fast the memory's queueing slows a core's copies as the computations load it
-    /// ([`super::cpu_copy`]). Absent from the paper's models, whose ten parameters are the
-    /// list of `Params::NAMES`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kappa: Option<f64>,
-}
-
-/// Which contention model a model file holds: the paper's (section 3, made for
-/// communications that a network card's DMA writes into memory), or its variant for
-/// communications done by CPU cores ([`super::cpu_copy`]: messages between two ranks of one
-/// host, which are copies). Absent from a file: the paper's, as every file before the
-/// variant.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Variant {
-    /// Equations 1-8 of the paper.
-    #[default]
-    Paper,
-    /// Equations 1-3 and 6-8 of the paper, with communications in parallel following the
-    /// load the computations put on the memory ([`super::cpu_copy`]).
-    CpuCopy,
-}
-
-impl Variant {
-    /// Its name in model files and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Paper => "paper",
-            Variant::CpuCopy => "cpu-copy",
-        }
-    }
-
-    /// The other one.
-    pub fn other(self) -> Variant {
-        match self {
-            Variant::Paper => Variant::CpuCopy,
-            Variant::CpuCopy => Variant::Paper,
-        }
-    }
-
-    pub fn is_paper(&self) -> bool {
-        *self == Variant::Paper
-    }
-
-    /// The variant a parameter set is of: the cpu-copy variant's when it has `kappa`.
-    pub fn of(p: &Params) -> Variant {
-        if p.kappa.is_some() {
-            Variant::CpuCopy
-        } else {
-            Variant::Paper
-        }
-    }
+    /// The law of communications in parallel, with its own parameters (`kappa` of the
+    /// cpu-copy variant, [`super::cpu_copy`]), written beside the ten; the paper's has none,
+    /// and its ten parameters are the list of `Params::NAMES`.
+    #[serde(flatten)]
+    pub law: Law,
 }
 
 /// What a parameter is, which decides the range it must lie in

@@ -385,7 +385,7 @@ mod tests {
             delta_r: 5.0,
             b_seq_comp: t / 5.0,
             b_seq_comm,
-            kappa: None,
+            law: crate::Law::Paper,
         }
     }
 

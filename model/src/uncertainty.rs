@@ -47,7 +47,7 @@ impl Replicate {
         super::Model {
             schema_version: super::SCHEMA_VERSION,
             machine: machine.clone(),
-            variant: super::Variant::of(&self.local),
+            variant: self.local.law.variant(),
             local: self.local,
             remote: self.remote,
         }
@@ -55,24 +55,24 @@ impl Replicate {
 }
 
 /// The interval of each parameter of one side, in the order of [`Params::NAMES`], and of
-/// the cpu-copy variant's `kappa` when the side has one. In the model file an object named
-/// like the parameters (`"alpha": [0.91, 0.93]`), written and read through [`Params::NAMES`],
-/// so that a parameter added to [`Params`] is covered here with nothing to change.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ParamIntervals([Interval; Params::COUNT], Option<Interval>);
-
-/// `kappa`'s name in the model file.
-const KAPPA: &str = "kappa";
+/// each parameter of its law ([`super::law`]: `kappa` of the cpu-copy variant). In the model
+/// file an object named like the parameters (`"alpha": [0.91, 0.93]`), written and read
+/// through [`Params::NAMES`] and the laws' parameters, so that a parameter added to
+/// [`Params`] or a law is covered here with nothing to change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamIntervals([Interval; Params::COUNT], Vec<(&'static str, Interval)>);
 
 impl ParamIntervals {
-    /// The intervals, in the order of [`Params::NAMES`], and `kappa`'s.
-    pub fn new(intervals: [Interval; Params::COUNT], kappa: Option<Interval>) -> Self {
-        ParamIntervals(intervals, kappa)
+    /// The intervals, in the order of [`Params::NAMES`], and those of the law's parameters
+    /// (name, interval).
+    pub fn new(intervals: [Interval; Params::COUNT], law: Vec<(&'static str, Interval)>) -> Self {
+        ParamIntervals(intervals, law)
     }
 
     /// Zero-width intervals at `p`'s values (a bootstrap that produced nothing).
     pub fn point(p: &Params) -> Self {
-        ParamIntervals(p.values().map(|v| [v, v]), p.kappa.map(|k| [k, k]))
+        let law = p.law.params().map(|(lp, v)| (lp.name, [v, v])).collect();
+        ParamIntervals(p.values().map(|v| [v, v]), law)
     }
 
     /// The intervals, in the order of [`Params::NAMES`].
@@ -80,16 +80,17 @@ impl ParamIntervals {
         self.0
     }
 
-    /// The interval of the cpu-copy variant's `kappa`, when the side has one.
-    pub fn kappa(&self) -> Option<Interval> {
-        self.1
+    /// The intervals of the law's parameters the side holds (name, interval), in the order
+    /// the file gave them.
+    pub fn law(&self) -> &[(&'static str, Interval)] {
+        &self.1
     }
 
-    /// The interval of the parameter called `name` (`kappa` included), `None` for no
+    /// The interval of the parameter called `name` (a law's included), `None` for no
     /// parameter.
     pub fn get(&self, name: &str) -> Option<Interval> {
-        if name == KAPPA {
-            return self.1;
+        if let Some(&(_, iv)) = self.1.iter().find(|(n, _)| *n == name) {
+            return Some(iv);
         }
         let i = Params::NAMES.iter().position(|n| *n == name)?;
         Some(self.0[i])
@@ -106,16 +107,16 @@ pub fn open_above([_, hi]: Interval) -> bool {
 }
 
 /// As an object of the parameters' names, as a derived `Serialize` of one field per
-/// parameter would write it (`kappa` last, when there is one).
+/// parameter would write it (the law's last, as in the side's parameters).
 impl Serialize for ParamIntervals {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let fields = Params::COUNT + usize::from(self.1.is_some());
+        let fields = Params::COUNT + self.1.len();
         let mut s = serializer.serialize_struct("ParamIntervals", fields)?;
         for (name, interval) in Params::NAMES.iter().zip(&self.0) {
             s.serialize_field(name, interval)?;
         }
-        if let Some(k) = &self.1 {
-            s.serialize_field(KAPPA, k)?;
+        for (name, interval) in &self.1 {
+            s.serialize_field(name, interval)?;
         }
         s.end()
     }
@@ -140,13 +141,13 @@ impl<'de> Visitor<'de> for IntervalsVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ParamIntervals, A::Error> {
         let mut seen: [Option<Interval>; Params::COUNT] = [None; Params::COUNT];
-        let mut kappa: Option<Interval> = None;
+        let mut law: Vec<(&'static str, Interval)> = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
-            if key == KAPPA {
-                if kappa.is_some() {
-                    return Err(de::Error::duplicate_field(KAPPA));
+            if let Some((_, p)) = super::Variant::owning(&key) {
+                if law.iter().any(|(n, _)| *n == p.name) {
+                    return Err(de::Error::duplicate_field(p.name));
                 }
-                kappa = Some(map.next_value()?);
+                law.push((p.name, map.next_value()?));
                 continue;
             }
             match Params::NAMES.iter().position(|n| *n == key) {
@@ -163,7 +164,7 @@ impl<'de> Visitor<'de> for IntervalsVisitor {
         for (i, interval) in seen.into_iter().enumerate() {
             out[i] = interval.ok_or_else(|| de::Error::missing_field(Params::NAMES[i]))?;
         }
-        Ok(ParamIntervals(out, kappa))
+        Ok(ParamIntervals(out, law))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ParamIntervals, A::Error> {
@@ -174,7 +175,8 @@ impl<'de> Visitor<'de> for IntervalsVisitor {
                 de::Error::invalid_length(i, &expected.as_str())
             })?;
         }
-        Ok(ParamIntervals(out, seq.next_element()?))
+        // The array form has no names for a law's parameters: the paper's ten only.
+        Ok(ParamIntervals(out, Vec::new()))
     }
 }
 
@@ -199,7 +201,7 @@ mod tests {
     }
 
     fn intervals() -> ParamIntervals {
-        ParamIntervals::new(std::array::from_fn(|i| [i as f64, i as f64 + 0.5]), None)
+        ParamIntervals::new(std::array::from_fn(|i| [i as f64, i as f64 + 0.5]), vec![])
     }
 
     #[test]
@@ -232,11 +234,12 @@ mod tests {
 
     #[test]
     fn a_cpu_copy_side_writes_and_reads_kappa_s_interval_last() {
-        let iv = ParamIntervals::new(intervals().as_array(), Some([0.2, 0.4]));
+        let iv = ParamIntervals::new(intervals().as_array(), vec![("kappa", [0.2, 0.4])]);
         let text = serde_json::to_string(&iv).unwrap();
         assert!(text.ends_with(",\"kappa\":[0.2,0.4]}"), "{text}");
         let back: ParamIntervals = serde_json::from_str(&text).unwrap();
-        assert_eq!((back, back.get("kappa")), (iv, Some([0.2, 0.4])));
+        assert_eq!(back.get("kappa"), Some([0.2, 0.4]));
+        assert_eq!(back, iv);
         assert_eq!(intervals().get("kappa"), None);
         let twice = text.replacen('{', "{\"kappa\":[1.0,2.0],", 1);
         let err = serde_json::from_str::<ParamIntervals>(&twice).unwrap_err();

@@ -36,7 +36,7 @@ fn synthetic_params(scale: f64) -> Params {
         delta_r: 300.0,
         b_seq_comp: 4000.0 * scale,
         b_seq_comm: 20_000.0,
-        kappa: None,
+        law: contention::model::Law::Paper,
     }
 }
 

@@ -37,7 +37,7 @@ pub struct Breakpoints {
 /// The breakpoints' intervals of each side the bootstrap covers (`N_par^max` and `N_seq^max`,
 /// section 3.1): a prediction near them can change regime within its interval.
 pub fn breakpoints(u: &Uncertainty) -> Vec<Breakpoints> {
-    [("local", Some(u.local)), ("remote", u.remote)]
+    [("local", Some(&u.local)), ("remote", u.remote.as_ref())]
         .into_iter()
         .filter_map(|(side, iv)| {
             let iv = iv?;

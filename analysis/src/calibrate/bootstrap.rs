@@ -457,13 +457,16 @@ pub(crate) fn intervals(sets: &[Params], cores: u32) -> Option<ParamIntervals> {
     if let Some(open) = t_seq_max_interval(sets, cores) {
         out[Params::T_SEQ_MAX] = open;
     }
-    // The cpu-copy variant's kappa, when every set has one.
-    let kappas: Option<Vec<f64>> = sets.iter().map(|p| p.kappa).collect();
-    let kappa = match kappas {
-        Some(k) if !k.is_empty() => Some(percentile_interval(&k)?),
-        _ => None,
-    };
-    Some(ParamIntervals::new(out, kappa))
+    // The law's own parameters (the cpu-copy variant's kappa), when every set is of one law.
+    let variant = sets.first()?.law.variant();
+    let mut law = Vec::new();
+    if sets.iter().all(|p| p.law.variant() == variant) {
+        for (i, lp) in variant.params().iter().enumerate() {
+            let values: Vec<f64> = sets.iter().map(|p| p.law.values()[i]).collect();
+            law.push((lp.name, percentile_interval(&values)?));
+        }
+    }
+    Some(ParamIntervals::new(out, law))
 }
 
 /// Whether `p`'s `T_seq^max` is only a lower bound on a socket of `cores` cores: equation 6
@@ -1039,7 +1042,7 @@ mod tests {
         }
         let m = crate::io::model_file::load("paper:henri").unwrap();
         let mut side = m.local;
-        side.kappa = Some(0.5);
+        side.law = crate::model::Law::CpuCopy { kappa: 0.5 };
         let replicate = crate::model::uncertainty::Replicate {
             local: side,
             remote: Some(side),

@@ -482,30 +482,47 @@ pub(super) fn side_loss(
 }
 
 /// The continuous parameters the simplex moves, scaled to about 1 around `start`: the six of
-/// the paper's model (`N` = 6), and with them `kappa` for the cpu-copy variant (`N` = 7,
-/// [`crate::model::cpu_copy`]), so that a paper model is fitted exactly as before the variant.
+/// the paper's model (`N` = 6), and with them the law's own ([`crate::model::law`]: `kappa`
+/// for the cpu-copy variant, `N` = 7), so that a paper model is fitted exactly as before the
+/// variant.
 pub(super) struct Coding<const N: usize> {
     start: Params,
     scales: [f64; N],
     cores_per_socket: u32,
 }
 
-/// How many continuous parameters the fit moves for a side: 7 with `kappa`, else 6.
+/// The paper's continuous parameters the fit moves (the breakpoints are searched, `delta_l`
+/// follows from them and `B_seq^comm` is measured alone).
+const PAPER_DIMENSIONS: usize = 6;
+
+/// How many continuous parameters the fit moves for a side: the paper's six and its law's.
 pub(super) fn dimensions(p: &Params) -> usize {
-    if p.kappa.is_some() {
-        7
-    } else {
-        6
-    }
+    PAPER_DIMENSIONS + p.law.variant().params().len()
 }
 
-/// The smallest `kappa` a fit may reach: its law then keeps the copies whole up to
-/// saturation, which is all a smaller one could say.
-const MIN_KAPPA: f64 = 1e-4;
+/// Calls `$run::<N>($args)` with `N` the side's [`dimensions`]: the simplex's size is fixed
+/// at compile time, so there is one arm per law size up to [`crate::model::law::MAX_LAW_PARAMS`].
+macro_rules! with_dimensions {
+    ($p:expr, $run:ident($($arg:expr),*)) => {
+        match $crate::calibrate::fit::dimensions($p) {
+            6 => $run::<6>($($arg),*),
+            7 => $run::<7>($($arg),*),
+            8 => $run::<8>($($arg),*),
+            9 => $run::<9>($($arg),*),
+            n => unreachable!("{n} parameters: a law has at most MAX_LAW_PARAMS"),
+        }
+    };
+}
+pub(super) use with_dimensions;
 
 impl<const N: usize> Coding<N> {
     pub(super) fn new(start: Params, cores_per_socket: u32) -> Coding<N> {
-        assert!(N == 6 || N == 7, "6 parameters, or 7 with kappa");
+        let law = start.law.variant().params();
+        assert_eq!(
+            N,
+            PAPER_DIMENSIONS + law.len(),
+            "the paper's six and the law's"
+        );
         let t = start.t_par_max.abs().max(1.0);
         let pos = |v: f64| if v.abs() > 1e-9 { v.abs() } else { t };
         let base = [
@@ -516,25 +533,38 @@ impl<const N: usize> Coding<N> {
             1.0,
             pos(start.b_seq_comp),
         ];
-        let kappa = start.kappa.unwrap_or(1.0).abs().max(MIN_KAPPA);
+        let own = start.law.values();
+        let scale = |i: usize| own[i].abs().max(law[i].fit_floor);
         Coding {
             start,
-            scales: std::array::from_fn(|i| if i < 6 { base[i] } else { kappa }),
+            scales: std::array::from_fn(|i| {
+                if i < PAPER_DIMENSIONS {
+                    base[i]
+                } else {
+                    scale(i - PAPER_DIMENSIONS)
+                }
+            }),
             cores_per_socket,
         }
     }
 
     pub(super) fn encode(&self, p: &Params) -> [f64; N] {
-        let v = [
+        let paper = [
             p.t_par_max,
             p.t_par_max2,
             p.delta_r,
             p.t_seq_max,
             p.alpha,
             p.b_seq_comp,
-            p.kappa.unwrap_or(0.0),
         ];
-        std::array::from_fn(|i| v[i] / self.scales[i])
+        let own = p.law.values();
+        std::array::from_fn(|i| {
+            let v = paper
+                .get(i)
+                .copied()
+                .unwrap_or_else(|| own[i - PAPER_DIMENSIONS]);
+            v / self.scales[i]
+        })
     }
 
     /// The parameters of `x` with breakpoints `(n_par, n_seq)`, projected onto the valid set.
@@ -555,18 +585,20 @@ impl<const N: usize> Coding<N> {
             delta_r: v[2],
             b_seq_comp: v[5].max(floor),
             b_seq_comm: self.start.b_seq_comm,
-            kappa: if N > 6 {
-                Some(v[6].clamp(MIN_KAPPA, crate::model::constraints::MAX_KAPPA))
-            } else {
-                self.start.kappa
+            law: {
+                let variant = self.start.law.variant();
+                let own: Vec<f64> = (v[PAPER_DIMENSIONS..].iter().zip(variant.params()))
+                    .map(|(x, lp)| x.clamp(lp.fit_floor, lp.high))
+                    .collect();
+                variant.law(&own)
             },
         }
     }
 }
 
 /// Fits one side of `model` in place: breakpoints by bounded local search, the continuous
-/// parameters by the simplex for each; with the cpu-copy variant's `kappa` among them when
-/// the side has one.
+/// parameters by the simplex for each; with the law's own among them (the cpu-copy
+/// variant's `kappa`).
 fn fit_side(
     model: &mut Model,
     side: Side,
@@ -575,10 +607,8 @@ fn fit_side(
     scale: f64,
     effort: Effort,
 ) {
-    match side.params(model).map(dimensions) {
-        Some(7) => fit_side_in::<7>(model, side, groups, medians, scale, effort),
-        Some(_) => fit_side_in::<6>(model, side, groups, medians, scale, effort),
-        None => {}
+    if let Some(&p) = side.params(model) {
+        with_dimensions!(&p, fit_side_in(model, side, groups, medians, scale, effort));
     }
 }
 

@@ -138,13 +138,11 @@ pub(crate) fn profile(
     medians: &[f64],
     scale: f64,
 ) -> Option<Profile> {
-    match fit::dimensions(side.params(fitted)?) {
-        7 => profile_in::<7>(fitted, side, groups, medians, scale),
-        _ => profile_in::<6>(fitted, side, groups, medians, scale),
-    }
+    let p = *side.params(fitted)?;
+    fit::with_dimensions!(&p, profile_in(fitted, side, groups, medians, scale))
 }
 
-/// [`profile`] with `N` continuous parameters (7 with the cpu-copy variant's `kappa`).
+/// [`profile`] with `N` continuous parameters (the paper's six and the law's own).
 fn profile_in<const N: usize>(
     fitted: &Model,
     side: Side,
@@ -301,20 +299,33 @@ pub(crate) fn widen(intervals: ParamIntervals, best: &Params, profile: &Profile)
             }
         }
     }
-    // The cpu-copy variant's kappa, as the continuous parameters above.
-    let kappa = match (intervals.kappa(), best.kappa) {
-        (Some([mut lo, mut hi]), Some(fitted)) => {
+    // The law's own parameters (the cpu-copy variant's kappa), as the continuous ones above.
+    let law = intervals
+        .law()
+        .iter()
+        .map(|&(name, [mut lo, mut hi])| {
+            let own = best
+                .law
+                .params()
+                .enumerate()
+                .find(|(_, (lp, _))| lp.name == name);
+            let Some((i, (lp, fitted))) = own else {
+                return (name, [lo, hi]);
+            };
             let (below, above) = ((fitted - lo).max(0.0), (hi - fitted).max(0.0));
-            for v in profile.sets.iter().filter_map(|s| s.kappa) {
-                lo = lo.min(v - below);
-                hi = hi.max(v + above);
+            for set in &profile.sets {
+                if let Some(&v) = set.law.values().get(i) {
+                    lo = lo.min(v - below);
+                    hi = hi.max(v + above);
+                }
             }
-            let valid = |k: f64| k.clamp(f64::MIN_POSITIVE, crate::model::constraints::MAX_KAPPA);
-            Some([valid(lo), valid(hi)])
-        }
-        (k, _) => k,
-    };
-    ParamIntervals::new(out, kappa)
+            // Strictly above `low` (the least normal number above 0 for `kappa`).
+            let least = (lp.low + f64::MIN_POSITIVE).max(lp.low.next_up());
+            let valid = |v: f64| v.clamp(least, lp.high);
+            (name, [valid(lo), valid(hi)])
+        })
+        .collect();
+    ParamIntervals::new(out, law)
 }
 
 #[cfg(test)]
@@ -385,7 +396,7 @@ mod tests {
             n_seq: [18, 18],
             sets: vec![best, other],
         };
-        let wide = widen(ParamIntervals::new(boot, None), &best, &profile);
+        let wide = widen(ParamIntervals::new(boot, vec![]), &best, &profile);
         let [_, hi] = wide.get("alpha").unwrap();
         assert!(hi <= 1.0, "alpha's interval ends at {hi}");
         let [lo, _] = wide.get("b_seq_comp").unwrap();
@@ -408,7 +419,7 @@ mod tests {
             n_seq: [14, 18],
             sets: vec![best, other],
         };
-        let wide = widen(ParamIntervals::new(boot, None), &best, &profile);
+        let wide = widen(ParamIntervals::new(boot, vec![]), &best, &profile);
         assert_eq!(wide.get("n_par_max"), Some([12.0, 17.0]));
         assert_eq!(wide.get("n_seq_max"), Some([14.0, 18.0]));
         // The bootstrap's -10 / +30 around the full fit, moved to the other position too.

@@ -241,7 +241,7 @@ pub(crate) fn extract(
         delta_r: delta_r(t_par_max2, last.total_parallel(), n_seq_max, last.cores),
         b_seq_comp,
         b_seq_comm,
-        kappa: None,
+        law: crate::model::Law::Paper,
     };
     Ok((params, tolerances))
 }

@@ -132,10 +132,8 @@ pub fn of_inputs(
         let (mut p, _) = super::rules::extract(s, tolerance)
             .map_err(|e| format!("the paper's rules cannot read placement {placement}: {e}"))?;
         super::rules::feasible(&mut p, cps);
-        // The cpu-copy variant starts its kappa where calibrate does.
-        if model.variant == crate::model::Variant::CpuCopy {
-            p.kappa = Some(super::variant::kappa_start(s, &p));
-        }
+        // The model's law starts where calibrate starts it.
+        p.law = super::variant::law_start(model.variant, Some(s), &p);
         Ok(p)
     };
     let local = rules(0)?;
@@ -209,8 +207,8 @@ pub(crate) fn unidentified(
             ));
         }
         let intervals = u.and_then(|u| match side {
-            Side::Local => Some(u.local),
-            Side::Remote => u.remote,
+            Side::Local => Some(&u.local),
+            Side::Remote => u.remote.as_ref(),
         });
         if let Some(iv) = intervals {
             for (((field, kind), value), [lo, hi]) in Params::FIELDS
@@ -222,10 +220,14 @@ pub(crate) fn unidentified(
                     out.push(format!("{name}.{field}: {why}"));
                 }
             }
-            // The cpu-copy variant's kappa, judged as a bandwidth is.
-            if let (Some(k), Some(range)) = (p.kappa, iv.kappa()) {
-                if let Some(why) = too_wide(ParamKind::Bandwidth, k, range) {
-                    out.push(format!("{name}.kappa: {why}"));
+            // The law's own parameters (the cpu-copy variant's kappa), judged as a
+            // bandwidth is.
+            for (lp, v) in p.law.params() {
+                if let Some(why) = iv
+                    .get(lp.name)
+                    .and_then(|r| too_wide(ParamKind::Bandwidth, v, r))
+                {
+                    out.push(format!("{name}.{}: {why}", lp.name));
                 }
             }
         }

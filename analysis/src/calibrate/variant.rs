@@ -8,13 +8,9 @@
 //! than the record) the paper's, as before the variant existed.
 
 use crate::dataset::{Input, Sweep, COMM_PARALLEL};
-use crate::model::{Model, Params, Variant};
+use crate::model::{Law, Model, Params, Variant};
 use crate::stats;
 use crate::trace::TransportKind;
-
-/// The `kappa` a fit starts from when no point of the sweep says more: the copies lose half
-/// their bandwidth at half load.
-const KAPPA_DEFAULT: f64 = 1.0;
 
 /// The variant to fit and why, in words for the user: `asked` (`--model`) when given, else
 /// from the inputs' transport.
@@ -56,8 +52,8 @@ pub(crate) fn choose(inputs: &[Input], asked: Option<Variant>) -> (Variant, Stri
     }
 }
 
-/// `model` (the paper's rules) as a start for `variant`: for the cpu-copy variant each side
-/// gets a `kappa` read from its sample sweep ([`kappa_start`]); for the paper's, none.
+/// `model` (the paper's rules) as a start for `variant`: each side gets the law's own
+/// parameters ([`law_start`]), from its sample sweep where there is one.
 pub(crate) fn start(
     model: &Model,
     variant: Variant,
@@ -65,10 +61,7 @@ pub(crate) fn start(
     remote: Option<&Sweep>,
 ) -> Model {
     let with = |p: &Params, sweep: Option<&Sweep>| Params {
-        kappa: match variant {
-            Variant::Paper => None,
-            Variant::CpuCopy => Some(sweep.map_or(KAPPA_DEFAULT, |s| kappa_start(s, p))),
-        },
+        law: law_start(variant, sweep, p),
         ..*p
     };
     Model {
@@ -79,11 +72,23 @@ pub(crate) fn start(
     }
 }
 
+/// Where the fit of `variant`'s law starts, given the rules' other parameters `p`: the
+/// cpu-copy variant's `kappa` read from the points of `sweep` ([`kappa_start`]), any other
+/// law's parameters at their start ([`crate::model::LawParam::start`]).
+pub(crate) fn law_start(variant: Variant, sweep: Option<&Sweep>, p: &Params) -> Law {
+    match (variant, sweep) {
+        (Variant::CpuCopy, Some(s)) => Law::CpuCopy {
+            kappa: kappa_start(s, p),
+        },
+        _ => variant.start(),
+    }
+}
+
 /// `kappa` as the measured points of `sweep` say, given the rules' other parameters `p`:
 /// the median over the points between no contention and the floor of the `kappa` that puts
 /// the law through them (`share = (1 - u) / (1 - u + kappa u)`, so `kappa = (1 - u)(1 -
-/// share) / (u share)`), with the load `u = n B_seq^comp / T_par^max`; [`KAPPA_DEFAULT`]
-/// when no point lies there. The fit moves it from there.
+/// share) / (u share)`), with the load `u = n B_seq^comp / T_par^max`; the law's start
+/// ([`crate::model::LawParam::start`]) when no point lies there. The fit moves it from there.
 pub(crate) fn kappa_start(sweep: &Sweep, p: &Params) -> f64 {
     let solved: Vec<f64> = sweep
         .points
@@ -97,8 +102,13 @@ pub(crate) fn kappa_start(sweep: &Sweep, p: &Params) -> f64 {
         .collect();
     stats::median(&solved)
         .filter(|k| k.is_finite() && *k > 0.0)
-        .unwrap_or(KAPPA_DEFAULT)
+        .unwrap_or_else(kappa_default)
         .clamp(1e-3, 100.0)
+}
+
+/// The cpu-copy variant's start for `kappa` where the points say nothing.
+fn kappa_default() -> f64 {
+    Variant::CpuCopy.start().values()[0]
 }
 
 #[cfg(test)]
@@ -167,7 +177,7 @@ mod tests {
             delta_r: 0.0,
             b_seq_comp: 10_000.0,
             b_seq_comm: 5_000.0,
-            kappa: None,
+            law: Law::Paper,
         };
         let law = |n: u32| crate::model::cpu_copy::share(f64::from(n) * 0.1, 0.3, 0.2);
         let sweep = Sweep {
@@ -191,6 +201,6 @@ mod tests {
             points: sweep.points[..0].to_vec(),
             ..sweep
         };
-        assert_eq!(kappa_start(&flat, &p), KAPPA_DEFAULT);
+        assert_eq!(kappa_start(&flat, &p), 1.0);
     }
 }

@@ -104,16 +104,20 @@ fn changed_params(expected: &Model, new: &Model, noise_percent: f64) -> Vec<Para
     let mut out = Vec::new();
     for (side, e, n) in sides {
         let (Some(e), Some(n)) = (e, n) else { continue };
-        let kappa = match (e.kappa, n.kappa) {
-            (Some(a), Some(b)) => Some(("kappa", a, b)),
-            _ => None,
-        };
+        // The law's own parameters (the cpu-copy variant's kappa), when both sides share it.
+        let same_law = e.law.variant() == n.law.variant();
+        let law = e
+            .law
+            .params()
+            .zip(n.law.values())
+            .filter(|_| same_law)
+            .map(|((lp, ev), nv)| (lp.name, ev, nv));
         let named = e
             .named()
             .into_iter()
             .zip(n.named())
             .map(|((name, ev), (_, nv))| (name, ev, nv))
-            .chain(kappa);
+            .chain(law);
         for (name, ev, nv) in named {
             let change = relative(ev, nv);
             if change > noise_percent {

@@ -253,7 +253,7 @@ mod tests {
             delta_r: 0.0,
             b_seq_comp: 2_000.0,
             b_seq_comm: 5_000.0,
-            kappa: None,
+            law: crate::model::Law::Paper,
         };
         let s = SideNoise {
             typical: StreamNoise {
@@ -281,12 +281,12 @@ mod tests {
         let mut iv = ParamIntervals::point(&p).as_array();
         iv[1] = [9_000.0, 11_000.0];
         iv[8] = [1_999.0, 2_001.0];
-        let h = half_widths(&p, 8, &s, Some(&ParamIntervals::new(iv, None)));
+        let h = half_widths(&p, 8, &s, Some(&ParamIntervals::new(iv, vec![])));
         assert!(close(h[1], 1000.0) && close(h[8], 20.0), "{h:?}");
         // An interval open above (T_seq^max bounded from below only) gives the distance to
         // its bounded end, not half of an interval up to 1e12 MB/s.
         iv[3] = [8_500.0, crate::model::constraints::MAX_BANDWIDTH];
-        let h = half_widths(&p, 8, &s, Some(&ParamIntervals::new(iv, None)));
+        let h = half_widths(&p, 8, &s, Some(&ParamIntervals::new(iv, vec![])));
         assert!(close(h[3], 500.0), "T_seq^max 9000 at least 8500: {h:?}");
     }
 
@@ -310,7 +310,7 @@ mod tests {
             delta_r: 0.0,
             b_seq_comp: 500.0,
             b_seq_comm: 100.0,
-            kappa: None,
+            law: crate::model::Law::Paper,
         };
         let h = half_widths(&p, 4, &s, None);
         assert!((h[8] - 50.0).abs() < 1e-9, "B_seq^comp: {h:?}");

@@ -161,8 +161,8 @@ impl Stacked {
     /// The same figure with the bootstrap's intervals of its parameter set as error bars.
     pub fn with_intervals(mut self, u: &Uncertainty) -> Self {
         self.intervals = match self.calibrates {
-            Calibrates::Local => Some(u.local),
-            Calibrates::Remote => u.remote,
+            Calibrates::Local => Some(u.local.clone()),
+            Calibrates::Remote => u.remote.clone(),
         };
         self
     }
@@ -187,7 +187,7 @@ impl Stacked {
     /// intervals when the model has a bootstrap (a breakpoint's range also in its label).
     pub(crate) fn key_points(&self) -> Vec<KeyPoint> {
         let p = &self.params;
-        let iv = |name: &str| self.intervals.and_then(|iv| iv.get(name));
+        let iv = |name: &str| self.intervals.as_ref().and_then(|iv| iv.get(name));
         // A point `sym = v` at `n_sym = n`, its bandwidth the parameter `bw` and its core
         // count the breakpoint `n_name`.
         let at = |sym, v: f64, bw: &str, n_sym, n: u32, n_name: &str| {
@@ -278,6 +278,7 @@ impl Stacked {
             ],
             error: self
                 .intervals
+                .as_ref()
                 .and_then(|iv| iv.get("b_seq_comp"))
                 .map(|mbps| ErrorBars {
                     cores: [1.0, 1.0],
@@ -342,11 +343,15 @@ impl Stacked {
             Seg::text(format!(" = {:.0} MB/s", p.b_seq_comm)),
         ]
         .into_iter()
-        // The cpu-copy variant's law (`model::cpu_copy`).
-        .chain(
-            p.kappa
-                .map(|k| Seg::text(format!("; cpu-copy model, κ = {k:.3}"))),
-        )
+        // The law's own parameters, when it is not the paper's (`model::law`).
+        .chain(p.law.params().map(|(lp, v)| {
+            Seg::text(format!(
+                "; {} model, {} = {v:.*}",
+                p.law.variant(),
+                lp.symbol,
+                lp.decimals
+            ))
+        }))
         .collect()
     }
 
@@ -783,7 +788,7 @@ mod tests {
             kept_full_fit: Some(0),
             seed: 0,
             level: 0.95,
-            local: ParamIntervals::new(iv, None),
+            local: ParamIntervals::new(iv, vec![]),
             remote: None,
             replicates: Vec::new(),
         }

@@ -111,7 +111,7 @@ fn interval_lines(out: &mut String, u: &Uncertainty) {
         u.seed,
         kept_full_fit(u)
     );
-    for (side, iv) in [("local", Some(u.local)), ("remote", u.remote)] {
+    for (side, iv) in [("local", Some(&u.local)), ("remote", u.remote.as_ref())] {
         if let Some(iv) = iv {
             let mut parts: Vec<String> = Params::FIELDS
                 .iter()
@@ -122,9 +122,11 @@ fn interval_lines(out: &mut String, u: &Uncertainty) {
                     _ => format!("{name} [{lo:.4}, {hi:.4}]"),
                 })
                 .collect();
-            if let Some([lo, hi]) = iv.kappa() {
-                parts.push(format!("kappa [{lo:.4}, {hi:.4}]"));
-            }
+            parts.extend(
+                iv.law()
+                    .iter()
+                    .map(|(name, [lo, hi])| format!("{name} [{lo:.4}, {hi:.4}]")),
+            );
             let _ = writeln!(out, "    {side}: {}", parts.join(" "));
         }
     }
@@ -191,16 +193,18 @@ fn side_lines(out: &mut String, side: &str, p: &Params, fit: &SideFit) {
 }
 
 /// The parameters of a side on one line (`name value ...`), for the user's terminal, each
-/// with the decimals of its kind; the cpu-copy variant's `kappa` last.
+/// with the decimals of its kind; the law's own (the cpu-copy variant's `kappa`) last.
 fn describe(p: &Params) -> String {
     let mut parts: Vec<String> = Params::FIELDS
         .iter()
         .zip(p.values())
         .map(|((name, kind), v)| format!("{name} {v:.*}", kind.decimals()))
         .collect();
-    if let Some(k) = p.kappa {
-        parts.push(format!("kappa {k:.3}"));
-    }
+    parts.extend(
+        p.law
+            .params()
+            .map(|(lp, v)| format!("{} {v:.*}", lp.name, lp.decimals)),
+    );
     parts.join(" ")
 }
 
@@ -235,7 +239,7 @@ mod tests {
             kept_full_fit: None,
             seed: 1,
             level: 0.95,
-            local: crate::model::ParamIntervals::new(iv, None),
+            local: crate::model::ParamIntervals::new(iv, vec![]),
             remote: None,
             replicates: Vec::new(),
         };

@@ -134,7 +134,7 @@ pub(crate) fn header(out: &mut String, h: &Header, about: &About) {
     let _ = writeln!(out, "# {}", h.tool.summary());
     let which = match about.variant {
         crate::model::Variant::Paper => String::new(),
-        v => format!(" ({} model: communications done by CPU cores)", v.name()),
+        v => format!(" ({v} model: {})", v.about()),
     };
     let _ = writeln!(
         out,
