@@ -79,24 +79,14 @@ fn half_width(p: &Phase) -> String {
 mod tests {
     use super::*;
 
-    fn phase(median: f64, ci95: Option<(f64, f64)>, unstable: bool) -> Phase {
-        Phase {
-            summary: crate::stats::summarize(&[median]),
-            sampling: String::new(),
-            samples: Vec::new(),
-            ci95,
-            unstable,
-        }
-    }
-
     #[test]
     fn the_log_line_shows_intervals_and_flags_unstable_phases() {
         let p = TracePoint {
             cores: 4,
-            comp_alone: phase(1000.0, Some((990.0, 1010.0)), false),
-            comm_alone: phase(500.0, None, true),
-            comp_parallel: phase(800.0, Some((780.0, 820.0)), false),
-            comm_parallel: phase(400.0, Some((396.0, 404.0)), false),
+            comp_alone: Phase::of_median(1000.0, Some((990.0, 1010.0)), false),
+            comm_alone: Phase::of_median(500.0, None, true),
+            comp_parallel: Phase::of_median(800.0, Some((780.0, 820.0)), false),
+            comm_parallel: Phase::of_median(400.0, Some((396.0, 404.0)), false),
             ran_on: Vec::new(),
         };
         let line = point_line(&p, 0.05);
@@ -110,13 +100,13 @@ mod tests {
             "{line}"
         );
         let stable = TracePoint {
-            comm_alone: phase(500.0, Some((495.0, 505.0)), false),
+            comm_alone: Phase::of_median(500.0, Some((495.0, 505.0)), false),
             ..p.clone()
         };
         assert!(!point_line(&stable, 0.05).contains("UNSTABLE"));
         // An unstable phase says by how much.
         let wide = TracePoint {
-            comp_parallel: phase(800.0, Some((700.0, 900.0)), true),
+            comp_parallel: Phase::of_median(800.0, Some((700.0, 900.0)), true),
             ..stable
         };
         assert!(

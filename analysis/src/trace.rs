@@ -472,6 +472,22 @@ pub struct Phase {
     pub unstable: bool,
 }
 
+impl Phase {
+    /// A phase of one sample's summary at `median`, no samples kept: what the tests of a
+    /// point's line need (here and in the benchmark's session).
+    #[cfg(any(test, feature = "test-support"))]
+    #[doc(hidden)]
+    pub fn of_median(median: f64, ci95: Option<(f64, f64)>, unstable: bool) -> Phase {
+        Phase {
+            summary: crate::stats::summarize(&[median]),
+            sampling: String::new(),
+            samples: Vec::new(),
+            ci95,
+            unstable,
+        }
+    }
+}
+
 /// Statistics of a phase's bandwidth, MB/s.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Summary {

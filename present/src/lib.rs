@@ -12,9 +12,7 @@
 pub mod plot;
 pub mod report;
 
-pub use contention_analysis::{
-    calibrate, check, dataset, error, evaluate, fleet, header, io, overlap, plausible, point_line,
-    provenance, results, runs, sensitivity, simulate, stats, timestamp, trace,
-};
-pub use contention_analysis::{cores, model, network, units};
+// Every module of the analysis (and through it the model's `model`, `network`, `units`,
+// `cores`), by one glob so that a module added there needs no line here.
+pub use contention_analysis::*;
 pub use error::{Error, Result};

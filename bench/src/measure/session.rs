@@ -1215,16 +1215,6 @@ mod tests {
         assert!(runs::nothing_left(&remade, &remade.config.cores, 3));
     }
 
-    fn phase(median: f64, ci95: Option<(f64, f64)>, unstable: bool) -> Phase {
-        Phase {
-            summary: crate::stats::summarize(&[median]),
-            sampling: String::new(),
-            samples: Vec::new(),
-            ci95,
-            unstable,
-        }
-    }
-
     /// The plan of `options` on a synthetic hwloc machine, built without the command line.
     fn plan_text(synthetic: &str, a: MeasureOptions) -> String {
         let layout = crate::machine::topology::layout(
@@ -1315,7 +1305,7 @@ mod tests {
         c.max_phase_seconds = 0.3;
         c.message_size_bytes = 64 * MIB;
         let mut p = trace.points[0].clone();
-        p.comm_alone = phase(10_000.0, None, true);
+        p.comm_alone = Phase::of_median(10_000.0, None, true);
         let one = trace.points[0].comm_alone.samples[0];
         p.comm_alone.samples = vec![one; 20];
         let w = few_messages(&p, &trace.config).expect("20 messages are too few");
