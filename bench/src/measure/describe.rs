@@ -130,10 +130,13 @@ fn describe_machine(layout: &Layout, settings: Option<&MachineSettings>) -> Stri
 /// nt-store, STREAM's loop for copy and triad (which use none of them: the plan of `--kernel
 /// triad` said "avx512 non-temporal stores for nt-store").
 fn kernel_text(c: &crate::trace::MeasureConfig) -> String {
-    match c.compute_kernel.as_str() {
-        "copy" => "STREAM copy, a[i] = b[i]: plain loads and stores".into(),
-        "triad" => "STREAM triad, a[i] = b[i] + s * c[i]: plain loads and stores".into(),
-        _ => format!("{} non-temporal stores", c.kernel),
+    let kernel = crate::kernels::ComputeKernel::named(&c.compute_kernel);
+    match kernel.and_then(crate::kernels::ComputeKernel::stream_loop) {
+        Some(stream) => format!(
+            "STREAM {}, {stream}: plain loads and stores",
+            c.compute_kernel
+        ),
+        None => format!("{} non-temporal stores", c.kernel),
     }
 }
 
