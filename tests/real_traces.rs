@@ -177,11 +177,54 @@ fn check_refits_as_the_saved_model_and_names_a_transport_that_would_choose_anoth
     assert!(o.status.success(), "{}", text(&o));
     assert!(
         text(&o).contains(
-            "the expected model is the paper model, and calibrate would fit these measurements \
-             with the cpu-copy model"
+            "the expected model is the paper model, and these measurements' transport points \
+             to the cpu-copy model"
         ),
         "{}",
         text(&o)
     );
+    std::fs::remove_dir_all(d).unwrap();
+}
+
+/// GPU copies measured on an H200 node (`tests/data/gpu-h200`): DMA, the paper's kind of
+/// traffic, as tidy CSV that records no transport, so the transport's rule alone gave the
+/// paper's law. The cpu-copy law predicts the core counts its fit did not see better, each
+/// way, and `calibrate` chooses it by that, printing both laws' held-out errors; `--model`
+/// still overrides.
+#[test]
+fn calibrate_chooses_the_law_by_held_out_error_for_gpu_copies_and_model_overrides() {
+    let d = temp_dir("gpu-h200-law");
+    for way in ["d2h", "h2d"] {
+        let csv = format!("tests/data/gpu-h200/{way}.csv");
+        let out = d.join(format!("{way}.json"));
+        let local = ["--numa-per-socket", "1", "--local-only", "-o"];
+        let o = run(command().args(["calibrate", &csv]).args(local).arg(&out));
+        assert!(o.status.success(), "{}", text(&o));
+        let said = text(&o);
+        assert!(
+            said.contains("model cpu-copy: it predicts the core counts its fit did not see best"),
+            "{way}: {said}"
+        );
+        let m: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let held = m["calibration"]["model"]["held_out"].as_array().unwrap();
+        let error = |v: &str| {
+            let h = held.iter().find(|h| h["variant"] == v).unwrap();
+            h["parallel_mape_percent"].as_f64().unwrap()
+        };
+        assert!(error("cpu-copy") < error("paper"), "{way}: {held:?}");
+        assert!(
+            said.contains(&format!("paper {:.2} %", error("paper"))),
+            "{said}"
+        );
+        assert_eq!(m["variant"], "cpu-copy");
+        // --model paper: the paper's law, no held-out comparison made.
+        let o = run(command()
+            .args(["calibrate", "--model", "paper", &csv])
+            .args(local)
+            .arg(&out));
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(text(&o).contains("model paper: chosen with --model"));
+        assert!(!text(&o).contains("held-out error"), "{}", text(&o));
+    }
     std::fs::remove_dir_all(d).unwrap();
 }

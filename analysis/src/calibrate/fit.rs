@@ -99,16 +99,20 @@ pub struct Key {
     pub(crate) quantity: usize,
 }
 
+impl Group {
+    /// Which bandwidth it is.
+    pub(crate) fn key(&self) -> Key {
+        Key {
+            placement: self.placement,
+            cores: self.cores,
+            quantity: self.quantity,
+        }
+    }
+}
+
 /// The keys of `groups`, in order.
 pub fn keys(groups: &[Group]) -> Vec<Key> {
-    groups
-        .iter()
-        .map(|g| Key {
-            placement: g.placement,
-            cores: g.cores,
-            quantity: g.quantity,
-        })
-        .collect()
+    groups.iter().map(Group::key).collect()
 }
 
 /// Every measured bandwidth of `inputs` whose placement `keep` accepts, ordered by placement,

@@ -61,9 +61,13 @@ pub struct Options {
     pub bootstrap: u32,
     /// Seed of the bootstrap.
     pub seed: u64,
-    /// Which model to fit (`--model`); `None`: from the inputs' transport
-    /// (`variant::choose`).
+    /// Which model to fit (`--model`); `None`: the law that predicts held-out core counts
+    /// best, the transport's on a near-tie (`variant::by_held_out`).
     pub model: Option<model::Variant>,
+    /// Without `model`, the transport's law (`variant::choose`) without the held-out choice:
+    /// for callers whose many fits must share one law (a fleet's nodes, whose parameters are
+    /// compared; the adaptive design's refits of resampled traces).
+    pub transport_law: bool,
 }
 
 /// How `calibrate` reads the parameters.
@@ -160,11 +164,17 @@ pub struct Calibration {
     pub(crate) run_spread: Option<spread::RunSpread>,
 }
 
-/// Which model `calibrate` fitted, and why: the inputs' transport, or `--model`.
+/// Which model `calibrate` fitted, and why: each law's error on held-out core counts, the
+/// inputs' transport, or `--model`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelChoice {
     pub variant: model::Variant,
     pub why: String,
+    /// Each law's error on the core counts its fit did not see, when `calibrate` chose by it
+    /// (`--method fit` without `--model`, eight core counts or more; empty in files from
+    /// before it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_out: Vec<variant::HeldOutLaw>,
 }
 
 /// The model `calibrate` did not choose, fitted to the same data the same way, for
@@ -280,7 +290,24 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
     let (paper_model, local_tol, remote_tol) =
         paper_rules(local, remote, machine, opts, &mut notes)?;
     // Said in the report's first lines (`calibration.model`), not as a note.
-    let (chosen, why) = variant::choose(inputs, opts.model);
+    let by_transport = variant::choose(inputs, opts.model);
+    let held_out = match (opts.model, opts.method) {
+        (None, Method::Fit) if !opts.transport_law => {
+            let starts: Vec<Model> = model::Variant::ALL
+                .into_iter()
+                .map(|v| variant::start(&paper_model, v, local, remote))
+                .collect();
+            variant::held_out(&starts, &fitted_groups(inputs, &paper_model))
+        }
+        _ => None,
+    };
+    let (chosen, why) = match &held_out {
+        Some(held) => {
+            let known = inputs.iter().any(|i| i.transport.is_some());
+            variant::by_held_out(by_transport, held, known)
+        }
+        None => by_transport,
+    };
     let start = variant::start(&paper_model, chosen, local, remote);
     let (model, fit_report, uncertainty) = match opts.method {
         Method::Paper => (start, None, None),
@@ -317,6 +344,7 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
         model: Some(ModelChoice {
             variant: chosen,
             why,
+            held_out: held_out.unwrap_or_default(),
         }),
         run_spread: spread::of_inputs(inputs),
     };
@@ -444,6 +472,14 @@ fn predictable(model: &Model, p: Placement) -> bool {
     p.comp_numa < nodes && p.comm_numa < nodes
 }
 
+/// The measured bandwidths of `inputs` the global fit of `model` reads: those of the
+/// placements it predicts, on the socket's core counts.
+fn fitted_groups(inputs: &[Input], model: &Model) -> Vec<fit::Group> {
+    let cores = model.machine.cores_per_socket;
+    let groups = fit::groups(inputs, |p| predictable(model, p));
+    groups.into_iter().filter(|g| g.cores <= cores).collect()
+}
+
 /// MAPE per phase of `predicted` against the groups' medians.
 fn mape_by_phase(groups: &[fit::Group], predicted: &[f64]) -> Bandwidths {
     let mut pairs: [Vec<(f64, f64)>; 4] = Default::default();
@@ -463,8 +499,7 @@ fn global_fit(
     notes: &mut Vec<String>,
 ) -> (Model, Option<FitReport>, Option<Uncertainty>) {
     let cores = start.machine.cores_per_socket;
-    let groups = fit::groups(inputs, |p| predictable(start, p));
-    let groups: Vec<fit::Group> = groups.into_iter().filter(|g| g.cores <= cores).collect();
+    let groups = fitted_groups(inputs, start);
     let medians: Vec<f64> = groups.iter().map(|g| g.median).collect();
     let fitted = fit::fit(
         start,

@@ -65,15 +65,10 @@ pub(crate) fn leave_one_placement_out(
     for &left in placements.iter().filter(|&&p| !is_sample(start, p)) {
         let (kept, held): (Vec<&Group>, Vec<&Group>) =
             groups.iter().partition(|g| g.placement != left);
-        let key = |g: &&Group| fit::Key {
-            placement: g.placement,
-            cores: g.cores,
-            quantity: g.quantity,
-        };
         let medians: Vec<f64> = kept.iter().map(|g| g.median).collect();
-        let kept: Vec<fit::Key> = kept.iter().map(key).collect();
+        let kept: Vec<fit::Key> = kept.iter().map(|g| g.key()).collect();
         let without = fit::fit(start, &kept, &medians, effort).model;
-        let held_keys: Vec<fit::Key> = held.iter().map(key).collect();
+        let held_keys: Vec<fit::Key> = held.iter().map(|g| g.key()).collect();
         out.push(HeldOut {
             placement: left.to_string(),
             held_out_mape_percent: mape(&held, &fit::predictions_at(&without, &held_keys)),

@@ -283,14 +283,16 @@ pub fn stack_note(expected: &[String], data: &[crate::dataset::Input]) -> Option
 }
 
 /// A note when the measurements' transport would choose another model than the expected
-/// one's (`calibrate`'s rule, `crate::calibrate::variant`): they are refitted as the expected
-/// model is, and a transport that changed is a cause of drift in itself.
+/// one's (the law `calibrate` keeps unless another predicts held-out core counts clearly
+/// better, `crate::calibrate::variant`; `check` fits no other law to learn that): they are
+/// refitted as the expected model is, and a transport that changed is a cause of drift in
+/// itself.
 pub fn variant_note(expected: &Model, data: &[crate::dataset::Input]) -> Option<String> {
     let (would, why) = crate::calibrate::variant::choose(data, None);
     (would != expected.variant).then(|| {
         format!(
-            "the expected model is the {} model, and calibrate would fit these measurements \
-             with the {} model ({why}); they are refitted as the {} model for the comparison: \
+            "the expected model is the {} model, and these measurements' transport points to \
+             the {} model ({why}); they are refitted as the {} model for the comparison: \
              if the transport changed since the expected model was made, that alone moves \
              communications in parallel",
             expected.variant.name(),

@@ -118,6 +118,9 @@ pub(crate) fn fit_traces(dir: &Path, t: NodeTraces, opts: &Options) -> Result<No
         .any(|t| (t.config.comp_numa, t.config.comm_numa) == (second_socket, second_socket));
     let local_only = Options {
         local_only: opts.local_only || !measured_remote,
+        // One law for every node, so that their parameters compare: the one the transport
+        // gives, not each node's own choice by held-out error.
+        transport_law: true,
         ..opts.clone()
     };
     let (calibrated, _notes) = calibrate::calibrate(&inputs, &local_only)?;

@@ -155,10 +155,13 @@ pub(crate) fn fit(trace: &Trace, seed: u64) -> Result<Fitted> {
     })
 }
 
-/// The global fit of one sample placement's trace (`calibrate --local-only --method fit`).
+/// The global fit of one sample placement's trace (`calibrate --local-only --method fit`),
+/// of the law its transport gives: every refit of the design is of one law, so that their
+/// disagreement is the data's, not a change of law between resamples.
 fn fit_params(t: &Trace) -> Result<Params> {
     let input = Input::from_trace(t, "the adaptive sweep's trace")?;
     let opts = Options {
+        transport_law: true,
         numa_per_socket: Some(t.machine.numa_per_socket),
         numa_nodes: Some(t.machine.numa_nodes.len() as u32),
         cores_per_socket: Some(t.machine.cores_per_socket),

@@ -10,7 +10,7 @@ pub mod workload;
 ///
 /// The one list of the streaming kernels: `sensitivity --builtin` runs some of them too
 /// (`sensitivity::builtin::Builtin`), through the same loops (`workload`). A new kernel
-/// is a variant here (in [`ComputeKernel::ALL`], with its name and, for a STREAM loop, the
+/// is a variant here (in `ComputeKernel::ALL`, with its name and, for a STREAM loop, the
 /// loop the dry-run plan prints), its loop and byte count in `workload`, and its
 /// `--builtin` help in `sensitivity::builtin`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -35,6 +35,19 @@ impl Report for CalibratedModel {
         let c = &self.calibration;
         if let Some(choice) = &c.model {
             let _ = writeln!(out, "model {}: {}", choice.variant.name(), choice.why);
+            if !choice.held_out.is_empty() {
+                let each: Vec<String> = choice
+                    .held_out
+                    .iter()
+                    .map(|h| format!("{} {:.2} %", h.variant, h.parallel_mape_percent))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "  held-out error (each law fitted without a quarter of the core counts at \
+                     a time, MAPE of the bandwidths in parallel there): {}",
+                    each.join(", ")
+                );
+            }
         }
         side_lines(&mut out, "local", &m.local, &c.local);
         if let (Some(p), Some(fit)) = (&m.remote, &c.remote) {
