@@ -193,10 +193,10 @@ impl Law {
     }
 
     /// Its parameters' values, in the order of [`Variant::params`].
-    pub fn values(&self) -> Vec<f64> {
+    pub fn values(&self) -> LawValues {
         match *self {
-            Law::Paper => vec![],
-            Law::CpuCopy { kappa } => vec![kappa],
+            Law::Paper => LawValues::of(&[]),
+            Law::CpuCopy { kappa } => LawValues::of(&[kappa]),
         }
     }
 
@@ -234,6 +234,47 @@ impl Law {
             ));
         }
         Ok(variant.law(&values))
+    }
+}
+
+/// A law's parameter values, in the order of its [`Variant::params`], held on the stack: the
+/// fit reads and writes them at every evaluation of its objective.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LawValues {
+    values: [f64; MAX_LAW_PARAMS],
+    len: usize,
+}
+
+impl LawValues {
+    /// `values`, of at most [`MAX_LAW_PARAMS`].
+    pub fn of(values: &[f64]) -> LawValues {
+        let mut out = LawValues {
+            values: [0.0; MAX_LAW_PARAMS],
+            len: values.len(),
+        };
+        out.values[..values.len()].copy_from_slice(values);
+        out
+    }
+}
+
+impl std::ops::Deref for LawValues {
+    type Target = [f64];
+    fn deref(&self) -> &[f64] {
+        &self.values[..self.len]
+    }
+}
+
+impl std::ops::DerefMut for LawValues {
+    fn deref_mut(&mut self) -> &mut [f64] {
+        &mut self.values[..self.len]
+    }
+}
+
+impl IntoIterator for LawValues {
+    type Item = f64;
+    type IntoIter = std::iter::Take<std::array::IntoIter<f64, MAX_LAW_PARAMS>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.values.into_iter().take(self.len)
     }
 }
 
@@ -300,7 +341,7 @@ mod tests {
                 seen.push(p.name);
             }
             let values: Vec<f64> = v.params().iter().map(|p| p.start * 2.0).collect();
-            assert_eq!(v.law(&values).values(), values, "{v}");
+            assert_eq!(*v.law(&values).values(), values[..], "{v}");
         }
         assert_eq!(Variant::named("nope"), None);
         assert_eq!(Variant::owning("alpha"), None);

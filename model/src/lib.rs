@@ -39,7 +39,7 @@ pub mod text;
 pub mod units;
 
 pub use constraints::Problem;
-pub use law::{Law, LawParam, Variant};
+pub use law::{Law, LawParam, LawValues, Variant};
 pub use params::SCHEMA_VERSION;
 pub use params::{Machine, Model, ParamKind, Params};
 pub use placement::check_interval_work;

@@ -41,7 +41,7 @@
 //! Pure: no I/O; the bootstrap ([`super::bootstrap`]) calls [`fit`] again on resampled medians.
 
 use crate::dataset::{Input, COMM_ALONE, COMM_PARALLEL, COMP_ALONE, COMP_PARALLEL};
-use crate::model::{self, Model, Params, Placement};
+use crate::model::{self, LawValues, Model, Params, Placement};
 use crate::stats;
 use std::collections::BTreeMap;
 
@@ -591,9 +591,10 @@ impl<const N: usize> Coding<N> {
             b_seq_comm: self.start.b_seq_comm,
             law: {
                 let variant = self.start.law.variant();
-                let own: Vec<f64> = (v[PAPER_DIMENSIONS..].iter().zip(variant.params()))
-                    .map(|(x, lp)| x.clamp(lp.fit_floor, lp.high))
-                    .collect();
+                let mut own = LawValues::of(&v[PAPER_DIMENSIONS..]);
+                for (x, lp) in own.iter_mut().zip(variant.params()) {
+                    *x = x.clamp(lp.fit_floor, lp.high);
+                }
                 variant.law(&own)
             },
         }
