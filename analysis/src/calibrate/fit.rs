@@ -110,6 +110,21 @@ impl Group {
     }
 }
 
+/// What the fit of `start` to the bandwidths `kept` predicts for `held`, bandwidths it did
+/// not see: the step of every cross-validation (a placement left out, core counts left out).
+pub(crate) fn predict_unseen(
+    start: &Model,
+    kept: &[&Group],
+    held: &[&Group],
+    effort: Effort,
+) -> Vec<f64> {
+    let medians: Vec<f64> = kept.iter().map(|g| g.median).collect();
+    let keys: Vec<Key> = kept.iter().map(|g| g.key()).collect();
+    let without = fit(start, &keys, &medians, effort).model;
+    let held: Vec<Key> = held.iter().map(|g| g.key()).collect();
+    predictions_at(&without, &held)
+}
+
 /// The keys of `groups`, in order.
 pub fn keys(groups: &[Group]) -> Vec<Key> {
     groups.iter().map(Group::key).collect()

@@ -291,13 +291,15 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
         paper_rules(local, remote, machine, opts, &mut notes)?;
     // Said in the report's first lines (`calibration.model`), not as a note.
     let by_transport = variant::choose(inputs, opts.model);
-    let held_out = match (opts.model, opts.method) {
-        (None, Method::Fit) if !opts.transport_law => {
+    // The bandwidths the global fit reads, gathered once for the law's choice and the fit.
+    let groups = (opts.method == Method::Fit).then(|| fitted_groups(inputs, &paper_model));
+    let held_out = match (opts.model, &groups) {
+        (None, Some(groups)) if !opts.transport_law => {
             let starts: Vec<Model> = model::Variant::ALL
                 .into_iter()
                 .map(|v| variant::start(&paper_model, v, local, remote))
                 .collect();
-            variant::held_out(&starts, &fitted_groups(inputs, &paper_model))
+            variant::held_out(&starts, groups)
         }
         _ => None,
     };
@@ -309,11 +311,11 @@ pub fn calibrate(inputs: &[Input], opts: &Options) -> Result<(CalibratedModel, V
         None => by_transport,
     };
     let start = variant::start(&paper_model, chosen, local, remote);
-    let (model, fit_report, uncertainty) = match opts.method {
-        Method::Paper => (start, None, None),
-        Method::Fit => {
+    let (model, fit_report, uncertainty) = match groups {
+        None => (start, None, None),
+        Some(groups) => {
             let other = variant::start(&paper_model, chosen.other(), local, remote);
-            global_fit(inputs, &start, &other, opts, &mut notes)
+            global_fit(groups, &start, &other, opts, &mut notes)
         }
     };
     let used: Vec<Placement> = [Some(local), remote]
@@ -480,26 +482,17 @@ fn fitted_groups(inputs: &[Input], model: &Model) -> Vec<fit::Group> {
     groups.into_iter().filter(|g| g.cores <= cores).collect()
 }
 
-/// MAPE per phase of `predicted` against the groups' medians.
-fn mape_by_phase(groups: &[fit::Group], predicted: &[f64]) -> Bandwidths {
-    let mut pairs: [Vec<(f64, f64)>; 4] = Default::default();
-    for (g, &p) in groups.iter().zip(predicted) {
-        pairs[g.quantity].push((g.median, p));
-    }
-    pairs.map(|p| stats::mape(p).unwrap_or(f64::NAN)).into()
-}
-
-/// The global fit from the rules' `start`, its bootstrap and its cross-validation; and
-/// beside it the other model's fit from `other` (its start), for comparison.
+/// The global fit of the measured bandwidths `groups` from the rules' `start`, its bootstrap
+/// and its cross-validation; and beside it the other model's fit from `other` (its start),
+/// for comparison.
 fn global_fit(
-    inputs: &[Input],
+    groups: Vec<fit::Group>,
     start: &Model,
     other: &Model,
     opts: &Options,
     notes: &mut Vec<String>,
 ) -> (Model, Option<FitReport>, Option<Uncertainty>) {
     let cores = start.machine.cores_per_socket;
-    let groups = fitted_groups(inputs, start);
     let medians: Vec<f64> = groups.iter().map(|g| g.median).collect();
     let fitted = fit::fit(
         start,
@@ -545,8 +538,8 @@ fn global_fit(
         loss: fitted.loss,
         paper_loss: fitted.start_loss,
         kept_paper: fitted.kept_start,
-        mape_percent: mape_by_phase(&groups, &pred),
-        paper_mape_percent: mape_by_phase(&groups, &paper_pred),
+        mape_percent: validate::mape(&groups, &pred),
+        paper_mape_percent: validate::mape(&groups, &paper_pred),
         paper_local: start.local,
         paper_remote: start.remote,
         disagreement_percent: disagreement,
@@ -565,7 +558,7 @@ fn other_model(other: &Model, groups: &[fit::Group], medians: &[f64], scale: f64
     let other_fit = fit::fit(other, &keys, medians, effort);
     OtherModel {
         variant: other.variant,
-        mape_percent: mape_by_phase(groups, &fit::predictions(&other_fit.model, groups)),
+        mape_percent: validate::mape(groups, &fit::predictions(&other_fit.model, groups)),
         loss: fit::loss(&other_fit.model, &keys, medians, scale),
     }
 }

@@ -9,6 +9,7 @@ use crate::model::uncertainty::open_above;
 use crate::model::{Interval, Model, ParamKind, Params, Placement, Uncertainty};
 use crate::stats;
 use serde::{Deserialize, Serialize};
+use std::borrow::Borrow;
 
 /// Leave-one-placement-out error of every placement that was not a sample placement.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,15 +37,18 @@ fn is_sample(model: &Model, p: Placement) -> bool {
     p.shares_node() && (p.comp_numa == 0 || p.comp_numa == model.machine.numa_per_socket)
 }
 
-fn mape(groups: &[&Group], predicted: &[f64]) -> Bandwidths {
+/// MAPE per phase of `predicted` against the groups' medians (NaN for a phase with none).
+pub(super) fn mape<G: Borrow<Group>>(groups: &[G], predicted: &[f64]) -> Bandwidths {
     let mut pairs: [Vec<(f64, f64)>; 4] = Default::default();
     for (g, &p) in groups.iter().zip(predicted) {
+        let g = g.borrow();
         pairs[g.quantity].push((g.median, p));
     }
     pairs.map(|p| stats::mape(p).unwrap_or(f64::NAN)).into()
 }
 
-fn parallel(b: &Bandwidths) -> f64 {
+/// The error in parallel: the mean of the computations' and the communications' MAPE.
+pub(super) fn parallel(b: &Bandwidths) -> f64 {
     (b.comp_parallel + b.comm_parallel) / 2.0
 }
 
@@ -65,13 +69,11 @@ pub(crate) fn leave_one_placement_out(
     for &left in placements.iter().filter(|&&p| !is_sample(start, p)) {
         let (kept, held): (Vec<&Group>, Vec<&Group>) =
             groups.iter().partition(|g| g.placement != left);
-        let medians: Vec<f64> = kept.iter().map(|g| g.median).collect();
-        let kept: Vec<fit::Key> = kept.iter().map(|g| g.key()).collect();
-        let without = fit::fit(start, &kept, &medians, effort).model;
+        let unseen = fit::predict_unseen(start, &kept, &held, effort);
         let held_keys: Vec<fit::Key> = held.iter().map(|g| g.key()).collect();
         out.push(HeldOut {
             placement: left.to_string(),
-            held_out_mape_percent: mape(&held, &fit::predictions_at(&without, &held_keys)),
+            held_out_mape_percent: mape(&held, &unseen),
             in_sample_mape_percent: mape(&held, &fit::predictions_at(fitted, &held_keys)),
         });
     }

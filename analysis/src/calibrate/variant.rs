@@ -10,8 +10,9 @@
 //! breaks near-ties ([`choose`]: intra-node traces the cpu-copy variant, network traces the
 //! paper's, inputs that do not say, tidy CSV and traces older than the record, the paper's).
 
-use super::fit::{self, Effort, Group, Key};
-use crate::dataset::{Input, Sweep, COMM_PARALLEL, COMP_PARALLEL};
+use super::fit::{self, Effort, Group};
+use super::validate;
+use crate::dataset::{Input, Sweep, COMM_PARALLEL};
 use crate::model::{Law, Model, Params, Variant};
 use crate::stats;
 use crate::trace::TransportKind;
@@ -96,22 +97,16 @@ pub(crate) fn held_out(starts: &[Model], groups: &[Group]) -> Option<Vec<HeldOut
     let fold = |cores: u32| counts.iter().position(|&c| c == cores).unwrap_or(0) % FOLDS;
     let laws = starts.iter().map(|start| {
         let effort = Effort::full(start.machine.cores_per_socket);
-        let mut pairs: [Vec<(f64, f64)>; 4] = Default::default();
+        let (mut unseen, mut predicted): (Vec<&Group>, Vec<f64>) = (Vec::new(), Vec::new());
         for left in 0..FOLDS {
             let (kept, held): (Vec<&Group>, Vec<&Group>) =
                 groups.iter().partition(|g| fold(g.cores) != left);
-            let medians: Vec<f64> = kept.iter().map(|g| g.median).collect();
-            let keys: Vec<Key> = kept.iter().map(|g| g.key()).collect();
-            let without = fit::fit(start, &keys, &medians, effort).model;
-            let held_keys: Vec<Key> = held.iter().map(|g| g.key()).collect();
-            for (g, p) in held.iter().zip(fit::predictions_at(&without, &held_keys)) {
-                pairs[g.quantity].push((g.median, p));
-            }
+            predicted.extend(fit::predict_unseen(start, &kept, &held, effort));
+            unseen.extend(held);
         }
-        let mape = |q: usize| stats::mape(pairs[q].iter().copied()).unwrap_or(f64::NAN);
         HeldOutLaw {
             variant: start.variant,
-            parallel_mape_percent: (mape(COMP_PARALLEL) + mape(COMM_PARALLEL)) / 2.0,
+            parallel_mape_percent: validate::parallel(&validate::mape(&unseen, &predicted)),
         }
     });
     Some(laws.collect())
