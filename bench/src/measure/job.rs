@@ -236,15 +236,15 @@ fn launch_job(args: &JobOptions, hosts: Option<&[String]>) -> Result<()> {
 
 /// How many complete runs the trace at `path` holds, when this host can read it.
 fn saved_runs(path: &Path) -> Option<u32> {
-    crate::io::trace_file::read_to_resume(path)
-        .ok()
-        .map(|t| runs_done(&resumable(t, path)))
+    resumable(path).ok().map(|t| runs_done(&t))
 }
 
-/// The trace `--resume` continues: without the points it drops to measure again.
-fn resumable(t: crate::trace::Trace, path: &Path) -> crate::trace::Trace {
+/// The trace at `path` as `--resume` continues it: without the points it drops to measure
+/// again.
+fn resumable(path: &Path) -> Result<crate::trace::Trace> {
+    let t = crate::io::trace_file::read_to_resume(path)?;
     let cores_per_socket = t.machine.cores_per_socket;
-    crate::measure::session::without_refused(t, cores_per_socket, path).0
+    Ok(crate::measure::session::without_refused(t, cores_per_socket, path).0)
 }
 
 /// A trace's complete runs; a complete trace of one run that predates `runs[]` is one.
@@ -275,7 +275,7 @@ fn launches(args: &JobOptions, trace_here: Option<&Path>) -> u32 {
     let Some(path) = trace_here.filter(|_| o.resume) else {
         return asked;
     };
-    match crate::io::trace_file::read_to_resume(path).map(|t| resumable(t, path)) {
+    match resumable(path) {
         Ok(t) => {
             let runs = t.config.runs.max(o.keeping(&t.config).runs);
             // A complete trace of one run is the first run of more.
