@@ -431,6 +431,33 @@ pub struct MeasureArgs {
     #[arg(long, value_enum, default_value_t = CommPattern::Pong)]
     pub(crate) pattern: CommPattern,
 
+    /// What moves the communication stream's bytes. `mpi`: an MPI job, rank 1 sending
+    /// messages that a communication thread of rank 0 receives (the paper's benchmark).
+    /// `gpu`: no MPI job; a copy thread has a GPU's copy engines move the bytes by DMA over
+    /// PCIe between the GPU and the communication buffer (pinned host memory on the COMM
+    /// node of --numa), one copy one sample: how much a GPU's staging copies and the
+    /// computations slow each other down. Needs the NVIDIA driver (libcuda), found at run
+    /// time; --gpu and --direction say which GPU and which way.
+    #[arg(long, value_enum, default_value_t = EngineName::Mpi)]
+    pub(crate) engine: EngineName,
+
+    /// With --engine gpu: the GPU, by its rank in PCI bus order as nvidia-smi numbers them
+    /// (default 0). The copy thread runs on a core of the GPU's socket.
+    #[arg(long, value_name = "N")]
+    pub(crate) gpu: Option<u32>,
+
+    /// With --engine gpu: which way the copies go. `d2h` (the default): device to host, the
+    /// copy engine writes host memory as a network card writes a received message; `h2d`:
+    /// host to device, it reads host memory.
+    #[arg(long, value_enum)]
+    pub(crate) direction: Option<DirectionName>,
+
+    /// With --engine gpu: replay the copy bandwidths a GPU node recorded (the reference
+    /// probe's output) instead of driving a GPU: for tests on machines without one. The
+    /// trace says it was replayed.
+    #[arg(long, value_name = "PROBE_OUTPUT", hide = true)]
+    pub(crate) gpu_replay: Option<PathBuf>,
+
     /// Number of ranks of a ring (at least 3; --hosts then names one host per rank).
     #[arg(long, value_name = "N", default_value_t = 3,
           value_parser = clap::value_parser!(u32).range(3..=1024))]
@@ -642,6 +669,7 @@ impl MeasureArgs {
             comm_core: self.comm_core,
             shared_comm_core: self.shared_comm_core,
             kernel: self.kernel,
+            engine: self.engine(),
             pattern: self.pattern,
             ranks: self.ranks,
             message_size: self.message_size,
@@ -663,6 +691,38 @@ impl MeasureArgs {
             runs: self.runs_asked(),
             seed: self.seed,
             defaulted: self.defaulted.clone(),
+        }
+    }
+
+    /// `--engine` with `--gpu`, `--direction` and `--gpu-replay`: refused apart by
+    /// [`MeasureArgs::check_engine`].
+    fn engine(&self) -> crate::measure::choices::Engine {
+        use crate::measure::choices::{Engine, GpuStream};
+        match self.engine {
+            EngineName::Mpi => Engine::Mpi,
+            EngineName::Gpu => Engine::Gpu(GpuStream {
+                index: self.gpu.unwrap_or(0),
+                direction: self.direction.unwrap_or(DirectionName::D2h).into(),
+                replay: self.gpu_replay.clone(),
+            }),
+        }
+    }
+
+    /// The GPU's options without `--engine gpu` would be ignored: refused, naming the fix.
+    pub(crate) fn check_engine(&self) -> crate::error::Result<()> {
+        let given = [
+            ("--gpu", self.gpu.is_some()),
+            ("--direction", self.direction.is_some()),
+            ("--gpu-replay", self.gpu_replay.is_some()),
+        ];
+        match given.iter().find(|(_, g)| *g) {
+            Some((flag, _)) if self.engine == EngineName::Mpi => {
+                Err(crate::error::Error::Input(format!(
+                    "{flag} is for GPU copies: add --engine gpu (the default engine, mpi, \
+                     measures MPI messages)"
+                )))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -828,6 +888,33 @@ pub struct PlotArgs {
     /// Also write the plotted series as CSV beside each figure.
     #[arg(long)]
     pub(crate) csv: bool,
+}
+
+/// `measure --engine`: what moves the communication stream's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum EngineName {
+    /// An MPI job: rank 1 sends, rank 0 receives.
+    Mpi,
+    /// A GPU's copy engines, no MPI job.
+    Gpu,
+}
+
+/// `measure --direction`: which way a GPU's copies go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum DirectionName {
+    /// Device to host: the copy engine writes host memory.
+    D2h,
+    /// Host to device: it reads host memory.
+    H2d,
+}
+
+impl From<DirectionName> for crate::trace::CopyDirection {
+    fn from(d: DirectionName) -> Self {
+        match d {
+            DirectionName::D2h => crate::trace::CopyDirection::DeviceToHost,
+            DirectionName::H2d => crate::trace::CopyDirection::HostToDevice,
+        }
+    }
 }
 
 /// The image format of `plot`.

@@ -71,6 +71,90 @@ pub struct Trace {
     /// sweep. `points` are kept ascending; this keeps the order they were measured in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adaptive: Option<AdaptiveLog>,
+    /// The communication stream of GPU copies (`measure --engine gpu`): which GPU, its
+    /// link, its driver and which way the copies went. Absent for MPI traces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuCopies>,
+}
+
+/// The communication stream of a GPU trace: the copies one copy thread issues back to back
+/// between pinned host memory (the communication buffer, bound to `--numa _,COMM`) and the
+/// GPU, one copy one sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GpuCopies {
+    pub direction: CopyDirection,
+    pub device: GpuDevice,
+    /// Where the copies came from when they were replayed (the test seam that feeds a GPU
+    /// node's recorded bandwidths to the sweep on a machine without one): never set by a
+    /// real run, and a replayed trace says so wherever it is read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replayed_from: Option<String>,
+}
+
+/// Which way a GPU copy moves the bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CopyDirection {
+    /// From the GPU into host memory (`cudaMemcpyDeviceToHost`): the copy engine writes host
+    /// memory, as a network card's DMA writes a received message.
+    DeviceToHost,
+    /// From host memory to the GPU: the copy engine reads host memory.
+    HostToDevice,
+}
+
+impl CopyDirection {
+    /// The short name of the command line (`--direction d2h|h2d`).
+    pub fn short(self) -> &'static str {
+        match self {
+            CopyDirection::DeviceToHost => "d2h",
+            CopyDirection::HostToDevice => "h2d",
+        }
+    }
+
+    /// In words, for plans and reports.
+    pub fn words(self) -> &'static str {
+        match self {
+            CopyDirection::DeviceToHost => "device to host",
+            CopyDirection::HostToDevice => "host to device",
+        }
+    }
+}
+
+/// One GPU as the driver, sysfs and hwloc describe it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GpuDevice {
+    /// Its rank among the node's GPUs in PCI bus order (`nvidia-smi`'s numbering, `--gpu`).
+    pub index: u32,
+    pub name: String,
+    /// `0000:3b:00.0`, lower case, as sysfs and hwloc write it.
+    pub pci_bus_id: String,
+    /// Device memory, bytes.
+    pub memory_bytes: u64,
+    /// The CUDA version the driver supports (`cuDriverGetVersion`: `13.0`).
+    pub cuda_version: String,
+    /// The kernel driver's version (`/sys/module/nvidia/version`: `580.95.05`), when read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver_version: Option<String>,
+    /// The PCIe link as trained and at best (sysfs), when read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<PcieLink>,
+    /// NUMA nodes (logical) local to the GPU, empty if hwloc does not know.
+    #[serde(default)]
+    pub numa_nodes: Vec<u32>,
+    /// Socket (logical) the GPU is attached to, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub socket: Option<u32>,
+}
+
+/// A PCIe link: its speed per lane (GT/s) and width (lanes), as trained now and the most the
+/// device and its slot allow. A link that trained below its best (a Gen5 x16 GPU running at
+/// Gen4, or x8) moves its copies at a fraction of their speed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PcieLink {
+    pub speed_gts: f64,
+    pub width: u32,
+    pub max_speed_gts: f64,
+    pub max_width: u32,
 }
 
 /// One run of a repeated measurement: one MPI launch over the sweep's core counts.
@@ -124,7 +208,8 @@ pub struct Simulation {
     pub measuring_seconds: f64,
 }
 
-/// Whether the measured messages crossed a network card or were copies inside one node.
+/// How the measured bytes moved: copies inside one node, a network card, or a GPU's copy
+/// engines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TransportKind {
@@ -134,6 +219,10 @@ pub enum TransportKind {
     IntraNode,
     /// Rank 1 on another host: messages arrive through the network card's DMA.
     Network,
+    /// No MPI job (`measure --engine gpu`): a GPU's copy engines move the bytes over PCIe
+    /// between the GPU and pinned host memory, DMA with no CPU core copying, the traffic the
+    /// paper's model was made for ([`Trace::gpu`] says which GPU and which way).
+    GpuCopy,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -6,6 +6,8 @@
 //! - [`measure`]: the benchmark itself, the sweep of computations against communications
 //!   (Denis, Jeannot and Swartvagher, sections 2-3) and the session that keeps its trace;
 //!   [`design`]: which point to measure next, with the fit (`measure --adaptive`).
+//! - [`gpu`]: the other communication stream, a GPU's copy engines moving bytes by DMA
+//!   between the GPU and pinned host memory (`measure --engine gpu`), no MPI job.
 //! - [`mpi`]: the MPI job around it, a survey's and `network --run`'s: the launcher, the
 //!   ranks, the signals, the one driver that starts and waits for a job.
 //! - [`survey`]: every node of an allocation measured in one MPI job.
@@ -26,6 +28,7 @@
 #![cfg_attr(not(feature = "mpi"), allow(dead_code, unused_imports))]
 
 pub mod design;
+pub mod gpu;
 pub mod kernels;
 pub mod machine;
 pub mod measure;

@@ -12,6 +12,7 @@ use crate::simulate::Truth;
 /// The one place `measure`'s arguments are checked (beyond what clap parses): the values
 /// that cannot give a meaningful measurement are refused here, naming the option.
 pub(crate) fn options(a: &MeasureArgs) -> Result<JobOptions> {
+    a.check_engine()?;
     let measure = a.measure_options();
     measure.check()?;
     let simulate = match &a.simulate {
@@ -41,6 +42,13 @@ pub(crate) fn options(a: &MeasureArgs) -> Result<JobOptions> {
 /// one has no use for (they were silently ignored): how to launch MPI and which topology to
 /// plan for. The measurement's own are refused by the simulation (`--hosts`, `--kernel`...).
 fn refuse_launch_options(a: &MeasureArgs, spec: &str) -> Result<()> {
+    if a.engine != crate::cli::EngineName::Mpi {
+        return Err(simulation::not_simulated(
+            spec,
+            "--engine gpu",
+            "a simulated machine's communications are drawn from its model, not copied by a GPU",
+        ));
+    }
     if a.launcher != launch::Launcher::Auto {
         return Err(simulation::not_simulated(
             spec,

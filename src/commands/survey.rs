@@ -52,6 +52,13 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
         }
         .into());
     }
+    if m.engine != crate::cli::EngineName::Mpi {
+        return Err(crate::error::Error::Input(
+            "survey --engine gpu: a survey is one MPI job over every node; measure a GPU \
+             node's copies with `contention measure --engine gpu` on it"
+                .into(),
+        ));
+    }
     let mut measure = MeasureArgs {
         hosts: None,
         output: None,

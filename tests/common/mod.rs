@@ -263,5 +263,6 @@ pub fn trace(
         buffers: Vec::new(),
         simulation: None,
         adaptive: None,
+        gpu: None,
     }
 }

@@ -43,6 +43,20 @@ pub struct Nic {
     pub(crate) info: NicInfo,
 }
 
+/// An NVIDIA GPU and where it sits: the device `measure --engine gpu` copies to and from,
+/// whose socket the copy thread runs on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gpu {
+    /// `0000:3b:00.0`, as sysfs, hwloc and the driver write it (lower case).
+    pub(crate) pci_bus_id: String,
+    /// hwloc's name of the PCI device, else its vendor and device ids.
+    pub(crate) name: String,
+    /// NUMA nodes (logical) local to the GPU, empty if hwloc does not know.
+    pub(crate) numa_nodes: Vec<u32>,
+    /// Socket (logical) the GPU is attached to, if known.
+    pub(crate) socket: Option<u32>,
+}
+
 /// The machine as `measure` plans on it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layout {
@@ -52,6 +66,8 @@ pub struct Layout {
     pub(crate) sockets: Vec<Socket>,
     pub(crate) numa: Vec<NumaNodeInfo>,
     pub(crate) nics: Vec<Nic>,
+    /// The NVIDIA GPUs in PCI bus order (`--gpu N` is the N-th).
+    pub(crate) gpus: Vec<Gpu>,
     /// Cores hwloc sees that the process may not use (cpuset restrictions of a container or
     /// a batch scheduler); reported so a short sweep is explained.
     pub(crate) cores_not_allowed: u32,

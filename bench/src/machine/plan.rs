@@ -25,6 +25,9 @@ pub(crate) struct Request {
     /// Rank 1 (the sender) runs on this host too: its copies need a core of their own
     /// ([`SENDER_CORE_FROM`]).
     pub(crate) sender_here: bool,
+    /// The GPU (index in [`Layout::gpus`]) whose copies are the communication stream
+    /// (`measure --engine gpu`): the copy thread goes near it, not near the network card.
+    pub(crate) gpu: Option<u32>,
 }
 
 /// From how many cores on the computing socket the default sweep keeps one for the sender
@@ -170,7 +173,7 @@ pub(crate) fn plan(layout: &Layout, req: &Request) -> Result<Planned, PlanError>
         .iter()
         .find(|s| !s.cores.is_empty())
         .ok_or(PlanError::NoUsableCore)?;
-    let (comm, comm_reason) = choose_comm_core(layout, req.comm_core)?;
+    let (comm, comm_reason) = choose_comm_core(layout, req.comm_core, req.gpu)?;
     // Computing threads take the first socket's cores in order; the communication thread's
     // core comes last when shared, so that only the largest core count is disturbed.
     let mut compute: Vec<CoreSlot> = first
@@ -314,11 +317,16 @@ pub(crate) fn sender_core(layout: &Layout, planned: &Planned, max_cores: usize) 
     }
 }
 
-/// The communication thread's core and why. Near the network card when hwloc sees one (the
-/// received data crosses that card's PCIe link and the thread drives its completion queue);
+/// The communication thread's core and why. Near the device that moves the data when hwloc
+/// sees where it sits: the GPU whose copies it issues (`gpu`), else the network card (the
+/// received data crosses that device's PCIe link and the thread drives its queue);
 /// otherwise on the second socket when there is one, so every core of the first can compute;
 /// otherwise the last core of the only socket.
-fn choose_comm_core(layout: &Layout, asked: Option<u32>) -> Result<(CoreSlot, String), PlanError> {
+fn choose_comm_core(
+    layout: &Layout,
+    asked: Option<u32>,
+    gpu: Option<u32>,
+) -> Result<(CoreSlot, String), PlanError> {
     let all = || {
         layout
             .sockets
@@ -337,28 +345,27 @@ fn choose_comm_core(layout: &Layout, asked: Option<u32>) -> Result<(CoreSlot, St
         .iter()
         .filter(|s| !s.cores.is_empty())
         .collect();
-    if let Some(nic) = layout.main_nic() {
-        if let Some(s) = nic
-            .info
-            .socket
-            .and_then(|n| sockets.iter().find(|s| s.logical == n))
-        {
+    let device = match gpu.and_then(|i| layout.gpus.get(i as usize).map(|g| (i, g))) {
+        Some((i, g)) => Some((format!("GPU {i} ({})", g.pci_bus_id), g.socket)),
+        None => layout
+            .main_nic()
+            .map(|n| (format!("network card {}", n.info.name), n.info.socket)),
+    };
+    if let Some((name, socket)) = device {
+        if let Some(s) = socket.and_then(|n| sockets.iter().find(|s| s.logical == n)) {
             return Ok(if s.logical == sockets[0].logical {
                 let core = s.cores.last().expect("non-empty");
                 (
                     slot(core, s.logical),
                     format!(
-                        "last core of socket {}, the socket of network card {}; it does not compute",
-                        s.logical, nic.info.name
+                        "last core of socket {}, the socket of {name}; it does not compute",
+                        s.logical
                     ),
                 )
             } else {
                 (
                     slot(&s.cores[0], s.logical),
-                    format!(
-                        "first core of socket {}, the socket of network card {}",
-                        s.logical, nic.info.name
-                    ),
+                    format!("first core of socket {}, the socket of {name}", s.logical),
                 )
             });
         }

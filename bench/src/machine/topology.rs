@@ -15,7 +15,7 @@ use hwlocality::Topology;
 use std::path::{Path, PathBuf};
 
 use crate::machine::layout::idx;
-pub use crate::machine::layout::{Cache, Core, Layout, Nic, NicKind, Socket, SYSFS};
+pub use crate::machine::layout::{Cache, Core, Gpu, Layout, Nic, NicKind, Socket, SYSFS};
 
 /// Loads this machine's topology, with I/O devices so network cards are seen, and with the
 /// cores and NUMA nodes the process may not use: hwloc otherwise leaves them out and numbers
@@ -151,6 +151,7 @@ pub(crate) fn layout(topology: &Topology) -> Layout {
     let (sockets, cores_not_allowed) = sockets(topology, &socket_roots);
     let numa = numa_nodes(topology, &socket_roots);
     let nics = nics(topology, &socket_roots);
+    let gpus = gpus(topology, &socket_roots);
     let (nodes_not_allowed, pu_numa) = nodes_and_pus(topology);
     let cpu_model = packages
         .iter()
@@ -167,6 +168,7 @@ pub(crate) fn layout(topology: &Topology) -> Layout {
         sockets,
         numa,
         nics,
+        gpus,
         cores_not_allowed,
         nodes_not_allowed,
         pu_numa,
@@ -247,7 +249,6 @@ fn numa_nodes(topology: &Topology, socket_roots: &[&TopologyObject]) -> Vec<Numa
 /// The network cards (InfiniBand and other fabrics, Ethernet) with the NUMA nodes and socket
 /// they sit beside.
 fn nics(topology: &Topology, socket_roots: &[&TopologyObject]) -> Vec<Nic> {
-    let socket_of = |obj| socket_of(socket_roots, obj);
     topology
         .objects_with_type(ObjectType::OSDevice)
         .filter_map(|d| {
@@ -260,27 +261,75 @@ fn nics(topology: &Topology, socket_roots: &[&TopologyObject]) -> Vec<Nic> {
                 _ => return None,
             };
             let name = d.name()?.to_string_lossy().into_owned();
-            let anchor = d.first_non_io_ancestor()?;
-            let numa_nodes = anchor
-                .nodeset()
-                .map(|ns| {
-                    topology
-                        .objects_with_type(ObjectType::NUMANode)
-                        .filter(|n| n.os_index().is_some_and(|o| ns.is_set(o)))
-                        .map(|n| idx(n.logical_index()))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let (numa_nodes, socket) = locality(topology, socket_roots, d)?;
             Some(Nic {
                 kind,
                 info: NicInfo {
                     name,
                     numa_nodes,
-                    socket: socket_of(anchor),
+                    socket,
                 },
             })
         })
         .collect()
+}
+
+/// PCI vendor id of NVIDIA, the GPUs the copy engine drives (`measure --engine gpu`).
+const NVIDIA: u16 = 0x10de;
+
+/// The NVIDIA GPUs (PCI display and 3D controllers, class `0x03xx`) in PCI bus order, which
+/// is `nvidia-smi`'s numbering and `--gpu`'s, with the NUMA nodes and socket they sit beside.
+fn gpus(topology: &Topology, socket_roots: &[&TopologyObject]) -> Vec<Gpu> {
+    let mut gpus: Vec<Gpu> = topology
+        .objects_with_type(ObjectType::PCIDevice)
+        .filter_map(|d| {
+            let Some(ObjectAttributes::PCIDevice(pci)) = d.attributes() else {
+                return None;
+            };
+            if pci.vendor_id() != NVIDIA || pci.class_id() >> 8 != 0x03 {
+                return None;
+            }
+            let pci_bus_id = format!(
+                "{:04x}:{:02x}:{:02x}.{:x}",
+                pci.domain(),
+                pci.bus_id(),
+                pci.bus_device(),
+                pci.function()
+            );
+            let name = info(d, "PCIDevice")
+                .unwrap_or_else(|| format!("NVIDIA device {:04x}", pci.device_id()));
+            let (numa_nodes, socket) = locality(topology, socket_roots, d)?;
+            Some(Gpu {
+                pci_bus_id,
+                name,
+                numa_nodes,
+                socket,
+            })
+        })
+        .collect();
+    gpus.sort_by(|a, b| a.pci_bus_id.cmp(&b.pci_bus_id));
+    gpus
+}
+
+/// The NUMA nodes (logical) and socket an I/O object sits beside: those of its first
+/// ancestor that is not I/O.
+fn locality(
+    topology: &Topology,
+    socket_roots: &[&TopologyObject],
+    obj: &TopologyObject,
+) -> Option<(Vec<u32>, Option<u32>)> {
+    let anchor = obj.first_non_io_ancestor()?;
+    let numa_nodes = anchor
+        .nodeset()
+        .map(|ns| {
+            topology
+                .objects_with_type(ObjectType::NUMANode)
+                .filter(|n| n.os_index().is_some_and(|o| ns.is_set(o)))
+                .map(|n| idx(n.logical_index()))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some((numa_nodes, socket_of(socket_roots, anchor)))
 }
 
 /// The NUMA nodes this process may not bind memory to, and the NUMA node of every PU.

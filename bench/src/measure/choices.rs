@@ -1,4 +1,5 @@
-//! The choice a measurement is asked to make of its communication pattern, as a plain enum
+//! The choices a measurement is asked to make of its communication stream (the engine that
+//! moves its bytes, the pattern of an MPI stream), as plain types
 //! (the computing kernel is [`crate::kernels::ComputeKernel`], the launcher
 //! [`crate::mpi::flavour::Launcher`]). All three are the library's own types, so that a
 //! measurement can be driven without the command line; with the `cli` feature they are also
@@ -24,6 +25,40 @@ impl CommPattern {
             CommPattern::Pong => "pong",
             CommPattern::Pingpong => "pingpong",
             CommPattern::Ring => "ring",
+        }
+    }
+}
+
+/// `measure --engine`: what moves the communication stream's bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// An MPI job: rank 1 sends, rank 0's communication thread receives (the paper's
+    /// benchmark, section 4.1.1).
+    #[default]
+    Mpi,
+    /// No MPI job: the copy thread has a GPU's copy engines move the bytes between pinned
+    /// host memory and the GPU ([`crate::gpu`]).
+    Gpu(GpuStream),
+}
+
+/// The GPU copies of `--engine gpu`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuStream {
+    /// `--gpu N`: the N-th GPU in PCI bus order (`nvidia-smi`'s numbering).
+    pub index: u32,
+    /// `--direction`.
+    pub direction: crate::trace::CopyDirection,
+    /// Replay a GPU node's recorded bandwidths instead of driving a GPU (a test seam: the
+    /// probe output of [`crate::gpu::replay`]); the trace records it.
+    pub replay: Option<std::path::PathBuf>,
+}
+
+impl Engine {
+    /// The GPU copies asked, if any.
+    pub fn gpu(&self) -> Option<&GpuStream> {
+        match self {
+            Engine::Mpi => None,
+            Engine::Gpu(g) => Some(g),
         }
     }
 }

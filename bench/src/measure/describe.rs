@@ -27,6 +27,11 @@ pub(crate) fn describe_transport(t: &Transport) -> String {
             t.hosts.first().map_or("?", String::as_str),
             t.hosts[1..].join(", ")
         ),
+        TransportKind::GpuCopy => format!(
+            "GPU copies on {}: the GPU's copy engines move every byte over PCIe by DMA, no \
+             CPU core copying (no MPI job)",
+            t.hosts.first().map_or("this host", String::as_str)
+        ),
     }
 }
 
@@ -43,7 +48,7 @@ pub(crate) fn describe_plan(
     out += &describe_computing(layout, r);
     out += &describe_communication(layout, r, transport);
     out += &describe_calibration(layout);
-    out += &describe_sweep(&r.config);
+    out += &describe_sweep(&r.config, transport.kind);
     out += &trace_size::plan_line(trace_size::estimate(
         &r.config,
         crate::measure::session::trace_slots(&r.planned.plan),
@@ -87,15 +92,16 @@ fn describe_machine(layout: &Layout, settings: Option<&MachineSettings>) -> Stri
             "network     {} near socket {} (NUMA {})\n",
             nic.name,
             nic.socket.map_or("?".into(), |s| s.to_string()),
-            if nic.numa_nodes.is_empty() {
-                "?".into()
-            } else {
-                nic.numa_nodes
-                    .iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(",")
-            }
+            nodes_list(&nic.numa_nodes)
+        );
+    }
+    for (i, gpu) in layout.gpus.iter().enumerate() {
+        out += &format!(
+            "gpu         {i}: {} {} near socket {} (NUMA {})\n",
+            gpu.pci_bus_id,
+            gpu.name,
+            gpu.socket.map_or("?".into(), |s| s.to_string()),
+            nodes_list(&gpu.numa_nodes)
         );
     }
     if layout.cores_not_allowed > 0 {
@@ -190,6 +196,18 @@ fn describe_computing(layout: &Layout, r: &Resolved) -> String {
     out
 }
 
+/// NUMA nodes as the plan lists a device's (`0,1`), `?` when hwloc does not know.
+fn nodes_list(nodes: &[u32]) -> String {
+    if nodes.is_empty() {
+        return "?".into();
+    }
+    nodes
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// The plan's communication lines: the receiving thread, its ring of buffers, and on one
 /// node where rank 1 (the sender) goes.
 fn describe_communication(layout: &Layout, r: &Resolved, transport: &Transport) -> String {
@@ -198,17 +216,35 @@ fn describe_communication(layout: &Layout, r: &Resolved, transport: &Transport) 
     let z = r.sizing();
     let node = |l: u32| node_text(layout, l);
     let mut out = String::new();
+    // A GPU's copies: one thread issues them, each moving one slot of the pinned ring.
+    let (label, moves, unit) = if transport.kind == TransportKind::GpuCopy {
+        ("copies     ", "copies", "copy")
+    } else {
+        ("communic.  ", "receives", "message")
+    };
+    let moves = if transport.kind == TransportKind::GpuCopy {
+        format!(
+            "{moves} {} at a time between the GPU and NUMA node {}, pinned for its DMA: in \
+             turn over",
+            human_bytes(c.message_size_bytes),
+            node(c.comm_numa)
+        )
+    } else {
+        format!(
+            "{moves} {} messages into NUMA node {}, in turn into",
+            human_bytes(c.message_size_bytes),
+            node(c.comm_numa)
+        )
+    };
     out += &format!(
-        "communic.   1 thread on core {} (PU P#{}, socket {}): {}\n\
-         \x20           receives {} messages into NUMA node {}, in turn into {} buffer(s) ({})\n\
-         \x20           one message is one sample: {} in a phase need {:.1} GB/s within --max-phase {}; \
+        "{label} 1 thread on core {} (PU P#{}, socket {}): {}\n\
+         \x20           {moves} {} buffer(s) ({})\n\
+         \x20           one {unit} is one sample: {} in a phase need {:.1} GB/s within --max-phase {}; \
          slower, a phase runs on to hold them, up to {:.1} s ({PHASE_STRETCH}x)\n",
         p.comm.core,
         p.comm.pu_os,
         p.comm.socket,
         p.comm_reason,
-        human_bytes(c.message_size_bytes),
-        node(c.comm_numa),
         z.message_buffers,
         human_bytes(c.message_size_bytes * u64::from(z.message_buffers)),
         MIN_ROUNDS + 2,
@@ -262,15 +298,25 @@ pub(crate) const NOT_COUNTED: &str = "            not counted: starting the MPI 
     processes, a few seconds (tens on a first run, while the program and the MPI libraries \
     load from disk, or on a loaded machine)\n";
 
+/// What a GPU plan's duration leaves out: the driver's start and the warm-up copies that
+/// read the link.
+const NOT_COUNTED_GPU: &str = "            not counted: loading the CUDA driver and the \
+    warm-up copies that read the GPU's link, a second or two\n";
+
 /// The plan's sweep lines: the core counts, the stop rule and the estimated duration.
-fn describe_sweep(c: &MeasureConfig) -> String {
+fn describe_sweep(c: &MeasureConfig, kind: TransportKind) -> String {
+    let not_counted = if kind == TransportKind::GpuCopy {
+        NOT_COUNTED_GPU
+    } else {
+        NOT_COUNTED
+    };
     let (sweep, touch) = estimated_seconds(c);
     // What a run takes when communications are fast enough that no phase runs on.
     let typical = c.cores.len() as f64 * (3.0 * c.max_phase_seconds + 3.0 * 0.3);
     format!(
         "{}duration    at most {sweep:.0} s (+{touch:.0} s to touch the buffers at about {:.0} \
          GB/s, slower on a loaded or virtual machine); about {typical:.0} s when no phase runs \
-         past --max-phase\n{NOT_COUNTED}{}",
+         past --max-phase\n{not_counted}{}",
         sweep_line(c),
         sizing::TOUCH_BANDWIDTH / 1e9,
         runs::plan_line(c.runs, sweep, touch)

@@ -48,6 +48,16 @@ pub fn run(options: &JobOptions) -> Result<()> {
 /// `measure` on this node: rank 0 or 1 inside the job, else the plan or the job's launch.
 #[cfg(feature = "mpi")]
 fn real_node(options: &JobOptions) -> Result<()> {
+    if options.measure.engine.gpu().is_some() {
+        if options.dry_run {
+            return crate::measure::gpu_job::dry_run(&options.measure, options.topology.as_deref());
+        }
+        return crate::measure::gpu_job::measure(
+            &options.measure,
+            options.quiet,
+            signals::install(),
+        );
+    }
     if driver::in_job() && !options.dry_run {
         return as_rank(options);
     }
@@ -232,6 +242,12 @@ fn launch_job(args: &JobOptions, hosts: Option<&[String]>) -> Result<()> {
         job_ended(args, ended)?;
     }
     Ok(())
+}
+
+/// Whether the trace at `path` holds every run it asks for (`config.runs`), or cannot be
+/// read to say otherwise: where the runs of one process (`--engine gpu`) stop.
+pub(crate) fn every_run_saved(path: &Path) -> bool {
+    resumable(path).map_or(true, |t| runs_done(&t) >= t.config.runs.max(1))
 }
 
 /// How many complete runs the trace at `path` holds, when this host can read it.

@@ -20,6 +20,8 @@
 //! - [`job`]: `measure` as a job driven by plain options: the plan, the launches (one per
 //!   run), each rank's side, or a simulated machine; the command line only checks its
 //!   arguments into them.
+//! - `gpu_job`: the same session with a GPU's copies as the communication stream
+//!   (`--engine gpu`, [`crate::gpu`]), in one process: no MPI job, no sender.
 //! - [`simulation`]: the same session on a simulated machine (`--simulate`): no MPI, no
 //!   binding, a simulated clock.
 //! - `trace_size`: how large a plan's trace can grow, refused past what the readers take.
@@ -27,6 +29,8 @@
 pub mod adaptive;
 pub mod choices;
 pub mod describe;
+#[cfg(feature = "mpi")]
+pub(crate) mod gpu_job;
 pub mod job;
 pub mod options;
 #[cfg(feature = "mpi")]

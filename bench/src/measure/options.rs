@@ -9,7 +9,7 @@ use crate::cores::CoreList;
 use crate::error::{Error, Result};
 use crate::kernels::ComputeKernel;
 use crate::measure::adaptive::{AdaptiveOptions, MIN_BUDGET_SECONDS, SHORT_BUDGET};
-use crate::measure::choices::CommPattern;
+use crate::measure::choices::{CommPattern, Engine};
 use crate::measure::sweep::sizing::{CACHE_FACTOR, MAX_MESSAGE_BUFFERS};
 use crate::units::ByteSize;
 use std::path::PathBuf;
@@ -38,6 +38,8 @@ pub struct MeasureOptions {
     /// Let the communication thread share the last computing core.
     pub shared_comm_core: bool,
     pub kernel: ComputeKernel,
+    /// What moves the communication stream's bytes: an MPI job, or a GPU's copy engines.
+    pub engine: Engine,
     pub pattern: CommPattern,
     /// Ranks of a ring (ignored by the two-rank patterns).
     pub ranks: u32,
@@ -102,6 +104,7 @@ impl Default for MeasureOptions {
             comm_core: None,
             shared_comm_core: false,
             kernel: ComputeKernel::NtStore,
+            engine: Engine::Mpi,
             pattern: CommPattern::Pong,
             ranks: 3,
             message_size: ByteSize(64 << 20),
@@ -178,6 +181,7 @@ impl MeasureOptions {
             ));
         }
         self.check_job()?;
+        self.check_engine()?;
         if let Some(a) = &self.adaptive {
             self.check_adaptive(a)?;
         }
@@ -254,6 +258,27 @@ impl MeasureOptions {
         Ok(())
     }
 
+    /// What the GPU engine cannot do: it is one process with one copy stream, so it has no
+    /// ranks, hosts or pattern to exchange.
+    fn check_engine(&self) -> Result<()> {
+        if self.engine == Engine::Mpi {
+            return Ok(());
+        }
+        let refused = if self.hosts.is_some() {
+            Some("--hosts (the GPU's copies stay inside this node)")
+        } else if self.pattern != CommPattern::Pong {
+            Some("--pattern pingpong|ring (one copy stream, one way: --direction)")
+        } else {
+            None
+        };
+        match refused {
+            Some(what) => Err(Error::Input(format!(
+                "--engine gpu with {what}: drop it, or measure MPI messages with --engine mpi"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// `--adaptive`'s own checks: a precision in (0, 100] percent, a budget of at least
     /// [`MIN_BUDGET_SECONDS`] (the command line refuses a shorter one while parsing; a program
     /// may not), no `--cores`, a sample placement.
@@ -306,6 +331,8 @@ impl MeasureOptions {
             shared_comm_core,
             kernel,
             pattern,
+            // A survey is an MPI job: its manifests never hold GPU copies.
+            engine: _,
             message_size,
             buffer_size,
             message_buffers,
@@ -361,8 +388,12 @@ impl MeasureOptions {
     /// (`contention-results/HOST/trace-numaC-M-KERNEL-PATTERN.json`, see `crate::results`).
     pub(crate) fn trace_path(&self, host: &str) -> PathBuf {
         self.output.clone().unwrap_or_else(|| {
-            let variant =
-                crate::results::variant(self.kernel.name(), self.pattern.name(), self.job_ranks());
+            // A GPU's copies are their stream's name: `nt-store-gpu0-d2h`.
+            let stream = match self.engine.gpu() {
+                Some(g) => format!("gpu{}-{}", g.index, g.direction.short()),
+                None => self.pattern.name().to_string(),
+            };
+            let variant = crate::results::variant(self.kernel.name(), &stream, self.job_ranks());
             crate::results::host_dir(host).join(crate::results::trace_name(
                 self.comp_numa,
                 self.comm_numa,

@@ -8,8 +8,8 @@ use crate::error::{Error, Result};
 use crate::machine::settings;
 use crate::measure::options::MeasureOptions;
 use crate::measure::sender;
-use crate::measure::session::{self, Rank0, Stop};
-use crate::measure::sweep::{comm, rules::Abort};
+use crate::measure::session::{self, Rank0};
+use crate::measure::sweep::comm;
 use crate::mpi::launch;
 use crate::mpi::progress;
 use crate::mpi::world::World;
@@ -92,31 +92,8 @@ fn rank0(
         settings: Some(settings),
         progress: mode,
         interrupted,
-        comm: comm::Handle::of(world),
+        stream: crate::measure::sweep::run::CommStream::Mpi(comm::Handle::of(world)),
+        gpu: None,
     };
-    match r0.run() {
-        Ok(path) => {
-            if mode != progress::Mode::Quiet {
-                eprintln!(
-                    "measure: trace written to {} (CSV: {})",
-                    crate::error::shown_path(&path),
-                    crate::error::shown_path(&session::csv_path(&path))
-                );
-            }
-            Ok(())
-        }
-        Err(Stop::Refused(e)) => Err(e),
-        Err(Stop::Aborted(Abort::Interrupted, path)) => Err(Error::Interrupted(format!(
-            "interrupted: finished points are saved in {}; continue with --resume -o {}",
-            path.display(),
-            path.display()
-        ))),
-        Err(Stop::Aborted(Abort::Stalled(why) | Abort::Failed(why), path)) => {
-            Err(Error::Failed(format!(
-                "{why} (finished points, if any, are in {}; continue with --resume -o {})",
-                path.display(),
-                path.display()
-            )))
-        }
-    }
+    session::ended(r0.run(), mode)
 }

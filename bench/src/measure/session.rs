@@ -458,6 +458,7 @@ fn request(a: &MeasureOptions, rank1_here: bool) -> Request {
         comm_core: a.comm_core,
         share_comm_core: a.shared_comm_core,
         sender_here: rank1_here,
+        gpu: a.engine.gpu().map(|g| g.index),
     }
 }
 
@@ -580,8 +581,11 @@ pub(crate) struct Rank0<'a> {
     pub(crate) settings: Option<MachineSettings>,
     pub(crate) progress: progress::Mode,
     pub(crate) interrupted: &'static AtomicBool,
-    /// The communicator of rank 0 and its sender.
-    pub(crate) comm: crate::measure::sweep::comm::Handle,
+    /// What moves the communication stream's bytes: the communicator of rank 0 and its
+    /// sender, or a GPU's copies.
+    pub(crate) stream: crate::measure::sweep::run::CommStream<'a>,
+    /// The GPU whose copies are the stream, as the trace records it (`--engine gpu`).
+    pub(crate) gpu: Option<crate::trace::GpuCopies>,
 }
 
 #[cfg(feature = "mpi")]
@@ -601,6 +605,40 @@ pub(crate) enum Stop {
     Refused(Error),
     /// The sweep stopped; its finished points are in the trace at this path.
     Aborted(Abort, PathBuf),
+}
+
+#[cfg(feature = "mpi")]
+/// How a measurement's end reads: the trace written (said unless quiet), or why it stopped
+/// and how to continue it.
+pub(crate) fn ended(
+    result: std::result::Result<PathBuf, Stop>,
+    mode: progress::Mode,
+) -> Result<()> {
+    match result {
+        Ok(path) => {
+            if mode != progress::Mode::Quiet {
+                eprintln!(
+                    "measure: trace written to {} (CSV: {})",
+                    crate::error::shown_path(&path),
+                    crate::error::shown_path(&csv_path(&path))
+                );
+            }
+            Ok(())
+        }
+        Err(Stop::Refused(e)) => Err(e),
+        Err(Stop::Aborted(Abort::Interrupted, path)) => Err(Error::Interrupted(format!(
+            "interrupted: finished points are saved in {}; continue with --resume -o {}",
+            path.display(),
+            path.display()
+        ))),
+        Err(Stop::Aborted(Abort::Stalled(why) | Abort::Failed(why), path)) => {
+            Err(Error::Failed(format!(
+                "{why} (finished points, if any, are in {}; continue with --resume -o {}",
+                path.display(),
+                path.display()
+            )))
+        }
+    }
 }
 
 #[cfg(feature = "mpi")]
@@ -758,7 +796,7 @@ impl Rank0<'_> {
             },
             interrupted: self.interrupted,
             saved_to: path,
-            comm: self.comm,
+            stream: self.stream,
             starvation: self.starvation(),
         }
     }
@@ -892,6 +930,7 @@ impl Rank0<'_> {
             buffers: Vec::new(),
             simulation: None,
             adaptive: None,
+            gpu: self.gpu.clone(),
         };
         if !self.options.resume {
             return Ok(fresh);

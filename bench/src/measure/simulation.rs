@@ -322,6 +322,7 @@ pub(crate) fn fresh_trace(layout: &Layout, sim: &SimulateOptions) -> Trace {
             measuring_seconds: 0.0,
         }),
         adaptive: None,
+        gpu: None,
     }
 }
 

@@ -56,7 +56,7 @@ fn as_resume(argv: Vec<OsString>) -> Vec<OsString> {
 /// `argv` without the options of a dry run: `--dry-run`, and `--topology FILE` (or
 /// `--topology=FILE`), which plans for another machine and which the command line accepts
 /// only with `--dry-run`. What is left is the job the dry run plans, and runs as printed.
-fn without_dry_run(argv: Vec<OsString>) -> Vec<OsString> {
+pub(crate) fn without_dry_run(argv: Vec<OsString>) -> Vec<OsString> {
     let mut out = Vec::with_capacity(argv.len());
     let mut args = argv.into_iter();
     while let Some(a) = args.next() {

@@ -352,5 +352,8 @@ pub(crate) enum Command {
         stop: Arc<AtomicBool>,
         timings: Arc<Mutex<Timings>>,
         t0: Instant,
+        /// Cores computing beside the stream in this phase (what a replayed GPU engine
+        /// reads, `crate::gpu::replay`).
+        computing: usize,
     },
 }

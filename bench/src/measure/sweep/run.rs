@@ -31,6 +31,16 @@ use crate::measure::sweep::rules::{
     LOOK,
 };
 
+/// What moves the communication stream's bytes: MPI messages from rank 1, or a GPU's copies.
+#[derive(Clone, Copy)]
+pub(crate) enum CommStream<'t> {
+    /// The communicator of ranks 0 and 1 (the world for `measure`, a pair's for `survey`).
+    Mpi(crate::measure::sweep::comm::Handle),
+    /// The copies a GPU's copy engines make to and from the communication buffer
+    /// (`measure --engine gpu`), opened on the copy thread.
+    Copies(&'t dyn crate::gpu::OpenCopies),
+}
+
 /// Everything the sweep needs, set up once.
 pub(crate) struct Bench<'t> {
     pub(crate) topology: &'t Topology,
@@ -50,8 +60,8 @@ pub(crate) struct Bench<'t> {
     pub(crate) interrupted: &'t AtomicBool,
     /// Where finished points are saved, for the message if the run stalls.
     pub(crate) saved_to: &'t std::path::Path,
-    /// The communicator of ranks 0 and 1 (the world for `measure`, a pair's for `survey`).
-    pub(crate) comm: crate::measure::sweep::comm::Handle,
+    /// What moves the communication stream's bytes.
+    pub(crate) stream: CommStream<'t>,
     /// What tells starved communications, and what to say of them.
     pub(crate) starvation: Starvation,
 }
@@ -161,16 +171,12 @@ impl Bench<'_> {
         finished: &mpsc::Sender<Result<(), String>>,
         seen: &Mutex<BTreeSet<u32>>,
     ) {
-        // A process-wide handle; this thread is the only one calling MPI
-        // while the sweep runs (MPI_THREAD_SERIALIZED).
-        let world = self.comm;
         if self.bind {
             if let Err(e) = bind_current_thread(self.topology, self.plan.comm.pu_os) {
                 let _ = finished.send(Err(e));
                 return;
             }
         }
-        let _ = finished.send(Ok(()));
         let buf = memory::as_bytes(comm_buffer);
         let send: &[u8] = match send_buffer {
             Some(b) => memory::as_bytes(b),
@@ -181,22 +187,59 @@ impl Bench<'_> {
                 lock(seen).insert(c);
             }
         };
-        while let Ok(Command::Stream { stop, timings, t0 }) = commands.recv() {
-            note_cpu();
-            world.with(|w| {
-                comm::receive(
-                    w,
-                    self.pattern,
-                    self.message_bytes,
-                    buf,
-                    send,
-                    &stop,
-                    &timings,
+        match self.stream {
+            // A process-wide handle; this thread is the only one calling MPI while the
+            // sweep runs (MPI_THREAD_SERIALIZED).
+            CommStream::Mpi(world) => {
+                let _ = finished.send(Ok(()));
+                while let Ok(Command::Stream {
+                    stop, timings, t0, ..
+                }) = commands.recv()
+                {
+                    note_cpu();
+                    world.with(|w| {
+                        comm::receive(
+                            w,
+                            self.pattern,
+                            self.message_bytes,
+                            buf,
+                            send,
+                            &stop,
+                            &timings,
+                            t0,
+                        )
+                    });
+                    note_cpu();
+                    let _ = finished.send(Ok(()));
+                }
+            }
+            // Opened here: a CUDA context is current per thread, and this thread alone
+            // drives the copies.
+            CommStream::Copies(opener) => {
+                let mut slots = comm::Slots::new(buf.len(), self.message_bytes);
+                let mut engine = match opener.open(buf) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        let _ = finished.send(Err(e));
+                        return;
+                    }
+                };
+                let _ = finished.send(Ok(()));
+                while let Ok(Command::Stream {
+                    stop,
+                    timings,
                     t0,
-                )
-            });
-            note_cpu();
-            let _ = finished.send(Ok(()));
+                    computing,
+                }) = commands.recv()
+                {
+                    note_cpu();
+                    engine.phase(computing);
+                    let ended =
+                        crate::gpu::stream(engine.as_mut(), &mut slots, &stop, &timings, t0);
+                    note_cpu();
+                    let _ = finished.send(ended);
+                }
+            }
         }
     }
 }
@@ -315,6 +358,7 @@ impl Executor for Threads<'_, '_, '_> {
                     stop: Arc::clone(&stop),
                     timings: Arc::clone(&comm_timings),
                     t0,
+                    computing: if comp_on { n } else { 0 },
                 })
                 .map_err(|_| Abort::Failed("the communication thread ended".into()))?;
         }

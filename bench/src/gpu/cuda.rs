@@ -1,0 +1,380 @@
+//! The real copy engine: the CUDA driver API (`libcuda`, which the NVIDIA driver installs),
+//! loaded when `--engine gpu` first needs it through cudarc's dynamic loading, so the binary
+//! builds, tests and runs where no CUDA is installed, and says what is missing where none is
+//! ([`load`], exit 2).
+//!
+//! The communication buffer stays the tool's own, bound to the asked NUMA node and its
+//! pages verified there like an MPI buffer (`crate::machine::memory`); the copy thread then
+//! pins it for the GPU's DMA (`cuMemHostRegister`) and copies slot by slot between it and a
+//! device buffer of the same size, `cuMemcpyAsync` then `cuStreamSynchronize`: one copy, one
+//! sample, what the reference probe's `cudaMemcpyAsync` loop does.
+//!
+//! Every call into the driver is an `unsafe` FFI call: each block is one call, and its
+//! `// SAFETY:` line says why its pointers are valid.
+
+use crate::gpu::{link, CopyEngine, OpenCopies};
+use crate::trace::{CopyDirection, GpuDevice};
+use cudarc::driver::sys;
+use std::ffi::{c_char, c_void, CStr};
+use std::ops::Range;
+use std::path::Path;
+
+/// The driver, loaded and initialised (`cuInit`).
+pub(crate) struct Driver {
+    /// CUDA's ordinals of the GPUs in PCI bus order: `--gpu N` is `ordinals[N]`.
+    ordinals: Vec<(String, sys::CUdevice)>,
+}
+
+/// Why the driver cannot be used, as the user reads it: what is missing and where the tool
+/// looked.
+fn missing(what: &str) -> crate::Error {
+    crate::Error::Input(format!("--engine gpu: {what}"))
+}
+
+/// A driver call's result as an error naming the call.
+fn check(r: sys::CUresult, call: &str) -> Result<(), String> {
+    if r == sys::CUresult::CUDA_SUCCESS {
+        return Ok(());
+    }
+    let mut text: *const c_char = std::ptr::null();
+    // SAFETY: `text` is a valid place for the driver to write a pointer to a static string.
+    let described = unsafe { sys::cuGetErrorString(r, &mut text) };
+    let said = if described == sys::CUresult::CUDA_SUCCESS && !text.is_null() {
+        // SAFETY: the driver returned a NUL-terminated static string.
+        unsafe { CStr::from_ptr(text) }
+            .to_string_lossy()
+            .into_owned()
+    } else {
+        String::new()
+    };
+    Err(format!("{call} failed: {r:?} {said}")
+        .trim_end()
+        .to_string())
+}
+
+/// Loads `libcuda` and initialises it, or says what is missing: no library (with the names
+/// tried and where the dynamic loader looks), or a library that sees no GPU. Never panics:
+/// cudarc's loader panics at the first call when the library is absent, so its presence is
+/// asked first.
+pub(crate) fn load() -> crate::Result<Driver> {
+    // SAFETY: only tries to open the library by its candidate names (dlopen), calling nothing.
+    if !unsafe { sys::is_culib_present() } {
+        let mut names = cudarc::get_lib_name_candidates("cuda");
+        let mut seen = std::collections::BTreeSet::new();
+        names.retain(|n| seen.insert(n.clone()));
+        let ld_path = std::env::var("LD_LIBRARY_PATH").unwrap_or_default();
+        return Err(missing(&format!(
+            "no CUDA driver library on this machine: looked for {} through the dynamic \
+             loader (LD_LIBRARY_PATH={}, /etc/ld.so.cache, /lib, /usr/lib); install the \
+             NVIDIA driver, or add the directory that holds libcuda.so.1 to LD_LIBRARY_PATH",
+            names.join(", "),
+            if ld_path.is_empty() {
+                "unset"
+            } else {
+                &ld_path
+            }
+        )));
+    }
+    // SAFETY: plain call, flags must be 0.
+    check(unsafe { sys::cuInit(0) }, "cuInit").map_err(|e| {
+        missing(&format!(
+            "the CUDA driver library is here but cannot be used ({e}): no GPU, or the \
+             driver's kernel module is not loaded (nvidia-smi says which)"
+        ))
+    })?;
+    let mut count = 0;
+    // SAFETY: `count` is a valid place for an int.
+    let r = unsafe { sys::cuDeviceGetCount(&mut count) };
+    check(r, "cuDeviceGetCount").map_err(|e| missing(&e))?;
+    let mut ordinals = Vec::new();
+    for ordinal in 0..count {
+        let mut dev: sys::CUdevice = 0;
+        // SAFETY: `dev` is a valid place for a device handle; the ordinal is below the count.
+        let r = unsafe { sys::cuDeviceGet(&mut dev, ordinal) };
+        check(r, "cuDeviceGet").map_err(|e| missing(&e))?;
+        ordinals.push((bus_id(dev).map_err(|e| missing(&e))?, dev));
+    }
+    if ordinals.is_empty() {
+        return Err(missing("the CUDA driver sees no GPU (cuDeviceGetCount: 0)"));
+    }
+    ordinals.sort();
+    Ok(Driver { ordinals })
+}
+
+/// A GPU's PCI bus id as sysfs and hwloc write it ([`link::normal_bus_id`]).
+fn bus_id(dev: sys::CUdevice) -> Result<String, String> {
+    let mut buf = [0 as c_char; 32];
+    // SAFETY: `buf` holds 32 bytes and its length is passed; the driver NUL-terminates.
+    let r = unsafe { sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), 32, dev) };
+    check(r, "cuDeviceGetPCIBusId")?;
+    // SAFETY: NUL-terminated within `buf` (zeroed, and written by the driver).
+    let id = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy();
+    Ok(link::normal_bus_id(&id))
+}
+
+/// The driver's CUDA version (`cuDriverGetVersion`: 13000 is `13.0`).
+fn cuda_version() -> Result<String, String> {
+    let mut v = 0;
+    // SAFETY: `v` is a valid place for an int.
+    let r = unsafe { sys::cuDriverGetVersion(&mut v) };
+    check(r, "cuDriverGetVersion")?;
+    Ok(format!("{}.{}", v / 1000, (v % 1000) / 10))
+}
+
+/// The primary context of `dev`, retained and made current on this thread: a CUDA context
+/// is current per thread, so the copy thread makes it current itself.
+fn enter(dev: sys::CUdevice) -> Result<(), String> {
+    let mut ctx: sys::CUcontext = std::ptr::null_mut();
+    // SAFETY: `ctx` is a valid place for a context handle; `dev` came from cuDeviceGet.
+    let r = unsafe { sys::cuDevicePrimaryCtxRetain(&mut ctx, dev) };
+    check(r, "cuDevicePrimaryCtxRetain")?;
+    // SAFETY: `ctx` is the primary context just retained.
+    check(unsafe { sys::cuCtxSetCurrent(ctx) }, "cuCtxSetCurrent")
+}
+
+/// Releases what [`enter`] retained.
+fn leave(dev: sys::CUdevice) {
+    // SAFETY: releases the primary context this thread retained; a failure leaves it to the
+    // driver's clean-up at exit.
+    let _ = unsafe { sys::cuDevicePrimaryCtxRelease_v2(dev) };
+}
+
+/// Bytes held on the GPU and pinned on the host for the warm-up copies of [`Driver::describe`].
+const WARM_UP_BYTES: usize = 64 << 20;
+/// Warm-up copies: enough to bring an idle link up to speed before it is read.
+const WARM_UP_COPIES: usize = 16;
+
+impl Driver {
+    /// The `index`-th GPU (PCI bus order), or an error naming the GPUs there are.
+    fn device(&self, index: u32) -> crate::Result<&(String, sys::CUdevice)> {
+        self.ordinals.get(index as usize).ok_or_else(|| {
+            crate::Error::Input(format!(
+                "--gpu {index}: this node has {} GPU(s), {} (PCI bus order, as nvidia-smi                  numbers them)",
+                self.ordinals.len(),
+                self.ordinals
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (b, _))| format!("{i}: {b}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
+    }
+
+    /// The `index`-th GPU as the trace records it: the driver's name, memory and CUDA
+    /// version, and sysfs's link and driver version. The link is read while warm-up copies
+    /// run `direction`'s way (an idle GPU trains its link down), which also proves the GPU
+    /// copies before the sweep starts.
+    pub(crate) fn describe(
+        &self,
+        index: u32,
+        direction: CopyDirection,
+        sysfs_pci: &Path,
+        module_version: &Path,
+    ) -> crate::Result<GpuDevice> {
+        let (bus, dev) = self.device(index)?.clone();
+        let failed = |e: String| crate::Error::Failed(format!("GPU {index} ({bus}): {e}"));
+        let mut name = [0 as c_char; 256];
+        // SAFETY: `name` holds 256 bytes and its length is passed; the driver NUL-terminates.
+        let r = unsafe { sys::cuDeviceGetName(name.as_mut_ptr(), 256, dev) };
+        check(r, "cuDeviceGetName").map_err(failed)?;
+        // SAFETY: NUL-terminated within `name`.
+        let name = unsafe { CStr::from_ptr(name.as_ptr()) }
+            .to_string_lossy()
+            .into_owned();
+        let mut memory = 0usize;
+        // SAFETY: `memory` is a valid place for a size.
+        let r = unsafe { sys::cuDeviceTotalMem_v2(&mut memory, dev) };
+        check(r, "cuDeviceTotalMem").map_err(failed)?;
+        enter(dev).map_err(failed)?;
+        let link = warm_up(direction, || link::read_link(sysfs_pci, &bus));
+        leave(dev);
+        Ok(GpuDevice {
+            index,
+            name,
+            pci_bus_id: bus.clone(),
+            memory_bytes: memory as u64,
+            cuda_version: cuda_version().map_err(failed)?,
+            driver_version: link::driver_version(module_version),
+            link: link.map_err(failed)?,
+            numa_nodes: Vec::new(),
+            socket: None,
+        })
+    }
+
+    /// The opener of the `index`-th GPU's copies, for the copy thread.
+    pub(crate) fn copies(&self, index: u32, direction: CopyDirection) -> crate::Result<Copies> {
+        let (bus, dev) = self.device(index)?.clone();
+        Ok(Copies {
+            dev,
+            bus,
+            direction,
+        })
+    }
+}
+
+/// [`WARM_UP_COPIES`] copies `direction`'s way between scratch buffers of the current
+/// context, `read` called while they run.
+fn warm_up<T>(direction: CopyDirection, read: impl FnOnce() -> T) -> Result<T, String> {
+    let mut host: *mut c_void = std::ptr::null_mut();
+    // SAFETY: `host` is a valid place for the pinned allocation's address.
+    let r = unsafe { sys::cuMemAllocHost_v2(&mut host, WARM_UP_BYTES) };
+    check(r, "cuMemAllocHost")?;
+    let mut device: sys::CUdeviceptr = 0;
+    // SAFETY: `device` is a valid place for the device allocation's address.
+    let r = unsafe { sys::cuMemAlloc_v2(&mut device, WARM_UP_BYTES) };
+    let allocated = check(r, "cuMemAlloc");
+    let result = allocated.and_then(|()| {
+        for _ in 0..WARM_UP_COPIES {
+            // SAFETY: both buffers hold WARM_UP_BYTES (allocated above); stream 0 is the
+            // context's default stream.
+            let r =
+                unsafe { copy_async(direction, host, device, WARM_UP_BYTES, std::ptr::null_mut()) };
+            check(r, "cuMemcpyAsync")?;
+        }
+        // The copies queued, the first ones running: the link is up to speed by now.
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let value = read();
+        // SAFETY: synchronises the current context.
+        check(unsafe { sys::cuCtxSynchronize() }, "cuCtxSynchronize")?;
+        Ok(value)
+    });
+    if device != 0 {
+        // SAFETY: frees the device buffer allocated above, after its copies completed.
+        let _ = unsafe { sys::cuMemFree_v2(device) };
+    }
+    // SAFETY: frees the pinned buffer allocated above, after its copies completed.
+    let _ = unsafe { sys::cuMemFreeHost(host) };
+    result
+}
+
+/// One asynchronous copy of `bytes` between `host` and `device` on `stream`.
+///
+/// # Safety
+/// `host` and `device` must each hold `bytes` bytes, `host` pinned or registered, in the
+/// current context, and stay valid until the stream is synchronised.
+unsafe fn copy_async(
+    direction: CopyDirection,
+    host: *mut c_void,
+    device: sys::CUdeviceptr,
+    bytes: usize,
+    stream: sys::CUstream,
+) -> sys::CUresult {
+    match direction {
+        // SAFETY: the caller's contract.
+        CopyDirection::DeviceToHost => unsafe {
+            sys::cuMemcpyDtoHAsync_v2(host, device, bytes, stream)
+        },
+        // SAFETY: the caller's contract.
+        CopyDirection::HostToDevice => unsafe {
+            sys::cuMemcpyHtoDAsync_v2(device, host, bytes, stream)
+        },
+    }
+}
+
+/// Opens a GPU's copies on the copy thread ([`OpenCopies`]).
+pub(crate) struct Copies {
+    dev: sys::CUdevice,
+    bus: String,
+    direction: CopyDirection,
+}
+
+impl OpenCopies for Copies {
+    fn open<'b>(&self, host: &'b mut [u8]) -> Result<Box<dyn CopyEngine + 'b>, String> {
+        let failed = |e: String| format!("GPU {}: {e}", self.bus);
+        enter(self.dev).map_err(failed)?;
+        Ok(Box::new(
+            Engine::new(self.direction, host, self.dev).map_err(failed)?,
+        ))
+    }
+}
+
+/// The copies of one sweep: the host buffer registered (pinned) for DMA, a device buffer of
+/// its size and a stream of their own; all released when dropped.
+struct Engine<'b> {
+    host: &'b mut [u8],
+    device: sys::CUdeviceptr,
+    stream: sys::CUstream,
+    dev: sys::CUdevice,
+    direction: CopyDirection,
+}
+
+impl<'b> Engine<'b> {
+    fn new(
+        direction: CopyDirection,
+        host: &'b mut [u8],
+        dev: sys::CUdevice,
+    ) -> Result<Self, String> {
+        let bytes = host.len();
+        // SAFETY: `host` is a live allocation of `bytes` bytes that outlives the engine,
+        // which unregisters it when dropped.
+        let r = unsafe { sys::cuMemHostRegister_v2(host.as_mut_ptr().cast(), bytes, 0) };
+        let pinned = check(r, "cuMemHostRegister (pinning the communication buffer)");
+        if let Err(e) = pinned {
+            // Nothing to drop yet: the context `enter` retained is released here.
+            leave(dev);
+            return Err(e);
+        }
+        let mut engine = Engine {
+            host,
+            device: 0,
+            stream: std::ptr::null_mut(),
+            dev,
+            direction,
+        };
+        // SAFETY: `engine.device` is a valid place for the allocation's address.
+        let r = unsafe { sys::cuMemAlloc_v2(&mut engine.device, bytes) };
+        check(
+            r,
+            "cuMemAlloc (a device buffer as large as the communication buffer)",
+        )?;
+        // SAFETY: the device buffer holds `bytes` bytes.
+        let r = unsafe { sys::cuMemsetD8_v2(engine.device, 1, bytes) };
+        check(r, "cuMemsetD8")?;
+        // SAFETY: `engine.stream` is a valid place for a stream handle; 1 is
+        // CU_STREAM_NON_BLOCKING.
+        let r = unsafe { sys::cuStreamCreate(&mut engine.stream, 1) };
+        check(r, "cuStreamCreate")?;
+        Ok(engine)
+    }
+}
+
+impl CopyEngine for Engine<'_> {
+    fn copy(&mut self, slot: Range<usize>) -> Result<(), String> {
+        let slot = slot.start.min(self.host.len())..slot.end.min(self.host.len());
+        let bytes = slot.len();
+        // SAFETY: `slot` lies within the host buffer (clamped above), registered in `new`;
+        // the device buffer has the host buffer's size; the stream is synchronised below
+        // before either can be touched again.
+        let r = unsafe {
+            copy_async(
+                self.direction,
+                self.host.as_mut_ptr().add(slot.start).cast(),
+                self.device + slot.start as u64,
+                bytes,
+                self.stream,
+            )
+        };
+        check(r, "cuMemcpyAsync")?;
+        // SAFETY: the stream was created in `new` and not destroyed.
+        let r = unsafe { sys::cuStreamSynchronize(self.stream) };
+        check(r, "cuStreamSynchronize")
+    }
+}
+
+impl Drop for Engine<'_> {
+    fn drop(&mut self) {
+        // SAFETY: each releases what `new` created (null or 0 when it failed before); no
+        // copy is in flight, every one having been synchronised.
+        unsafe {
+            if !self.stream.is_null() {
+                let _ = sys::cuStreamDestroy_v2(self.stream);
+            }
+            if self.device != 0 {
+                let _ = sys::cuMemFree_v2(self.device);
+            }
+            let _ = sys::cuMemHostUnregister(self.host.as_mut_ptr().cast());
+        }
+        leave(self.dev);
+    }
+}

@@ -1,0 +1,272 @@
+//! `measure --engine gpu`: the sweep with a GPU's copies as the communication stream, in
+//! this one process (no MPI job, no sender): the driver loaded and the GPU described (its
+//! link read while it copies), the copy thread planned near the GPU, and the session of an
+//! MPI measurement run with the copies where rank 1's messages were ([`Rank0`] with
+//! [`CommStream::Copies`]): the same phases, stop rules, runs, resume, progress, trace and
+//! CSV. `--runs R` runs the sweep R times in turn, each run resuming the trace as an MPI
+//! relaunch does.
+
+use crate::error::{Error, Result};
+use crate::gpu::replay::{Recorded, ReplayOpener};
+use crate::gpu::{cuda, link, OpenCopies};
+use crate::machine::layout::Layout;
+use crate::machine::settings;
+use crate::measure::choices::GpuStream;
+use crate::measure::options::MeasureOptions;
+use crate::measure::session::{self, Rank0};
+use crate::measure::sweep::run::CommStream;
+use crate::mpi::progress;
+use crate::trace::{GpuCopies, GpuDevice, MpiInfo, Transport, TransportKind};
+use std::path::Path;
+
+/// What the trace says of the MPI library when there is no MPI job.
+const NO_MPI: &str = "none: GPU copies, no MPI job";
+
+/// The engine that makes `g`'s copies and the device as the trace records it: the driver's
+/// GPU, or a replay of recorded bandwidths (which drives no GPU and says so).
+fn engine(g: &GpuStream) -> Result<(Box<dyn OpenCopies>, GpuDevice)> {
+    if let Some(path) = &g.replay {
+        let recorded = Recorded::read(path, g.direction).map_err(Error::Input)?;
+        let device = GpuDevice {
+            index: g.index,
+            name: "replayed: no GPU driven".into(),
+            pci_bus_id: "none".into(),
+            memory_bytes: 0,
+            cuda_version: "none".into(),
+            driver_version: None,
+            link: None,
+            numa_nodes: Vec::new(),
+            socket: None,
+        };
+        return Ok((Box::new(ReplayOpener(recorded)), device));
+    }
+    let driver = cuda::load()?;
+    let device = driver.describe(
+        g.index,
+        g.direction,
+        Path::new(link::PCI_DEVICES),
+        Path::new(link::NVIDIA_MODULE_VERSION),
+    )?;
+    Ok((Box::new(driver.copies(g.index, g.direction)?), device))
+}
+
+/// `device` with where hwloc saw it (its NUMA nodes and socket), and a warning when the GPU
+/// the plan put the copy thread near is another one than the driver's.
+fn located(mut device: GpuDevice, layout: &Layout) -> (GpuDevice, Option<String>) {
+    let planned = layout.gpus.get(device.index as usize);
+    let warning = match planned {
+        Some(p) if p.pci_bus_id != device.pci_bus_id && device.pci_bus_id != "none" => {
+            Some(format!(
+                "hwloc's GPU {} is {}, the driver's is {}: the copy thread's core follows \
+                 hwloc's; check with nvidia-smi and pass --comm-core to choose",
+                device.index, p.pci_bus_id, device.pci_bus_id
+            ))
+        }
+        _ => None,
+    };
+    if let Some(p) = layout
+        .gpus
+        .iter()
+        .find(|p| p.pci_bus_id == device.pci_bus_id)
+        .or(planned.filter(|_| device.pci_bus_id == "none"))
+    {
+        device.numa_nodes = p.numa_nodes.clone();
+        device.socket = p.socket;
+    }
+    (device, warning)
+}
+
+/// Measures with the GPU copies `options.engine` asks for: every run of `--runs`, one after
+/// the other.
+pub(crate) fn measure(
+    options: &MeasureOptions,
+    quiet: bool,
+    interrupted: &'static std::sync::atomic::AtomicBool,
+) -> Result<()> {
+    let Some(g) = options.engine.gpu() else {
+        return Err(Error::Failed(
+            "internal error: not a GPU measurement".into(),
+        ));
+    };
+    let (opener, device) = engine(g)?;
+    let mode = progress::Mode::from_env_or_terminal(None, quiet);
+    let mut options = options.clone();
+    loop {
+        let path = one_run(&options, g, opener.as_ref(), &device, mode, interrupted)?;
+        if crate::measure::job::every_run_saved(&path) {
+            return Ok(());
+        }
+        // The next run continues the trace this one saved, as an MPI relaunch does.
+        options.resume = true;
+        options.force = false;
+    }
+}
+
+/// One run of the sweep into the trace, which it returns the path of.
+fn one_run(
+    options: &MeasureOptions,
+    g: &GpuStream,
+    opener: &dyn OpenCopies,
+    device: &GpuDevice,
+    mode: progress::Mode,
+    interrupted: &'static std::sync::atomic::AtomicBool,
+) -> Result<std::path::PathBuf> {
+    let session::Placed {
+        topology,
+        layout,
+        resolved,
+        trace,
+    } = session::place(options, None, true, false)?;
+    session::check_output(options, &trace)?;
+    let (device, warning) = located(device.clone(), &layout);
+    let settings = settings::read_settings(Path::new("/"), Some(layout.numa_per_socket()));
+    let transport = Transport {
+        kind: TransportKind::GpuCopy,
+        hosts: vec![layout.hostname.clone()],
+    };
+    if mode != progress::Mode::Quiet {
+        eprint!(
+            "{}",
+            crate::measure::describe::describe_plan(
+                &layout,
+                &resolved,
+                &transport,
+                Some(&settings)
+            )
+        );
+        eprint!("{}", describe_device(&device, g));
+        if let Some(w) = &warning {
+            eprintln!("WARNING     {w}");
+        }
+    }
+    let r0 = Rank0 {
+        options,
+        topology: &topology,
+        layout: &layout,
+        resolved,
+        mpi: MpiInfo {
+            library_version: NO_MPI.into(),
+            thread_level: "none".into(),
+            hosts: vec![layout.hostname.clone()],
+            library: None,
+            launcher: None,
+            stack: None,
+        },
+        transport,
+        sender: None,
+        settings: Some(settings),
+        progress: mode,
+        interrupted,
+        stream: CommStream::Copies(opener),
+        gpu: Some(GpuCopies {
+            direction: g.direction,
+            device,
+            replayed_from: g.replay.as_ref().map(|p| p.display().to_string()),
+        }),
+    };
+    session::ended(r0.run(), mode)?;
+    Ok(trace)
+}
+
+/// `--dry-run --engine gpu`: the plan on this machine or the one of an hwloc XML (which
+/// must hold the GPU), with the GPU it would drive and the command that runs it; nothing is
+/// loaded, not even the CUDA driver.
+pub(crate) fn dry_run(options: &MeasureOptions, xml: Option<&Path>) -> Result<()> {
+    let Some(g) = options.engine.gpu() else {
+        return Err(Error::Failed(
+            "internal error: not a GPU measurement".into(),
+        ));
+    };
+    let session::Placed {
+        layout, resolved, ..
+    } = session::place(options, xml, true, false)?;
+    if xml.is_some() && layout.gpus.get(g.index as usize).is_none() {
+        return Err(Error::Input(format!(
+            "--gpu {}: the topology file has {} NVIDIA GPU(s){}; plan for one of them, or \
+             save the node's topology with its PCI devices (`lstopo --whole-io FILE.xml`)",
+            g.index,
+            layout.gpus.len(),
+            if layout.gpus.is_empty() {
+                String::new()
+            } else {
+                format!(" (--gpu 0 to {})", layout.gpus.len() - 1)
+            }
+        )));
+    }
+    let transport = Transport {
+        kind: TransportKind::GpuCopy,
+        hosts: vec![layout.hostname.clone()],
+    };
+    let settings = xml
+        .is_none()
+        .then(|| settings::read_settings(Path::new("/"), Some(layout.numa_per_socket())));
+    let (exe, argv) = crate::mpi::launch::own_command()?;
+    let mut line = vec![exe.into_os_string()];
+    line.extend(crate::mpi::driver::without_dry_run(argv));
+    let device = match layout.gpus.get(g.index as usize) {
+        Some(p) => format!(
+            "GPU {} {} ({}), near socket {}",
+            g.index,
+            p.name,
+            p.pci_bus_id,
+            p.socket.map_or("?".into(), |s| s.to_string())
+        ),
+        None => format!(
+            "GPU {} (hwloc sees no NVIDIA GPU here; the driver will say which it is)",
+            g.index
+        ),
+    };
+    // The machine's names come from hwloc (or a topology file): escaped for the terminal.
+    print!(
+        "{}",
+        crate::error::escape(&format!(
+            "{}engine      {device}; copies {}, through the CUDA driver (libcuda, found when \
+             the run starts); no MPI job\ncommand     {}\n",
+            crate::measure::describe::describe_plan(
+                &layout,
+                &resolved,
+                &transport,
+                settings.as_ref()
+            ),
+            g.direction.words(),
+            crate::mpi::launch::shown(&line)
+        ))
+    );
+    Ok(())
+}
+
+/// The plan's lines on the GPU: which one, its link and driver, which way the copies go.
+pub(crate) fn describe_device(d: &GpuDevice, g: &GpuStream) -> String {
+    let link = d
+        .link
+        .as_ref()
+        .map_or("link not read".into(), link::describe);
+    let mut out = format!(
+        "gpu         GPU {} {} ({}), {}, CUDA {}{}; copies {}\n",
+        d.index,
+        d.name,
+        d.pci_bus_id,
+        link,
+        d.cuda_version,
+        d.driver_version
+            .as_ref()
+            .map_or(String::new(), |v| format!(", driver {v}")),
+        g.direction.words()
+    );
+    if let Some(l) = d.link.filter(link::below_best) {
+        out += &format!(
+            "WARNING     the GPU's link trained below its best ({}): the copies are capped \
+             near {:.0} GB/s; reseat the card or check its slot and BIOS settings\n",
+            link::describe(&l),
+            link::raw_gbps(&l)
+        );
+    }
+    if let Some(from) = &g.replay {
+        out += &format!(
+            "WARNING     replaying the copies recorded in {}: no GPU is driven; the trace \
+             says so and measures this machine's computations only\n",
+            crate::error::shown_path(from)
+        );
+    }
+    out
+}
