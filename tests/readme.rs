@@ -27,8 +27,9 @@ const DIGITS: &str = "digits";
 const DIGITS_TOLERANCE: f64 = 0.01;
 
 /// What a block may say it needs; anything else is a typo the test refuses.
-const MARKERS: [&str; 7] = [
+const MARKERS: [&str; 8] = [
     "needs-root",
+    "needs-gpu",
     "needs-resctrl",
     "needs-hosts",
     "needs-sockets",

@@ -127,7 +127,10 @@ fn the_command_line_names_the_model_and_the_other_one_s_error() {
         .arg(&out));
     assert!(o.status.success(), "{}", text(&o));
     assert!(
-        text(&o).contains("(cpu-copy model: communications done by CPU cores)"),
+        text(&o).contains(
+            "(cpu-copy model: communications that slow down steadily as the computations load \
+             the memory (copies by CPU cores, GPU copies))"
+        ),
         "{}",
         text(&o)
     );

@@ -28,6 +28,7 @@ mod calibrate_fit;
 mod calibrate_roundtrip;
 mod cli;
 mod fleet;
+mod gpu;
 mod hostile;
 mod measure;
 mod module_maps;

@@ -700,6 +700,13 @@ impl Trace {
                 self.config.comp_numa, self.config.comm_numa
             ));
         }
+        if let Some(from) = self.gpu.as_ref().and_then(|g| g.replayed_from.as_ref()) {
+            notes.push(format!(
+                "{source}: its GPU copies were replayed from {} (measure --gpu-replay), no \
+                 GPU driven: a test of the tool, not a measurement of a GPU",
+                crate::error::escape(from)
+            ));
+        }
         notes
     }
 

@@ -682,8 +682,9 @@ mod tests {
         stray.local.law = Law::CpuCopy { kappa: 0.3 };
         let stray = shown(&stray);
         assert!(
-            stray[0]
-                .starts_with("local.kappa = 0.3: only a model of communications done by CPU cores"),
+            stray[0].starts_with(
+                "local.kappa = 0.3: only a model of communications that slow down steadily"
+            ),
             "{stray:?}"
         );
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e4] {

@@ -72,3 +72,76 @@ pub(crate) fn stream(
     }
     Ok(())
 }
+
+#[cfg(all(test, feature = "mpi"))]
+mod tests {
+    use super::*;
+    use crate::gpu::replay::{Recorded, ReplayOpener};
+    use crate::measure::sweep::comm::Slots;
+    use crate::measure::sweep::sampling::Timings;
+    use crate::trace::CopyDirection;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Mutex;
+
+    #[test]
+    fn a_stream_is_one_sample_per_copy_over_the_slots_in_turn_until_stopped() {
+        let recorded = Recorded::parse(
+            "0 d2h 0 50.0\n1 comp+d2h 10.0 20.0\n",
+            CopyDirection::DeviceToHost,
+        )
+        .unwrap();
+        let mut host = vec![0u8; 3 << 20];
+        let opener = ReplayOpener(recorded);
+        let mut engine = opener.open(&mut host).unwrap();
+        engine.phase(1);
+        let mut slots = Slots::new(3 << 20, 1 << 20);
+        let (stop, timings) = (AtomicBool::new(false), Mutex::new(Timings::new()));
+        let t0 = std::time::Instant::now();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while crate::measure::sweep::comm::lock(&timings).len() < 5 {
+                    std::thread::yield_now();
+                }
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            });
+            stream(engine.as_mut(), &mut slots, &stop, &timings, t0).unwrap();
+        });
+        let spans = timings.into_inner().unwrap();
+        assert!(spans.len() >= 5, "{}", spans.len());
+        for pair in spans.windows(2) {
+            // Back to back: each copy starts where the previous one ended.
+            assert_eq!(pair[0].end, pair[1].start);
+        }
+        assert!(spans.iter().all(|s| s.bytes == 1 << 20 && s.end >= s.start));
+    }
+
+    /// An engine whose third copy fails, as a driver error would.
+    struct Failing(u32);
+
+    impl CopyEngine for Failing {
+        fn copy(&mut self, _: Range<usize>) -> Result<(), String> {
+            self.0 += 1;
+            if self.0 == 3 {
+                Err("cuMemcpyAsync failed: CUDA_ERROR_LAUNCH_FAILED".into())
+            } else {
+                Ok(())
+            }
+        }
+    }
+
+    #[test]
+    fn a_failed_copy_ends_the_stream_with_the_driver_s_words() {
+        let mut slots = Slots::new(4, 1);
+        let (stop, timings) = (AtomicBool::new(false), Mutex::new(Timings::new()));
+        let e = stream(
+            &mut Failing(0),
+            &mut slots,
+            &stop,
+            &timings,
+            std::time::Instant::now(),
+        )
+        .unwrap_err();
+        assert!(e.contains("CUDA_ERROR_LAUNCH_FAILED"), "{e}");
+        assert_eq!(timings.into_inner().unwrap().len(), 2);
+    }
+}

@@ -345,8 +345,12 @@ fn choose_comm_core(
         .iter()
         .filter(|s| !s.cores.is_empty())
         .collect();
-    let device = match gpu.and_then(|i| layout.gpus.get(i as usize).map(|g| (i, g))) {
-        Some((i, g)) => Some((format!("GPU {i} ({})", g.pci_bus_id), g.socket)),
+    // GPU copies follow their GPU only: a network card carries none of their bytes.
+    let device = match gpu {
+        Some(i) => layout
+            .gpus
+            .get(i as usize)
+            .map(|g| (format!("GPU {i} ({})", g.pci_bus_id), g.socket)),
         None => layout
             .main_nic()
             .map(|n| (format!("network card {}", n.info.name), n.info.socket)),
@@ -666,6 +670,57 @@ mod tests {
         assert_eq!(Some(p.plan.comm.socket), nic.info.socket);
         assert!(p.plan.comm_reason.contains("mlx5_0"));
         no_hyperthread_pairs(&l, &p.plan);
+    }
+
+    #[test]
+    fn gpu_copies_put_the_copy_thread_beside_their_gpu_not_the_network_card() {
+        // 24em64t: three NVIDIA GPUs (06:00.0 near package 0, 11:00.0 and 14:00.0 near
+        // package 1), the InfiniBand card near package 0.
+        let l = reference("24em64t-2n6c2t-pci.xml").expect("loads");
+        let gpus: Vec<(&str, Option<u32>)> = l
+            .gpus
+            .iter()
+            .map(|g| (g.pci_bus_id.as_str(), g.socket))
+            .collect();
+        assert_eq!(
+            gpus,
+            [
+                ("0000:06:00.0", Some(0)),
+                ("0000:11:00.0", Some(1)),
+                ("0000:14:00.0", Some(1))
+            ]
+        );
+        assert_eq!(l.gpus[1].numa_nodes, [1]);
+        let on = |gpu| {
+            plan(
+                &l,
+                &Request {
+                    gpu,
+                    ..Request::default()
+                },
+            )
+            .unwrap()
+            .plan
+        };
+        let p = on(Some(1));
+        assert_eq!((p.comm.socket, p.comm.core), (1, 6));
+        assert!(
+            p.comm_reason.contains("GPU 1 (0000:11:00.0)"),
+            "{}",
+            p.comm_reason
+        );
+        // GPU 0 sits with the card on package 0: the last core there, which then does not
+        // compute.
+        let p = on(Some(0));
+        assert_eq!((p.comm.socket, p.comm.core), (0, 5));
+        assert!(p.comm_reason.contains("GPU 0"), "{}", p.comm_reason);
+        assert_eq!(p.compute.len(), 5);
+        // A GPU hwloc does not list: no locality, and never the network card's.
+        let p = on(Some(7));
+        assert!(!p.comm_reason.contains("mlx4_0"), "{}", p.comm_reason);
+        // The 16-core node of the real traces has no PCI devices in its file: no GPU.
+        let l = reference("16em64t-4s2c2t.xml").expect("loads");
+        assert!(l.gpus.is_empty());
     }
 
     #[test]

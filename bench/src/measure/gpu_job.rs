@@ -91,8 +91,17 @@ pub(crate) fn measure(
     let (opener, device) = engine(g)?;
     let mode = progress::Mode::from_env_or_terminal(None, quiet);
     let mut options = options.clone();
+    let mut first = true;
     loop {
-        let path = one_run(&options, g, opener.as_ref(), &device, mode, interrupted)?;
+        let path = one_run(
+            &options,
+            g,
+            opener.as_ref(),
+            &device,
+            (mode, first),
+            interrupted,
+        )?;
+        first = false;
         if crate::measure::job::every_run_saved(&path) {
             return Ok(());
         }
@@ -102,13 +111,14 @@ pub(crate) fn measure(
     }
 }
 
-/// One run of the sweep into the trace, which it returns the path of.
+/// One run of the sweep into the trace, which it returns the path of; `say_plan`: the plan
+/// on standard error first (unless quiet).
 fn one_run(
     options: &MeasureOptions,
     g: &GpuStream,
     opener: &dyn OpenCopies,
     device: &GpuDevice,
-    mode: progress::Mode,
+    (mode, say_plan): (progress::Mode, bool),
     interrupted: &'static std::sync::atomic::AtomicBool,
 ) -> Result<std::path::PathBuf> {
     let session::Placed {
@@ -124,7 +134,8 @@ fn one_run(
         kind: TransportKind::GpuCopy,
         hosts: vec![layout.hostname.clone()],
     };
-    if mode != progress::Mode::Quiet {
+    // The plan is said once, before the first run.
+    if mode != progress::Mode::Quiet && say_plan {
         eprint!(
             "{}",
             crate::measure::describe::describe_plan(

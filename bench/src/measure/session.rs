@@ -1124,6 +1124,22 @@ fn resume_differences(old: &Trace, fresh: &Trace) -> Vec<String> {
     differ("binding", bind(o.bind), bind(n.bind));
     differ("--pattern", o.pattern.clone(), n.pattern.clone());
     differ("--ranks", o.ranks.to_string(), n.ranks.to_string());
+    // The engine, and for GPU copies which GPU (by its bus id) and which way.
+    let engine = |t: &Trace| match &t.gpu {
+        None => "mpi".to_string(),
+        Some(g) => format!(
+            "gpu {} ({}), {}{}",
+            g.device.index,
+            g.device.pci_bus_id,
+            g.direction.short(),
+            if g.replayed_from.is_some() {
+                ", replayed"
+            } else {
+                ""
+            }
+        ),
+    };
+    differ("--engine", engine(old), engine(fresh));
     // How long and how finely each phase was sampled; free to change while no point was
     // measured.
     if !old.points.is_empty() {

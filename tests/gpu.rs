@@ -1,0 +1,280 @@
+//! `measure --engine gpu` where CI can run it: no GPU, no CUDA. The driver's absence said
+//! and exit 2; the options it refuses; the plan from hwloc files that hold GPUs; and the
+//! whole path (copy thread, sweep, trace, CSV, resume, calibrate) on copies replayed from the
+//! H200 node's recorded bandwidths (`tests/data/gpu-h200/probe-output.txt`). Nothing here
+//! asserts a bandwidth: the replay's timing is this machine's clock.
+
+use crate::common::run::{command, contention, one_job, stderr, stdout, temp_dir, text};
+use std::path::{Path, PathBuf};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+fn probe() -> String {
+    data("gpu-h200/probe-output.txt").display().to_string()
+}
+
+fn topology(name: &str) -> String {
+    data("topologies").join(name).display().to_string()
+}
+
+/// Whether this machine has the CUDA driver library (a GPU node): the no-driver test then
+/// has nothing to check.
+fn has_libcuda() -> bool {
+    let cache = std::process::Command::new("ldconfig")
+        .arg("-p")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("libcuda.so"))
+        .unwrap_or(false);
+    cache || std::env::var_os("LD_LIBRARY_PATH").is_some()
+}
+
+#[test]
+fn without_a_driver_the_gpu_engine_exits_2_naming_what_it_looked_for() {
+    if has_libcuda() {
+        eprintln!("skipped: this machine has libcuda (or LD_LIBRARY_PATH set)");
+        return;
+    }
+    let dir = temp_dir("gpu-no-driver");
+    let out = dir.join("t.json");
+    let o = command()
+        .args(["measure", "--engine", "gpu", "--cores", "1", "-o"])
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let e = stderr(&o);
+    for said in [
+        "--engine gpu: no CUDA driver library",
+        "libcuda.so.1",
+        "LD_LIBRARY_PATH=unset",
+        "install the NVIDIA driver",
+    ] {
+        assert!(e.contains(said), "{said:?} not in {e}");
+    }
+    assert!(!e.contains("panicked"), "{e}");
+    assert!(!out.exists(), "no trace without a GPU");
+}
+
+#[test]
+fn options_of_the_other_engine_are_refused_naming_the_fix() {
+    for (args, said) in [
+        (
+            &["measure", "--gpu", "1"][..],
+            "--gpu is for GPU copies: add --engine gpu",
+        ),
+        (
+            &["measure", "--direction", "h2d"],
+            "--direction is for GPU copies",
+        ),
+        (
+            &["measure", "--engine", "gpu", "--hosts", "a,b"],
+            "--engine gpu with --hosts",
+        ),
+        (
+            &["measure", "--engine", "gpu", "--pattern", "ring"],
+            "--engine gpu with --pattern",
+        ),
+        (
+            &["measure", "--engine", "gpu", "--simulate", "paper:henri"],
+            "--engine gpu",
+        ),
+        (&["survey", "--engine", "gpu"], "survey --engine gpu"),
+    ] {
+        let o = contention(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(stderr(&o).contains(said), "{args:?}: {}", text(&o));
+    }
+}
+
+#[test]
+fn the_dry_run_puts_the_copy_thread_beside_the_gpu_of_an_hwloc_file() {
+    // 24em64t: GPUs 0000:06:00.0 (package 0), 0000:11:00.0 and 0000:14:00.0 (package 1);
+    // the InfiniBand card on package 0.
+    let xml = topology("24em64t-2n6c2t-pci.xml");
+    let plan = |gpu: &str| {
+        contention(&[
+            "measure",
+            "--engine",
+            "gpu",
+            "--gpu",
+            gpu,
+            "--direction",
+            "h2d",
+            "--dry-run",
+            "--topology",
+            &xml,
+        ])
+    };
+    let o = plan("1");
+    assert!(o.status.success(), "{}", text(&o));
+    let s = stdout(&o);
+    for said in [
+        "gpu         1: 0000:11:00.0",
+        "transport   GPU copies on mirage004",
+        "copies      1 thread on core 6 (PU P#1, socket 1): first core of socket 1, the socket \
+         of GPU 1 (0000:11:00.0)",
+        "between the GPU and NUMA node L#0",
+        "engine      GPU 1 ",
+        "copies host to device",
+        "no MPI job",
+        "not counted: loading the CUDA driver",
+    ] {
+        assert!(s.contains(said), "{said:?} not in {s}");
+    }
+    // Neither an MPI launch nor a sender: one process.
+    assert!(!s.contains("mpirun") && !s.contains("sender "), "{s}");
+    let command = s
+        .lines()
+        .find(|l| l.starts_with("command"))
+        .expect("command");
+    assert!(
+        command.ends_with("measure --engine gpu --gpu 1 --direction h2d"),
+        "{command}"
+    );
+    let o = plan("0");
+    assert!(
+        stdout(&o).contains("last core of socket 0, the socket of GPU 0 (0000:06:00.0)"),
+        "{}",
+        text(&o)
+    );
+    let o = plan("3");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        stderr(&o).contains("--gpu 3: the topology file has 3 NVIDIA GPU(s) (--gpu 0 to 2)"),
+        "{}",
+        text(&o)
+    );
+    let o = contention(&[
+        "measure",
+        "--engine",
+        "gpu",
+        "--dry-run",
+        "--topology",
+        &topology("16em64t-4s2c2t.xml"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(stderr(&o).contains("has 0 NVIDIA GPU(s)"), "{}", text(&o));
+}
+
+/// A replayed sweep of `extra` into `out`.
+fn replayed(out: &Path, extra: &[&str]) -> std::process::Output {
+    command()
+        .args(["measure", "--engine", "gpu", "--gpu-replay", &probe()])
+        .args([
+            "--cores",
+            "1..2",
+            "--max-phase",
+            "0.2",
+            "--buffer-size",
+            "8MiB",
+        ])
+        .args(["--message-buffers", "2", "--runs", "1"])
+        .args(extra)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn replayed_gpu_copies_go_through_the_sweep_into_a_trace_that_calibrates() {
+    let _job = one_job();
+    let dir = temp_dir("gpu-replay");
+    let out = dir.join("t.json");
+    let o = replayed(&out, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        stderr(&o).contains("replaying the copies recorded in"),
+        "{}",
+        text(&o)
+    );
+    let t: contention::trace::Trace =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(
+        t.transport.as_ref().map(|t| t.kind),
+        Some(contention::trace::TransportKind::GpuCopy)
+    );
+    let gpu = t.gpu.as_ref().expect("the GPU record");
+    assert_eq!(
+        gpu.direction,
+        contention::trace::CopyDirection::DeviceToHost
+    );
+    assert!(gpu
+        .replayed_from
+        .as_deref()
+        .is_some_and(|f| f.ends_with("probe-output.txt")));
+    assert!(t.mpi.library_version.starts_with("none"), "{:?}", t.mpi);
+    assert!(t.sender.is_none());
+    assert!(t.complete);
+    assert_eq!(t.points.len(), 2);
+    for p in &t.points {
+        for phase in [&p.comm_alone, &p.comm_parallel] {
+            assert!(!phase.samples.is_empty(), "{} cores", p.cores);
+            assert!(phase.summary.median > 0.0);
+        }
+    }
+    assert!(dir.join("t.csv").exists());
+
+    // The model: cpu-copy from the transport, the replay said in a note.
+    let model = dir.join("m.json");
+    let o = command()
+        .arg("calibrate")
+        .arg(&out)
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let e = stderr(&o);
+    assert!(e.contains("the traces' transport is GPU copies"), "{e}");
+    assert!(e.contains("its GPU copies were replayed from"), "{e}");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(m["variant"], "cpu-copy", "{m}");
+
+    // A resume is the same GPU and direction, or refused.
+    let o = replayed(&out, &["--direction", "h2d", "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        stderr(&o).contains("--engine gpu 0 (none), d2h, replayed in the trace"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn a_gpu_trace_is_named_for_its_gpu_and_direction() {
+    let _job = one_job();
+    let results = temp_dir("gpu-results");
+    let o = command()
+        .env("CONTENTION_RESULTS", &results)
+        .args(["measure", "--engine", "gpu", "--gpu-replay", &probe()])
+        .args(["--direction", "h2d", "--cores", "1", "--max-phase", "0.1"])
+        .args([
+            "--buffer-size",
+            "8MiB",
+            "--message-buffers",
+            "1",
+            "--runs",
+            "1",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let names: Vec<String> = std::fs::read_dir(&results)
+        .unwrap()
+        .flat_map(|host| std::fs::read_dir(host.unwrap().path()).unwrap())
+        .map(|f| f.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .any(|n| n == "trace-numa0-0-nt-store-gpu0-h2d.json"),
+        "{names:?}"
+    );
+}
