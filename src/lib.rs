@@ -9,7 +9,8 @@
 //!   Both need the default feature `cli` (clap); without it the library builds without clap,
 //!   and a program drives a measurement through [`measure::options::MeasureOptions`].
 //! - The benchmark, `contention-bench` (`bench/`): [`measure`], the sweep and its session;
-//!   [`mpi`], the MPI job around it; [`survey`], every node of an allocation in one job;
+//!   [`mpi`], the MPI job around it; [`gpu`], the other communication stream, a GPU's
+//!   copies (`measure --engine gpu`); [`survey`], every node of an allocation in one job;
 //!   [`machine`], the node as plain data and the plan of which core does what; [`kernels`],
 //!   the compute kernels; [`sensitivity`], an application's loss as its memory bandwidth
 //!   shrinks; [`design`], which point to measure next (`measure --adaptive`). The only layer
@@ -45,6 +46,6 @@ pub mod commands;
 // added there needs no line here; the benchmark's `sensitivity` and `survey`, named below,
 // take precedence over the analysis's modules of those names, as they always did.
 pub use contention_analysis::*;
-pub use contention_bench::{design, kernels, machine, measure, mpi, sensitivity, survey};
+pub use contention_bench::{design, gpu, kernels, machine, measure, mpi, sensitivity, survey};
 pub use contention_present::{plot, report};
 pub use error::{Error, Result};

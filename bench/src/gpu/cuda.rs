@@ -378,3 +378,135 @@ impl Drop for Engine<'_> {
         leave(self.dev);
     }
 }
+
+/// Where the host side of the copies lives, for the bench that holds the engine to the
+/// reference probe's loop (`benches/gpu_copy.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostMemory {
+    /// The tool's own buffer pinned by `cuMemHostRegister`, copied by the engine of
+    /// `measure --engine gpu`.
+    Registered,
+    /// A buffer the driver allocates pinned (`cuMemAllocHost`, what `cudaMallocHost` does):
+    /// the probe's plain `cudaMemcpyAsync` loop.
+    DriverPinned,
+}
+
+/// The bandwidth (GB/s, 10^9 B/s) of `copies` copies alone of `bytes` each, `direction`'s
+/// way, on the `index`-th GPU (PCI bus order), over a ring of `slots` such slots in `host`
+/// memory: the engine's copy loop, or the plain loop on driver-pinned memory, timed from
+/// the first copy's start to the last one's end.
+pub fn copies_alone(
+    index: u32,
+    direction: CopyDirection,
+    (bytes, slots, copies): (usize, usize, usize),
+    host: HostMemory,
+) -> crate::Result<f64> {
+    let driver = load()?;
+    let (bus, dev) = driver.device(index)?.clone();
+    let failed = |e: String| crate::Error::Failed(format!("GPU {index} ({bus}): {e}"));
+    let ring = bytes * slots.max(1);
+    let mut own = Vec::new();
+    let mut engine: Box<dyn CopyEngine> = match host {
+        HostMemory::Registered => {
+            // Touched, as the tool touches its buffers before timing.
+            own = vec![1u8; ring];
+            driver
+                .copies(index, direction)?
+                .open(&mut own)
+                .map_err(failed)?
+        }
+        HostMemory::DriverPinned => {
+            enter(dev).map_err(failed)?;
+            Box::new(Pinned::new(direction, ring, dev).map_err(failed)?)
+        }
+    };
+    let mut slots = crate::measure::sweep::comm::Slots::new(ring, bytes);
+    // One copy first: the first touches of a fresh buffer and a link waking from idle.
+    engine.copy(slots.next_slot()).map_err(failed)?;
+    let start = std::time::Instant::now();
+    for _ in 0..copies {
+        engine.copy(slots.next_slot()).map_err(failed)?;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    drop(engine);
+    drop(own);
+    Ok((copies * bytes) as f64 / seconds / 1e9)
+}
+
+/// The plain loop's copies: a driver-pinned host buffer and a device buffer of one size,
+/// copied slot by slot on a stream of their own, as the reference probe does.
+struct Pinned {
+    host: *mut c_void,
+    bytes: usize,
+    device: sys::CUdeviceptr,
+    stream: sys::CUstream,
+    dev: sys::CUdevice,
+    direction: CopyDirection,
+}
+
+impl Pinned {
+    fn new(direction: CopyDirection, bytes: usize, dev: sys::CUdevice) -> Result<Self, String> {
+        let mut p = Pinned {
+            host: std::ptr::null_mut(),
+            bytes,
+            device: 0,
+            stream: std::ptr::null_mut(),
+            dev,
+            direction,
+        };
+        // SAFETY: `p.host` is a valid place for the pinned allocation's address.
+        let r = unsafe { sys::cuMemAllocHost_v2(&mut p.host, bytes) };
+        check(r, "cuMemAllocHost")?;
+        // SAFETY: the allocation above holds `bytes` bytes.
+        unsafe { std::ptr::write_bytes(p.host.cast::<u8>(), 1, bytes) };
+        // SAFETY: `p.device` is a valid place for the allocation's address.
+        let r = unsafe { sys::cuMemAlloc_v2(&mut p.device, bytes) };
+        check(r, "cuMemAlloc")?;
+        // SAFETY: `p.stream` is a valid place for a stream handle; 1 is non-blocking.
+        let r = unsafe { sys::cuStreamCreate(&mut p.stream, 1) };
+        check(r, "cuStreamCreate")?;
+        Ok(p)
+    }
+}
+
+impl CopyEngine for Pinned {
+    fn copy(&mut self, slot: Range<usize>) -> Result<(), String> {
+        let slot = slot.start.min(self.bytes)..slot.end.min(self.bytes);
+        // SAFETY: `slot` lies within both buffers (clamped above), each of `bytes` bytes;
+        // the stream is synchronised below before either is touched again.
+        let r = unsafe {
+            copy_async(
+                self.direction,
+                self.host.cast::<u8>().add(slot.start).cast(),
+                self.device + slot.start as u64,
+                slot.len(),
+                self.stream,
+            )
+        };
+        check(r, "cuMemcpyAsync")?;
+        // SAFETY: the stream was created in `new` and not destroyed.
+        check(
+            unsafe { sys::cuStreamSynchronize(self.stream) },
+            "cuStreamSynchronize",
+        )
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        // SAFETY: each releases what `new` created (null or 0 when it failed before); every
+        // copy was synchronised.
+        unsafe {
+            if !self.stream.is_null() {
+                let _ = sys::cuStreamDestroy_v2(self.stream);
+            }
+            if self.device != 0 {
+                let _ = sys::cuMemFree_v2(self.device);
+            }
+            if !self.host.is_null() {
+                let _ = sys::cuMemFreeHost(self.host);
+            }
+        }
+        leave(self.dev);
+    }
+}

@@ -10,13 +10,17 @@
 //!   copy thread over the communication buffer; `stream`: the copies of one phase back to
 //!   back, one sample each.
 //! - `cuda`: the real engine, the CUDA driver API loaded at run time (the `mpi` feature,
-//!   the benchmark on a real node): a binary built without CUDA runs it where a driver is.
+//!   the benchmark on a real node): a binary built without CUDA runs it where a driver is;
+//!   [`copies_alone`]: its copies alone against the plain loop of the reference probe, for
+//!   `benches/gpu_copy.rs`.
 //! - [`replay`]: an engine that replays a GPU node's recorded bandwidths: the seam that runs
 //!   the whole path (sweep, trace, calibration) on a machine without a GPU.
 //! - [`link`]: what sysfs says of the GPU: its PCIe link as trained, the driver's version.
 
 #[cfg(feature = "mpi")]
 pub(crate) mod cuda;
+#[cfg(feature = "mpi")]
+pub use cuda::{copies_alone, HostMemory};
 pub mod link;
 pub mod replay;
 
@@ -44,10 +48,19 @@ pub trait OpenCopies: Sync {
     fn open<'b>(&self, host: &'b mut [u8]) -> Result<Box<dyn CopyEngine + 'b>, String>;
 }
 
+/// The shortest sample of a copy stream, seconds: copies shorter than this (small
+/// `--message-size`, or a link faster than 64 GB/s for the default 64 MiB) are grouped back
+/// to back until one lasts this long. A copy a sample would otherwise write hundreds of
+/// thousands of samples a phase, past what the trace's readers take (64 MiB); at this floor a
+/// GPU trace is no larger than an MPI one whose messages come at 50 GB/s
+/// (`crate::measure::trace_size`).
+pub const MIN_COPY_SAMPLE: f64 = 1e-3;
+
 /// The copies of one phase, back to back until `stop`, each a sample appended to `timings`
-/// as it completes (seconds since `t0`): the GPU's counterpart of the MPI stream's receive
-/// loop (`crate::measure::sweep::comm::receive`), taking the ring's slots in turn so the
-/// copies touch memory, not the last-level cache.
+/// as it completes (seconds since `t0`), or several in one when shorter than
+/// [`MIN_COPY_SAMPLE`]: the GPU's counterpart of the MPI stream's receive loop
+/// (`crate::measure::sweep::comm::receive`), taking the ring's slots in turn so the copies
+/// touch memory, not the last-level cache.
 #[cfg(feature = "mpi")]
 pub(crate) fn stream(
     engine: &mut dyn CopyEngine,
@@ -57,18 +70,24 @@ pub(crate) fn stream(
     t0: std::time::Instant,
 ) -> Result<(), String> {
     use crate::measure::sweep::sampling::Span;
-    let mut last = t0.elapsed().as_secs_f64();
+    let mut sample = Span {
+        start: t0.elapsed().as_secs_f64(),
+        end: 0.0,
+        bytes: 0,
+    };
     while !stop.load(std::sync::atomic::Ordering::Relaxed) {
         let slot = slots.next_slot();
-        let bytes = slot.len() as u64;
+        sample.bytes += slot.len() as u64;
         engine.copy(slot)?;
         let now = t0.elapsed().as_secs_f64();
-        crate::measure::sweep::comm::lock(timings).push(Span {
-            start: last,
-            end: now,
-            bytes,
-        });
-        last = now;
+        if now - sample.start >= MIN_COPY_SAMPLE {
+            crate::measure::sweep::comm::lock(timings).push(Span { end: now, ..sample });
+            sample = Span {
+                start: now,
+                end: 0.0,
+                bytes: 0,
+            };
+        }
     }
     Ok(())
 }
@@ -85,8 +104,9 @@ mod tests {
 
     #[test]
     fn a_stream_is_one_sample_per_copy_over_the_slots_in_turn_until_stopped() {
+        // 1 MiB at 0.5 GB/s: 2.1 ms a copy, longer than the shortest sample.
         let recorded = Recorded::parse(
-            "0 d2h 0 50.0\n1 comp+d2h 10.0 20.0\n",
+            "0 d2h 0 50.0\n1 comp+d2h 10.0 0.5\n",
             CopyDirection::DeviceToHost,
         )
         .unwrap();
@@ -113,6 +133,41 @@ mod tests {
             assert_eq!(pair[0].end, pair[1].start);
         }
         assert!(spans.iter().all(|s| s.bytes == 1 << 20 && s.end >= s.start));
+    }
+
+    #[test]
+    fn copies_shorter_than_the_shortest_sample_are_grouped_into_one() {
+        // 1 MiB at 50 GB/s: 21 us a copy, about 48 to a 1 ms sample.
+        let recorded = Recorded::parse(
+            "0 d2h 0 50.0\n1 comp+d2h 10.0 20.0\n",
+            CopyDirection::DeviceToHost,
+        )
+        .unwrap();
+        let mut host = vec![0u8; 2 << 20];
+        let opener = ReplayOpener(recorded);
+        let mut engine = opener.open(&mut host).unwrap();
+        let mut slots = Slots::new(2 << 20, 1 << 20);
+        let (stop, timings) = (AtomicBool::new(false), Mutex::new(Timings::new()));
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while crate::measure::sweep::comm::lock(&timings).len() < 3 {
+                    std::thread::yield_now();
+                }
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            });
+            stream(
+                engine.as_mut(),
+                &mut slots,
+                &stop,
+                &timings,
+                std::time::Instant::now(),
+            )
+            .unwrap();
+        });
+        for s in timings.into_inner().unwrap() {
+            assert!(s.end - s.start >= MIN_COPY_SAMPLE, "{s:?}");
+            assert!(s.bytes >= 1 << 20 && s.bytes % (1 << 20) == 0, "{s:?}");
+        }
     }
 
     /// An engine whose third copy fails, as a driver error would.
@@ -142,6 +197,7 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("CUDA_ERROR_LAUNCH_FAILED"), "{e}");
-        assert_eq!(timings.into_inner().unwrap().len(), 2);
+        // Instant copies: the two that succeeded are still within the shortest sample.
+        assert!(timings.into_inner().unwrap().len() <= 2);
     }
 }

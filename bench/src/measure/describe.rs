@@ -52,7 +52,14 @@ pub(crate) fn describe_plan(
     out += &trace_size::plan_line(trace_size::estimate(
         &r.config,
         crate::measure::session::trace_slots(&r.planned.plan),
-        &|_| trace_size::SampleSeconds::real(r.config.message_size_bytes),
+        &|_| {
+            if transport.kind == TransportKind::GpuCopy {
+                // Grouped into samples of a millisecond at least, whatever the link.
+                trace_size::SampleSeconds::gpu_copies(r.config.message_size_bytes)
+            } else {
+                trace_size::SampleSeconds::real(r.config.message_size_bytes)
+            }
+        },
     ));
     if let Some(a) = &r.adaptive {
         out += &a.design.describe(a, &r.config.cores);
@@ -218,7 +225,11 @@ fn describe_communication(layout: &Layout, r: &Resolved, transport: &Transport) 
     let mut out = String::new();
     // A GPU's copies: one thread issues them, each moving one slot of the pinned ring.
     let (label, moves, unit) = if transport.kind == TransportKind::GpuCopy {
-        ("copies     ", "copies", "copy")
+        (
+            "copies     ",
+            "copies",
+            "copy (or several, to a millisecond)",
+        )
     } else {
         ("communic.  ", "receives", "message")
     };

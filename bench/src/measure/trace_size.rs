@@ -90,6 +90,15 @@ impl SampleSeconds {
             longest: None,
         }
     }
+
+    /// A GPU's copies: one copy a sample, or several in one of at least
+    /// [`crate::gpu::MIN_COPY_SAMPLE`], whatever the link's speed.
+    pub(crate) fn gpu_copies(message_bytes: u64) -> SampleSeconds {
+        SampleSeconds {
+            shortest: crate::gpu::MIN_COPY_SAMPLE.max(Self::real(message_bytes).shortest),
+            longest: None,
+        }
+    }
 }
 
 /// Samples of one `n`-core point at most, when a communication sample lasts `t` seconds.
