@@ -438,24 +438,29 @@ pub struct MeasureArgs {
     /// node of --numa), one copy one sample: how much a GPU's staging copies and the
     /// computations slow each other down. Needs the NVIDIA driver (libcuda), found at run
     /// time; --gpu and --direction say which GPU and which way.
-    #[arg(long, value_enum, default_value_t = EngineName::Mpi)]
+    #[arg(long, value_enum, default_value_t = EngineName::Mpi, conflicts_with = "graph")]
     pub(crate) engine: EngineName,
 
     /// With --engine gpu: the GPU, by its rank in PCI bus order as nvidia-smi numbers them
     /// (default 0). The copy thread runs on a core of the GPU's socket.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "graph")]
     pub(crate) gpu: Option<u32>,
 
     /// With --engine gpu: which way the copies go. `d2h` (the default): device to host, the
     /// copy engine writes host memory as a network card writes a received message; `h2d`:
     /// host to device, it reads host memory.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, conflicts_with = "graph")]
     pub(crate) direction: Option<DirectionName>,
 
     /// With --engine gpu: replay the copy bandwidths a GPU node recorded (the reference
     /// probe's output) instead of driving a GPU: for tests on machines without one. The
     /// trace says it was replayed.
-    #[arg(long, value_name = "PROBE_OUTPUT", hide = true)]
+    #[arg(
+        long,
+        value_name = "PROBE_OUTPUT",
+        hide = true,
+        conflicts_with = "graph"
+    )]
     pub(crate) gpu_replay: Option<PathBuf>,
 
     /// Number of ranks of a ring (at least 3; --hosts then names one host per rank).
@@ -721,6 +726,16 @@ impl MeasureArgs {
                     "{flag} is for GPU copies: add --engine gpu (the default engine, mpi, \
                      measures MPI messages)"
                 )))
+            }
+            // No MPI job is started: a launcher asked for would be ignored.
+            _ if self.engine == EngineName::Gpu
+                && self.launcher != crate::mpi::launch::Launcher::Auto =>
+            {
+                Err(crate::error::Error::Input(
+                    "--engine gpu with --launcher: the GPU's copies run in this one process, \
+                     no MPI job is started; drop --launcher"
+                        .into(),
+                ))
             }
             _ => Ok(()),
         }

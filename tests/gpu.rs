@@ -209,6 +209,14 @@ fn replayed_gpu_copies_go_through_the_sweep_into_a_trace_that_calibrates() {
         .is_some_and(|f| f.ends_with("probe-output.txt")));
     assert!(t.mpi.library_version.starts_with("none"), "{:?}", t.mpi);
     assert!(t.sender.is_none());
+    // The pinned buffer's pages, checked on the asked node like an MPI buffer's.
+    assert!(
+        t.buffers
+            .iter()
+            .any(|b| b.buffer == "communication (GPU copies, device to host)"),
+        "{:?}",
+        t.buffers
+    );
     assert!(t.complete);
     assert_eq!(t.points.len(), 2);
     for p in &t.points {
@@ -236,14 +244,50 @@ fn replayed_gpu_copies_go_through_the_sweep_into_a_trace_that_calibrates() {
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
     assert_eq!(m["variant"], "cpu-copy", "{m}");
 
-    // A resume is the same GPU and direction, or refused.
-    let o = replayed(&out, &["--direction", "h2d", "--resume"]);
+    // Copies one way and the other are two streams: never pooled into one model.
+    let other = dir.join("h.json");
+    let o = replayed(&other, &["--direction", "h2d"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = command()
+        .arg("calibrate")
+        .args([&out, &other])
+        .arg("-o")
+        .arg(dir.join("both.json"))
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
-        stderr(&o).contains("--engine gpu 0 (none), d2h, replayed in the trace"),
+        stderr(&o).contains("measured GPU copies device to host and")
+            && stderr(&o).contains("one model describes one communication stream"),
         "{}",
         text(&o)
     );
+
+    // A resume is the same GPU and direction, or refused.
+    let o = replayed(&out, &["--direction", "h2d", "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains(
+            "holds GPU 0's copies device to host (replayed), and this run measures GPU \
+             0's copies host to device (replayed): give the trace's options (`--engine gpu \
+             --gpu 0 --direction d2h --gpu-replay "
+        ),
+        "{e}"
+    );
+    // And an MPI resume of it, refused before any MPI job starts.
+    let o = command()
+        .args(["measure", "--resume", "--runs", "1", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        stderr(&o).contains("and this run measures MPI messages"),
+        "{}",
+        text(&o)
+    );
+    assert!(!stderr(&o).contains("mpirun"), "{}", text(&o));
 }
 
 #[test]

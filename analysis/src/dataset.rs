@@ -70,6 +70,9 @@ pub struct Input {
     pub(crate) transport: Option<TransportKind>,
     /// The MPI stack the messages crossed (`mpi.stack.summary`), for traces that record it.
     pub(crate) stack: Option<String>,
+    /// What the communication stream was, for traces: `MPI messages`, or a GPU's copies and
+    /// their direction. One model describes one stream ([`DatasetError::MixedStreams`]).
+    pub(crate) stream: Option<String>,
     /// The simulated machine the measurements were drawn from (`paper:henri`), `None` for
     /// real ones: a trace's marks as [`Trace::simulated`] reads them, or a CSV's column
     /// (`crate::io::tidy_csv`).
@@ -258,6 +261,12 @@ pub enum DatasetError {
         sources: [String; 2],
         machines: [Option<String>; 2],
     },
+    /// Two traces of different communication streams (MPI messages, GPU copies one way or
+    /// the other) given together: `sources[i]` measured `streams[i]`.
+    MixedStreams {
+        sources: [String; 2],
+        streams: [String; 2],
+    },
     /// Measurements (`source`, drawn from `drawn`) of another origin than the model they are
     /// compared with (`model`, of `origin`); `None`: real.
     ModelOrigin {
@@ -360,6 +369,12 @@ impl std::fmt::Display for DatasetError {
             DatasetError::Implausible { source, cores, why } => {
                 write!(f, "{source}: at {cores} cores: {why}")
             }
+            DatasetError::MixedStreams { sources, streams } => write!(
+                f,
+                "{} measured {} and {} {}: one model describes one communication stream, and \
+                 both pooled would describe neither; calibrate or evaluate each apart",
+                sources[0], streams[0], sources[1], streams[1]
+            ),
             DatasetError::SimulatedAndReal { sources, machines } => {
                 simulated_and_real(f, sources, machines)
             }
@@ -492,6 +507,10 @@ impl Input {
             machine: Some(trace.machine.clone()),
             transport: trace.transport.as_ref().map(|t| t.kind),
             stack: trace.mpi.stack.as_ref().map(|s| s.summary.clone()),
+            stream: Some(match &trace.gpu {
+                None => "MPI messages".into(),
+                Some(g) => format!("GPU copies {}", g.direction.words()),
+            }),
             simulated: simulated.map(|s| s.machine.clone()),
             observations,
             samples,
@@ -531,6 +550,7 @@ impl Input {
             machine: None,
             transport: None,
             stack: None,
+            stream: None,
             simulated: None,
             observations: rows
                 .iter()
@@ -690,6 +710,7 @@ pub(crate) fn common_machine(
     inputs: &[Input],
 ) -> Result<(Option<&MachineInfo>, Vec<String>), DatasetError> {
     refuse_simulated_with_real(inputs)?;
+    refuse_mixed_streams(inputs)?;
     refuse_copies(inputs)?;
     refuse_csv_of_trace(inputs)?;
     let mut traces = inputs
@@ -850,6 +871,24 @@ pub fn same_origin_as_model<'a, S: Into<String>>(
             origin: origin.map(str::to_string),
             source: source.into(),
             drawn: drawn.map(str::to_string),
+        }),
+    }
+}
+
+/// Refuses traces of different communication streams given together (a GPU's copies with
+/// MPI messages, or device to host with host to device): their contention differs.
+fn refuse_mixed_streams(inputs: &[Input]) -> Result<(), DatasetError> {
+    let mut traces = inputs
+        .iter()
+        .filter_map(|i| i.stream.as_ref().map(|s| (i, s)));
+    let Some((first, stream)) = traces.next() else {
+        return Ok(());
+    };
+    match traces.find(|(_, s)| s != &stream) {
+        None => Ok(()),
+        Some((other, s)) => Err(DatasetError::MixedStreams {
+            sources: [first.source.clone(), other.source.clone()],
+            streams: [stream.clone(), s.clone()],
         }),
     }
 }

@@ -16,7 +16,7 @@ pub const EXIT_INPUT: i32 = 2;
 /// Exit status when the system failed us (I/O, MPI, a peer that died).
 pub const EXIT_FAILURE: i32 = 1;
 /// Exit status after Ctrl-C: 128 + SIGINT, as shells report it.
-pub(crate) const EXIT_INTERRUPTED: i32 = 130;
+pub const EXIT_INTERRUPTED: i32 = 130;
 
 #[derive(Debug)]
 pub enum Error {

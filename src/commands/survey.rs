@@ -36,6 +36,7 @@ pub(crate) struct ReportOptions {
 /// directory), and `--graph`, which does not apply; and `--outlier-k` (in `[0.1, 100]`).
 pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> {
     let m = &a.measure;
+    m.check_engine()?;
     if m.graph.is_some() {
         return Err(SurveyError::NotForSurvey { option: "--graph" }.into());
     }

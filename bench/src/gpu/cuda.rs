@@ -57,26 +57,62 @@ fn check(r: sys::CUresult, call: &str) -> Result<(), String> {
 /// cudarc's loader panics at the first call when the library is absent, so its presence is
 /// asked first.
 pub(crate) fn load() -> crate::Result<Driver> {
+    let mut names = cudarc::get_lib_name_candidates("cuda");
+    let mut seen = std::collections::BTreeSet::new();
+    names.retain(|n| seen.insert(n.clone()));
     // SAFETY: only tries to open the library by its candidate names (dlopen), calling nothing.
     if !unsafe { sys::is_culib_present() } {
-        let mut names = cudarc::get_lib_name_candidates("cuda");
-        let mut seen = std::collections::BTreeSet::new();
-        names.retain(|n| seen.insert(n.clone()));
         let ld_path = std::env::var("LD_LIBRARY_PATH").unwrap_or_default();
         return Err(missing(&format!(
             "no CUDA driver library on this machine: looked for {} through the dynamic \
-             loader (LD_LIBRARY_PATH={}, /etc/ld.so.cache, /lib, /usr/lib); install the \
+             loader (LD_LIBRARY_PATH={}, /etc/ld.so.cache, /lib, /usr/lib){}; install the \
              NVIDIA driver, or add the directory that holds libcuda.so.1 to LD_LIBRARY_PATH",
             names.join(", "),
             if ld_path.is_empty() {
-                "unset"
+                "unset".into()
             } else {
-                &ld_path
-            }
+                crate::error::escape_line(&ld_path)
+            },
+            unloadable(&names)
+        )));
+    }
+    // SAFETY: the library is present (checked above): this opens it, calling nothing.
+    let lib = unsafe { sys::culib() };
+    let lacking: Vec<&str> = SYMBOLS
+        .iter()
+        // SAFETY: looks a symbol up (dlsym) without calling it.
+        .filter(|s| unsafe { lib.get::<unsafe extern "C" fn()>(s.as_bytes()) }.is_err())
+        .copied()
+        .collect();
+    if !lacking.is_empty() {
+        return Err(missing(&format!(
+            "the CUDA driver library found lacks {} of the calls the engine makes ({}): not \
+             NVIDIA's libcuda, or a driver older than CUDA 11; update the NVIDIA driver",
+            lacking.len(),
+            lacking.join(", ")
         )));
     }
     // SAFETY: plain call, flags must be 0.
-    check(unsafe { sys::cuInit(0) }, "cuInit").map_err(|e| {
+    let init = unsafe { sys::cuInit(0) };
+    if init == sys::CUresult::CUDA_ERROR_STUB_LIBRARY {
+        let stubs: Vec<String> = std::env::var("LD_LIBRARY_PATH")
+            .unwrap_or_default()
+            .split(':')
+            .filter(|d| d.contains("stubs"))
+            .map(crate::error::escape_line)
+            .collect();
+        return Err(missing(&format!(
+            "the libcuda loaded is the CUDA toolkit's stub, made for linking, not running \
+             ({}): take the toolkit's `stubs` directory out of LD_LIBRARY_PATH so that the \
+             driver's libcuda.so.1 is found",
+            if stubs.is_empty() {
+                "found before the driver's".to_string()
+            } else {
+                format!("LD_LIBRARY_PATH holds {}", stubs.join(", "))
+            }
+        )));
+    }
+    check(init, "cuInit").map_err(|e| {
         missing(&format!(
             "the CUDA driver library is here but cannot be used ({e}): no GPU, or the \
              driver's kernel module is not loaded (nvidia-smi says which)"
@@ -99,6 +135,60 @@ pub(crate) fn load() -> crate::Result<Driver> {
     }
     ordinals.sort();
     Ok(Driver { ordinals })
+}
+
+/// Every driver call the engine makes: looked up before the first one, since cudarc panics
+/// at a call whose symbol the library lacks.
+const SYMBOLS: [&str; 24] = [
+    "cuInit",
+    "cuDeviceGetCount",
+    "cuDeviceGet",
+    "cuDeviceGetPCIBusId",
+    "cuDeviceGetName",
+    "cuDeviceTotalMem_v2",
+    "cuDriverGetVersion",
+    "cuGetErrorString",
+    "cuDevicePrimaryCtxRetain",
+    "cuDevicePrimaryCtxRelease_v2",
+    "cuCtxSetCurrent",
+    "cuCtxSynchronize",
+    "cuMemAllocHost_v2",
+    "cuMemFreeHost",
+    "cuMemAlloc_v2",
+    "cuMemFree_v2",
+    "cuMemsetD8_v2",
+    "cuMemHostRegister_v2",
+    "cuMemHostUnregister",
+    "cuMemcpyDtoHAsync_v2",
+    "cuMemcpyHtoDAsync_v2",
+    "cuStreamCreate",
+    "cuStreamSynchronize",
+    "cuStreamDestroy_v2",
+];
+
+/// What the dynamic loader said of the candidate libraries that exist but did not load (a
+/// corrupt file, another architecture's), as `; LIB: why` parts of the message; empty when
+/// none exists.
+fn unloadable(names: &[String]) -> String {
+    names
+        .iter()
+        .filter_map(|n| {
+            // SAFETY: opens the library (dlopen), running its initialisers as any load
+            // does, and closes it; nothing of it is called.
+            match unsafe { libloading::Library::new(n) } {
+                Ok(_) => None,
+                Err(e) => {
+                    let why = e.to_string();
+                    (!why.contains("No such file")).then(|| {
+                        format!(
+                            "; {n} is there but did not load: {}",
+                            crate::error::escape_line(&why)
+                        )
+                    })
+                }
+            }
+        })
+        .collect()
 }
 
 /// A GPU's PCI bus id as sysfs and hwloc write it ([`link::normal_bus_id`]).
@@ -149,7 +239,8 @@ impl Driver {
     fn device(&self, index: u32) -> crate::Result<&(String, sys::CUdevice)> {
         self.ordinals.get(index as usize).ok_or_else(|| {
             crate::Error::Input(format!(
-                "--gpu {index}: this node has {} GPU(s), {} (PCI bus order, as nvidia-smi                  numbers them)",
+                "--gpu {index}: this node has {} GPU(s), {} (PCI bus order, as nvidia-smi \
+                 numbers them)",
                 self.ordinals.len(),
                 self.ordinals
                     .iter()

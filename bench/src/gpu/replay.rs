@@ -19,6 +19,14 @@ use std::ops::Range;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+/// The modes of the probe's lines.
+const MODES: [&str; 5] = ["comp", "d2h", "h2d", "comp+d2h", "comp+h2d"];
+
+/// The copy bandwidths a replay takes, GB/s: from a slow PCIe Gen1 x1 lane's 0.001 to ten
+/// times a Grace Hopper's 450 GB/s NVLink-C2C. Outside, a copy would last longer than a run
+/// or shorter than the clock can time.
+const PLAUSIBLE_GBPS: std::ops::RangeInclusive<f64> = 0.001..=5000.0;
+
 /// The recorded copy bandwidths of one direction, GB/s (10^9 B/s).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recorded {
@@ -33,7 +41,12 @@ impl Recorded {
     /// line it could not read.
     pub fn read(path: &Path, direction: CopyDirection) -> Result<Recorded, String> {
         let text = crate::io::read::text(path, "GPU probe output").map_err(|e| e.to_string())?;
-        Recorded::parse(&text, direction).map_err(|e| format!("{}: {e}", path.display()))
+        Recorded::parse(&text, direction).map_err(|e| {
+            format!(
+                "{}: {e}",
+                crate::error::escape_line(&path.display().to_string())
+            )
+        })
     }
 
     /// The probe's output `text`, for `direction`.
@@ -48,21 +61,43 @@ impl Recorded {
         };
         for (i, line) in text.lines().enumerate() {
             let fields: Vec<&str> = line.split_whitespace().collect();
-            // The header (`n mode comp_GBps dma_GBps`) and blank lines.
+            // Blank lines and the header (`n mode comp_GBps dma_GBps`); every other line
+            // is a phase, or the file is not the probe's.
+            if fields.is_empty() || (i == 0 && fields.first() == Some(&"n")) {
+                continue;
+            }
+            let bad = |what: &str| {
+                format!(
+                    "line {}: {what}; each line is `cores mode computations_GBps \
+                     copies_GBps` (modes comp, d2h, h2d, comp+d2h, comp+h2d), as the \
+                     reference probe prints it",
+                    i + 1
+                )
+            };
             let [n, mode, _, copies] = fields[..] else {
-                continue;
+                return Err(bad(&format!("{} fields, not 4", fields.len())));
             };
-            let Ok(n) = n.parse::<u32>() else {
-                continue;
-            };
+            let n: u32 = n
+                .parse()
+                .map_err(|_| bad(&format!("core count {:?}", crate::error::clip(n))))?;
+            if !MODES.contains(&mode) {
+                return Err(bad(&format!("mode {:?}", crate::error::clip(mode))));
+            }
             if mode != alone_mode && mode != beside_mode {
                 continue;
             }
             let copies: f64 = copies
                 .parse()
                 .ok()
-                .filter(|v: &f64| v.is_finite() && *v > 0.0)
-                .ok_or_else(|| format!("line {}: copies' bandwidth {copies:?}", i + 1))?;
+                .filter(|v: &f64| PLAUSIBLE_GBPS.contains(v))
+                .ok_or_else(|| {
+                    bad(&format!(
+                        "copies' bandwidth {:?} GB/s, not within {} to {}",
+                        crate::error::clip(copies),
+                        PLAUSIBLE_GBPS.start(),
+                        PLAUSIBLE_GBPS.end()
+                    ))
+                })?;
             if mode == alone_mode {
                 recorded.alone.push(copies);
             } else {
@@ -130,7 +165,8 @@ impl CopyEngine for Replay {
         let bws = self.recorded.at(self.computing);
         let gbps = bws[self.turn % bws.len()];
         self.turn += 1;
-        let took = Duration::from_secs_f64(slot.len() as f64 / (gbps * 1e9));
+        let took = Duration::try_from_secs_f64(slot.len() as f64 / (gbps * 1e9))
+            .map_err(|e| format!("a replayed copy at {gbps} GB/s: {e}"))?;
         let due = self.due.unwrap_or_else(Instant::now) + took;
         self.due = Some(due);
         std::thread::sleep(due.saturating_duration_since(Instant::now()));
@@ -170,7 +206,30 @@ mod tests {
         .unwrap_err();
         assert!(e.contains("`d2h` and `comp+d2h`"), "{e}");
         let e = Recorded::parse("0 d2h 0.0 -3\n", CopyDirection::DeviceToHost).unwrap_err();
-        assert!(e.contains("line 1"), "{e}");
+        assert!(
+            e.contains("line 1: copies' bandwidth \"-3\" GB/s, not within"),
+            "{e}"
+        );
+        // 1e-300 GB/s would make a copy last longer than a Duration holds.
+        let e = Recorded::parse("0 d2h 0.0 1e-300\n", CopyDirection::DeviceToHost).unwrap_err();
+        assert!(e.contains("line 1: copies' bandwidth"), "{e}");
+        // Every line is a phase: a comment, a fifth column or an unknown mode is refused,
+        // not skipped.
+        for (text, said) in [
+            ("0 d2h 0 54.8 # fast\n", "line 1: 6 fields, not 4"),
+            (
+                "0 d2h 0 54.8\n1 sideways 18.1 0\n",
+                "line 2: mode \"sideways\"",
+            ),
+            ("x d2h 0 54.8\n", "line 1: core count \"x\""),
+        ] {
+            let e = Recorded::parse(text, CopyDirection::DeviceToHost).unwrap_err();
+            assert!(e.contains(said), "{text:?}: {e}");
+            assert!(
+                e.contains("cores mode computations_GBps copies_GBps"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -175,7 +175,16 @@ fn one_run(
             replayed_from: g.replay.as_ref().map(|p| p.display().to_string()),
         }),
     };
-    session::ended(r0.run(), mode)?;
+    let again = format!(
+        " --engine gpu --gpu {} --direction {}{}",
+        g.index,
+        g.direction.short(),
+        g.replay.as_ref().map_or(String::new(), |f| format!(
+            " --gpu-replay {}",
+            crate::error::escape_line(&f.display().to_string())
+        ))
+    );
+    session::ended(r0.run(), mode, &again)?;
     Ok(trace)
 }
 

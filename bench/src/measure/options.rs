@@ -192,11 +192,19 @@ impl MeasureOptions {
     fn check_sizes(&self) -> Result<()> {
         let bad = |m: String| Err(Error::Input(m));
         if self.message_size.0 > MAX_MESSAGE {
-            return bad(format!(
-                "--message-size {}: MPI counts are 32-bit, so a message is at most 2GiB-1 \
-                 bytes; the paper uses 64MiB",
-                self.message_size
-            ));
+            return bad(if self.engine == Engine::Mpi {
+                format!(
+                    "--message-size {}: MPI counts are 32-bit, so a message is at most 2GiB-1 \
+                     bytes; the paper uses 64MiB",
+                    self.message_size
+                )
+            } else {
+                format!(
+                    "--message-size {}: a copy is at most 2GiB-1 bytes here (one limit for \
+                     both engines, so their traces compare); 64MiB by default",
+                    self.message_size
+                )
+            });
         }
         if let Some(b) = self.buffer_size {
             if b.0 < MIN_BUFFER {

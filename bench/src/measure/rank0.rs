@@ -95,5 +95,5 @@ fn rank0(
         stream: crate::measure::sweep::run::CommStream::Mpi(comm::Handle::of(world)),
         gpu: None,
     };
-    session::ended(r0.run(), mode)
+    session::ended(r0.run(), mode, "")
 }

@@ -609,10 +609,12 @@ pub(crate) enum Stop {
 
 #[cfg(feature = "mpi")]
 /// How a measurement's end reads: the trace written (said unless quiet), or why it stopped
-/// and how to continue it.
+/// and how to continue it (`--resume`, with `again`: the options a resume must repeat, the
+/// GPU engine's).
 pub(crate) fn ended(
     result: std::result::Result<PathBuf, Stop>,
     mode: progress::Mode,
+    again: &str,
 ) -> Result<()> {
     match result {
         Ok(path) => {
@@ -627,13 +629,13 @@ pub(crate) fn ended(
         }
         Err(Stop::Refused(e)) => Err(e),
         Err(Stop::Aborted(Abort::Interrupted, path)) => Err(Error::Interrupted(format!(
-            "interrupted: finished points are saved in {}; continue with --resume -o {}",
+            "interrupted: finished points are saved in {}; continue with --resume{again} -o {}",
             path.display(),
             path.display()
         ))),
         Err(Stop::Aborted(Abort::Stalled(why) | Abort::Failed(why), path)) => {
             Err(Error::Failed(format!(
-                "{why} (finished points, if any, are in {}; continue with --resume -o {}",
+                "{why} (finished points, if any, are in {}; continue with --resume{again} -o {})",
                 path.display(),
                 path.display()
             )))
@@ -758,8 +760,13 @@ impl Rank0<'_> {
                 )
             })
             .collect();
+        // A GPU's copies read or write it, pinned; MPI messages are received into it.
+        let label = match &self.gpu {
+            Some(g) => format!("communication (GPU copies, {})", g.direction.words()),
+            None => "communication (receive)".to_string(),
+        };
         pages.push(memory::page_locations(
-            "communication (receive)",
+            &label,
             memory::as_bytes(&mut buffers.receive),
             self.node(plan.comm_numa_os),
         ));
@@ -1048,6 +1055,19 @@ pub(crate) fn without_refused(
 /// Refuses to resume `old` with `fresh` (this run's resolved trace) when they are two
 /// experiments, naming each difference.
 fn refuse_differences(old: &Trace, fresh: &Trace, path: &Path) -> Result<()> {
+    // The engine first, with the options that give the trace's: a resume does not take
+    // them from the trace (the engine is chosen before the trace is read).
+    let (was, now) = (engine_flags(old), engine_flags(fresh));
+    if was != now {
+        return Err(Error::Input(format!(
+            "--resume: `{}` holds {}, and this run measures {}: give the trace's options \
+             (`{}`), or start a new trace with -o",
+            crate::error::shown_path(path),
+            engine_words(old),
+            engine_words(fresh),
+            was.as_deref().unwrap_or("--engine mpi")
+        )));
+    }
     let differences = resume_differences(old, fresh);
     if differences.is_empty() {
         return Ok(());
@@ -1060,11 +1080,46 @@ fn refuse_differences(old: &Trace, fresh: &Trace, path: &Path) -> Result<()> {
     )))
 }
 
+/// The options of a trace's GPU engine (`--engine gpu --gpu 1 --direction h2d`), `None` for
+/// an MPI trace.
+fn engine_flags(t: &Trace) -> Option<String> {
+    t.gpu.as_ref().map(|g| {
+        format!(
+            "--engine gpu --gpu {} --direction {}{}",
+            g.device.index,
+            g.direction.short(),
+            g.replayed_from.as_ref().map_or(String::new(), |f| format!(
+                " --gpu-replay {}",
+                crate::error::escape_line(f)
+            ))
+        )
+    })
+}
+
+/// What a trace measured, in words.
+fn engine_words(t: &Trace) -> String {
+    match &t.gpu {
+        None => "MPI messages".into(),
+        Some(g) => format!(
+            "GPU {}'s copies {}{}",
+            g.device.index,
+            g.direction.words(),
+            if g.replayed_from.is_some() {
+                " (replayed)"
+            } else {
+                ""
+            }
+        ),
+    }
+}
+
 /// What this run would record before its MPI job starts: the trace `old` with this host's
 /// configuration, plan and host name; its MPI stack and transport are `old`'s, which only
 /// the job can tell apart.
 fn measured_here(old: &Trace, resolved: &Resolved, layout: &Layout) -> Trace {
     let mut here = old.clone();
+    // An MPI job: no GPU copies, whatever the trace holds.
+    here.gpu = None;
     here.config = resolved.config.clone();
     here.plan = resolved.planned.plan.clone();
     here.machine.hostname = layout.hostname.clone();
@@ -1124,22 +1179,6 @@ fn resume_differences(old: &Trace, fresh: &Trace) -> Vec<String> {
     differ("binding", bind(o.bind), bind(n.bind));
     differ("--pattern", o.pattern.clone(), n.pattern.clone());
     differ("--ranks", o.ranks.to_string(), n.ranks.to_string());
-    // The engine, and for GPU copies which GPU (by its bus id) and which way.
-    let engine = |t: &Trace| match &t.gpu {
-        None => "mpi".to_string(),
-        Some(g) => format!(
-            "gpu {} ({}), {}{}",
-            g.device.index,
-            g.device.pci_bus_id,
-            g.direction.short(),
-            if g.replayed_from.is_some() {
-                ", replayed"
-            } else {
-                ""
-            }
-        ),
-    };
-    differ("--engine", engine(old), engine(fresh));
     // How long and how finely each phase was sampled; free to change while no point was
     // measured.
     if !old.points.is_empty() {

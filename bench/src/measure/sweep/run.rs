@@ -129,7 +129,27 @@ impl Bench<'_> {
                 );
                 std::process::exit(crate::error::EXIT_FAILURE);
             }
+            // The thread's channel closed: it leaves once its stream has stopped.
             drop(to_comm);
+            if let Err(Abort::Interrupted) = &result {
+                // Stopped between two messages or copies; one that never ends (a GPU copy
+                // hung in the driver, a receive from a sender that died) would hold the
+                // join below for good, and Ctrl-C must end the run: wait a stall's time.
+                let waited = Instant::now();
+                while !comm_thread.is_finished() && waited.elapsed() < self.sampling.timeout {
+                    std::thread::sleep(LOOK);
+                }
+                if !comm_thread.is_finished() {
+                    eprintln!(
+                        "error: interrupted; the communication stream did not stop within {} \
+                         s (a copy or receive that never ends); finished points are saved in \
+                         {}; continue with --resume",
+                        self.sampling.timeout.as_secs_f64(),
+                        crate::error::shown_path(self.saved_to)
+                    );
+                    std::process::exit(crate::error::EXIT_INTERRUPTED);
+                }
+            }
             let _ = comm_thread.join();
             result
         })
