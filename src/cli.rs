@@ -93,7 +93,7 @@ impl Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Measure computation and communication bandwidths, alone and in parallel, for every
-    /// number of computing cores (an MPI job of two ranks).
+    /// number of computing cores (an MPI job of two ranks, or a GPU's copies).
     #[command(long_about = MEASURE_ABOUT, after_help = MEASURE_EXAMPLES)]
     Measure(MeasureArgs),
     /// Measure every node of a Slurm allocation (or of --hosts) in an MPI job, in rounds of
@@ -216,6 +216,12 @@ whose communications alone are starved stops at the first point with the cause a
 Started from a shell, it launches itself with `mpirun -np 2` on this host (or on --hosts); \
 under mpirun or srun it runs as it is. Use --dry-run first to check the pinning.
 
+With --engine gpu there is no MPI job: the communication thread is a copy thread beside the \
+GPU, and the communications are the copies its copy engines make over PCIe between the GPU \
+and the buffer on node COMM (pinned for their DMA), one copy one sample, device to host or \
+host to device (--direction). The NVIDIA driver is found when the run starts; the trace \
+records the GPU, its link and the driver.
+
 The trace (JSON: machine, exact binding, MPI library, build, configuration, per-iteration \
 samples and summaries) and a tidy CSV beside it are rewritten after every point, atomically: \
 a killed run keeps every finished point, and --resume continues it. Bandwidths are MB/s.";
@@ -233,6 +239,9 @@ Examples:
     contention measure --numa 2,2 -o remote.json     # 2 NUMA nodes per socket
   Two nodes, rank 0 measured on node1:
     contention measure --numa 0,0 --hosts node1,node2
+  A GPU's copies against the computations, each way (GPU 0, data on node 0):
+    contention measure --engine gpu --numa 0,0
+    contention measure --engine gpu --numa 0,0 --direction h2d
   Continue a run stopped by Ctrl-C:
     contention measure --numa 0,0 -o local.json --resume";
 
@@ -468,7 +477,7 @@ pub struct MeasureArgs {
           value_parser = clap::value_parser!(u32).range(3..=1024))]
     pub(crate) ranks: u32,
 
-    /// Size of each received message, in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes (a bare number is
+    /// Size of each received message (or GPU copy), in binary units: 64MiB, 64M and 64MB all mean 64 x 2^20 bytes (a bare number is
     /// bytes). The paper's "messages of 64 MB" are this default, 64 MiB.
     // allow_hyphen_values: so that `-5` reaches the parser, which says why it is refused.
     #[arg(

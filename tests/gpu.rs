@@ -127,6 +127,11 @@ fn the_dry_run_puts_the_copy_thread_beside_the_gpu_of_an_hwloc_file() {
     }
     // Neither an MPI launch nor a sender: one process.
     assert!(!s.contains("mpirun") && !s.contains("sender "), "{s}");
+    // The buffer on node 0, the GPU beside node 1: said.
+    assert!(
+        s.contains("note        the pinned buffer is on NUMA node 0, the GPU beside node(s) 1"),
+        "{s}"
+    );
     let command = s
         .lines()
         .find(|l| l.starts_with("command"))
@@ -157,7 +162,11 @@ fn the_dry_run_puts_the_copy_thread_beside_the_gpu_of_an_hwloc_file() {
         &topology("16em64t-4s2c2t.xml"),
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(stderr(&o).contains("has 0 NVIDIA GPU(s)"), "{}", text(&o));
+    assert!(
+        stderr(&o).contains("--gpu 0: the topology file holds no NVIDIA GPU; save the node's"),
+        "{}",
+        text(&o)
+    );
 }
 
 /// A replayed sweep of `extra` into `out`.

@@ -704,7 +704,7 @@ impl Trace {
             notes.push(format!(
                 "{source}: its GPU copies were replayed from {} (measure --gpu-replay), no \
                  GPU driven: a test of the tool, not a measurement of a GPU",
-                crate::error::escape(from)
+                crate::error::escape_line(from)
             ));
         }
         notes

@@ -59,7 +59,9 @@ fn located(mut device: GpuDevice, layout: &Layout) -> (GpuDevice, Option<String>
             Some(format!(
                 "hwloc's GPU {} is {}, the driver's is {}: the copy thread's core follows \
                  hwloc's; check with nvidia-smi and pass --comm-core to choose",
-                device.index, p.pci_bus_id, device.pci_bus_id
+                device.index,
+                crate::error::escape_line(&p.pci_bus_id),
+                crate::error::escape_line(&device.pci_bus_id)
             ))
         }
         _ => None,
@@ -145,7 +147,7 @@ fn one_run(
                 Some(&settings)
             )
         );
-        eprint!("{}", describe_device(&device, g));
+        eprint!("{}", describe_device(&device, g, options.comm_numa));
         if let Some(w) = &warning {
             eprintln!("WARNING     {w}");
         }
@@ -201,18 +203,32 @@ pub(crate) fn dry_run(options: &MeasureOptions, xml: Option<&Path>) -> Result<()
         layout, resolved, ..
     } = session::place(options, xml, true, false)?;
     if xml.is_some() && layout.gpus.get(g.index as usize).is_none() {
-        return Err(Error::Input(format!(
-            "--gpu {}: the topology file has {} NVIDIA GPU(s){}; plan for one of them, or \
-             save the node's topology with its PCI devices (`lstopo --whole-io FILE.xml`)",
-            g.index,
-            layout.gpus.len(),
-            if layout.gpus.is_empty() {
-                String::new()
-            } else {
-                format!(" (--gpu 0 to {})", layout.gpus.len() - 1)
-            }
-        )));
+        let fix = "save the node's topology with its PCI devices (`lstopo --whole-io \
+                   FILE.xml` there)";
+        return Err(Error::Input(match layout.gpus.len() {
+            0 => format!(
+                "--gpu {}: the topology file holds no NVIDIA GPU; {fix}",
+                g.index
+            ),
+            n => format!(
+                "--gpu {}: the topology file has {n} NVIDIA GPU(s) (--gpu 0 to {}); plan for \
+                 one of them, or {fix}",
+                g.index,
+                n - 1
+            ),
+        }));
     }
+    // A replay's file is read now, as the run would: a bad one is refused here too.
+    let engine = match &g.replay {
+        Some(path) => {
+            Recorded::read(path, g.direction).map_err(Error::Input)?;
+            format!(
+                "replaying the copies recorded in {} (no GPU driven)",
+                crate::error::escape_line(&path.display().to_string())
+            )
+        }
+        None => "through the CUDA driver (libcuda, found when the run starts)".into(),
+    };
     let transport = Transport {
         kind: TransportKind::GpuCopy,
         hosts: vec![layout.hostname.clone()],
@@ -223,7 +239,8 @@ pub(crate) fn dry_run(options: &MeasureOptions, xml: Option<&Path>) -> Result<()
     let (exe, argv) = crate::mpi::launch::own_command()?;
     let mut line = vec![exe.into_os_string()];
     line.extend(crate::mpi::driver::without_dry_run(argv));
-    let device = match layout.gpus.get(g.index as usize) {
+    let gpu = layout.gpus.get(g.index as usize);
+    let device = match gpu {
         Some(p) => format!(
             "GPU {} {} ({}), near socket {}",
             g.index,
@@ -240,8 +257,7 @@ pub(crate) fn dry_run(options: &MeasureOptions, xml: Option<&Path>) -> Result<()
     print!(
         "{}",
         crate::error::escape(&format!(
-            "{}engine      {device}; copies {}, through the CUDA driver (libcuda, found when \
-             the run starts); no MPI job\ncommand     {}\n",
+            "{}engine      {device}; copies {}, {engine}; no MPI job\n{}command     {}\n",
             crate::measure::describe::describe_plan(
                 &layout,
                 &resolved,
@@ -249,29 +265,51 @@ pub(crate) fn dry_run(options: &MeasureOptions, xml: Option<&Path>) -> Result<()
                 settings.as_ref()
             ),
             g.direction.words(),
+            across(gpu.map(|p| &p.numa_nodes[..]), options.comm_numa),
             crate::mpi::launch::shown(&line)
         ))
     );
     Ok(())
 }
 
-/// The plan's lines on the GPU: which one, its link and driver, which way the copies go.
-pub(crate) fn describe_device(d: &GpuDevice, g: &GpuStream) -> String {
+/// The plan's note when the pinned buffer is not on a NUMA node beside the GPU (`nodes`,
+/// logical; unknown or empty: nothing to say): the copies then cross between the sockets.
+fn across(nodes: Option<&[u32]>, comm_numa: u32) -> String {
+    match nodes {
+        Some(n) if !n.is_empty() && !n.contains(&comm_numa) => {
+            let beside: Vec<String> = n.iter().map(u32::to_string).collect();
+            format!(
+                "note        the pinned buffer is on NUMA node {comm_numa}, the GPU beside \
+                 node(s) {}: every copy crosses between the sockets (--numa _,{} puts the \
+                 buffer beside it; both placements are worth measuring)\n",
+                beside.join(","),
+                beside[0]
+            )
+        }
+        _ => String::new(),
+    }
+}
+
+/// The plan's lines on the GPU: which one, its link and driver, which way the copies go
+/// (the names the driver gives on one line, escaped).
+pub(crate) fn describe_device(d: &GpuDevice, g: &GpuStream, comm_numa: u32) -> String {
     let link = d
         .link
         .as_ref()
         .map_or("link not read".into(), link::describe);
     let mut out = format!(
-        "gpu         GPU {} {} ({}), {}, CUDA {}{}; copies {}\n",
+        "gpu         GPU {} {} ({}), {}, CUDA {}{}; copies {}\n{}",
         d.index,
-        d.name,
-        d.pci_bus_id,
+        crate::error::escape_line(&d.name),
+        crate::error::escape_line(&d.pci_bus_id),
         link,
-        d.cuda_version,
-        d.driver_version
-            .as_ref()
-            .map_or(String::new(), |v| format!(", driver {v}")),
-        g.direction.words()
+        crate::error::escape_line(&d.cuda_version),
+        d.driver_version.as_ref().map_or(String::new(), |v| format!(
+            ", driver {}",
+            crate::error::escape_line(v)
+        )),
+        g.direction.words(),
+        across(Some(&d.numa_nodes), comm_numa)
     );
     if let Some(l) = d.link.filter(link::below_best) {
         out += &format!(
@@ -285,7 +323,7 @@ pub(crate) fn describe_device(d: &GpuDevice, g: &GpuStream) -> String {
         out += &format!(
             "WARNING     replaying the copies recorded in {}: no GPU is driven; the trace \
              says so and measures this machine's computations only\n",
-            crate::error::shown_path(from)
+            crate::error::escape_line(&from.display().to_string())
         );
     }
     out
