@@ -1,8 +1,9 @@
 //! `measure --engine gpu` where CI can run it: no GPU, no CUDA. The driver's absence said
-//! and exit 2; the options it refuses; the plan from hwloc files that hold GPUs; and the
-//! whole path (copy thread, sweep, trace, CSV, resume, calibrate) on copies replayed from the
-//! H200 node's recorded bandwidths (`tests/data/gpu-h200/probe-output.txt`). Nothing here
-//! asserts a bandwidth: the replay's timing is this machine's clock.
+//! and exit 2; the options it refuses; the plan from hwloc files that hold GPUs; the whole
+//! path (copy thread, sweep, trace, CSV, resume, calibrate) on copies replayed from the H200
+//! node's recorded bandwidths (`tests/data/gpu-h200/probe-output.txt`); and the engine's own
+//! driver calls against a fake driver (`tests/fake-cuda/libcuda.c`) that refuses what the
+//! real one refuses. Nothing here asserts a bandwidth: the copies are this machine's.
 
 use crate::common::run::{command, contention, one_job, stderr, stdout, temp_dir, text};
 use std::path::{Path, PathBuf};
@@ -329,5 +330,174 @@ fn a_gpu_trace_is_named_for_its_gpu_and_direction() {
             .iter()
             .any(|n| n == "trace-numa0-0-nt-store-gpu0-h2d.json"),
         "{names:?}"
+    );
+}
+
+/// The fake driver of `tests/fake-cuda/libcuda.c`, built once into a directory of its own
+/// (`lacking`: without `cuStreamSynchronize`): the directory for `LD_LIBRARY_PATH`.
+fn fake_driver(lacking: bool) -> PathBuf {
+    let name = if lacking {
+        "fake-cuda-lacking"
+    } else {
+        "fake-cuda"
+    };
+    static BUILT: std::sync::Mutex<Vec<(bool, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, dir)) = built.iter().find(|(l, _)| *l == lacking) {
+        return dir.clone();
+    }
+    let dir = temp_dir(name);
+    let mut cc = std::process::Command::new("cc");
+    cc.args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(dir.join("libcuda.so.1"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-cuda/libcuda.c"));
+    if lacking {
+        cc.arg("-DFAKE_CUDA_LACK_SYNC");
+    }
+    let o = cc.output().expect("a C compiler (cc), as the build needs");
+    assert!(o.status.success(), "{}", text(&o));
+    built.push((lacking, dir.clone()));
+    dir
+}
+
+/// `measure --engine gpu` with the fake driver, `env` set, and `extra` options, into `out`.
+fn with_fake_driver(
+    out: &Path,
+    lacking: bool,
+    env: &[(&str, &str)],
+    extra: &[&str],
+) -> std::process::Command {
+    let mut c = command();
+    c.env("LD_LIBRARY_PATH", fake_driver(lacking))
+        .envs(env.iter().copied())
+        .args(["measure", "--engine", "gpu", "--max-phase", "0.2"])
+        .args([
+            "--message-size",
+            "8MiB",
+            "--message-buffers",
+            "2",
+            "--runs",
+            "1",
+        ])
+        .args(extra)
+        .arg("-o")
+        .arg(out);
+    c
+}
+
+#[test]
+fn a_fake_driver_drives_the_real_engine_through_a_sweep() {
+    let _job = one_job();
+    let dir = temp_dir("gpu-fake-driver");
+    // Two GPUs whose CUDA order is not the PCI order: --gpu 0 is CUDA's device 1, on bus 1b.
+    for (direction, words) in [("d2h", "device to host"), ("h2d", "host to device")] {
+        let out = dir.join(format!("{direction}.json"));
+        let o = with_fake_driver(
+            &out,
+            false,
+            &[("FAKE_CUDA_DEVICES", "2")],
+            &["--cores", "1..2", "--direction", direction],
+        )
+        .output()
+        .unwrap();
+        // The fake refuses a copy from memory not pinned, or with no context current on the
+        // copy thread, and says at exit what was left pinned.
+        assert!(o.status.success(), "{direction}: {}", text(&o));
+        let e = stderr(&o);
+        assert!(!e.contains("still registered"), "{e}");
+        assert!(
+            e.contains(&format!(
+                "gpu         GPU 0 Fake H200 1 (0000:1b:00.0), link not read, CUDA 13.0; \
+                 copies {words}"
+            )),
+            "{e}"
+        );
+        let t: contention::trace::Trace =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let gpu = t.gpu.as_ref().expect("the GPU record");
+        assert_eq!(gpu.device.pci_bus_id, "0000:1b:00.0");
+        assert_eq!(gpu.device.name, "Fake H200 1");
+        assert_eq!(gpu.device.cuda_version, "13.0");
+        assert_eq!(gpu.device.memory_bytes, 141 << 30);
+        assert!(gpu.replayed_from.is_none());
+        assert!(t.complete && t.points.len() == 2, "{:?}", t.points.len());
+        assert!(t.points.iter().all(|p| !p.comm_parallel.samples.is_empty()));
+    }
+}
+
+#[test]
+fn what_the_driver_cannot_do_is_said_with_exit_2() {
+    let dir = temp_dir("gpu-fake-refusals");
+    let out = dir.join("t.json");
+    for (lacking, env, extra, said) in [
+        (
+            false,
+            &[("FAKE_CUDA_DEVICES", "2")][..],
+            &["--gpu", "2"][..],
+            "--gpu 2: this node has 2 GPU(s), 0: 0000:1b:00.0, 1: 0000:3b:00.0 (PCI bus order",
+        ),
+        (
+            false,
+            &[("FAKE_CUDA_INIT", "34")],
+            &[],
+            "the libcuda loaded is the CUDA toolkit's stub",
+        ),
+        (
+            false,
+            &[("FAKE_CUDA_INIT", "100")],
+            &[],
+            "cannot be used (cuInit failed: CUDA_ERROR_NO_DEVICE",
+        ),
+        (
+            false,
+            &[("FAKE_CUDA_DEVICES", "0")],
+            &[],
+            "the CUDA driver sees no GPU",
+        ),
+        (
+            true,
+            &[],
+            &[],
+            "lacks 1 of the calls the engine makes (cuStreamSynchronize)",
+        ),
+    ] {
+        let o = with_fake_driver(&out, lacking, env, extra)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{env:?} {extra:?}: {}", text(&o));
+        assert!(stderr(&o).contains(said), "{env:?} {extra:?}: {}", text(&o));
+        assert!(!stderr(&o).contains("panicked"), "{}", text(&o));
+    }
+}
+
+#[test]
+fn ctrl_c_ends_a_run_whose_copy_never_returns() {
+    let _job = one_job();
+    let dir = temp_dir("gpu-fake-hang");
+    let out = dir.join("t.json");
+    // Every stream synchronisation hangs, as a GPU that stopped answering: the first phase
+    // with copies never ends. Ctrl-C then ends the run within --timeout, saved points kept.
+    let mut child = with_fake_driver(
+        &out,
+        false,
+        &[("FAKE_CUDA_HANG", "1")],
+        &["--cores", "1", "--timeout", "5"],
+    )
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    crate::common::run::wait_for("the trace", std::time::Duration::from_secs(60), || {
+        out.exists()
+    });
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    // SAFETY: signals a child of this test, alive until waited for below.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = crate::common::run::wait_exit(&mut child, std::time::Duration::from_secs(120));
+    let mut e = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut e).unwrap();
+    assert_eq!(status.code(), Some(130), "{e}");
+    assert!(
+        e.contains("the communication stream did not stop within 5 s"),
+        "{e}"
     );
 }
