@@ -254,6 +254,31 @@ fn replayed_gpu_copies_go_through_the_sweep_into_a_trace_that_calibrates() {
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
     assert_eq!(m["variant"], "cpu-copy", "{m}");
 
+    // `show` says what the trace measured.
+    let o = command().arg("show").arg(&out).output().unwrap();
+    assert!(
+        stdout(&o).contains(", GPU 0's copies device to host, replayed from "),
+        "{}",
+        text(&o)
+    );
+    // Its transport and its GPU record go together: one without the other was edited.
+    let mut edited: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    edited.as_object_mut().unwrap().remove("gpu");
+    let edited_path = dir.join("edited.json");
+    std::fs::write(&edited_path, edited.to_string()).unwrap();
+    let o = command()
+        .arg("calibrate")
+        .arg(&edited_path)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        stderr(&o).contains("transport.kind is gpu-copy and it has no gpu record"),
+        "{}",
+        text(&o)
+    );
+
     // Copies one way and the other are two streams: never pooled into one model.
     let other = dir.join("h.json");
     let o = replayed(&other, &["--direction", "h2d"]);

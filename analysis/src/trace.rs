@@ -752,6 +752,18 @@ impl Trace {
     /// sizes but for the copies, compared run by run.
     pub fn record_problem(&self) -> Option<String> {
         use std::collections::HashSet;
+        // A GPU trace says so twice: its transport and its `gpu` record go together.
+        let gpu_transport = self
+            .transport
+            .as_ref()
+            .is_some_and(|t| t.kind == TransportKind::GpuCopy);
+        if gpu_transport != self.gpu.is_some() {
+            return Some(if gpu_transport {
+                "transport.kind is gpu-copy and it has no gpu record".into()
+            } else {
+                "it has a gpu record and transport.kind is not gpu-copy".into()
+            });
+        }
         if self.runs.len() > self.config.runs.max(1) as usize {
             return Some(format!(
                 "it holds {} runs and config.runs asks for {}",

@@ -32,6 +32,10 @@ pub struct ShownTrace {
     /// The simulated machine it was drawn from; absent for a real measurement.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) simulated: Option<String>,
+    /// A GPU trace's stream (`GPU 0's copies device to host`, `replayed from FILE` when
+    /// they were); absent for MPI messages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) gpu: Option<String>,
     /// `config.runs`, and how many of them the file holds complete.
     pub(crate) runs_asked: u32,
     pub(crate) runs_complete: usize,
@@ -97,6 +101,16 @@ impl ShownTrace {
             host: trace.machine.hostname.clone(),
             placement: format!("{},{}", trace.config.comp_numa, trace.config.comm_numa),
             simulated: trace.machine.simulated.clone(),
+            gpu: trace.gpu.as_ref().map(|g| {
+                format!(
+                    "GPU {}'s copies {}{}",
+                    g.device.index,
+                    g.direction.words(),
+                    g.replayed_from
+                        .as_ref()
+                        .map_or(String::new(), |f| format!(", replayed from {f}"))
+                )
+            }),
             runs_asked: trace.config.runs,
             runs_complete: if trace.runs.is_empty() {
                 usize::from(trace.complete)
@@ -117,10 +131,13 @@ impl Report for ShowReport {
     fn table(&self) -> String {
         let mut out = String::new();
         for t in &self.traces {
-            let origin = match &t.simulated {
+            let mut origin = match &t.simulated {
                 Some(m) => format!(", simulated {m}"),
                 None => String::new(),
             };
+            if let Some(g) = &t.gpu {
+                origin += &format!(", {}", crate::error::escape_line(g));
+            }
             out += &format!(
                 "# {}: host {}, placement {}{origin}, {} of {} run(s) complete{}\n",
                 crate::error::escape_line(&t.source),
