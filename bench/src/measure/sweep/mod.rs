@@ -15,7 +15,7 @@ pub mod comm;
 pub mod lock;
 pub mod rules;
 #[cfg(feature = "mpi")]
-pub(crate) mod run;
+pub mod run;
 pub mod sampling;
 pub mod simulated;
 pub mod sizing;
