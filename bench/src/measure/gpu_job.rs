@@ -94,6 +94,7 @@ pub(crate) fn measure(
     let mode = progress::Mode::from_env_or_terminal(None, quiet);
     let mut options = options.clone();
     let mut first = true;
+    let mut before = None;
     loop {
         let path = one_run(
             &options,
@@ -104,9 +105,13 @@ pub(crate) fn measure(
             interrupted,
         )?;
         first = false;
-        if crate::measure::job::every_run_saved(&path) {
+        // Done when every run is saved, or when a run added none (nothing left that this
+        // process can measure: never a loop without end).
+        let saved = crate::measure::job::saved_runs(&path);
+        if crate::measure::job::every_run_saved(&path) || saved == before {
             return Ok(());
         }
+        before = saved;
         // The next run continues the trace this one saved, as an MPI relaunch does.
         options.resume = true;
         options.force = false;

@@ -251,7 +251,7 @@ pub(crate) fn every_run_saved(path: &Path) -> bool {
 }
 
 /// How many complete runs the trace at `path` holds, when this host can read it.
-fn saved_runs(path: &Path) -> Option<u32> {
+pub(crate) fn saved_runs(path: &Path) -> Option<u32> {
     resumable(path).ok().map(|t| runs_done(&t))
 }
 
