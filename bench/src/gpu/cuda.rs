@@ -380,69 +380,53 @@ impl OpenCopies for Copies {
     }
 }
 
-/// The copies of one sweep: the host buffer registered (pinned) for DMA, a device buffer of
-/// its size and a stream of their own; all released when dropped.
-struct Engine<'b> {
-    host: &'b mut [u8],
-    device: sys::CUdeviceptr,
+/// The device side of a copy stream: a device buffer, a stream of its own, and the context
+/// retained by [`enter`] on the thread that copies; all released when dropped.
+struct Device {
+    buffer: sys::CUdeviceptr,
+    bytes: usize,
     stream: sys::CUstream,
     dev: sys::CUdevice,
     direction: CopyDirection,
 }
 
-impl<'b> Engine<'b> {
-    fn new(
-        direction: CopyDirection,
-        host: &'b mut [u8],
-        dev: sys::CUdevice,
-    ) -> Result<Self, String> {
-        let bytes = host.len();
-        // SAFETY: `host` is a live allocation of `bytes` bytes that outlives the engine,
-        // which unregisters it when dropped.
-        let r = unsafe { sys::cuMemHostRegister_v2(host.as_mut_ptr().cast(), bytes, 0) };
-        let pinned = check(r, "cuMemHostRegister (pinning the communication buffer)");
-        if let Err(e) = pinned {
-            // Nothing to drop yet: the context `enter` retained is released here.
-            leave(dev);
-            return Err(e);
-        }
-        let mut engine = Engine {
-            host,
-            device: 0,
+impl Device {
+    /// A device buffer of `bytes` and a stream on `dev`, whose context [`enter`] made current
+    /// on this thread (released with them).
+    fn new(direction: CopyDirection, bytes: usize, dev: sys::CUdevice) -> Result<Self, String> {
+        let mut d = Device {
+            buffer: 0,
+            bytes,
             stream: std::ptr::null_mut(),
             dev,
             direction,
         };
-        // SAFETY: `engine.device` is a valid place for the allocation's address.
-        let r = unsafe { sys::cuMemAlloc_v2(&mut engine.device, bytes) };
-        check(
-            r,
-            "cuMemAlloc (a device buffer as large as the communication buffer)",
-        )?;
+        // SAFETY: `d.buffer` is a valid place for the allocation's address.
+        let r = unsafe { sys::cuMemAlloc_v2(&mut d.buffer, bytes) };
+        check(r, "cuMemAlloc (a device buffer as large as the host one)")?;
         // SAFETY: the device buffer holds `bytes` bytes.
-        let r = unsafe { sys::cuMemsetD8_v2(engine.device, 1, bytes) };
+        let r = unsafe { sys::cuMemsetD8_v2(d.buffer, 1, bytes) };
         check(r, "cuMemsetD8")?;
-        // SAFETY: `engine.stream` is a valid place for a stream handle; 1 is
+        // SAFETY: `d.stream` is a valid place for a stream handle; 1 is
         // CU_STREAM_NON_BLOCKING.
-        let r = unsafe { sys::cuStreamCreate(&mut engine.stream, 1) };
+        let r = unsafe { sys::cuStreamCreate(&mut d.stream, 1) };
         check(r, "cuStreamCreate")?;
-        Ok(engine)
+        Ok(d)
     }
-}
 
-impl CopyEngine for Engine<'_> {
-    fn copy(&mut self, slot: Range<usize>) -> Result<(), String> {
-        let slot = slot.start.min(self.host.len())..slot.end.min(self.host.len());
-        let bytes = slot.len();
-        // SAFETY: `slot` lies within the host buffer (clamped above), registered in `new`;
-        // the device buffer has the host buffer's size; the stream is synchronised below
-        // before either can be touched again.
+    /// Copies the bytes `slot` between `host` (pinned, at least as large as the device
+    /// buffer) and the same bytes of the device buffer, and waits for the copy to complete.
+    fn copy(&mut self, host: *mut u8, slot: Range<usize>) -> Result<(), String> {
+        let slot = slot.start.min(self.bytes)..slot.end.min(self.bytes);
+        // SAFETY: `slot` lies within the device buffer (clamped above) and, by the caller's
+        // contract, within the pinned host buffer; the stream is synchronised below before
+        // either is touched again.
         let r = unsafe {
             copy_async(
                 self.direction,
-                self.host.as_mut_ptr().add(slot.start).cast(),
-                self.device + slot.start as u64,
-                bytes,
+                host.add(slot.start).cast(),
+                self.buffer + slot.start as u64,
+                slot.len(),
                 self.stream,
             )
         };
@@ -453,7 +437,7 @@ impl CopyEngine for Engine<'_> {
     }
 }
 
-impl Drop for Engine<'_> {
+impl Drop for Device {
     fn drop(&mut self) {
         // SAFETY: each releases what `new` created (null or 0 when it failed before); no
         // copy is in flight, every one having been synchronised.
@@ -461,12 +445,50 @@ impl Drop for Engine<'_> {
             if !self.stream.is_null() {
                 let _ = sys::cuStreamDestroy_v2(self.stream);
             }
-            if self.device != 0 {
-                let _ = sys::cuMemFree_v2(self.device);
+            if self.buffer != 0 {
+                let _ = sys::cuMemFree_v2(self.buffer);
             }
-            let _ = sys::cuMemHostUnregister(self.host.as_mut_ptr().cast());
         }
         leave(self.dev);
+    }
+}
+
+/// The copies of one sweep: the tool's own host buffer registered (pinned) for DMA, and a
+/// device side of its size; the buffer unregistered when dropped (before the device side,
+/// whose context it was registered in).
+struct Engine<'b> {
+    host: &'b mut [u8],
+    device: Device,
+}
+
+impl<'b> Engine<'b> {
+    fn new(
+        direction: CopyDirection,
+        host: &'b mut [u8],
+        dev: sys::CUdevice,
+    ) -> Result<Self, String> {
+        let bytes = host.len();
+        // First: on failure it releases itself, the context `enter` retained included.
+        let device = Device::new(direction, bytes, dev)?;
+        // SAFETY: `host` is a live allocation of `bytes` bytes that outlives the engine,
+        // which unregisters it when dropped.
+        let r = unsafe { sys::cuMemHostRegister_v2(host.as_mut_ptr().cast(), bytes, 0) };
+        check(r, "cuMemHostRegister (pinning the communication buffer)")?;
+        Ok(Engine { host, device })
+    }
+}
+
+impl CopyEngine for Engine<'_> {
+    fn copy(&mut self, slot: Range<usize>) -> Result<(), String> {
+        // The host buffer is the device buffer's size, pinned in `new`.
+        self.device.copy(self.host.as_mut_ptr(), slot)
+    }
+}
+
+impl Drop for Engine<'_> {
+    fn drop(&mut self) {
+        // SAFETY: unregisters the buffer `new` registered; every copy was synchronised.
+        let _ = unsafe { sys::cuMemHostUnregister(self.host.as_mut_ptr().cast()) };
     }
 }
 
@@ -524,80 +546,36 @@ pub fn copies_alone(
     Ok((copies * bytes) as f64 / seconds / 1e9)
 }
 
-/// The plain loop's copies: a driver-pinned host buffer and a device buffer of one size,
-/// copied slot by slot on a stream of their own, as the reference probe does.
+/// The plain loop's copies: a driver-pinned host buffer and a device side of its size, as the
+/// reference probe copies; the host buffer freed when dropped.
 struct Pinned {
     host: *mut c_void,
-    bytes: usize,
-    device: sys::CUdeviceptr,
-    stream: sys::CUstream,
-    dev: sys::CUdevice,
-    direction: CopyDirection,
+    device: Device,
 }
 
 impl Pinned {
     fn new(direction: CopyDirection, bytes: usize, dev: sys::CUdevice) -> Result<Self, String> {
-        let mut p = Pinned {
-            host: std::ptr::null_mut(),
-            bytes,
-            device: 0,
-            stream: std::ptr::null_mut(),
-            dev,
-            direction,
-        };
-        // SAFETY: `p.host` is a valid place for the pinned allocation's address.
-        let r = unsafe { sys::cuMemAllocHost_v2(&mut p.host, bytes) };
+        let device = Device::new(direction, bytes, dev)?;
+        let mut host: *mut c_void = std::ptr::null_mut();
+        // SAFETY: `host` is a valid place for the pinned allocation's address.
+        let r = unsafe { sys::cuMemAllocHost_v2(&mut host, bytes) };
         check(r, "cuMemAllocHost")?;
         // SAFETY: the allocation above holds `bytes` bytes.
-        unsafe { std::ptr::write_bytes(p.host.cast::<u8>(), 1, bytes) };
-        // SAFETY: `p.device` is a valid place for the allocation's address.
-        let r = unsafe { sys::cuMemAlloc_v2(&mut p.device, bytes) };
-        check(r, "cuMemAlloc")?;
-        // SAFETY: `p.stream` is a valid place for a stream handle; 1 is non-blocking.
-        let r = unsafe { sys::cuStreamCreate(&mut p.stream, 1) };
-        check(r, "cuStreamCreate")?;
-        Ok(p)
+        unsafe { std::ptr::write_bytes(host.cast::<u8>(), 1, bytes) };
+        Ok(Pinned { host, device })
     }
 }
 
 impl CopyEngine for Pinned {
     fn copy(&mut self, slot: Range<usize>) -> Result<(), String> {
-        let slot = slot.start.min(self.bytes)..slot.end.min(self.bytes);
-        // SAFETY: `slot` lies within both buffers (clamped above), each of `bytes` bytes;
-        // the stream is synchronised below before either is touched again.
-        let r = unsafe {
-            copy_async(
-                self.direction,
-                self.host.cast::<u8>().add(slot.start).cast(),
-                self.device + slot.start as u64,
-                slot.len(),
-                self.stream,
-            )
-        };
-        check(r, "cuMemcpyAsync")?;
-        // SAFETY: the stream was created in `new` and not destroyed.
-        check(
-            unsafe { sys::cuStreamSynchronize(self.stream) },
-            "cuStreamSynchronize",
-        )
+        // The host buffer is the device buffer's size, pinned by the driver.
+        self.device.copy(self.host.cast(), slot)
     }
 }
 
 impl Drop for Pinned {
     fn drop(&mut self) {
-        // SAFETY: each releases what `new` created (null or 0 when it failed before); every
-        // copy was synchronised.
-        unsafe {
-            if !self.stream.is_null() {
-                let _ = sys::cuStreamDestroy_v2(self.stream);
-            }
-            if self.device != 0 {
-                let _ = sys::cuMemFree_v2(self.device);
-            }
-            if !self.host.is_null() {
-                let _ = sys::cuMemFreeHost(self.host);
-            }
-        }
-        leave(self.dev);
+        // SAFETY: frees the allocation `new` made; every copy was synchronised.
+        let _ = unsafe { sys::cuMemFreeHost(self.host) };
     }
 }
