@@ -526,3 +526,28 @@ fn ctrl_c_ends_a_run_whose_copy_never_returns() {
         "{e}"
     );
 }
+
+#[test]
+fn a_hung_gpu_ends_the_run_as_stalled_naming_the_gpu() {
+    let _job = one_job();
+    let dir = temp_dir("gpu-fake-stall");
+    let out = dir.join("t.json");
+    let mut child = with_fake_driver(
+        &out,
+        false,
+        &[("FAKE_CUDA_HANG", "1")],
+        &["--cores", "1", "--timeout", "3"],
+    )
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let status = crate::common::run::wait_exit(&mut child, std::time::Duration::from_secs(120));
+    let mut e = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut e).unwrap();
+    assert_eq!(status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("nothing completed by the GPU's copies for 3 s (is the GPU answering?"),
+        "{e}"
+    );
+    assert!(!e.contains("rank 1"), "{e}");
+}

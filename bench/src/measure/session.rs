@@ -826,6 +826,7 @@ impl Rank0<'_> {
                 .copied()
                 .max()
                 .unwrap_or(1),
+            gpu: self.gpu.is_some(),
         }
     }
 

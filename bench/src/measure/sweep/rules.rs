@@ -74,6 +74,8 @@ pub(crate) struct Starvation {
     pub(crate) message_bytes: u64,
     /// The largest core count of the sweep (what `--cores` to suggest).
     pub(crate) sweep_max: u32,
+    /// The stream is a GPU's copies (`--engine gpu`): no rank 1 to blame when it stalls.
+    pub(crate) gpu: bool,
 }
 
 impl Starvation {
@@ -380,16 +382,25 @@ impl Watch<'_, '_> {
             (
                 self.streams != Streams::Comp,
                 snap.comm.len(),
-                "sender (rank 1)",
+                if r.starvation.gpu {
+                    "GPU's copies"
+                } else {
+                    "sender (rank 1)"
+                },
             ),
         ];
+        let alive = if r.starvation.gpu {
+            "is the GPU answering? nvidia-smi says"
+        } else {
+            "is rank 1 alive?"
+        };
         for (i, &(running, count, who)) in counts.iter().enumerate() {
             if !running || count != self.progress[i].0 {
                 self.progress[i] = (count, snap.at);
             } else if snap.at.saturating_sub(self.progress[i].1) > r.sampling.timeout {
                 return Some(Err(Abort::Stalled(format!(
-                    "{} cores, {}: nothing completed by the {who} for {:.0} s (is rank 1 \
-                     alive? see --timeout)",
+                    "{} cores, {}: nothing completed by the {who} for {:.0} s ({alive}; see \
+                     --timeout)",
                     self.n,
                     phase_name(self.streams),
                     r.sampling.timeout.as_secs_f64()

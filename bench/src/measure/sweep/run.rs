@@ -348,10 +348,17 @@ impl Threads<'_, '_, '_> {
         match self.from_comm.recv_timeout(timeout) {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => Err(Abort::Failed(e)),
-            Err(_) => Err(Abort::Stalled(format!(
-                "the sender did not acknowledge the end of a stream within {} s",
-                timeout.as_secs_f64()
-            ))),
+            Err(_) => Err(Abort::Stalled(match self.bench.stream {
+                CommStream::Copies(_) => format!(
+                    "the GPU's last copy did not complete within {} s (is the GPU answering? \
+                     nvidia-smi says)",
+                    timeout.as_secs_f64()
+                ),
+                CommStream::Mpi(_) => format!(
+                    "the sender did not acknowledge the end of a stream within {} s",
+                    timeout.as_secs_f64()
+                ),
+            })),
         }
     }
 }
