@@ -645,6 +645,7 @@ mod tests {
         shared_core: None,
         message_bytes: 1_000_000,
         sweep_max: 2,
+        gpu: false,
     };
 
     /// 1 MB per iteration of a computing thread and per message; 1 % stability; a 0.5 s
