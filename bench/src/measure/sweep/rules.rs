@@ -390,7 +390,7 @@ impl Watch<'_, '_> {
             ),
         ];
         let alive = if r.starvation.gpu {
-            "is the GPU answering? nvidia-smi says"
+            "is the GPU answering? nvidia-smi says;"
         } else {
             "is rank 1 alive?"
         };
@@ -399,7 +399,7 @@ impl Watch<'_, '_> {
                 self.progress[i] = (count, snap.at);
             } else if snap.at.saturating_sub(self.progress[i].1) > r.sampling.timeout {
                 return Some(Err(Abort::Stalled(format!(
-                    "{} cores, {}: nothing completed by the {who} for {:.0} s ({alive}; see \
+                    "{} cores, {}: nothing completed by the {who} for {:.0} s ({alive} see \
                      --timeout)",
                     self.n,
                     phase_name(self.streams),
