@@ -14,8 +14,9 @@
  * them ("00000000:3B:00.0").
  *
  * Environment: FAKE_CUDA_DEVICES (default 1), FAKE_CUDA_INIT (cuInit's result: 34 the
- * toolkit's stub, 100 no device), FAKE_CUDA_HANG (set: every stream synchronisation blocks
- * for ever, as a hung GPU). Built with -DFAKE_CUDA_LACK_SYNC, it lacks cuStreamSynchronize.
+ * toolkit's stub, 100 no device), FAKE_CUDA_HANG (set: once host memory has been registered,
+ * as the sweep's buffer is, every stream synchronisation blocks for ever, as a GPU that hung
+ * after the warm-up). Built with -DFAKE_CUDA_LACK_SYNC, it lacks cuStreamSynchronize.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ static __thread void *current;
 static char contexts[MAX_DEVICES];
 static struct { char *start; size_t bytes; } pinned[MAX_PINNED];
 static int npinned;
+static int registered_ever;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static CUresult pin(void *p, size_t n) {
@@ -115,7 +117,6 @@ CUresult cuGetErrorString(CUresult e, const char **text) {
 CUresult cuDevicePrimaryCtxRetain(void **ctx, CUdevice d) { *ctx = &contexts[d]; return OK; }
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { (void)d; return OK; }
 CUresult cuCtxSetCurrent(void *ctx) { current = ctx; return OK; }
-CUresult cuCtxSynchronize(void) { return current ? OK : INVALID_CONTEXT; }
 
 CUresult cuMemAllocHost_v2(void **p, size_t n) {
     if (!current) return INVALID_CONTEXT;
@@ -145,7 +146,9 @@ CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) {
 
 CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned flags) {
     (void)flags;
-    return current ? pin(p, n) : INVALID_CONTEXT;
+    if (!current) return INVALID_CONTEXT;
+    registered_ever = 1;
+    return pin(p, n);
 }
 
 CUresult cuMemHostUnregister(void *p) { return unpin(p); }
@@ -178,7 +181,7 @@ CUresult cuStreamDestroy_v2(void *stream) { free(stream); return OK; }
 #ifndef FAKE_CUDA_LACK_SYNC
 CUresult cuStreamSynchronize(void *stream) {
     (void)stream;
-    if (getenv("FAKE_CUDA_HANG"))
+    if (getenv("FAKE_CUDA_HANG") && registered_ever)
         for (;;) pause();
     return current ? OK : INVALID_CONTEXT;
 }

@@ -139,7 +139,7 @@ pub(crate) fn load() -> crate::Result<Driver> {
 
 /// Every driver call the engine makes: looked up before the first one, since cudarc panics
 /// at a call whose symbol the library lacks.
-const SYMBOLS: [&str; 24] = [
+const SYMBOLS: [&str; 23] = [
     "cuInit",
     "cuDeviceGetCount",
     "cuDeviceGet",
@@ -151,7 +151,6 @@ const SYMBOLS: [&str; 24] = [
     "cuDevicePrimaryCtxRetain",
     "cuDevicePrimaryCtxRelease_v2",
     "cuCtxSetCurrent",
-    "cuCtxSynchronize",
     "cuMemAllocHost_v2",
     "cuMemFreeHost",
     "cuMemAlloc_v2",
@@ -278,8 +277,7 @@ impl Driver {
         let r = unsafe { sys::cuDeviceTotalMem_v2(&mut memory, dev) };
         check(r, "cuDeviceTotalMem").map_err(failed)?;
         enter(dev).map_err(failed)?;
-        let link = warm_up(direction, || link::read_link(sysfs_pci, &bus));
-        leave(dev);
+        let link = warm_up(direction, dev, || link::read_link(sysfs_pci, &bus));
         Ok(GpuDevice {
             index,
             name,
@@ -304,39 +302,25 @@ impl Driver {
     }
 }
 
-/// [`WARM_UP_COPIES`] copies `direction`'s way between scratch buffers of the current
-/// context, `read` called while they run.
-fn warm_up<T>(direction: CopyDirection, read: impl FnOnce() -> T) -> Result<T, String> {
-    let mut host: *mut c_void = std::ptr::null_mut();
-    // SAFETY: `host` is a valid place for the pinned allocation's address.
-    let r = unsafe { sys::cuMemAllocHost_v2(&mut host, WARM_UP_BYTES) };
-    check(r, "cuMemAllocHost")?;
-    let mut device: sys::CUdeviceptr = 0;
-    // SAFETY: `device` is a valid place for the device allocation's address.
-    let r = unsafe { sys::cuMemAlloc_v2(&mut device, WARM_UP_BYTES) };
-    let allocated = check(r, "cuMemAlloc");
-    let result = allocated.and_then(|()| {
-        for _ in 0..WARM_UP_COPIES {
-            // SAFETY: both buffers hold WARM_UP_BYTES (allocated above); stream 0 is the
-            // context's default stream.
-            let r =
-                unsafe { copy_async(direction, host, device, WARM_UP_BYTES, std::ptr::null_mut()) };
-            check(r, "cuMemcpyAsync")?;
-        }
-        // The copies queued, the first ones running: the link is up to speed by now.
-        std::thread::sleep(std::time::Duration::from_millis(5));
-        let value = read();
-        // SAFETY: synchronises the current context.
-        check(unsafe { sys::cuCtxSynchronize() }, "cuCtxSynchronize")?;
-        Ok(value)
-    });
-    if device != 0 {
-        // SAFETY: frees the device buffer allocated above, after its copies completed.
-        let _ = unsafe { sys::cuMemFree_v2(device) };
+/// [`WARM_UP_COPIES`] copies `direction`'s way between scratch buffers on `dev`, whose
+/// context [`enter`] made current on this thread (released here, with the buffers), `read`
+/// called while they run: the plain loop's buffers ([`Pinned`]), its copies queued at once.
+fn warm_up<T>(
+    direction: CopyDirection,
+    dev: sys::CUdevice,
+    read: impl FnOnce() -> T,
+) -> Result<T, String> {
+    let mut scratch = Pinned::new(direction, WARM_UP_BYTES, dev)?;
+    for _ in 0..WARM_UP_COPIES {
+        scratch
+            .device
+            .queue(scratch.host.cast(), 0..WARM_UP_BYTES)?;
     }
-    // SAFETY: frees the pinned buffer allocated above, after its copies completed.
-    let _ = unsafe { sys::cuMemFreeHost(host) };
-    result
+    // The copies queued, the first ones running: the link is up to speed by now.
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let value = read();
+    scratch.device.synchronize()?;
+    Ok(value)
 }
 
 /// One asynchronous copy of `bytes` between `host` and `device` on `stream`.
@@ -414,13 +398,13 @@ impl Device {
         Ok(d)
     }
 
-    /// Copies the bytes `slot` between `host` (pinned, at least as large as the device
-    /// buffer) and the same bytes of the device buffer, and waits for the copy to complete.
-    fn copy(&mut self, host: *mut u8, slot: Range<usize>) -> Result<(), String> {
+    /// Queues the copy of the bytes `slot` between `host` (pinned, at least as large as the
+    /// device buffer) and the same bytes of the device buffer, without waiting for it.
+    fn queue(&mut self, host: *mut u8, slot: Range<usize>) -> Result<(), String> {
         let slot = slot.start.min(self.bytes)..slot.end.min(self.bytes);
         // SAFETY: `slot` lies within the device buffer (clamped above) and, by the caller's
-        // contract, within the pinned host buffer; the stream is synchronised below before
-        // either is touched again.
+        // contract, within the pinned host buffer, which outlives the device side; both are
+        // released only after the stream is synchronised (`synchronize`, or `drop`).
         let r = unsafe {
             copy_async(
                 self.direction,
@@ -430,19 +414,30 @@ impl Device {
                 self.stream,
             )
         };
-        check(r, "cuMemcpyAsync")?;
+        check(r, "cuMemcpyAsync")
+    }
+
+    /// Waits for every copy queued on the stream.
+    fn synchronize(&mut self) -> Result<(), String> {
         // SAFETY: the stream was created in `new` and not destroyed.
         let r = unsafe { sys::cuStreamSynchronize(self.stream) };
         check(r, "cuStreamSynchronize")
+    }
+
+    /// Copies the bytes `slot` (as [`Device::queue`]) and waits for the copy to complete.
+    fn copy(&mut self, host: *mut u8, slot: Range<usize>) -> Result<(), String> {
+        self.queue(host, slot)?;
+        self.synchronize()
     }
 }
 
 impl Drop for Device {
     fn drop(&mut self) {
-        // SAFETY: each releases what `new` created (null or 0 when it failed before); no
-        // copy is in flight, every one having been synchronised.
+        // SAFETY: each releases what `new` created (null or 0 when it failed before), after
+        // the copies still queued (a failure between `queue` and `synchronize`) completed.
         unsafe {
             if !self.stream.is_null() {
+                let _ = sys::cuStreamSynchronize(self.stream);
                 let _ = sys::cuStreamDestroy_v2(self.stream);
             }
             if self.buffer != 0 {
@@ -487,7 +482,8 @@ impl CopyEngine for Engine<'_> {
 
 impl Drop for Engine<'_> {
     fn drop(&mut self) {
-        // SAFETY: unregisters the buffer `new` registered; every copy was synchronised.
+        let _ = self.device.synchronize();
+        // SAFETY: unregisters the buffer `new` registered, its copies completed (above).
         let _ = unsafe { sys::cuMemHostUnregister(self.host.as_mut_ptr().cast()) };
     }
 }
@@ -575,7 +571,8 @@ impl CopyEngine for Pinned {
 
 impl Drop for Pinned {
     fn drop(&mut self) {
-        // SAFETY: frees the allocation `new` made; every copy was synchronised.
+        let _ = self.device.synchronize();
+        // SAFETY: frees the allocation `new` made, its copies completed (above).
         let _ = unsafe { sys::cuMemFreeHost(self.host) };
     }
 }
