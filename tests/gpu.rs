@@ -495,31 +495,40 @@ fn what_the_driver_cannot_do_is_said_with_exit_2() {
     }
 }
 
-#[test]
-fn ctrl_c_ends_a_run_whose_copy_never_returns() {
+/// A run of one core count with the fake driver's hung GPU (every copy of the sweep hangs,
+/// the warm-up before it does not) and `--timeout TIMEOUT`, interrupted by Ctrl-C once its
+/// trace is saved when `ctrl_c`: how it ended and its standard error.
+fn hung_gpu(name: &str, timeout: &str, ctrl_c: bool) -> (std::process::ExitStatus, String) {
     let _job = one_job();
-    let dir = temp_dir("gpu-fake-hang");
-    let out = dir.join("t.json");
-    // Every stream synchronisation hangs, as a GPU that stopped answering: the first phase
-    // with copies never ends. Ctrl-C then ends the run within --timeout, saved points kept.
+    let out = temp_dir(name).join("t.json");
     let mut child = with_fake_driver(
         &out,
         false,
         &[("FAKE_CUDA_HANG", "1")],
-        &["--cores", "1", "--timeout", "5"],
+        &["--cores", "1", "--timeout", timeout],
     )
     .stderr(std::process::Stdio::piped())
     .spawn()
     .unwrap();
-    crate::common::run::wait_for("the trace", std::time::Duration::from_secs(60), || {
-        out.exists()
-    });
-    std::thread::sleep(std::time::Duration::from_secs(1));
-    // SAFETY: signals a child of this test, alive until waited for below.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    if ctrl_c {
+        crate::common::run::wait_for("the trace", std::time::Duration::from_secs(60), || {
+            out.exists()
+        });
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        // SAFETY: signals a child of this test, alive until waited for below.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    }
     let status = crate::common::run::wait_exit(&mut child, std::time::Duration::from_secs(120));
     let mut e = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut e).unwrap();
+    (status, e)
+}
+
+#[test]
+fn ctrl_c_ends_a_run_whose_copy_never_returns() {
+    // The first phase with copies never ends; Ctrl-C then ends the run within --timeout,
+    // saved points kept.
+    let (status, e) = hung_gpu("gpu-fake-hang", "5", true);
     assert_eq!(status.code(), Some(130), "{e}");
     assert!(
         e.contains("the communication stream did not stop within 5 s"),
@@ -529,21 +538,7 @@ fn ctrl_c_ends_a_run_whose_copy_never_returns() {
 
 #[test]
 fn a_hung_gpu_ends_the_run_as_stalled_naming_the_gpu() {
-    let _job = one_job();
-    let dir = temp_dir("gpu-fake-stall");
-    let out = dir.join("t.json");
-    let mut child = with_fake_driver(
-        &out,
-        false,
-        &[("FAKE_CUDA_HANG", "1")],
-        &["--cores", "1", "--timeout", "3"],
-    )
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
-    let status = crate::common::run::wait_exit(&mut child, std::time::Duration::from_secs(120));
-    let mut e = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut e).unwrap();
+    let (status, e) = hung_gpu("gpu-fake-stall", "3", false);
     assert_eq!(status.code(), Some(1), "{e}");
     assert!(
         e.contains("nothing completed by the GPU's copies for 3 s (is the GPU answering?"),

@@ -102,31 +102,43 @@ mod tests {
     use std::sync::atomic::AtomicBool;
     use std::sync::Mutex;
 
-    #[test]
-    fn a_stream_is_one_sample_per_copy_over_the_slots_in_turn_until_stopped() {
-        // 1 MiB at 0.5 GB/s: 2.1 ms a copy, longer than the shortest sample.
-        let recorded = Recorded::parse(
-            "0 d2h 0 50.0\n1 comp+d2h 10.0 0.5\n",
-            CopyDirection::DeviceToHost,
-        )
-        .unwrap();
-        let mut host = vec![0u8; 3 << 20];
-        let opener = ReplayOpener(recorded);
-        let mut engine = opener.open(&mut host).unwrap();
-        engine.phase(1);
-        let mut slots = Slots::new(3 << 20, 1 << 20);
+    /// The stream of `engine` over a ring of `slots` 1 MiB slots, stopped once it has written
+    /// `samples` samples: its samples.
+    fn stream_until(engine: &mut dyn CopyEngine, slots: usize, samples: usize) -> Timings {
+        let mut slots = Slots::new(slots << 20, 1 << 20);
         let (stop, timings) = (AtomicBool::new(false), Mutex::new(Timings::new()));
-        let t0 = std::time::Instant::now();
         std::thread::scope(|s| {
             s.spawn(|| {
-                while crate::measure::sweep::comm::lock(&timings).len() < 5 {
+                while crate::measure::sweep::comm::lock(&timings).len() < samples {
                     std::thread::yield_now();
                 }
                 stop.store(true, std::sync::atomic::Ordering::Relaxed);
             });
-            stream(engine.as_mut(), &mut slots, &stop, &timings, t0).unwrap();
+            stream(
+                engine,
+                &mut slots,
+                &stop,
+                &timings,
+                std::time::Instant::now(),
+            )
+            .unwrap();
         });
-        let spans = timings.into_inner().unwrap();
+        timings.into_inner().unwrap()
+    }
+
+    /// A replay of `probe` for device to host copies, over `host`.
+    fn replay<'b>(probe: &str, host: &'b mut [u8]) -> Box<dyn CopyEngine + 'b> {
+        let recorded = Recorded::parse(probe, CopyDirection::DeviceToHost).unwrap();
+        ReplayOpener(recorded).open(host).unwrap()
+    }
+
+    #[test]
+    fn a_stream_is_one_sample_per_copy_over_the_slots_in_turn_until_stopped() {
+        // 1 MiB at 0.5 GB/s: 2.1 ms a copy, longer than the shortest sample.
+        let mut host = vec![0u8; 3 << 20];
+        let mut engine = replay("0 d2h 0 50.0\n1 comp+d2h 10.0 0.5\n", &mut host);
+        engine.phase(1);
+        let spans = stream_until(engine.as_mut(), 3, 5);
         assert!(spans.len() >= 5, "{}", spans.len());
         for pair in spans.windows(2) {
             // Back to back: each copy starts where the previous one ended.
@@ -138,33 +150,9 @@ mod tests {
     #[test]
     fn copies_shorter_than_the_shortest_sample_are_grouped_into_one() {
         // 1 MiB at 50 GB/s: 21 us a copy, about 48 to a 1 ms sample.
-        let recorded = Recorded::parse(
-            "0 d2h 0 50.0\n1 comp+d2h 10.0 20.0\n",
-            CopyDirection::DeviceToHost,
-        )
-        .unwrap();
         let mut host = vec![0u8; 2 << 20];
-        let opener = ReplayOpener(recorded);
-        let mut engine = opener.open(&mut host).unwrap();
-        let mut slots = Slots::new(2 << 20, 1 << 20);
-        let (stop, timings) = (AtomicBool::new(false), Mutex::new(Timings::new()));
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                while crate::measure::sweep::comm::lock(&timings).len() < 3 {
-                    std::thread::yield_now();
-                }
-                stop.store(true, std::sync::atomic::Ordering::Relaxed);
-            });
-            stream(
-                engine.as_mut(),
-                &mut slots,
-                &stop,
-                &timings,
-                std::time::Instant::now(),
-            )
-            .unwrap();
-        });
-        for s in timings.into_inner().unwrap() {
+        let mut engine = replay("0 d2h 0 50.0\n1 comp+d2h 10.0 20.0\n", &mut host);
+        for s in stream_until(engine.as_mut(), 2, 3) {
             assert!(s.end - s.start >= MIN_COPY_SAMPLE, "{s:?}");
             assert!(s.bytes >= 1 << 20 && s.bytes % (1 << 20) == 0, "{s:?}");
         }
