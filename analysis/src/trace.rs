@@ -91,6 +91,33 @@ pub struct GpuCopies {
     pub replayed_from: Option<String>,
 }
 
+impl GpuCopies {
+    /// In words, as messages and `show` say it: `GPU 0's copies device to host`.
+    pub fn words(&self) -> String {
+        format!(
+            "GPU {}'s copies {}",
+            self.device.index,
+            self.direction.words()
+        )
+    }
+
+    /// The options of `measure` that make these copies (`--engine gpu --gpu 0 --direction
+    /// d2h`, and a replay's `--gpu-replay FILE`): what a resume of their trace repeats.
+    pub fn options(&self) -> String {
+        format!(
+            "--engine gpu --gpu {} --direction {}{}",
+            self.device.index,
+            self.direction.short(),
+            self.replayed_from
+                .as_ref()
+                .map_or(String::new(), |f| format!(
+                    " --gpu-replay {}",
+                    crate::error::escape_line(f)
+                ))
+        )
+    }
+}
+
 /// Which way a GPU copy moves the bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -224,27 +224,25 @@ fn describe_communication(layout: &Layout, r: &Resolved, transport: &Transport) 
     let node = |l: u32| node_text(layout, l);
     let mut out = String::new();
     // A GPU's copies: one thread issues them, each moving one slot of the pinned ring.
+    let size = human_bytes(c.message_size_bytes);
     let (label, moves, unit) = if transport.kind == TransportKind::GpuCopy {
         (
             "copies     ",
-            "copies",
+            format!(
+                "copies {size} at a time between the GPU and NUMA node {}, pinned for its \
+                 DMA: in turn over",
+                node(c.comm_numa)
+            ),
             "copy (or several, to a millisecond)",
         )
     } else {
-        ("communic.  ", "receives", "message")
-    };
-    let moves = if transport.kind == TransportKind::GpuCopy {
-        format!(
-            "{moves} {} at a time between the GPU and NUMA node {}, pinned for its DMA: in \
-             turn over",
-            human_bytes(c.message_size_bytes),
-            node(c.comm_numa)
-        )
-    } else {
-        format!(
-            "{moves} {} messages into NUMA node {}, in turn into",
-            human_bytes(c.message_size_bytes),
-            node(c.comm_numa)
+        (
+            "communic.  ",
+            format!(
+                "receives {size} messages into NUMA node {}, in turn into",
+                node(c.comm_numa)
+            ),
+            "message",
         )
     };
     out += &format!(

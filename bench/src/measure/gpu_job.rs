@@ -106,12 +106,11 @@ pub(crate) fn measure(
         )?;
         first = false;
         // Done when every run is saved, or when a run added none (nothing left that this
-        // process can measure: never a loop without end).
-        let saved = crate::measure::job::saved_runs(&path);
-        if crate::measure::job::every_run_saved(&path) || saved == before {
-            return Ok(());
+        // process can measure: never a loop without end), or the trace cannot be read.
+        match crate::measure::job::runs_saved(&path) {
+            Some((done, asked)) if done < asked && Some(done) != before => before = Some(done),
+            _ => return Ok(()),
         }
-        before = saved;
         // The next run continues the trace this one saved, as an MPI relaunch does.
         options.resume = true;
         options.force = false;
@@ -157,6 +156,11 @@ fn one_run(
             eprintln!("WARNING     {w}");
         }
     }
+    let copies = GpuCopies {
+        direction: g.direction,
+        device,
+        replayed_from: g.replay.as_ref().map(|p| p.display().to_string()),
+    };
     let r0 = Rank0 {
         options,
         topology: &topology,
@@ -176,22 +180,10 @@ fn one_run(
         progress: mode,
         interrupted,
         stream: CommStream::Copies(opener),
-        gpu: Some(GpuCopies {
-            direction: g.direction,
-            device,
-            replayed_from: g.replay.as_ref().map(|p| p.display().to_string()),
-        }),
+        gpu: Some(copies.clone()),
     };
-    let again = format!(
-        " --engine gpu --gpu {} --direction {}{}",
-        g.index,
-        g.direction.short(),
-        g.replay.as_ref().map_or(String::new(), |f| format!(
-            " --gpu-replay {}",
-            crate::error::escape_line(&f.display().to_string())
-        ))
-    );
-    session::ended(r0.run(), mode, &again)?;
+    // A resume repeats the engine's options: the trace's record says them.
+    session::ended(r0.run(), mode, &format!(" {}", copies.options()))?;
     Ok(trace)
 }
 

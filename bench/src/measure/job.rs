@@ -244,15 +244,18 @@ fn launch_job(args: &JobOptions, hosts: Option<&[String]>) -> Result<()> {
     Ok(())
 }
 
-/// Whether the trace at `path` holds every run it asks for (`config.runs`), or cannot be
-/// read to say otherwise: where the runs of one process (`--engine gpu`) stop.
-pub(crate) fn every_run_saved(path: &Path) -> bool {
-    resumable(path).map_or(true, |t| runs_done(&t) >= t.config.runs.max(1))
+/// How many complete runs the trace at `path` holds and how many it asks for
+/// (`config.runs`, at least 1), when this host can read it: where the runs of one process
+/// (`--engine gpu`) stop.
+pub(crate) fn runs_saved(path: &Path) -> Option<(u32, u32)> {
+    resumable(path)
+        .ok()
+        .map(|t| (runs_done(&t), t.config.runs.max(1)))
 }
 
 /// How many complete runs the trace at `path` holds, when this host can read it.
-pub(crate) fn saved_runs(path: &Path) -> Option<u32> {
-    resumable(path).ok().map(|t| runs_done(&t))
+fn saved_runs(path: &Path) -> Option<u32> {
+    runs_saved(path).map(|(done, _)| done)
 }
 
 /// The trace at `path` as `--resume` continues it: without the points it drops to measure

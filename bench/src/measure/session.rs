@@ -1081,36 +1081,18 @@ fn refuse_differences(old: &Trace, fresh: &Trace, path: &Path) -> Result<()> {
     )))
 }
 
-/// The options of a trace's GPU engine (`--engine gpu --gpu 1 --direction h2d`), `None` for
+/// The options of a trace's GPU engine ([`crate::trace::GpuCopies::options`]), `None` for
 /// an MPI trace.
 fn engine_flags(t: &Trace) -> Option<String> {
-    t.gpu.as_ref().map(|g| {
-        format!(
-            "--engine gpu --gpu {} --direction {}{}",
-            g.device.index,
-            g.direction.short(),
-            g.replayed_from.as_ref().map_or(String::new(), |f| format!(
-                " --gpu-replay {}",
-                crate::error::escape_line(f)
-            ))
-        )
-    })
+    t.gpu.as_ref().map(crate::trace::GpuCopies::options)
 }
 
 /// What a trace measured, in words.
 fn engine_words(t: &Trace) -> String {
     match &t.gpu {
         None => "MPI messages".into(),
-        Some(g) => format!(
-            "GPU {}'s copies {}{}",
-            g.device.index,
-            g.direction.words(),
-            if g.replayed_from.is_some() {
-                " (replayed)"
-            } else {
-                ""
-            }
-        ),
+        Some(g) if g.replayed_from.is_some() => format!("{} (replayed)", g.words()),
+        Some(g) => g.words(),
     }
 }
 

@@ -102,14 +102,10 @@ impl ShownTrace {
             placement: format!("{},{}", trace.config.comp_numa, trace.config.comm_numa),
             simulated: trace.machine.simulated.clone(),
             gpu: trace.gpu.as_ref().map(|g| {
-                format!(
-                    "GPU {}'s copies {}{}",
-                    g.device.index,
-                    g.direction.words(),
-                    g.replayed_from
+                g.words()
+                    + &g.replayed_from
                         .as_ref()
                         .map_or(String::new(), |f| format!(", replayed from {f}"))
-                )
             }),
             runs_asked: trace.config.runs,
             runs_complete: if trace.runs.is_empty() {

@@ -202,37 +202,42 @@ impl Bench<'_> {
             Some(b) => memory::as_bytes(b),
             None => &[],
         };
-        let note_cpu = || {
-            if let Some(c) = current_cpu() {
-                lock(seen).insert(c);
+        // Says it is ready, then runs `one` for each stream asked, noting the CPUs around it.
+        let serve = |one: &mut dyn FnMut(Command) -> Result<(), String>| {
+            let note_cpu = || {
+                if let Some(c) = current_cpu() {
+                    lock(seen).insert(c);
+                }
+            };
+            let _ = finished.send(Ok(()));
+            while let Ok(command) = commands.recv() {
+                note_cpu();
+                let ended = one(command);
+                note_cpu();
+                let _ = finished.send(ended);
             }
         };
         match self.stream {
             // A process-wide handle; this thread is the only one calling MPI while the
             // sweep runs (MPI_THREAD_SERIALIZED).
-            CommStream::Mpi(world) => {
-                let _ = finished.send(Ok(()));
-                while let Ok(Command::Stream {
+            CommStream::Mpi(world) => serve(&mut |command| {
+                let Command::Stream {
                     stop, timings, t0, ..
-                }) = commands.recv()
-                {
-                    note_cpu();
-                    world.with(|w| {
-                        comm::receive(
-                            w,
-                            self.pattern,
-                            self.message_bytes,
-                            buf,
-                            send,
-                            &stop,
-                            &timings,
-                            t0,
-                        )
-                    });
-                    note_cpu();
-                    let _ = finished.send(Ok(()));
-                }
-            }
+                } = command;
+                world.with(|w| {
+                    comm::receive(
+                        w,
+                        self.pattern,
+                        self.message_bytes,
+                        buf,
+                        send,
+                        &stop,
+                        &timings,
+                        t0,
+                    )
+                });
+                Ok(())
+            }),
             // Opened here: a CUDA context is current per thread, and this thread alone
             // drives the copies.
             CommStream::Copies(opener) => {
@@ -244,21 +249,16 @@ impl Bench<'_> {
                         return;
                     }
                 };
-                let _ = finished.send(Ok(()));
-                while let Ok(Command::Stream {
-                    stop,
-                    timings,
-                    t0,
-                    computing,
-                }) = commands.recv()
-                {
-                    note_cpu();
+                serve(&mut |command| {
+                    let Command::Stream {
+                        stop,
+                        timings,
+                        t0,
+                        computing,
+                    } = command;
                     engine.phase(computing);
-                    let ended =
-                        crate::gpu::stream(engine.as_mut(), &mut slots, &stop, &timings, t0);
-                    note_cpu();
-                    let _ = finished.send(ended);
-                }
+                    crate::gpu::stream(engine.as_mut(), &mut slots, &stop, &timings, t0)
+                });
             }
         }
     }
