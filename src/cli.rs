@@ -457,7 +457,8 @@ pub struct MeasureArgs {
 
     /// With --engine gpu: which way the copies go. `d2h` (the default): device to host, the
     /// copy engine writes host memory as a network card writes a received message; `h2d`:
-    /// host to device, it reads host memory.
+    /// host to device, it reads host memory; `both`: the sweep one way, then the other, each
+    /// into its own trace (calibrate them apart: each way is a law of its own).
     #[arg(long, value_enum, conflicts_with = "graph")]
     pub(crate) direction: Option<DirectionName>,
 
@@ -716,7 +717,11 @@ impl MeasureArgs {
             EngineName::Mpi => Engine::Mpi,
             EngineName::Gpu => Engine::Gpu(GpuStream {
                 index: self.gpu.unwrap_or(0),
-                direction: self.direction.unwrap_or(DirectionName::D2h).into(),
+                direction: match self.direction {
+                    Some(DirectionName::H2d) => crate::trace::CopyDirection::HostToDevice,
+                    _ => crate::trace::CopyDirection::DeviceToHost,
+                },
+                both: self.direction == Some(DirectionName::Both),
                 replay: self.gpu_replay.clone(),
             }),
         }
@@ -930,15 +935,8 @@ pub(crate) enum DirectionName {
     D2h,
     /// Host to device: it reads host memory.
     H2d,
-}
-
-impl From<DirectionName> for crate::trace::CopyDirection {
-    fn from(d: DirectionName) -> Self {
-        match d {
-            DirectionName::D2h => crate::trace::CopyDirection::DeviceToHost,
-            DirectionName::H2d => crate::trace::CopyDirection::HostToDevice,
-        }
-    }
+    /// Device to host, then host to device: two sweeps, two traces.
+    Both,
 }
 
 /// The image format of `plot`.

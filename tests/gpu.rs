@@ -172,8 +172,17 @@ fn the_dry_run_puts_the_copy_thread_beside_the_gpu_of_an_hwloc_file() {
 
 /// A replayed sweep of `extra` into `out`.
 fn replayed(out: &Path, extra: &[&str]) -> std::process::Output {
-    command()
-        .args(["measure", "--engine", "gpu", "--gpu-replay", &probe()])
+    replay_command(extra)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .expect("runs")
+}
+
+/// `measure` replaying the probe's copies over two short core counts, with `extra`.
+fn replay_command(extra: &[&str]) -> std::process::Command {
+    let mut c = command();
+    c.args(["measure", "--engine", "gpu", "--gpu-replay", &probe()])
         .args([
             "--cores",
             "1..2",
@@ -183,11 +192,51 @@ fn replayed(out: &Path, extra: &[&str]) -> std::process::Output {
             "8MiB",
         ])
         .args(["--message-buffers", "2", "--runs", "1"])
-        .args(extra)
-        .arg("-o")
-        .arg(out)
+        .args(extra);
+    c
+}
+
+/// The trace of `stream` (`gpu0-d2h`) in the results directory `root` of this host.
+fn results_trace(root: &Path, stream: &str) -> PathBuf {
+    root.join(contention::results::this_host())
+        .join(format!("trace-numa0-0-nt-store-{stream}.json"))
+}
+
+#[test]
+fn both_directions_sweep_one_way_then_the_other_each_into_its_own_trace() {
+    let _job = one_job();
+    let dir = temp_dir("gpu-both");
+    let o = replay_command(&["--direction", "both"])
+        .env("CONTENTION_RESULTS", &dir)
         .output()
-        .expect("runs")
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let e = stderr(&o);
+    assert!(e.contains("copies device to host (1 of 2 ways"), "{e}");
+    assert!(e.contains("copies host to device (2 of 2 ways"), "{e}");
+    // The plan once, the GPU's lines each way.
+    assert_eq!(e.matches("\nsweep ").count(), 1, "{e}");
+    assert_eq!(e.matches("\ngpu ").count(), 2, "{e}");
+    for (stream, direction) in [
+        ("gpu0-d2h", contention::trace::CopyDirection::DeviceToHost),
+        ("gpu0-h2d", contention::trace::CopyDirection::HostToDevice),
+    ] {
+        let path = results_trace(&dir, stream);
+        let t: contention::trace::Trace =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(t.gpu.as_ref().map(|g| g.direction), Some(direction));
+        assert!(t.complete, "{}", path.display());
+    }
+    // One file named for two traces: refused before anything runs.
+    let out = dir.join("t.json");
+    let o = replayed(&out, &["--direction", "both"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        stderr(&o).contains("--direction both with --output: the two traces"),
+        "{}",
+        text(&o)
+    );
+    assert!(!out.exists());
 }
 
 #[test]
@@ -385,9 +434,10 @@ fn fake_driver(lacking: bool) -> PathBuf {
     dir
 }
 
-/// `measure --engine gpu` with the fake driver, `env` set, and `extra` options, into `out`.
+/// `measure --engine gpu` with the fake driver, `env` set, and `extra` options, into `out`
+/// (`None`: the results directory).
 fn with_fake_driver(
-    out: &Path,
+    out: Option<&Path>,
     lacking: bool,
     env: &[(&str, &str)],
     extra: &[&str],
@@ -404,9 +454,10 @@ fn with_fake_driver(
             "--runs",
             "1",
         ])
-        .args(extra)
-        .arg("-o")
-        .arg(out);
+        .args(extra);
+    if let Some(out) = out {
+        c.arg("-o").arg(out);
+    }
     c
 }
 
@@ -418,7 +469,7 @@ fn a_fake_driver_drives_the_real_engine_through_a_sweep() {
     for (direction, words) in [("d2h", "device to host"), ("h2d", "host to device")] {
         let out = dir.join(format!("{direction}.json"));
         let o = with_fake_driver(
-            &out,
+            Some(&out),
             false,
             &[("FAKE_CUDA_DEVICES", "2")],
             &["--cores", "1..2", "--direction", direction],
@@ -486,7 +537,7 @@ fn what_the_driver_cannot_do_is_said_with_exit_2() {
             "lacks 1 of the calls the engine makes (cuStreamSynchronize)",
         ),
     ] {
-        let o = with_fake_driver(&out, lacking, env, extra)
+        let o = with_fake_driver(Some(&out), lacking, env, extra)
             .output()
             .unwrap();
         assert_eq!(o.status.code(), Some(2), "{env:?} {extra:?}: {}", text(&o));
@@ -502,7 +553,7 @@ fn hung_gpu(name: &str, timeout: &str, ctrl_c: bool) -> (std::process::ExitStatu
     let _job = one_job();
     let out = temp_dir(name).join("t.json");
     let mut child = with_fake_driver(
-        &out,
+        Some(&out),
         false,
         &[("FAKE_CUDA_HANG", "1")],
         &["--cores", "1", "--timeout", timeout],
@@ -544,5 +595,36 @@ fn a_hung_gpu_ends_the_run_as_stalled_naming_the_gpu() {
         e.contains("nothing completed by the GPU's copies for 3 s (is the GPU answering?"),
         "{e}"
     );
+    // The resume it offers finds the trace: the engine's options and the trace's -o.
+    assert!(
+        e.contains("continue with --resume --engine gpu --gpu 0 --direction d2h -o "),
+        "{e}"
+    );
     assert!(!e.contains("rank 1"), "{e}");
+}
+
+#[test]
+fn a_first_way_cut_short_is_continued_by_both_ways_again() {
+    // The device-to-host sweep stalls: the other way is never started, and the resume the
+    // error gives repeats --direction both (which resumes one trace and starts the other),
+    // with no -o (which both refuses).
+    let _job = one_job();
+    let dir = temp_dir("gpu-both-stall");
+    let root = dir.to_str().unwrap();
+    let o = with_fake_driver(
+        None,
+        false,
+        &[("FAKE_CUDA_HANG", "1"), ("CONTENTION_RESULTS", root)],
+        &["--cores", "1", "--timeout", "3", "--direction", "both"],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("continue with --resume --engine gpu --gpu 0 --direction both\n"),
+        "{e}"
+    );
+    assert!(!e.contains("2 of 2 ways"), "{e}");
+    assert!(!results_trace(&dir, "gpu0-h2d").exists());
 }

@@ -104,10 +104,19 @@ impl GpuCopies {
     /// The options of `measure` that make these copies (`--engine gpu --gpu 0 --direction
     /// d2h`, and a replay's `--gpu-replay FILE`): what a resume of their trace repeats.
     pub fn options(&self) -> String {
+        self.options_going(self.direction.short())
+    }
+
+    /// [`GpuCopies::options`] with `--direction both`: what a resume repeats when the other
+    /// way is still to be measured.
+    pub fn options_both_ways(&self) -> String {
+        self.options_going("both")
+    }
+
+    fn options_going(&self, direction: &str) -> String {
         format!(
-            "--engine gpu --gpu {} --direction {}{}",
+            "--engine gpu --gpu {} --direction {direction}{}",
             self.device.index,
-            self.direction.short(),
             self.replayed_from
                 .as_ref()
                 .map_or(String::new(), |f| format!(
@@ -143,6 +152,14 @@ impl CopyDirection {
         match self {
             CopyDirection::DeviceToHost => "device to host",
             CopyDirection::HostToDevice => "host to device",
+        }
+    }
+
+    /// The other way (`--direction both` measures one, then this one).
+    pub fn other(self) -> Self {
+        match self {
+            CopyDirection::DeviceToHost => CopyDirection::HostToDevice,
+            CopyDirection::HostToDevice => CopyDirection::DeviceToHost,
         }
     }
 }

@@ -46,11 +46,31 @@ pub enum Engine {
 pub struct GpuStream {
     /// `--gpu N`: the N-th GPU in PCI bus order (`nvidia-smi`'s numbering).
     pub index: u32,
-    /// `--direction`.
+    /// `--direction`: which way the copies go (with `both`, the first way).
     pub direction: crate::trace::CopyDirection,
+    /// `--direction both`: after the sweep of `direction`, the same sweep the other way,
+    /// into a trace of its own (each direction is a law of its own to fit: the copy engine
+    /// writes host memory one way and reads it the other).
+    pub both: bool,
     /// Replay a GPU node's recorded bandwidths instead of driving a GPU (a test seam: the
     /// probe output of [`crate::gpu::replay`]); the trace records it.
     pub replay: Option<std::path::PathBuf>,
+}
+
+impl GpuStream {
+    /// The sweeps asked, one way each: `direction`, then with `both` the other way.
+    pub fn each_way(&self) -> Vec<GpuStream> {
+        let one = |direction| GpuStream {
+            direction,
+            both: false,
+            ..self.clone()
+        };
+        let mut ways = vec![one(self.direction)];
+        if self.both {
+            ways.push(one(self.direction.other()));
+        }
+        ways
+    }
 }
 
 impl Engine {
@@ -60,6 +80,28 @@ impl Engine {
             Engine::Mpi => None,
             Engine::Gpu(g) => Some(g),
         }
+    }
+}
+
+#[cfg(test)]
+mod ways {
+    use crate::measure::choices::GpuStream;
+    use crate::trace::CopyDirection::{DeviceToHost, HostToDevice};
+
+    #[test]
+    fn both_ways_are_the_asked_one_then_the_other_each_one_way() {
+        let g = GpuStream {
+            index: 2,
+            direction: DeviceToHost,
+            both: true,
+            replay: None,
+        };
+        let ways = g.each_way();
+        let directions: Vec<_> = ways.iter().map(|w| w.direction).collect();
+        assert_eq!(directions, [DeviceToHost, HostToDevice]);
+        assert!(ways.iter().all(|w| !w.both && w.index == 2));
+        let one = GpuStream { both: false, ..g };
+        assert_eq!(one.each_way(), [one.clone()]);
     }
 }
 

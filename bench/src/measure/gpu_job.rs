@@ -78,22 +78,65 @@ fn located(mut device: GpuDevice, layout: &Layout) -> (GpuDevice, Option<String>
     (device, warning)
 }
 
-/// Measures with the GPU copies `options.engine` asks for: every run of `--runs`, one after
-/// the other.
+/// Measures with the GPU copies `options.engine` asks for: each way asked (`--direction
+/// both`: device to host, then host to device, each into its own trace), every run of
+/// `--runs`, one after the other. An error or Ctrl-C in the first way stops there.
 pub(crate) fn measure(
     options: &MeasureOptions,
     quiet: bool,
     interrupted: &'static std::sync::atomic::AtomicBool,
 ) -> Result<()> {
-    let Some(g) = options.engine.gpu() else {
+    let Some(asked) = options.engine.gpu() else {
         return Err(Error::Failed(
             "internal error: not a GPU measurement".into(),
         ));
     };
-    let (opener, device) = engine(g)?;
     let mode = progress::Mode::from_env_or_terminal(None, quiet);
-    let mut options = options.clone();
-    let mut first = true;
+    let ways = asked.each_way();
+    for (i, g) in ways.iter().enumerate() {
+        if ways.len() > 1 && mode != progress::Mode::Quiet {
+            eprintln!(
+                "measure: copies {} ({} of {} ways, each into its own trace)",
+                g.direction.words(),
+                i + 1,
+                ways.len()
+            );
+        }
+        let mut options = options.clone();
+        options.engine = crate::measure::choices::Engine::Gpu(g.clone());
+        // `--resume --direction both` cut in the first way: the second has no trace yet,
+        // and starts one.
+        if i > 0 && options.resume {
+            options.resume = options.trace_path(&crate::results::this_host()).exists();
+        }
+        let order = Order {
+            first: i == 0,
+            other_left: i + 1 < ways.len(),
+        };
+        one_way(options, g, mode, order, interrupted)?;
+    }
+    Ok(())
+}
+
+/// Where a way stands among those `--direction` asks: the first says the whole plan (the
+/// others their GPU lines only: the rest is the same); with the other way left, a resume
+/// repeats `--direction both`.
+#[derive(Debug, Clone, Copy)]
+struct Order {
+    first: bool,
+    other_left: bool,
+}
+
+/// Every run of `--runs` of the copies of `g`, one way, one after the other.
+fn one_way(
+    mut options: MeasureOptions,
+    g: &GpuStream,
+    mode: progress::Mode,
+    order: Order,
+    interrupted: &'static std::sync::atomic::AtomicBool,
+) -> Result<()> {
+    let (opener, device) = engine(g)?;
+    let mut say_plan = true;
     let mut before = None;
     loop {
         let path = one_run(
@@ -101,10 +144,11 @@ pub(crate) fn measure(
             g,
             opener.as_ref(),
             &device,
-            (mode, first),
+            (mode, say_plan, order),
             interrupted,
         )?;
-        first = false;
+        // The plan is said once, before the first run.
+        say_plan = false;
         // Done when every run is saved, or when a run added none (nothing left that this
         // process can measure: never a loop without end), or the trace cannot be read.
         match crate::measure::job::runs_saved(&path) {
@@ -118,13 +162,14 @@ pub(crate) fn measure(
 }
 
 /// One run of the sweep into the trace, which it returns the path of; `say_plan`: the plan
-/// on standard error first (unless quiet).
+/// on standard error first (unless quiet; the whole plan when `order.first`, else its GPU
+/// lines).
 fn one_run(
     options: &MeasureOptions,
     g: &GpuStream,
     opener: &dyn OpenCopies,
     device: &GpuDevice,
-    (mode, say_plan): (progress::Mode, bool),
+    (mode, say_plan, order): (progress::Mode, bool, Order),
     interrupted: &'static std::sync::atomic::AtomicBool,
 ) -> Result<std::path::PathBuf> {
     let session::Placed {
@@ -140,17 +185,18 @@ fn one_run(
         kind: TransportKind::GpuCopy,
         hosts: vec![layout.hostname.clone()],
     };
-    // The plan is said once, before the first run.
     if mode != progress::Mode::Quiet && say_plan {
-        eprint!(
-            "{}",
-            crate::measure::describe::describe_plan(
-                &layout,
-                &resolved,
-                &transport,
-                Some(&settings)
-            )
-        );
+        if order.first {
+            eprint!(
+                "{}",
+                crate::measure::describe::describe_plan(
+                    &layout,
+                    &resolved,
+                    &transport,
+                    Some(&settings)
+                )
+            );
+        }
         eprint!("{}", describe_device(&device, g, options.comm_numa));
         if let Some(w) = &warning {
             eprintln!("WARNING     {w}");
@@ -160,6 +206,14 @@ fn one_run(
         direction: g.direction,
         device,
         replayed_from: g.replay.as_ref().map(|p| p.display().to_string()),
+    };
+    // A resume repeats the engine's options: the trace's record says them. With the other
+    // way still to measure, `--direction both` (which names its traces itself) resumes this
+    // one and starts that one.
+    let again = if order.other_left {
+        format!(" {}", copies.options_both_ways())
+    } else {
+        format!(" {}{}", copies.options(), session::output_again(&trace))
     };
     let r0 = Rank0 {
         options,
@@ -181,9 +235,9 @@ fn one_run(
         interrupted,
         stream: CommStream::Copies(opener),
         gpu: Some(copies.clone()),
+        again: again.clone(),
     };
-    // A resume repeats the engine's options: the trace's record says them.
-    session::ended(r0.run(), mode, &format!(" {}", copies.options()))?;
+    session::ended(r0.run(), mode, &again)?;
     Ok(trace)
 }
 
@@ -261,12 +315,26 @@ pub(crate) fn dry_run(options: &MeasureOptions, xml: Option<&Path>) -> Result<()
                 &transport,
                 settings.as_ref()
             ),
-            g.direction.words(),
+            ways(g),
             across(gpu.map(|p| &p.numa_nodes[..]), options.comm_numa),
             crate::mpi::launch::shown(&line)
         ))
     );
     Ok(())
+}
+
+/// Which way the copies go, in the plan's words: `--direction both` is two sweeps.
+fn ways(g: &GpuStream) -> String {
+    if g.both {
+        format!(
+            "{}, then {} (a sweep each way, each into its own trace: twice the duration \
+             and runs above)",
+            g.direction.words(),
+            g.direction.other().words()
+        )
+    } else {
+        g.direction.words().into()
+    }
 }
 
 /// The plan's note when the pinned buffer is not on a NUMA node beside the GPU (`nodes`,

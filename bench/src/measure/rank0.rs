@@ -81,6 +81,7 @@ fn rank0(
         !options.no_bind,
         resolved.sizing().message_buffers,
     )?;
+    let again = session::output_again(&trace_path);
     let r0 = Rank0 {
         options,
         topology: &topo,
@@ -94,6 +95,7 @@ fn rank0(
         interrupted,
         stream: crate::measure::sweep::run::CommStream::Mpi(comm::Handle::of(world)),
         gpu: None,
+        again: again.clone(),
     };
-    session::ended(r0.run(), mode, "")
+    session::ended(r0.run(), mode, &again)
 }

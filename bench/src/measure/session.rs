@@ -586,6 +586,9 @@ pub(crate) struct Rank0<'a> {
     pub(crate) stream: crate::measure::sweep::run::CommStream<'a>,
     /// The GPU whose copies are the stream, as the trace records it (`--engine gpu`).
     pub(crate) gpu: Option<crate::trace::GpuCopies>,
+    /// What follows `--resume` in the command that continues a cut run: the options it
+    /// must repeat (the trace's `-o`, the GPU engine's), said wherever the run stops.
+    pub(crate) again: String,
 }
 
 #[cfg(feature = "mpi")]
@@ -607,10 +610,15 @@ pub(crate) enum Stop {
     Aborted(Abort, PathBuf),
 }
 
+/// What a resume repeats of an MPI measurement: the trace's path.
+#[cfg(feature = "mpi")]
+pub(crate) fn output_again(trace: &Path) -> String {
+    format!(" -o {}", trace.display())
+}
+
 #[cfg(feature = "mpi")]
 /// How a measurement's end reads: the trace written (said unless quiet), or why it stopped
-/// and how to continue it (`--resume`, with `again`: the options a resume must repeat, the
-/// GPU engine's).
+/// and how to continue it: `--resume` and `again` ([`Rank0::again`]).
 pub(crate) fn ended(
     result: std::result::Result<PathBuf, Stop>,
     mode: progress::Mode,
@@ -629,15 +637,13 @@ pub(crate) fn ended(
         }
         Err(Stop::Refused(e)) => Err(e),
         Err(Stop::Aborted(Abort::Interrupted, path)) => Err(Error::Interrupted(format!(
-            "interrupted: finished points are saved in {}; continue with --resume{again} -o {}",
+            "interrupted: finished points are saved in {}; continue with --resume{again}",
             path.display(),
-            path.display()
         ))),
         Err(Stop::Aborted(Abort::Stalled(why) | Abort::Failed(why), path)) => {
             Err(Error::Failed(format!(
-                "{why} (finished points, if any, are in {}; continue with --resume{again} -o {})",
+                "{why} (finished points, if any, are in {}; continue with --resume{again})",
                 path.display(),
-                path.display()
             )))
         }
     }
@@ -803,6 +809,7 @@ impl Rank0<'_> {
             },
             interrupted: self.interrupted,
             saved_to: path,
+            again: &self.again,
             stream: self.stream,
             starvation: self.starvation(),
         }

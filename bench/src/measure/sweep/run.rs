@@ -60,6 +60,9 @@ pub(crate) struct Bench<'t> {
     pub(crate) interrupted: &'t AtomicBool,
     /// Where finished points are saved, for the message if the run stalls.
     pub(crate) saved_to: &'t std::path::Path,
+    /// What follows `--resume` in the command that continues the trace
+    /// (`crate::measure::session::Rank0::again`).
+    pub(crate) again: &'t str,
     /// What moves the communication stream's bytes.
     pub(crate) stream: CommStream<'t>,
     /// What tells starved communications, and what to say of them.
@@ -124,8 +127,9 @@ impl Bench<'_> {
                 // launcher then ends rank 1. Every finished point is already on disk.
                 eprintln!(
                     "error: stalled: {why}; finished points are saved in {}; continue with \
-                     --resume",
-                    crate::error::shown_path(self.saved_to)
+                     --resume{}",
+                    crate::error::shown_path(self.saved_to),
+                    self.again
                 );
                 std::process::exit(crate::error::EXIT_FAILURE);
             }
@@ -143,9 +147,10 @@ impl Bench<'_> {
                     eprintln!(
                         "error: interrupted; the communication stream did not stop within {} \
                          s (a copy or receive that never ends); finished points are saved in \
-                         {}; continue with --resume",
+                         {}; continue with --resume{}",
                         self.sampling.timeout.as_secs_f64(),
-                        crate::error::shown_path(self.saved_to)
+                        crate::error::shown_path(self.saved_to),
+                        self.again
                     );
                     std::process::exit(crate::error::EXIT_INTERRUPTED);
                 }
