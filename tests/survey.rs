@@ -1264,3 +1264,95 @@ fn an_adaptive_survey_chooses_each_nodes_points_and_records_why() {
         );
     }
 }
+
+#[test]
+fn a_gpu_survey_measures_each_node_alone_and_compares_their_gpus() {
+    let Some((_one, hosts, results)) = start(
+        "a_gpu_survey_measures_each_node_alone_and_compares_their_gpus",
+        'g',
+        2,
+        "gpu",
+    ) else {
+        return;
+    };
+    // Each node replays the H200 node's recorded copies (no GPU here): the survey's path
+    // (rounds, each node's in-process GPU measurement, the manifest, the fleet report) is
+    // the real one.
+    let probe = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/gpu-h200/probe-output.txt"
+    );
+    let o = survey_command(
+        &hosts,
+        &results,
+        &[
+            "--engine",
+            "gpu",
+            "--gpu-replay",
+            probe,
+            "--runs",
+            "1",
+            "--buffer-size",
+            "8MiB",
+            "--message-buffers",
+            "2",
+            "--max-phase",
+            "0.2",
+        ],
+    )
+    .output()
+    .unwrap();
+    if !hosts_made("GPU survey of 2 hosts", &o) {
+        return;
+    }
+    measured_all(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let m = json(&results.join("survey.json"));
+    assert!(
+        m["options"]["--engine"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("gpu --gpu 0 --direction d2h --gpu-replay ")),
+        "{m:#}"
+    );
+    // Each node alone, its own "sender"; one kernel here, so one node per round.
+    let rounds: Vec<Vec<(String, String)>> = m["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["pairs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| (p["measured"].to_string(), p["sender"].to_string()))
+                .collect()
+        })
+        .collect();
+    assert_eq!(rounds.len(), 2, "{m:#}");
+    for (host, round) in hosts.iter().zip(&rounds) {
+        let quoted = format!("\"{host}\"");
+        assert_eq!(round, &[(quoted.clone(), quoted)], "{m:#}");
+        assert!(
+            err.contains(&format!("survey: {host} measured (its GPU's copies): ")),
+            "{err}"
+        );
+        let t = json(
+            &results
+                .join(host)
+                .join("trace-numa0-0-nt-store-gpu0-d2h.json"),
+        );
+        assert_eq!(t["transport"]["kind"], "gpu-copy", "{host}");
+        assert_eq!(t["machine"]["hostname"], host.as_str());
+        assert_eq!(t["complete"], true, "{host}");
+    }
+    assert!(
+        !err.contains("runs on its measured node's own machine"),
+        "{err}"
+    );
+    // The fleet report compares the nodes' GPUs among their facts.
+    let r = report_only_json(&results);
+    assert_eq!(
+        r["machine"]["gpu"], "replayed: no GPU driven, link not read",
+        "{r:#}"
+    );
+}

@@ -14,7 +14,8 @@
 //!   [`survey`]: a survey's record (its manifest) and what can stop one; [`sensitivity`]:
 //!   the report of `contention sensitivity` and its metric (Foyer and Goglin).
 //! - [`io`]: model files, traces, CSV, output files (everything that touches the file
-//!   system); [`trace`]: the measurement trace as types; [`runs`]: repeated runs of a sweep
+//!   system); [`trace`]: the measurement trace as types ([`pcie`]: a GPU's link of it in
+//!   words); [`runs`]: repeated runs of a sweep
 //!   and the points that combine them; [`point_line`]: a measured point as the line `measure`
 //!   logs and `show` prints again; [`results`]: the default place of traces and models,
 //!   per host.
@@ -38,6 +39,7 @@ pub mod fleet;
 pub mod header;
 pub mod io;
 pub mod overlap;
+pub mod pcie;
 pub mod plausible;
 pub mod point_line;
 pub mod provenance;

@@ -53,10 +53,11 @@ pub(crate) fn options(a: &SurveyArgs) -> Result<(SurveyOptions, ReportOptions)> 
         }
         .into());
     }
-    if m.engine != crate::cli::EngineName::Mpi {
+    if m.direction == Some(crate::cli::DirectionName::Both) {
         return Err(crate::error::Error::Input(
-            "survey --engine gpu: a survey is one MPI job over every node; measure a GPU \
-             node's copies with `contention measure --engine gpu` on it"
+            "survey --direction both: a survey compares one trace per node; survey one way \
+             (d2h, the default, or h2d), then the other with a second survey in another \
+             results directory (CONTENTION_RESULTS)"
                 .into(),
         ));
     }
@@ -126,6 +127,13 @@ fn calibratable(m: &crate::measure::options::MeasureOptions) -> Result<()> {
 /// another), the slow ones among them. Its nodes measure every core count: an adaptive
 /// sweep is refused rather than silently ignored (the plan said "no --adaptive").
 fn simulated_fleet(a: &SurveyArgs, spec: &str) -> Result<SimulatedFleet> {
+    if a.measure.engine != crate::cli::EngineName::Mpi {
+        return Err(crate::measure::simulation::not_simulated(
+            spec,
+            "--engine gpu",
+            "a simulated node's communications are drawn from its model, not copied by a GPU",
+        ));
+    }
     if a.measure.adaptive {
         return Err(crate::Error::Input(
             "--adaptive with --simulate: a simulated fleet's nodes measure every core count; \

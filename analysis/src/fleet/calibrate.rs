@@ -149,7 +149,12 @@ pub(crate) fn fit_traces(dir: &Path, t: NodeTraces, opts: &Options) -> Result<No
         calibrated,
         traces: paths,
         model_path,
-        facts: Facts::new(&first.machine, settings, first.mpi.stack.as_ref()),
+        facts: Facts::new(
+            &first.machine,
+            settings,
+            first.mpi.stack.as_ref(),
+            first.gpu.as_ref(),
+        ),
         local_measured,
     })
 }

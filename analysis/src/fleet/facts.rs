@@ -7,7 +7,7 @@
 //! the MPI stack its messages crossed (`mpi.stack`: a node whose library picked TCP where the
 //! others use the fabric shows it here).
 
-use crate::trace::{MachineInfo, MachineSettings, MpiStack};
+use crate::trace::{GpuCopies, MachineInfo, MachineSettings, MpiStack, PcieLink};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -34,10 +34,15 @@ pub struct Facts {
     pub cpuset_restriction: String,
     /// The MPI stack the node's messages crossed (`Open MPI pml ucx`).
     pub mpi_stack: String,
+    /// The GPU whose copies were the node's stream (`survey --engine gpu`): its name, PCIe
+    /// link as trained and driver (`NVIDIA H200, PCIe Gen5 x16, driver 580.95.05`); absent
+    /// for MPI measurements, whose reports are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
 }
 
 /// The fact names, in the order reports list them.
-pub(crate) const NAMES: [&str; 11] = [
+pub(crate) const NAMES: [&str; 12] = [
     "cpu_model",
     "sockets",
     "cores_per_socket",
@@ -49,14 +54,16 @@ pub(crate) const NAMES: [&str; 11] = [
     "nic_locality",
     "cpuset_restriction",
     "mpi_stack",
+    "gpu",
 ];
 
 impl Facts {
-    /// The facts of a node from its trace's machine, settings and MPI stack.
+    /// The facts of a node from its trace's machine, settings, MPI stack and GPU copies.
     pub(crate) fn new(
         m: &MachineInfo,
         s: Option<&MachineSettings>,
         stack: Option<&MpiStack>,
+        gpu: Option<&GpuCopies>,
     ) -> Self {
         let memory: u64 = m.numa_nodes.iter().map(|n| n.memory_bytes).sum();
         let nics: Vec<String> = m
@@ -118,25 +125,47 @@ impl Facts {
             },
             cpuset_restriction: opt(cpuset),
             mpi_stack: opt(stack.map(|s| s.summary.clone())),
+            gpu: gpu.map(gpu_fact),
         }
     }
 
-    /// `(name, value)` in [`NAMES`] order.
-    pub(crate) fn list(&self) -> [(&'static str, &str); 11] {
-        [
-            (NAMES[0], self.cpu_model.as_str()),
-            (NAMES[1], &self.sockets),
-            (NAMES[2], &self.cores_per_socket),
-            (NAMES[3], &self.numa_layout),
-            (NAMES[4], &self.sub_numa_clustering),
-            (NAMES[5], &self.transparent_hugepages),
-            (NAMES[6], &self.governor),
-            (NAMES[7], &self.memory),
-            (NAMES[8], &self.nic_locality),
-            (NAMES[9], &self.cpuset_restriction),
-            (NAMES[10], &self.mpi_stack),
-        ]
+    /// `(name, value)` in [`NAMES`] order, but for the facts a node does not have (`gpu`
+    /// of an MPI measurement).
+    pub(crate) fn list(&self) -> Vec<(&'static str, &str)> {
+        let all = [
+            (NAMES[0], Some(self.cpu_model.as_str())),
+            (NAMES[1], Some(self.sockets.as_str())),
+            (NAMES[2], Some(self.cores_per_socket.as_str())),
+            (NAMES[3], Some(self.numa_layout.as_str())),
+            (NAMES[4], Some(self.sub_numa_clustering.as_str())),
+            (NAMES[5], Some(self.transparent_hugepages.as_str())),
+            (NAMES[6], Some(self.governor.as_str())),
+            (NAMES[7], Some(self.memory.as_str())),
+            (NAMES[8], Some(self.nic_locality.as_str())),
+            (NAMES[9], Some(self.cpuset_restriction.as_str())),
+            (NAMES[10], Some(self.mpi_stack.as_str())),
+            (NAMES[11], self.gpu.as_deref()),
+        ];
+        all.into_iter()
+            .filter_map(|(name, value)| Some((name, value?)))
+            .collect()
     }
+}
+
+/// A node's GPU as the fleet compares it: what differs between two nodes' copies that are
+/// otherwise alike (the model, a link that trained lower or narrower, the driver), not its
+/// bus id or memory. A replay says so.
+fn gpu_fact(g: &GpuCopies) -> String {
+    let d = &g.device;
+    let link = d
+        .link
+        .as_ref()
+        .map_or("link not read".into(), PcieLink::describe);
+    let driver = d
+        .driver_version
+        .as_ref()
+        .map_or(String::new(), |v| format!(", driver {v}"));
+    format!("{}, {link}{driver}", d.name)
 }
 
 /// One fact of a node that is not the fleet's majority value.
@@ -154,12 +183,17 @@ pub(crate) fn majority<'a>(
 ) -> BTreeMap<&'static str, String> {
     let nodes: Vec<&Facts> = nodes.into_iter().collect();
     let mut out = BTreeMap::new();
-    for (i, name) in NAMES.iter().enumerate() {
-        let values: Vec<&str> = nodes.iter().map(|f| f.list()[i].1).collect();
+    for name in NAMES {
+        // Among the nodes that have the fact (all but `gpu`, which MPI nodes lack).
+        let values: Vec<&str> = nodes
+            .iter()
+            .filter_map(|f| f.list().into_iter().find(|(n, _)| *n == name))
+            .map(|(_, v)| v)
+            .collect();
         let count = |v: &str| values.iter().filter(|w| **w == v).count();
         // `max_by_key` keeps the last maximum: go backwards to keep the first.
         if let Some(best) = values.iter().rev().max_by_key(|v| count(v)) {
-            out.insert(*name, best.to_string());
+            out.insert(name, best.to_string());
         }
     }
     out
@@ -231,6 +265,7 @@ mod tests {
             &machine(1, 48, 0),
             Some(&settings(false, "always", "performance", false)),
             None,
+            None,
         );
         assert_eq!(f.numa_layout, "2 NUMA node(s), 1 per socket");
         assert_eq!(f.memory, "96.0 GiB");
@@ -238,7 +273,7 @@ mod tests {
         assert_eq!(f.sub_numa_clustering, "off");
         assert_eq!(f.governor, "performance");
         assert_eq!(f.cpuset_restriction, "none");
-        let bare = Facts::new(&machine(1, 48, 0), None, None);
+        let bare = Facts::new(&machine(1, 48, 0), None, None, None);
         assert_eq!(bare.transparent_hugepages, UNKNOWN);
         assert_eq!(bare.governor, UNKNOWN);
     }
@@ -258,12 +293,14 @@ mod tests {
             &machine(1, 48, 0),
             Some(&settings(false, "always", "performance", false)),
             Some(&stack("Open MPI pml ucx")),
+            None,
         );
         // Its library fell back to TCP where the others use the fabric.
         let odd = Facts::new(
             &machine(2, 16, 3),
             Some(&settings(true, "never", "powersave", true)),
             Some(&stack("Open MPI pml ob1 (btl self,tcp)")),
+            None,
         );
         let fleet = majority([&usual, &usual, &odd, &usual]);
         assert!(differing(&usual, &fleet).is_empty());
@@ -294,10 +331,57 @@ mod tests {
 
     #[test]
     fn a_tie_is_broken_by_host_order() {
-        let a = Facts::new(&machine(1, 48, 0), None, None);
-        let b = Facts::new(&machine(1, 32, 0), None, None);
+        let a = Facts::new(&machine(1, 48, 0), None, None, None);
+        let b = Facts::new(&machine(1, 32, 0), None, None, None);
         assert_eq!(majority([&a, &b])["memory"], "96.0 GiB");
         assert_eq!(majority([&b, &a])["memory"], "64.0 GiB");
         assert_eq!(majority([&b, &a, &a])["memory"], "96.0 GiB");
+    }
+
+    #[test]
+    fn a_gpu_whose_link_trained_below_the_fleet_s_is_a_differing_fact() {
+        let copies = |gts: f64, width: u32| GpuCopies {
+            direction: crate::trace::CopyDirection::DeviceToHost,
+            device: crate::trace::GpuDevice {
+                index: 0,
+                name: "NVIDIA H200".into(),
+                pci_bus_id: "0000:3b:00.0".into(),
+                memory_bytes: 150_000_000_000,
+                cuda_version: "13.0".into(),
+                driver_version: Some("580.95.05".into()),
+                link: Some(PcieLink {
+                    speed_gts: gts,
+                    width,
+                    max_speed_gts: 32.0,
+                    max_width: 16,
+                }),
+                numa_nodes: vec![0],
+                socket: Some(0),
+            },
+            replayed_from: None,
+        };
+        let node =
+            |gts, width| Facts::new(&machine(1, 48, 0), None, None, Some(&copies(gts, width)));
+        let (usual, gen4, x8) = (node(32.0, 16), node(16.0, 16), node(32.0, 8));
+        assert_eq!(
+            usual.gpu.as_deref(),
+            Some("NVIDIA H200, PCIe Gen5 x16, driver 580.95.05")
+        );
+        let fleet = majority([&usual, &gen4, &usual, &x8, &usual]);
+        assert!(differing(&usual, &fleet).is_empty());
+        for (odd, trained) in [(&gen4, "Gen4 x16"), (&x8, "Gen5 x8")] {
+            let d = differing(odd, &fleet);
+            assert_eq!(d.len(), 1, "{d:?}");
+            assert_eq!(d[0].fact, "gpu");
+            assert_eq!(
+                d[0].node,
+                format!("NVIDIA H200, PCIe {trained} (below its best, Gen5 x16), driver 580.95.05")
+            );
+            assert_eq!(d[0].fleet, "NVIDIA H200, PCIe Gen5 x16, driver 580.95.05");
+        }
+        // MPI nodes have no such fact, and their fleet none either.
+        let mpi = Facts::new(&machine(1, 48, 0), None, None, None);
+        assert!(!majority([&mpi, &mpi]).contains_key("gpu"));
+        assert!(mpi.list().iter().all(|(name, _)| *name != "gpu"));
     }
 }

@@ -11,6 +11,13 @@ use std::path::{Path, PathBuf};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// The manifest's option that records a GPU survey's engine (`gpu --gpu 0 --direction
+/// d2h`); an MPI survey's manifest has none.
+pub const ENGINE_FLAG: &str = "--engine";
+
+/// How the value under [`ENGINE_FLAG`] starts for GPU copies.
+pub const GPU_ENGINE: &str = "gpu";
+
 /// The file name, in the results directory (`$CONTENTION_RESULTS`, beside the host
 /// directories that hold the traces).
 pub(crate) const FILE_NAME: &str = "survey.json";
@@ -80,7 +87,8 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
-/// `measured` receives from `sender` while it computes.
+/// `measured` receives from `sender` while it computes (a GPU survey's node is measured
+/// alone, its copies its stream: `sender` is `measured` then, [`Manifest::nodes_alone`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostPair {
     pub measured: String,
@@ -362,6 +370,15 @@ impl Manifest {
                     .any(|n| n.host == p.measured && n.waits_for(r.run))
             })
         })
+    }
+
+    /// Whether each node is measured alone (`survey --engine gpu`: a node's own GPU copies
+    /// are its communication stream, no sender needed): its rounds measure nodes side by side
+    /// and each pair names the node twice.
+    pub fn nodes_alone(&self) -> bool {
+        self.options
+            .get(ENGINE_FLAG)
+            .is_some_and(|e| e.split_whitespace().next() == Some(GPU_ENGINE))
     }
 
     /// The most runs per node this survey measures, as far as it is decided (`--runs`,

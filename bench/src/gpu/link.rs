@@ -1,7 +1,8 @@
-//! What sysfs says of a GPU: its PCIe link as trained and at best, and the kernel driver's
-//! version. A link that trained below its best (Gen4 on a Gen5 slot, x8 of x16) caps the
-//! copies at a fraction of their speed, and nothing else on the node says so: the trace
-//! records both, and the plan and the survey warn.
+//! What sysfs says of a GPU: its PCIe link as trained and at best (in words:
+//! `crate::pcie`), and the kernel driver's version. A link that trained below its best
+//! (Gen4 on a Gen5 slot, x8 of x16) caps the copies at a fraction of their speed, and
+//! nothing else on the node says so: the trace records both, the plan warns, and a survey's
+//! fleet report names a node whose link differs from the fleet's.
 //!
 //! GPUs train their links down when idle to save power (an H100 idles at 2.5 GT/s): the link
 //! is read while copies run (`crate::gpu::cuda`), and a reading below the best is a warning,
@@ -55,59 +56,6 @@ fn speed(text: &str) -> Option<f64> {
     (gts.is_finite() && gts > 0.0).then_some(gts)
 }
 
-/// The PCIe generation of a speed per lane: Gen1 2.5 GT/s, Gen2 5, Gen3 8, Gen4 16, Gen5 32,
-/// Gen6 64.
-pub fn generation(gts: f64) -> Option<u32> {
-    [
-        (2.5, 1),
-        (5.0, 2),
-        (8.0, 3),
-        (16.0, 4),
-        (32.0, 5),
-        (64.0, 6),
-    ]
-    .iter()
-    .find(|(s, _)| (gts - s).abs() < 0.01)
-    .map(|&(_, g)| g)
-}
-
-/// `Gen5 x16`, or the speed itself for one that is no generation's.
-fn as_trained(gts: f64, width: u32) -> String {
-    match generation(gts) {
-        Some(g) => format!("Gen{g} x{width}"),
-        None => format!("{gts} GT/s x{width}"),
-    }
-}
-
-/// The link in words: `PCIe Gen5 x16`, with its best when it trained below it.
-pub fn describe(link: &PcieLink) -> String {
-    let now = as_trained(link.speed_gts, link.width);
-    if below_best(link) {
-        format!(
-            "PCIe {now} (below its best, {})",
-            as_trained(link.max_speed_gts, link.max_width)
-        )
-    } else {
-        format!("PCIe {now}")
-    }
-}
-
-/// Whether the link trained below what the device and its slot allow.
-pub fn below_best(link: &PcieLink) -> bool {
-    link.speed_gts < link.max_speed_gts - 0.01 || link.width < link.max_width
-}
-
-/// A link's raw bandwidth one way, GB/s (10^9 B/s), after line coding (8b/10b to Gen2,
-/// 128b/130b from Gen3): what the copies cannot beat. Gen5 x16: 63.0 GB/s.
-pub fn raw_gbps(link: &PcieLink) -> f64 {
-    let coding = if link.speed_gts <= 5.0 {
-        0.8
-    } else {
-        128.0 / 130.0
-    };
-    link.speed_gts * coding * f64::from(link.width) / 8.0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,17 +86,7 @@ mod tests {
         assert_eq!(link.speed_gts, 16.0);
         assert_eq!(link.max_speed_gts, 32.0);
         assert_eq!((link.width, link.max_width), (16, 16));
-        assert!(below_best(&link));
-        assert_eq!(describe(&link), "PCIe Gen4 x16 (below its best, Gen5 x16)");
-        let best = PcieLink {
-            speed_gts: 32.0,
-            ..link
-        };
-        assert!(!below_best(&best));
-        assert_eq!(describe(&best), "PCIe Gen5 x16");
-        assert!((raw_gbps(&best) - 63.0).abs() < 0.1, "{}", raw_gbps(&best));
-        let narrow = PcieLink { width: 8, ..best };
-        assert!(below_best(&narrow));
+        assert!(link.below_best());
     }
 
     #[test]
@@ -174,8 +112,5 @@ mod tests {
         );
         assert_eq!(normal_bus_id("00000000:3B:00.0"), "0000:3b:00.0");
         assert_eq!(normal_bus_id("0001:C1:00.0\n"), "0001:c1:00.0");
-        assert_eq!(generation(8.0), Some(3));
-        assert_eq!(generation(64.0), Some(6));
-        assert_eq!(generation(10.0), None);
     }
 }

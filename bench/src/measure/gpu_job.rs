@@ -361,7 +361,7 @@ pub(crate) fn describe_device(d: &GpuDevice, g: &GpuStream, comm_numa: u32) -> S
     let link = d
         .link
         .as_ref()
-        .map_or("link not read".into(), link::describe);
+        .map_or("link not read".into(), crate::trace::PcieLink::describe);
     let mut out = format!(
         "gpu         GPU {} {} ({}), {}, CUDA {}{}; copies {}\n{}",
         d.index,
@@ -376,12 +376,12 @@ pub(crate) fn describe_device(d: &GpuDevice, g: &GpuStream, comm_numa: u32) -> S
         g.direction.words(),
         across(Some(&d.numa_nodes), comm_numa)
     );
-    if let Some(l) = d.link.filter(link::below_best) {
+    if let Some(l) = d.link.filter(crate::trace::PcieLink::below_best) {
         out += &format!(
             "WARNING     the GPU's link trained below its best ({}): the copies are capped \
              near {:.0} GB/s; reseat the card or check its slot and BIOS settings\n",
-            link::describe(&l),
-            link::raw_gbps(&l)
+            l.describe(),
+            l.raw_gbps()
         );
     }
     if let Some(from) = &g.replay {

@@ -11,6 +11,7 @@ use crate::kernels::ComputeKernel;
 use crate::measure::adaptive::{AdaptiveOptions, MIN_BUDGET_SECONDS, SHORT_BUDGET};
 use crate::measure::choices::{CommPattern, Engine};
 use crate::measure::sweep::sizing::{CACHE_FACTOR, MAX_MESSAGE_BUFFERS};
+use crate::survey::manifest;
 use crate::units::ByteSize;
 use std::path::PathBuf;
 
@@ -332,7 +333,8 @@ impl MeasureOptions {
     }
 
     /// The options that decide what a trace measures, by the flag a user writes for each
-    /// (`--max-phase` -> `0.2`; `(default)` where left out): what a survey records in its
+    /// (`--max-phase` -> `0.2`; `(default)` where left out; with GPU copies, `--engine` ->
+    /// `gpu --gpu 0 --direction d2h`, absent for MPI): what a survey records in its
     /// manifest and compares between its jobs. The one place these flag names are spelt for
     /// that: every field is named below, so a new option does not build until it is said
     /// here whether it changes what is measured. Output and launch options (`-o`, `--hosts`,
@@ -347,8 +349,7 @@ impl MeasureOptions {
             shared_comm_core,
             kernel,
             pattern,
-            // A survey is an MPI job: its manifests never hold GPU copies.
-            engine: _,
+            engine,
             message_size,
             buffer_size,
             message_buffers,
@@ -396,6 +397,8 @@ impl MeasureOptions {
             ),
         ]
         .into_iter()
+        // The engine only for GPU copies: an MPI survey's manifest is as it always was.
+        .chain(engine.gpu().map(|g| (manifest::ENGINE_FLAG, gpu_flags(g))))
         .map(|(k, v)| (k.to_string(), v))
         .collect()
     }
@@ -417,6 +420,21 @@ impl MeasureOptions {
             ))
         })
     }
+}
+
+/// The GPU copies `g` as a survey's manifest records them under `--engine`: what its
+/// nodes are measured with, compared between its jobs (and which tells the survey that each
+/// node is measured alone, [`manifest::Manifest::nodes_alone`]).
+fn gpu_flags(g: &crate::measure::choices::GpuStream) -> String {
+    format!(
+        "{} --gpu {} --direction {}{}",
+        manifest::GPU_ENGINE,
+        g.index,
+        g.direction.short(),
+        g.replay
+            .as_ref()
+            .map_or(String::new(), |f| format!(" --gpu-replay {}", f.display()))
+    )
 }
 
 #[cfg(test)]

@@ -159,7 +159,8 @@ pub(crate) fn separate(m: &mut Manifest, ids: &[Identity]) -> Separation {
         .rounds
         .iter()
         .flat_map(|r| &r.pairs)
-        .filter(|p| machine(&p.measured) == machine(&p.sender))
+        // A node measured alone (GPU copies) has no sender to be on its machine.
+        .filter(|p| p.measured != p.sender && machine(&p.measured) == machine(&p.sender))
         .cloned()
         .collect();
     Separation {
@@ -262,6 +263,27 @@ mod tests {
                     .collect()
             })
             .collect()
+    }
+
+    #[test]
+    fn nodes_measured_alone_share_a_round_unless_they_share_a_machine() {
+        let hosts: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let options = [(
+            crate::survey::manifest::ENGINE_FLAG.to_string(),
+            "gpu --gpu 0 --direction d2h".to_string(),
+        )]
+        .into();
+        let mut m = crate::survey::plan::new_manifest(&hosts, options);
+        assert!(m.nodes_alone() && m.odd_count.is_none());
+        m.rounds = crate::survey::plan::plan_job(&m, 60.0).unwrap().1;
+        let p = |h: &str| (h.to_string(), h.to_string());
+        assert_eq!(pairs(&m), [vec![p("a"), p("b"), p("c")]]);
+        // b and c one kernel: c measured in a round of its own; no sender to warn of.
+        let ids = [on("k1", "a"), on("k2", "b"), on("k2", "c")];
+        let s = separate(&mut m, &ids);
+        assert_eq!(s.shared, ["b", "c"]);
+        assert!(s.same_machine.is_empty() && s.warning().is_none());
+        assert_eq!(pairs(&m), [vec![p("a"), p("b")], vec![p("c")]]);
     }
 
     #[test]

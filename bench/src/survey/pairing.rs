@@ -88,6 +88,37 @@ pub(crate) fn rounds_for(n: usize, todo: &[usize]) -> Result<Vec<Vec<Pair>>, Sur
     }
 }
 
+/// The round of a survey whose nodes are measured alone (`survey --engine gpu`: each node's
+/// own GPU copies are its communication stream): every node of `todo` at once, in one round,
+/// each its own "sender" (no other node takes part, so none disturbs another; nodes on one
+/// machine are still split into rounds of their own by `crate::survey::identity`).
+pub(crate) fn alone(todo: &[usize]) -> Vec<Vec<Pair>> {
+    if todo.is_empty() {
+        return Vec::new();
+    }
+    vec![todo
+        .iter()
+        .map(|&i| Pair {
+            measured: i,
+            sender: i,
+        })
+        .collect()]
+}
+
+/// The rounds that measure `todo` of `n` nodes: [`alone`] when `nodes_alone`, else
+/// [`rounds_for`].
+pub(crate) fn plan(
+    n: usize,
+    todo: &[usize],
+    nodes_alone: bool,
+) -> Result<Vec<Vec<Pair>>, SurveyError> {
+    if nodes_alone {
+        Ok(alone(todo))
+    } else {
+        rounds_for(n, todo)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,6 +145,14 @@ mod tests {
             let want = usize::from(todo.contains(&node));
             assert_eq!(*count, want, "{n}: node {node} measured {count} time(s)");
         }
+    }
+
+    #[test]
+    fn nodes_measured_alone_are_one_round_each_its_own_sender() {
+        assert!(alone(&[]).is_empty());
+        let plan = plan(5, &[1, 3, 4], true).unwrap();
+        let pairs: Vec<(usize, usize)> = plan[0].iter().map(|p| (p.measured, p.sender)).collect();
+        assert_eq!((plan.len(), pairs), (1, vec![(1, 1), (3, 3), (4, 4)]));
     }
 
     #[test]

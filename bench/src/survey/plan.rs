@@ -73,7 +73,7 @@ pub fn plan_job(
                     .is_none_or(|s| s.status != Status::Done && s.runs_finished() < run)
             })
             .collect();
-        let mut these = pairing::rounds_for(n, &todo)?;
+        let mut these = pairing::plan(n, &todo, manifest.nodes_alone())?;
         if run % 2 == 0 {
             these.reverse();
         }
@@ -109,7 +109,7 @@ pub(crate) fn second_runs(
     if todo.is_empty() {
         return Ok(Vec::new());
     }
-    let mut rounds = pairing::rounds_for(manifest.hosts.len(), &todo)?;
+    let mut rounds = pairing::plan(manifest.hosts.len(), &todo, manifest.nodes_alone())?;
     rounds.reverse();
     Ok(rounds
         .into_iter()
@@ -120,13 +120,13 @@ pub(crate) fn second_runs(
 /// The most rounds `--runs auto`'s second stage can take on a fleet of `n` nodes: those of
 /// the most nodes it may choose ([`crate::fleet::second::most_chosen`]) or one fewer (an
 /// odd count takes a third round), for the plan's duration before the choice is made.
-pub(crate) fn second_rounds_at_most(n: usize) -> usize {
+pub(crate) fn second_rounds_at_most(n: usize, nodes_alone: bool) -> usize {
     let cap = crate::fleet::second::most_chosen(n);
     [cap, cap.saturating_sub(1)]
         .into_iter()
         .filter(|&k| k > 0 && n >= 2)
         .filter_map(|k| {
-            pairing::rounds_for(n, &(0..k).collect::<Vec<_>>())
+            pairing::plan(n, &(0..k).collect::<Vec<_>>(), nodes_alone)
                 .ok()
                 .map(|r| r.len())
         })
@@ -155,11 +155,11 @@ pub fn new_manifest(
     options: std::collections::BTreeMap<String, String>,
 ) -> Manifest {
     let now = crate::timestamp::now();
-    Manifest {
+    let mut m = Manifest {
         schema_version: super::manifest::SCHEMA_VERSION,
         hosts: hosts.to_vec(),
         options,
-        odd_count: odd_note(hosts),
+        odd_count: None,
         job: 0,
         job_hosts: Vec::new(),
         command: Vec::new(),
@@ -170,7 +170,12 @@ pub fn new_manifest(
         second_runs: None,
         started_at: now.clone(),
         updated_at: now,
+    };
+    // Nodes measured alone are not paired.
+    if !m.nodes_alone() {
+        m.odd_count = odd_note(hosts);
     }
+    m
 }
 
 /// How the last node of an odd count is paired, with the hosts' names.
@@ -207,6 +212,12 @@ const KERNELS: &str = "kernels     nodes that turn out to share a kernel (the sa
     those above (each as long), and names in a warning every pair whose sender runs on its \
     measured node's own machine\n";
 
+/// [`KERNELS`] for nodes measured alone (GPU copies).
+const KERNELS_ALONE: &str = "kernels     nodes that turn out to share a kernel (the same \
+    boot id: containers or network namespaces of one machine) share its memory and GPUs: the \
+    job, which learns this before round 1, measures them in rounds of their own, added to \
+    those above (each as long)\n";
+
 /// The plan as `--dry-run` prints it: nodes, rounds with their pairs, what happens to nodes
 /// that share a kernel, how each node's sweep chooses its core counts (`adaptive`: the line
 /// of `measure`'s plan, when `--adaptive` is on), the duration, the launcher chosen and why,
@@ -235,22 +246,30 @@ pub(crate) fn describe(
     if let Some(note) = &m.odd_count {
         out += &format!("pairing     {note}\n");
     }
+    let alone = m.nodes_alone();
     for (i, r) in m.rounds.iter().enumerate() {
         let pairs: Vec<String> = r
             .pairs
             .iter()
-            .map(|p| format!("{} <- {}", p.measured, p.sender))
+            .map(|p| {
+                if alone {
+                    p.measured.clone()
+                } else {
+                    format!("{} <- {}", p.measured, p.sender)
+                }
+            })
             .collect();
         let run = if r.run > 1 {
             format!(" (run {})", r.run)
         } else {
             String::new()
         };
-        out += &format!(
-            "round {:<5} measured <- sender: {}{run}\n",
-            i + 1,
-            pairs.join(", ")
-        );
+        let what = if alone {
+            "measured alone, each against its own GPU's copies"
+        } else {
+            "measured <- sender"
+        };
+        out += &format!("round {:<5} {what}: {}{run}\n", i + 1, pairs.join(", "));
     }
     let n = m.hosts.len();
     // `--runs auto` before its choice: the second stage's rounds are not planned yet, and
@@ -258,7 +277,7 @@ pub(crate) fn describe(
     let mut second_stage = 0;
     match (m.runs_auto(), &m.second_runs) {
         (true, None) => {
-            second_stage = second_rounds_at_most(n);
+            second_stage = second_rounds_at_most(n, alone);
             out += &format!(
                 "runs        auto: every node once (the rounds above), then the nodes outside \
                  the first report's band and a sample of the others again (at least {} and {} \
@@ -293,7 +312,7 @@ pub(crate) fn describe(
     // Which names are one machine is learnt by the job's ranks, before round 1; the plan can
     // only say what will then happen (`super::identity`). A simulated fleet has no kernels.
     if m.simulated.is_none() {
-        out += KERNELS;
+        out += if alone { KERNELS_ALONE } else { KERNELS };
     }
     match adaptive {
         Some(a) => out += &a.replacen("adaptive    ", "adaptive    on every node: ", 1),
@@ -627,8 +646,13 @@ mod tests {
         // The most rounds a second stage can take: one node alone, two in two rounds, an
         // odd count in three.
         assert_eq!(
-            [2, 3, 4, 6, 7, 16, 10_000].map(second_rounds_at_most),
+            [2, 3, 4, 6, 7, 16, 10_000].map(|n| second_rounds_at_most(n, false)),
             [1, 1, 2, 3, 3, 3, 3]
+        );
+        // Nodes measured alone (GPU copies): one round, however many.
+        assert_eq!(
+            [2, 3, 16, 10_000].map(|n| second_rounds_at_most(n, true)),
+            [1; 4]
         );
     }
 

@@ -163,7 +163,8 @@ struct Node<'a> {
 }
 
 impl Node<'_> {
-    /// Runs `measure`'s rank 0 on the pair's communicator and says how it ended.
+    /// Runs `measure`'s rank 0 on the pair's communicator (with GPU copies, `measure
+    /// --engine gpu` in this rank, alone on its communicator) and says how it ended.
     fn measure(
         &self,
         mpi_job: &world::Job,
@@ -171,23 +172,29 @@ impl Node<'_> {
         comm: &World,
     ) -> Outcome {
         let (host, sender) = (self.host, self.sender);
-        let hosts = world::gather_hosts(comm, self.name).unwrap_or_default();
         // Each node's sweep runs quietly: with many nodes measured at once their
         // plans and points would interleave on the job's one standard error; each
         // node's outcome gets one line instead, and everything else is in its trace.
-        let result = rank0::measure(&self.args, true, mpi_job.info(hosts), interrupted, comm);
+        let result = if self.args.engine.gpu().is_some() {
+            crate::measure::gpu_job::measure(&self.args, true, interrupted)
+        } else {
+            let hosts = world::gather_hosts(comm, self.name).unwrap_or_default();
+            rank0::measure(&self.args, true, mpi_job.info(hosts), interrupted, comm)
+        };
         let trace = self.args.trace_path(&crate::results::this_host());
         let traces = [trace.clone(), crate::measure::session::csv_path(&trace)]
             .into_iter()
             .filter(|p| p.exists())
             .collect();
         let error = result.err().map(|e| e.to_string());
+        let by = if sender == host {
+            "its GPU's copies".to_string()
+        } else {
+            format!("sender {sender}")
+        };
         match &error {
-            None => eprintln!(
-                "survey: {host} measured (sender {sender}): {}",
-                trace.display()
-            ),
-            Some(e) => eprintln!("survey: {host} FAILED (sender {sender}): {e}"),
+            None => eprintln!("survey: {host} measured ({by}): {}", trace.display()),
+            Some(e) => eprintln!("survey: {host} FAILED ({by}): {e}"),
         }
         Outcome {
             host: host.to_string(),
