@@ -341,6 +341,11 @@ that differ on them; the figure fleet.svg goes to the results directory (--figur
 --report-only rebuilds the report from an existing survey without measuring. A survey that \
 lost nodes reports the others, then exits 1 naming the lost ones.
 
+With --engine gpu (GPU nodes) no node sends to another: each is measured alone against its \
+own GPU's copies (--gpu, --direction d2h or h2d), all in one round, and the machine facts \
+compare the nodes' GPUs: a node whose link trained below the fleet's (Gen4 or x8 where the \
+others run Gen5 x16) is named, and one whose copies run slow lies outside the band.
+
 --graph and rings (--pattern ring) do not apply to a survey; -o names the report's file.";
 
 const SURVEY_EXAMPLES: &str = "\
@@ -355,6 +360,8 @@ Examples:
     contention survey --resume
   The fleet report again, as JSON, without measuring:
     contention survey --report-only --format json -o fleet.json
+  GPU nodes, each against its GPU 0's device-to-host copies:
+    contention survey --engine gpu
   A simulated fleet of 16 nodes, each measured twice, node7's memory at 0.9x:
     contention survey --simulate paper:henri --nodes 16 --runs 2 --slow node7=mem:0.9";
 
