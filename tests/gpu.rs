@@ -83,12 +83,40 @@ fn options_of_the_other_engine_are_refused_naming_the_fix() {
             &["measure", "--engine", "gpu", "--simulate", "paper:henri"],
             "--engine gpu",
         ),
-        (&["survey", "--engine", "gpu"], "survey --engine gpu"),
+        (
+            &["survey", "--engine", "gpu", "--direction", "both"],
+            "survey --direction both: a survey compares one trace per node",
+        ),
+        (
+            &[
+                "survey",
+                "--engine",
+                "gpu",
+                "--simulate",
+                "paper:henri",
+                "--nodes",
+                "4",
+            ],
+            "--engine gpu is not simulated",
+        ),
     ] {
         let o = contention(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
         assert!(stderr(&o).contains(said), "{args:?}: {}", text(&o));
     }
+}
+
+#[test]
+fn a_survey_of_gpu_nodes_plans_every_node_alone_in_one_round() {
+    let o = contention(&["survey", "--engine", "gpu", "--hosts", "a,b,c", "--dry-run"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let plan = text(&o);
+    assert!(
+        plan.contains("round 1     measured alone, each against its own GPU's copies: a, b, c\n"),
+        "{plan}"
+    );
+    assert!(!plan.contains("round 2"), "{plan}");
+    assert!(!plan.contains("pairing "), "{plan}");
 }
 
 #[test]
