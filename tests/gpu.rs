@@ -656,3 +656,29 @@ fn a_first_way_cut_short_is_continued_by_both_ways_again() {
     assert!(!e.contains("2 of 2 ways"), "{e}");
     assert!(!results_trace(&dir, "gpu0-h2d").exists());
 }
+
+#[test]
+fn a_gpu_that_hangs_in_its_warm_up_ends_the_command_within_timeout() {
+    // The copies that read the link never complete: before the sweep, so no stall rule; the
+    // command still ends, after --timeout, saying what hung and with no trace.
+    let _job = one_job();
+    let out = temp_dir("gpu-warm-up-hang").join("t.json");
+    let mut child = with_fake_driver(
+        Some(&out),
+        false,
+        &[("FAKE_CUDA_HANG", "warm-up")],
+        &["--cores", "1", "--timeout", "2"],
+    )
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let status = crate::common::run::wait_exit(&mut child, std::time::Duration::from_secs(60));
+    let mut e = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut e).unwrap();
+    assert_eq!(status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("GPU 0: its warm-up copies did not complete within 2 s"),
+        "{e}"
+    );
+    assert!(!out.exists());
+}

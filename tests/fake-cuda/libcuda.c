@@ -16,7 +16,7 @@
  * Environment: FAKE_CUDA_DEVICES (default 1), FAKE_CUDA_INIT (cuInit's result: 34 the
  * toolkit's stub, 100 no device), FAKE_CUDA_HANG (set: once host memory has been registered,
  * as the sweep's buffer is, every stream synchronisation blocks for ever, as a GPU that hung
- * after the warm-up). Built with -DFAKE_CUDA_LACK_SYNC, it lacks cuStreamSynchronize.
+ * after the warm-up; `warm-up`: every one, the warm-up's first). Built with -DFAKE_CUDA_LACK_SYNC, it lacks cuStreamSynchronize.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -181,7 +181,8 @@ CUresult cuStreamDestroy_v2(void *stream) { free(stream); return OK; }
 #ifndef FAKE_CUDA_LACK_SYNC
 CUresult cuStreamSynchronize(void *stream) {
     (void)stream;
-    if (getenv("FAKE_CUDA_HANG") && registered_ever)
+    const char *hang = getenv("FAKE_CUDA_HANG");
+    if (hang && (registered_ever || strcmp(hang, "warm-up") == 0))
         for (;;) pause();
     return current ? OK : INVALID_CONTEXT;
 }

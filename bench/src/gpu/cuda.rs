@@ -20,6 +20,7 @@ use std::ops::Range;
 use std::path::Path;
 
 /// The driver, loaded and initialised (`cuInit`).
+#[derive(Clone)]
 pub(crate) struct Driver {
     /// CUDA's ordinals of the GPUs in PCI bus order: `--gpu N` is `ordinals[N]`.
     ordinals: Vec<(String, sys::CUdevice)>,

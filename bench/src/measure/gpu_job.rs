@@ -18,13 +18,20 @@ use crate::measure::sweep::run::CommStream;
 use crate::mpi::progress;
 use crate::trace::{GpuCopies, GpuDevice, MpiInfo, Transport, TransportKind};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What the trace says of the MPI library when there is no MPI job.
 const NO_MPI: &str = "none: GPU copies, no MPI job";
 
 /// The engine that makes `g`'s copies and the device as the trace records it: the driver's
-/// GPU, or a replay of recorded bandwidths (which drives no GPU and says so).
-fn engine(g: &GpuStream) -> Result<(Box<dyn OpenCopies>, GpuDevice)> {
+/// GPU, or a replay of recorded bandwidths (which drives no GPU and says so). The GPU is
+/// described while warm-up copies run ([`cuda::Driver::describe`]): a GPU that hangs there
+/// ends the command after `timeout` seconds, and Ctrl-C at once ([`watched`]).
+fn engine(
+    g: &GpuStream,
+    timeout: f64,
+    interrupted: &AtomicBool,
+) -> Result<(Box<dyn OpenCopies>, GpuDevice)> {
     if let Some(path) = &g.replay {
         let recorded = Recorded::read(path, g.direction).map_err(Error::Input)?;
         let device = GpuDevice {
@@ -41,13 +48,57 @@ fn engine(g: &GpuStream) -> Result<(Box<dyn OpenCopies>, GpuDevice)> {
         return Ok((Box::new(ReplayOpener(recorded)), device));
     }
     let driver = cuda::load()?;
-    let device = driver.describe(
-        g.index,
-        g.direction,
-        Path::new(link::PCI_DEVICES),
-        Path::new(link::NVIDIA_MODULE_VERSION),
-    )?;
+    let (index, direction) = (g.index, g.direction);
+    let describing = driver.clone();
+    let device = watched(index, timeout, interrupted, move || {
+        describing.describe(
+            index,
+            direction,
+            Path::new(link::PCI_DEVICES),
+            Path::new(link::NVIDIA_MODULE_VERSION),
+        )
+    })?;
     Ok((Box::new(driver.copies(g.index, g.direction)?), device))
+}
+
+/// `work` (the GPU's warm-up) on a thread of its own, waited for at most `timeout` seconds
+/// and until Ctrl-C: a copy that never completes blocks its thread inside the driver for
+/// good, and the command must still end (the sweep's own copies have the stall rule and
+/// `--timeout` for that; these come before it). The blocked thread is left to the process's
+/// exit.
+fn watched<T: Send + 'static>(
+    gpu: u32,
+    timeout: f64,
+    interrupted: &AtomicBool,
+    work: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(work());
+    });
+    let started = std::time::Instant::now();
+    loop {
+        match rx.recv_timeout(std::time::Duration::from_millis(100)) {
+            Ok(result) => return result,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(Error::Failed(format!(
+                    "GPU {gpu}: the warm-up ended without an answer"
+                )))
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if interrupted.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted(format!(
+                "interrupted during GPU {gpu}'s warm-up copies: nothing was measured"
+            )));
+        }
+        if started.elapsed().as_secs_f64() > timeout {
+            return Err(Error::Failed(format!(
+                "GPU {gpu}: its warm-up copies did not complete within {timeout} s (is the \
+                 GPU answering? nvidia-smi says; see --timeout); nothing was measured"
+            )));
+        }
+    }
 }
 
 /// `device` with where hwloc saw it (its NUMA nodes and socket), and a warning when the GPU
@@ -135,7 +186,7 @@ fn one_way(
     order: Order,
     interrupted: &'static std::sync::atomic::AtomicBool,
 ) -> Result<()> {
-    let (opener, device) = engine(g)?;
+    let (opener, device) = engine(g, options.timeout, interrupted)?;
     let mut say_plan = true;
     let mut before = None;
     loop {
