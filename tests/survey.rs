@@ -37,6 +37,17 @@ const ONCE: &[&str] = &["--runs", "1"];
 /// Short phases.
 const SHORT: &[&str] = &["--max-phase", "0.2"];
 
+/// Small buffers (two 8 MiB ones for the communications) and short phases: the quickest
+/// sweep a node's model is still calibrated from.
+const SMALL: &[&str] = &[
+    "--buffer-size",
+    "8MiB",
+    "--message-buffers",
+    "2",
+    "--max-phase",
+    "0.2",
+];
+
 /// `n` host names unique to this process and test.
 fn names(tag: char, n: usize) -> Vec<String> {
     crate::common::hosts::names('s', tag, n)
@@ -150,18 +161,7 @@ fn four_hosts_are_each_measured_once() {
     let o = survey_command(
         &hosts,
         &results,
-        &[
-            "--runs",
-            "1",
-            "--cores",
-            "1..2",
-            "--buffer-size",
-            "8MiB",
-            "--message-buffers",
-            "2",
-            "--max-phase",
-            "0.2",
-        ],
+        &[&["--runs", "1", "--cores", "1..2"], SMALL].concat(),
     )
     .output()
     .unwrap();
@@ -1286,19 +1286,10 @@ fn a_gpu_survey_measures_each_node_alone_and_compares_their_gpus() {
         &hosts,
         &results,
         &[
-            "--engine",
-            "gpu",
-            "--gpu-replay",
-            probe,
-            "--runs",
-            "1",
-            "--buffer-size",
-            "8MiB",
-            "--message-buffers",
-            "2",
-            "--max-phase",
-            "0.2",
-        ],
+            &["--engine", "gpu", "--gpu-replay", probe, "--runs", "1"],
+            SMALL,
+        ]
+        .concat(),
     )
     .output()
     .unwrap();

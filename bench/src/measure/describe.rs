@@ -35,6 +35,17 @@ pub(crate) fn describe_transport(t: &Transport) -> String {
     }
 }
 
+/// [`describe_plan`] of the machine this process runs on, on standard error, where a run
+/// says its plan before measuring.
+pub(crate) fn say_plan(
+    layout: &Layout,
+    r: &Resolved,
+    transport: &Transport,
+    settings: &MachineSettings,
+) {
+    eprint!("{}", describe_plan(layout, r, transport, Some(settings)));
+}
+
 /// The plan as a person reads it before spending cluster time: the machine, its settings
 /// (with warnings), the transport, every thread's core and every buffer's node.
 pub(crate) fn describe_plan(

@@ -238,15 +238,7 @@ fn one_run(
     };
     if mode != progress::Mode::Quiet && say_plan {
         if order.first {
-            eprint!(
-                "{}",
-                crate::measure::describe::describe_plan(
-                    &layout,
-                    &resolved,
-                    &transport,
-                    Some(&settings)
-                )
-            );
+            crate::measure::describe::say_plan(&layout, &resolved, &transport, &settings);
         }
         eprint!("{}", describe_device(&device, g, options.comm_numa));
         if let Some(w) = &warning {

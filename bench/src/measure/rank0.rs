@@ -61,15 +61,7 @@ fn rank0(
     let mode =
         progress::Mode::from_env_or_terminal(std::env::var(launch::PROGRESS_ENV).ok(), quiet);
     if mode != progress::Mode::Quiet {
-        eprint!(
-            "{}",
-            crate::measure::describe::describe_plan(
-                &layout,
-                &resolved,
-                &transport,
-                Some(&settings)
-            )
-        );
+        crate::measure::describe::say_plan(&layout, &resolved, &transport, &settings);
         if let Some(s) = &mpi.stack {
             eprintln!("stack       {}", crate::mpi::stack::describe(s));
         }
