@@ -1105,6 +1105,7 @@ pub(crate) mod tests {
             numa_per_socket: 1,
             numa_nodes: Vec::new(),
             nics: Vec::new(),
+            gpus: Vec::new(),
             hwloc_version: "2".into(),
             simulated: simulated.map(str::to_string),
         };

@@ -353,6 +353,11 @@ pub struct MachineInfo {
     pub numa_nodes: Vec<NumaNodeInfo>,
     /// Network cards hwloc sees (InfiniBand, Omni-Path, Ethernet), with their locality.
     pub nics: Vec<NicInfo>,
+    /// NVIDIA GPUs hwloc sees, in PCI bus order (`measure --gpu N` is the N-th), with their
+    /// locality: a trace of a GPU node says so whatever it measured. Absent where there is
+    /// none (and in traces older than the field).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpus: Vec<GpuInfo>,
     pub hwloc_version: String,
     /// The simulated machine this trace was drawn from (`paper:henri`), absent for a real
     /// one: `calibrate`, `evaluate`, `plot`, `check` and `survey` never mix the two. Read
@@ -370,6 +375,20 @@ pub struct NumaNodeInfo {
     /// Logical index of the socket (package) it belongs to, if hwloc knows.
     pub socket: Option<u32>,
     pub memory_bytes: u64,
+}
+
+/// An NVIDIA GPU as hwloc sees it: where it sits (`measure --engine gpu` puts its copy
+/// thread on its socket).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GpuInfo {
+    /// `0000:3b:00.0`, as sysfs, hwloc and the driver write it (lower case).
+    pub pci_bus_id: String,
+    /// hwloc's name of the PCI device, else its vendor and device ids.
+    pub name: String,
+    /// NUMA nodes (logical) local to the GPU, empty if hwloc does not know.
+    pub numa_nodes: Vec<u32>,
+    /// Socket (logical) the GPU is attached to, if known.
+    pub socket: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -120,6 +120,7 @@ pub fn machine(host: &str, cores_per_socket: u32, numa_per_socket: u32) -> Machi
             numa_nodes: vec![0],
             socket: Some(0),
         }],
+        gpus: Vec::new(),
         hwloc_version: "2.9.0".into(),
         simulated: None,
     }

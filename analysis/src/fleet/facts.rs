@@ -240,6 +240,7 @@ mod tests {
                 numa_nodes: vec![nic_node],
                 socket: Some(nic_node / numa_per_socket),
             }],
+            gpus: Vec::new(),
             hwloc_version: "2.9.0".into(),
             simulated: None,
         }

@@ -44,18 +44,8 @@ pub struct Nic {
 }
 
 /// An NVIDIA GPU and where it sits: the device `measure --engine gpu` copies to and from,
-/// whose socket the copy thread runs on.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Gpu {
-    /// `0000:3b:00.0`, as sysfs, hwloc and the driver write it (lower case).
-    pub(crate) pci_bus_id: String,
-    /// hwloc's name of the PCI device, else its vendor and device ids.
-    pub(crate) name: String,
-    /// NUMA nodes (logical) local to the GPU, empty if hwloc does not know.
-    pub(crate) numa_nodes: Vec<u32>,
-    /// Socket (logical) the GPU is attached to, if known.
-    pub(crate) socket: Option<u32>,
-}
+/// whose socket the copy thread runs on; as the trace records it.
+pub use crate::trace::GpuInfo as Gpu;
 
 /// The machine as `measure` plans on it.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,6 +133,7 @@ impl Layout {
             numa_per_socket: self.numa_per_socket(),
             numa_nodes: self.numa.clone(),
             nics: self.nics.iter().map(|n| n.info.clone()).collect(),
+            gpus: self.gpus.clone(),
             hwloc_version: self.hwloc_version.clone(),
             simulated: None,
         }

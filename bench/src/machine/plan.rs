@@ -691,6 +691,8 @@ mod tests {
             ]
         );
         assert_eq!(l.gpus[1].numa_nodes, [1]);
+        // Every trace of the node lists them, whatever it measures.
+        assert_eq!(l.machine_info().gpus, l.gpus);
         let on = |gpu| {
             plan(
                 &l,
@@ -721,6 +723,9 @@ mod tests {
         // The 16-core node of the real traces has no PCI devices in its file: no GPU.
         let l = reference("16em64t-4s2c2t.xml").expect("loads");
         assert!(l.gpus.is_empty());
+        // Nor in its traces, which read as they did before the field.
+        let json = serde_json::to_string(&l.machine_info()).unwrap();
+        assert!(!json.contains("gpus"), "{json}");
     }
 
     #[test]

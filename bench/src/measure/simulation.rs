@@ -250,6 +250,7 @@ fn machine_info(truth: &Truth) -> MachineInfo {
             })
             .collect(),
         nics: Vec::new(),
+        gpus: Vec::new(),
         hwloc_version: "none (simulated)".into(),
         simulated: Some(spec.clone()),
     }
