@@ -171,8 +171,9 @@ pub fn combine(runs: &[Run]) -> Vec<TracePoint> {
 
 /// The plan's `runs` line (`--dry-run`): how many runs, what they cost in all (`sweep` and
 /// `touch`: one run's seconds of measuring and of touching its buffers, at most), and what a
-/// phase's `+-` will mean.
-pub fn plan_line(runs: u32, sweep: f64, touch: f64) -> String {
+/// phase's `+-` will mean. `launched`: each run is an MPI job of its own (else one process
+/// runs them in turn, as `measure --engine gpu` does).
+pub fn plan_line(runs: u32, sweep: f64, touch: f64, launched: bool) -> String {
     if runs <= 1 {
         format!(
             "runs        1: each phase's +- is within this run only; --runs \
@@ -182,9 +183,14 @@ pub fn plan_line(runs: u32, sweep: f64, touch: f64) -> String {
     } else {
         let r = f64::from(runs);
         format!(
-            "runs        {runs}, each a separate launch with the core counts shuffled \
+            "runs        {runs}, each {} with the core counts shuffled \
              (--seed): at most {:.0} s in all (+{:.0} s to touch the buffers), {runs}x one \
              sweep; each phase's +- is where another run's median falls (95 %)\n",
+            if launched {
+                "a separate launch"
+            } else {
+                "a sweep of its own, one after the other in this process"
+            },
             r * sweep,
             r * touch
         )

@@ -339,7 +339,7 @@ fn describe_sweep(c: &MeasureConfig, kind: TransportKind) -> String {
          past --max-phase\n{not_counted}{}",
         sweep_line(c),
         sizing::TOUCH_BANDWIDTH / 1e9,
-        runs::plan_line(c.runs, sweep, touch)
+        runs::plan_line(c.runs, sweep, touch, kind != TransportKind::GpuCopy)
     )
 }
 

@@ -284,7 +284,7 @@ pub(crate) fn describe(l: &Layout, sim: &SimulateOptions) -> String {
         crate::measure::describe::sweep_line(c),
         sweep,
         touch,
-        runs::plan_line(c.runs, sweep, touch),
+        runs::plan_line(c.runs, sweep, touch, true),
         trace_size::plan_line(size)
     )
 }
