@@ -255,6 +255,26 @@ fn both_directions_sweep_one_way_then_the_other_each_into_its_own_trace() {
         assert_eq!(t.gpu.as_ref().map(|g| g.direction), Some(direction));
         assert!(t.complete, "{}", path.display());
     }
+    // Resumed with nothing left, both traces stay as they are (their record of the
+    // buffers' pages included).
+    let before: Vec<Vec<u8>> = ["gpu0-d2h", "gpu0-h2d"]
+        .map(|s| std::fs::read(results_trace(&dir, s)).unwrap())
+        .to_vec();
+    let o = replay_command(&["--direction", "both", "--resume"])
+        .env("CONTENTION_RESULTS", &dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(
+        stderr(&o).matches("already holds every asked core count").count(),
+        2,
+        "{}",
+        text(&o)
+    );
+    let after: Vec<Vec<u8>> = ["gpu0-d2h", "gpu0-h2d"]
+        .map(|s| std::fs::read(results_trace(&dir, s)).unwrap())
+        .to_vec();
+    assert!(before == after, "a trace with nothing to measure was rewritten");
     // One file named for two traces: refused before anything runs.
     let out = dir.join("t.json");
     let o = replayed(&out, &["--direction", "both"]);

@@ -672,6 +672,11 @@ impl Rank0<'_> {
             Some(None) => (Vec::new(), None),
             Some(Some(i)) => (runs::todo(&trace.runs[i]), Some(i)),
         };
+        // A resumed trace with nothing left is left as it is: saved again, it would take
+        // this run's empty record of the buffers' pages and its time of update.
+        if todo.is_empty() && self.resolved.adaptive.is_none() && self.options.resume {
+            return Ok(self.nothing_to_measure(path));
+        }
         let chooser = self.resolved.adaptive.map(|a| {
             let candidates = self.resolved.config.cores.clone();
             let (chooser, first) = a.design.start(&mut trace, a, candidates, SEED);
@@ -682,11 +687,7 @@ impl Rank0<'_> {
             return Err(fail(e, &path));
         }
         if todo.is_empty() {
-            eprintln!(
-                "measure: {} already holds every asked core count; nothing to measure",
-                path.display()
-            );
-            return Ok(path);
+            return Ok(self.nothing_to_measure(path));
         }
         let max = todo.iter().copied().max().unwrap_or(0) as usize;
         let mut buffers = match self.allocate(max) {
@@ -787,6 +788,15 @@ impl Rank0<'_> {
             eprintln!("warning: {w}");
         }
         pages
+    }
+
+    /// Says that the trace at `path` holds every asked core count, and gives its path back.
+    fn nothing_to_measure(&self, path: PathBuf) -> PathBuf {
+        eprintln!(
+            "measure: {} already holds every asked core count; nothing to measure",
+            path.display()
+        );
+        path
     }
 
     /// The sweep's settings, from the resolved configuration; `path` is where finished
