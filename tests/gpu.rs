@@ -266,7 +266,9 @@ fn both_directions_sweep_one_way_then_the_other_each_into_its_own_trace() {
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(
-        stderr(&o).matches("already holds every asked core count").count(),
+        stderr(&o)
+            .matches("already holds every asked core count")
+            .count(),
         2,
         "{}",
         text(&o)
@@ -274,7 +276,10 @@ fn both_directions_sweep_one_way_then_the_other_each_into_its_own_trace() {
     let after: Vec<Vec<u8>> = ["gpu0-d2h", "gpu0-h2d"]
         .map(|s| std::fs::read(results_trace(&dir, s)).unwrap())
         .to_vec();
-    assert!(before == after, "a trace with nothing to measure was rewritten");
+    assert!(
+        before == after,
+        "a trace with nothing to measure was rewritten"
+    );
     // One file named for two traces: refused before anything runs.
     let out = dir.join("t.json");
     let o = replayed(&out, &["--direction", "both"]);
@@ -643,10 +648,13 @@ fn a_hung_gpu_ends_the_run_as_stalled_naming_the_gpu() {
         e.contains("nothing completed by the GPU's copies for 3 s (is the GPU answering?"),
         "{e}"
     );
-    // The resume it offers finds the trace: the engine's options and the trace's -o.
+    // The resume it offers is the same command: the engine's options and the trace's -o.
+    let again = resume_offered(&e);
+    assert!(again.contains(" --engine gpu "), "{again}");
+    assert!(again.contains(" --timeout 3 "), "{again}");
     assert!(
-        e.contains("continue with --resume --engine gpu --gpu 0 --direction d2h -o "),
-        "{e}"
+        again.contains(" -o ") && again.ends_with(" --resume"),
+        "{again}"
     );
     assert!(!e.contains("rank 1"), "{e}");
 }
@@ -669,12 +677,41 @@ fn a_first_way_cut_short_is_continued_by_both_ways_again() {
     .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let e = stderr(&o);
-    assert!(
-        e.contains("continue with --resume --engine gpu --gpu 0 --direction both\n"),
-        "{e}"
-    );
     assert!(!e.contains("2 of 2 ways"), "{e}");
     assert!(!results_trace(&dir, "gpu0-h2d").exists());
+    // Pasted into a shell (the GPU answering again), it continues the first trace with its
+    // own settings and measures the second with the same ones.
+    let again = resume_offered(&e);
+    assert!(again.contains(" --direction both "), "{again}");
+    let o = std::process::Command::new("bash")
+        .args(["-c", &again])
+        .env("LD_LIBRARY_PATH", fake_driver(false))
+        .env("CONTENTION_RESULTS", root)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{again}: {}", text(&o));
+    for stream in ["gpu0-d2h", "gpu0-h2d"] {
+        let t: contention::trace::Trace =
+            serde_json::from_str(&std::fs::read_to_string(results_trace(&dir, stream)).unwrap())
+                .unwrap();
+        assert!(t.complete, "{stream}");
+        assert_eq!(
+            (t.config.max_phase_seconds, t.config.timeout_seconds),
+            (0.2, 3.0),
+            "{stream}"
+        );
+    }
+}
+
+/// The command a cut run says continues it (`continue with --resume (the same command
+/// again: CMD)`).
+fn resume_offered(stderr: &str) -> String {
+    stderr
+        .split("continue with --resume (the same command again: ")
+        .nth(1)
+        .and_then(|rest| rest.split(")\n").next())
+        .unwrap_or_else(|| panic!("no resume offered: {stderr}"))
+        .to_string()
 }
 
 #[test]

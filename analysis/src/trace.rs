@@ -104,19 +104,10 @@ impl GpuCopies {
     /// The options of `measure` that make these copies (`--engine gpu --gpu 0 --direction
     /// d2h`, and a replay's `--gpu-replay FILE`): what a resume of their trace repeats.
     pub fn options(&self) -> String {
-        self.options_going(self.direction.short())
-    }
-
-    /// [`GpuCopies::options`] with `--direction both`: what a resume repeats when the other
-    /// way is still to be measured.
-    pub fn options_both_ways(&self) -> String {
-        self.options_going("both")
-    }
-
-    fn options_going(&self, direction: &str) -> String {
         format!(
-            "--engine gpu --gpu {} --direction {direction}{}",
+            "--engine gpu --gpu {} --direction {}{}",
             self.device.index,
+            self.direction.short(),
             self.replayed_from
                 .as_ref()
                 .map_or(String::new(), |f| format!(

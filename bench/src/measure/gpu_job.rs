@@ -160,30 +160,19 @@ pub(crate) fn measure(
         if i > 0 && options.resume {
             options.resume = options.trace_path(&crate::results::this_host()).exists();
         }
-        let order = Order {
-            first: i == 0,
-            other_left: i + 1 < ways.len(),
-        };
-        one_way(options, g, mode, order, interrupted)?;
+        one_way(options, g, mode, i == 0, interrupted)?;
     }
     Ok(())
 }
 
-/// Where a way stands among those `--direction` asks: the first says the whole plan (the
-/// others their GPU lines only: the rest is the same); with the other way left, a resume
-/// repeats `--direction both`.
-#[derive(Debug, Clone, Copy)]
-struct Order {
-    first: bool,
-    other_left: bool,
-}
-
-/// Every run of `--runs` of the copies of `g`, one way, one after the other.
+/// Every run of `--runs` of the copies of `g`, one way, one after the other; `first_way`:
+/// the first way `--direction` asks, which says the whole plan (the others their GPU lines
+/// only: the rest is the same).
 fn one_way(
     mut options: MeasureOptions,
     g: &GpuStream,
     mode: progress::Mode,
-    order: Order,
+    first_way: bool,
     interrupted: &'static std::sync::atomic::AtomicBool,
 ) -> Result<()> {
     let (opener, device) = engine(g, options.timeout, interrupted)?;
@@ -195,7 +184,7 @@ fn one_way(
             g,
             opener.as_ref(),
             &device,
-            (mode, say_plan, order),
+            (mode, say_plan, first_way),
             interrupted,
         )?;
         // The plan is said once, before the first run.
@@ -213,14 +202,14 @@ fn one_way(
 }
 
 /// One run of the sweep into the trace, which it returns the path of; `say_plan`: the plan
-/// on standard error first (unless quiet; the whole plan when `order.first`, else its GPU
+/// on standard error first (unless quiet; the whole plan on the first way, else its GPU
 /// lines).
 fn one_run(
     options: &MeasureOptions,
     g: &GpuStream,
     opener: &dyn OpenCopies,
     device: &GpuDevice,
-    (mode, say_plan, order): (progress::Mode, bool, Order),
+    (mode, say_plan, first_way): (progress::Mode, bool, bool),
     interrupted: &'static std::sync::atomic::AtomicBool,
 ) -> Result<std::path::PathBuf> {
     let session::Placed {
@@ -237,7 +226,7 @@ fn one_run(
         hosts: vec![layout.hostname.clone()],
     };
     if mode != progress::Mode::Quiet && say_plan {
-        if order.first {
+        if first_way {
             crate::measure::describe::say_plan(&layout, &resolved, &transport, &settings);
         }
         eprint!("{}", describe_device(&device, g, options.comm_numa));
@@ -250,14 +239,9 @@ fn one_run(
         device,
         replayed_from: g.replay.as_ref().map(|p| p.display().to_string()),
     };
-    // A resume repeats the engine's options: the trace's record says them. With the other
-    // way still to measure, `--direction both` (which names its traces itself) resumes this
-    // one and starts that one.
-    let again = if order.other_left {
-        format!(" {}", copies.options_both_ways())
-    } else {
-        format!(" {}{}", copies.options(), session::output_again(&trace))
-    };
+    // The same command resumes: with the other way still to measure, `--direction both`
+    // continues this trace and starts that one.
+    let again = session::same_command_again();
     let r0 = Rank0 {
         options,
         topology: &topology,

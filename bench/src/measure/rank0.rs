@@ -73,7 +73,7 @@ fn rank0(
         !options.no_bind,
         resolved.sizing().message_buffers,
     )?;
-    let again = session::output_again(&trace_path);
+    let again = session::same_command_again();
     let r0 = Rank0 {
         options,
         topology: &topo,

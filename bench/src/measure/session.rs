@@ -610,10 +610,23 @@ pub(crate) enum Stop {
     Aborted(Abort, PathBuf),
 }
 
-/// What a resume repeats of an MPI measurement: the trace's path.
+/// What follows `--resume` in the message of a cut run: the command that continues it, this
+/// process's own with `--resume` added and `--force` left out, quoted for the shell. Every
+/// option that decides the trace (`-o`, `--kernel`, the GPU engine's, `--direction both`,
+/// which continues one trace and starts the other) repeats as given: a resume that left one
+/// out would look for another trace, or be refused as measured otherwise. Inside an MPI job
+/// or a survey, the rank's command is the one the user typed (`contention survey ...`).
 #[cfg(feature = "mpi")]
-pub(crate) fn output_again(trace: &Path) -> String {
-    format!(" -o {}", trace.display())
+pub(crate) fn same_command_again() -> String {
+    let mut command: Vec<std::ffi::OsString> =
+        std::env::args_os().filter(|a| a != "--force").collect();
+    if !command.iter().any(|a| a == "--resume") {
+        command.push("--resume".into());
+    }
+    format!(
+        " (the same command again: {})",
+        crate::mpi::launch::shown(&command)
+    )
 }
 
 #[cfg(feature = "mpi")]
