@@ -57,6 +57,8 @@ fn without_a_driver_the_gpu_engine_exits_2_naming_what_it_looked_for() {
         assert!(e.contains(said), "{said:?} not in {e}");
     }
     assert!(!e.contains("panicked"), "{e}");
+    // None of the names is on this machine: none "is there".
+    assert!(!e.contains("is there but did not load"), "{e}");
     assert!(!out.exists(), "no trace without a GPU");
 }
 
@@ -657,6 +659,36 @@ fn a_hung_gpu_ends_the_run_as_stalled_naming_the_gpu() {
         "{again}"
     );
     assert!(!e.contains("rank 1"), "{e}");
+}
+
+#[test]
+fn both_ways_are_checked_before_either_is_measured() {
+    let _job = one_job();
+    let dir = temp_dir("gpu-both-checked");
+    let run = |extra: &[&str]| {
+        replay_command(extra)
+            .env("CONTENTION_RESULTS", &dir)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["--direction", "h2d"]);
+    assert!(o.status.success(), "{}", text(&o));
+    // The second way's trace is there: refused before the first way is measured.
+    let o = run(&["--direction", "both"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        stderr(&o).contains("-h2d.json` exists; pass --resume"),
+        "{}",
+        text(&o)
+    );
+    assert!(!results_trace(&dir, "gpu0-d2h").exists());
+    // Resumed, the way without a trace starts one, the other is continued (here: done).
+    let o = run(&["--direction", "both", "--resume"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t: contention::trace::Trace =
+        serde_json::from_str(&std::fs::read_to_string(results_trace(&dir, "gpu0-d2h")).unwrap())
+            .unwrap();
+    assert!(t.complete);
 }
 
 #[test]

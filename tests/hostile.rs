@@ -1077,6 +1077,22 @@ fn a_topology_that_is_no_regular_file_is_refused_at_once() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--topology -` reads standard input, as `-` does for every input: it panicked (exit 101)
+/// inside hwloc's binding, which took `-` for a file name.
+#[test]
+fn a_topology_on_standard_input_is_planned_for() {
+    let xml = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/topologies/24em64t-2n6c2t-pci.xml");
+    let out = Command::new(BIN)
+        .args(["measure", "--dry-run", "--topology", "-"])
+        .stdin(std::fs::File::open(xml).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let plan = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(plan.contains("machine     mirage004"), "{plan}");
+}
+
 /// An output that is one of the command's inputs is refused (exit 2) and the input left as
 /// it was: `show t.json -o t.json` replaced the trace with its report, `predict -m m.json -o
 /// m.json` the model with its predictions, exit 0 (issue 46). By another name too (`./`).

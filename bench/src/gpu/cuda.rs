@@ -178,7 +178,12 @@ fn unloadable(names: &[String]) -> String {
             match unsafe { libloading::Library::new(n) } {
                 Ok(_) => None,
                 Err(e) => {
-                    let why = e.to_string();
+                    // libloading says "dlopen failed", and dlerror's words in its source.
+                    let why =
+                        std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source())
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(": ");
                     (!why.contains("No such file")).then(|| {
                         format!(
                             "; {n} is there but did not load: {}",

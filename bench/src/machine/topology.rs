@@ -32,18 +32,19 @@ pub(crate) fn load_this_machine() -> Result<Topology, TopologyError> {
 
 /// Loads a saved topology (`lstopo file.xml`) to plan for another machine.
 pub(crate) fn load_xml(path: &Path) -> Result<Topology, TopologyError> {
-    // hwlocality 1.0.0-alpha panics ("unreachable") on a file hwloc cannot open: read it
-    // first, through the bounded reader of every input (hwloc opening a FIFO blocked for ever,
-    // and `/dev/zero` would be read without end).
-    crate::io::read::text(path, "topology file").map_err(|e| TopologyError::Xml {
+    // Read by the bounded reader of every input (hwloc opening a FIFO blocked for ever, and
+    // `/dev/zero` would be read without end), `-` standard input as everywhere, and handed
+    // to hwloc as text: hwlocality 1.0.0-alpha panics ("unreachable") on a file hwloc cannot
+    // open, `-` among them.
+    let xml = crate::io::read::text(path, "topology file").map_err(|e| TopologyError::Xml {
         path: path.into(),
         err: e.to_string().into(),
     })?;
     let builder = Topology::builder()
-        .from_xml_file(path)
+        .from_xml(&xml)
         .map_err(|e| TopologyError::Xml {
             path: path.into(),
-            err: e.into(),
+            err: e.to_string().into(),
         })?;
     build(builder).map_err(|err| TopologyError::XmlBuild {
         path: path.into(),

@@ -144,7 +144,8 @@ pub(crate) fn measure(
     };
     let mode = progress::Mode::from_env_or_terminal(None, quiet);
     let ways = asked.each_way();
-    for (i, g) in ways.iter().enumerate() {
+    let each = each_way_options(options, &ways)?;
+    for (i, (g, options)) in ways.iter().zip(each).enumerate() {
         if ways.len() > 1 && mode != progress::Mode::Quiet {
             eprintln!(
                 "measure: copies {} ({} of {} ways, each into its own trace)",
@@ -153,16 +154,41 @@ pub(crate) fn measure(
                 ways.len()
             );
         }
-        let mut options = options.clone();
-        options.engine = crate::measure::choices::Engine::Gpu(g.clone());
-        // `--resume --direction both` cut in the first way: the second has no trace yet,
-        // and starts one.
-        if i > 0 && options.resume {
-            options.resume = options.trace_path(&crate::results::this_host()).exists();
-        }
         one_way(options, g, mode, i == 0, interrupted)?;
     }
     Ok(())
+}
+
+/// `options` for each of `ways`, checked before anything is measured (the second way's
+/// trace refused after the first way's sweep lost that sweep's time): each way's trace may
+/// be written, and a replay holds each way's copies (read here when there are two ways).
+/// With `--resume` and both ways, each
+/// continues its trace where it has one and starts it where not (a first way cut short
+/// before its trace was written, a second not begun); at least one must exist.
+fn each_way_options(options: &MeasureOptions, ways: &[GpuStream]) -> Result<Vec<MeasureOptions>> {
+    let host = crate::results::this_host();
+    let mut each: Vec<MeasureOptions> = ways
+        .iter()
+        .map(|g| MeasureOptions {
+            engine: crate::measure::choices::Engine::Gpu(g.clone()),
+            ..options.clone()
+        })
+        .collect();
+    let exists: Vec<bool> = each.iter().map(|o| o.trace_path(&host).exists()).collect();
+    if options.resume && each.len() > 1 && exists.contains(&true) {
+        for (o, exists) in each.iter_mut().zip(exists) {
+            o.resume = exists;
+        }
+    }
+    for (o, g) in each.iter().zip(ways) {
+        session::check_output(o, &o.trace_path(&host))?;
+        // One way's replay is read once, when its engine opens (standard input cannot be
+        // read twice).
+        if let Some(path) = g.replay.as_ref().filter(|_| ways.len() > 1) {
+            Recorded::read(path, g.direction).map_err(Error::Input)?;
+        }
+    }
+    Ok(each)
 }
 
 /// Every run of `--runs` of the copies of `g`, one way, one after the other; `first_way`:
