@@ -689,6 +689,15 @@ fn both_ways_are_checked_before_either_is_measured() {
         serde_json::from_str(&std::fs::read_to_string(results_trace(&dir, "gpu0-d2h")).unwrap())
             .unwrap();
     assert!(t.complete);
+    // A CSV left without its trace: the fix named is one --resume takes (not --force).
+    std::fs::remove_file(results_trace(&dir, "gpu0-h2d")).unwrap();
+    let o = run(&["--direction", "both", "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        stderr(&o).contains("-h2d.csv` exists without its trace"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]

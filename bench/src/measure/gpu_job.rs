@@ -181,7 +181,19 @@ fn each_way_options(options: &MeasureOptions, ways: &[GpuStream]) -> Result<Vec<
         }
     }
     for (o, g) in each.iter().zip(ways) {
-        session::check_output(o, &o.trace_path(&host))?;
+        let path = o.trace_path(&host);
+        // A way resume starts afresh, over a CSV left without its trace: --force, the fix
+        // for a new trace, is refused with --resume.
+        let csv = session::csv_path(&path);
+        if options.resume && !o.resume && csv.exists() {
+            return Err(Error::Input(format!(
+                "`{}` exists without its trace `{}`, which --resume would start here; remove \
+                 the CSV (or move it aside) and run again",
+                crate::error::shown_path(&csv),
+                crate::error::shown_path(&path)
+            )));
+        }
+        session::check_output(o, &path)?;
         // One way's replay is read once, when its engine opens (standard input cannot be
         // read twice).
         if let Some(path) = g.replay.as_ref().filter(|_| ways.len() > 1) {

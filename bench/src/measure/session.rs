@@ -1121,7 +1121,13 @@ fn engine_flags(t: &Trace) -> Option<String> {
 fn engine_words(t: &Trace) -> String {
     match &t.gpu {
         None => "MPI messages".into(),
-        Some(g) if g.replayed_from.is_some() => format!("{} (replayed)", g.words()),
+        // Two replays differ by their file: named, or the refusal reads "X, and this run
+        // measures X".
+        Some(g) if g.replayed_from.is_some() => format!(
+            "{} (replayed from {})",
+            g.words(),
+            crate::error::escape_line(g.replayed_from.as_deref().unwrap_or_default())
+        ),
         Some(g) => g.words(),
     }
 }
