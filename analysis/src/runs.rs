@@ -189,7 +189,7 @@ pub fn plan_line(runs: u32, sweep: f64, touch: f64, launched: bool) -> String {
             if launched {
                 "a separate launch"
             } else {
-                "a sweep of its own, one after the other in this process"
+                "a sweep of its own, one after the other in this process,"
             },
             r * sweep,
             r * touch
