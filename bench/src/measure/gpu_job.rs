@@ -162,9 +162,9 @@ pub(crate) fn measure(
 /// `options` for each of `ways`, checked before anything is measured (the second way's
 /// trace refused after the first way's sweep lost that sweep's time): each way's trace may
 /// be written, and a replay holds each way's copies (read here when there are two ways).
-/// With `--resume` and both ways, each
-/// continues its trace where it has one and starts it where not (a first way cut short
-/// before its trace was written, a second not begun); at least one must exist.
+/// With `--resume` and both ways, each continues its trace where it has one and starts it
+/// where not (a first way cut short before its trace was written, a second not begun); at
+/// least one must exist.
 fn each_way_options(options: &MeasureOptions, ways: &[GpuStream]) -> Result<Vec<MeasureOptions>> {
     let host = crate::results::this_host();
     let mut each: Vec<MeasureOptions> = ways
@@ -182,8 +182,8 @@ fn each_way_options(options: &MeasureOptions, ways: &[GpuStream]) -> Result<Vec<
     }
     for (o, g) in each.iter().zip(ways) {
         let path = o.trace_path(&host);
-        // A way resume starts afresh, over a CSV left without its trace: --force, the fix
-        // for a new trace, is refused with --resume.
+        // A way that --resume starts afresh, over a CSV left without its trace: --force,
+        // the fix for a new trace, is refused with --resume.
         let csv = session::csv_path(&path);
         if options.resume && !o.resume && csv.exists() {
             return Err(Error::Input(format!(

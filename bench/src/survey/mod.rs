@@ -1,6 +1,7 @@
 //! `contention survey`: every node of an allocation measured by `measure`'s sweep in one MPI
-//! job, in rounds of pairs (a measured node, a sender on another node), with a manifest that
-//! records what finished so a cut job can be resumed.
+//! job, in rounds of pairs (a measured node, a sender on another node; GPU nodes alone,
+//! against their own GPU's copies), with a manifest that records what finished so a cut job
+//! can be resumed.
 //!
 //! - [`pairing`]: the rounds (pure, property-tested);
 //! - [`plan`]: hosts, time limits, launcher line and the `--dry-run` text;

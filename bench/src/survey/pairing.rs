@@ -13,6 +13,10 @@
 //! alone, with node 0 (already measured in round 1) as its sender. One node is refused: a
 //! sender needs another node, and measuring a node against itself is `contention measure`
 //! without `--hosts`.
+//!
+//! A survey of GPU nodes (`--engine gpu`) needs no sender: each node's own GPU copies are
+//! its communication stream, so every node is measured at once, alone (`alone`; `plan`
+//! chooses).
 
 use super::error::SurveyError;
 use serde::{Deserialize, Serialize};

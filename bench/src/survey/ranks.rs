@@ -2,8 +2,8 @@
 //! `job_hosts[i]`. For each round of the manifest, `MPI_Comm_split` gives every pair its own
 //! two-rank communicator (the measured node's rank first), on which the measured rank runs
 //! `measure`'s rank 0 and the sender `measure`'s rank 1, unchanged: same plan, same sweep,
-//! same binding checks, same trace in `$CONTENTION_RESULTS/HOST/`. Nodes in no pair that
-//! round wait. After the round every rank tells world rank 0 how its measurement ended, and
+//! same binding checks, same trace in `$CONTENTION_RESULTS/HOST/`; a GPU node, measured
+//! alone, runs `measure --engine gpu` in its rank. Nodes in no pair that round wait. After the round every rank tells world rank 0 how its measurement ended, and
 //! rank 0 writes the manifest (atomically) before the next round starts.
 //!
 //! A rank that dies takes the job with it (Open MPI aborts every rank when one is lost): the
