@@ -459,7 +459,7 @@ pub struct MeasureArgs {
 
     /// With --engine gpu: the GPU, by its rank in PCI bus order as nvidia-smi numbers them
     /// (default 0). The copy thread runs on a core of the GPU's socket.
-    #[arg(long, value_name = "N", conflicts_with = "graph")]
+    #[arg(long, value_name = "N", conflicts_with = "graph", value_parser = parse_gpu)]
     pub(crate) gpu: Option<u32>,
 
     /// With --engine gpu: which way the copies go. `d2h` (the default): device to host, the
@@ -924,6 +924,23 @@ pub struct PlotArgs {
     /// Also write the plotted series as CSV beside each figure.
     #[arg(long)]
     pub(crate) csv: bool,
+}
+
+/// `--gpu N`: a GPU's rank; `all` (every GPU at once) is named as what it is, not built.
+fn parse_gpu(s: &str) -> Result<u32, String> {
+    match s.trim() {
+        "all" => Err(
+            "every GPU at once is not measured yet: measure one GPU at a time \
+                      (--gpu 0, --gpu 1, ... as nvidia-smi numbers them)"
+                .into(),
+        ),
+        n => n.parse().map_err(|_| {
+            format!(
+                "`{}`: a GPU's rank in PCI bus order, as nvidia-smi numbers them (0, 1, ...)",
+                crate::error::escape(n)
+            )
+        }),
+    }
 }
 
 /// `measure --engine`: what moves the communication stream's bytes.

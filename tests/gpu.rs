@@ -86,6 +86,10 @@ fn options_of_the_other_engine_are_refused_naming_the_fix() {
             "--engine gpu",
         ),
         (
+            &["measure", "--engine", "gpu", "--gpu", "all"],
+            "every GPU at once is not measured yet: measure one GPU at a time",
+        ),
+        (
             &["survey", "--engine", "gpu", "--direction", "both"],
             "survey --direction both: a survey compares one trace per node",
         ),
