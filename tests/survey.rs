@@ -404,7 +404,8 @@ fn check_second_runs(results: &Path, m: &Value, again: &[String]) {
 /// The fleet report `r` judged with the second runs of `again`: a node with a second run's
 /// model is one of them and is judged on its own two runs, the others on the pooled spread;
 /// a node named an outlier was measured twice (its second run confirmed it), a value not
-/// named for want of a second run is a node's that was not.
+/// named for want of a second run is a node's that was not, and one whose second run could
+/// not be calibrated (often, on this loaded machine) is one of `again` without a model.
 fn check_judged_with_second_runs(r: &Value, again: &[String]) {
     let twice: Vec<&str> = r["nodes"]
         .as_array()
@@ -443,7 +444,13 @@ fn check_judged_with_second_runs(r: &Value, again: &[String]) {
     for o in r["within_noise"].as_array().unwrap() {
         let host = o["host"].as_str().unwrap();
         match o["not_named"]["why"].as_str() {
-            Some("no_second_run") => assert!(!twice.contains(&host), "{o}"),
+            Some("no_second_run") => assert!(!again.iter().any(|a| a == host), "{o}"),
+            Some("second_run_failed") => {
+                assert!(
+                    again.iter().any(|a| a == host) && !twice.contains(&host),
+                    "{o}"
+                )
+            }
             Some("second_run") => assert!(twice.contains(&host), "{o}"),
             _ => {}
         }

@@ -165,6 +165,10 @@ pub struct NodeReport {
     pub local_measured: Vec<TidyRow>,
     /// The model of its second run (`survey --runs 2`), calibrated without writing.
     pub(crate) other_run: Option<Model>,
+    /// Whether the survey measured it a second time (its `run2/` is there), whether or not
+    /// that run could be calibrated into `other_run`.
+    #[serde(skip)]
+    pub(crate) measured_twice: bool,
     /// Where its run-to-run noise came from (`runs`).
     pub run_noise_source: runs::Source,
     /// Its run-to-run standard deviation of each parameter, by name; empty without one.
@@ -216,6 +220,10 @@ pub enum NotNamed {
     /// Other nodes were measured twice and this one was not (the second runs reached their
     /// cap of half the fleet): one run cannot confirm it.
     NoSecondRun,
+    /// It was measured a second time, and that run could not be calibrated: one run cannot
+    /// confirm it (named on one run, it would be the unconfirmed verdict `--runs auto`
+    /// exists to avoid; on a loaded node every second run can fail so).
+    SecondRunFailed,
     /// A breakpoint or slope whose value put back at the fleet's median moves the node's
     /// predicted bandwidths by `shift_percent` at most, within `T_par^max`'s band
     /// (`limit_percent`): a change of shape where the curve is flat (`shape`).
@@ -355,6 +363,7 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
         own_noise: BTreeMap::new(),
         local_measured: Vec::new(),
         other_run: None,
+        measured_twice: false,
         run_noise_source: runs::Source::WithinRun,
         run_noise: BTreeMap::new(),
     };
@@ -382,7 +391,8 @@ fn node_report(root: &Path, n: &NodeOutcome, opts: &FleetOptions) -> NodeReport 
             // Its second run, where the survey measured it twice; one that cannot be
             // calibrated leaves the node judged on the fleet's pooled spread.
             let second = crate::results::run_dir(&dir, 2);
-            if second.is_dir() {
+            r.measured_twice = second.is_dir();
+            if r.measured_twice {
                 r.other_run = calibrate::fit(&second, &cal_opts, opts.simulated.is_some())
                     .ok()
                     .map(|c| c.calibrated.model);
@@ -568,8 +578,10 @@ fn judge(
         .filter_map(|((_, v), s)| s.map(|s| v[j] - s))
         .collect();
     let pooled = runs::pooled(&differences);
-    // Where some nodes were measured twice, a verdict needs two runs.
-    let any_second = second.iter().any(Option::is_some);
+    // Where some nodes were measured twice, a verdict needs two runs (measured: a second
+    // run that could not be calibrated confirms nothing, and does not make one run enough).
+    let any_second = second.iter().any(Option::is_some)
+        || per_node.iter().any(|(i, _)| nodes[*i].measured_twice);
     let mut out_hosts = Vec::new();
     for ((i, v), second) in per_node.iter().zip(&second) {
         let x = v[j];
@@ -615,6 +627,7 @@ fn judge(
                         half_width,
                     })
                 }
+                None if n.measured_twice => Some(NotNamed::SecondRunFailed),
                 None if any_second => Some(NotNamed::NoSecondRun),
                 _ => None,
             }
@@ -738,6 +751,7 @@ pub mod testing {
             own_noise: BTreeMap::new(),
             local_measured: Vec::new(),
             other_run: None,
+            measured_twice: false,
             run_noise_source: runs::Source::WithinRun,
             run_noise: BTreeMap::new(),
         }
@@ -918,6 +932,20 @@ mod tests {
         let noisy = fleet(true, 0.09);
         assert!(noisy.outliers.is_empty(), "{:?}", flagged(&noisy));
         assert!(noisy.band_rule.contains("run"), "{}", noisy.band_rule);
+        // e and f measured again, and neither second run calibrated (a loaded node): no
+        // verdict on one run, where one was asked to confirm it.
+        let mut v: Vec<NodeReport> = ["a", "b", "c", "d", "e", "f"]
+            .iter()
+            .map(|h| node(h, |_| {}))
+            .collect();
+        for n in v.iter_mut().skip(4) {
+            n.model.as_mut().unwrap().local.b_seq_comp *= 0.96;
+            n.measured_twice = true;
+        }
+        let failed = build(Path::new("r"), v, &FleetOptions::default());
+        assert!(failed.outliers.is_empty(), "{:?}", flagged(&failed));
+        let whys: Vec<Option<NotNamed>> = failed.within_noise.iter().map(|o| o.not_named).collect();
+        assert_eq!(whys, [Some(NotNamed::SecondRunFailed); 2]);
     }
 
     #[test]

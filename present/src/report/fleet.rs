@@ -150,6 +150,9 @@ impl Sections for FleetReport {
                      run cannot confirm it"
                         .to_string()
                 }
+                Some(NotNamed::SecondRunFailed) => {
+                    "its second run could not be calibrated: one run cannot confirm it".to_string()
+                }
                 _ => format!(
                     "within its own noise (+-{})",
                     show(&o.parameter, o.own_noise)
