@@ -586,8 +586,8 @@ pub(crate) struct Rank0<'a> {
     pub(crate) stream: crate::measure::sweep::run::CommStream<'a>,
     /// The GPU whose copies are the stream, as the trace records it (`--engine gpu`).
     pub(crate) gpu: Option<crate::trace::GpuCopies>,
-    /// What follows `--resume` in the command that continues a cut run: the options it
-    /// must repeat (the trace's `-o`, the GPU engine's), said wherever the run stops.
+    /// What follows `--resume` where a cut run says how to continue it: the same command
+    /// again ([`same_command_again`]), said wherever the run stops.
     pub(crate) again: String,
 }
 

@@ -1,10 +1,11 @@
 //! The ranks of `contention survey`'s MPI job: one rank per node, rank `i` on the manifest's
 //! `job_hosts[i]`. For each round of the manifest, `MPI_Comm_split` gives every pair its own
 //! two-rank communicator (the measured node's rank first), on which the measured rank runs
-//! `measure`'s rank 0 and the sender `measure`'s rank 1, unchanged: same plan, same sweep,
-//! same binding checks, same trace in `$CONTENTION_RESULTS/HOST/`; a GPU node, measured
-//! alone, runs `measure --engine gpu` in its rank. Nodes in no pair that round wait. After the round every rank tells world rank 0 how its measurement ended, and
-//! rank 0 writes the manifest (atomically) before the next round starts.
+//! `measure`'s rank 0 and the sender `measure`'s rank 1, unchanged: same plan, same sweep, same
+//! binding checks, same trace in `$CONTENTION_RESULTS/HOST/`; a GPU node, measured alone, runs
+//! `measure --engine gpu` in its rank. Nodes in no pair that round wait. After the round every
+//! rank tells world rank 0 how its measurement ended, and rank 0 writes the manifest
+//! (atomically) before the next round starts.
 //!
 //! A rank that dies takes the job with it (Open MPI aborts every rank when one is lost): the
 //! rounds already recorded stay, and the driver records the cut round (see
