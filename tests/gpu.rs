@@ -410,12 +410,13 @@ fn replayed_gpu_copies_go_through_the_sweep_into_a_trace_that_calibrates() {
     let o = replayed(&out, &["--direction", "h2d", "--resume"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let e = stderr(&o);
+    let probe = probe();
     assert!(
-        e.contains(
-            "holds GPU 0's copies device to host (replayed), and this run measures GPU \
-             0's copies host to device (replayed): give the trace's options (`--engine gpu \
-             --gpu 0 --direction d2h --gpu-replay "
-        ),
+        e.contains(&format!(
+            "holds GPU 0's copies device to host (replayed from {probe}), and this run \
+             measures GPU 0's copies host to device (replayed from {probe}): give the \
+             trace's options (`--engine gpu --gpu 0 --direction d2h --gpu-replay "
+        )),
         "{e}"
     );
     // And an MPI resume of it, refused before any MPI job starts.
