@@ -104,18 +104,23 @@ impl GpuCopies {
     /// The options of `measure` that make these copies (`--engine gpu --gpu 0 --direction
     /// d2h`, and a replay's `--gpu-replay FILE`): what a resume of their trace repeats.
     pub fn options(&self) -> String {
+        let replay = self.replayed_from.as_deref().map(crate::error::escape_line);
         format!(
-            "--engine gpu --gpu {} --direction {}{}",
-            self.device.index,
-            self.direction.short(),
-            self.replayed_from
-                .as_ref()
-                .map_or(String::new(), |f| format!(
-                    " --gpu-replay {}",
-                    crate::error::escape_line(f)
-                ))
+            "--engine gpu {}",
+            gpu_flags(self.device.index, self.direction, replay.as_deref())
         )
     }
+}
+
+/// The options that choose GPU copies after `--engine gpu`: `--gpu N --direction d2h`, and
+/// a replay's `--gpu-replay FILE` (`replay` as it is to be written): what a resume repeats
+/// ([`GpuCopies::options`]) and what a survey's manifest records of its engine.
+pub fn gpu_flags(index: u32, direction: CopyDirection, replay: Option<&str>) -> String {
+    format!(
+        "--gpu {index} --direction {}{}",
+        direction.short(),
+        replay.map_or(String::new(), |f| format!(" --gpu-replay {f}"))
+    )
 }
 
 /// Which way a GPU copy moves the bytes.

@@ -884,7 +884,7 @@ mod tests {
     fn a_second_run_decides_and_the_fleets_run_to_run_spread_widens_the_band() {
         // Six nodes alike; node e is 4 % low on B_seq^comp in its first run only, node f in
         // both: beyond the band's 1 % floor x 3 either way.
-        let fleet = |second_runs: bool, spread: f64| {
+        let six = || {
             let mut v: Vec<NodeReport> = ["a", "b", "c", "d", "e", "f"]
                 .iter()
                 .map(|h| node(h, |_| {}))
@@ -892,6 +892,10 @@ mod tests {
             for n in v.iter_mut().skip(4) {
                 n.model.as_mut().unwrap().local.b_seq_comp *= 0.96;
             }
+            v
+        };
+        let fleet = |second_runs: bool, spread: f64| {
+            let mut v = six();
             if second_runs {
                 for (i, n) in v.iter_mut().enumerate() {
                     let mut m = n.model.clone().unwrap();
@@ -934,12 +938,8 @@ mod tests {
         assert!(noisy.band_rule.contains("run"), "{}", noisy.band_rule);
         // e and f measured again, and neither second run calibrated (a loaded node): no
         // verdict on one run, where one was asked to confirm it.
-        let mut v: Vec<NodeReport> = ["a", "b", "c", "d", "e", "f"]
-            .iter()
-            .map(|h| node(h, |_| {}))
-            .collect();
+        let mut v = six();
         for n in v.iter_mut().skip(4) {
-            n.model.as_mut().unwrap().local.b_seq_comp *= 0.96;
             n.measured_twice = true;
         }
         let failed = build(Path::new("r"), v, &FleetOptions::default());

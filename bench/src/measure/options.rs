@@ -426,14 +426,11 @@ impl MeasureOptions {
 /// nodes are measured with, compared between its jobs (and which tells the survey that each
 /// node is measured alone, [`manifest::Manifest::nodes_alone`]).
 fn gpu_flags(g: &crate::measure::choices::GpuStream) -> String {
+    let replay = g.replay.as_ref().map(|f| f.display().to_string());
     format!(
-        "{} --gpu {} --direction {}{}",
+        "{} {}",
         manifest::GPU_ENGINE,
-        g.index,
-        g.direction.short(),
-        g.replay
-            .as_ref()
-            .map_or(String::new(), |f| format!(" --gpu-replay {}", f.display()))
+        crate::trace::gpu_flags(g.index, g.direction, replay.as_deref())
     )
 }
 
