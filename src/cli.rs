@@ -1135,9 +1135,13 @@ pub struct CalibrateArgs {
     /// writes into memory (communications keep their bandwidth until the memory is full,
     /// then drop to alpha). `cpu-copy`: its variant for messages CPU cores copy, as between
     /// two ranks of one host (communications lose bandwidth as the computations load the
-    /// memory, by the memory's loaded latency: one more parameter per side, kappa). Default:
-    /// from the traces' transport (intra-node: cpu-copy; network, CSV or older traces:
-    /// paper); the report shows the other model's error beside it.
+    /// memory, by the memory's loaded latency: one more parameter per side, kappa). `knee`:
+    /// its variant for copies by DMA beside the computations, as a GPU's copy engines make
+    /// (communications keep their bandwidth at a light load and fall steeply near
+    /// saturation: one more parameter per side, gamma). Default (--method fit, 8 or more
+    /// core counts): the law that best predicts the core counts its fit did not see, the
+    /// traces' transport breaking near-ties (intra-node: cpu-copy; GPU copies: knee;
+    /// network, CSV or older traces: paper); the report shows each law's error.
     #[arg(long, value_enum, value_name = "MODEL")]
     pub(crate) model: Option<ModelVariant>,
 }

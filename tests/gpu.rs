@@ -345,7 +345,8 @@ fn replayed_gpu_copies_go_through_the_sweep_into_a_trace_that_calibrates() {
     }
     assert!(dir.join("t.csv").exists());
 
-    // The model: cpu-copy from the transport, the replay said in a note.
+    // The model: the knee law (held-out error, GPU copies on near-ties), the replay said in
+    // a note.
     let model = dir.join("m.json");
     let o = command()
         .arg("calibrate")
@@ -360,7 +361,7 @@ fn replayed_gpu_copies_go_through_the_sweep_into_a_trace_that_calibrates() {
     assert!(e.contains("its GPU copies were replayed from"), "{e}");
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
-    assert_eq!(m["variant"], "cpu-copy", "{m}");
+    assert_eq!(m["variant"], "knee", "{m}");
 
     // `show` says what the trace measured.
     let o = command().arg("show").arg(&out).output().unwrap();

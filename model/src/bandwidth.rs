@@ -8,7 +8,7 @@ use super::total::{required, total, CurvePoint};
 
 /// Equations 1-6 for `n = 1 ..= max_cores` (Algorithm 2); for a parameter set of another
 /// law than the paper's ([`super::law`]), that law instead of equations 4 and 5 (the
-/// cpu-copy variant's: [`super::cpu_copy`]).
+/// cpu-copy variant's: [`super::cpu_copy`]; the knee variant's: [`super::knee`]).
 ///
 /// The points must be computed in order from one core: equation 5 interpolates from the last
 /// core count `i` below `n` where the requirement still fitted (`R(i) < T(i)`). Where no core
@@ -18,6 +18,7 @@ pub fn curve(p: &Params, max_cores: u32) -> Vec<CurvePoint> {
     match p.law {
         Law::Paper => paper(p, max_cores),
         Law::CpuCopy { kappa } => super::cpu_copy::curve(p, kappa, max_cores),
+        Law::Knee { gamma } => super::knee::curve(p, gamma, max_cores),
     }
 }
 

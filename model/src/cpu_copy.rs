@@ -77,13 +77,20 @@ pub fn share(u: f64, kappa: f64, alpha: f64) -> f64 {
 
 /// The variant's bandwidths for `n = 1 ..= max_cores` (see the module's equations).
 pub(super) fn curve(p: &Params, kappa: f64, max_cores: u32) -> Vec<CurvePoint> {
+    curve_by(p, max_cores, |u| share(u, kappa, p.alpha))
+}
+
+/// The module's equations with `share` (of `B_seq^comm`, at the computations' load `u`) in
+/// place of Little's law: every law of communications that fall with the load
+/// ([`super::knee`] too) shares the rest, equations 1-3 and 6 and the floor `alpha`.
+pub(super) fn curve_by(p: &Params, max_cores: u32, share: impl Fn(f64) -> f64) -> Vec<CurvePoint> {
     (1..=max_cores)
         .map(|n| {
             let t = total(p, n);
             let wanted = f64::from(n) * p.b_seq_comp;
             let comp_alone = wanted.min(t).min(p.t_seq_max); // equation 6
             let floor = p.alpha * p.b_seq_comm;
-            let law = share(load(p, n), kappa, p.alpha) * p.b_seq_comm;
+            let law = share(load(p, n)).max(p.alpha) * p.b_seq_comm;
             let comm_parallel = law.min(t - wanted).max(floor).min(t);
             let comp_parallel = wanted.min(t - comm_parallel).max(0.0); // equation 3
             CurvePoint {

@@ -36,6 +36,9 @@ pub enum Variant {
     /// Equations 1-3 and 6-8 of the paper, with communications in parallel following the
     /// load the computations put on the memory ([`super::cpu_copy`]).
     CpuCopy,
+    /// Equations 1-3 and 6-8 of the paper, with communications in parallel kept whole at a
+    /// light load and falling steeply near saturation ([`super::knee`]).
+    Knee,
 }
 
 /// One parameter a law has of its own: its name in the model file, the range a model file's
@@ -76,15 +79,33 @@ const KAPPA: LawParam = LawParam {
     decimals: 3,
 };
 
+/// `gamma` of the knee variant ([`super::knee`]).
+const GAMMA: LawParam = LawParam {
+    name: "gamma",
+    symbol: "γ",
+    low: 0.0,
+    // The copies then keep all their bandwidth until the load is 99.3 % of saturation: the
+    // paper's law without its step, which a larger one could not tell apart.
+    high: 1e3,
+    meaning: "how sharply the communications fall as the computations load the memory \
+              (their share is 1 - load^gamma)",
+    // Below, the copies would lose most of their bandwidth to the lightest load.
+    fit_floor: 0.1,
+    // The copies lose a quarter of their bandwidth at half load.
+    start: 2.0,
+    decimals: 3,
+};
+
 impl Variant {
     /// Every law, in the order `--help` lists them.
-    pub const ALL: [Variant; 2] = [Variant::Paper, Variant::CpuCopy];
+    pub const ALL: [Variant; 3] = [Variant::Paper, Variant::CpuCopy, Variant::Knee];
 
     /// Its name in model files and on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Variant::Paper => "paper",
             Variant::CpuCopy => "cpu-copy",
+            Variant::Knee => "knee",
         }
     }
 
@@ -99,7 +120,11 @@ impl Variant {
             Variant::Paper => "The paper's model (network transports)",
             Variant::CpuCopy => {
                 "The variant for communications that slow down steadily as computations load \
-                 memory (intra-node transports, GPU copies)"
+                 memory (intra-node transports)"
+            }
+            Variant::Knee => {
+                "The variant for communications that keep their bandwidth at a light load and \
+                 fall steeply near saturation (GPU copies)"
             }
         }
     }
@@ -108,11 +133,13 @@ impl Variant {
     pub fn about(self) -> &'static str {
         match self {
             Variant::Paper => "communications a network card writes into memory",
-            // Not "by CPU cores" alone: a GPU's copy engines, DMA, follow it too
-            // (`tests/data/gpu-h200`: 0.9-3.6 % against 4.6-7.6 % for the paper's law).
             Variant::CpuCopy => {
                 "communications that slow down steadily as the computations load the memory \
-                 (copies by CPU cores, GPU copies)"
+                 (copies by CPU cores)"
+            }
+            Variant::Knee => {
+                "communications that keep their bandwidth at a light load and fall steeply \
+                 near saturation (GPU copies)"
             }
         }
     }
@@ -143,6 +170,7 @@ impl Variant {
         match self {
             Variant::Paper => &[],
             Variant::CpuCopy => &[KAPPA],
+            Variant::Knee => &[GAMMA],
         }
     }
 
@@ -153,6 +181,7 @@ impl Variant {
         match self {
             Variant::Paper => Law::Paper,
             Variant::CpuCopy => Law::CpuCopy { kappa: v(0) },
+            Variant::Knee => Law::Knee { gamma: v(0) },
         }
     }
 
@@ -187,6 +216,11 @@ pub enum Law {
         /// How fast the memory's queueing slows a core's copies as the computations load it.
         kappa: f64,
     },
+    /// The knee variant's law ([`super::knee`]).
+    Knee {
+        /// How sharply the communications fall as the computations load the memory.
+        gamma: f64,
+    },
 }
 
 impl Law {
@@ -195,6 +229,7 @@ impl Law {
         match self {
             Law::Paper => Variant::Paper,
             Law::CpuCopy { .. } => Variant::CpuCopy,
+            Law::Knee { .. } => Variant::Knee,
         }
     }
 
@@ -203,6 +238,7 @@ impl Law {
         match *self {
             Law::Paper => LawValues::of(&[]),
             Law::CpuCopy { kappa } => LawValues::of(&[kappa]),
+            Law::Knee { gamma } => LawValues::of(&[gamma]),
         }
     }
 

@@ -12,7 +12,9 @@
 //! - [`total`]: equations 1-2, what the memory gives and what the cores ask (Algorithm 1);
 //!   [`bandwidth`]: equations 3-6, one parameter set over core counts (Algorithm 2).
 //! - [`cpu_copy`]: the variant for communications done by CPU cores (copies between two
-//!   ranks of one host): equation 4 replaced by a loaded-latency law.
+//!   ranks of one host): equation 4 replaced by a loaded-latency law; [`knee`]: the
+//!   variant for copies by DMA beside the computations (a GPU's copy engines): equation 4
+//!   replaced by a law that keeps them whole at a light load and falls steeply near saturation.
 //! - [`placement`]: equations 7-8, every placement of the data on the NUMA nodes (Algorithms 3-4).
 //! - [`uncertainty`]: the bootstrap's intervals and refitted parameter sets a model file may
 //!   hold.
@@ -26,6 +28,7 @@
 pub mod bandwidth;
 pub mod constraints;
 pub mod cpu_copy;
+pub mod knee;
 pub mod law;
 pub mod paper;
 pub(crate) mod params;
