@@ -196,6 +196,21 @@ fn check_refits_as_the_saved_model_and_names_a_transport_that_would_choose_anoth
 /// paper's law. The cpu-copy law predicts the core counts its fit did not see better, each
 /// way, and `calibrate` chooses it by that, printing both laws' held-out errors; `--model`
 /// still overrides.
+/// Checks that the calibrated model `m` (of `way`) records each law's held-out error, the
+/// knee law's the lowest and the paper's the highest; returns the paper's.
+fn knee_predicts_held_out_counts_best(m: &Value, way: &str) -> f64 {
+    let held = m["calibration"]["model"]["held_out"].as_array().unwrap();
+    let error = |v: &str| {
+        let h = held.iter().find(|h| h["variant"] == v).unwrap();
+        h["parallel_mape_percent"].as_f64().unwrap()
+    };
+    assert!(
+        error("knee") < error("cpu-copy") && error("cpu-copy") < error("paper"),
+        "{way}: {held:?}"
+    );
+    error("paper")
+}
+
 #[test]
 fn calibrate_chooses_the_law_by_held_out_error_for_gpu_copies_and_model_overrides() {
     let d = temp_dir("gpu-h200-law");
@@ -211,19 +226,8 @@ fn calibrate_chooses_the_law_by_held_out_error_for_gpu_copies_and_model_override
             "{way}: {said}"
         );
         let m: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-        let held = m["calibration"]["model"]["held_out"].as_array().unwrap();
-        let error = |v: &str| {
-            let h = held.iter().find(|h| h["variant"] == v).unwrap();
-            h["parallel_mape_percent"].as_f64().unwrap()
-        };
-        assert!(
-            error("knee") < error("cpu-copy") && error("cpu-copy") < error("paper"),
-            "{way}: {held:?}"
-        );
-        assert!(
-            said.contains(&format!("paper {:.2} %", error("paper"))),
-            "{said}"
-        );
+        let paper = knee_predicts_held_out_counts_best(&m, way);
+        assert!(said.contains(&format!("paper {paper:.2} %")), "{said}");
         assert_eq!(m["variant"], "knee");
         // --model paper: the paper's law, no held-out comparison made.
         let o = run(command()
@@ -250,15 +254,7 @@ fn the_gpu_node_s_own_traces_take_the_knee_law_which_predicts_another_run_best()
         let m = calibrated(&[&runs], None);
         assert_eq!(m["variant"], "knee", "{way}: {}", m["calibration"]["model"]);
         assert!(m["local"]["gamma"].as_f64().unwrap() > 1.0, "{way}");
-        let held = m["calibration"]["model"]["held_out"].as_array().unwrap();
-        let error = |v: &str| {
-            let h = held.iter().find(|h| h["variant"] == v).unwrap();
-            h["parallel_mape_percent"].as_f64().unwrap()
-        };
-        assert!(
-            error("knee") < error("cpu-copy") && error("cpu-copy") < error("paper"),
-            "{way}: {held:?}"
-        );
+        knee_predicts_held_out_counts_best(&m, way);
         let data = inputs::read_all(&[other.as_str()]).unwrap();
         let copies = |m: &Value| {
             let model = contention::io::model_file::parse(&m.to_string(), way).unwrap();
