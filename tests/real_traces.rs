@@ -191,11 +191,6 @@ fn check_refits_as_the_saved_model_and_names_a_transport_that_would_choose_anoth
     std::fs::remove_dir_all(d).unwrap();
 }
 
-/// GPU copies measured on an H200 node (`tests/data/gpu-h200`): DMA, the paper's kind of
-/// traffic, as tidy CSV that records no transport, so the transport's rule alone gave the
-/// paper's law. The cpu-copy law predicts the core counts its fit did not see better, each
-/// way, and `calibrate` chooses it by that, printing both laws' held-out errors; `--model`
-/// still overrides.
 /// Checks that the calibrated model `m` (of `way`) records each law's held-out error, the
 /// knee law's the lowest and the paper's the highest; returns the paper's.
 fn knee_predicts_held_out_counts_best(m: &Value, way: &str) -> f64 {
@@ -211,6 +206,11 @@ fn knee_predicts_held_out_counts_best(m: &Value, way: &str) -> f64 {
     error("paper")
 }
 
+/// GPU copies measured on an H200 node by the probe (`tests/data/gpu-h200`): DMA, the
+/// paper's kind of traffic, as tidy CSV that records no transport, so the transport's rule
+/// alone gave the paper's law. The knee law predicts the core counts its fit did not see
+/// best, each way, and `calibrate` chooses it by that, printing every law's held-out error;
+/// `--model` still overrides.
 #[test]
 fn calibrate_chooses_the_law_by_held_out_error_for_gpu_copies_and_model_overrides() {
     let d = temp_dir("gpu-h200-law");

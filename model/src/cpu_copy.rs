@@ -90,7 +90,7 @@ pub(super) fn curve_by(p: &Params, max_cores: u32, share: impl Fn(f64) -> f64) -
             let wanted = f64::from(n) * p.b_seq_comp;
             let comp_alone = wanted.min(t).min(p.t_seq_max); // equation 6
             let floor = p.alpha * p.b_seq_comm;
-            let law = share(load(p, n)).max(p.alpha) * p.b_seq_comm;
+            let law = share(load(p, n)) * p.b_seq_comm;
             let comm_parallel = law.min(t - wanted).max(floor).min(t);
             let comp_parallel = wanted.min(t - comm_parallel).max(0.0); // equation 3
             CurvePoint {

@@ -84,8 +84,8 @@ const GAMMA: LawParam = LawParam {
     name: "gamma",
     symbol: "γ",
     low: 0.0,
-    // The copies then keep all their bandwidth until the load is 99.3 % of saturation: the
-    // paper's law without its step, which a larger one could not tell apart.
+    // The copies then keep 99.9 % of their bandwidth until the load is 99.3 % of saturation:
+    // the paper's law without its step, which a larger one could not tell apart.
     high: 1e3,
     meaning: "how sharply the communications fall as the computations load the memory \
               (their share is 1 - load^gamma)",
