@@ -192,14 +192,37 @@ fn launch_job(args: &JobOptions, hosts: Option<&[String]>) -> Result<()> {
         return Ok(());
     }
     let trace_here = trace_here.map(|h| h.trace);
-    let launches = launches(args, trace_here.as_deref());
+    let mut launches = launches(args, trace_here.as_deref());
     // Where this host can look at what a launch saved (rank 0 may write it on another node
     // of a shared file system, or this path may not be that file at all: then nothing
     // counts as saved, and a failed launch fails the command as before).
     let watched = trace_here.clone().or_else(|| args.measure.output.clone());
-    for launch in 0..launches {
+    let (mut started, mut extra) = (0, 0);
+    loop {
+        if started == launches {
+            // A launch can complete an earlier run instead of adding one: `--resume` measures
+            // again, in its own run, a point every reader would refuse (a phase disturbed on
+            // a loaded machine). The runs asked for are then not all there (seen: 2 of 3, the
+            // command ending with status 0): launch again, at most as many more times as
+            // runs were asked, so that a machine that keeps spoiling points ends.
+            match watched.as_deref().and_then(runs_saved) {
+                Some((done, asked)) if done < asked && extra < asked => {
+                    extra += 1;
+                    launches += 1;
+                    if mode != progress::Mode::Quiet {
+                        eprintln!(
+                            "measure: the trace holds {done} of its {asked} runs (a launch \
+                             measured again a refused point of an earlier run): one more launch"
+                        );
+                    }
+                }
+                _ => break,
+            }
+        }
+        let this = started;
+        started += 1;
         // The first launch starts (or resumes) the trace; each later one adds the next run.
-        let (choice, line) = if launch == 0 {
+        let (choice, line) = if this == 0 {
             driver::plan_own(args.launcher, &shape, false)?
         } else {
             driver::plan_next_run(args.launcher, &shape)?
@@ -208,7 +231,7 @@ fn launch_job(args: &JobOptions, hosts: Option<&[String]>) -> Result<()> {
             if launches > 1 {
                 eprintln!(
                     "measure: launch {} of {} (one run each, --runs {})",
-                    launch + 1,
+                    this + 1,
                     launches,
                     args.measure.runs
                 );
@@ -227,10 +250,10 @@ fn launch_job(args: &JobOptions, hosts: Option<&[String]>) -> Result<()> {
                     "measure: warning: launch {} of {launches} ended with status {} after its \
                      run was saved in {} (the failure came as the job shut down; the \
                      launcher's message, if any, is above): its points are kept{}",
-                    launch + 1,
+                    this + 1,
                     ended.code,
                     crate::error::shown_path(watched.as_deref().unwrap_or(Path::new("-o"))),
-                    if launch + 1 < launches {
+                    if this + 1 < launches {
                         ", and the next run starts"
                     } else {
                         ""
