@@ -198,6 +198,9 @@ fn launch_job(args: &JobOptions, hosts: Option<&[String]>) -> Result<()> {
     // counts as saved, and a failed launch fails the command as before).
     let watched = trace_here.clone().or_else(|| args.measure.output.clone());
     let (mut started, mut extra) = (0, 0);
+    // The runs the trace here holds, and asks for, as the last launch left it (read once a
+    // launch: it is the next launch's "before").
+    let mut saved = watched.as_deref().and_then(runs_saved);
     loop {
         if started == launches {
             // A launch can complete an earlier run instead of adding one: `--resume` measures
@@ -205,7 +208,7 @@ fn launch_job(args: &JobOptions, hosts: Option<&[String]>) -> Result<()> {
             // a loaded machine). The runs asked for are then not all there (seen: 2 of 3, the
             // command ending with status 0): launch again, at most as many more times as
             // runs were asked, so that a machine that keeps spoiling points ends.
-            match watched.as_deref().and_then(runs_saved) {
+            match saved {
                 Some((done, asked)) if done < asked && extra < asked => {
                     extra += 1;
                     launches += 1;
@@ -239,11 +242,12 @@ fn launch_job(args: &JobOptions, hosts: Option<&[String]>) -> Result<()> {
             eprintln!("measure: launcher: {}", choice.why);
             eprintln!("measure: starting {}", line.shown());
         }
-        let before = watched.as_deref().and_then(saved_runs);
+        let before = saved.map(|(done, _)| done);
         // Ctrl-C, SIGTERM and SIGHUP to this process are forwarded to the job; this
         // process waits for it to save and exit.
         let ended = driver::run(&line, mode, driver::Signals::Forward)?;
-        let after = watched.as_deref().and_then(saved_runs);
+        saved = watched.as_deref().and_then(runs_saved);
+        let after = saved.map(|(done, _)| done);
         if ended_after_saving(&ended, before, after) {
             if mode != progress::Mode::Quiet {
                 eprintln!(
@@ -274,11 +278,6 @@ pub(crate) fn runs_saved(path: &Path) -> Option<(u32, u32)> {
     resumable(path)
         .ok()
         .map(|t| (runs_done(&t), t.config.runs.max(1)))
-}
-
-/// How many complete runs the trace at `path` holds, when this host can read it.
-fn saved_runs(path: &Path) -> Option<u32> {
-    runs_saved(path).map(|(done, _)| done)
 }
 
 /// The trace at `path` as `--resume` continues it: without the points it drops to measure
