@@ -132,19 +132,32 @@ mod tests {
         ReplayOpener(recorded).open(host).unwrap()
     }
 
+    /// An engine whose copies each take at least `0` (a sleep never returns early) and which
+    /// records the slots it was given: a replay paces copies on a schedule, so one woken late
+    /// returns at once and two copies fall in one sample (seen on a loaded CI machine).
+    struct Sleeping(std::time::Duration, Vec<Range<usize>>);
+
+    impl CopyEngine for Sleeping {
+        fn copy(&mut self, slot: Range<usize>) -> Result<(), String> {
+            self.1.push(slot);
+            std::thread::sleep(self.0);
+            Ok(())
+        }
+    }
+
     #[test]
     fn a_stream_is_one_sample_per_copy_over_the_slots_in_turn_until_stopped() {
-        // 1 MiB at 0.5 GB/s: 2.1 ms a copy, longer than the shortest sample.
-        let mut host = vec![0u8; 3 << 20];
-        let mut engine = replay("0 d2h 0 50.0\n1 comp+d2h 10.0 0.5\n", &mut host);
-        engine.phase(1);
-        let spans = stream_until(engine.as_mut(), 3, 5);
+        // Copies of 2 ms, longer than the shortest sample, over a ring of three 1 MiB slots.
+        let mut engine = Sleeping(std::time::Duration::from_millis(2), Vec::new());
+        let spans = stream_until(&mut engine, 3, 5);
         assert!(spans.len() >= 5, "{}", spans.len());
         for pair in spans.windows(2) {
             // Back to back: each copy starts where the previous one ended.
             assert_eq!(pair[0].end, pair[1].start);
         }
         assert!(spans.iter().all(|s| s.bytes == 1 << 20 && s.end >= s.start));
+        let starts: Vec<usize> = engine.1.iter().map(|s| s.start >> 20).collect();
+        assert_eq!(&starts[..5], &[0, 1, 2, 0, 1], "{:?}", engine.1);
     }
 
     #[test]
