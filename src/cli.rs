@@ -458,9 +458,11 @@ pub struct MeasureArgs {
     pub(crate) engine: EngineName,
 
     /// With --engine gpu: the GPU, by its rank in PCI bus order as nvidia-smi numbers them
-    /// (default 0). The copy thread runs on a core of the GPU's socket.
-    #[arg(long, value_name = "N", conflicts_with = "graph", value_parser = parse_gpu)]
-    pub(crate) gpu: Option<u32>,
+    /// (default 0). The copy thread runs on a core of the GPU's socket. `all`: every GPU of
+    /// the node at once as one stream (4 or 8 copy engines writing into host memory), the
+    /// one copy thread keeping each GPU busy; the trace lists them all.
+    #[arg(long, value_name = "N|all", conflicts_with = "graph", value_parser = parse_gpu)]
+    pub(crate) gpu: Option<crate::trace::GpuChoice>,
 
     /// With --engine gpu: which way the copies go. `d2h` (the default): device to host, the
     /// copy engine writes host memory as a network card writes a received message; `h2d`:
@@ -723,7 +725,7 @@ impl MeasureArgs {
         match self.engine {
             EngineName::Mpi => Engine::Mpi,
             EngineName::Gpu => Engine::Gpu(GpuStream {
-                index: self.gpu.unwrap_or(0),
+                gpus: self.gpu.unwrap_or(crate::trace::GpuChoice::One(0)),
                 direction: match self.direction {
                     Some(DirectionName::H2d) => crate::trace::CopyDirection::HostToDevice,
                     _ => crate::trace::CopyDirection::DeviceToHost,
@@ -747,6 +749,14 @@ impl MeasureArgs {
                     "{flag} is for GPU copies: add --engine gpu (the default engine, mpi, \
                      measures MPI messages)"
                 )))
+            }
+            // A replay is one GPU's recording, and drives none.
+            _ if self.gpu == Some(crate::trace::GpuChoice::All) && self.gpu_replay.is_some() => {
+                Err(crate::error::Error::Input(
+                    "--gpu all with --gpu-replay: a replay holds one GPU's recorded copies \
+                     and drives no GPU; replay with --gpu 0"
+                        .into(),
+                ))
             }
             // No MPI job is started: a launcher asked for would be ignored.
             _ if self.engine == EngineName::Gpu
@@ -926,17 +936,14 @@ pub struct PlotArgs {
     pub(crate) csv: bool,
 }
 
-/// `--gpu N`: a GPU's rank; `all` (every GPU at once) is named as what it is, not built.
-fn parse_gpu(s: &str) -> Result<u32, String> {
+/// `--gpu N`: a GPU's rank; `all`: every GPU at once.
+fn parse_gpu(s: &str) -> Result<crate::trace::GpuChoice, String> {
     match s.trim() {
-        "all" => Err(
-            "every GPU at once is not measured yet: measure one GPU at a time \
-                      (--gpu 0, --gpu 1, ... as nvidia-smi numbers them)"
-                .into(),
-        ),
-        n => n.parse().map_err(|_| {
+        "all" => Ok(crate::trace::GpuChoice::All),
+        n => n.parse().map(crate::trace::GpuChoice::One).map_err(|_| {
             format!(
-                "`{}`: a GPU's rank in PCI bus order, as nvidia-smi numbers them (0, 1, ...)",
+                "`{}`: a GPU's rank in PCI bus order, as nvidia-smi numbers them (0, 1, ...), \
+                 or `all`",
                 crate::error::escape(n)
             )
         }),

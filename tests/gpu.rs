@@ -86,8 +86,21 @@ fn options_of_the_other_engine_are_refused_naming_the_fix() {
             "--engine gpu",
         ),
         (
-            &["measure", "--engine", "gpu", "--gpu", "all"],
-            "every GPU at once is not measured yet: measure one GPU at a time",
+            &[
+                "measure",
+                "--engine",
+                "gpu",
+                "--gpu",
+                "all",
+                "--gpu-replay",
+                "probe.txt",
+            ],
+            "--gpu all with --gpu-replay: a replay holds one GPU's recorded copies",
+        ),
+        (
+            &["measure", "--engine", "gpu", "--gpu", "first"],
+            "`first`: a GPU's rank in PCI bus order, as nvidia-smi numbers them (0, 1, ...), \
+             or `all`",
         ),
         (
             &["survey", "--engine", "gpu", "--direction", "both"],
@@ -184,10 +197,24 @@ fn the_dry_run_puts_the_copy_thread_beside_the_gpu_of_an_hwloc_file() {
     let o = plan("3");
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
-        stderr(&o).contains("--gpu 3: the topology file has 3 NVIDIA GPU(s) (--gpu 0 to 2)"),
+        stderr(&o)
+            .contains("--gpu 3: the topology file has 3 NVIDIA GPU(s) (--gpu 0 to 2, or all)"),
         "{}",
         text(&o)
     );
+    // Every GPU at once: all three named, the copy thread beside the first.
+    let o = plan("all");
+    let s = stdout(&o);
+    for said in [
+        "engine      every GPU at once, 3: GPU 0 NVIDIA device 06d2 (0000:06:00.0), near socket \
+         0; GPU 1 NVIDIA device 06d2 (0000:11:00.0), near socket 1; GPU 2 ",
+        "last core of socket 0, the socket of GPU 0 (0000:06:00.0)",
+        "measure --engine gpu --gpu all --direction h2d\n",
+    ] {
+        assert!(s.contains(said), "{said:?} not in {}", text(&o));
+    }
+    // The buffer on node 0 is beside GPU 0: no note.
+    assert!(!s.contains("note        the pinned buffer"), "{s}");
     let o = contention(&[
         "measure",
         "--engine",
@@ -560,6 +587,79 @@ fn a_fake_driver_drives_the_real_engine_through_a_sweep() {
         assert!(t.complete && t.points.len() == 2, "{:?}", t.points.len());
         assert!(t.points.iter().all(|p| !p.comm_parallel.samples.is_empty()));
     }
+}
+
+#[test]
+fn every_gpu_at_once_copies_from_one_thread_into_one_trace_that_lists_them() {
+    let _job = one_job();
+    let results = temp_dir("gpu-all");
+    let root = results.to_str().unwrap();
+    // Three GPUs, CUDA's order not the PCI order: 0 on bus 1b, 1 on 2b, 2 on 3b. The fake
+    // refuses a copy, query or wait on a stream whose context is not current: one thread
+    // drives the three, switching between them.
+    let o = with_fake_driver(
+        None,
+        false,
+        &[("FAKE_CUDA_DEVICES", "3"), ("CONTENTION_RESULTS", root)],
+        &["--gpu", "all", "--cores", "1..2"],
+    )
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let e = stderr(&o);
+    assert!(!e.contains("still registered"), "{e}");
+    for (i, name, bus) in [(0, 1, "1b"), (1, 2, "2b"), (2, 0, "3b")] {
+        let line = format!("gpu         GPU {i} Fake H200 {name} (0000:{bus}:00.0), link not read");
+        assert!(e.contains(&line), "{line}: {e}");
+    }
+    let t: contention::trace::Trace = serde_json::from_str(
+        &std::fs::read_to_string(results_trace(&results, "gpuall-d2h")).unwrap(),
+    )
+    .unwrap();
+    let gpu = t.gpu.as_ref().expect("the GPU record");
+    let buses: Vec<&str> = gpu.devices.iter().map(|d| &d.pci_bus_id[5..7]).collect();
+    assert_eq!(buses, ["1b", "2b", "3b"]);
+    assert!(gpu
+        .devices
+        .iter()
+        .enumerate()
+        .all(|(i, d)| d.index == i as u32));
+    assert_eq!(gpu.device, gpu.devices[0]);
+    assert_eq!(gpu.words(), "the 3 GPUs' copies device to host");
+    assert!(
+        gpu.options().contains("--gpu all --direction d2h"),
+        "{}",
+        gpu.options()
+    );
+    assert!(t.complete && t.points.len() == 2, "{:?}", t.points.len());
+    assert!(t.points.iter().all(|p| !p.comm_parallel.samples.is_empty()));
+}
+
+#[test]
+fn a_copy_the_driver_refuses_mid_sweep_ends_the_run_with_the_driver_s_words() {
+    let _job = one_job();
+    let dir = temp_dir("gpu-fault");
+    let out = dir.join("t.json");
+    // The first copy of the sweep faults: no sample comes, which the watch alone would call
+    // a stall after --timeout.
+    let o = with_fake_driver(
+        Some(&out),
+        false,
+        &[("FAKE_CUDA_FAIL_COPY", "1")],
+        &["--cores", "1..2", "--timeout", "30"],
+    )
+    .output()
+    .unwrap();
+    assert!(!o.status.success(), "{}", text(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("cuMemcpyAsync failed: CUDA_ERROR_LAUNCH_FAILED"),
+        "{e}"
+    );
+    assert!(
+        !e.contains("stalled") && !e.contains("still registered"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -79,11 +79,17 @@ pub struct Trace {
 
 /// The communication stream of a GPU trace: the copies one copy thread issues back to back
 /// between pinned host memory (the communication buffer, bound to `--numa _,COMM`) and the
-/// GPU, one copy one sample.
+/// GPU, one copy one sample; with `--gpu all`, every GPU of the node at once, a sample
+/// the copies that completed on any of them in at least a millisecond.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GpuCopies {
     pub direction: CopyDirection,
+    /// The GPU that copied; with `--gpu all`, the first of [`GpuCopies::devices`].
     pub device: GpuDevice,
+    /// `--gpu all`: every GPU that copied at once, in PCI bus order (a node with 4 or 8
+    /// GPUs has that many copy engines writing into host memory). Empty for one GPU.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<GpuDevice>,
     /// Where the copies came from when they were replayed (the test seam that feeds a GPU
     /// node's recorded bandwidths to the sweep on a machine without one): never set by a
     /// real run, and a replayed trace says so wherever it is read.
@@ -92,13 +98,26 @@ pub struct GpuCopies {
 }
 
 impl GpuCopies {
-    /// In words, as messages and `show` say it: `GPU 0's copies device to host`.
+    /// Which GPUs copied: `--gpu N`, or `--gpu all` when [`GpuCopies::devices`] lists them.
+    pub fn choice(&self) -> GpuChoice {
+        if self.devices.is_empty() {
+            GpuChoice::One(self.device.index)
+        } else {
+            GpuChoice::All
+        }
+    }
+
+    /// In words, as messages and `show` say it: `GPU 0's copies device to host`, `the 4
+    /// GPUs' copies device to host`.
     pub fn words(&self) -> String {
-        format!(
-            "GPU {}'s copies {}",
-            self.device.index,
-            self.direction.words()
-        )
+        match self.choice() {
+            GpuChoice::One(i) => format!("GPU {i}'s copies {}", self.direction.words()),
+            GpuChoice::All => format!(
+                "the {} GPUs' copies {}",
+                self.devices.len(),
+                self.direction.words()
+            ),
+        }
     }
 
     /// The options of `measure` that make these copies (`--engine gpu --gpu 0 --direction
@@ -107,7 +126,7 @@ impl GpuCopies {
         let replay = self.replayed_from.as_deref().map(crate::error::escape_line);
         format!(
             "--engine gpu {}",
-            gpu_flags(self.device.index, self.direction, replay.as_deref())
+            gpu_flags(self.choice(), self.direction, replay.as_deref())
         )
     }
 }
@@ -115,12 +134,30 @@ impl GpuCopies {
 /// The options that choose GPU copies after `--engine gpu`: `--gpu N --direction d2h`, and
 /// a replay's `--gpu-replay FILE` (`replay` as it is to be written): what a resume repeats
 /// ([`GpuCopies::options`]) and what a survey's manifest records of its engine.
-pub fn gpu_flags(index: u32, direction: CopyDirection, replay: Option<&str>) -> String {
+pub fn gpu_flags(gpu: GpuChoice, direction: CopyDirection, replay: Option<&str>) -> String {
     format!(
-        "--gpu {index} --direction {}{}",
+        "--gpu {gpu} --direction {}{}",
         direction.short(),
         replay.map_or(String::new(), |f| format!(" --gpu-replay {f}"))
     )
+}
+
+/// Which GPUs copy (`--gpu`): one, by its rank in PCI bus order, or every GPU of the node
+/// at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuChoice {
+    One(u32),
+    All,
+}
+
+impl std::fmt::Display for GpuChoice {
+    /// As the command line writes it: `0`, `all`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GpuChoice::One(i) => write!(f, "{i}"),
+            GpuChoice::All => f.write_str("all"),
+        }
+    }
 }
 
 /// Which way a GPU copy moves the bytes.

@@ -4,7 +4,8 @@
  * engine makes, holding it to the rules the real driver enforces, so that a mistake the real
  * driver would refuse fails here too:
  *   - a context must be current on the calling thread (cuCtxSetCurrent) for any allocation,
- *     stream or copy: CUDA_ERROR_INVALID_CONTEXT (201) otherwise;
+ *     stream or copy, and a stream's own for its copies, waits and queries (one thread
+ *     driving several GPUs switches): CUDA_ERROR_INVALID_CONTEXT (201) otherwise;
  *   - a copy's host side must lie in pinned memory (cuMemHostRegister, cuMemAllocHost):
  *     CUDA_ERROR_INVALID_VALUE (1) otherwise;
  *   - unregistering what was not registered: CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED (713);
@@ -15,8 +16,10 @@
  *
  * Environment: FAKE_CUDA_DEVICES (default 1), FAKE_CUDA_INIT (cuInit's result: 34 the
  * toolkit's stub, 100 no device), FAKE_CUDA_HANG (set: once host memory has been registered,
- * as the sweep's buffer is, every stream synchronisation blocks for ever, as a GPU that hung
- * after the warm-up; `warm-up`: every one, the warm-up's first). Built with -DFAKE_CUDA_LACK_SYNC, it lacks cuStreamSynchronize.
+ * as the sweep's buffer is, every stream synchronisation blocks for ever and every query
+ * says not ready, as a GPU that hung after the warm-up; `warm-up`: every one, the warm-up's
+ * first), FAKE_CUDA_FAIL_COPY (N: the N-th copy once host memory has been registered is
+ * refused with CUDA_ERROR_LAUNCH_FAILED, 719, as a GPU that faults mid-sweep). Built with -DFAKE_CUDA_LACK_SYNC, it lacks cuStreamSynchronize.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -29,7 +32,7 @@ typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
 
 enum { OK = 0, INVALID_VALUE = 1, INVALID_DEVICE = 101, INVALID_CONTEXT = 201,
-       NOT_REGISTERED = 713, MAX_DEVICES = 8, MAX_PINNED = 256 };
+       NOT_READY = 600, NOT_REGISTERED = 713, LAUNCH_FAILED = 719, MAX_DEVICES = 8, MAX_PINNED = 256 };
 
 static int env_int(const char *name, int fallback) {
     const char *v = getenv(name);
@@ -153,17 +156,35 @@ CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned flags) {
 
 CUresult cuMemHostUnregister(void *p) { return unpin(p); }
 
+/* A stream is the context it was created in. */
+static int in_context(void *stream) { return current && *(void **)stream == current; }
+
+/* Whether this copy is the one FAKE_CUDA_FAIL_COPY says to refuse. */
+static int failing(void) {
+    static int copies;
+    if (!registered_ever) return 0;
+    pthread_mutex_lock(&lock);
+    int n = ++copies;
+    pthread_mutex_unlock(&lock);
+    return n == env_int("FAKE_CUDA_FAIL_COPY", 0);
+}
+
+static int hung(void) {
+    const char *hang = getenv("FAKE_CUDA_HANG");
+    return hang && (registered_ever || strcmp(hang, "warm-up") == 0);
+}
+
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, void *stream) {
-    (void)stream;
-    if (!current) return INVALID_CONTEXT;
+    if (!in_context(stream)) return INVALID_CONTEXT;
+    if (failing()) return LAUNCH_FAILED;
     if (!is_pinned(dst, n)) return INVALID_VALUE;
     memcpy(dst, (void *)src, n);
     return OK;
 }
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, void *stream) {
-    (void)stream;
-    if (!current) return INVALID_CONTEXT;
+    if (!in_context(stream)) return INVALID_CONTEXT;
+    if (failing()) return LAUNCH_FAILED;
     if (!is_pinned(src, n)) return INVALID_VALUE;
     memcpy((void *)dst, src, n);
     return OK;
@@ -172,18 +193,22 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, void *
 CUresult cuStreamCreate(void **stream, unsigned flags) {
     (void)flags;
     if (!current) return INVALID_CONTEXT;
-    *stream = malloc(1);
+    *stream = malloc(sizeof(void *));
+    *(void **)*stream = current;
     return OK;
+}
+
+CUresult cuStreamQuery(void *stream) {
+    if (!in_context(stream)) return INVALID_CONTEXT;
+    return hung() ? NOT_READY : OK;
 }
 
 CUresult cuStreamDestroy_v2(void *stream) { free(stream); return OK; }
 
 #ifndef FAKE_CUDA_LACK_SYNC
 CUresult cuStreamSynchronize(void *stream) {
-    (void)stream;
-    const char *hang = getenv("FAKE_CUDA_HANG");
-    if (hang && (registered_ever || strcmp(hang, "warm-up") == 0))
+    if (hung())
         for (;;) pause();
-    return current ? OK : INVALID_CONTEXT;
+    return in_context(stream) ? OK : INVALID_CONTEXT;
 }
 #endif

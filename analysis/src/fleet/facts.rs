@@ -154,18 +154,25 @@ impl Facts {
 
 /// A node's GPU as the fleet compares it: what differs between two nodes' copies that are
 /// otherwise alike (the model, a link that trained lower or narrower, the driver), not its
-/// bus id or memory. A replay says so.
+/// bus id or memory. A replay says so. With `--gpu all`, every GPU's in bus order: one link
+/// trained low among eight makes the node differ.
 fn gpu_fact(g: &GpuCopies) -> String {
-    let d = &g.device;
-    let link = d
-        .link
-        .as_ref()
-        .map_or("link not read".into(), PcieLink::describe);
-    let driver = d
-        .driver_version
-        .as_ref()
-        .map_or(String::new(), |v| format!(", driver {v}"));
-    format!("{}, {link}{driver}", d.name)
+    let one = |d: &crate::trace::GpuDevice| {
+        let link = d
+            .link
+            .as_ref()
+            .map_or("link not read".into(), PcieLink::describe);
+        let driver = d
+            .driver_version
+            .as_ref()
+            .map_or(String::new(), |v| format!(", driver {v}"));
+        format!("{}, {link}{driver}", d.name)
+    };
+    if g.devices.is_empty() {
+        one(&g.device)
+    } else {
+        g.devices.iter().map(one).collect::<Vec<_>>().join("; ")
+    }
 }
 
 /// One fact of a node that is not the fleet's majority value.
@@ -359,6 +366,7 @@ mod tests {
                 numa_nodes: vec![0],
                 socket: Some(0),
             },
+            devices: Vec::new(),
             replayed_from: None,
         };
         let node =
@@ -380,6 +388,23 @@ mod tests {
             );
             assert_eq!(d[0].fleet, "NVIDIA H200, PCIe Gen5 x16, driver 580.95.05");
         }
+        // With --gpu all, one GPU of two whose link trained low makes its node differ.
+        let all = |second: &GpuCopies| {
+            let mut g = copies(32.0, 16);
+            g.devices = vec![g.device.clone(), second.device.clone()];
+            Facts::new(&machine(1, 48, 0), None, None, Some(&g))
+        };
+        let (pair, odd) = (all(&copies(32.0, 16)), all(&copies(16.0, 16)));
+        let fleet = majority([&pair, &pair, &odd]);
+        assert!(differing(&pair, &fleet).is_empty());
+        let d = differing(&odd, &fleet);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(
+            d[0].node.ends_with(
+                "; NVIDIA H200, PCIe Gen4 x16 (below its best, Gen5 x16), driver 580.95.05"
+            ),
+            "{d:?}"
+        );
         // MPI nodes have no such fact, and their fleet none either.
         let mpi = Facts::new(&machine(1, 48, 0), None, None, None);
         assert!(!majority([&mpi, &mpi]).contains_key("gpu"));

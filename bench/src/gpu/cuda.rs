@@ -140,7 +140,7 @@ pub(crate) fn load() -> crate::Result<Driver> {
 
 /// Every driver call the engine makes: looked up before the first one, since cudarc panics
 /// at a call whose symbol the library lacks.
-const SYMBOLS: [&str; 23] = [
+const SYMBOLS: [&str; 24] = [
     "cuInit",
     "cuDeviceGetCount",
     "cuDeviceGet",
@@ -163,6 +163,7 @@ const SYMBOLS: [&str; 23] = [
     "cuMemcpyHtoDAsync_v2",
     "cuStreamCreate",
     "cuStreamSynchronize",
+    "cuStreamQuery",
     "cuStreamDestroy_v2",
 ];
 
@@ -218,12 +219,19 @@ fn cuda_version() -> Result<String, String> {
 
 /// The primary context of `dev`, retained and made current on this thread: a CUDA context
 /// is current per thread, so the copy thread makes it current itself.
-fn enter(dev: sys::CUdevice) -> Result<(), String> {
+fn enter(dev: sys::CUdevice) -> Result<sys::CUcontext, String> {
     let mut ctx: sys::CUcontext = std::ptr::null_mut();
     // SAFETY: `ctx` is a valid place for a context handle; `dev` came from cuDeviceGet.
     let r = unsafe { sys::cuDevicePrimaryCtxRetain(&mut ctx, dev) };
     check(r, "cuDevicePrimaryCtxRetain")?;
-    // SAFETY: `ctx` is the primary context just retained.
+    switch(ctx)?;
+    Ok(ctx)
+}
+
+/// Makes `ctx` (a primary context [`enter`] retained) current on this thread: a stream is
+/// used with its own context current, so one thread driving several GPUs switches.
+fn switch(ctx: sys::CUcontext) -> Result<(), String> {
+    // SAFETY: `ctx` is a primary context retained by `enter` and not yet released.
     check(unsafe { sys::cuCtxSetCurrent(ctx) }, "cuCtxSetCurrent")
 }
 
@@ -305,6 +313,19 @@ impl Driver {
             bus,
             direction,
         })
+    }
+
+    /// How many GPUs the driver sees (`--gpu all` copies on each).
+    pub(crate) fn count(&self) -> u32 {
+        self.ordinals.len() as u32
+    }
+
+    /// The opener of every GPU's copies at once (`--gpu all`), for the copy thread.
+    pub(crate) fn every_copies(&self, direction: CopyDirection) -> Every {
+        Every {
+            gpus: self.ordinals.clone(),
+            direction,
+        }
     }
 }
 
@@ -430,6 +451,16 @@ impl Device {
         check(r, "cuStreamSynchronize")
     }
 
+    /// Whether every copy queued on the stream has completed, without waiting.
+    fn idle(&mut self) -> Result<bool, String> {
+        // SAFETY: the stream was created in `new` and not destroyed.
+        let r = unsafe { sys::cuStreamQuery(self.stream) };
+        if r == sys::CUresult::CUDA_ERROR_NOT_READY {
+            return Ok(false);
+        }
+        check(r, "cuStreamQuery").map(|()| true)
+    }
+
     /// Copies the bytes `slot` (as [`Device::queue`]) and waits for the copy to complete.
     fn copy(&mut self, host: *mut u8, slot: Range<usize>) -> Result<(), String> {
         self.queue(host, slot)?;
@@ -490,6 +521,144 @@ impl Drop for Engine<'_> {
     fn drop(&mut self) {
         let _ = self.device.synchronize();
         // SAFETY: unregisters the buffer `new` registered, its copies completed (above).
+        let _ = unsafe { sys::cuMemHostUnregister(self.host.as_mut_ptr().cast()) };
+    }
+}
+
+/// Opens every GPU's copies at once on the copy thread (`--gpu all`, [`OpenCopies`]).
+pub(crate) struct Every {
+    /// The GPUs in PCI bus order, as [`Driver`] holds them.
+    gpus: Vec<(String, sys::CUdevice)>,
+    direction: CopyDirection,
+}
+
+impl OpenCopies for Every {
+    fn open<'b>(&self, host: &'b mut [u8]) -> Result<Box<dyn CopyEngine + 'b>, String> {
+        Ok(Box::new(Spread::new(self.direction, host, &self.gpus)?))
+    }
+}
+
+/// One GPU of [`Spread`]: its primary context, its device side, and whether a copy is in
+/// flight on it.
+struct Lane {
+    ctx: sys::CUcontext,
+    device: Device,
+    busy: bool,
+}
+
+impl Drop for Lane {
+    fn drop(&mut self) {
+        // The device side is released next (a field is dropped after its owner's `drop`),
+        // with its own context current, as it was created.
+        let _ = switch(self.ctx);
+    }
+}
+
+/// `CU_MEMHOSTREGISTER_PORTABLE`: host memory registered in one context is pinned for every
+/// context, so that each GPU's copy engine may reach it.
+const PORTABLE: u32 = 1;
+
+/// The copies of every GPU at once, driven from one thread (`--gpu all`): the tool's host
+/// buffer registered once for all of them, a device side on each. A copy goes to the next
+/// GPU with none in flight and [`CopyEngine::copy`] returns as soon as it is queued; when
+/// every GPU is busy it first waits (polling each stream in turn) for one to complete. So
+/// every copy engine stays busy, and in a steady stream each return is one completed copy:
+/// the bytes a sample counts are the bytes the GPUs moved together.
+struct Spread<'b> {
+    host: &'b mut [u8],
+    lanes: Vec<Lane>,
+    /// The GPU the next copy is offered to first: they take the ring's slots in turn.
+    next: usize,
+}
+
+impl<'b> Spread<'b> {
+    fn new(
+        direction: CopyDirection,
+        host: &'b mut [u8],
+        gpus: &[(String, sys::CUdevice)],
+    ) -> Result<Self, String> {
+        let bytes = host.len();
+        let mut lanes = Vec::new();
+        for (bus, dev) in gpus {
+            let failed = |e: String| format!("GPU {bus}: {e}");
+            let ctx = enter(*dev).map_err(failed)?;
+            // On failure it releases itself, and the lanes opened before release theirs.
+            let device = Device::new(direction, bytes, *dev).map_err(failed)?;
+            lanes.push(Lane {
+                ctx,
+                device,
+                busy: false,
+            });
+        }
+        let Some(first) = lanes.first() else {
+            return Err("no GPU to copy with".into());
+        };
+        switch(first.ctx)?;
+        // SAFETY: `host` is a live allocation of `bytes` bytes that outlives the engine,
+        // which unregisters it when dropped (before the lanes, whose contexts it is pinned
+        // for).
+        let r = unsafe { sys::cuMemHostRegister_v2(host.as_mut_ptr().cast(), bytes, PORTABLE) };
+        check(
+            r,
+            "cuMemHostRegister (pinning the communication buffer for every GPU)",
+        )?;
+        Ok(Spread {
+            host,
+            lanes,
+            next: 0,
+        })
+    }
+
+    /// Waits for every GPU's copies in flight.
+    fn settle(&mut self) -> Result<(), String> {
+        for lane in &mut self.lanes {
+            switch(lane.ctx)?;
+            lane.device.synchronize()?;
+            lane.busy = false;
+        }
+        Ok(())
+    }
+}
+
+impl CopyEngine for Spread<'_> {
+    fn copy(&mut self, slot: Range<usize>) -> Result<(), String> {
+        let n = self.lanes.len();
+        loop {
+            let free = (0..n)
+                .map(|k| (self.next + k) % n)
+                .find(|&i| !self.lanes[i].busy);
+            if let Some(i) = free {
+                let lane = &mut self.lanes[i];
+                switch(lane.ctx)?;
+                // The host buffer is each device buffer's size, pinned for every GPU.
+                lane.device.queue(self.host.as_mut_ptr(), slot)?;
+                lane.busy = true;
+                self.next = (i + 1) % n;
+                return Ok(());
+            }
+            // Every GPU busy: free the ones whose copy completed, or look again.
+            for lane in &mut self.lanes {
+                switch(lane.ctx)?;
+                lane.busy = !lane.device.idle()?;
+            }
+            if self.lanes.iter().all(|l| l.busy) {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    fn drain(&mut self) -> Result<(), String> {
+        self.settle()
+    }
+}
+
+impl Drop for Spread<'_> {
+    fn drop(&mut self) {
+        let _ = self.settle();
+        if let Some(first) = self.lanes.first() {
+            let _ = switch(first.ctx);
+        }
+        // SAFETY: unregisters the buffer `new` registered, every copy completed (above).
         let _ = unsafe { sys::cuMemHostUnregister(self.host.as_mut_ptr().cast()) };
     }
 }

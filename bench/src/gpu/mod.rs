@@ -36,8 +36,16 @@ pub trait CopyEngine {
     }
 
     /// Copies the bytes `slot` of the host buffer to or from the GPU, and returns once the
-    /// copy has completed: the span between two returns is one sample.
+    /// copy has completed: the span between two returns is one sample. An engine of several
+    /// GPUs returns once the copy is queued and one of its GPUs has completed a copy.
     fn copy(&mut self, slot: Range<usize>) -> Result<(), String>;
+
+    /// Waits for the copies still in flight, at the end of a phase: the next phase starts
+    /// with none running (the computations alone measured alone). Nothing to wait for where
+    /// `copy` returns each copy completed.
+    fn drain(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Opens a [`CopyEngine`] over the host buffer, on the thread that will drive it (a CUDA
@@ -89,7 +97,7 @@ pub(crate) fn stream(
             };
         }
     }
-    Ok(())
+    engine.drain()
 }
 
 #[cfg(all(test, feature = "mpi"))]

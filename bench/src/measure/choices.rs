@@ -44,8 +44,9 @@ pub enum Engine {
 /// The GPU copies of `--engine gpu`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GpuStream {
-    /// `--gpu N`: the N-th GPU in PCI bus order (`nvidia-smi`'s numbering).
-    pub index: u32,
+    /// `--gpu N`: the N-th GPU in PCI bus order (`nvidia-smi`'s numbering); `--gpu all`:
+    /// every GPU of the node at once.
+    pub gpus: crate::trace::GpuChoice,
     /// `--direction`: which way the copies go (with `both`, the first way).
     pub direction: crate::trace::CopyDirection,
     /// `--direction both`: after the sweep of `direction`, the same sweep the other way,
@@ -91,7 +92,7 @@ mod ways {
     #[test]
     fn both_ways_are_the_asked_one_then_the_other_each_one_way() {
         let g = GpuStream {
-            index: 2,
+            gpus: crate::trace::GpuChoice::One(2),
             direction: DeviceToHost,
             both: true,
             replay: None,
@@ -99,7 +100,9 @@ mod ways {
         let ways = g.each_way();
         let directions: Vec<_> = ways.iter().map(|w| w.direction).collect();
         assert_eq!(directions, [DeviceToHost, HostToDevice]);
-        assert!(ways.iter().all(|w| !w.both && w.index == 2));
+        assert!(ways
+            .iter()
+            .all(|w| !w.both && w.gpus == crate::trace::GpuChoice::One(2)));
         let one = GpuStream { both: false, ..g };
         assert_eq!(one.each_way(), std::slice::from_ref(&one));
     }

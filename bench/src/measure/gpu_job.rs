@@ -16,26 +16,30 @@ use crate::measure::options::MeasureOptions;
 use crate::measure::session::{self, Rank0};
 use crate::measure::sweep::run::CommStream;
 use crate::mpi::progress;
-use crate::trace::{GpuCopies, GpuDevice, MpiInfo, Transport, TransportKind};
+use crate::trace::{GpuChoice, GpuCopies, GpuDevice, MpiInfo, Transport, TransportKind};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What the trace says of the MPI library when there is no MPI job.
 const NO_MPI: &str = "none: GPU copies, no MPI job";
 
-/// The engine that makes `g`'s copies and the device as the trace records it: the driver's
-/// GPU, or a replay of recorded bandwidths (which drives no GPU and says so). The GPU is
-/// described while warm-up copies run ([`cuda::Driver::describe`]): a GPU that hangs there
-/// ends the command after `timeout` seconds, and Ctrl-C at once ([`watched`]).
+/// The engine that makes `g`'s copies and the devices as the trace records them (one, or
+/// every GPU of `--gpu all` in PCI bus order): the driver's GPUs, or a replay of recorded
+/// bandwidths (which drives no GPU and says so). Each GPU is described while warm-up copies
+/// run ([`cuda::Driver::describe`]): a GPU that hangs there ends the command after `timeout`
+/// seconds, and Ctrl-C at once ([`watched`]).
 fn engine(
     g: &GpuStream,
     timeout: f64,
     interrupted: &AtomicBool,
-) -> Result<(Box<dyn OpenCopies>, GpuDevice)> {
+) -> Result<(Box<dyn OpenCopies>, Vec<GpuDevice>)> {
     if let Some(path) = &g.replay {
         let recorded = Recorded::read(path, g.direction).map_err(Error::Input)?;
         let device = GpuDevice {
-            index: g.index,
+            index: match g.gpus {
+                GpuChoice::One(i) => i,
+                GpuChoice::All => 0,
+            },
             name: "replayed: no GPU driven".into(),
             pci_bus_id: "none".into(),
             memory_bytes: 0,
@@ -45,20 +49,31 @@ fn engine(
             numa_nodes: Vec::new(),
             socket: None,
         };
-        return Ok((Box::new(ReplayOpener(recorded)), device));
+        return Ok((Box::new(ReplayOpener(recorded)), vec![device]));
     }
     let driver = cuda::load()?;
-    let (index, direction) = (g.index, g.direction);
-    let describing = driver.clone();
-    let device = watched(index, timeout, interrupted, move || {
-        describing.describe(
-            index,
-            direction,
-            Path::new(link::PCI_DEVICES),
-            Path::new(link::NVIDIA_MODULE_VERSION),
-        )
-    })?;
-    Ok((Box::new(driver.copies(g.index, g.direction)?), device))
+    let direction = g.direction;
+    let indices: Vec<u32> = match g.gpus {
+        GpuChoice::One(i) => vec![i],
+        GpuChoice::All => (0..driver.count()).collect(),
+    };
+    let mut devices = Vec::new();
+    for index in indices {
+        let describing = driver.clone();
+        devices.push(watched(index, timeout, interrupted, move || {
+            describing.describe(
+                index,
+                direction,
+                Path::new(link::PCI_DEVICES),
+                Path::new(link::NVIDIA_MODULE_VERSION),
+            )
+        })?);
+    }
+    let opener: Box<dyn OpenCopies> = match g.gpus {
+        GpuChoice::One(i) => Box::new(driver.copies(i, direction)?),
+        GpuChoice::All => Box::new(driver.every_copies(direction)),
+    };
+    Ok((opener, devices))
 }
 
 /// `work` (the GPU's warm-up) on a thread of its own, waited for at most `timeout` seconds
@@ -213,7 +228,7 @@ fn one_way(
     first_way: bool,
     interrupted: &'static std::sync::atomic::AtomicBool,
 ) -> Result<()> {
-    let (opener, device) = engine(g, options.timeout, interrupted)?;
+    let (opener, devices) = engine(g, options.timeout, interrupted)?;
     let mut say_plan = true;
     let mut before = None;
     loop {
@@ -221,7 +236,7 @@ fn one_way(
             &options,
             g,
             opener.as_ref(),
-            &device,
+            &devices,
             (mode, say_plan, first_way),
             interrupted,
         )?;
@@ -246,7 +261,7 @@ fn one_run(
     options: &MeasureOptions,
     g: &GpuStream,
     opener: &dyn OpenCopies,
-    device: &GpuDevice,
+    devices: &[GpuDevice],
     (mode, say_plan, first_way): (progress::Mode, bool, bool),
     interrupted: &'static std::sync::atomic::AtomicBool,
 ) -> Result<std::path::PathBuf> {
@@ -257,7 +272,8 @@ fn one_run(
         trace,
     } = session::place(options, None, true, false)?;
     session::check_output(options, &trace)?;
-    let (device, warning) = located(device.clone(), &layout);
+    let (devices, warnings): (Vec<GpuDevice>, Vec<Option<String>>) =
+        devices.iter().map(|d| located(d.clone(), &layout)).unzip();
     let settings = settings::read_settings(Path::new("/"), Some(layout.numa_per_socket()));
     let transport = Transport {
         kind: TransportKind::GpuCopy,
@@ -267,14 +283,20 @@ fn one_run(
         if first_way {
             crate::measure::describe::say_plan(&layout, &resolved, &transport, &settings);
         }
-        eprint!("{}", describe_device(&device, g, options.comm_numa));
-        if let Some(w) = &warning {
-            eprintln!("WARNING     {w}");
+        for (device, warning) in devices.iter().zip(&warnings) {
+            eprint!("{}", describe_device(device, g, options.comm_numa));
+            if let Some(w) = warning {
+                eprintln!("WARNING     {w}");
+            }
         }
     }
     let copies = GpuCopies {
         direction: g.direction,
-        device,
+        device: devices[0].clone(),
+        devices: match g.gpus {
+            GpuChoice::One(_) => Vec::new(),
+            GpuChoice::All => devices,
+        },
         replayed_from: g.replay.as_ref().map(|p| p.display().to_string()),
     };
     // The same command resumes: with the other way still to measure, `--direction both`
@@ -318,18 +340,28 @@ pub(crate) fn dry_run(options: &MeasureOptions, xml: Option<&Path>) -> Result<()
     let session::Placed {
         layout, resolved, ..
     } = session::place(options, xml, true, false)?;
-    if xml.is_some() && layout.gpus.get(g.index as usize).is_none() {
+    // The GPUs the plan copies with, as hwloc sees them: one, or every one of `--gpu all`.
+    let planned: Vec<(usize, &crate::machine::layout::Gpu)> = match g.gpus {
+        GpuChoice::One(i) => layout
+            .gpus
+            .get(i as usize)
+            .map(|p| (i as usize, p))
+            .into_iter()
+            .collect(),
+        GpuChoice::All => layout.gpus.iter().enumerate().collect(),
+    };
+    if xml.is_some() && planned.is_empty() {
         let fix = "save the node's topology with its PCI devices (`lstopo --whole-io \
                    FILE.xml` there)";
         return Err(Error::Input(match layout.gpus.len() {
             0 => format!(
                 "--gpu {}: the topology file holds no NVIDIA GPU; {fix}",
-                g.index
+                g.gpus
             ),
             n => format!(
-                "--gpu {}: the topology file has {n} NVIDIA GPU(s) (--gpu 0 to {}); plan for \
-                 one of them, or {fix}",
-                g.index,
+                "--gpu {}: the topology file has {n} NVIDIA GPU(s) (--gpu 0 to {}, or all); \
+                 plan for one of them, or {fix}",
+                g.gpus,
                 n - 1
             ),
         }));
@@ -355,20 +387,34 @@ pub(crate) fn dry_run(options: &MeasureOptions, xml: Option<&Path>) -> Result<()
     let (exe, argv) = crate::mpi::launch::own_command()?;
     let mut line = vec![exe.into_os_string()];
     line.extend(crate::mpi::driver::without_dry_run(argv));
-    let gpu = layout.gpus.get(g.index as usize);
-    let device = match gpu {
-        Some(p) => format!(
-            "GPU {} {} ({}), near socket {}",
-            g.index,
-            p.name,
-            p.pci_bus_id,
-            p.socket.map_or("?".into(), |s| s.to_string())
-        ),
-        None => format!(
-            "GPU {} (hwloc sees no NVIDIA GPU here; the driver will say which it is)",
-            g.index
-        ),
+    let each: Vec<String> = planned
+        .iter()
+        .map(|(i, p)| {
+            format!(
+                "GPU {i} {} ({}), near socket {}",
+                p.name,
+                p.pci_bus_id,
+                p.socket.map_or("?".into(), |s| s.to_string())
+            )
+        })
+        .collect();
+    let device = match (g.gpus, &each[..]) {
+        (GpuChoice::One(i), []) => {
+            format!("GPU {i} (hwloc sees no NVIDIA GPU here; the driver will say which it is)")
+        }
+        (GpuChoice::One(_), each) => each.join(""),
+        (GpuChoice::All, []) => {
+            "every GPU (hwloc sees no NVIDIA GPU here; the driver will say which)".into()
+        }
+        (GpuChoice::All, each) => format!("every GPU at once, {}: {}", each.len(), each.join("; ")),
     };
+    // The buffer's node against the GPUs': beside one of them, nothing to say.
+    let near: Option<Vec<u32>> = (!planned.is_empty()).then(|| {
+        planned
+            .iter()
+            .flat_map(|(_, p)| p.numa_nodes.iter().copied())
+            .collect()
+    });
     // The machine's names come from hwloc (or a topology file): escaped for the terminal.
     print!(
         "{}",
@@ -381,7 +427,7 @@ pub(crate) fn dry_run(options: &MeasureOptions, xml: Option<&Path>) -> Result<()
                 settings.as_ref()
             ),
             ways(g),
-            across(gpu.map(|p| &p.numa_nodes[..]), options.comm_numa),
+            across(near.as_deref(), options.comm_numa),
             crate::mpi::launch::shown(&line)
         ))
     );

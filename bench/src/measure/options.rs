@@ -409,7 +409,7 @@ impl MeasureOptions {
         self.output.clone().unwrap_or_else(|| {
             // A GPU's copies are their stream's name: `nt-store-gpu0-d2h`.
             let stream = match self.engine.gpu() {
-                Some(g) => format!("gpu{}-{}", g.index, g.direction.short()),
+                Some(g) => format!("gpu{}-{}", g.gpus, g.direction.short()),
                 None => self.pattern.name().to_string(),
             };
             let variant = crate::results::variant(self.kernel.name(), &stream, self.job_ranks());
@@ -430,7 +430,7 @@ fn gpu_flags(g: &crate::measure::choices::GpuStream) -> String {
     format!(
         "{} {}",
         manifest::GPU_ENGINE,
-        crate::trace::gpu_flags(g.index, g.direction, replay.as_deref())
+        crate::trace::gpu_flags(g.gpus, g.direction, replay.as_deref())
     )
 }
 

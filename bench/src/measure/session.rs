@@ -458,7 +458,12 @@ fn request(a: &MeasureOptions, rank1_here: bool) -> Request {
         comm_core: a.comm_core,
         share_comm_core: a.shared_comm_core,
         sender_here: rank1_here,
-        gpu: a.engine.gpu().map(|g| g.index),
+        // With --gpu all, the one copy thread (which only issues copies and waits for
+        // them) goes near the first GPU.
+        gpu: a.engine.gpu().map(|g| match g.gpus {
+            crate::trace::GpuChoice::One(i) => i,
+            crate::trace::GpuChoice::All => 0,
+        }),
     }
 }
 

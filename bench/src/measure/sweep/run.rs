@@ -394,6 +394,20 @@ impl Executor for Threads<'_, '_, '_> {
                 })
                 .map_err(|_| Abort::Failed("the communication thread ended".into()))?;
         }
+        // A stream that ends before it is told to (a GPU copy the driver refused) ends the
+        // phase at the next look with its own words: the watch alone would wait for
+        // samples that never come and call it a stall after --timeout.
+        let mut early: Option<Result<(), String>> = None;
+        let from_comm = self.from_comm;
+        let mut watch = |snap: &Snapshot| {
+            if comm_on && early.is_none() {
+                early = from_comm.try_recv().ok();
+            }
+            match &early {
+                Some(Err(e)) => Some(Err(Abort::Failed(e.clone()))),
+                _ => watch(snap),
+            }
+        };
         let outcome = std::thread::scope(|s| {
             let compute = comp_on.then(|| {
                 let (stop, timings, buffers) = (&stop, &comp_timings, self.buffers);
@@ -424,7 +438,7 @@ impl Executor for Threads<'_, '_, '_> {
                     comm: lock(&comm_timings).clone(),
                 }
             };
-            let (verdict, _) = watch_every_look(look, watch);
+            let (verdict, _) = watch_every_look(look, &mut watch);
             stop.store(true, Ordering::Relaxed);
             if let Some(h) = compute {
                 let _ = h.join();
@@ -432,8 +446,10 @@ impl Executor for Threads<'_, '_, '_> {
             verdict
         });
         let stop_reason = outcome?;
-        if comm_on {
-            self.stream_ended()?;
+        match early {
+            Some(ended) => ended.map_err(Abort::Failed)?,
+            None if comm_on => self.stream_ended()?,
+            None => {}
         }
         // Every stream has stopped: the timings are final and no longer shared.
         let last = Snapshot {
