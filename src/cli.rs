@@ -219,8 +219,9 @@ under mpirun or srun it runs as it is. Use --dry-run first to check the pinning.
 With --engine gpu there is no MPI job: the communication thread is a copy thread beside the \
 GPU, and the communications are the copies its copy engines make over PCIe between the GPU \
 and the buffer on node COMM (pinned for their DMA), one copy one sample, device to host or \
-host to device (--direction). The NVIDIA driver is found when the run starts; the trace \
-records the GPU, its link and the driver.
+host to device (--direction); --gpu all copies with every GPU of the node at once. The \
+NVIDIA driver is found when the run starts; the trace records the GPU, its link and the \
+driver.
 
 The trace (JSON: machine, exact binding, MPI library, build, configuration, per-iteration \
 samples and summaries) and a tidy CSV beside it are rewritten after every point, atomically: \
@@ -242,6 +243,7 @@ Examples:
   A GPU's copies against the computations, each way (GPU 0, data on node 0):
     contention measure --engine gpu --numa 0,0
     contention measure --engine gpu --numa 0,0 --direction h2d
+    contention measure --engine gpu --numa 0,0 --gpu all   # every GPU at once
   Continue a run stopped by Ctrl-C:
     contention measure --numa 0,0 -o local.json --resume";
 

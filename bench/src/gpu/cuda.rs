@@ -7,7 +7,9 @@
 //! pages verified there like an MPI buffer (`crate::machine::memory`); the copy thread then
 //! pins it for the GPU's DMA (`cuMemHostRegister`) and copies slot by slot between it and a
 //! device buffer of the same size, `cuMemcpyAsync` then `cuStreamSynchronize`: one copy, one
-//! sample, what the reference probe's `cudaMemcpyAsync` loop does.
+//! sample, what the reference probe's `cudaMemcpyAsync` loop does. With `--gpu all` the
+//! copy thread drives every GPU (`Spread`): the buffer registered once for all, each copy
+//! to the next GPU with none in flight, each GPU's stream used with its context current.
 //!
 //! Every call into the driver is an `unsafe` FFI call: each block is one call, and its
 //! `// SAFETY:` line says why its pointers are valid.

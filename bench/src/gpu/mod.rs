@@ -11,6 +11,7 @@
 //!   back, one sample each.
 //! - `cuda`: the real engine, the CUDA driver API loaded at run time (the `mpi` feature,
 //!   the benchmark on a real node): a binary built without CUDA runs it where a driver is;
+//!   one GPU's copies, or every GPU's at once from the one copy thread (`--gpu all`);
 //!   [`copies_alone`]: its copies alone against the plain loop of the reference probe, for
 //!   `benches/gpu_copy.rs`.
 //! - [`replay`]: an engine that replays a GPU node's recorded bandwidths: the seam that runs
