@@ -632,7 +632,19 @@ fn every_gpu_at_once_copies_from_one_thread_into_one_trace_that_lists_them() {
         gpu.options()
     );
     assert!(t.complete && t.points.len() == 2, "{:?}", t.points.len());
-    assert!(t.points.iter().all(|p| !p.comm_parallel.samples.is_empty()));
+    // Each GPU's copies are samples of their own, a round the three together.
+    for p in &t.points {
+        for phase in [&p.comm_alone, &p.comm_parallel] {
+            let gpus: std::collections::BTreeSet<u32> =
+                phase.samples.iter().map(|s| s.thread).collect();
+            assert_eq!(gpus, [0, 1, 2].into(), "{}", phase.sampling);
+            assert!(
+                phase.sampling.contains("of 3 thread(s) kept"),
+                "{}",
+                phase.sampling
+            );
+        }
+    }
 }
 
 #[test]

@@ -8,13 +8,14 @@
 //! pins it for the GPU's DMA (`cuMemHostRegister`) and copies slot by slot between it and a
 //! device buffer of the same size, `cuMemcpyAsync` then `cuStreamSynchronize`: one copy, one
 //! sample, what the reference probe's `cudaMemcpyAsync` loop does. With `--gpu all` the
-//! copy thread drives every GPU (`Spread`): the buffer registered once for all, each copy
-//! to the next GPU with none in flight, each GPU's stream used with its context current.
+//! copy thread drives every GPU (`Spread`): the buffer registered once for all, each GPU
+//! given the next slot as soon as its copy completes, each stream used with its context
+//! current.
 //!
 //! Every call into the driver is an `unsafe` FFI call: each block is one call, and its
 //! `// SAFETY:` line says why its pointers are valid.
 
-use crate::gpu::{link, CopyEngine, OpenCopies};
+use crate::gpu::{link, Copier, CopyEngine, CopyLanes, OpenCopies};
 use crate::trace::{CopyDirection, GpuDevice};
 use cudarc::driver::sys;
 use std::ffi::{c_char, c_void, CStr};
@@ -384,12 +385,12 @@ pub(crate) struct Copies {
 }
 
 impl OpenCopies for Copies {
-    fn open<'b>(&self, host: &'b mut [u8]) -> Result<Box<dyn CopyEngine + 'b>, String> {
+    fn open<'b>(&self, host: &'b mut [u8]) -> Result<Copier<'b>, String> {
         let failed = |e: String| format!("GPU {}: {e}", self.bus);
         enter(self.dev).map_err(failed)?;
-        Ok(Box::new(
+        Ok(Copier::Serial(Box::new(
             Engine::new(self.direction, host, self.dev).map_err(failed)?,
-        ))
+        )))
     }
 }
 
@@ -535,17 +536,23 @@ pub(crate) struct Every {
 }
 
 impl OpenCopies for Every {
-    fn open<'b>(&self, host: &'b mut [u8]) -> Result<Box<dyn CopyEngine + 'b>, String> {
-        Ok(Box::new(Spread::new(self.direction, host, &self.gpus)?))
+    fn open<'b>(&self, host: &'b mut [u8]) -> Result<Copier<'b>, String> {
+        Ok(Copier::Lanes(Box::new(Spread::new(
+            self.direction,
+            host,
+            &self.gpus,
+        )?)))
+    }
+
+    fn lanes(&self) -> usize {
+        self.gpus.len()
     }
 }
 
-/// One GPU of [`Spread`]: its primary context, its device side, and whether a copy is in
-/// flight on it.
+/// One GPU of [`Spread`]: its primary context and its device side.
 struct Lane {
     ctx: sys::CUcontext,
     device: Device,
-    busy: bool,
 }
 
 impl Drop for Lane {
@@ -560,17 +567,12 @@ impl Drop for Lane {
 /// context, so that each GPU's copy engine may reach it.
 const PORTABLE: u32 = 1;
 
-/// The copies of every GPU at once, driven from one thread (`--gpu all`): the tool's host
-/// buffer registered once for all of them, a device side on each. A copy goes to the next
-/// GPU with none in flight and [`CopyEngine::copy`] returns as soon as it is queued; when
-/// every GPU is busy it first waits (polling each stream in turn) for one to complete. So
-/// every copy engine stays busy, and in a steady stream each return is one completed copy:
-/// the bytes a sample counts are the bytes the GPUs moved together.
+/// The copies of every GPU at once, driven from one thread (`--gpu all`,
+/// `crate::gpu::stream_lanes`): the tool's host buffer registered once for all of them, a
+/// device side on each, each GPU's stream used with its own context current.
 struct Spread<'b> {
     host: &'b mut [u8],
     lanes: Vec<Lane>,
-    /// The GPU the next copy is offered to first: they take the ring's slots in turn.
-    next: usize,
 }
 
 impl<'b> Spread<'b> {
@@ -586,11 +588,7 @@ impl<'b> Spread<'b> {
             let ctx = enter(*dev).map_err(failed)?;
             // On failure it releases itself, and the lanes opened before release theirs.
             let device = Device::new(direction, bytes, *dev).map_err(failed)?;
-            lanes.push(Lane {
-                ctx,
-                device,
-                busy: false,
-            });
+            lanes.push(Lane { ctx, device });
         }
         let Some(first) = lanes.first() else {
             return Err("no GPU to copy with".into());
@@ -604,59 +602,41 @@ impl<'b> Spread<'b> {
             r,
             "cuMemHostRegister (pinning the communication buffer for every GPU)",
         )?;
-        Ok(Spread {
-            host,
-            lanes,
-            next: 0,
-        })
+        Ok(Spread { host, lanes })
+    }
+}
+
+impl CopyLanes for Spread<'_> {
+    fn lanes(&self) -> usize {
+        self.lanes.len()
     }
 
-    /// Waits for every GPU's copies in flight.
-    fn settle(&mut self) -> Result<(), String> {
+    fn queue(&mut self, lane: usize, slot: Range<usize>) -> Result<(), String> {
+        let host = self.host.as_mut_ptr();
+        let lane = &mut self.lanes[lane];
+        switch(lane.ctx)?;
+        // The host buffer is each device buffer's size, pinned for every GPU.
+        lane.device.queue(host, slot)
+    }
+
+    fn done(&mut self, lane: usize) -> Result<bool, String> {
+        let lane = &mut self.lanes[lane];
+        switch(lane.ctx)?;
+        lane.device.idle()
+    }
+
+    fn drain(&mut self) -> Result<(), String> {
         for lane in &mut self.lanes {
             switch(lane.ctx)?;
             lane.device.synchronize()?;
-            lane.busy = false;
         }
         Ok(())
     }
 }
 
-impl CopyEngine for Spread<'_> {
-    fn copy(&mut self, slot: Range<usize>) -> Result<(), String> {
-        let n = self.lanes.len();
-        loop {
-            let free = (0..n)
-                .map(|k| (self.next + k) % n)
-                .find(|&i| !self.lanes[i].busy);
-            if let Some(i) = free {
-                let lane = &mut self.lanes[i];
-                switch(lane.ctx)?;
-                // The host buffer is each device buffer's size, pinned for every GPU.
-                lane.device.queue(self.host.as_mut_ptr(), slot)?;
-                lane.busy = true;
-                self.next = (i + 1) % n;
-                return Ok(());
-            }
-            // Every GPU busy: free the ones whose copy completed, or look again.
-            for lane in &mut self.lanes {
-                switch(lane.ctx)?;
-                lane.busy = !lane.device.idle()?;
-            }
-            if self.lanes.iter().all(|l| l.busy) {
-                std::thread::yield_now();
-            }
-        }
-    }
-
-    fn drain(&mut self) -> Result<(), String> {
-        self.settle()
-    }
-}
-
 impl Drop for Spread<'_> {
     fn drop(&mut self) {
-        let _ = self.settle();
+        let _ = self.drain();
         if let Some(first) = self.lanes.first() {
             let _ = switch(first.ctx);
         }
@@ -696,10 +676,14 @@ pub fn copies_alone(
         HostMemory::Registered => {
             // Touched, as the tool touches its buffers before timing.
             own = vec![1u8; ring];
-            driver
+            match driver
                 .copies(index, direction)?
                 .open(&mut own)
                 .map_err(failed)?
+            {
+                Copier::Serial(engine) => engine,
+                Copier::Lanes(_) => unreachable!("one GPU's copies are serial"),
+            }
         }
         HostMemory::DriverPinned => {
             enter(dev).map_err(failed)?;

@@ -37,24 +37,45 @@ pub trait CopyEngine {
     }
 
     /// Copies the bytes `slot` of the host buffer to or from the GPU, and returns once the
-    /// copy has completed: the span between two returns is one sample. An engine of several
-    /// GPUs returns once the copy is queued and one of its GPUs has completed a copy.
+    /// copy has completed: the span between two returns is one sample.
     fn copy(&mut self, slot: Range<usize>) -> Result<(), String>;
-
-    /// Waits for the copies still in flight, at the end of a phase: the next phase starts
-    /// with none running (the computations alone measured alone). Nothing to wait for where
-    /// `copy` returns each copy completed.
-    fn drain(&mut self) -> Result<(), String> {
-        Ok(())
-    }
 }
 
-/// Opens a [`CopyEngine`] over the host buffer, on the thread that will drive it (a CUDA
+/// Several GPUs copying at once, driven from one thread (`--gpu all`): each lane a GPU with
+/// at most one copy in flight, asked in turn whether it has completed ([`stream_lanes`]).
+pub trait CopyLanes {
+    /// How many GPUs copy.
+    fn lanes(&self) -> usize;
+
+    /// Queues the copy of the bytes `slot` on `lane`, which has none in flight, and returns
+    /// without waiting for it.
+    fn queue(&mut self, lane: usize, slot: Range<usize>) -> Result<(), String>;
+
+    /// Whether `lane`'s copy has completed, without waiting.
+    fn done(&mut self, lane: usize) -> Result<bool, String>;
+
+    /// Waits for every copy in flight: the next phase starts with none running.
+    fn drain(&mut self) -> Result<(), String>;
+}
+
+/// What the copy thread drives: one copy at a time, or several GPUs' at once.
+pub enum Copier<'b> {
+    Serial(Box<dyn CopyEngine + 'b>),
+    Lanes(Box<dyn CopyLanes + 'b>),
+}
+
+/// Opens a [`Copier`] over the host buffer, on the thread that will drive it (a CUDA
 /// context is current per thread): called once by the copy thread when the sweep starts.
 pub trait OpenCopies: Sync {
     /// The engine over `host`, the communication buffer (a ring of message slots), pinned
     /// for the GPU's DMA where the engine needs it.
-    fn open<'b>(&self, host: &'b mut [u8]) -> Result<Box<dyn CopyEngine + 'b>, String>;
+    fn open<'b>(&self, host: &'b mut [u8]) -> Result<Copier<'b>, String>;
+
+    /// How many lanes its stream has, each timed apart (a lane per GPU): known before it
+    /// opens, so the sweep holds their samples apart.
+    fn lanes(&self) -> usize {
+        1
+    }
 }
 
 /// The shortest sample of a copy stream, seconds: copies shorter than this (small
@@ -65,78 +86,171 @@ pub trait OpenCopies: Sync {
 /// (`crate::measure::trace_size`).
 pub const MIN_COPY_SAMPLE: f64 = 1e-3;
 
+/// The copies of one phase until `stop`, each lane's samples appended to its `timings` as
+/// they complete (seconds since `t0`): [`stream_one`] or [`stream_lanes`].
+#[cfg(feature = "mpi")]
+pub(crate) fn stream(
+    copier: &mut Copier<'_>,
+    slots: &mut crate::measure::sweep::comm::Slots,
+    stop: &std::sync::atomic::AtomicBool,
+    timings: &[std::sync::Mutex<crate::measure::sweep::sampling::Timings>],
+    t0: std::time::Instant,
+) -> Result<(), String> {
+    match copier {
+        Copier::Serial(engine) => stream_one(engine.as_mut(), slots, stop, &timings[0], t0),
+        Copier::Lanes(lanes) => stream_lanes(lanes.as_mut(), slots, stop, timings, t0),
+    }
+}
+
 /// The copies of one phase, back to back until `stop`, each a sample appended to `timings`
 /// as it completes (seconds since `t0`), or several in one when shorter than
 /// [`MIN_COPY_SAMPLE`]: the GPU's counterpart of the MPI stream's receive loop
 /// (`crate::measure::sweep::comm::receive`), taking the ring's slots in turn so the copies
 /// touch memory, not the last-level cache.
 #[cfg(feature = "mpi")]
-pub(crate) fn stream(
+pub(crate) fn stream_one(
     engine: &mut dyn CopyEngine,
     slots: &mut crate::measure::sweep::comm::Slots,
     stop: &std::sync::atomic::AtomicBool,
     timings: &std::sync::Mutex<crate::measure::sweep::sampling::Timings>,
     t0: std::time::Instant,
 ) -> Result<(), String> {
-    use crate::measure::sweep::sampling::Span;
-    let mut sample = Span {
-        start: t0.elapsed().as_secs_f64(),
-        end: 0.0,
-        bytes: 0,
-    };
+    let mut sample = Lane::new(t0);
     while !stop.load(std::sync::atomic::Ordering::Relaxed) {
         let slot = slots.next_slot();
-        sample.bytes += slot.len() as u64;
+        let bytes = slot.len() as u64;
         engine.copy(slot)?;
+        sample.completed(bytes, t0, timings);
+    }
+    Ok(())
+}
+
+/// The copies of several GPUs at once until `stop`, from this one thread: each lane takes
+/// the ring's next slot as soon as its copy completes, so every copy engine stays busy; each
+/// lane's copies are its own samples, back to back from its first copy's start (grouped to
+/// [`MIN_COPY_SAMPLE`] as one GPU's are), in `timings[lane]`. A round of the phase is then
+/// the k-th sample of every GPU, their sum the GPUs' bandwidth together, as a round of the
+/// computations sums the threads. Every copy completed when it returns.
+#[cfg(feature = "mpi")]
+pub(crate) fn stream_lanes(
+    engine: &mut dyn CopyLanes,
+    slots: &mut crate::measure::sweep::comm::Slots,
+    stop: &std::sync::atomic::AtomicBool,
+    timings: &[std::sync::Mutex<crate::measure::sweep::sampling::Timings>],
+    t0: std::time::Instant,
+) -> Result<(), String> {
+    let n = engine.lanes().min(timings.len());
+    let mut lanes: Vec<Lane> = (0..n).map(|_| Lane::new(t0)).collect();
+    // The bytes of the copy each lane has in flight.
+    let mut in_flight: Vec<Option<u64>> = vec![None; n];
+    let result = (|| {
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            let mut moved = false;
+            for lane in 0..n {
+                if let Some(bytes) = in_flight[lane] {
+                    if !engine.done(lane)? {
+                        continue;
+                    }
+                    lanes[lane].completed(bytes, t0, &timings[lane]);
+                }
+                let slot = slots.next_slot();
+                in_flight[lane] = Some(slot.len() as u64);
+                engine.queue(lane, slot)?;
+                moved = true;
+            }
+            if !moved {
+                std::thread::yield_now();
+            }
+        }
+        Ok(())
+    })();
+    // Waited for even after a failed copy: the buffers stay until none is in flight.
+    let drained = engine.drain();
+    result.and(drained)
+}
+
+/// The sample a lane of copies is filling: from its start (the end of the lane's previous
+/// sample, or the phase's first copy) to the completion that makes it last at least
+/// [`MIN_COPY_SAMPLE`].
+#[cfg(feature = "mpi")]
+struct Lane(crate::measure::sweep::sampling::Span);
+
+#[cfg(feature = "mpi")]
+impl Lane {
+    fn new(t0: std::time::Instant) -> Self {
+        Lane(crate::measure::sweep::sampling::Span {
+            start: t0.elapsed().as_secs_f64(),
+            end: 0.0,
+            bytes: 0,
+        })
+    }
+
+    /// A copy of `bytes` completed now: the sample is closed into `timings` once it lasts.
+    fn completed(
+        &mut self,
+        bytes: u64,
+        t0: std::time::Instant,
+        timings: &std::sync::Mutex<crate::measure::sweep::sampling::Timings>,
+    ) {
+        self.0.bytes += bytes;
         let now = t0.elapsed().as_secs_f64();
-        if now - sample.start >= MIN_COPY_SAMPLE {
-            crate::measure::sweep::comm::lock(timings).push(Span { end: now, ..sample });
-            sample = Span {
+        if now - self.0.start >= MIN_COPY_SAMPLE {
+            let sample = crate::measure::sweep::sampling::Span { end: now, ..self.0 };
+            crate::measure::sweep::comm::lock(timings).push(sample);
+            self.0 = crate::measure::sweep::sampling::Span {
                 start: now,
                 end: 0.0,
                 bytes: 0,
             };
         }
     }
-    engine.drain()
 }
 
 #[cfg(all(test, feature = "mpi"))]
 mod tests {
     use super::*;
     use crate::gpu::replay::{Recorded, ReplayOpener};
-    use crate::measure::sweep::comm::Slots;
+    use crate::measure::sweep::comm::{lock, Slots};
     use crate::measure::sweep::sampling::Timings;
     use crate::trace::CopyDirection;
     use std::sync::atomic::AtomicBool;
     use std::sync::Mutex;
+    use std::time::{Duration, Instant};
 
-    /// The stream of `engine` over a ring of `slots` 1 MiB slots, stopped once it has written
-    /// `samples` samples: its samples.
-    fn stream_until(engine: &mut dyn CopyEngine, slots: usize, samples: usize) -> Timings {
+    /// The stream of `copier` over a ring of `slots` 1 MiB slots into `lanes` lanes, stopped
+    /// once every lane has written `samples` samples: each lane's samples.
+    fn stream_until(
+        copier: &mut Copier<'_>,
+        slots: usize,
+        lanes: usize,
+        samples: usize,
+    ) -> Vec<Timings> {
         let mut slots = Slots::new(slots << 20, 1 << 20);
-        let (stop, timings) = (AtomicBool::new(false), Mutex::new(Timings::new()));
-        std::thread::scope(|s| {
+        let stop = AtomicBool::new(false);
+        let timings: Vec<Mutex<Timings>> = (0..lanes).map(|_| Mutex::default()).collect();
+        let ended = AtomicBool::new(false);
+        let result = std::thread::scope(|s| {
             s.spawn(|| {
-                while crate::measure::sweep::comm::lock(&timings).len() < samples {
+                while !ended.load(std::sync::atomic::Ordering::Relaxed)
+                    && timings.iter().any(|t| lock(t).len() < samples)
+                {
                     std::thread::yield_now();
                 }
                 stop.store(true, std::sync::atomic::Ordering::Relaxed);
             });
-            stream(
-                engine,
-                &mut slots,
-                &stop,
-                &timings,
-                std::time::Instant::now(),
-            )
-            .unwrap();
+            let result = stream(copier, &mut slots, &stop, &timings, Instant::now());
+            ended.store(true, std::sync::atomic::Ordering::Relaxed);
+            result
         });
-        timings.into_inner().unwrap()
+        result.unwrap();
+        timings
+            .into_iter()
+            .map(|t| t.into_inner().unwrap())
+            .collect()
     }
 
     /// A replay of `probe` for device to host copies, over `host`.
-    fn replay<'b>(probe: &str, host: &'b mut [u8]) -> Box<dyn CopyEngine + 'b> {
+    fn replay<'b>(probe: &str, host: &'b mut [u8]) -> Copier<'b> {
         let recorded = Recorded::parse(probe, CopyDirection::DeviceToHost).unwrap();
         ReplayOpener(recorded).open(host).unwrap()
     }
@@ -144,7 +258,7 @@ mod tests {
     /// An engine whose copies each take at least `0` (a sleep never returns early) and which
     /// records the slots it was given: a replay paces copies on a schedule, so one woken late
     /// returns at once and two copies fall in one sample (seen on a loaded CI machine).
-    struct Sleeping(std::time::Duration, Vec<Range<usize>>);
+    struct Sleeping(Duration, Vec<Range<usize>>);
 
     impl CopyEngine for Sleeping {
         fn copy(&mut self, slot: Range<usize>) -> Result<(), String> {
@@ -154,16 +268,42 @@ mod tests {
         }
     }
 
+    /// An engine lent to a [`Copier`], so the test reads it afterwards.
+    impl<T: CopyEngine> CopyEngine for &mut T {
+        fn copy(&mut self, slot: Range<usize>) -> Result<(), String> {
+            (**self).copy(slot)
+        }
+    }
+
+    impl<T: CopyLanes> CopyLanes for &mut T {
+        fn lanes(&self) -> usize {
+            (**self).lanes()
+        }
+        fn queue(&mut self, lane: usize, slot: Range<usize>) -> Result<(), String> {
+            (**self).queue(lane, slot)
+        }
+        fn done(&mut self, lane: usize) -> Result<bool, String> {
+            (**self).done(lane)
+        }
+        fn drain(&mut self) -> Result<(), String> {
+            (**self).drain()
+        }
+    }
+
+    /// Back to back: each sample starts where the previous one ended.
+    fn back_to_back(spans: &Timings) {
+        for pair in spans.windows(2) {
+            assert_eq!(pair[0].end, pair[1].start);
+        }
+    }
+
     #[test]
     fn a_stream_is_one_sample_per_copy_over_the_slots_in_turn_until_stopped() {
         // Copies of 2 ms, longer than the shortest sample, over a ring of three 1 MiB slots.
-        let mut engine = Sleeping(std::time::Duration::from_millis(2), Vec::new());
-        let spans = stream_until(&mut engine, 3, 5);
+        let mut engine = Sleeping(Duration::from_millis(2), Vec::new());
+        let spans = stream_until(&mut Copier::Serial(Box::new(&mut engine)), 3, 1, 5).remove(0);
         assert!(spans.len() >= 5, "{}", spans.len());
-        for pair in spans.windows(2) {
-            // Back to back: each copy starts where the previous one ended.
-            assert_eq!(pair[0].end, pair[1].start);
-        }
+        back_to_back(&spans);
         assert!(spans.iter().all(|s| s.bytes == 1 << 20 && s.end >= s.start));
         let starts: Vec<usize> = engine.1.iter().map(|s| s.start >> 20).collect();
         assert_eq!(&starts[..5], &[0, 1, 2, 0, 1], "{:?}", engine.1);
@@ -173,8 +313,8 @@ mod tests {
     fn copies_shorter_than_the_shortest_sample_are_grouped_into_one() {
         // 1 MiB at 50 GB/s: 21 us a copy, about 48 to a 1 ms sample.
         let mut host = vec![0u8; 2 << 20];
-        let mut engine = replay("0 d2h 0 50.0\n1 comp+d2h 10.0 20.0\n", &mut host);
-        for s in stream_until(engine.as_mut(), 2, 3) {
+        let mut copier = replay("0 d2h 0 50.0\n1 comp+d2h 10.0 20.0\n", &mut host);
+        for s in stream_until(&mut copier, 2, 1, 3).remove(0) {
             assert!(s.end - s.start >= MIN_COPY_SAMPLE, "{s:?}");
             assert!(s.bytes >= 1 << 20 && s.bytes % (1 << 20) == 0, "{s:?}");
         }
@@ -198,16 +338,113 @@ mod tests {
     fn a_failed_copy_ends_the_stream_with_the_driver_s_words() {
         let mut slots = Slots::new(4, 1);
         let (stop, timings) = (AtomicBool::new(false), Mutex::new(Timings::new()));
-        let e = stream(
-            &mut Failing(0),
-            &mut slots,
-            &stop,
-            &timings,
-            std::time::Instant::now(),
-        )
-        .unwrap_err();
+        let e =
+            stream_one(&mut Failing(0), &mut slots, &stop, &timings, Instant::now()).unwrap_err();
         assert!(e.contains("CUDA_ERROR_LAUNCH_FAILED"), "{e}");
         // Instant copies: the two that succeeded are still within the shortest sample.
         assert!(timings.into_inner().unwrap().len() <= 2);
+    }
+
+    /// GPUs whose copies each take at least their lane's duration from when they are queued,
+    /// recording every slot queued (lane, first MiB) in order; a queue on a lane with a copy
+    /// in flight is refused, as is a lane asked after `fail_after` completions.
+    #[derive(Default)]
+    struct Gpus {
+        takes: Vec<Duration>,
+        due: Vec<Option<Instant>>,
+        queued: Vec<(usize, usize)>,
+        completed: usize,
+        fail_after: Option<usize>,
+        drained: usize,
+    }
+
+    impl Gpus {
+        fn new(takes_ms: &[u64]) -> Self {
+            Gpus {
+                takes: takes_ms.iter().map(|&m| Duration::from_millis(m)).collect(),
+                due: vec![None; takes_ms.len()],
+                ..Gpus::default()
+            }
+        }
+    }
+
+    impl CopyLanes for Gpus {
+        fn lanes(&self) -> usize {
+            self.takes.len()
+        }
+
+        fn queue(&mut self, lane: usize, slot: Range<usize>) -> Result<(), String> {
+            if self.due[lane].is_some() {
+                return Err(format!("GPU {lane}: queued while a copy is in flight"));
+            }
+            self.due[lane] = Some(Instant::now() + self.takes[lane]);
+            self.queued.push((lane, slot.start >> 20));
+            Ok(())
+        }
+
+        fn done(&mut self, lane: usize) -> Result<bool, String> {
+            if self.fail_after == Some(self.completed) {
+                return Err(format!("GPU {lane}: CUDA_ERROR_LAUNCH_FAILED"));
+            }
+            let done = self.due[lane].is_some_and(|d| Instant::now() >= d);
+            if done {
+                self.due[lane] = None;
+                self.completed += 1;
+            }
+            Ok(done)
+        }
+
+        fn drain(&mut self) -> Result<(), String> {
+            self.drained += 1;
+            self.due.fill(None);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn every_gpu_is_a_lane_of_its_own_samples_fed_the_ring_s_next_slot_as_its_copy_completes() {
+        // Two GPUs, copies of 2 and 3 ms (each longer than the shortest sample), over a ring
+        // of five 1 MiB slots.
+        let mut gpus = Gpus::new(&[2, 3]);
+        let lanes = {
+            let mut copier = Copier::Lanes(Box::new(&mut gpus));
+            stream_until(&mut copier, 5, 2, 5)
+        };
+        for spans in &lanes {
+            assert!(spans.len() >= 5, "{}", spans.len());
+            back_to_back(spans);
+            // One copy a sample: each lasts at least its lane's copy.
+            assert!(spans.iter().all(|s| s.bytes == 1 << 20), "{spans:?}");
+        }
+        assert!(
+            lanes[0].iter().all(|s| s.end - s.start >= 0.002),
+            "{:?}",
+            lanes[0]
+        );
+        assert!(
+            lanes[1].iter().all(|s| s.end - s.start >= 0.003),
+            "{:?}",
+            lanes[1]
+        );
+        // The ring's slots in turn, whichever GPU takes each; both GPUs first, together.
+        let slots: Vec<usize> = gpus.queued.iter().map(|&(_, slot)| slot).collect();
+        assert!(
+            slots.iter().enumerate().all(|(i, &s)| s == i % 5),
+            "{slots:?}"
+        );
+        assert_eq!(gpus.queued[..2], [(0, 0), (1, 1)]);
+        assert_eq!(gpus.drained, 1);
+    }
+
+    #[test]
+    fn a_gpu_s_failed_copy_ends_the_lanes_with_its_words_after_waiting_for_the_others() {
+        let mut gpus = Gpus::new(&[0, 0, 0]);
+        gpus.fail_after = Some(7);
+        let mut slots = Slots::new(4 << 20, 1 << 20);
+        let stop = AtomicBool::new(false);
+        let timings: Vec<Mutex<Timings>> = (0..3).map(|_| Mutex::default()).collect();
+        let e = stream_lanes(&mut gpus, &mut slots, &stop, &timings, Instant::now()).unwrap_err();
+        assert!(e.contains("CUDA_ERROR_LAUNCH_FAILED"), "{e}");
+        assert_eq!(gpus.drained, 1);
     }
 }

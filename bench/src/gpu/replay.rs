@@ -12,7 +12,7 @@
 //! machine's. A replayed trace records its source (`gpu.replayed_from`) and is never a
 //! measurement of a GPU.
 
-use crate::gpu::{CopyEngine, OpenCopies};
+use crate::gpu::{Copier, CopyEngine, OpenCopies};
 use crate::trace::CopyDirection;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -134,13 +134,13 @@ impl Recorded {
 pub struct ReplayOpener(pub Recorded);
 
 impl OpenCopies for ReplayOpener {
-    fn open<'b>(&self, _host: &'b mut [u8]) -> Result<Box<dyn CopyEngine + 'b>, String> {
-        Ok(Box::new(Replay {
+    fn open<'b>(&self, _host: &'b mut [u8]) -> Result<Copier<'b>, String> {
+        Ok(Copier::Serial(Box::new(Replay {
             recorded: self.0.clone(),
             computing: 0,
             turn: 0,
             due: None,
-        }))
+        })))
     }
 }
 
@@ -237,7 +237,9 @@ mod tests {
         let recorded = Recorded::parse(PROBE, CopyDirection::DeviceToHost).unwrap();
         let mut host = vec![0u8; 16];
         let opener = ReplayOpener(recorded);
-        let mut engine = opener.open(&mut host).unwrap();
+        let Ok(Copier::Serial(mut engine)) = opener.open(&mut host) else {
+            panic!("a replay copies one copy at a time")
+        };
         engine.phase(8);
         // 22.1 GB/s: 110.5 MB in 5 ms, twice.
         let t = Instant::now();

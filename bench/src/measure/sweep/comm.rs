@@ -350,7 +350,9 @@ pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub(crate) enum Command {
     Stream {
         stop: Arc<AtomicBool>,
-        timings: Arc<Mutex<Timings>>,
+        /// One lane per stream of the communications: one, or one per GPU of `--gpu all`
+        /// (`crate::gpu::OpenCopies::lanes`).
+        timings: Arc<Vec<Mutex<Timings>>>,
         t0: Instant,
         /// Cores computing beside the stream in this phase (what a replayed GPU engine
         /// reads, `crate::gpu::replay`).

@@ -172,8 +172,10 @@ pub(super) struct Snapshot {
     /// Iterations of each of the point's computing threads (empty lists when computations
     /// do not run), seconds on the point's clock.
     pub(super) comp: Vec<Timings>,
-    /// Iterations (messages) of the communication stream.
-    pub(super) comm: Timings,
+    /// Iterations of the communication stream, per lane: one lane of messages (MPI) or of
+    /// one GPU's copies; one lane per GPU with `--gpu all`, whose rounds sum the GPUs as a
+    /// round of computations sums the threads.
+    pub(super) comm: Vec<Timings>,
 }
 
 /// A watcher's decision after a look: go on (`None`), stop with why (the trace's note), or
@@ -304,7 +306,7 @@ impl Rules<'_> {
             stretched: false,
         };
         let (stop_reason, last) = exec.phase(streams, n, t0, &mut |s| watch.look(s))?;
-        let comm_t = std::slice::from_ref(&last.comm);
+        let comm_t = &last.comm[..];
         let obs = observe(streams, &last.comp, comm_t).ok_or_else(|| {
             Abort::Failed(format!(
                 "{n} cores, {}: no steady-state sample within the phase; raise --max-phase \
@@ -381,7 +383,7 @@ impl Watch<'_, '_> {
             ),
             (
                 self.streams != Streams::Comp,
-                snap.comm.len(),
+                snap.comm.iter().map(Vec::len).sum::<usize>(),
                 if r.starvation.gpu {
                     "GPU's copies"
                 } else {
@@ -407,8 +409,7 @@ impl Watch<'_, '_> {
                 ))));
             }
         }
-        let comm_t = std::slice::from_ref(&snap.comm);
-        let obs = observe(self.streams, &snap.comp, comm_t)?;
+        let obs = observe(self.streams, &snap.comp, &snap.comm)?;
         let stable = |samples: &[Sample], threads| {
             samples.is_empty() || sampling::is_stable(&sampling::rounds(samples, threads), tol)
         };
@@ -417,7 +418,7 @@ impl Watch<'_, '_> {
         // would never see the host's slower swings (0.4-0.5 s there), and its interval, made
         // of its batches, would not know of them either.
         let long_enough = snap.at >= r.sampling.max_phase / 2;
-        if long_enough && stable(&obs.comp, self.n) && stable(&obs.comm, 1) {
+        if long_enough && stable(&obs.comp, self.n) && stable(&obs.comm, snap.comm.len()) {
             return Some(Ok(format!(
                 "stable within +-{:.1}% after {:.2} s",
                 100.0 * tol,
@@ -442,7 +443,8 @@ impl Watch<'_, '_> {
         );
         let rounds = [
             (self.streams != Streams::Comm).then(|| sampling::rounds(&obs.comp, self.n).len()),
-            (self.streams != Streams::Comp).then(|| sampling::rounds(&obs.comm, 1).len()),
+            (self.streams != Streams::Comp)
+                .then(|| sampling::rounds(&obs.comm, snap.comm.len()).len()),
         ];
         let short: Vec<String> = rounds
             .iter()
@@ -510,7 +512,8 @@ fn observe(streams: Streams, comp: &[Timings], comm: &[Timings]) -> Option<Obser
     };
     let comp_ok =
         streams == Streams::Comm || !sampling::rounds(&comp_samples, comp.len()).is_empty();
-    let comm_ok = streams == Streams::Comp || !comm_samples.is_empty();
+    let comm_ok =
+        streams == Streams::Comp || !sampling::rounds(&comm_samples, comm.len()).is_empty();
     (comp_ok && comm_ok).then_some(Observed {
         window,
         comp: comp_samples,
@@ -600,10 +603,10 @@ mod tests {
                         _ => self.comp[both].timings(at_us),
                     })
                     .collect(),
-                comm: match streams {
+                comm: vec![match streams {
                     Streams::Comp => Timings::new(),
                     _ => self.comm[both].timings(at_us),
-                },
+                }],
             };
             for look in 1..=10_000 {
                 if let Some(verdict) = watch(&snap(look * 20_000)) {

@@ -237,7 +237,7 @@ impl Bench<'_> {
                         buf,
                         send,
                         &stop,
-                        &timings,
+                        &timings[0],
                         t0,
                     )
                 });
@@ -247,7 +247,7 @@ impl Bench<'_> {
             // drives the copies.
             CommStream::Copies(opener) => {
                 let mut slots = comm::Slots::new(buf.len(), self.message_bytes);
-                let mut engine = match opener.open(buf) {
+                let mut copier = match opener.open(buf) {
                     Ok(e) => e,
                     Err(e) => {
                         let _ = finished.send(Err(e));
@@ -261,8 +261,10 @@ impl Bench<'_> {
                         t0,
                         computing,
                     } = command;
-                    engine.phase(computing);
-                    crate::gpu::stream(engine.as_mut(), &mut slots, &stop, &timings, t0)
+                    if let crate::gpu::Copier::Serial(engine) = &mut copier {
+                        engine.phase(computing);
+                    }
+                    crate::gpu::stream(&mut copier, &mut slots, &stop, &timings, t0)
                 });
             }
         }
@@ -270,6 +272,15 @@ impl Bench<'_> {
 }
 
 impl Bench<'_> {
+    /// The lanes of the communication stream, each timed apart: one for MPI messages, one
+    /// per GPU copying ([`crate::gpu::OpenCopies::lanes`]).
+    fn comm_lanes(&self) -> usize {
+        match self.stream {
+            CommStream::Mpi(_) => 1,
+            CommStream::Copies(opener) => opener.lanes().max(1),
+        }
+    }
+
     /// The sweep's decisions, with this bench's settings.
     fn rules(&self) -> Rules<'_> {
         Rules {
@@ -381,7 +392,8 @@ impl Executor for Threads<'_, '_, '_> {
         let comm_on = streams != Streams::Comp;
         let stop = Arc::new(AtomicBool::new(false));
         let comp_timings: Vec<Mutex<Timings>> = (0..n).map(|_| Mutex::default()).collect();
-        let comm_timings = Arc::new(Mutex::new(Timings::new()));
+        let comm_timings: Arc<Vec<Mutex<Timings>>> =
+            Arc::new((0..b.comm_lanes()).map(|_| Mutex::default()).collect());
         let start = Instant::now();
 
         if comm_on {
@@ -435,7 +447,7 @@ impl Executor for Threads<'_, '_, '_> {
                 Snapshot {
                     at: start.elapsed(),
                     comp: comp_timings.iter().map(|m| lock(m).clone()).collect(),
-                    comm: lock(&comm_timings).clone(),
+                    comm: comm_timings.iter().map(|m| lock(m).clone()).collect(),
                 }
             };
             let (verdict, _) = watch_every_look(look, &mut watch);
@@ -455,7 +467,7 @@ impl Executor for Threads<'_, '_, '_> {
         let last = Snapshot {
             at: start.elapsed(),
             comp: comp_timings.iter().map(|m| take(&mut *lock(m))).collect(),
-            comm: take(&mut *lock(&comm_timings)),
+            comm: comm_timings.iter().map(|m| take(&mut *lock(m))).collect(),
         };
         Ok((stop_reason, last))
     }

@@ -270,10 +270,10 @@ impl Executor for Simulated<'_, '_> {
                     c.advance(at);
                     c.threads.iter().map(|t| finished(t, at)).collect()
                 }),
-                comm: comm.as_mut().map_or_else(Timings::new, |m| {
+                comm: vec![comm.as_mut().map_or_else(Timings::new, |m| {
                     m.advance(at);
                     finished(&m.done, at)
-                }),
+                })],
             }
         };
         let (verdict, snap) = watch_every_look(look, watch);
