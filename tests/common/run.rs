@@ -126,8 +126,8 @@ fn plan_seconds(args: &[&str]) -> (f64, f64) {
         .lines()
         .find(|l| l.starts_with("duration"))
         .unwrap_or_else(|| panic!("no duration in the plan of {args:?}:\n{}", text(&o)));
-    // "duration    at most 11 s (+4 s to touch the buffers); about 6 s when no phase runs
-    // past --max-phase"
+    // "duration    at most 11 s (+4 s to touch the buffers ...); about 4-6 s when no phase
+    // runs past --max-phase ..."
     let numbers: Vec<f64> = line
         .split(|c: char| !(c.is_ascii_digit() || c == '.'))
         .filter_map(|w| w.parse().ok())
