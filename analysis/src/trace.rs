@@ -416,7 +416,8 @@ pub struct NumaNodeInfo {
 pub struct GpuInfo {
     /// `0000:3b:00.0`, as sysfs, hwloc and the driver write it (lower case).
     pub pci_bus_id: String,
-    /// hwloc's name of the PCI device, else its vendor and device ids.
+    /// hwloc's name of the PCI device, else its vendor and device ids (`NVIDIA device
+    /// 2335`); the driver's name (`NVIDIA H200`) in a trace of its copies.
     pub name: String,
     /// NUMA nodes (logical) local to the GPU, empty if hwloc does not know.
     pub numa_nodes: Vec<u32>,

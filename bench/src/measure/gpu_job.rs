@@ -144,6 +144,17 @@ fn located(mut device: GpuDevice, layout: &Layout) -> (GpuDevice, Option<String>
     (device, warning)
 }
 
+/// The driver's names of `devices` given to the same GPUs in `layout` (by bus id), which
+/// the trace's machine lists: hwloc's PCI database may know a new GPU by its id alone (an
+/// H200 is `NVIDIA device 2335` there). A replay drives no GPU and names none.
+fn named(layout: &mut Layout, devices: &[GpuDevice]) {
+    for gpu in &mut layout.gpus {
+        if let Some(d) = devices.iter().find(|d| d.pci_bus_id == gpu.pci_bus_id) {
+            gpu.name.clone_from(&d.name);
+        }
+    }
+}
+
 /// Measures with the GPU copies `options.engine` asks for: each way asked (`--direction
 /// both`: device to host, then host to device, each into its own trace), every run of
 /// `--runs`, one after the other. An error or Ctrl-C in the first way stops there.
@@ -267,13 +278,14 @@ fn one_run(
 ) -> Result<std::path::PathBuf> {
     let session::Placed {
         topology,
-        layout,
+        mut layout,
         resolved,
         trace,
     } = session::place(options, None, true, false)?;
     session::check_output(options, &trace)?;
     let (devices, warnings): (Vec<GpuDevice>, Vec<Option<String>>) =
         devices.iter().map(|d| located(d.clone(), &layout)).unzip();
+    named(&mut layout, &devices);
     let settings = settings::read_settings(Path::new("/"), Some(layout.numa_per_socket()));
     let transport = Transport {
         kind: TransportKind::GpuCopy,
@@ -503,4 +515,54 @@ pub(crate) fn describe_device(d: &GpuDevice, g: &GpuStream, comm_numa: u32) -> S
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 24em64t node's layout, whose three GPUs hwloc names by their ids alone.
+    fn node() -> Layout {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/data/topologies/24em64t-2n6c2t-pci.xml");
+        crate::machine::topology::layout(&crate::machine::topology::load_xml(&p).unwrap())
+    }
+
+    fn device(index: u32, bus: &str, name: &str) -> GpuDevice {
+        GpuDevice {
+            index,
+            name: name.into(),
+            pci_bus_id: bus.into(),
+            memory_bytes: 0,
+            cuda_version: "13.0".into(),
+            driver_version: None,
+            link: None,
+            numa_nodes: Vec::new(),
+            socket: None,
+        }
+    }
+
+    #[test]
+    fn the_driver_names_the_gpus_it_drove_in_the_trace_s_machine() {
+        let mut layout = node();
+        assert_eq!(layout.gpus[1].name, "NVIDIA device 06d2");
+        let (d, warning) = located(device(1, "0000:11:00.0", "Tesla M10"), &layout);
+        assert_eq!(
+            (d.numa_nodes.as_slice(), d.socket, warning),
+            (&[1][..], Some(1), None)
+        );
+        named(&mut layout, &[d]);
+        let names: Vec<&str> = layout.gpus.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["NVIDIA device 06d2", "Tesla M10", "NVIDIA device 06d2"]
+        );
+        assert_eq!(layout.machine_info().gpus[1].name, "Tesla M10");
+        // The driver's GPU 1 on another bus than hwloc's: said, and located by its bus.
+        let (d, warning) = located(device(1, "0000:06:00.0", "Tesla M10"), &node());
+        assert_eq!(d.socket, Some(0));
+        assert!(warning
+            .unwrap()
+            .contains("hwloc's GPU 1 is 0000:11:00.0, the driver's is 0000:06:00.0"));
+    }
 }
