@@ -2,9 +2,10 @@
 # A GPU node's check of `measure --engine gpu`, in one go (a lent node's minutes are few):
 # the GPU and its link as nvidia-smi sees them, and the default plan; the engine's copies alone
 # against the plain `cuMemcpyAsync` loop (benches/gpu_copy.rs); one full sweep of both
-# directions, timed; then a second run of each, and a third if the time left allows, so that
-# the model of one run can be held to the others; and each direction calibrated. Every output
-# lands in OUT (traces under OUT/results).
+# directions, timed; a short sweep of every GPU at once (`--gpu all`, the driver path of
+# several GPUs from one thread, whatever their number); then a second run of each, and a
+# third if the time left allows, so that the model of one run can be held to the others; and
+# each direction calibrated. Every output lands in OUT (traces under OUT/results).
 #
 #   bash benches/gpu-node.sh OUT [GPU_COPY_BENCH]
 #
@@ -48,6 +49,15 @@ fi
 
 last=0
 measure "one full sweep each (--runs 1)" --runs 1
+# Every GPU at once, short: its own trace, outside the results; a failure is said, not fatal.
+start=$SECONDS
+if contention measure --engine gpu --gpu all --cores 1..2 --runs 1 --max-phase 0.5 \
+    -o "$out/gpu-all.json" 2>> "$out/gpu-all.log"; then
+    log "--gpu all, 2 core counts: $((SECONDS - start)) s"
+    contention show "$out/gpu-all.json" 2>&1 | while read -r l; do log "--gpu all: $l"; done || true
+else
+    log "--gpu all: failed after $((SECONDS - start)) s (see gpu-all.log)"
+fi
 measure "a second run each" --runs 2 --resume
 if [ $((budget - SECONDS)) -gt $((last + last / 5)) ]; then
     measure "a third run each" --runs 3 --resume
