@@ -83,7 +83,8 @@ pub trait OpenCopies: Sync {
 /// to back until one lasts this long. A copy a sample would otherwise write hundreds of
 /// thousands of samples a phase, past what the trace's readers take (64 MiB); at this floor a
 /// GPU trace is no larger than an MPI one whose messages come at 50 GB/s
-/// (`crate::measure::trace_size`).
+/// (`crate::measure::trace_size`). With `--gpu all` each GPU's samples last as many times
+/// this as there are GPUs, so that together they come no faster.
 pub const MIN_COPY_SAMPLE: f64 = 1e-3;
 
 /// The copies of one phase until `stop`, each lane's samples appended to its `timings` as
@@ -115,7 +116,7 @@ pub(crate) fn stream_one(
     timings: &std::sync::Mutex<crate::measure::sweep::sampling::Timings>,
     t0: std::time::Instant,
 ) -> Result<(), String> {
-    let mut sample = Lane::new(t0);
+    let mut sample = Lane::new(t0, MIN_COPY_SAMPLE);
     while !stop.load(std::sync::atomic::Ordering::Relaxed) {
         let slot = slots.next_slot();
         let bytes = slot.len() as u64;
@@ -128,7 +129,8 @@ pub(crate) fn stream_one(
 /// The copies of several GPUs at once until `stop`, from this one thread: each lane takes
 /// the ring's next slot as soon as its copy completes, so every copy engine stays busy; each
 /// lane's copies are its own samples, back to back from its first copy's start (grouped to
-/// [`MIN_COPY_SAMPLE`] as one GPU's are), in `timings[lane]`. A round of the phase is then
+/// [`MIN_COPY_SAMPLE`] times the lanes, so that the trace holds no more samples than one
+/// GPU's), in `timings[lane]`. A round of the phase is then
 /// the k-th sample of every GPU, their sum the GPUs' bandwidth together, as a round of the
 /// computations sums the threads. Every copy completed when it returns.
 #[cfg(feature = "mpi")]
@@ -140,7 +142,8 @@ pub(crate) fn stream_lanes(
     t0: std::time::Instant,
 ) -> Result<(), String> {
     let n = engine.lanes().min(timings.len());
-    let mut lanes: Vec<Lane> = (0..n).map(|_| Lane::new(t0)).collect();
+    let shortest = MIN_COPY_SAMPLE * n as f64;
+    let mut lanes: Vec<Lane> = (0..n).map(|_| Lane::new(t0, shortest)).collect();
     // The bytes of the copy each lane has in flight.
     let mut in_flight: Vec<Option<u64>> = vec![None; n];
     let result = (|| {
@@ -170,19 +173,20 @@ pub(crate) fn stream_lanes(
 }
 
 /// The sample a lane of copies is filling: from its start (the end of the lane's previous
-/// sample, or the phase's first copy) to the completion that makes it last at least
-/// [`MIN_COPY_SAMPLE`].
+/// sample, or the phase's first copy) to the completion that makes it last at least its
+/// shortest sample, seconds.
 #[cfg(feature = "mpi")]
-struct Lane(crate::measure::sweep::sampling::Span);
+struct Lane(crate::measure::sweep::sampling::Span, f64);
 
 #[cfg(feature = "mpi")]
 impl Lane {
-    fn new(t0: std::time::Instant) -> Self {
-        Lane(crate::measure::sweep::sampling::Span {
+    fn new(t0: std::time::Instant, shortest: f64) -> Self {
+        let sample = crate::measure::sweep::sampling::Span {
             start: t0.elapsed().as_secs_f64(),
             end: 0.0,
             bytes: 0,
-        })
+        };
+        Lane(sample, shortest)
     }
 
     /// A copy of `bytes` completed now: the sample is closed into `timings` once it lasts.
@@ -194,7 +198,7 @@ impl Lane {
     ) {
         self.0.bytes += bytes;
         let now = t0.elapsed().as_secs_f64();
-        if now - self.0.start >= MIN_COPY_SAMPLE {
+        if now - self.0.start >= self.1 {
             let sample = crate::measure::sweep::sampling::Span { end: now, ..self.0 };
             crate::measure::sweep::comm::lock(timings).push(sample);
             self.0 = crate::measure::sweep::sampling::Span {
@@ -434,6 +438,20 @@ mod tests {
         );
         assert_eq!(gpus.queued[..2], [(0, 0), (1, 1)]);
         assert_eq!(gpus.drained, 1);
+    }
+
+    #[test]
+    fn many_gpus_group_their_copies_so_that_together_they_sample_no_faster_than_one() {
+        // Four GPUs of instant copies: each lane's samples last four shortest samples.
+        let mut gpus = Gpus::new(&[0, 0, 0, 0]);
+        let lanes = stream_until(&mut Copier::Lanes(Box::new(&mut gpus)), 8, 4, 3);
+        for spans in &lanes {
+            back_to_back(spans);
+            for s in spans {
+                assert!(s.end - s.start >= 4.0 * MIN_COPY_SAMPLE, "{s:?}");
+                assert!(s.bytes >= 1 << 20 && s.bytes % (1 << 20) == 0, "{s:?}");
+            }
+        }
     }
 
     #[test]
