@@ -208,6 +208,8 @@ fn the_dry_run_puts_the_copy_thread_beside_the_gpu_of_an_hwloc_file() {
     for said in [
         "engine      every GPU at once, 3: GPU 0 NVIDIA device 06d2 (0000:06:00.0), near socket \
          0; GPU 1 NVIDIA device 06d2 (0000:11:00.0), near socket 1; GPU 2 ",
+        // A slot of the ring for each GPU (the cache rule alone asks one of 64 MiB here).
+        "in turn over 3 buffer(s)",
         "last core of socket 0, the socket of GPU 0 (0000:06:00.0)",
         "measure --engine gpu --gpu all --direction h2d\n",
     ] {
@@ -608,6 +610,11 @@ fn every_gpu_at_once_copies_from_one_thread_into_one_trace_that_lists_them() {
     assert!(o.status.success(), "{}", text(&o));
     let e = stderr(&o);
     assert!(!e.contains("still registered"), "{e}");
+    // --message-buffers 2 for three GPUs: said.
+    assert!(
+        e.contains("WARNING     3 GPUs copy over a ring of 2 slot(s): some copy the same slot"),
+        "{e}"
+    );
     for (i, name, bus) in [(0, 1, "1b"), (1, 2, "2b"), (2, 0, "3b")] {
         let line = format!("gpu         GPU {i} Fake H200 {name} (0000:{bus}:00.0), link not read");
         assert!(e.contains(&line), "{line}: {e}");
@@ -672,6 +679,80 @@ fn a_copy_the_driver_refuses_mid_sweep_ends_the_run_with_the_driver_s_words() {
         !e.contains("stalled") && !e.contains("still registered"),
         "{e}"
     );
+    // One GPU of several: named.
+    let o = with_fake_driver(
+        Some(&dir.join("all.json")),
+        false,
+        &[("FAKE_CUDA_FAIL_COPY", "1"), ("FAKE_CUDA_DEVICES", "2")],
+        &["--gpu", "all", "--cores", "1", "--timeout", "30"],
+    )
+    .output()
+    .unwrap();
+    assert!(
+        stderr(&o).contains("GPU 0 (0000:1b:00.0): cuMemcpyAsync failed: CUDA_ERROR_LAUNCH_FAILED"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn one_hung_gpu_among_three_ends_the_run_as_stalled_naming_it() {
+    let _job = one_job();
+    let out = temp_dir("gpu-one-hung").join("t.json");
+    // CUDA's device 2 is on bus 2b, the second in PCI order: GPU 1. The other two copy on,
+    // which hid it: the run never ended.
+    let mut child = with_fake_driver(
+        Some(&out),
+        false,
+        &[("FAKE_CUDA_DEVICES", "3"), ("FAKE_CUDA_HANG_DEV", "2")],
+        &["--gpu", "all", "--cores", "1", "--timeout", "3"],
+    )
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let status = crate::common::run::wait_exit(&mut child, std::time::Duration::from_secs(120));
+    let mut e = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut e).unwrap();
+    assert_eq!(status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("nothing completed by the copies of GPU 1 (of 3 copying) for 3 s"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_gpu_all_trace_resumes_only_with_the_same_gpus() {
+    let _job = one_job();
+    let out = temp_dir("gpu-all-resume").join("t.json");
+    let run = |gpus: &str, extra: &[&str]| {
+        let mut args = vec!["--gpu", "all", "--cores", "1..2"];
+        args.extend(extra);
+        with_fake_driver(Some(&out), false, &[("FAKE_CUDA_DEVICES", gpus)], &args)
+            .output()
+            .unwrap()
+    };
+    // Two GPUs measure the first point; Ctrl-C is not needed: --cores 1 then 1..2.
+    let o = with_fake_driver(
+        Some(&out),
+        false,
+        &[("FAKE_CUDA_DEVICES", "2")],
+        &["--gpu", "all", "--cores", "1"],
+    )
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let o = run("3", &["--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        stderr(&o).contains(
+            "GPU bus ids 0000:1b:00.0,0000:3b:00.0 in the trace, \
+             0000:1b:00.0,0000:2b:00.0,0000:3b:00.0 now"
+        ),
+        "{}",
+        text(&o)
+    );
+    let o = run("2", &["--resume"]);
+    assert!(o.status.success(), "{}", text(&o));
 }
 
 #[test]

@@ -18,8 +18,10 @@
  * toolkit's stub, 100 no device), FAKE_CUDA_HANG (set: once host memory has been registered,
  * as the sweep's buffer is, every stream synchronisation blocks for ever and every query
  * says not ready, as a GPU that hung after the warm-up; `warm-up`: every one, the warm-up's
- * first), FAKE_CUDA_FAIL_COPY (N: the N-th copy once host memory has been registered is
- * refused with CUDA_ERROR_LAUNCH_FAILED, 719, as a GPU that faults mid-sweep). Built with -DFAKE_CUDA_LACK_SYNC, it lacks cuStreamSynchronize.
+ * first), FAKE_CUDA_HANG_DEV (d: as FAKE_CUDA_HANG, for the streams of CUDA device d only,
+ * as one GPU of several that hung), FAKE_CUDA_FAIL_COPY (N: the N-th copy once host memory
+ * has been registered is refused with CUDA_ERROR_LAUNCH_FAILED, 719, as a GPU that faults
+ * mid-sweep). Built with -DFAKE_CUDA_LACK_SYNC, it lacks cuStreamSynchronize.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -169,8 +171,12 @@ static int failing(void) {
     return n == env_int("FAKE_CUDA_FAIL_COPY", 0);
 }
 
-static int hung(void) {
+/* Whether `stream` hangs: every one (FAKE_CUDA_HANG), or those of one device. */
+static int hung(void *stream) {
     const char *hang = getenv("FAKE_CUDA_HANG");
+    const char *dev = getenv("FAKE_CUDA_HANG_DEV");
+    if (dev && registered_ever && *(void **)stream == &contexts[atoi(dev) % MAX_DEVICES])
+        return 1;
     return hang && (registered_ever || strcmp(hang, "warm-up") == 0);
 }
 
@@ -200,14 +206,14 @@ CUresult cuStreamCreate(void **stream, unsigned flags) {
 
 CUresult cuStreamQuery(void *stream) {
     if (!in_context(stream)) return INVALID_CONTEXT;
-    return hung() ? NOT_READY : OK;
+    return hung(stream) ? NOT_READY : OK;
 }
 
 CUresult cuStreamDestroy_v2(void *stream) { free(stream); return OK; }
 
 #ifndef FAKE_CUDA_LACK_SYNC
 CUresult cuStreamSynchronize(void *stream) {
-    if (hung())
+    if (hung(stream))
         for (;;) pause();
     return in_context(stream) ? OK : INVALID_CONTEXT;
 }

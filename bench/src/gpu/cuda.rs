@@ -549,10 +549,19 @@ impl OpenCopies for Every {
     }
 }
 
-/// One GPU of [`Spread`]: its primary context and its device side.
+/// One GPU of [`Spread`]: its primary context, its device side, and its name in errors
+/// (`GPU 2 (0000:3b:00.0)`).
 struct Lane {
     ctx: sys::CUcontext,
     device: Device,
+    name: String,
+}
+
+impl Lane {
+    /// `e`, a driver call's error on this GPU, naming it: one of several failed.
+    fn failed(&self, e: String) -> String {
+        format!("{}: {e}", self.name)
+    }
 }
 
 impl Drop for Lane {
@@ -583,12 +592,13 @@ impl<'b> Spread<'b> {
     ) -> Result<Self, String> {
         let bytes = host.len();
         let mut lanes = Vec::new();
-        for (bus, dev) in gpus {
-            let failed = |e: String| format!("GPU {bus}: {e}");
+        for (index, (bus, dev)) in gpus.iter().enumerate() {
+            let name = format!("GPU {index} ({bus})");
+            let failed = |e: String| format!("{name}: {e}");
             let ctx = enter(*dev).map_err(failed)?;
             // On failure it releases itself, and the lanes opened before release theirs.
             let device = Device::new(direction, bytes, *dev).map_err(failed)?;
-            lanes.push(Lane { ctx, device });
+            lanes.push(Lane { ctx, device, name });
         }
         let Some(first) = lanes.first() else {
             return Err("no GPU to copy with".into());
@@ -614,21 +624,24 @@ impl CopyLanes for Spread<'_> {
     fn queue(&mut self, lane: usize, slot: Range<usize>) -> Result<(), String> {
         let host = self.host.as_mut_ptr();
         let lane = &mut self.lanes[lane];
-        switch(lane.ctx)?;
-        // The host buffer is each device buffer's size, pinned for every GPU.
-        lane.device.queue(host, slot)
+        switch(lane.ctx)
+            // The host buffer is each device buffer's size, pinned for every GPU.
+            .and_then(|()| lane.device.queue(host, slot))
+            .map_err(|e| lane.failed(e))
     }
 
     fn done(&mut self, lane: usize) -> Result<bool, String> {
         let lane = &mut self.lanes[lane];
-        switch(lane.ctx)?;
-        lane.device.idle()
+        switch(lane.ctx)
+            .and_then(|()| lane.device.idle())
+            .map_err(|e| lane.failed(e))
     }
 
     fn drain(&mut self) -> Result<(), String> {
         for lane in &mut self.lanes {
-            switch(lane.ctx)?;
-            lane.device.synchronize()?;
+            switch(lane.ctx)
+                .and_then(|()| lane.device.synchronize())
+                .map_err(|e| lane.failed(e))?;
         }
         Ok(())
     }

@@ -144,6 +144,18 @@ fn located(mut device: GpuDevice, layout: &Layout) -> (GpuDevice, Option<String>
     (device, warning)
 }
 
+/// What to say when `--gpu all`'s `gpus` GPUs copy over a ring of fewer `slots` (given by
+/// `--message-buffers`, or planned for the GPUs hwloc saw where the driver sees more): some
+/// copy the same slot at once, as no application would.
+fn shared_slots(g: &GpuStream, gpus: usize, slots: u32) -> Option<String> {
+    (g.gpus == GpuChoice::All && (slots as usize) < gpus).then(|| {
+        format!(
+            "{gpus} GPUs copy over a ring of {slots} slot(s): some copy the same slot at \
+             once; --message-buffers {gpus} (or more) gives each its own"
+        )
+    })
+}
+
 /// The driver's names of `devices` given to the same GPUs in `layout` (by bus id), which
 /// the trace's machine lists: hwloc's PCI database may know a new GPU by its id alone (an
 /// H200 is `NVIDIA device 2335` there). A replay drives no GPU and names none.
@@ -300,6 +312,9 @@ fn one_run(
             if let Some(w) = warning {
                 eprintln!("WARNING     {w}");
             }
+        }
+        if let Some(w) = shared_slots(g, devices.len(), resolved.sizing().message_buffers) {
+            eprintln!("WARNING     {w}");
         }
     }
     let copies = GpuCopies {

@@ -273,13 +273,17 @@ impl MeasureOptions {
         if self.engine == Engine::Mpi {
             return Ok(());
         }
-        if self.engine.gpu().is_some_and(|g| g.both) && self.output.is_some() {
-            return Err(Error::Input(
+        if let Some(g) = self
+            .engine
+            .gpu()
+            .filter(|g| g.both && self.output.is_some())
+        {
+            return Err(Error::Input(format!(
                 "--direction both with --output: the two traces, one each way, are named \
-                 after their direction in the results directory (`...-gpu0-d2h.json`, \
-                 `...-gpu0-h2d.json`); drop --output, or measure one way at a time with -o"
-                    .into(),
-            ));
+                 after their direction in the results directory (`...-gpu{0}-d2h.json`, \
+                 `...-gpu{0}-h2d.json`); drop --output, or measure one way at a time with -o",
+                g.gpus
+            )));
         }
         let refused = if self.hosts.is_some() {
             Some("--hosts (the GPU's copies stay inside this node)")

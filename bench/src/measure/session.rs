@@ -380,6 +380,7 @@ pub(crate) fn resolve(
         previous,
         llc_comm,
         avail(comm_free).map(|r| r / share / rings),
+        every_gpu(a, layout),
     );
     let ring_bytes = message * u64::from(ring) * rings;
     let use_ = if Workload::detect(a.kernel).bypasses_cache() {
@@ -475,12 +476,23 @@ fn ring_slots(
     previous: Option<&MeasureConfig>,
     llc_comm: u64,
     room: Option<u64>,
+    gpus: u32,
 ) -> u32 {
     match (a.message_buffers, previous) {
         (Some(n), _) => n,
         // A trace from before the rings received into one buffer.
         (None, Some(c)) => c.sizing.as_ref().map_or(1, |s| s.message_buffers),
-        (None, None) => sizing::message_ring(a.message_size.0, llc_comm, room),
+        // Every GPU of `--gpu all` copies a slot of its own at once.
+        (None, None) => sizing::message_ring(a.message_size.0, llc_comm, room).max(gpus),
+    }
+}
+
+/// The GPUs `--gpu all` copies with as hwloc sees them (the driver may see others, which
+/// the run says: `crate::measure::gpu_job`), else 1.
+pub(crate) fn every_gpu(a: &MeasureOptions, layout: &Layout) -> u32 {
+    match a.engine.gpu().map(|g| g.gpus) {
+        Some(crate::trace::GpuChoice::All) => (layout.gpus.len() as u32).max(1),
+        _ => 1,
     }
 }
 
@@ -1236,10 +1248,26 @@ fn resume_differences(old: &Trace, fresh: &Trace) -> Vec<String> {
         old.machine.hostname.clone(),
         fresh.machine.hostname.clone(),
     );
+    // The GPUs that copied, by bus: another set (CUDA_VISIBLE_DEVICES, a GPU gone or
+    // added) is another stream.
+    if let (Some(o), Some(n)) = (&old.gpu, &fresh.gpu) {
+        differ("GPU bus ids", gpu_buses(o), gpu_buses(n));
+    }
     if old.plan != fresh.plan {
         out.push("the pinning plan (cores or --comm-core) differs".into());
     }
     out
+}
+
+/// The bus ids of the GPUs that copied: `0000:3b:00.0`, or every one of `--gpu all`.
+fn gpu_buses(g: &crate::trace::GpuCopies) -> String {
+    let devices = if g.devices.is_empty() {
+        std::slice::from_ref(&g.device)
+    } else {
+        &g.devices[..]
+    };
+    let buses: Vec<&str> = devices.iter().map(|d| d.pci_bus_id.as_str()).collect();
+    crate::error::escape_line(&buses.join(","))
 }
 
 /// Why the communication phases cannot be stable when the messages are too long for

@@ -302,7 +302,7 @@ impl Rules<'_> {
             rules: self,
             streams,
             n,
-            progress: [(0, Duration::ZERO); 2],
+            progress: Vec::new(),
             stretched: false,
         };
         let (stop_reason, last) = exec.phase(streams, n, t0, &mut |s| watch.look(s))?;
@@ -360,9 +360,10 @@ struct Watch<'r, 'a> {
     rules: &'r Rules<'a>,
     streams: Streams,
     n: usize,
-    /// Of each stream (computations, communications): completed iterations, and when that
-    /// count last grew. One stream stalling must not hide behind the other's progress.
-    progress: [(usize, Duration); 2],
+    /// Of the computations, then of each lane of the communications (one, or a GPU each
+    /// with `--gpu all`): completed iterations, and when that count last grew. One stream
+    /// stalling must not hide behind another's progress.
+    progress: Vec<(usize, Duration)>,
     /// Whether the phase went past `--max-phase` because a stream held fewer than
     /// [`MIN_ROUNDS`] rounds ([`PHASE_STRETCH`]).
     stretched: bool,
@@ -375,28 +376,30 @@ impl Watch<'_, '_> {
         if r.interrupted.load(Ordering::Relaxed) {
             return Some(Err(Abort::Interrupted));
         }
-        let counts = [
-            (
-                self.streams != Streams::Comm,
-                snap.comp.iter().map(Vec::len).sum::<usize>(),
-                "computing threads",
-            ),
-            (
-                self.streams != Streams::Comp,
-                snap.comm.iter().map(Vec::len).sum::<usize>(),
-                if r.starvation.gpu {
-                    "GPU's copies"
-                } else {
-                    "sender (rank 1)"
-                },
-            ),
-        ];
+        // The computing threads together, and each lane of the communications apart: one
+        // GPU of several that hangs is a stall, whatever the others copy.
+        let lanes = snap.comm.len();
+        let mut counts = vec![(
+            self.streams != Streams::Comm,
+            snap.comp.iter().map(Vec::len).sum::<usize>(),
+            "computing threads".to_string(),
+        )];
+        counts.extend(snap.comm.iter().enumerate().map(|(i, t)| {
+            let who = match (r.starvation.gpu, lanes) {
+                (false, _) => "sender (rank 1)".to_string(),
+                (true, 1) => "GPU's copies".to_string(),
+                (true, _) => format!("copies of GPU {i} (of {lanes} copying)"),
+            };
+            (self.streams != Streams::Comp, t.len(), who)
+        }));
+        self.progress.resize(counts.len(), (0, Duration::ZERO));
         let alive = if r.starvation.gpu {
             "is the GPU answering? nvidia-smi says;"
         } else {
             "is rank 1 alive?"
         };
-        for (i, &(running, count, who)) in counts.iter().enumerate() {
+        for (i, (running, count, who)) in counts.iter().enumerate() {
+            let (running, count) = (*running, *count);
             if !running || count != self.progress[i].0 {
                 self.progress[i] = (count, snap.at);
             } else if snap.at.saturating_sub(self.progress[i].1) > r.sampling.timeout {
