@@ -42,7 +42,7 @@ pub trait CopyEngine {
 }
 
 /// Several GPUs copying at once, driven from one thread (`--gpu all`): each lane a GPU with
-/// at most one copy in flight, asked in turn whether it has completed ([`stream_lanes`]).
+/// at most one copy in flight, asked in turn whether it has completed (`stream_lanes`).
 pub trait CopyLanes {
     /// How many GPUs copy.
     fn lanes(&self) -> usize;
