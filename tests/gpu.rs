@@ -697,22 +697,14 @@ fn a_copy_the_driver_refuses_mid_sweep_ends_the_run_with_the_driver_s_words() {
 
 #[test]
 fn one_hung_gpu_among_three_ends_the_run_as_stalled_naming_it() {
-    let _job = one_job();
-    let out = temp_dir("gpu-one-hung").join("t.json");
     // CUDA's device 2 is on bus 2b, the second in PCI order: GPU 1. The other two copy on,
     // which hid it: the run never ended.
-    let mut child = with_fake_driver(
-        Some(&out),
-        false,
+    let (status, e) = hung_gpu(
+        "gpu-one-hung",
         &[("FAKE_CUDA_DEVICES", "3"), ("FAKE_CUDA_HANG_DEV", "2")],
-        &["--gpu", "all", "--cores", "1", "--timeout", "3"],
-    )
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
-    let status = crate::common::run::wait_exit(&mut child, std::time::Duration::from_secs(120));
-    let mut e = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut e).unwrap();
+        &["--gpu", "all", "--timeout", "3"],
+        false,
+    );
     assert_eq!(status.code(), Some(1), "{e}");
     assert!(
         e.contains("nothing completed by the copies of GPU 1 (of 3 copying) for 3 s"),
@@ -800,21 +792,24 @@ fn what_the_driver_cannot_do_is_said_with_exit_2() {
     }
 }
 
-/// A run of one core count with the fake driver's hung GPU (every copy of the sweep hangs,
-/// the warm-up before it does not) and `--timeout TIMEOUT`, interrupted by Ctrl-C once its
-/// trace is saved when `ctrl_c`: how it ended and its standard error.
-fn hung_gpu(name: &str, timeout: &str, ctrl_c: bool) -> (std::process::ExitStatus, String) {
+/// A run of one core count with the fake driver's hang `env` (FAKE_CUDA_HANG: every copy of
+/// the sweep hangs, the warm-up before it does not) and `extra` options, `--timeout` among
+/// them, interrupted by Ctrl-C once its trace is saved when `ctrl_c`: how it ended and its
+/// standard error.
+fn hung_gpu(
+    name: &str,
+    env: &[(&str, &str)],
+    extra: &[&str],
+    ctrl_c: bool,
+) -> (std::process::ExitStatus, String) {
     let _job = one_job();
     let out = temp_dir(name).join("t.json");
-    let mut child = with_fake_driver(
-        Some(&out),
-        false,
-        &[("FAKE_CUDA_HANG", "1")],
-        &["--cores", "1", "--timeout", timeout],
-    )
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
+    let mut args = vec!["--cores", "1"];
+    args.extend(extra);
+    let mut child = with_fake_driver(Some(&out), false, env, &args)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     if ctrl_c {
         crate::common::run::wait_for("the trace", std::time::Duration::from_secs(60), || {
             out.exists()
@@ -833,7 +828,12 @@ fn hung_gpu(name: &str, timeout: &str, ctrl_c: bool) -> (std::process::ExitStatu
 fn ctrl_c_ends_a_run_whose_copy_never_returns() {
     // The first phase with copies never ends; Ctrl-C then ends the run within --timeout,
     // saved points kept.
-    let (status, e) = hung_gpu("gpu-fake-hang", "5", true);
+    let (status, e) = hung_gpu(
+        "gpu-fake-hang",
+        &[("FAKE_CUDA_HANG", "1")],
+        &["--timeout", "5"],
+        true,
+    );
     assert_eq!(status.code(), Some(130), "{e}");
     assert!(
         e.contains("the communication stream did not stop within 5 s"),
@@ -843,7 +843,12 @@ fn ctrl_c_ends_a_run_whose_copy_never_returns() {
 
 #[test]
 fn a_hung_gpu_ends_the_run_as_stalled_naming_the_gpu() {
-    let (status, e) = hung_gpu("gpu-fake-stall", "3", false);
+    let (status, e) = hung_gpu(
+        "gpu-fake-stall",
+        &[("FAKE_CUDA_HANG", "1")],
+        &["--timeout", "3"],
+        false,
+    );
     assert_eq!(status.code(), Some(1), "{e}");
     assert!(
         e.contains("nothing completed by the GPU's copies for 3 s (is the GPU answering?"),

@@ -489,7 +489,7 @@ fn ring_slots(
 
 /// The GPUs `--gpu all` copies with as hwloc sees them (the driver may see others, which
 /// the run says: `crate::measure::gpu_job`), else 1.
-pub(crate) fn every_gpu(a: &MeasureOptions, layout: &Layout) -> u32 {
+fn every_gpu(a: &MeasureOptions, layout: &Layout) -> u32 {
     match a.engine.gpu().map(|g| g.gpus) {
         Some(crate::trace::GpuChoice::All) => (layout.gpus.len() as u32).max(1),
         _ => 1,
