@@ -1146,8 +1146,8 @@ pub struct CalibrateArgs {
     /// two ranks of one host (communications lose bandwidth as the computations load the
     /// memory, by the memory's loaded latency: one more parameter per side, kappa). `knee`:
     /// its variant for copies by DMA beside the computations, as a GPU's copy engines make
-    /// (communications keep their bandwidth at a light load and fall steeply near
-    /// saturation: one more parameter per side, gamma). Default (--method fit, 8 or more
+    /// (communications keep their bandwidth at a light load and fall steeply past a knee:
+    /// two more parameters per side, half_load and steepness). Default (--method fit, 8 or more
     /// core counts): the law that best predicts the core counts its fit did not see, the
     /// traces' transport breaking near-ties (intra-node: cpu-copy; GPU copies: knee;
     /// network, CSV or older traces: paper); the report shows each law's error.

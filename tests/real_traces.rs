@@ -191,14 +191,22 @@ fn check_refits_as_the_saved_model_and_names_a_transport_that_would_choose_anoth
     std::fs::remove_dir_all(d).unwrap();
 }
 
+/// Each law's held-out error as the calibrated model `m` records it.
+fn held_out(m: &Value) -> Vec<(String, f64)> {
+    let held = m["calibration"]["model"]["held_out"].as_array().unwrap();
+    held.iter()
+        .map(|h| {
+            let v = h["variant"].as_str().unwrap().to_string();
+            (v, h["parallel_mape_percent"].as_f64().unwrap())
+        })
+        .collect()
+}
+
 /// Checks that the calibrated model `m` (of `way`) records each law's held-out error, the
 /// knee law's the lowest and the paper's the highest; returns the paper's.
 fn knee_predicts_held_out_counts_best(m: &Value, way: &str) -> f64 {
-    let held = m["calibration"]["model"]["held_out"].as_array().unwrap();
-    let error = |v: &str| {
-        let h = held.iter().find(|h| h["variant"] == v).unwrap();
-        h["parallel_mape_percent"].as_f64().unwrap()
-    };
+    let held = held_out(m);
+    let error = |v: &str| held.iter().find(|h| h.0 == v).unwrap().1;
     assert!(
         error("knee") < error("cpu-copy") && error("cpu-copy") < error("paper"),
         "{way}: {held:?}"
@@ -208,9 +216,11 @@ fn knee_predicts_held_out_counts_best(m: &Value, way: &str) -> f64 {
 
 /// GPU copies measured on an H200 node by the probe (`tests/data/gpu-h200`): DMA, the
 /// paper's kind of traffic, as tidy CSV that records no transport, so the transport's rule
-/// alone gave the paper's law. The knee law predicts the core counts its fit did not see
-/// best, each way, and `calibrate` chooses it by that, printing every law's held-out error;
-/// `--model` still overrides.
+/// alone gave the paper's law. Another law predicts the core counts its fit did not see
+/// with far less error each way (the knee law host to device; the cpu-copy law device to
+/// host, where the probe's nine core counts leave the knee's two parameters too few points),
+/// and `calibrate` chooses it by that, printing every law's held-out error; `--model` still
+/// overrides.
 #[test]
 fn calibrate_chooses_the_law_by_held_out_error_for_gpu_copies_and_model_overrides() {
     let d = temp_dir("gpu-h200-law");
@@ -221,14 +231,23 @@ fn calibrate_chooses_the_law_by_held_out_error_for_gpu_copies_and_model_override
         let o = run(command().args(["calibrate", &csv]).args(local).arg(&out));
         assert!(o.status.success(), "{}", text(&o));
         let said = text(&o);
+        let m: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let held = held_out(&m);
+        let (best, least) = held
+            .iter()
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .cloned()
+            .unwrap();
+        let paper = held.iter().find(|h| h.0 == "paper").unwrap().1;
+        assert!(best != "paper" && least < paper * 0.7, "{way}: {held:?}");
         assert!(
-            said.contains("model knee: it predicts the core counts its fit did not see best"),
+            said.contains(&format!(
+                "model {best}: it predicts the core counts its fit did not see best"
+            )),
             "{way}: {said}"
         );
-        let m: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-        let paper = knee_predicts_held_out_counts_best(&m, way);
         assert!(said.contains(&format!("paper {paper:.2} %")), "{said}");
-        assert_eq!(m["variant"], "knee");
+        assert_eq!(m["variant"], best.as_str());
         // --model paper: the paper's law, no held-out comparison made.
         let o = run(command()
             .args(["calibrate", "--model", "paper", &csv])
@@ -241,19 +260,38 @@ fn calibrate_chooses_the_law_by_held_out_error_for_gpu_copies_and_model_override
     std::fs::remove_dir_all(d).unwrap();
 }
 
+/// Each core count's median of `phase` in the trace at `path`.
+fn medians(path: &str, phase: &str) -> Vec<(u64, f64)> {
+    let t: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let points = t["points"].as_array().unwrap();
+    points
+        .iter()
+        .map(|p| {
+            let median = p[phase]["summary"]["median"].as_f64().unwrap();
+            (p["cores"].as_u64().unwrap(), median)
+        })
+        .collect()
+}
+
 /// The tool's own traces of the H200 node (`tests/data/gpu-h200`, `measure --engine gpu`,
 /// three runs each way) and one more run of each, measured in a process of its own minutes
 /// later: `calibrate` fits the knee law to the three runs, which predicts the other run's
-/// copies in parallel better than the cpu-copy law fitted to the same runs, and the
+/// copies in parallel better than the cpu-copy law fitted to the same runs, within half a
+/// point of the node's noise floor (the three runs' medians as the predictor: 8.3 % and 4.3
+/// %; the knee law of one parameter it replaced missed by 9.6 % device to host), and the
 /// host-to-device copies within the 5 %.
 #[test]
 fn the_gpu_node_s_own_traces_take_the_knee_law_which_predicts_another_run_best() {
     for (way, within) in [("d2h", None), ("h2d", Some(5.0))] {
-        let runs = PathBuf::from(format!("tests/data/gpu-h200/trace-gpu0-{way}-3runs.json"));
+        let three = format!("tests/data/gpu-h200/trace-gpu0-{way}-3runs.json");
+        let runs = PathBuf::from(&three);
         let other = format!("tests/data/gpu-h200/trace-gpu0-{way}-another-run.json");
         let m = calibrated(&[&runs], None);
         assert_eq!(m["variant"], "knee", "{way}: {}", m["calibration"]["model"]);
-        assert!(m["local"]["gamma"].as_f64().unwrap() > 1.0, "{way}");
+        let half_load = m["local"]["half_load"].as_f64().unwrap();
+        let steepness = m["local"]["steepness"].as_f64().unwrap();
+        assert!(half_load > 0.3 && half_load < 0.9, "{way}: {half_load}");
+        assert!(steepness > 2.0, "{way}: {steepness}");
         knee_predicts_held_out_counts_best(&m, way);
         let data = inputs::read_all(&[other.as_str()]).unwrap();
         let copies = |m: &Value| {
@@ -265,8 +303,64 @@ fn the_gpu_node_s_own_traces_take_the_knee_law_which_predicts_another_run_best()
         let cpu_copy = calibrated(&[&runs], Some(contention::model::Variant::CpuCopy));
         let (knee, steady) = (copies(&m), copies(&cpu_copy));
         assert!(knee < steady, "{way}: knee {knee} % vs cpu-copy {steady} %");
+        let (medians, measured) = (
+            medians(&three, "comm_parallel"),
+            medians(&other, "comm_parallel"),
+        );
+        assert_eq!(medians.len(), measured.len());
+        let floor = medians
+            .iter()
+            .zip(&measured)
+            .map(|((n, m), (k, x))| {
+                assert_eq!(n, k);
+                100.0 * ((m - x) / x).abs()
+            })
+            .sum::<f64>()
+            / measured.len() as f64;
+        assert!(
+            knee < floor + 0.5,
+            "{way}: knee {knee} % vs floor {floor} %"
+        );
         if let Some(within) = within {
             assert!(knee < within, "{way}: knee {knee} %");
         }
     }
+}
+
+/// The three runs of the 16-core node's default sweep (`measure --numa 0,0 --runs 3`, both
+/// ranks on the node), each calibrated alone: the knee law, a parameter more than the
+/// cpu-copy law, predicts one run's held-out core counts up to a fifth better and another's
+/// worse, by noise (the model of each predicts the other runs alike), so every run keeps
+/// the transport's law: the verdict holds on the next run.
+#[test]
+fn each_run_of_the_intra_node_node_keeps_the_cpu_copy_law() {
+    let d = temp_dir("mpi16-runs");
+    let path = "tests/data/real-16core/trace-default-14cores-3runs.json";
+    let t: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let runs = t["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    let mut laws = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        let mut one = t.clone();
+        let o = one.as_object_mut().unwrap();
+        o.remove("runs");
+        o.insert("points".into(), r["points"].clone());
+        one["config"]["runs"] = 1.into();
+        let file = d.join(format!("run{i}.json"));
+        std::fs::write(&file, one.to_string()).unwrap();
+        let m = calibrated(&[&file], None);
+        let held = held_out(&m);
+        laws.push((m["variant"].as_str().unwrap().to_string(), held));
+    }
+    // The knee law comes out ahead held out on one run at least: the margin, not the data's
+    // agreement, keeps the law.
+    assert!(
+        laws.iter().any(|(_, held)| {
+            let e = |v: &str| held.iter().find(|h| h.0 == v).unwrap().1;
+            e("knee") < e("cpu-copy") * 0.85
+        }),
+        "{laws:?}"
+    );
+    assert!(laws.iter().all(|(v, _)| v == "cpu-copy"), "{laws:?}");
+    std::fs::remove_dir_all(d).unwrap();
 }

@@ -18,7 +18,10 @@ pub fn curve(p: &Params, max_cores: u32) -> Vec<CurvePoint> {
     match p.law {
         Law::Paper => paper(p, max_cores),
         Law::CpuCopy { kappa } => super::cpu_copy::curve(p, kappa, max_cores),
-        Law::Knee { gamma } => super::knee::curve(p, gamma, max_cores),
+        Law::Knee {
+            half_load,
+            steepness,
+        } => super::knee::curve(p, half_load, steepness, max_cores),
     }
 }
 

@@ -79,21 +79,35 @@ const KAPPA: LawParam = LawParam {
     decimals: 3,
 };
 
-/// `gamma` of the knee variant ([`super::knee`]).
-const GAMMA: LawParam = LawParam {
-    name: "gamma",
-    symbol: "γ",
+/// `half_load` of the knee variant ([`super::knee`]).
+const HALF_LOAD: LawParam = LawParam {
+    name: "half_load",
+    symbol: "u½",
     low: 0.0,
-    // The copies then keep 99.9 % of their bandwidth until the load is 99.3 % of saturation:
-    // the paper's law without its step, which a larger one could not tell apart.
-    high: 1e3,
-    meaning: "how sharply the communications fall as the computations load the memory \
-              (their share is 1 - load^gamma)",
-    // Below, the copies would lose most of their bandwidth to the lightest load.
-    fit_floor: 0.1,
-    // The copies lose a quarter of their bandwidth at half load.
-    start: 2.0,
+    // The load never exceeds 1: a half load 100 times saturation is copies untouched.
+    high: 100.0,
+    meaning: "the computations' load (their request over what the memory gives both streams) \
+              at which the communications have lost half of what they can lose",
+    // Below, the copies would lose all they can to the lightest load a core puts.
+    fit_floor: 0.01,
+    // The copies lose half of what they can at 60 % of the load (the H200 node: 0.58-0.62).
+    start: 0.6,
     decimals: 3,
+};
+
+/// `steepness` of the knee variant ([`super::knee`]).
+const STEEPNESS: LawParam = LawParam {
+    name: "steepness",
+    symbol: "h",
+    low: 0.0,
+    // Already the paper's step, rounded over a thousandth of the load.
+    high: 1e3,
+    meaning: "how sharply the communications fall around the half load (Hill's coefficient)",
+    // Below, the fall spreads beyond any load the computations can put.
+    fit_floor: 0.5,
+    // The H200 node's copies: 4.5 (host to device) to 7.8 (device to host).
+    start: 4.0,
+    decimals: 2,
 };
 
 impl Variant {
@@ -170,7 +184,7 @@ impl Variant {
         match self {
             Variant::Paper => &[],
             Variant::CpuCopy => &[KAPPA],
-            Variant::Knee => &[GAMMA],
+            Variant::Knee => &[HALF_LOAD, STEEPNESS],
         }
     }
 
@@ -181,7 +195,10 @@ impl Variant {
         match self {
             Variant::Paper => Law::Paper,
             Variant::CpuCopy => Law::CpuCopy { kappa: v(0) },
-            Variant::Knee => Law::Knee { gamma: v(0) },
+            Variant::Knee => Law::Knee {
+                half_load: v(0),
+                steepness: v(1),
+            },
         }
     }
 
@@ -218,8 +235,10 @@ pub enum Law {
     },
     /// The knee variant's law ([`super::knee`]).
     Knee {
-        /// How sharply the communications fall as the computations load the memory.
-        gamma: f64,
+        /// The computations' load at which the communications have lost half of what they can.
+        half_load: f64,
+        /// How sharply they fall around it.
+        steepness: f64,
     },
 }
 
@@ -238,7 +257,10 @@ impl Law {
         match *self {
             Law::Paper => LawValues::of(&[]),
             Law::CpuCopy { kappa } => LawValues::of(&[kappa]),
-            Law::Knee { gamma } => LawValues::of(&[gamma]),
+            Law::Knee {
+                half_load,
+                steepness,
+            } => LawValues::of(&[half_load, steepness]),
         }
     }
 
@@ -420,5 +442,20 @@ mod tests {
             .contains("duplicate field `kappa`"));
         let text = serde_json::from_str::<Side>(r#"{"alpha":0.5,"kappa":"x"}"#);
         assert!(text.is_err());
+        // A law of two parameters is read from both, and refused with one.
+        let knee: Side =
+            serde_json::from_str(r#"{"alpha":0.4,"steepness":7.5,"half_load":0.6}"#).unwrap();
+        assert_eq!(
+            knee.law,
+            Law::Knee {
+                half_load: 0.6,
+                steepness: 7.5
+            }
+        );
+        let half = serde_json::from_str::<Side>(r#"{"alpha":0.4,"half_load":0.6}"#);
+        assert!(half
+            .unwrap_err()
+            .to_string()
+            .contains("half_load is a parameter of the knee model, which needs steepness too"));
     }
 }

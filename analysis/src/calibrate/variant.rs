@@ -4,8 +4,8 @@
 //! cpu-copy variant ([`crate::model::cpu_copy`]) for messages that CPU cores copy, as between
 //! two ranks of one host; its knee variant ([`crate::model::knee`]) for copies by DMA that
 //! hold until the memory is loaded. But which law fits is not decided by what moved the
-//! bytes alone: on the real 16-core node's intra-node traces the knee law predicted held-out
-//! core counts about as well as the cpu-copy one. So unless `--model` says otherwise,
+//! bytes alone: on the GPU probe's copies, recorded as tidy CSV with no transport, the knee
+//! and cpu-copy laws predicted held-out core counts with 38-77 % less error than the paper's. So unless `--model` says otherwise,
 //! `calibrate --method fit` fits every law without a quarter of the core counts at a time and
 //! keeps the one that predicts them best ([`held_out`], [`by_held_out`]); a trace's
 //! `transport` only breaks near-ties ([`choose`]: intra-node traces the cpu-copy variant,
@@ -48,7 +48,7 @@ pub(crate) fn choose(inputs: &[Input], asked: Option<Variant>) -> (Variant, Stri
             Variant::Knee,
             "the traces' transport is GPU copies: DMA by the GPU's copy engines, whose \
              bandwidth holds at a light load and falls steeply near saturation on the H200 \
-             node measured (held-out error of the knee law 2.8-4.2 %, cpu-copy 3.8-5.8 %, \
+             node measured (held-out error of the knee law 2.3-2.9 %, cpu-copy 3.8-5.8 %, \
              paper 6.1-8.7 %; --model fits another)"
                 .into(),
         )
@@ -84,9 +84,16 @@ pub struct HeldOutLaw {
 const FOLDS: usize = 4;
 
 /// How much better than the transport's law another must predict held-out core counts for
-/// `calibrate` to choose it: 10 % of the error and half a point, so that noise between two
-/// runs of one node does not flip the law from run to run.
-const RELATIVE_MARGIN: f64 = 1.10;
+/// `calibrate` to choose it: a quarter of the error and half a point, so that noise between
+/// two runs of one node does not flip the law from run to run. A law with a parameter more
+/// interpolates the held-out core counts of one noisy sweep better without predicting
+/// another run better: on the 16-core node's three intra-node runs, the knee law's held-out
+/// error was 21 % and 9 % below the cpu-copy law's on two and 8 % above on the third (21 %
+/// below on the three together), while the model of each run predicted the two others alike
+/// (communications in parallel 11.3 % and 11.4 %, computations 4.0 % and 3.9 %, MAPE). A law
+/// that fits better than the noise does so by far more: the best of the other laws against
+/// the paper's on the GPU probe's copies (tidy CSV, no transport), 38-77 % below it.
+const RELATIVE_MARGIN: f64 = 1.25;
 const ABSOLUTE_MARGIN_PERCENT: f64 = 0.5;
 
 /// The fewest measured core counts the held-out choice needs: two per fold, so that no fit
@@ -203,9 +210,7 @@ pub(crate) fn law_start(variant: Variant, sweep: Option<&Sweep>, p: &Params) -> 
         (Variant::CpuCopy, Some(s)) => Law::CpuCopy {
             kappa: kappa_start(s, p),
         },
-        (Variant::Knee, Some(s)) => Law::Knee {
-            gamma: gamma_start(s, p),
-        },
+        (Variant::Knee, Some(s)) => knee_start(s, p),
         _ => variant.start(),
     }
 }
@@ -216,29 +221,59 @@ pub(crate) fn law_start(variant: Variant, sweep: Option<&Sweep>, p: &Params) -> 
 /// share) / (u share)`), with the load `u = n B_seq^comp / T_par^max`; the law's start
 /// ([`crate::model::LawParam::start`]) when no point lies there. The fit moves it from there.
 pub(crate) fn kappa_start(sweep: &Sweep, p: &Params) -> f64 {
-    solved_start(sweep, p, Variant::CpuCopy, |u, share| {
+    solved_start(sweep, p, Variant::CpuCopy, 0, |u, share| {
         (1.0 - u) * (1.0 - share) / (u * share)
     })
     .clamp(1e-3, 100.0)
 }
 
-/// `gamma` of the knee variant as the measured points of `sweep` say, as [`kappa_start`]
-/// does: `share = 1 - u^gamma`, so `gamma = ln(1 - share) / ln(u)`.
-pub(crate) fn gamma_start(sweep: &Sweep, p: &Params) -> f64 {
-    solved_start(sweep, p, Variant::Knee, |u, share| {
-        (1.0 - share).ln() / u.ln()
+/// The knee variant's law as the measured points of `sweep` say: `half_load` where the
+/// copies' share, interpolated between the points, crosses the middle of its fall (`(1 +
+/// alpha) / 2`), then `steepness` as [`kappa_start`] finds `kappa`: `share = alpha + (1 -
+/// alpha) / (1 + (u / half_load)^h)`, so `h = ln((1 - alpha) / (share - alpha) - 1) / ln(u /
+/// half_load)`. Each at its start when the points do not say.
+pub(crate) fn knee_start(sweep: &Sweep, p: &Params) -> Law {
+    let mut points: Vec<(f64, f64)> = sweep
+        .points
+        .iter()
+        .map(|pt| {
+            let u = f64::from(pt.cores) * p.b_seq_comp / p.t_par_max;
+            (u, pt.bw[COMM_PARALLEL] / p.b_seq_comm)
+        })
+        .filter(|(u, share)| u.is_finite() && share.is_finite())
+        .collect();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let middle = (1.0 + p.alpha) / 2.0;
+    let half_load = points
+        .windows(2)
+        .find(|w| w[0].1 >= middle && w[1].1 < middle)
+        .map(|w| {
+            let ((u0, s0), (u1, s1)) = (w[0], w[1]);
+            u0 + (u1 - u0) * (s0 - middle) / (s0 - s1)
+        })
+        .filter(|u| u.is_finite() && *u > 0.0)
+        .map_or(Variant::Knee.start().values()[0], |u| u.clamp(0.05, 10.0));
+    let steepness = solved_start(sweep, p, Variant::Knee, 1, |u, share| {
+        let x = (1.0 - p.alpha) / (share - p.alpha) - 1.0;
+        x.ln() / (u / half_load).ln()
     })
-    .clamp(0.1, 100.0)
+    .clamp(0.5, 100.0);
+    Law::Knee {
+        half_load,
+        steepness,
+    }
 }
 
 /// The median over the points of `sweep` between no contention and the floor of `solve(u,
-/// share)`, the parameter of `variant`'s law that puts it through the point (load `u = n
-/// B_seq^comp / T_par^max`, `share` of `B_seq^comm` in parallel); the law's start when no
-/// point lies there or the median is not a positive number.
+/// share)`, the `index`-th parameter of `variant`'s law that puts it through the point (load
+/// `u = n B_seq^comp / T_par^max`, `share` of `B_seq^comm` in parallel); that parameter's
+/// start when no point lies there (or puts it nowhere: at the knee's middle, `ln 1`) or the median is not a
+/// positive number.
 fn solved_start(
     sweep: &Sweep,
     p: &Params,
     variant: Variant,
+    index: usize,
     solve: impl Fn(f64, f64) -> f64,
 ) -> f64 {
     let solved: Vec<f64> = sweep
@@ -250,10 +285,11 @@ fn solved_start(
             let between = u > 0.0 && u < 0.95 && share > p.alpha + 0.02 && share < 0.98;
             between.then(|| solve(u, share))
         })
+        .filter(|k| k.is_finite())
         .collect();
     stats::median(&solved)
         .filter(|k| k.is_finite() && *k > 0.0)
-        .unwrap_or_else(|| variant.start().values()[0])
+        .unwrap_or_else(|| variant.start().values()[index])
 }
 
 #[cfg(test)]
@@ -331,9 +367,11 @@ mod tests {
         };
         let network = || (Variant::Paper, "the network".to_string());
         let pick = |h: &[HeldOutLaw], known| by_held_out(network(), h, known);
-        // Within 10 % and half a point of the best, the transport's law stays, with its reason.
+        // Within 25 % and half a point of the best, the transport's law stays, with its reason:
+        // a fifth less error, as one run of the 16-core node gave a law of a parameter more.
         assert_eq!(pick(&held(5.9, 5.0), true), network());
         assert_eq!(pick(&held(5.0, 5.9), true), network());
+        assert_eq!(pick(&held(5.54, 4.38), true), network());
         // Beyond: the better law, both errors said.
         let (v, why) = pick(&held(7.6, 3.2), true);
         assert_eq!(v, Variant::CpuCopy);
@@ -390,5 +428,60 @@ mod tests {
             ..sweep
         };
         assert_eq!(kappa_start(&flat, &p), 1.0);
+    }
+
+    #[test]
+    fn the_knee_starts_at_the_middle_of_the_measured_fall_with_its_steepness() {
+        let p = Params {
+            n_par_max: 14,
+            t_par_max: 140_000.0,
+            n_seq_max: 14,
+            t_seq_max: 140_000.0,
+            t_par_max2: 140_000.0,
+            alpha: 0.4,
+            delta_l: 0.0,
+            delta_r: 0.0,
+            b_seq_comp: 10_000.0,
+            b_seq_comm: 50_000.0,
+            law: Law::Paper,
+        };
+        // Copies on Hill's law, half of their fall at 7 cores (load 0.5), steepness 6.
+        let share = |n: u32| crate::model::knee::share(f64::from(n) / 14.0, 0.5, 6.0, 0.4);
+        let sweep = Sweep {
+            placement: Placement {
+                comp_numa: 0,
+                comm_numa: 0,
+            },
+            sources: vec![],
+            points: (1..=14)
+                .map(|n| SweepPoint {
+                    cores: n,
+                    bw: [0.0, 50_000.0, 0.0, 50_000.0 * share(n)],
+                    rel_se: [None; 4],
+                    repetitions: 1,
+                })
+                .collect(),
+        };
+        let Law::Knee {
+            half_load,
+            steepness,
+        } = knee_start(&sweep, &p)
+        else {
+            panic!("a knee law")
+        };
+        assert!((half_load - 0.5).abs() < 1e-9, "{half_load}");
+        assert!((steepness - 6.0).abs() < 1e-6, "{steepness}");
+        // No measured fall: each at its start.
+        let flat = Sweep {
+            points: sweep.points[..3].to_vec(),
+            ..sweep
+        };
+        assert_eq!(
+            knee_start(&flat, &p),
+            Law::Knee {
+                half_load: 0.6,
+                steepness: 4.0
+            }
+        );
     }
 }
