@@ -165,7 +165,7 @@ fn the_dry_run_puts_the_copy_thread_beside_the_gpu_of_an_hwloc_file() {
         "transport   GPU copies on mirage004",
         "copies      1 thread on core 6 (PU P#1, socket 1): first core of socket 1, the socket \
          of GPU 1 (0000:11:00.0)",
-        "between the GPU and NUMA node L#0",
+        "between the GPU(s) and NUMA node L#0",
         "engine      GPU 1 ",
         "copies host to device",
         "no MPI job",
@@ -646,7 +646,7 @@ fn every_gpu_at_once_copies_from_one_thread_into_one_trace_that_lists_them() {
                 phase.samples.iter().map(|s| s.thread).collect();
             assert_eq!(gpus, [0, 1, 2].into(), "{}", phase.sampling);
             assert!(
-                phase.sampling.contains("of 3 thread(s) kept"),
+                phase.sampling.contains("of 3 GPU(s) kept"),
                 "{}",
                 phase.sampling
             );

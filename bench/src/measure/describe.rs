@@ -240,11 +240,11 @@ fn describe_communication(layout: &Layout, r: &Resolved, transport: &Transport) 
         (
             "copies     ",
             format!(
-                "copies {size} at a time between the GPU and NUMA node {}, pinned for its \
-                 DMA: in turn over",
+                "copies {size} at a time between the GPU(s) and NUMA node {}, pinned for \
+                 their DMA: in turn over",
                 node(c.comm_numa)
             ),
-            "copy (or several, to a millisecond)",
+            "copy (or several, to a millisecond; each GPU's its own)",
         )
     } else {
         (

@@ -343,14 +343,14 @@ impl Stacked {
             Seg::text(format!(" = {:.0} MB/s", p.b_seq_comm)),
         ]
         .into_iter()
-        // The law's own parameters, when it is not the paper's (`model::law`).
-        .chain(p.law.params().map(|(lp, v)| {
-            Seg::text(format!(
-                "; {} model, {} = {v:.*}",
-                p.law.variant(),
-                lp.symbol,
-                lp.decimals
-            ))
+        // The law's own parameters, when it is not the paper's (`model::law`), after its name.
+        .chain(p.law.params().enumerate().map(|(i, (lp, v))| {
+            let lead = if i == 0 {
+                format!("; {} model: ", p.law.variant())
+            } else {
+                ", ".into()
+            };
+            Seg::text(format!("{lead}{} = {v:.*}", lp.symbol, lp.decimals))
         }))
         .collect()
     }

@@ -314,20 +314,27 @@ impl Rules<'_> {
                 phase_name(streams)
             ))
         })?;
-        let record = |samples: Vec<Sample>, threads: &[Timings]| {
+        // Several communication lanes are GPUs (`--gpu all`), each its own samples, copied
+        // from the one copy thread.
+        let record = |samples: Vec<Sample>, threads: &[Timings], lanes: &str| {
             let total: usize = threads.iter().map(Vec::len).sum();
             let rounds = sampling::rounds(&samples, threads.len());
             let note = sampling::describe(
                 obs.window,
                 &rounds,
-                threads.len(),
+                (threads.len(), lanes),
                 total - samples.len(),
                 &stop_reason,
             );
             sampling::phase(samples, threads.len(), note, self.sampling.stable_within)
         };
-        let comp = (streams != Streams::Comm).then(|| record(obs.comp, &last.comp));
-        let comm = (streams != Streams::Comp).then(|| record(obs.comm, comm_t));
+        let comp = (streams != Streams::Comm).then(|| record(obs.comp, &last.comp, "thread(s)"));
+        let lanes = if comm_t.len() > 1 {
+            "GPU(s)"
+        } else {
+            "thread(s)"
+        };
+        let comm = (streams != Streams::Comp).then(|| record(obs.comm, comm_t, lanes));
         Ok((comp, comm))
     }
 

@@ -125,11 +125,12 @@ pub(crate) fn phase(
     }
 }
 
-/// A sentence for the trace: the window, what was kept and why sampling stopped.
+/// A sentence for the trace: the window, what was kept (rounds of `lanes.0` threads, or GPUs
+/// as `lanes.1` says) and why sampling stopped.
 pub(crate) fn describe(
     window: (f64, f64),
     rounds: &[f64],
-    threads: usize,
+    lanes: (usize, &str),
     dropped: usize,
     stop: &str,
 ) -> String {
@@ -138,13 +139,14 @@ pub(crate) fn describe(
         |r| format!("median 95% CI +-{:.2}% (batch medians)", 100.0 * r),
     );
     format!(
-        "steady window {:.3}..{:.3} s ({:.3} s); {} rounds of {} thread(s) kept, {} \
+        "steady window {:.3}..{:.3} s ({:.3} s); {} rounds of {} {} kept, {} \
          iterations outside the window dropped; {}; stopped: {}",
         window.0,
         window.1,
         window.1 - window.0,
         rounds.len(),
-        threads,
+        lanes.0,
+        lanes.1,
         dropped,
         ci,
         stop
