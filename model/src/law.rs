@@ -90,7 +90,8 @@ const HALF_LOAD: LawParam = LawParam {
               at which the communications have lost half of what they can lose",
     // Below, the copies would lose all they can to the lightest load a core puts.
     fit_floor: 0.01,
-    // The copies lose half of what they can at 60 % of the load (the H200 node: 0.58-0.62).
+    // The copies lose half of what they can at 60 % of the load (the H200 node's runs:
+    // 0.42-0.63).
     start: 0.6,
     decimals: 3,
 };
@@ -100,12 +101,12 @@ const STEEPNESS: LawParam = LawParam {
     name: "steepness",
     symbol: "h",
     low: 0.0,
-    // Already the paper's step, rounded over a thousandth of the load.
+    // Already the paper's step, rounded over a few thousandths of the load.
     high: 1e3,
     meaning: "how sharply the communications fall around the half load (Hill's coefficient)",
     // Below, the fall spreads beyond any load the computations can put.
     fit_floor: 0.5,
-    // The H200 node's copies: 4.5 (host to device) to 7.8 (device to host).
+    // The H200 node's runs: 4.2-4.6 host to device, 5.6-9.0 device to host.
     start: 4.0,
     decimals: 2,
 };

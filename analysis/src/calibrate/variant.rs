@@ -1,16 +1,16 @@
-//! Which law of the model `calibrate` fits, and where the cpu-copy variant's fit starts.
+//! Which law of the model `calibrate` fits, and where the fit of a law's own parameters starts.
 //!
 //! The paper's model (section 3) was made for messages a network card writes into memory; its
 //! cpu-copy variant ([`crate::model::cpu_copy`]) for messages that CPU cores copy, as between
 //! two ranks of one host; its knee variant ([`crate::model::knee`]) for copies by DMA that
 //! hold until the memory is loaded. But which law fits is not decided by what moved the
 //! bytes alone: on the GPU probe's copies, recorded as tidy CSV with no transport, the knee
-//! and cpu-copy laws predicted held-out core counts with 38-77 % less error than the paper's. So unless `--model` says otherwise,
-//! `calibrate --method fit` fits every law without a quarter of the core counts at a time and
-//! keeps the one that predicts them best ([`held_out`], [`by_held_out`]); a trace's
-//! `transport` only breaks near-ties ([`choose`]: intra-node traces the cpu-copy variant,
-//! network traces the paper's, GPU copies the knee variant, inputs that do not say, tidy CSV
-//! and traces older than the record, the paper's).
+//! and cpu-copy laws predicted held-out core counts with 38-77 % less error than the paper's.
+//! So unless `--model` says otherwise, `calibrate --method fit` fits every law without a
+//! quarter of the core counts at a time and keeps the one that predicts them best
+//! ([`held_out`], [`by_held_out`]); a trace's `transport` only breaks near-ties ([`choose`]:
+//! intra-node traces the cpu-copy variant, network traces the paper's, GPU copies the knee
+//! variant, inputs that do not say, tidy CSV and traces older than the record, the paper's).
 
 use super::fit::{self, Effort, Group};
 use super::validate;
@@ -267,8 +267,8 @@ pub(crate) fn knee_start(sweep: &Sweep, p: &Params) -> Law {
 /// The median over the points of `sweep` between no contention and the floor of `solve(u,
 /// share)`, the `index`-th parameter of `variant`'s law that puts it through the point (load
 /// `u = n B_seq^comp / T_par^max`, `share` of `B_seq^comm` in parallel); that parameter's
-/// start when no point lies there (or puts it nowhere: at the knee's middle, `ln 1`) or the median is not a
-/// positive number.
+/// start when no point lies there (or puts it nowhere: at the knee's middle, `ln 1`) or the
+/// median is not a positive number.
 fn solved_start(
     sweep: &Sweep,
     p: &Params,
@@ -390,6 +390,26 @@ mod tests {
         assert_eq!(pick(&held(9.0, f64::NAN), false), network());
     }
 
+    /// A sweep of 1 to `cores` cores whose communications keep `share(n)` of `b_seq_comm`
+    /// in parallel (the only phases the starts read).
+    fn copies_sweep(cores: u32, b_seq_comm: f64, share: impl Fn(u32) -> f64) -> Sweep {
+        Sweep {
+            placement: Placement {
+                comp_numa: 0,
+                comm_numa: 0,
+            },
+            sources: vec![],
+            points: (1..=cores)
+                .map(|n| SweepPoint {
+                    cores: n,
+                    bw: [0.0, b_seq_comm, 0.0, b_seq_comm * share(n)],
+                    rel_se: [None; 4],
+                    repetitions: 1,
+                })
+                .collect(),
+        }
+    }
+
     #[test]
     fn kappa_starts_where_the_law_meets_the_points_between_no_contention_and_the_floor() {
         let p = Params {
@@ -406,21 +426,7 @@ mod tests {
             law: Law::Paper,
         };
         let law = |n: u32| crate::model::cpu_copy::share(f64::from(n) * 0.1, 0.3, 0.2);
-        let sweep = Sweep {
-            placement: Placement {
-                comp_numa: 0,
-                comm_numa: 0,
-            },
-            sources: vec![],
-            points: (1..=10)
-                .map(|n| SweepPoint {
-                    cores: n,
-                    bw: [0.0, 5_000.0, 0.0, 5_000.0 * law(n)],
-                    rel_se: [None; 4],
-                    repetitions: 1,
-                })
-                .collect(),
-        };
+        let sweep = copies_sweep(10, 5_000.0, law);
         assert!((kappa_start(&sweep, &p) - 0.3).abs() < 1e-9);
         // No point between: the default.
         let flat = Sweep {
@@ -447,21 +453,7 @@ mod tests {
         };
         // Copies on Hill's law, half of their fall at 7 cores (load 0.5), steepness 6.
         let share = |n: u32| crate::model::knee::share(f64::from(n) / 14.0, 0.5, 6.0, 0.4);
-        let sweep = Sweep {
-            placement: Placement {
-                comp_numa: 0,
-                comm_numa: 0,
-            },
-            sources: vec![],
-            points: (1..=14)
-                .map(|n| SweepPoint {
-                    cores: n,
-                    bw: [0.0, 50_000.0, 0.0, 50_000.0 * share(n)],
-                    rel_se: [None; 4],
-                    repetitions: 1,
-                })
-                .collect(),
-        };
+        let sweep = copies_sweep(14, 50_000.0, share);
         let Law::Knee {
             half_load,
             steepness,
