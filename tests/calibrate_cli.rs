@@ -894,3 +894,52 @@ fn an_output_that_cannot_be_written_is_refused_before_the_fit() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Copies that never fall beside the computations (alpha = 1): a law of communications in
+/// parallel then shapes nothing, and its parameters, left where the fit started, are said
+/// to be not pinned down rather than reported as if measured.
+#[test]
+fn a_law_the_data_never_exercise_is_named_as_not_pinned_down() {
+    let d = temp_dir("calibrate-flat-copies");
+    let mut csv = String::from(
+        "comp_numa,comm_numa,cores,comp_alone,comm_alone,comp_parallel,comm_parallel\n",
+    );
+    for n in 1..=14u32 {
+        let comp = 20_000.0 * f64::from(n).min(8.0);
+        for wiggle in [0.997, 1.003] {
+            csv += &format!(
+                "0,0,{n},{},{},{},{}\n",
+                comp * wiggle,
+                55_000.0 * wiggle,
+                comp * wiggle,
+                55_000.0 * wiggle
+            );
+        }
+    }
+    let input = d.join("flat.csv");
+    std::fs::write(&input, csv).unwrap();
+    let out = d.join("m.json");
+    let o = contention(&[
+        "calibrate",
+        "--model",
+        "knee",
+        "--numa-per-socket",
+        "1",
+        "--local-only",
+        s(&input),
+        "-o",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = stderr(&o) + &stdout(&o);
+    for p in ["half_load", "steepness"] {
+        assert!(
+            said.contains(&format!(
+                "cannot pin down local.{p}: the communications never fell below their \
+                 bandwidth alone (alpha = 1)"
+            )),
+            "{p}: {said}"
+        );
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

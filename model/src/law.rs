@@ -373,7 +373,14 @@ impl<'de> Deserialize<'de> for Law {
                         Some((_, p)) if found.iter().any(|(n, _)| *n == p.name) => {
                             return Err(de::Error::duplicate_field(p.name));
                         }
-                        Some((_, p)) => found.push((p.name, map.next_value()?)),
+                        Some((_, p)) => {
+                            // Flattened beside the ten, the reader's path stops at the side:
+                            // the parameter says its own name.
+                            let value = map.next_value().map_err(|e: A::Error| {
+                                de::Error::custom(format_args!("{}: {e}", p.name))
+                            })?;
+                            found.push((p.name, value));
+                        }
                         None => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -442,7 +449,10 @@ mod tests {
             .to_string()
             .contains("duplicate field `kappa`"));
         let text = serde_json::from_str::<Side>(r#"{"alpha":0.5,"kappa":"x"}"#);
-        assert!(text.is_err());
+        assert!(text
+            .unwrap_err()
+            .to_string()
+            .starts_with("kappa: invalid type: string"));
         // A law of two parameters is read from both, and refused with one.
         let knee: Side =
             serde_json::from_str(r#"{"alpha":0.4,"steepness":7.5,"half_load":0.6}"#).unwrap();

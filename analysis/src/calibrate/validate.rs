@@ -203,6 +203,20 @@ pub(crate) fn unidentified(
                  worst share (R(n) >= T(n), equation 4)"
             ));
         }
+        // With its floor at the whole bandwidth, a law of communications in parallel has
+        // nothing to shape: its parameters stay where the fit started, and every resample
+        // with them (a zero-width interval that says nothing).
+        if p.alpha >= 1.0 - 1e-9 {
+            for (lp, _) in p.law.params() {
+                out.push(format!(
+                    "{name}.{}: the communications never fell below their bandwidth alone \
+                     (alpha = 1): the {} law's {} shapes nothing",
+                    lp.name,
+                    p.law.variant(),
+                    lp.name
+                ));
+            }
+        }
         let intervals = u.and_then(|u| match side {
             Side::Local => Some(&u.local),
             Side::Remote => u.remote.as_ref(),

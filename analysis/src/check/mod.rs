@@ -344,6 +344,20 @@ impl From<[f64; 4]> for Limits {
     }
 }
 
+impl Limits {
+    /// The smallest of the four: the limit a parameter's move is listed beyond ([`compare`]).
+    pub fn smallest(&self) -> f64 {
+        [
+            self.comp_alone,
+            self.comm_alone,
+            self.comp_parallel,
+            self.comm_parallel,
+        ]
+        .into_iter()
+        .fold(f64::INFINITY, f64::min)
+    }
+}
+
 impl std::fmt::Display for Limits {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

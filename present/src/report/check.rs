@@ -67,6 +67,25 @@ fn csv(r: &CheckReport) -> String {
     out
 }
 
+/// A parameter's value in the table: three decimals, or in scientific notation where they
+/// would hide it (a hand-written 1e-300 is not 0.000).
+fn param_value(v: f64) -> String {
+    if v != 0.0 && !(1e-3..1e9).contains(&v.abs()) {
+        format!("{v:.3e}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// A parameter's relative change: past 10,000 % (from a value near 0) only that.
+fn change_percent(p: f64) -> String {
+    if p.is_finite() && p <= 1e4 {
+        format!("{p:.1} %")
+    } else {
+        "> 10000 %".into()
+    }
+}
+
 fn table(r: &CheckReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}", r.header.tool.summary());
@@ -104,23 +123,20 @@ fn table(r: &CheckReport) -> String {
             p.limit_percent
         );
     }
+    // Parameters are listed past the smallest bandwidth's limit, not the deciding one.
+    let listed = r.drift_limits_percent.smallest();
     if r.drift.changed_params.is_empty() {
-        let _ = writeln!(
-            out,
-            "parameters: none moved by more than {:.2} %",
-            r.drift_limit_percent
-        );
+        let _ = writeln!(out, "parameters: none moved by more than {listed:.2} %");
     } else {
-        let _ = writeln!(
-            out,
-            "parameters that moved by more than {:.2} %:",
-            r.drift_limit_percent
-        );
+        let _ = writeln!(out, "parameters that moved by more than {listed:.2} %:");
         for c in &r.drift.changed_params {
             let _ = writeln!(
                 out,
-                "  {:<18} {:>10.3} -> {:>10.3}  ({:.1} %)",
-                c.field, c.expected, c.new, c.change_percent
+                "  {:<18} {:>10} -> {:>10}  ({})",
+                c.field,
+                param_value(c.expected),
+                param_value(c.new),
+                change_percent(c.change_percent)
             );
         }
     }
@@ -141,4 +157,61 @@ fn table(r: &CheckReport) -> String {
         let _ = writeln!(out, "  {f}");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::ParamChange;
+    use crate::io::model_file;
+
+    /// A hand-written model with a parameter near 0 (`check`'s table showed it as 0.000 and
+    /// its change as a 300-digit percentage or `inf %`), and limits that differ by bandwidth:
+    /// parameters are listed past the smallest, which the header must say.
+    #[test]
+    fn the_table_shows_tiny_parameters_and_the_limit_that_lists_them() {
+        let m = model_file::load("paper:henri").unwrap();
+        let mut drift = crate::check::compare(&m, &m, [5.0; 4]);
+        drift.changed_params = vec![
+            ParamChange {
+                field: "local.half_load".into(),
+                expected: 1e-300,
+                new: 0.587,
+                change_percent: 5.87e301,
+            },
+            ParamChange {
+                field: "local.steepness".into(),
+                expected: 0.0,
+                new: 7.341,
+                change_percent: f64::INFINITY,
+            },
+        ];
+        let r = CheckReport {
+            header: crate::header::Header::new(CheckReport::SCHEMA_VERSION),
+            about: crate::header::About::of(&m, "paper:henri"),
+            inputs: vec!["t.json".into()],
+            drift_limit_percent: 21.22,
+            drift_limits_percent: [28.8, 21.22, 15.08, 26.1].into(),
+            drift_limit_source: "runs",
+            max_mape_percent: None,
+            drift,
+            comm_mape_percent: None,
+            comp_mape_percent: None,
+            failures: Vec::new(),
+            pass: false,
+        };
+        let t = table(&r);
+        assert!(
+            t.contains("parameters that moved by more than 15.08 %:"),
+            "{t}"
+        );
+        assert!(
+            t.contains("local.half_load    1.000e-300 ->      0.587  (> 10000 %)"),
+            "{t}"
+        );
+        assert!(
+            t.contains("local.steepness         0.000 ->      7.341  (> 10000 %)"),
+            "{t}"
+        );
+    }
 }
