@@ -260,16 +260,12 @@ fn calibrate_chooses_the_law_by_held_out_error_for_gpu_copies_and_model_override
     std::fs::remove_dir_all(d).unwrap();
 }
 
-/// Each core count's median of `phase` in the trace at `path`.
-fn medians(path: &str, phase: &str) -> Vec<(u64, f64)> {
-    let t: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let points = t["points"].as_array().unwrap();
-    points
+/// Each core count's median of the communications in parallel in the trace at `path`.
+fn comm_parallel_medians(path: &str) -> Vec<(u32, f64)> {
+    let t = contention::io::trace_file::read(Path::new(path)).unwrap();
+    t.points
         .iter()
-        .map(|p| {
-            let median = p[phase]["summary"]["median"].as_f64().unwrap();
-            (p["cores"].as_u64().unwrap(), median)
-        })
+        .map(|p| (p.cores, p.comm_parallel.summary.median))
         .collect()
 }
 
@@ -303,10 +299,7 @@ fn the_gpu_node_s_own_traces_take_the_knee_law_which_predicts_another_run_best()
         let cpu_copy = calibrated(&[&runs], Some(contention::model::Variant::CpuCopy));
         let (knee, steady) = (copies(&m), copies(&cpu_copy));
         assert!(knee < steady, "{way}: knee {knee} % vs cpu-copy {steady} %");
-        let (medians, measured) = (
-            medians(&three, "comm_parallel"),
-            medians(&other, "comm_parallel"),
-        );
+        let (medians, measured) = (comm_parallel_medians(&three), comm_parallel_medians(&other));
         assert_eq!(medians.len(), measured.len());
         let floor = medians
             .iter()

@@ -233,13 +233,7 @@ pub(crate) fn kappa_start(sweep: &Sweep, p: &Params) -> f64 {
 /// alpha) / (1 + (u / half_load)^h)`, so `h = ln((1 - alpha) / (share - alpha) - 1) / ln(u /
 /// half_load)`. Each at its start when the points do not say.
 pub(crate) fn knee_start(sweep: &Sweep, p: &Params) -> Law {
-    let mut points: Vec<(f64, f64)> = sweep
-        .points
-        .iter()
-        .map(|pt| {
-            let u = f64::from(pt.cores) * p.b_seq_comp / p.t_par_max;
-            (u, pt.bw[COMM_PARALLEL] / p.b_seq_comm)
-        })
+    let mut points: Vec<(f64, f64)> = load_and_share(sweep, p)
         .filter(|(u, share)| u.is_finite() && share.is_finite())
         .collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -276,12 +270,8 @@ fn solved_start(
     index: usize,
     solve: impl Fn(f64, f64) -> f64,
 ) -> f64 {
-    let solved: Vec<f64> = sweep
-        .points
-        .iter()
-        .filter_map(|pt| {
-            let u = f64::from(pt.cores) * p.b_seq_comp / p.t_par_max;
-            let share = pt.bw[COMM_PARALLEL] / p.b_seq_comm;
+    let solved: Vec<f64> = load_and_share(sweep, p)
+        .filter_map(|(u, share)| {
             let between = u > 0.0 && u < 0.95 && share > p.alpha + 0.02 && share < 0.98;
             between.then(|| solve(u, share))
         })
@@ -290,6 +280,15 @@ fn solved_start(
     stats::median(&solved)
         .filter(|k| k.is_finite() && *k > 0.0)
         .unwrap_or_else(|| variant.start().values()[index])
+}
+
+/// Each point of `sweep` as the starts read it: the computations' load `u = n B_seq^comp /
+/// T_par^max` and the share of `B_seq^comm` the communications keep in parallel.
+fn load_and_share<'a>(sweep: &'a Sweep, p: &'a Params) -> impl Iterator<Item = (f64, f64)> + 'a {
+    sweep.points.iter().map(|pt| {
+        let u = f64::from(pt.cores) * p.b_seq_comp / p.t_par_max;
+        (u, pt.bw[COMM_PARALLEL] / p.b_seq_comm)
+    })
 }
 
 #[cfg(test)]

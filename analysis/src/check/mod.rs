@@ -172,7 +172,7 @@ pub(crate) fn compare_by(
     rule: &dyn Fn(pooled::Key, usize) -> (f64, f64),
     listed: [f64; 4],
 ) -> Drift {
-    let noise_percent = listed.iter().copied().fold(f64::INFINITY, f64::min);
+    let noise_percent = Limits::from(listed).smallest();
     let cores: Vec<u32> = (1..=expected
         .machine
         .cores_per_socket
